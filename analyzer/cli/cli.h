@@ -1,0 +1,58 @@
+/* cli.h - the roofline command line: the command table and helpers shared by commands.
+ *
+ * Adding a command:
+ *   1. write cmd-<name>.c with `int cmd_<name>(int argc, char **argv)` and its
+ *      usage text (printed by -h to stdout; usage errors go to stderr, exit 2);
+ *   2. declare it below and add it to the table in main.c;
+ *   3. add the file to ROOFLINE_CLI_SOURCES in CMakeLists.txt;
+ *   4. document its synopsis (and JSON, if any) in README.md;
+ *   5. add golden tests to tests/check_cli.c.
+ */
+#ifndef RL_CLI_H
+#define RL_CLI_H
+
+#include "../gpudb.h"
+#include "../model.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Exit codes. */
+#define CLI_OK 0
+#define CLI_FAIL 1  /* runtime error: bad input file, unknown GPU, ... */
+#define CLI_USAGE 2 /* bad command line */
+
+/* Commands */
+
+int cmd_gpus(int argc, char **argv);
+int cmd_ridge(int argc, char **argv);
+int cmd_chart(int argc, char **argv);
+
+/* Messages: one line on stderr, "roofline: error: ..." */
+
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "roofline <cmd>: <msg>" and the usage hint, return CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The GPU database, loaded once from the data folder. NULL on error
+ * (already reported). */
+const struct rl_gpudb *cli_gpudb(void);
+
+/* A GPU by id, name or alias, or a spec file path (anything ending in .json).
+ * NULL on error (already reported: unknown GPU with the closest ids). */
+const struct rl_gpu_spec *cli_find_gpu(const char *name);
+
+/* Printing */
+
+/* Print a cJSON document to stdout and free it. */
+int cli_print_json(cJSON *doc);
+
+/* A datasheet value exactly as written: "989.4", "362.05", "4800"; "-" NAN. */
+void cli_format_exact(char *buf, size_t n, double v);
+
+/* A computed value at a readable precision: "206", "12.5", "0.98", "0.012". */
+void cli_format_derived(char *buf, size_t n, double v);
+
+#endif

@@ -1,0 +1,318 @@
+/* cmd-chart.c - `roofline chart`: draw a roofline chart with kernels placed on it. */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include "../error.h"
+#include "../json.h"
+#include "../plot.h"
+#include "../records.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: roofline chart --gpu <gpu> [--precision LIST] [--sparse]\n"
+    "                      [--memory LIST] [--kernels FILE] [--title TEXT]\n"
+    "                      [--json] -o OUT.svg|.png|.pdf [-o ...]\n"
+    "\n"
+    "Draw the roofline of a GPU from its datasheet, with kernels placed on it.\n"
+    "Beside each image, OUT.gp (the gnuplot script) and OUT.roofs.dat /\n"
+    "OUT.kernels.dat (its data) are written so the chart can be restyled:\n"
+    "edit OUT.gp and run 'gnuplot OUT.gp'.\n"
+    "\n"
+    "  --gpu G            id, name or spec file (see 'roofline gpus')\n"
+    "  --precision LIST   compute roofs, comma-separated (default: fp64, fp32,\n"
+    "                     tf32, fp16, bf16, fp8 where the GPU has them);\n"
+    "                     names as in 'roofline ridge -h'\n"
+    "  --sparse           Tensor Core roofs with 2:4 sparsity\n"
+    "  --memory LIST      memory roofs: hbm, l2, l1 (default: every level the\n"
+    "                     datasheet gives)\n"
+    "  --kernels FILE     kernels to place: JSON list of {name, flops, bytes,\n"
+    "                     time_ns} (README: Kernels file); a trace works too\n"
+    "  --title TEXT       chart title\n"
+    "  -o FILE            output image; repeat for several formats\n"
+    "  --json             print the kernel table as JSON\n"
+    "\n"
+    "Each kernel is judged against the roof of its 'precision' (default: the\n"
+    "first --precision given, else the highest roof drawn). A kernel without\n"
+    "time_ns is drawn at its attainable rate as an analytic point.\n";
+
+#define MAX_ROOFS 16
+#define MAX_OUTPUTS 8
+
+static const char *const default_roofs[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8",
+                                            NULL};
+
+/* Add roof `name` unless present; returns its index or -1 (reported). */
+static int add_roof(const struct rl_gpu_spec *s, const char *name, bool sparse,
+                    struct rl_compute_roof *roofs, size_t *n, bool quiet)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(roofs[i].name, name) == 0)
+            return (int)i;
+    if (*n == MAX_ROOFS) {
+        cli_error("too many compute roofs (at most %d)", MAX_ROOFS);
+        return -1;
+    }
+    char err[RL_ERRMSG_SIZE];
+    /* Sparsity only exists on Tensor Cores: CUDA-core roofs stay dense. */
+    int rc = rl_roof_from_spec(s, name, sparse, &roofs[*n], err);
+    if (rc == RL_EINVAL && sparse)
+        rc = rl_roof_from_spec(s, name, false, &roofs[*n], err);
+    if (rc) {
+        if (!quiet)
+            cli_error("%s", err);
+        return -1;
+    }
+    return (int)(*n)++;
+}
+
+static char *shorten(const char *name, char *buf, size_t n)
+{
+    size_t len = strlen(name);
+    if (len < n) {
+        memcpy(buf, name, len + 1);
+    } else {
+        memcpy(buf, name, n - 4);
+        memcpy(buf + n - 4, "...", 4);
+    }
+    return buf;
+}
+
+int cmd_chart(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"gpu", required_argument, NULL, 'g'},   {"precision", required_argument, NULL, 'p'},
+        {"sparse", no_argument, NULL, 's'},      {"memory", required_argument, NULL, 'm'},
+        {"kernels", required_argument, NULL, 'k'}, {"title", required_argument, NULL, 't'},
+        {"output", required_argument, NULL, 'o'}, {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},        {0}};
+    const char *gpu = NULL, *precisions = NULL, *memory = NULL, *kernels = NULL;
+    const char *title = NULL, *outputs[MAX_OUTPUTS];
+    size_t n_out = 0;
+    bool sparse = false, json = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'g': gpu = optarg; break;
+        case 'p': precisions = optarg; break;
+        case 's': sparse = true; break;
+        case 'm': memory = optarg; break;
+        case 'k': kernels = optarg; break;
+        case 't': title = optarg; break;
+        case 'j': json = true; break;
+        case 'o':
+            if (n_out == MAX_OUTPUTS)
+                return cli_usage_error("chart", "at most %d outputs", MAX_OUTPUTS);
+            outputs[n_out++] = optarg;
+            break;
+        case 'h': fputs(usage_text, stdout); return CLI_OK;
+        default: return cli_usage_error("chart", "bad option");
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("chart", "unexpected argument '%s'", argv[optind]);
+    if (!gpu)
+        return cli_usage_error("chart", "--gpu is required");
+    if (n_out == 0)
+        return cli_usage_error("chart", "-o OUT.svg|.png|.pdf is required");
+    for (size_t i = 0; i < n_out; i++)
+        if (rl_chart_format_from_path(outputs[i]) < 0)
+            return cli_usage_error("chart", "cannot tell the format of '%s': use .svg, "
+                                            ".png or .pdf", outputs[i]);
+
+    const struct rl_gpu_spec *s = cli_find_gpu(gpu);
+    if (!s)
+        return CLI_FAIL;
+
+    /* Compute roofs. */
+    struct rl_compute_roof roofs[MAX_ROOFS];
+    size_t n_roofs = 0;
+    if (precisions) {
+        char *list = strdup(precisions), *save = NULL;
+        for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            if (add_roof(s, t, sparse, roofs, &n_roofs, false) < 0) {
+                free(list);
+                return CLI_FAIL;
+            }
+        }
+        free(list);
+    } else {
+        for (const char *const *n = default_roofs; *n; n++)
+            add_roof(s, *n, sparse, roofs, &n_roofs, true);
+    }
+    if (n_roofs == 0)
+        return cli_usage_error("chart", "no compute roof to draw");
+
+    /* Memory roofs. */
+    struct rl_memory_roof mem[RL_MEM_COUNT];
+    size_t n_mem = 0;
+    char err[RL_ERRMSG_SIZE];
+    if (memory) {
+        char *list = strdup(memory), *save = NULL;
+        for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            int level = rl_mem_level_parse(t);
+            if (level < 0) {
+                free(list);
+                return cli_usage_error("chart", "unknown memory level '%s' (hbm, l2, l1)", t);
+            }
+            if (n_mem < RL_MEM_COUNT &&
+                rl_memory_roof_from_spec(s, (enum rl_mem_level)level, &mem[n_mem], err)) {
+                free(list);
+                cli_error("%s", err);
+                return CLI_FAIL;
+            }
+            n_mem += n_mem < RL_MEM_COUNT;
+        }
+        free(list);
+    } else {
+        for (int l = 0; l < RL_MEM_COUNT; l++)
+            if (rl_memory_roof_from_spec(s, (enum rl_mem_level)l, &mem[n_mem], NULL) == 0)
+                n_mem++;
+    }
+
+    /* Kernels. */
+    struct rl_record_list recs = {0};
+    if (kernels && rl_records_load(&recs, kernels, err)) {
+        cli_error("%s", err);
+        rl_record_list_release(&recs);
+        return CLI_FAIL;
+    }
+    size_t default_roof = 0;
+    if (!precisions)
+        for (size_t i = 1; i < n_roofs; i++)
+            if (roofs[i].peak_tflops > roofs[default_roof].peak_tflops)
+                default_roof = i;
+    struct rl_chart_point *points = calloc(recs.n ? recs.n : 1, sizeof *points);
+    struct rl_verdict *verdicts = calloc(recs.n ? recs.n : 1, sizeof *verdicts);
+    int *roof_of = calloc(recs.n ? recs.n : 1, sizeof *roof_of);
+    char (*labels)[48] = calloc(recs.n ? recs.n : 1, sizeof *labels);
+    int status = CLI_OK;
+    if (!points || !verdicts || !roof_of || !labels) {
+        cli_error("out of memory");
+        status = CLI_FAIL;
+    }
+    for (size_t i = 0; i < recs.n && status == CLI_OK; i++) {
+        const struct rl_kernel_record *r = &recs.v[i];
+        int ri = (int)default_roof;
+        if (r->precision[0]) {
+            ri = add_roof(s, r->precision, sparse, roofs, &n_roofs, false);
+            if (ri < 0) {
+                cli_error("kernel '%s' in '%s': cannot use its precision", r->name, kernels);
+                status = CLI_FAIL;
+                break;
+            }
+        }
+        roof_of[i] = ri;
+        if (rl_classify(&r->perf, &roofs[ri], mem, n_mem, &verdicts[i], err)) {
+            cli_error("kernel '%s' in '%s': %s", r->name, kernels, err);
+            status = CLI_FAIL;
+            break;
+        }
+        const struct rl_verdict *v = &verdicts[i];
+        struct rl_chart_point *p = &points[i];
+        p->label = shorten(r->name, labels[i], sizeof labels[i]);
+        p->roof = ri;
+        /* x: the farthest memory level with bytes (DRAM first). */
+        p->ai_flop_per_byte = NAN;
+        for (int l = 0; l < RL_MEM_COUNT && isnan(p->ai_flop_per_byte); l++)
+            p->ai_flop_per_byte = v->ai_flop_per_byte[l];
+        if (isnan(v->achieved_tflops)) {
+            p->tflops = v->attainable_tflops;
+            p->origin = RL_ORIGIN_ANALYTIC;
+            if (r->origin == RL_ORIGIN_MEASURED)
+                cli_warn("kernel '%s' has no time: drawn at its attainable rate "
+                         "(analytic)", r->name);
+        } else {
+            p->tflops = v->achieved_tflops;
+            p->origin = r->origin;
+        }
+        if (!(p->ai_flop_per_byte > 0) || isinf(p->ai_flop_per_byte))
+            cli_warn("kernel '%s' is not drawn: its intensity is %s", r->name,
+                     isinf(p->ai_flop_per_byte) ? "infinite (zero bytes)"
+                                                : "zero or unknown (zero FLOPs)");
+        else if (!(p->tflops > 0))
+            cli_warn("kernel '%s' is not drawn: zero FLOP/s", r->name);
+    }
+
+    /* Draw. */
+    char default_title[200];
+    bool all_datasheet = true;
+    for (size_t i = 0; i < n_roofs; i++)
+        all_datasheet &= roofs[i].origin == RL_ORIGIN_DATASHEET;
+    snprintf(default_title, sizeof default_title, "%s: roofline (%s ceilings%s)", s->name,
+             all_datasheet ? "datasheet" : "datasheet and analytic",
+             sparse ? ", 2:4 sparse" : "");
+    struct rl_chart chart = {title ? title : default_title, roofs, n_roofs, mem, n_mem,
+                             points, recs.n, 0};
+    for (size_t i = 0; i < n_out && status == CLI_OK; i++) {
+        if (rl_chart_render(&chart, outputs[i], err)) {
+            cli_error("%s", err);
+            status = CLI_FAIL;
+        }
+    }
+
+    if (status == CLI_OK && json) {
+        cJSON *doc = cJSON_CreateObject();
+        cJSON_AddNumberToObject(doc, "schema_version", 1);
+        cJSON_AddStringToObject(doc, "gpu", s->id);
+        cJSON *outs = cJSON_AddArrayToObject(doc, "outputs");
+        for (size_t i = 0; i < n_out; i++)
+            cJSON_AddItemToArray(outs, cJSON_CreateString(outputs[i]));
+        cJSON *arr = cJSON_AddArrayToObject(doc, "kernels");
+        for (size_t i = 0; i < recs.n; i++) {
+            const struct rl_verdict *v = &verdicts[i];
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "name", recs.v[i].name);
+            cJSON_AddStringToObject(o, "precision", roofs[roof_of[i]].name);
+            cJSON_AddStringToObject(o, "origin", rl_origin_name(points[i].origin));
+            rl_json_add_number(o, "ai_dram_flop_per_byte",
+                               rl_json_round(v->ai_flop_per_byte[RL_MEM_DRAM], 6));
+            rl_json_add_number(o, "achieved_tflops", rl_json_round(v->achieved_tflops, 6));
+            rl_json_add_number(o, "attainable_tflops", rl_json_round(v->attainable_tflops, 6));
+            rl_json_add_number(o, "pct_of_roof", rl_json_round(v->pct_of_roof, 4));
+            cJSON_AddStringToObject(o, "bound", rl_bound_name(v->bound));
+            if (v->bound == RL_BOUND_MEMORY)
+                cJSON_AddStringToObject(o, "limiter", rl_mem_level_name(v->limiter));
+            cJSON_AddItemToArray(arr, o);
+        }
+        status = cli_print_json(doc);
+    } else if (status == CLI_OK) {
+        for (size_t i = 0; i < n_out; i++) {
+            char base[1024];
+            snprintf(base, sizeof base, "%.*s", (int)(strrchr(outputs[i], '.') - outputs[i]),
+                     outputs[i]);
+            printf("wrote %s (and %s.gp, %s.roofs.dat, %s.kernels.dat)\n", outputs[i], base,
+                   base, base);
+        }
+        if (recs.n) {
+            printf("\n%-32s %-9s %10s %11s %11s %7s  %s\n", "KERNEL", "ROOF", "AI FLOP/B",
+                   "TFLOP/s", "ROOF TF/s", "% ROOF", "BOUND");
+            for (size_t i = 0; i < recs.n; i++) {
+                const struct rl_verdict *v = &verdicts[i];
+                char ai[24], ach[24], att[24], pct[24], nm[33];
+                cli_format_derived(ai, sizeof ai, points[i].ai_flop_per_byte);
+                cli_format_derived(ach, sizeof ach, v->achieved_tflops);
+                cli_format_derived(att, sizeof att, v->attainable_tflops);
+                cli_format_derived(pct, sizeof pct, v->pct_of_roof);
+                printf("%-32s %-9s %10s %11s %11s %7s  %s%s%s%s\n",
+                       shorten(recs.v[i].name, nm, sizeof nm), roofs[roof_of[i]].name, ai,
+                       ach, att, pct, rl_bound_name(v->bound),
+                       v->bound == RL_BOUND_MEMORY ? " (" : "",
+                       v->bound == RL_BOUND_MEMORY ? rl_mem_level_name(v->limiter) : "",
+                       v->bound == RL_BOUND_MEMORY ? ")" : "");
+            }
+            printf("\nAI and roofs: analytic from the kernel file and the datasheet; "
+                   "TFLOP/s: %s.\n", "as given in the kernel file ('-': no time)");
+        }
+    }
+    free(points);
+    free(verdicts);
+    free(roof_of);
+    free(labels);
+    rl_record_list_release(&recs);
+    return status;
+}

@@ -1,0 +1,68 @@
+/* layout.h - label placement for charts: boxes that avoid each other, points and lines. */
+#ifndef RL_LAYOUT_H
+#define RL_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Canvas coordinates in layout units (1 unit ~ 1 px of a 960 x 640 chart),
+ * y pointing up. */
+struct rl_box {
+    double x0, y0, x1, y1;
+};
+
+struct rl_segment {
+    double x0, y0, x1, y1;
+};
+
+/* A placed label: its box, and the point it annotates (for a leader line). */
+struct rl_placed_label {
+    struct rl_box box;
+    bool right_aligned; /* anchor the text at box.x1, else at box.x0 */
+    bool leader;        /* far from its point: draw a line to it */
+};
+
+/* The obstacles known so far. */
+struct rl_placer {
+    struct rl_box area;     /* labels must stay inside */
+    struct rl_box *boxes;   /* labels and markers: must not be overlapped */
+    size_t n_boxes, cap_boxes;
+    struct rl_segment *lines; /* roof lines: crossing them costs less */
+    size_t n_lines, cap_lines;
+};
+
+/* Construction */
+
+void rl_placer_init(struct rl_placer *p, struct rl_box area);
+void rl_placer_release(struct rl_placer *p);
+/* 0 or RL_ENOMEM. */
+int rl_placer_add_box(struct rl_placer *p, struct rl_box b);
+int rl_placer_add_line(struct rl_placer *p, struct rl_segment s);
+
+/* Queries */
+
+/* Cost of putting a label in box b: overlap with boxes (heavy), length of
+ * line inside b (light), and any part outside the area (heaviest). 0 means
+ * a free spot. */
+double rl_placer_cost(const struct rl_placer *p, struct rl_box b);
+
+/* Placement */
+
+/* Place a w x h label next to a marker of radius r at (px, py), trying
+ * positions around it at growing distances; the chosen box is added as an
+ * obstacle. */
+int rl_placer_place_near(struct rl_placer *p, double px, double py, double r,
+                         double w, double h, struct rl_placed_label *out);
+
+/* Pick the cheapest of n candidate boxes, add it as an obstacle, return its
+ * index. */
+int rl_placer_place_best(struct rl_placer *p, const struct rl_box *candidates,
+                         size_t n, size_t *chosen);
+
+/* Geometry */
+
+double rl_box_overlap_area(struct rl_box a, struct rl_box b);
+/* Length of segment s inside box b. */
+double rl_segment_length_in_box(struct rl_segment s, struct rl_box b);
+
+#endif

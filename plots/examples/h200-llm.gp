@@ -1,0 +1,91 @@
+# NVIDIA H200 SXM 141GB: roofline (datasheet ceilings)
+# Written by roofline 0.1.0. Edit freely, then redraw with:  gnuplot h200-llm.gp
+# Data beside it: h200-llm.roofs.dat (ceilings, one gnuplot 'index' block per
+# line, ridge points in the last block) and h200-llm.kernels.dat (kernels).
+# Ceilings: datasheet solid, measured dashed, analytic dotted. Kernels:
+# measured filled, analytic open.
+
+# The image format follows the output name: gnuplot -e "outfile='x.pdf'" h200-llm.gp
+if (!exists("outfile")) outfile = "h200-llm.svg"
+ext = outfile[strlen(outfile)-2:]
+if (ext eq "pdf") {
+    set terminal pdfcairo size 7.5in,5in font "Helvetica,14" fontscale 0.42 linewidth 1
+    set pointsize 1.0
+} else {
+    if (ext eq "png") {
+        set terminal pngcairo size 1920,1280 font "Helvetica,14" fontscale 1.5 linewidth 2 background rgb "white"
+        set pointsize 1.0
+    } else {
+        set terminal svg size 960,640 dynamic font "Helvetica,14" background rgb "white"
+        set pointsize 0.5
+    }
+}
+set output outfile
+set encoding utf8
+
+# Fixed margins: roofline placed the labels for this geometry.
+set lmargin at screen 0.135
+set rmargin at screen 0.975
+set bmargin at screen 0.105
+set tmargin at screen 0.925
+
+set logscale xy 10
+set xrange [0.01:10000]
+set yrange [1e+10:1e+16]
+set xlabel "Arithmetic intensity (FLOP/byte)"
+# The y label sits at a fixed place: the margins are fixed too.
+set label 999 "Performance (FLOP/s)" at screen 0.018, graph 0.5 center rotate by 90
+set format x "%g"
+set format y "%.0s %cFLOP/s"
+set mxtics 10
+set mytics 10
+set grid xtics ytics lw 1 lc rgb "#e4e4e4" dt 1
+set border 3 lw 1.2
+set tics nomirror out scale 0.7
+set title "NVIDIA H200 SXM 141GB: roofline (datasheet ceilings)" noenhanced font ",16"
+set key at graph 0.995,0.01 right bottom opaque box lw 0.5 lc rgb "#999999" samplen 2.5 spacing 1.0 font ",11.5"
+
+# Line styles: one per ceiling.
+set style line 1 lc rgb "#1f77b4" lw 2 dt 1   # FP64: 33.5 TFLOP/s
+set style line 2 lc rgb "#d62728" lw 2 dt 1   # FP32: 66.9 TFLOP/s
+set style line 3 lc rgb "#2ca02c" lw 2 dt 1   # TF32 Tensor Core (dense): 494.7 TFLOP/s
+set style line 4 lc rgb "#9467bd" lw 2 dt 1   # FP16/BF16 Tensor Core (dense): 989.4 TFLOP/s
+set style line 5 lc rgb "#8c564b" lw 2 dt 1   # FP8 Tensor Core (dense): 1978.9 TFLOP/s
+set style line 6 lc rgb "#202020" lw 2.2 dt 1   # HBM3e: 4.8 TB/s
+set style line 7 lc rgb "#008b8b" lw 2.2 dt (2,4)   # L1/shared: 33.45 TB/s (analytic)
+set style line 90 lc rgb "#555555" pt 12 ps 1.1 lw 1.2   # ridge points
+set style line 91 lc rgb "#111111" pt 7 ps 1.3   # measured kernels
+set style line 92 lc rgb "#111111" pt 6 ps 1.3 lw 1.5   # analytic kernels
+
+
+# Labels: ceilings, ridge points, kernels.
+set label 1 "FP64: 33.5 TFLOP/s" at 9023.13,4.33741e+13 right rotate by 0.00 tc rgb "#1f77b4" font ",12.5" noenhanced front
+set label 2 "FP32: 66.9 TFLOP/s" at 9023.13,8.66187e+13 right rotate by 0.00 tc rgb "#d62728" font ",12.5" noenhanced front
+set label 3 "TF32 Tensor Core (dense): 494.7 TFLOP/s" at 102.839,6.40512e+14 right rotate by 0.00 tc rgb "#2ca02c" font ",12.5" noenhanced front
+set label 4 "FP16/BF16 Tensor Core (dense): 989.4 TFLOP/s" at 261.428,1.28102e+15 right rotate by 0.00 tc rgb "#9467bd" font ",12.5" noenhanced front
+set label 5 "FP8 Tensor Core (dense): 1978.9 TFLOP/s" at 411.375,2.56218e+15 right rotate by 0.00 tc rgb "#8c564b" font ",12.5" noenhanced front
+set label 6 "HBM3e: 4.8 TB/s" at 0.0137103,9.50916e+10 left rotate by 33.06 tc rgb "#202020" font ",12.5" noenhanced front
+set label 7 "L1/shared: 33.45 TB/s (analytic)" at 0.0126858,6.13226e+11 left rotate by 33.06 tc rgb "#008b8b" font ",12.5" noenhanced front
+set label 8 "6.98" at 7.47421,2.40668e+13 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 9 "13.9" at 14.9261,4.80618e+13 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 10 "103" at 110.373,3.55399e+14 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 11 "206" at 192.473,7.10797e+14 right tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 12 "412" at 441.514,1.42167e+15 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 13 "decode GEMV 1x4096x14336 bf16" at 1.16635,3.13353e+12 left font ",11.5" noenhanced front
+set label 14 "prefill GEMM 2048x4096x14336 bf16" at 201.886,6.46102e+14 left font ",11.5" noenhanced front
+
+
+plot \
+  "h200-llm.roofs.dat" index 0 using 1:2 with lines ls 1 notitle, \
+  "h200-llm.roofs.dat" index 1 using 1:2 with lines ls 2 notitle, \
+  "h200-llm.roofs.dat" index 2 using 1:2 with lines ls 3 notitle, \
+  "h200-llm.roofs.dat" index 3 using 1:2 with lines ls 4 notitle, \
+  "h200-llm.roofs.dat" index 4 using 1:2 with lines ls 5 notitle, \
+  "h200-llm.roofs.dat" index 5 using 1:2 with lines ls 6 notitle, \
+  "h200-llm.roofs.dat" index 6 using 1:2 with lines ls 7 notitle, \
+  "h200-llm.roofs.dat" index 7 using 1:2 with points ls 90 title "ridge point (FLOP/byte)", \
+  NaN with lines lc rgb "#333333" lw 2 dt 1 title "datasheet ceiling", \
+  NaN with lines lc rgb "#333333" lw 2 dt (2,4) title "analytic ceiling", \
+  "h200-llm.kernels.dat" using 1:(strcol(3) ne "measured" ? $2 : NaN):($4*1.3) with points ls 92 ps variable title "analytic kernel", \
+  NaN notitle
+

@@ -1,0 +1,229 @@
+/* check_cli.c - tests of the roofline command line: golden outputs, errors, exit codes. */
+#define _POSIX_C_SOURCE 200809L
+#include "test_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define GOLDEN_DIR ROOFLINE_TEST_DATA_DIR "/golden/"
+
+/* Compare text with a golden file; ROOFLINE_UPDATE_GOLDEN=1 rewrites it. */
+static void assert_golden(const char *text, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, GOLDEN_DIR "%s", name);
+    const char *update = getenv("ROOFLINE_UPDATE_GOLDEN");
+    if (update && strcmp(update, "1") == 0) {
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(text, f);
+        fclose(f);
+        return;
+    }
+    char *want = rl_test_slurp(path);
+    ck_assert_msg(want != NULL, "missing golden file %s (run with ROOFLINE_UPDATE_GOLDEN=1)",
+                  path);
+    ck_assert_msg(strcmp(text, want) == 0, "output differs from %s:\n%s", path, text);
+    free(want);
+}
+
+/* Exactly one line on stderr, starting "roofline: error: ". */
+static void assert_one_error_line(const struct rl_run *r, const char *fragment)
+{
+    ck_assert_msg(strncmp(r->err, "roofline: error: ", 17) == 0, "stderr: %s", r->err);
+    ck_assert_msg(rl_test_count(r->err, "\n") == 1, "not one line: %s", r->err);
+    ck_assert_msg(strstr(r->err, fragment) != NULL, "'%s' lacks '%s'", r->err, fragment);
+}
+
+#define RUN(...) rl_test_cli(NULL, __VA_ARGS__, (const char *)NULL)
+
+START_TEST(version_and_help)
+{
+    struct rl_run r = RUN("--version");
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_msg(strncmp(r.out, "roofline ", 9) == 0, "%s", r.out);
+    rl_run_release(&r);
+    r = RUN("-h");
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "usage: roofline"));
+    rl_run_release(&r);
+    static const char *const cmds[] = {"gpus", "ridge", "chart", NULL};
+    for (int i = 0; cmds[i]; i++) {
+        r = RUN(cmds[i], "-h");
+        ck_assert_int_eq(r.status, 0);
+        ck_assert_msg(strstr(r.out, "usage: roofline ") != NULL, "%s -h: %s", cmds[i], r.out);
+        ck_assert_str_eq(r.err, "");
+        rl_run_release(&r);
+    }
+    r = RUN("frobnicate");
+    ck_assert_int_eq(r.status, 2);
+    assert_one_error_line(&r, "unknown command 'frobnicate'");
+    rl_run_release(&r);
+}
+END_TEST
+
+START_TEST(golden_gpus)
+{
+    struct rl_run r = RUN("gpus");
+    ck_assert_int_eq(r.status, 0);
+    assert_golden(r.out, "gpus.txt");
+    rl_run_release(&r);
+    r = RUN("gpus", "--json");
+    ck_assert_int_eq(r.status, 0);
+    assert_golden(r.out, "gpus.json");
+    rl_run_release(&r);
+    r = RUN("gpus", "show", "H100 SXM5");
+    ck_assert_int_eq(r.status, 0);
+    assert_golden(r.out, "gpus-show-h100-sxm.txt");
+    rl_run_release(&r);
+    r = RUN("gpus", "show", "NVIDIA H200", "--json");
+    ck_assert_int_eq(r.status, 0);
+    assert_golden(r.out, "gpus-show-h200.json");
+    rl_run_release(&r);
+}
+END_TEST
+
+START_TEST(golden_ridge)
+{
+    struct rl_run r = RUN("ridge", "--gpu", "h200", "--precision", "bf16", "--json");
+    ck_assert_int_eq(r.status, 0);
+    assert_golden(r.out, "ridge-h200-bf16.json");
+    ck_assert_ptr_nonnull(strstr(r.out, "\"peak_tflops\":\t989.4"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"bandwidth_gbs\":\t4800"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"ridge_flop_per_byte\":\t206.125"));
+    rl_run_release(&r);
+    r = RUN("ridge", "--gpu", "NVIDIA H100 80GB HBM3", "--precision", "bf16");
+    ck_assert_int_eq(r.status, 0);
+    assert_golden(r.out, "ridge-h100-bf16.txt");
+    rl_run_release(&r);
+    r = RUN("ridge", "--gpu", "h100-sxm", "--sparse");
+    ck_assert_int_eq(r.status, 0);
+    assert_golden(r.out, "ridge-h100-sparse.txt");
+    rl_run_release(&r);
+    r = RUN("ridge", "--gpu", "a100-sxm-80gb", "--memory", "l2", "--json");
+    ck_assert_int_eq(r.status, 0);
+    assert_golden(r.out, "ridge-a100-l2.json");
+    rl_run_release(&r);
+}
+END_TEST
+
+START_TEST(unknown_gpu_and_bad_usage)
+{
+    struct rl_run r = RUN("ridge", "--gpu", "h100-sxm6", "--precision", "bf16");
+    ck_assert_int_eq(r.status, 1);
+    assert_one_error_line(&r, "unknown GPU 'h100-sxm6' (closest: h100-sxm");
+    ck_assert_str_eq(r.out, "");
+    rl_run_release(&r);
+    r = RUN("ridge", "--gpu", "a100-sxm-80gb", "--precision", "fp8");
+    ck_assert_int_eq(r.status, 1);
+    assert_one_error_line(&r, "has no FP8 Tensor Core rate");
+    rl_run_release(&r);
+    r = RUN("ridge", "--gpu", "h200", "--memory", "l2");
+    ck_assert_int_eq(r.status, 1);
+    assert_one_error_line(&r, "gives no L2 bandwidth");
+    rl_run_release(&r);
+    r = RUN("ridge", "--precision", "bf16");
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "--gpu is required"));
+    rl_run_release(&r);
+    r = RUN("ridge", "--gpu", "h200", "--precision", "fp7");
+    ck_assert_int_eq(r.status, 2);
+    rl_run_release(&r);
+    r = RUN("chart", "--gpu", "h200");
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "-o OUT.svg|.png|.pdf is required"));
+    rl_run_release(&r);
+}
+END_TEST
+
+START_TEST(own_spec_file)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/mine.json", rl_test_tmpdir());
+    char *t = rl_test_slurp(ROOFLINE_SOURCE_DIR "/data/gpus/h100-sxm.json");
+    FILE *f = fopen(path, "w");
+    fputs(t, f);
+    fclose(f);
+    free(t);
+    struct rl_run r = RUN("ridge", "--gpu", path, "--precision", "fp32", "--json");
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "\"peak_tflops\":\t66.9"));
+    rl_run_release(&r);
+    /* A broken one: file and line. */
+    f = fopen(path, "w");
+    fputs("{\n  \"id\": \"x\",\n  \"sm_count\": 1,,\n}\n", f);
+    fclose(f);
+    r = RUN("gpus", "show", path);
+    ck_assert_int_eq(r.status, 1);
+    assert_one_error_line(&r, "mine.json': line 3, column");
+    rl_run_release(&r);
+}
+END_TEST
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+START_TEST(chart_with_kernels)
+{
+    char svg[512], pdf[512];
+    snprintf(svg, sizeof svg, "%s/c.svg", rl_test_tmpdir());
+    snprintf(pdf, sizeof pdf, "%s/c.pdf", rl_test_tmpdir());
+    struct rl_run r = RUN("chart", "--gpu", "h200", "--kernels",
+                          ROOFLINE_SOURCE_DIR "/data/examples/llm-decode-prefill.json", "-o",
+                          svg, "-o", pdf, "--json");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_int_gt(file_size(svg), 1000);
+    ck_assert_int_gt(file_size(pdf), 1000);
+    assert_golden(strstr(r.out, "\"kernels\""), "chart-h200-kernels.json");
+    rl_run_release(&r);
+}
+END_TEST
+
+START_TEST(chart_bad_inputs)
+{
+    char kern[512], out[512];
+    snprintf(kern, sizeof kern, "%s/bad.json", rl_test_tmpdir());
+    snprintf(out, sizeof out, "%s/never.svg", rl_test_tmpdir());
+    FILE *f = fopen(kern, "w");
+    fputs("[\n {\"name\": \"a\", \"flops\": 1, \"bytes\": 2},\n {\"name\": \"b\", \"flops\": 1\n", f);
+    fclose(f);
+    struct rl_run r = RUN("chart", "--gpu", "h200", "--kernels", kern, "-o", out);
+    ck_assert_int_eq(r.status, 1);
+    assert_one_error_line(&r, "bad.json': line 4");
+    ck_assert_int_eq(file_size(out), -1);
+    rl_run_release(&r);
+    r = RUN("chart", "--gpu", "h200", "-o", "/nonexistent-dir/c.svg");
+    ck_assert_int_eq(r.status, 1);
+    assert_one_error_line(&r, "cannot write '/nonexistent-dir/");
+    rl_run_release(&r);
+    r = RUN("chart", "--gpu", "h200", "-o", "c.bmp");
+    ck_assert_int_eq(r.status, 2);
+    rl_run_release(&r);
+}
+END_TEST
+
+static Suite *cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *core = tcase_create("core");
+    tcase_set_timeout(core, 60);
+    tcase_add_test(core, version_and_help);
+    tcase_add_test(core, golden_gpus);
+    tcase_add_test(core, golden_ridge);
+    tcase_add_test(core, own_spec_file);
+    tcase_add_test(core, chart_with_kernels);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_add_test(limits, unknown_gpu_and_bad_usage);
+    tcase_add_test(limits, chart_bad_inputs);
+    suite_add_tcase(s, limits);
+    return s;
+}
+
+int main(void) { return rl_test_run(cli_suite()); }

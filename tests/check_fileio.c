@@ -1,0 +1,99 @@
+/* check_fileio.c - tests of whole-file reads and atomic writes. */
+#define _POSIX_C_SOURCE 200809L
+#include "test_util.h"
+
+#include "error.h"
+#include "fileio.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static size_t count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+START_TEST(write_then_read)
+{
+    char path[512], err[RL_ERRMSG_SIZE];
+    snprintf(path, sizeof path, "%s/a.txt", rl_test_tmpdir());
+    ck_assert_int_eq(rl_file_write_atomic(path, "hello\n", 6, err), 0);
+    char *text;
+    size_t len;
+    ck_assert_int_eq(rl_file_read(path, &text, &len, err), 0);
+    ck_assert_str_eq(text, "hello\n");
+    ck_assert_uint_eq(len, 6);
+    free(text);
+    /* Overwrite replaces the content; no temporary file is left behind. */
+    ck_assert_int_eq(rl_file_write_atomic(path, "x", 1, err), 0);
+    ck_assert_int_eq(rl_file_read(path, &text, NULL, err), 0);
+    ck_assert_str_eq(text, "x");
+    free(text);
+    ck_assert_uint_eq(count_entries(rl_test_tmpdir()), 1);
+}
+END_TEST
+
+START_TEST(abort_keeps_the_old_file)
+{
+    char path[512], err[RL_ERRMSG_SIZE];
+    snprintf(path, sizeof path, "%s/b.txt", rl_test_tmpdir());
+    ck_assert_int_eq(rl_file_write_atomic(path, "old", 3, err), 0);
+    struct rl_atomic_file f;
+    ck_assert_int_eq(rl_atomic_open(&f, path, err), 0);
+    fputs("new but unfinished", f.fp);
+    rl_atomic_abort(&f);
+    char *text;
+    ck_assert_int_eq(rl_file_read(path, &text, NULL, err), 0);
+    ck_assert_str_eq(text, "old");
+    free(text);
+    ck_assert_uint_eq(count_entries(rl_test_tmpdir()), 1);
+    rl_atomic_abort(&f); /* safe twice */
+}
+END_TEST
+
+START_TEST(unwritable_folder_fails_cleanly)
+{
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_file_write_atomic("/nonexistent-dir/x.json", "{}", 2, err), RL_EIO);
+    ck_assert_ptr_nonnull(strstr(err, "cannot write '/nonexistent-dir/x.json'"));
+    ck_assert_int_eq(access("/nonexistent-dir/x.json", F_OK), -1);
+}
+END_TEST
+
+START_TEST(read_errors)
+{
+    char *text;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_file_read("/nonexistent/f", &text, NULL, err), RL_EIO);
+    ck_assert_ptr_null(text);
+    ck_assert_ptr_nonnull(strstr(err, "cannot open '/nonexistent/f'"));
+    ck_assert_int_eq(rl_file_read(rl_test_tmpdir(), &text, NULL, err), RL_EIO);
+    ck_assert_ptr_nonnull(strstr(err, "is a directory"));
+}
+END_TEST
+
+static Suite *fileio_suite(void)
+{
+    Suite *s = suite_create("fileio");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, write_then_read);
+    tcase_add_test(core, abort_keeps_the_old_file);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_add_test(limits, unwritable_folder_fails_cleanly);
+    tcase_add_test(limits, read_errors);
+    suite_add_tcase(s, limits);
+    return s;
+}
+
+int main(void) { return rl_test_run(fileio_suite()); }

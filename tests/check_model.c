@@ -1,0 +1,263 @@
+/* check_model.c - tests of the roofline model: ridges, attainable rates, classification. */
+#include "test_util.h"
+
+#include "error.h"
+#include "gpudb.h"
+#include "model.h"
+
+#include <math.h>
+#include <string.h>
+
+/* A GPU built on the stack: 1000 TFLOP/s, 5000 GB/s DRAM, 20000 GB/s L2. */
+static const struct rl_compute_roof roof = {.name = "bf16", .peak_tflops = 1000};
+static const struct rl_memory_roof dram = {.level = RL_MEM_DRAM, .bandwidth_gbs = 5000};
+static const struct rl_memory_roof l2 = {.level = RL_MEM_L2, .bandwidth_gbs = 20000};
+
+static struct rl_kernel_perf kernel(double flops, double dram_bytes, double time_ns)
+{
+    struct rl_kernel_perf k = {flops, {dram_bytes, NAN, NAN}, time_ns};
+    return k;
+}
+
+static struct rl_verdict judge(struct rl_kernel_perf k)
+{
+    struct rl_verdict v;
+    char err[RL_ERRMSG_SIZE];
+    int rc = rl_classify(&k, &roof, &dram, 1, &v, err);
+    ck_assert_msg(rc == 0, "%s", err);
+    return v;
+}
+
+START_TEST(ridge_points)
+{
+    ck_assert_double_eq(rl_ridge_flop_per_byte(1000, 5000), 200);
+    ck_assert_double_eq_tol(rl_ridge_flop_per_byte(989.4, 4800), 206.125, 1e-9);
+    ck_assert_double_eq_tol(rl_ridge_flop_per_byte(989.4, 3350), 295.3433, 1e-4);
+    ck_assert(isnan(rl_ridge_flop_per_byte(1000, 0)));
+    ck_assert(isnan(rl_ridge_flop_per_byte(-1, 5000)));
+    ck_assert(isnan(rl_ridge_flop_per_byte(NAN, 5000)));
+    ck_assert(isnan(rl_ridge_flop_per_byte(1000, INFINITY)));
+}
+END_TEST
+
+START_TEST(attainable_around_the_ridge)
+{
+    /* Below the ridge: AI x bandwidth; at and above: the peak. */
+    ck_assert_double_eq(rl_attainable_tflops(1000, 5000, 1), 5);
+    ck_assert_double_eq(rl_attainable_tflops(1000, 5000, 100), 500);
+    ck_assert_double_eq(rl_attainable_tflops(1000, 5000, 199.99), 999.95);
+    ck_assert_double_eq(rl_attainable_tflops(1000, 5000, 200), 1000);
+    ck_assert_double_eq(rl_attainable_tflops(1000, 5000, 1e6), 1000);
+    ck_assert_double_eq(rl_attainable_tflops(1000, 5000, INFINITY), 1000);
+    ck_assert_double_eq(rl_attainable_tflops(1000, 5000, 0), 0);
+    ck_assert(isnan(rl_attainable_tflops(1000, 5000, -1)));
+    ck_assert(isnan(rl_attainable_tflops(1000, 5000, NAN)));
+    ck_assert(isnan(rl_attainable_tflops(1000, -5, 1)));
+}
+END_TEST
+
+START_TEST(gemv_is_memory_bound)
+{
+    /* Batch-1 decode GEMV 4096 x 14336 in BF16: 2 FLOP per 2-byte weight. */
+    double flops = 2.0 * 4096 * 14336, bytes = (4096.0 * 14336 + 4096 + 14336) * 2;
+    struct rl_verdict v = judge(kernel(flops, bytes, 30000));
+    ck_assert_int_eq(v.bound, RL_BOUND_MEMORY);
+    ck_assert_int_eq(v.limiter, RL_MEM_DRAM);
+    ck_assert_double_eq_tol(v.ai_flop_per_byte[RL_MEM_DRAM], 0.99969, 1e-5);
+    ck_assert_double_eq_tol(v.attainable_tflops, 4.99843, 1e-4);
+    ck_assert_double_eq_tol(v.achieved_tflops, flops / 30000 / 1e3, 1e-9);
+    ck_assert_double_eq_tol(v.pct_of_roof, v.achieved_tflops / v.attainable_tflops * 100, 1e-9);
+    ck_assert_double_eq_tol(v.headroom_x, v.attainable_tflops / v.achieved_tflops, 1e-9);
+    ck_assert_double_eq(v.ridge_flop_per_byte, 200);
+    ck_assert_double_eq_tol(v.ridge_distance_x, 200 / 0.99969, 1e-2);
+}
+END_TEST
+
+START_TEST(gemm_is_compute_bound)
+{
+    double m = 2048, n = 14336, k = 4096;
+    double flops = 2 * m * n * k, bytes = (m * k + k * n + m * n) * 2;
+    struct rl_verdict v = judge(kernel(flops, bytes, flops / 800e12 * 1e9));
+    ck_assert_int_eq(v.bound, RL_BOUND_COMPUTE);
+    ck_assert_double_eq(v.attainable_tflops, 1000);
+    ck_assert_double_eq_tol(v.achieved_tflops, 800, 1e-6);
+    ck_assert_double_eq_tol(v.pct_of_roof, 80, 1e-6);
+}
+END_TEST
+
+START_TEST(classification_edges)
+{
+    /* Exactly at the ridge: compute-bound (the roofs meet there). */
+    double ridge = rl_ridge_flop_per_byte(1000, 5000);
+    struct rl_verdict v = judge(kernel(ridge * 1e6, 1e6, 1000));
+    ck_assert_int_eq(v.bound, RL_BOUND_COMPUTE);
+    ck_assert_double_eq(v.attainable_tflops, 1000);
+    v = judge(kernel(ridge * 0.999 * 1e6, 1e6, 1000));
+    ck_assert_int_eq(v.bound, RL_BOUND_MEMORY);
+    ck_assert_double_eq_tol(v.attainable_tflops, 999, 1e-9);
+    v = judge(kernel(ridge * 1.001 * 1e6, 1e6, 1000));
+    ck_assert_int_eq(v.bound, RL_BOUND_COMPUTE);
+}
+END_TEST
+
+START_TEST(hierarchy_picks_the_tightest_level)
+{
+    /* DRAM AI 100 (-> 500 TFLOP/s), L2 AI 10 (-> 200 TFLOP/s): L2 limits. */
+    struct rl_kernel_perf k = {1e12, {1e10, 1e11, NAN}, 1e7};
+    struct rl_memory_roof mem[2] = {dram, l2};
+    struct rl_verdict v;
+    ck_assert_int_eq(rl_classify(&k, &roof, mem, 2, &v, NULL), 0);
+    ck_assert_int_eq(v.bound, RL_BOUND_MEMORY);
+    ck_assert_int_eq(v.limiter, RL_MEM_L2);
+    ck_assert_double_eq(v.attainable_tflops, 200);
+    ck_assert_double_eq(v.ridge_flop_per_byte, 50);
+    ck_assert_double_eq(v.ai_flop_per_byte[RL_MEM_DRAM], 100);
+    ck_assert_double_eq(v.ai_flop_per_byte[RL_MEM_L2], 10);
+    /* Bytes for a level without a roof are ignored; NAN bytes skip the level. */
+    k.bytes[RL_MEM_L2] = NAN;
+    ck_assert_int_eq(rl_classify(&k, &roof, mem, 2, &v, NULL), 0);
+    ck_assert_int_eq(v.limiter, RL_MEM_DRAM);
+    ck_assert_double_eq(v.attainable_tflops, 500);
+}
+END_TEST
+
+START_TEST(zero_time_and_zero_bytes_are_not_divided_by)
+{
+    struct rl_verdict v = judge(kernel(1e9, 1e6, 0));
+    ck_assert(isnan(v.achieved_tflops) && isnan(v.pct_of_roof) && isnan(v.headroom_x));
+    ck_assert_double_eq(v.ai_flop_per_byte[RL_MEM_DRAM], 1000);
+    v = judge(kernel(1e9, 1e6, NAN));
+    ck_assert(isnan(v.achieved_tflops));
+    /* No bytes: infinite intensity, compute-bound. */
+    v = judge(kernel(1e9, 0, 1000));
+    ck_assert(isinf(v.ai_flop_per_byte[RL_MEM_DRAM]));
+    ck_assert_int_eq(v.bound, RL_BOUND_COMPUTE);
+    ck_assert_double_eq(v.attainable_tflops, 1000);
+    ck_assert_double_eq(v.ridge_distance_x, 0);
+    /* No FLOPs (a copy): intensity 0, memory-bound, attainable 0. */
+    v = judge(kernel(0, 1e6, 1000));
+    ck_assert_double_eq(v.ai_flop_per_byte[RL_MEM_DRAM], 0);
+    ck_assert_int_eq(v.bound, RL_BOUND_MEMORY);
+    ck_assert_double_eq(v.attainable_tflops, 0);
+    ck_assert(isnan(v.pct_of_roof));
+    /* Neither: no intensity at all. */
+    v = judge(kernel(0, 0, 1000));
+    ck_assert_int_eq(v.bound, RL_BOUND_UNKNOWN);
+    ck_assert(isnan(v.attainable_tflops));
+}
+END_TEST
+
+START_TEST(invalid_inputs_are_rejected)
+{
+    struct rl_verdict v;
+    char err[RL_ERRMSG_SIZE];
+    struct rl_kernel_perf k = kernel(-1, 1e6, 1000);
+    ck_assert_int_eq(rl_classify(&k, &roof, &dram, 1, &v, err), RL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "FLOPs must be"));
+    k = kernel(NAN, 1e6, 1000);
+    ck_assert_int_eq(rl_classify(&k, &roof, &dram, 1, &v, err), RL_EINVAL);
+    k = kernel(1e9, -5, 1000);
+    ck_assert_int_eq(rl_classify(&k, &roof, &dram, 1, &v, err), RL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "dram bytes"));
+    k = kernel(1e9, INFINITY, 1000);
+    ck_assert_int_eq(rl_classify(&k, &roof, &dram, 1, &v, err), RL_EINVAL);
+    k = kernel(1e9, 1e6, -3);
+    ck_assert_int_eq(rl_classify(&k, &roof, &dram, 1, &v, err), RL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "time"));
+    /* Bytes only at a level without a roof. */
+    struct rl_kernel_perf only_l1 = {1e9, {NAN, NAN, 1e6}, 1000};
+    ck_assert_int_eq(rl_classify(&only_l1, &roof, &dram, 1, &v, err), RL_EINVAL);
+    struct rl_compute_roof zero = roof;
+    zero.peak_tflops = 0;
+    k = kernel(1e9, 1e6, 1000);
+    ck_assert_int_eq(rl_classify(&k, &zero, &dram, 1, &v, err), RL_EINVAL);
+    struct rl_memory_roof bad = dram;
+    bad.bandwidth_gbs = NAN;
+    ck_assert_int_eq(rl_classify(&k, &roof, &bad, 1, &v, err), RL_EINVAL);
+}
+END_TEST
+
+/* ---- roofs from datasheets ---- */
+
+static struct rl_gpudb db;
+static void load_db(void)
+{
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_gpudb_load(&db, ROOFLINE_SOURCE_DIR "/data/gpus", err) == 0, "%s", err);
+}
+static void unload_db(void) { rl_gpudb_release(&db); }
+
+START_TEST(roofs_from_datasheet)
+{
+    const struct rl_gpu_spec *h200 = rl_gpudb_find(&db, "h200");
+    struct rl_compute_roof r;
+    struct rl_memory_roof m;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_roof_from_spec(h200, "bf16", false, &r, err), 0);
+    ck_assert_double_eq(r.peak_tflops, 989.4);
+    ck_assert_str_eq(r.label, "BF16 Tensor Core (dense)");
+    ck_assert_int_eq(r.origin, RL_ORIGIN_DATASHEET);
+    ck_assert_int_eq(rl_roof_from_spec(h200, "BF16", true, &r, err), 0);
+    ck_assert_double_eq(r.peak_tflops, 1978.9);
+    ck_assert_str_eq(r.label, "BF16 Tensor Core (2:4 sparse)");
+    ck_assert_int_eq(rl_roof_from_spec(h200, "fp64", false, &r, err), 0);
+    ck_assert_double_eq(r.peak_tflops, 33.5);
+    ck_assert_int_eq(r.unit, RL_UNIT_CUDA);
+    ck_assert_int_eq(rl_roof_from_spec(h200, "fp64-tc", false, &r, err), 0);
+    ck_assert_double_eq(r.peak_tflops, 66.9);
+    ck_assert_int_eq(rl_roof_from_spec(h200, "fp16-cuda", false, &r, err), 0);
+    ck_assert_double_eq(r.peak_tflops, 133.8);
+    ck_assert_int_eq(rl_roof_from_spec(h200, "int8", false, &r, err), 0);
+    ck_assert(r.ops);
+    ck_assert_int_eq(rl_memory_roof_from_spec(h200, RL_MEM_DRAM, &m, err), 0);
+    ck_assert_double_eq(m.bandwidth_gbs, 4800);
+    ck_assert_str_eq(m.label, "HBM3e");
+    ck_assert_int_eq(rl_memory_roof_from_spec(h200, RL_MEM_L1, &m, err), 0);
+    ck_assert_int_eq(m.origin, RL_ORIGIN_ANALYTIC);
+    /* H200's L2 bandwidth is not published. */
+    ck_assert_int_eq(rl_memory_roof_from_spec(h200, RL_MEM_L2, &m, err), RL_EUNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(err, "roofline bench"));
+}
+END_TEST
+
+START_TEST(roof_errors)
+{
+    const struct rl_gpu_spec *a100 = rl_gpudb_find(&db, "a100-sxm-80gb");
+    struct rl_compute_roof r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_roof_from_spec(a100, "fp8", false, &r, err), RL_EUNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(err, "has no FP8 Tensor Core rate"));
+    ck_assert_int_eq(rl_roof_from_spec(a100, "fp7", false, &r, err), RL_ENOTFOUND);
+    ck_assert_ptr_nonnull(strstr(err, "one of: fp64, fp32"));
+    ck_assert_int_eq(rl_roof_from_spec(a100, "fp32", true, &r, err), RL_EINVAL);
+    ck_assert_int_eq(rl_roof_from_spec(a100, "fp64-tc", true, &r, err), RL_EUNSUPPORTED);
+    ck_assert_int_eq(rl_mem_level_parse("HBM"), RL_MEM_DRAM);
+    ck_assert_int_eq(rl_mem_level_parse("shared"), RL_MEM_L1);
+    ck_assert_int_eq(rl_mem_level_parse("l3"), -1);
+}
+END_TEST
+
+static Suite *model_suite(void)
+{
+    Suite *s = suite_create("model");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, ridge_points);
+    tcase_add_test(core, attainable_around_the_ridge);
+    tcase_add_test(core, gemv_is_memory_bound);
+    tcase_add_test(core, gemm_is_compute_bound);
+    tcase_add_test(core, hierarchy_picks_the_tightest_level);
+    suite_add_tcase(s, core);
+    TCase *spec = tcase_create("datasheet");
+    tcase_add_checked_fixture(spec, load_db, unload_db);
+    tcase_add_test(spec, roofs_from_datasheet);
+    tcase_add_test(spec, roof_errors);
+    suite_add_tcase(s, spec);
+    TCase *limits = tcase_create("limits");
+    tcase_add_test(limits, classification_edges);
+    tcase_add_test(limits, zero_time_and_zero_bytes_are_not_divided_by);
+    tcase_add_test(limits, invalid_inputs_are_rejected);
+    suite_add_tcase(s, limits);
+    return s;
+}
+
+int main(void) { return rl_test_run(model_suite()); }

@@ -1,0 +1,308 @@
+/* check_plot.c - tests of chart layout, the gnuplot script and its data, and rendering. */
+#define _POSIX_C_SOURCE 200809L
+#include "test_util.h"
+
+#include "error.h"
+#include "gpudb.h"
+#include "plot.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static struct rl_gpudb db;
+static struct rl_compute_roof roofs[6];
+static struct rl_memory_roof mem[2];
+static size_t n_roofs, n_mem;
+
+static void setup(void)
+{
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_gpudb_load(&db, ROOFLINE_SOURCE_DIR "/data/gpus", err) == 0, "%s", err);
+    const struct rl_gpu_spec *h200 = rl_gpudb_find(&db, "h200");
+    static const char *const names[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8"};
+    n_roofs = 0;
+    for (size_t i = 0; i < 6; i++)
+        ck_assert_int_eq(rl_roof_from_spec(h200, names[i], false, &roofs[n_roofs++], err), 0);
+    n_mem = 0;
+    ck_assert_int_eq(rl_memory_roof_from_spec(h200, RL_MEM_DRAM, &mem[n_mem++], err), 0);
+    ck_assert_int_eq(rl_memory_roof_from_spec(h200, RL_MEM_L1, &mem[n_mem++], err), 0);
+}
+
+static void teardown(void) { rl_gpudb_release(&db); }
+
+static struct rl_chart chart_of(const struct rl_chart_point *p, size_t n)
+{
+    struct rl_chart c = {"NVIDIA H200: test", roofs, n_roofs, mem, n_mem, p, n, 0};
+    return c;
+}
+
+START_TEST(ranges_hold_ridges_and_points)
+{
+    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4},
+                                  {"gemm", 1247, 989.4, RL_ORIGIN_ANALYTIC, 0, 4}};
+    struct rl_chart c = chart_of(p, 2);
+    struct rl_chart_layout l;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_chart_layout(&c, &l, err), 0);
+    /* FP8 / HBM ridge at 412 FLOP/byte and FP64 / L1 at 1 must be in view. */
+    ck_assert(l.x_lo <= 1.0 / 4 && l.x_hi >= 412 * 2);
+    ck_assert(l.y_hi > 1978.9e12 && l.y_lo < 4.8e12);
+    /* x range is whole decades. */
+    ck_assert_double_eq_tol(log10(l.x_lo), round(log10(l.x_lo)), 1e-9);
+    ck_assert_double_eq_tol(log10(l.x_hi), round(log10(l.x_hi)), 1e-9);
+    /* FP16 and BF16 (both 989.4) merge into one line. */
+    ck_assert_uint_eq(l.n_lines, 5 + 2);
+    int merged = 0;
+    for (size_t i = 0; i < l.n_lines; i++)
+        merged += strcmp(l.lines[i].label, "FP16/BF16 Tensor Core (dense): 989.4 TFLOP/s") == 0;
+    ck_assert_int_eq(merged, 1);
+    ck_assert_uint_eq(l.n_ridges, 5);
+    ck_assert_double_eq_tol(l.ridges[4].ai_flop_per_byte, 1978.9e3 / 4800, 1e-9);
+    ck_assert(l.drawn[0] && l.drawn[1] && l.labelled[0] && l.labelled[1]);
+    rl_chart_layout_release(&l);
+}
+END_TEST
+
+/* Labels must not overlap each other or any kernel marker. */
+static void assert_no_overlaps(const struct rl_chart *c, const struct rl_chart_layout *l)
+{
+    for (size_t i = 0; i < c->n_points; i++) {
+        if (!l->labelled[i])
+            continue;
+        struct rl_box a = l->labels[i].box;
+        ck_assert_msg(a.x0 >= 0 && a.x1 <= RL_CHART_W && a.y0 >= 0 && a.y1 <= RL_CHART_H,
+                      "label %zu off the canvas", i);
+        for (size_t j = 0; j < c->n_points; j++) {
+            double px, py;
+            rl_chart_to_canvas(l, c->points[j].ai_flop_per_byte, c->points[j].tflops * 1e12,
+                               &px, &py);
+            struct rl_box marker = {px - 5, py - 5, px + 5, py + 5};
+            ck_assert_msg(rl_box_overlap_area(a, marker) == 0,
+                          "label '%s' covers the marker of '%s'", c->points[i].label,
+                          c->points[j].label);
+            if (j != i && l->labelled[j])
+                ck_assert_msg(rl_box_overlap_area(a, l->labels[j].box) == 0,
+                              "labels '%s' and '%s' overlap", c->points[i].label,
+                              c->points[j].label);
+        }
+        for (size_t k = 0; k < l->n_lines; k++)
+            if (!l->lines[k].memory)
+                ck_assert_msg(rl_box_overlap_area(a, l->lines[k].text.box) == 0,
+                              "label '%s' overlaps ceiling label '%s'", c->points[i].label,
+                              l->lines[k].label);
+    }
+}
+
+START_TEST(ten_clustered_labels_do_not_overlap)
+{
+    /* Ten kernels, most of them crowded near the GEMV and GEMM regions. */
+    static const double ai[10] = {0.9, 1.0, 1.1, 1.0, 2.0, 60, 300, 1200, 1300, 8};
+    static const double tf[10] = {3.9, 4.3, 4.1, 2.0, 8.5, 250, 700, 760, 650, 30};
+    struct rl_chart_point p[10];
+    char names[10][32];
+    for (int i = 0; i < 10; i++) {
+        snprintf(names[i], sizeof names[i], "kernel_%d_%s", i, i % 2 ? "gemv" : "gemm_bf16");
+        p[i] = (struct rl_chart_point){names[i], ai[i], tf[i], RL_ORIGIN_MEASURED, 0, -1};
+    }
+    struct rl_chart c = chart_of(p, 10);
+    struct rl_chart_layout l;
+    ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
+    for (int i = 0; i < 10; i++)
+        ck_assert(l.labelled[i]);
+    assert_no_overlaps(&c, &l);
+    rl_chart_layout_release(&l);
+}
+END_TEST
+
+START_TEST(undrawable_points_are_skipped)
+{
+    struct rl_chart_point p[4] = {{"zero bytes", INFINITY, 10, RL_ORIGIN_MEASURED, 0, -1},
+                                  {"zero flops", 0, 0, RL_ORIGIN_MEASURED, 0, -1},
+                                  {"no time", 5, NAN, RL_ORIGIN_MEASURED, 0, -1},
+                                  {"ok", 5, 10, RL_ORIGIN_MEASURED, 0, -1}};
+    struct rl_chart c = chart_of(p, 4);
+    struct rl_chart_layout l;
+    ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
+    ck_assert(!l.drawn[0] && !l.drawn[1] && !l.drawn[2] && l.drawn[3]);
+    ck_assert(isfinite(l.y_lo) && l.y_lo > 0);
+    rl_chart_layout_release(&l);
+}
+END_TEST
+
+START_TEST(script_carries_the_ceilings)
+{
+    struct rl_chart_point p[1] = {{"decode \"gemv\"", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4}};
+    struct rl_chart c = chart_of(p, 1);
+    struct rl_chart_layout l;
+    ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
+    struct rl_strbuf gp = {0}, roofs_dat = {0}, kernels_dat = {0};
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_chart_script(&c, &l, RL_CHART_SVG, "h200", &gp, &roofs_dat,
+                                     &kernels_dat, err), 0);
+    ck_assert_ptr_nonnull(strstr(gp.s, "set logscale xy 10"));
+    ck_assert_ptr_nonnull(strstr(gp.s, "outfile = \"h200.svg\""));
+    ck_assert_ptr_nonnull(strstr(gp.s, "FP16/BF16 Tensor Core (dense): 989.4 TFLOP/s"));
+    ck_assert_ptr_nonnull(strstr(gp.s, "HBM3e: 4.8 TB/s"));
+    ck_assert_ptr_nonnull(strstr(gp.s, "L1/shared: 33.45 TB/s (analytic)"));
+    ck_assert_ptr_nonnull(strstr(gp.s, "title \"datasheet ceiling\""));
+    ck_assert_ptr_nonnull(strstr(gp.s, "title \"analytic ceiling\""));
+    ck_assert_ptr_null(strstr(gp.s, "title \"measured ceiling\""));
+    ck_assert_ptr_nonnull(strstr(gp.s, "title \"analytic kernel\""));
+    ck_assert_ptr_nonnull(strstr(gp.s, "\"decode \\\"gemv\\\"\""));
+    ck_assert_ptr_null(strstr(gp.s, "@")); /* every placeholder filled */
+    /* The BF16 roof as data: y = 989.4e12 FLOP/s, from its ridge with the
+     * fastest memory roof to the right edge. */
+    ck_assert_ptr_nonnull(strstr(roofs_dat.s, "29.574939 9.894e+14"));
+    ck_assert_ptr_nonnull(strstr(roofs_dat.s, "# index 0: FP64: 33.5 TFLOP/s [datasheet]"));
+    ck_assert_ptr_nonnull(strstr(roofs_dat.s, "[analytic]"));
+    ck_assert_uint_eq(rl_test_count(roofs_dat.s, "# index "), l.n_lines + 1);
+    ck_assert_ptr_nonnull(strstr(kernels_dat.s, "1 4.8e+12 analytic 1 \"decode gemv\""));
+    rl_strbuf_release(&gp);
+    rl_strbuf_release(&roofs_dat);
+    rl_strbuf_release(&kernels_dat);
+    rl_chart_layout_release(&l);
+}
+END_TEST
+
+START_TEST(measured_roofs_get_their_own_style)
+{
+    roofs[4].origin = RL_ORIGIN_MEASURED;
+    roofs[4].peak_tflops = 790;
+    struct rl_chart c = chart_of(NULL, 0);
+    struct rl_chart_layout l;
+    ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
+    struct rl_strbuf gp = {0}, r = {0}, k = {0};
+    ck_assert_int_eq(rl_chart_script(&c, &l, RL_CHART_PDF, "x", &gp, &r, &k, NULL), 0);
+    ck_assert_ptr_nonnull(strstr(gp.s, "BF16 Tensor Core (dense): 790.0 TFLOP/s (measured)"));
+    ck_assert_ptr_nonnull(strstr(gp.s, "title \"measured ceiling\""));
+    ck_assert_ptr_nonnull(strstr(gp.s, "dt (10,6)"));
+    /* FP16 (datasheet 989.4) no longer merges with the measured BF16. */
+    ck_assert_ptr_nonnull(strstr(gp.s, "\"FP16 Tensor Core (dense): 989.4 TFLOP/s\""));
+    ck_assert_ptr_nonnull(strstr(k.s, "NaN NaN")); /* no kernels: a placeholder row */
+    rl_strbuf_release(&gp);
+    rl_strbuf_release(&r);
+    rl_strbuf_release(&k);
+    rl_chart_layout_release(&l);
+}
+END_TEST
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+START_TEST(renders_svg_png_pdf)
+{
+    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4},
+                                  {"gemm", 1247, 989.4, RL_ORIGIN_MEASURED, 0, 4}};
+    struct rl_chart c = chart_of(p, 2);
+    static const char *const ext[] = {"svg", "png", "pdf"};
+    static const char *const magic[] = {"<svg", "\x89PNG", "%PDF"};
+    char path[512], err[RL_ERRMSG_SIZE];
+    const char *dir = rl_test_tmpdir();
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/chart.%s", dir, ext[i]);
+        ck_assert_msg(rl_chart_render(&c, path, err) == 0, "%s", err);
+        char *img = rl_test_slurp(path);
+        ck_assert_ptr_nonnull(img);
+        ck_assert_msg(strstr(img, magic[i]) != NULL || memcmp(img, magic[i], 4) == 0,
+                      "%s is not a %s", path, ext[i]);
+        free(img);
+    }
+    snprintf(path, sizeof path, "%s/chart.gp", dir);
+    ck_assert_int_gt(file_size(path), 100);
+    snprintf(path, sizeof path, "%s/chart.roofs.dat", dir);
+    ck_assert_int_gt(file_size(path), 100);
+    snprintf(path, sizeof path, "%s/chart.kernels.dat", dir);
+    ck_assert_int_gt(file_size(path), 10);
+    /* The SVG holds the ceiling labels as text. */
+    snprintf(path, sizeof path, "%s/chart.svg", dir);
+    char *svg = rl_test_slurp(path);
+    ck_assert_ptr_nonnull(strstr(svg, "989.4 TFLOP/s"));
+    ck_assert_ptr_nonnull(strstr(svg, "4.8 TB/s"));
+    free(svg);
+    /* Nothing temporary is left: 3 images + .gp + 2 .dat. */
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, "chart", 5) == 0 || strstr(e->d_name, ".tmp."))
+            n++;
+    closedir(d);
+    ck_assert_int_eq(n, 6);
+}
+END_TEST
+
+START_TEST(bad_outputs_fail_without_partial_files)
+{
+    struct rl_chart c = chart_of(NULL, 0);
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_chart_render(&c, "/nonexistent-dir/x.svg", err), RL_EIO);
+    ck_assert_ptr_nonnull(strstr(err, "cannot write '/nonexistent-dir/x.roofs.dat'"));
+    ck_assert_int_eq(rl_chart_render(&c, "x.jpg", err), RL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "use .svg, .png or .pdf"));
+    /* gnuplot missing: the script is still written, no image appears. */
+    char path[512];
+    snprintf(path, sizeof path, "%s/nognuplot.svg", rl_test_tmpdir());
+    setenv("ROOFLINE_GNUPLOT", "/nonexistent/gnuplot", 1);
+    ck_assert_int_eq(rl_chart_render(&c, path, err), RL_ECHILD);
+    unsetenv("ROOFLINE_GNUPLOT");
+    ck_assert_ptr_nonnull(strstr(err, "gnuplot not found"));
+    ck_assert_ptr_nonnull(strstr(err, "apt-get install gnuplot-nox"));
+    ck_assert_int_eq(file_size(path), -1);
+    snprintf(path, sizeof path, "%s/nognuplot.gp", rl_test_tmpdir());
+    ck_assert_int_gt(file_size(path), 0);
+    /* A chart needs a ceiling. */
+    struct rl_chart empty = {"x", NULL, 0, NULL, 0, NULL, 0, 0};
+    struct rl_chart_layout l;
+    ck_assert_int_eq(rl_chart_layout(&empty, &l, err), RL_EINVAL);
+}
+END_TEST
+
+START_TEST(gnuplot_failure_is_reported)
+{
+    /* A "gnuplot" that fails: its last stderr line becomes the error. */
+    char fake[512], path[512], err[RL_ERRMSG_SIZE];
+    snprintf(fake, sizeof fake, "%s/fakegnuplot", rl_test_tmpdir());
+    FILE *f = fopen(fake, "w");
+    fputs("#!/bin/sh\necho 'line 1: bad things' >&2\nexit 1\n", f);
+    fclose(f);
+    chmod(fake, 0755);
+    setenv("ROOFLINE_GNUPLOT", fake, 1);
+    struct rl_chart c = chart_of(NULL, 0);
+    snprintf(path, sizeof path, "%s/fail.png", rl_test_tmpdir());
+    ck_assert_int_eq(rl_chart_render(&c, path, err), RL_ECHILD);
+    unsetenv("ROOFLINE_GNUPLOT");
+    ck_assert_ptr_nonnull(strstr(err, "gnuplot failed"));
+    ck_assert_ptr_nonnull(strstr(err, "line 1: bad things"));
+    ck_assert_int_eq(file_size(path), -1);
+}
+END_TEST
+
+static Suite *plot_suite(void)
+{
+    Suite *s = suite_create("plot");
+    TCase *core = tcase_create("core");
+    tcase_add_checked_fixture(core, setup, teardown);
+    tcase_add_test(core, ranges_hold_ridges_and_points);
+    tcase_add_test(core, ten_clustered_labels_do_not_overlap);
+    tcase_add_test(core, script_carries_the_ceilings);
+    tcase_add_test(core, measured_roofs_get_their_own_style);
+    tcase_add_test(core, renders_svg_png_pdf);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_add_checked_fixture(limits, setup, teardown);
+    tcase_add_test(limits, undrawable_points_are_skipped);
+    tcase_add_test(limits, bad_outputs_fail_without_partial_files);
+    tcase_add_test(limits, gnuplot_failure_is_reported);
+    suite_add_tcase(s, limits);
+    return s;
+}
+
+int main(void) { return rl_test_run(plot_suite()); }

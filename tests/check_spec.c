@@ -1,0 +1,341 @@
+/* check_spec.c - tests of the GPU datasheet files, their loader and the database lookup. */
+#include "test_util.h"
+
+#include "error.h"
+#include "fileio.h"
+#include "gpudb.h"
+#include "schema.h"
+#include "spec.h"
+#include "strbuf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GPUS_DIR ROOFLINE_SOURCE_DIR "/data/gpus"
+
+static struct rl_gpudb db;
+
+static void load_db(void)
+{
+    char err[RL_ERRMSG_SIZE] = "";
+    int rc = rl_gpudb_load(&db, GPUS_DIR, err);
+    ck_assert_msg(rc == 0, "loading %s: %s", GPUS_DIR, err);
+}
+
+static void unload_db(void) { rl_gpudb_release(&db); }
+
+static const struct rl_gpu_spec *gpu(const char *name)
+{
+    const struct rl_gpu_spec *s = rl_gpudb_find(&db, name);
+    ck_assert_msg(s != NULL, "no GPU '%s'", name);
+    return s;
+}
+
+static const char *const required_ids[] = {
+    "v100-sxm2", "a100-sxm-40gb", "a100-sxm-80gb", "a100-pcie-80gb", "h100-sxm",
+    "h100-pcie", "h100-nvl",  "h200",          "gh200",         "l4",
+    "l40s",      "rtx-4090",  "b200",          "rtx-3090",      NULL};
+
+START_TEST(every_shipped_spec_loads_and_lints)
+{
+    /* rl_gpudb_load validates every file against schema.json, checks the
+     * provenance of every number and lints it; here: the ids are there. */
+    for (int i = 0; required_ids[i]; i++) {
+        const struct rl_gpu_spec *s = rl_gpudb_find(&db, required_ids[i]);
+        ck_assert_msg(s != NULL, "missing %s", required_ids[i]);
+        ck_assert_str_eq(s->id, required_ids[i]);
+        char err[RL_ERRMSG_SIZE];
+        ck_assert_msg(rl_gpu_spec_lint(s, err) == 0, "%s", err);
+    }
+    ck_assert_uint_ge(db.n, 14);
+}
+END_TEST
+
+/* Every key of the schema must say what it is: the schema documents them. */
+static void assert_described(const cJSON *props, const char *where)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, props) {
+        if (strcmp(p->string, "$comment") == 0)
+            continue;
+        const cJSON *d = cJSON_GetObjectItemCaseSensitive(p, "description");
+        const cJSON *ref = cJSON_GetObjectItemCaseSensitive(p, "$ref");
+        ck_assert_msg(cJSON_IsString(d) || cJSON_IsString(ref), "%s.%s has no description",
+                      where, p->string);
+        const cJSON *sub = cJSON_GetObjectItemCaseSensitive(p, "properties");
+        if (sub)
+            assert_described(sub, p->string);
+    }
+}
+
+START_TEST(schema_documents_every_key)
+{
+    assert_described(cJSON_GetObjectItemCaseSensitive(db.schema, "properties"), "spec");
+    const cJSON *defs = cJSON_GetObjectItemCaseSensitive(db.schema, "$defs"), *d;
+    cJSON_ArrayForEach(d, defs) {
+        const cJSON *props = cJSON_GetObjectItemCaseSensitive(d, "properties");
+        if (props)
+            assert_described(props, d->string);
+    }
+}
+END_TEST
+
+START_TEST(readme_documents_every_key)
+{
+    char *readme = rl_test_slurp(GPUS_DIR "/README.md");
+    ck_assert_ptr_nonnull(readme);
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(db.schema, "properties")) {
+        char quoted[96];
+        snprintf(quoted, sizeof quoted, "`%s`", p->string);
+        if (strcmp(p->string, "$comment") != 0)
+            ck_assert_msg(strstr(readme, quoted) != NULL, "data/gpus/README.md lacks %s",
+                          quoted);
+    }
+    free(readme);
+}
+END_TEST
+
+START_TEST(datasheet_anchors)
+{
+    /* Figures a reader can check against NVIDIA's documents; the classic
+     * mistakes (sparse quoted as dense, 128 FP32 lanes on A100) fail here. */
+    const struct rl_gpu_spec *h100 = gpu("h100-sxm"), *h200 = gpu("h200");
+    const struct rl_gpu_spec *a100 = gpu("a100-sxm-80gb"), *v100 = gpu("v100-sxm2");
+    ck_assert_double_eq(h100->peak_tflops[RL_PEAKS_TENSOR_DENSE][RL_PREC_BF16], 989.4);
+    ck_assert_double_eq(h100->peak_tflops[RL_PEAKS_TENSOR_SPARSE][RL_PREC_BF16], 1978.9);
+    ck_assert_double_eq(h100->peak_tflops[RL_PEAKS_CUDA][RL_PREC_FP32], 66.9);
+    ck_assert_double_eq(h100->memory_bandwidth_gbs, 3350);
+    ck_assert_double_eq(h200->memory_bandwidth_gbs, 4800);
+    ck_assert_double_eq(h200->memory_size_gb, 141);
+    ck_assert_double_eq(h200->peak_tflops[RL_PEAKS_TENSOR_DENSE][RL_PREC_BF16], 989.4);
+    ck_assert_double_eq(a100->peak_tflops[RL_PEAKS_CUDA][RL_PREC_FP32], 19.5);
+    ck_assert_double_eq(a100->peak_tflops[RL_PEAKS_TENSOR_DENSE][RL_PREC_FP16], 312);
+    ck_assert_double_eq(a100->memory_bandwidth_gbs, 2039);
+    ck_assert(isnan(a100->peak_tflops[RL_PEAKS_TENSOR_DENSE][RL_PREC_FP8]));
+    ck_assert_int_eq(a100->sm_count, 108);
+    ck_assert_double_eq(v100->peak_tflops[RL_PEAKS_TENSOR_DENSE][RL_PREC_FP16], 125);
+    ck_assert(isnan(v100->peak_tflops[RL_PEAKS_TENSOR_SPARSE][RL_PREC_FP16]));
+    ck_assert(isnan(v100->peak_tflops[RL_PEAKS_TENSOR_DENSE][RL_PREC_BF16]));
+    /* Hopper tensor peaks assume 1830 MHz: 132 x 4096 x 1.83 GHz. */
+    ck_assert_double_eq_tol(132 * 4096 * h100->tensor_clock_mhz * 1e-6, 989.4, 0.1);
+}
+END_TEST
+
+START_TEST(sparse_is_twice_dense_everywhere)
+{
+    for (size_t g = 0; g < db.n; g++) {
+        const struct rl_gpu_spec *s = &db.gpus[g];
+        for (int p = 0; p < RL_PREC_COUNT; p++) {
+            double d = s->peak_tflops[RL_PEAKS_TENSOR_DENSE][p];
+            double sp = s->peak_tflops[RL_PEAKS_TENSOR_SPARSE][p];
+            if (!isnan(sp))
+                ck_assert_msg(!isnan(d) && fabs(sp / d - 2) < 0.04, "%s %s: %g vs %g", s->id,
+                              rl_precision_name(p), sp, d);
+        }
+    }
+}
+END_TEST
+
+START_TEST(origins_follow_sources)
+{
+    const struct rl_gpu_spec *h100 = gpu("h100-sxm");
+    int f = rl_spec_field_index("tensor_clock_mhz");
+    ck_assert_int_ge(f, 0);
+    ck_assert_int_eq(rl_gpu_spec_field_origin(h100, (size_t)f), RL_ORIGIN_ANALYTIC);
+    ck_assert_int_eq(rl_gpu_spec_peak_origin(h100, RL_PEAKS_TENSOR_DENSE, RL_PREC_BF16),
+                     RL_ORIGIN_DATASHEET);
+    f = rl_spec_field_index("l1_bandwidth_gbs");
+    ck_assert_int_eq(rl_gpu_spec_field_origin(h100, (size_t)f), RL_ORIGIN_ANALYTIC);
+}
+END_TEST
+
+START_TEST(lookup_by_name_and_driver_string)
+{
+    static const char *const pairs[][2] = {
+        {"H100-SXM", "h100-sxm"},           {"H100 SXM5", "h100-sxm"},
+        {"NVIDIA H100 80GB HBM3", "h100-sxm"}, {"nvidia h200", "h200"},
+        {"NVIDIA H200", "h200"},            {"NVIDIA A100-SXM4-80GB", "a100-sxm-80gb"},
+        {"NVIDIA A100-SXM4-40GB", "a100-sxm-40gb"}, {"NVIDIA A100 80GB PCIe", "a100-pcie-80gb"},
+        {"Tesla V100-SXM2-32GB", "v100-sxm2"}, {"NVIDIA H100 PCIe", "h100-pcie"},
+        {"NVIDIA H100 NVL", "h100-nvl"},    {"NVIDIA GH200 480GB", "gh200"},
+        {"NVIDIA L4", "l4"},                {"NVIDIA L40S", "l40s"},
+        {"NVIDIA GeForce RTX 4090", "rtx-4090"}, {"NVIDIA GeForce RTX 3090", "rtx-3090"},
+        {"NVIDIA B200", "b200"},            {"rtx_4090", "rtx-4090"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        ck_assert_str_eq(gpu(pairs[i][0])->id, pairs[i][1]);
+}
+END_TEST
+
+START_TEST(aliases_are_unique)
+{
+    char a[128], b[128];
+    for (size_t i = 0; i < db.n; i++)
+        for (int k = -1; k < db.gpus[i].n_aliases; k++) {
+            rl_gpudb_normalize(k < 0 ? db.gpus[i].id : db.gpus[i].aliases[k], a, sizeof a);
+            for (size_t j = 0; j < db.n; j++) {
+                if (j == i)
+                    continue;
+                for (int m = -1; m < db.gpus[j].n_aliases; m++) {
+                    rl_gpudb_normalize(m < 0 ? db.gpus[j].id : db.gpus[j].aliases[m], b,
+                                       sizeof b);
+                    ck_assert_msg(strcmp(a, b) != 0, "'%s' names both %s and %s", a,
+                                  db.gpus[i].id, db.gpus[j].id);
+                }
+            }
+        }
+}
+END_TEST
+
+START_TEST(unknown_gpu_names_closest)
+{
+    const struct rl_gpu_spec *s;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_gpudb_lookup(&db, "h100-sxm6", &s, err), RL_ENOTFOUND);
+    ck_assert_ptr_null(s);
+    ck_assert_ptr_nonnull(strstr(err, "unknown GPU 'h100-sxm6' (closest: h100-sxm"));
+    ck_assert_int_eq(rl_gpudb_lookup(&db, "a10", &s, err), RL_ENOTFOUND);
+    ck_assert_int_eq(rl_gpudb_lookup(&db, "", &s, err), RL_ENOTFOUND);
+    ck_assert_uint_eq(rl_edit_distance("kitten", "sitting"), 3);
+    ck_assert_uint_eq(rl_edit_distance("", "abc"), 3);
+}
+END_TEST
+
+/* ---- bad spec files ---- */
+
+static char *h100_text(void)
+{
+    char *t = rl_test_slurp(GPUS_DIR "/h100-sxm.json");
+    ck_assert_ptr_nonnull(t);
+    return t;
+}
+
+/* Replace the first occurrence of from with to (to no longer than from + 64). */
+static char *edit(char *text, const char *from, const char *to)
+{
+    char *at = strstr(text, from);
+    ck_assert_msg(at != NULL, "'%s' not in text", from);
+    size_t n = strlen(text), a = (size_t)(at - text), f = strlen(from), t = strlen(to);
+    char *out = malloc(n - f + t + 1);
+    memcpy(out, text, a);
+    memcpy(out + a, to, t);
+    memcpy(out + a + t, at + f, n - a - f + 1);
+    free(text);
+    return out;
+}
+
+static int parse_text(const char *text, char *err)
+{
+    struct rl_gpu_spec s;
+    return rl_gpu_spec_parse(&s, db.schema, text, strlen(text), "bad.json", err);
+}
+
+START_TEST(malformed_spec_names_file_and_line)
+{
+    char *t = edit(h100_text(), "\"sm_count\": 132,", "\"sm_count\": 132,,");
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(parse_text(t, err), RL_EPARSE);
+    ck_assert_ptr_nonnull(strstr(err, "'bad.json': line 11, column"));
+    free(t);
+}
+END_TEST
+
+START_TEST(wrong_type_names_key_and_line)
+{
+    char *t = edit(h100_text(), "\"bf16_tflops\": 989.4", "\"bf16_tflops\": \"989.4\"");
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'bad.json': line 35: tensor_core_dense.bf16_tflops: expected "
+                          "number or null, got string");
+    free(t);
+}
+END_TEST
+
+START_TEST(provenance_is_enforced)
+{
+    char err[RL_ERRMSG_SIZE];
+    char *t = edit(h100_text(), "\"tdp_w\": \"ds\",", "");
+    ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "'tdp_w' has no source"));
+    free(t);
+    t = edit(h100_text(), "\"tdp_w\": \"ds\"", "\"tdp_w\": \"nope\"");
+    ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "names a source that 'sources' does not list"));
+    free(t);
+    t = edit(h100_text(), "\"tdp_w\": \"ds\"", "\"tdp_watts\": \"ds\"");
+    ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "is not a numeric key"));
+    free(t);
+}
+END_TEST
+
+START_TEST(lint_catches_sparse_as_dense)
+{
+    char err[RL_ERRMSG_SIZE];
+    char *t = edit(h100_text(), "\"bf16_tflops\": 989.4", "\"bf16_tflops\": 1978.9");
+    struct rl_gpu_spec s;
+    ck_assert_int_eq(rl_gpu_spec_parse(&s, db.schema, t, strlen(t), "x", err), 0);
+    ck_assert_int_eq(rl_gpu_spec_lint(&s, err), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "is a sparse figure quoted as dense?"));
+    free(t);
+    /* 128 FP32 lanes per SM on a 64-lane chip doubles the "peak". */
+    t = edit(h100_text(), "\"fp32_tflops\": 66.9", "\"fp32_tflops\": 133.8");
+    ck_assert_int_eq(rl_gpu_spec_parse(&s, db.schema, t, strlen(t), "x", err), 0);
+    ck_assert_int_eq(rl_gpu_spec_lint(&s, err), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "FP32 133.8 TFLOP/s but 132 SMs"));
+    free(t);
+}
+END_TEST
+
+START_TEST(database_rejects_bad_folder)
+{
+    char err[RL_ERRMSG_SIZE];
+    struct rl_gpudb bad;
+    ck_assert_int_eq(rl_gpudb_load(&bad, "/nonexistent", err), RL_EIO);
+    ck_assert_ptr_nonnull(strstr(err, "/nonexistent/schema.json"));
+    /* A file whose id differs from its name. */
+    const char *dir = rl_test_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/schema.json", dir);
+    char *schema = rl_test_slurp(GPUS_DIR "/schema.json");
+    ck_assert_int_eq(rl_file_write_atomic(path, schema, strlen(schema), err), 0);
+    free(schema);
+    snprintf(path, sizeof path, "%s/h100-copy.json", dir);
+    char *t = h100_text();
+    ck_assert_int_eq(rl_file_write_atomic(path, t, strlen(t), err), 0);
+    free(t);
+    ck_assert_int_eq(rl_gpudb_load(&bad, dir, err), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "id 'h100-sxm' differs from the file name"));
+}
+END_TEST
+
+static Suite *spec_suite(void)
+{
+    Suite *s = suite_create("spec");
+    TCase *core = tcase_create("core");
+    tcase_add_checked_fixture(core, load_db, unload_db);
+    tcase_add_test(core, every_shipped_spec_loads_and_lints);
+    tcase_add_test(core, schema_documents_every_key);
+    tcase_add_test(core, readme_documents_every_key);
+    tcase_add_test(core, datasheet_anchors);
+    tcase_add_test(core, sparse_is_twice_dense_everywhere);
+    tcase_add_test(core, origins_follow_sources);
+    tcase_add_test(core, lookup_by_name_and_driver_string);
+    tcase_add_test(core, aliases_are_unique);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_add_checked_fixture(limits, load_db, unload_db);
+    tcase_add_test(limits, unknown_gpu_names_closest);
+    tcase_add_test(limits, malformed_spec_names_file_and_line);
+    tcase_add_test(limits, wrong_type_names_key_and_line);
+    tcase_add_test(limits, provenance_is_enforced);
+    tcase_add_test(limits, lint_catches_sparse_as_dense);
+    tcase_add_test(limits, database_rejects_bad_folder);
+    suite_add_tcase(s, limits);
+    return s;
+}
+
+int main(void) { return rl_test_run(spec_suite()); }

@@ -1,0 +1,35 @@
+/* test_util.h - helpers shared by the Check suites: paths, temp folders, running the CLI. */
+#ifndef RL_TEST_UTIL_H
+#define RL_TEST_UTIL_H
+
+#include <check.h>
+#include <stddef.h>
+
+/* Run the suite with CK_NORMAL output; return 0 if every test passed. */
+int rl_test_run(Suite *s);
+
+/* A fresh temporary folder (removed at exit with its content). */
+const char *rl_test_tmpdir(void);
+
+/* Path of a file in tests/data/ (static buffer, valid until the next call). */
+const char *rl_test_data(const char *name);
+
+/* Read a whole file (malloc'd, NUL-terminated) or NULL. */
+char *rl_test_slurp(const char *path);
+
+/* Result of running the roofline binary. */
+struct rl_run {
+    int status;  /* exit code, or -1 if it did not exit normally */
+    char *out;   /* stdout (malloc'd) */
+    char *err;   /* stderr (malloc'd) */
+};
+
+/* Run `roofline <args...>` (NULL-terminated) with extra environment
+ * assignments env (NULL-terminated, may be NULL). */
+struct rl_run rl_test_cli(const char *const *env, const char *arg0, ...);
+void rl_run_release(struct rl_run *r);
+
+/* Count occurrences of needle in hay. */
+size_t rl_test_count(const char *hay, const char *needle);
+
+#endif
