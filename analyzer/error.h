@@ -4,6 +4,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* One list generates the codes and rl_strerror() (libuv's UV_ERRNO_MAP). */
 #define RL_ERRNO_MAP(X)                                                        \
     X(EINVAL, -1, "invalid argument")                                          \
@@ -37,5 +41,9 @@ const char *rl_strerror(int err);
  * `return rl_fail(errmsg, RL_EPARSE, "'%s': line %d: ...", path, line);`. */
 int rl_fail(char *errmsg, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

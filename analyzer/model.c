@@ -79,23 +79,53 @@ const char *rl_bound_name(enum rl_bound bound)
     return "unknown";
 }
 
+static const struct roof_def *find_roof(const char *name)
+{
+    for (size_t i = 0; i < N_ROOFS; i++)
+        if (strcasecmp(name, roof_defs[i].name) == 0)
+            return &roof_defs[i];
+    return NULL;
+}
+
+static int unknown_roof(const char *name, char *errmsg)
+{
+    char list[256] = "";
+    for (size_t i = 0; i < N_ROOFS; i++) {
+        size_t u = strlen(list);
+        snprintf(list + u, sizeof list - u, "%s%s", i ? ", " : "", roof_defs[i].name);
+    }
+    return rl_fail(errmsg, RL_ENOTFOUND, "unknown precision '%s' (one of: %s)", name, list);
+}
+
+static void describe(const struct roof_def *d, bool sparse, struct rl_compute_roof *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", d->name);
+    snprintf(out->label, sizeof out->label, "%s%s", d->label,
+             d->unit == RL_UNIT_CUDA ? "" : sparse ? " (2:4 sparse)" : " (dense)");
+    out->precision = d->precision;
+    out->unit = d->unit;
+    out->sparse = sparse;
+    out->ops = d->precision == RL_PREC_INT8;
+    out->peak_tflops = NAN;
+    out->origin = RL_ORIGIN_MEASURED;
+}
+
+int rl_roof_describe(const char *name, struct rl_compute_roof *out)
+{
+    const struct roof_def *d = find_roof(name);
+    if (!d)
+        return unknown_roof(name, NULL);
+    describe(d, false, out);
+    return RL_OK;
+}
+
 int rl_roof_from_spec(const struct rl_gpu_spec *spec, const char *name,
                       bool sparse, struct rl_compute_roof *out, char *errmsg)
 {
-    const struct roof_def *d = NULL;
-    for (size_t i = 0; i < N_ROOFS; i++)
-        if (strcasecmp(name, roof_defs[i].name) == 0)
-            d = &roof_defs[i];
-    if (!d) {
-        char list[256] = "";
-        for (size_t i = 0; i < N_ROOFS; i++) {
-            size_t u = strlen(list);
-            snprintf(list + u, sizeof list - u, "%s%s", i ? ", " : "",
-                     roof_defs[i].name);
-        }
-        return rl_fail(errmsg, RL_ENOTFOUND, "unknown precision '%s' (one of: %s)",
-                       name, list);
-    }
+    const struct roof_def *d = find_roof(name);
+    if (!d)
+        return unknown_roof(name, errmsg);
     if (sparse && d->unit == RL_UNIT_CUDA)
         return rl_fail(errmsg, RL_EINVAL,
                        "sparsity applies to Tensor Core roofs only, not '%s'", name);
@@ -106,14 +136,7 @@ int rl_roof_from_spec(const struct rl_gpu_spec *spec, const char *name,
     if (isnan(peak))
         return rl_fail(errmsg, RL_EUNSUPPORTED, "%s has no %s%s rate", spec->name,
                        d->label, sparse ? " (sparse)" : "");
-    memset(out, 0, sizeof *out);
-    snprintf(out->name, sizeof out->name, "%s", d->name);
-    snprintf(out->label, sizeof out->label, "%s%s", d->label,
-             d->unit == RL_UNIT_CUDA ? "" : sparse ? " (2:4 sparse)" : " (dense)");
-    out->precision = d->precision;
-    out->unit = d->unit;
-    out->sparse = sparse;
-    out->ops = d->precision == RL_PREC_INT8;
+    describe(d, sparse, out);
     out->peak_tflops = peak;
     out->origin = rl_gpu_spec_peak_origin(spec, t, d->precision);
     return RL_OK;

@@ -81,6 +81,11 @@ const char *const *rl_roof_names(void);
 int rl_roof_from_spec(const struct rl_gpu_spec *spec, const char *name,
                       bool sparse, struct rl_compute_roof *out, char *errmsg);
 
+/* A roof's name, label, precision and unit without a value (peak NAN,
+ * origin measured): for ceilings that come from measurements. 0 or
+ * RL_ENOTFOUND. */
+int rl_roof_describe(const char *name, struct rl_compute_roof *out);
+
 /* The memory roof of a level. RL_EUNSUPPORTED when the spec does not know
  * that level's bandwidth. */
 int rl_memory_roof_from_spec(const struct rl_gpu_spec *spec,

@@ -153,6 +153,41 @@ static bool point_drawable(const struct rl_chart_point *p)
            isfinite(p->tflops) && p->tflops > 0;
 }
 
+/* A roof's label as the chart shows it: Tensor Core roofs are dense unless
+ * they say "2:4 sparse", so "(dense)" goes; library roofs read "BF16
+ * cuBLASLt". */
+static void chart_label(char *out, size_t n, const char *label)
+{
+    char buf[160];
+    snprintf(buf, sizeof buf, "%s", label);
+    char *dense = strstr(buf, " (dense)");
+    if (dense)
+        memmove(dense, dense + 8, strlen(dense + 8) + 1);
+    char *blas = strstr(buf, ", cuBLASLt");
+    if (blas) {
+        size_t prec = strcspn(buf, " ");
+        snprintf(out, n, "%.*s cuBLASLt", (int)prec, buf);
+        return;
+    }
+    snprintf(out, n, "%s", buf);
+}
+
+/* A colour per precision, the same for its datasheet, measured and library
+ * roofs ("bf16", "bf16-blas"). */
+static int roof_color(const char *name)
+{
+    char base[32];
+    snprintf(base, sizeof base, "%s", name);
+    char *blas = strstr(base, "-blas");
+    if (blas)
+        *blas = '\0';
+    const char *const *names = rl_roof_names();
+    for (int i = 0; names[i]; i++)
+        if (strcmp(names[i], base) == 0)
+            return i % (int)N_COMPUTE_COLORS;
+    return 0;
+}
+
 /* Merge equal compute roofs; fill lines[] with compute then memory lines. */
 static size_t build_lines(const struct rl_chart *c, struct rl_chart_line *lines)
 {
@@ -166,15 +201,17 @@ static size_t build_lines(const struct rl_chart *c, struct rl_chart_line *lines)
                 same = &lines[j];
         if (same) {
             /* The value text is appended later; merge the names only. */
-            merge_labels(same->label, sizeof same->label, r->label);
+            char short_name[96];
+            chart_label(short_name, sizeof short_name, r->label);
+            merge_labels(same->label, sizeof same->label, short_name);
             continue;
         }
         struct rl_chart_line *L = &lines[n];
         memset(L, 0, sizeof *L);
-        snprintf(L->label, sizeof L->label, "%s", r->label);
+        chart_label(L->label, sizeof L->label, r->label);
         L->value = r->peak_tflops;
         L->origin = r->origin;
-        L->color = (int)(i % N_COMPUTE_COLORS);
+        L->color = roof_color(r->name);
         n++;
     }
     size_t n_compute_lines = n;
@@ -187,6 +224,17 @@ static size_t build_lines(const struct rl_chart *c, struct rl_chart_line *lines)
         format_peak(v, sizeof v, lines[i].value, ops);
         size_t u = strlen(lines[i].label);
         snprintf(lines[i].label + u, sizeof lines[i].label - u, ": %s%s", v,
+                 origin_suffix(lines[i].origin));
+        /* The short form drops the unit's name: "BF16: 760.0 TFLOP/s (measured)". */
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(strchr(lines[i].label, ':') - lines[i].label),
+                 lines[i].label);
+        char *unit = strstr(name, " Tensor Core");
+        if (!unit)
+            unit = strstr(name, " CUDA cores");
+        if (unit)
+            *unit = '\0';
+        snprintf(lines[i].short_label, sizeof lines[i].short_label, "%.60s: %s%s", name, v,
                  origin_suffix(lines[i].origin));
     }
     for (size_t i = 0; i < c->n_memory; i++) {
@@ -234,6 +282,15 @@ static void choose_ranges(const struct rl_chart *c, struct rl_chart_layout *l)
         y_lo = fmin(y_lo, p->tflops * 1e12 / 4);
         y_hi = fmax(y_hi, p->tflops * 1e12 * 3);
     }
+    for (size_t s = 0; s < c->n_series; s++)
+        for (size_t i = 0; i < c->series[s].n; i++) {
+            double ai = c->series[s].ai_flop_per_byte[i], tf = c->series[s].tflops[i];
+            if (!(ai > 0) || !(tf > 0) || isinf(ai) || isinf(tf))
+                continue;
+            ai_lo = fmin(ai_lo, ai / 2);
+            ai_hi = fmax(ai_hi, ai * 2);
+            y_lo = fmin(y_lo, tf * 1e12 / 3);
+        }
     l->x_lo = floor_decade(ai_lo);
     l->x_hi = ceil_decade(ai_hi);
     /* Memory roofs enter at the left edge: keep them in view. */
@@ -254,28 +311,45 @@ static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
         struct rl_chart_line *L = &l->lines[i];
         if (L->memory)
             continue;
-        double w = (double)text_len(L->label) * CHAR_W(FONT_ROOF);
         double py = to_py(a, L->y0);
         double x_end = a->px1 - 6, x_start = fmax(to_px(a, L->x0) + 4, a->px0 + 4);
-        /* From the right end leftwards, above the line then below it; the
-         * last positions let a long label run past the line's start, over
-         * the empty space above the memory roofs. */
-        double x_min_end = fmax(a->px0 + 4 + w, x_start + w * 0.4);
-        struct rl_box cand[16];
-        for (int f = 0; f < 8; f++) {
-            double xr = x_end - (x_end - x_min_end) * f / 7.0;
-            if (x_end < x_min_end)
-                xr = x_end;
-            cand[2 * f] = (struct rl_box){xr - w, py + 2, xr, py + 2 + h};
-            cand[2 * f + 1] = (struct rl_box){xr - w, py - 2 - h, xr, py - 2};
+        /* The full label where it fits; where it would cover another, the
+         * value alone (the colour names the precision). */
+        struct rl_box cand[2][16];
+        double cost[2] = {INFINITY, INFINITY};
+        size_t pick[2] = {0, 0};
+        for (int form = 0; form < 2; form++) {
+            const char *text = form == 0 ? L->label : L->short_label;
+            double w = (double)text_len(text) * CHAR_W(FONT_ROOF);
+            /* From the right end leftwards, above the line then below it; the
+             * last positions let a long label run past the line's start, over
+             * the empty space above the memory roofs. */
+            double x_min_end = fmax(a->px0 + 4 + w, x_start + w * 0.4);
+            for (int f = 0; f < 8; f++) {
+                double xr = x_end - (x_end - x_min_end) * f / 7.0;
+                if (x_end < x_min_end)
+                    xr = x_end;
+                cand[form][2 * f] = (struct rl_box){xr - w, py + 2, xr, py + 2 + h};
+                cand[form][2 * f + 1] = (struct rl_box){xr - w, py - 2 - h, xr, py - 2};
+            }
+            for (size_t i2 = 0; i2 < 16; i2++) {
+                double c2 = rl_placer_cost(pl, cand[form][i2]);
+                if (c2 < cost[form]) {
+                    cost[form] = c2;
+                    pick[form] = i2;
+                }
+            }
         }
-        size_t k;
-        if (rl_placer_place_best(pl, cand, sizeof cand / sizeof cand[0], &k))
+        int form = cost[0] < 100 || cost[0] <= cost[1] ? 0 : 1;
+        L->use_short = form == 1;
+        size_t k = pick[form];
+        if (rl_placer_add_box(pl, cand[form][k]))
             return RL_ENOMEM;
-        L->text.box = cand[k];
+        const struct rl_box *cb = &cand[form][k];
+        L->text.box = *cb;
         L->text.right_aligned = true;
-        L->text_x = from_px(a, cand[k].x1);
-        L->text_y = from_py(a, (cand[k].y0 + cand[k].y1) / 2);
+        L->text_x = from_px(a, cb->x1);
+        L->text_y = from_py(a, (cb->y0 + cb->y1) / 2);
     }
     /* Memory roofs: along the line, rotated, at the first free spot from the
      * left. The rotated text is modelled as squares along its baseline. */
@@ -371,7 +445,7 @@ int rl_chart_layout(const struct rl_chart *c, struct rl_chart_layout *out,
         p_max = fmax(p_max, c->compute[i].peak_tflops);
     for (size_t i = 0; i < c->n_memory; i++) {
         b_max = fmax(b_max, c->memory[i].bandwidth_gbs);
-        if (c->memory[i].level == RL_MEM_DRAM)
+        if (c->memory[i].level == RL_MEM_DRAM && isnan(b_dram))
             b_dram = c->memory[i].bandwidth_gbs;
     }
     if (isnan(b_dram) && c->n_memory)
@@ -399,13 +473,18 @@ int rl_chart_layout(const struct rl_chart *c, struct rl_chart_layout *out,
         rc = rl_placer_add_line(&pl, (struct rl_segment){to_px(&a, L->x0), to_py(&a, L->y0),
                                                          to_px(&a, L->x1), to_py(&a, L->y1)});
     }
-    /* Ridge points: each compute line against the DRAM roof. */
+    /* Ridge points: each compute line against the DRAM roof of its own
+     * origin (measured with measured), else the first DRAM roof. */
     for (size_t i = 0; i < out->n_lines && !rc && !isnan(b_dram); i++) {
         const struct rl_chart_line *L = &out->lines[i];
         if (L->memory)
             continue;
+        double bw = b_dram;
+        for (size_t m = 0; m < c->n_memory; m++)
+            if (c->memory[m].level == RL_MEM_DRAM && c->memory[m].origin == L->origin)
+                bw = c->memory[m].bandwidth_gbs;
         struct rl_chart_ridge *r = &out->ridges[out->n_ridges++];
-        r->ai_flop_per_byte = L->value * 1e3 / b_dram;
+        r->ai_flop_per_byte = L->value * 1e3 / bw;
         r->flops_per_s = L->value * 1e12;
         snprintf(r->text, sizeof r->text, "%.3g", r->ai_flop_per_byte);
         double px = to_px(&a, r->ai_flop_per_byte), py = to_py(&a, r->flops_per_s);
@@ -421,9 +500,20 @@ int rl_chart_layout(const struct rl_chart *c, struct rl_chart_layout *out,
         double s = 6 * (c->points[i].size > 0 ? c->points[i].size : 1);
         rc = rl_placer_add_box(&pl, (struct rl_box){px - s, py - s, px + s, py + s});
     }
+    /* Measured curves: their segments are lines to avoid. */
+    for (size_t s = 0; s < c->n_series && !rc; s++)
+        for (size_t i = 0; i + 1 < c->series[s].n && !rc; i++) {
+            const struct rl_chart_series *S = &c->series[s];
+            rc = rl_placer_add_line(&pl, (struct rl_segment){
+                to_px(&a, S->ai_flop_per_byte[i]), to_py(&a, S->tflops[i] * 1e12),
+                to_px(&a, S->ai_flop_per_byte[i + 1]), to_py(&a, S->tflops[i + 1] * 1e12)});
+        }
     /* The key, bottom right. */
     if (!rc) {
-        size_t rows = 2 + (c->n_points > 0) * 2, chars = 22;
+        size_t rows = 2 + (c->n_points > 0) * 2 + c->n_series, chars = 22;
+        for (size_t s = 0; s < c->n_series; s++)
+            if (c->series[s].title && text_len(c->series[s].title) > chars)
+                chars = text_len(c->series[s].title);
         out->key = (struct rl_box){a.px1 - 40 - chars * CHAR_W(FONT_KEY), a.py0 + 4,
                                    a.px1 - 4, a.py0 + 10 + rows * TEXT_H(FONT_KEY)};
         rc = rl_placer_add_box(&pl, out->key);
@@ -554,7 +644,7 @@ static void write_labels(struct rl_strbuf *gp, const struct rl_chart *c,
     for (size_t i = 0; i < l->n_lines; i++) {
         const struct rl_chart_line *L = &l->lines[i];
         rl_strbuf_printf(gp, "set label %d ", tag++);
-        put_quoted(gp, L->label);
+        put_quoted(gp, L->use_short ? L->short_label : L->label);
         rl_strbuf_printf(gp, " at %.6g,%.6g %s rotate by %.2f tc rgb \"%s\" font \",%.1f\""
                              " noenhanced front\n",
                          L->text_x, L->text_y, L->memory ? "left" : "right",
@@ -604,6 +694,24 @@ static void write_roofs_dat(struct rl_strbuf *d, const struct rl_chart_layout *l
         rl_strbuf_printf(d, "NaN NaN\n");
 }
 
+static void write_series_dat(struct rl_strbuf *d, const struct rl_chart *c,
+                             const struct rl_chart_layout *l)
+{
+    for (size_t s = 0; s < c->n_series; s++) {
+        const struct rl_chart_series *S = &c->series[s];
+        rl_strbuf_printf(d, "\n\n# index %zu: %s [measured]\n", l->n_lines + 1 + s,
+                         S->title ? S->title : "series");
+        size_t drawn = 0;
+        for (size_t i = 0; i < S->n; i++)
+            if (S->ai_flop_per_byte[i] > 0 && S->tflops[i] > 0) {
+                rl_strbuf_printf(d, "%.8g %.8g\n", S->ai_flop_per_byte[i], S->tflops[i] * 1e12);
+                drawn++;
+            }
+        if (!drawn)
+            rl_strbuf_printf(d, "NaN NaN\n");
+    }
+}
+
 static void write_kernels_dat(struct rl_strbuf *d, const struct rl_chart *c,
                               const struct rl_chart_layout *l)
 {
@@ -640,6 +748,13 @@ static void write_plot(struct rl_strbuf *gp, const struct rl_chart *c,
                              "notitle, \\\n", base, i, i + 1);
     rl_strbuf_printf(gp, "  \"%s.roofs.dat\" index %zu using 1:2 with points ls 90 "
                          "title \"ridge point (FLOP/byte)\", \\\n", base, l->n_lines);
+    for (size_t s = 0; s < c->n_series; s++) {
+        rl_strbuf_printf(gp, "  \"%s.roofs.dat\" index %zu using 1:2 with linespoints lc rgb "
+                             "\"%s\" lw 1.5 pt 5 ps 0.6 title ", base, l->n_lines + 1 + s,
+                         compute_colors[roof_color(c->series[s].roof ? c->series[s].roof : "")]);
+        put_quoted(gp, c->series[s].title ? c->series[s].title : "measured");
+        rl_strbuf_printf(gp, " noenhanced, \\\n");
+    }
     static const char *const origin_title[3] = {"datasheet ceiling", "analytic ceiling",
                                                 "measured ceiling"};
     for (int o = 0; o < 3; o++)
@@ -753,6 +868,7 @@ int rl_chart_script(const struct rl_chart *c, const struct rl_chart_layout *l,
     if (rc)
         return rc;
     write_roofs_dat(roofs_dat, l);
+    write_series_dat(roofs_dat, c, l);
     write_kernels_dat(kernels_dat, c, l);
     if (oom || gp->oom || roofs_dat->oom || kernels_dat->oom)
         return rl_fail(errmsg, RL_ENOMEM, "out of memory writing the chart script");

@@ -18,6 +18,15 @@ struct rl_chart_point {
     int roof;               /* index into compute[] for its colour, -1 none */
 };
 
+/* A measured curve (an intensity sweep): points joined by a line. */
+struct rl_chart_series {
+    const char *title;      /* key entry: "FP32 intensity sweep (measured)" */
+    const double *ai_flop_per_byte;
+    const double *tflops;
+    size_t n;
+    const char *roof;       /* roof name whose colour it takes ("fp32") */
+};
+
 struct rl_chart {
     const char *title;
     const struct rl_compute_roof *compute;
@@ -27,11 +36,15 @@ struct rl_chart {
     const struct rl_chart_point *points;
     size_t n_points;
     size_t max_labels;      /* kernels labelled, in the order given; 0 = 12 */
+    const struct rl_chart_series *series;
+    size_t n_series;
 };
 
 /* A drawn ceiling (equal compute roofs are merged into one line). */
 struct rl_chart_line {
     char label[160];
+    char short_label[128];  /* compute roofs: precision and value only */
+    bool use_short;         /* no room for the label: the value is drawn */
     bool memory;
     enum rl_origin origin;
     double value;           /* TFLOP/s or GB/s */

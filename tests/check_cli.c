@@ -50,7 +50,7 @@ START_TEST(version_and_help)
     ck_assert_int_eq(r.status, 0);
     ck_assert_ptr_nonnull(strstr(r.out, "usage: roofline"));
     rl_run_release(&r);
-    static const char *const cmds[] = {"gpus", "ridge", "chart", NULL};
+    static const char *const cmds[] = {"gpus", "ridge", "chart", "bench", NULL};
     for (int i = 0; cmds[i]; i++) {
         r = RUN(cmds[i], "-h");
         ck_assert_int_eq(r.status, 0);
@@ -208,6 +208,68 @@ START_TEST(chart_bad_inputs)
 }
 END_TEST
 
+START_TEST(chart_with_measured_ceilings)
+{
+    char svg[512], gp[512];
+    snprintf(svg, sizeof svg, "%s/b.svg", rl_test_tmpdir());
+    snprintf(gp, sizeof gp, "%s/b.gp", rl_test_tmpdir());
+    /* The GPU comes from the bench file (spec_id h200). */
+    struct rl_run r = RUN("chart", "--bench", ROOFLINE_TEST_DATA_DIR "/bench-synthetic.json",
+                          "--library", "--precision", "fp32,bf16,fp8", "-o", svg);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    rl_run_release(&r);
+    char *script = rl_test_slurp(gp);
+    ck_assert_ptr_nonnull(script);
+    ck_assert_ptr_nonnull(strstr(script, "BF16 Tensor Core: 989.4 TFLOP/s"));
+    ck_assert_ptr_nonnull(strstr(script, "BF16 Tensor Core: 760.0 TFLOP/s (measured)"));
+    ck_assert_ptr_nonnull(strstr(script, "BF16 cuBLASLt: 700.0 TFLOP/s (measured)"));
+    /* FP8: the better of E4M3 and E5M2. */
+    ck_assert_ptr_nonnull(strstr(script, "FP8 Tensor Core: 1300.0 TFLOP/s (measured)"));
+    ck_assert_ptr_nonnull(strstr(script, "HBM3e: 4.2 TB/s (measured)"));
+    ck_assert_ptr_nonnull(strstr(script, "L2: 9.5 TB/s (measured)"));
+    ck_assert_ptr_nonnull(strstr(script, "L1/shared: 30 TB/s (measured)"));
+    ck_assert_ptr_nonnull(strstr(script, "title \"measured ceiling\""));
+    ck_assert_ptr_nonnull(strstr(script, "FP32 intensity sweep"));
+    ck_assert_ptr_nonnull(strstr(script, "datasheet, measured and analytic ceilings"));
+    free(script);
+    /* A broken bench file: its name and line. */
+    char bad[512];
+    snprintf(bad, sizeof bad, "%s/bad-bench.json", rl_test_tmpdir());
+    FILE *f = fopen(bad, "w");
+    fputs("{\n \"schema_version\": 1,\n \"gpu\": {\n", f);
+    fclose(f);
+    r = RUN("chart", "--bench", bad, "-o", svg);
+    ck_assert_int_eq(r.status, 1);
+    assert_one_error_line(&r, "bad-bench.json': line 4");
+    rl_run_release(&r);
+}
+END_TEST
+
+START_TEST(bench_without_a_gpu)
+{
+    static const char *const env[] = {"CUDA_VISIBLE_DEVICES=-1", NULL};
+    char out[512];
+    snprintf(out, sizeof out, "%s/never-bench.json", rl_test_tmpdir());
+    struct rl_run r = rl_test_cli(env, "bench", "--quick", "-o", out, (const char *)NULL);
+    ck_assert_int_eq(r.status, 1);
+    /* Built with CUDA: no driver or no device; without: says so. */
+    ck_assert_msg(strstr(r.err, "roofline: error: cannot measure: no ") ||
+                      strstr(r.err, "built without CUDA"),
+                  "%s", r.err);
+    ck_assert_int_eq(rl_test_count(r.err, "\n"), 1);
+    ck_assert_ptr_null(strstr(r.out, "wrote"));
+    rl_run_release(&r);
+    r = RUN("bench", "--only", "fp128");
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "unknown benchmark or group 'fp128'"));
+    rl_run_release(&r);
+    r = RUN("bench", "--list");
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "gemm-fp8"));
+    rl_run_release(&r);
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -218,10 +280,12 @@ static Suite *cli_suite(void)
     tcase_add_test(core, golden_ridge);
     tcase_add_test(core, own_spec_file);
     tcase_add_test(core, chart_with_kernels);
+    tcase_add_test(core, chart_with_measured_ceilings);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, unknown_gpu_and_bad_usage);
     tcase_add_test(limits, chart_bad_inputs);
+    tcase_add_test(limits, bench_without_a_gpu);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -37,7 +37,7 @@ static void teardown(void) { rl_gpudb_release(&db); }
 
 static struct rl_chart chart_of(const struct rl_chart_point *p, size_t n)
 {
-    struct rl_chart c = {"NVIDIA H200: test", roofs, n_roofs, mem, n_mem, p, n, 0};
+    struct rl_chart c = {"NVIDIA H200: test", roofs, n_roofs, mem, n_mem, p, n, 0, NULL, 0};
     return c;
 }
 
@@ -59,7 +59,7 @@ START_TEST(ranges_hold_ridges_and_points)
     ck_assert_uint_eq(l.n_lines, 5 + 2);
     int merged = 0;
     for (size_t i = 0; i < l.n_lines; i++)
-        merged += strcmp(l.lines[i].label, "FP16/BF16 Tensor Core (dense): 989.4 TFLOP/s") == 0;
+        merged += strcmp(l.lines[i].label, "FP16/BF16 Tensor Core: 989.4 TFLOP/s") == 0;
     ck_assert_int_eq(merged, 1);
     ck_assert_uint_eq(l.n_ridges, 5);
     ck_assert_double_eq_tol(l.ridges[4].ai_flop_per_byte, 1978.9e3 / 4800, 1e-9);
@@ -146,7 +146,7 @@ START_TEST(script_carries_the_ceilings)
                                      &kernels_dat, err), 0);
     ck_assert_ptr_nonnull(strstr(gp.s, "set logscale xy 10"));
     ck_assert_ptr_nonnull(strstr(gp.s, "outfile = \"h200.svg\""));
-    ck_assert_ptr_nonnull(strstr(gp.s, "FP16/BF16 Tensor Core (dense): 989.4 TFLOP/s"));
+    ck_assert_ptr_nonnull(strstr(gp.s, "FP16/BF16 Tensor Core: 989.4 TFLOP/s"));
     ck_assert_ptr_nonnull(strstr(gp.s, "HBM3e: 4.8 TB/s"));
     ck_assert_ptr_nonnull(strstr(gp.s, "L1/shared: 33.45 TB/s (analytic)"));
     ck_assert_ptr_nonnull(strstr(gp.s, "title \"datasheet ceiling\""));
@@ -178,11 +178,11 @@ START_TEST(measured_roofs_get_their_own_style)
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
     struct rl_strbuf gp = {0}, r = {0}, k = {0};
     ck_assert_int_eq(rl_chart_script(&c, &l, RL_CHART_PDF, "x", &gp, &r, &k, NULL), 0);
-    ck_assert_ptr_nonnull(strstr(gp.s, "BF16 Tensor Core (dense): 790.0 TFLOP/s (measured)"));
+    ck_assert_ptr_nonnull(strstr(gp.s, "BF16 Tensor Core: 790.0 TFLOP/s (measured)"));
     ck_assert_ptr_nonnull(strstr(gp.s, "title \"measured ceiling\""));
     ck_assert_ptr_nonnull(strstr(gp.s, "dt (10,6)"));
     /* FP16 (datasheet 989.4) no longer merges with the measured BF16. */
-    ck_assert_ptr_nonnull(strstr(gp.s, "\"FP16 Tensor Core (dense): 989.4 TFLOP/s\""));
+    ck_assert_ptr_nonnull(strstr(gp.s, "FP16 Tensor Core: 989.4 TFLOP/s"));
     ck_assert_ptr_nonnull(strstr(k.s, "NaN NaN")); /* no kernels: a placeholder row */
     rl_strbuf_release(&gp);
     rl_strbuf_release(&r);
@@ -259,7 +259,7 @@ START_TEST(bad_outputs_fail_without_partial_files)
     snprintf(path, sizeof path, "%s/nognuplot.gp", rl_test_tmpdir());
     ck_assert_int_gt(file_size(path), 0);
     /* A chart needs a ceiling. */
-    struct rl_chart empty = {"x", NULL, 0, NULL, 0, NULL, 0, 0};
+    struct rl_chart empty = {"x", NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0};
     struct rl_chart_layout l;
     ck_assert_int_eq(rl_chart_layout(&empty, &l, err), RL_EINVAL);
 }

@@ -27,6 +27,7 @@
 int cmd_gpus(int argc, char **argv);
 int cmd_ridge(int argc, char **argv);
 int cmd_chart(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 /* Messages: one line on stderr, "roofline: error: ..." */
 

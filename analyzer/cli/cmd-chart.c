@@ -6,6 +6,7 @@
 #include "../json.h"
 #include "../plot.h"
 #include "../records.h"
+#include "results.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -13,16 +14,21 @@
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: roofline chart --gpu <gpu> [--precision LIST] [--sparse]\n"
-    "                      [--memory LIST] [--kernels FILE] [--title TEXT]\n"
+    "usage: roofline chart [--gpu <gpu>] [--bench FILE] [--library] [--precision LIST]\n"
+    "                      [--sparse] [--memory LIST] [--kernels FILE] [--title TEXT]\n"
     "                      [--json] -o OUT.svg|.png|.pdf [-o ...]\n"
     "\n"
-    "Draw the roofline of a GPU from its datasheet, with kernels placed on it.\n"
+    "Draw the roofline of a GPU from its datasheet and/or the ceilings measured\n"
+    "by 'roofline bench', with kernels placed on it.\n"
     "Beside each image, OUT.gp (the gnuplot script) and OUT.roofs.dat /\n"
     "OUT.kernels.dat (its data) are written so the chart can be restyled:\n"
     "edit OUT.gp and run 'gnuplot OUT.gp'.\n"
     "\n"
-    "  --gpu G            id, name or spec file (see 'roofline gpus')\n"
+    "  --gpu G            id, name or spec file (see 'roofline gpus'); default:\n"
+    "                     the GPU of the --bench file\n"
+    "  --bench FILE       a 'roofline bench' JSON: measured ceilings (dashed) beside\n"
+    "                     the datasheet ones, and its intensity sweeps as curves\n"
+    "  --library          also draw the cuBLASLt GEMM ceilings of the bench file\n"
     "  --precision LIST   compute roofs, comma-separated (default: fp64, fp32,\n"
     "                     tf32, fp16, bf16, fp8 where the GPU has them);\n"
     "                     names as in 'roofline ridge -h'\n"
@@ -36,8 +42,9 @@ static const char usage_text[] =
     "  --json             print the kernel table as JSON\n"
     "\n"
     "Each kernel is judged against the roof of its 'precision' (default: the\n"
-    "first --precision given, else the highest roof drawn). A kernel without\n"
-    "time_ns is drawn at its attainable rate as an analytic point.\n";
+    "first --precision given, else the highest roof drawn), measured when the\n"
+    "bench file has it, else datasheet. A kernel without time_ns is drawn at\n"
+    "its attainable rate as an analytic point.\n";
 
 #define MAX_ROOFS 16
 #define MAX_OUTPUTS 8
@@ -45,28 +52,65 @@ static const char usage_text[] =
 static const char *const default_roofs[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8",
                                             NULL};
 
-/* Add roof `name` unless present; returns its index or -1 (reported). */
-static int add_roof(const struct rl_gpu_spec *s, const char *name, bool sparse,
-                    struct rl_compute_roof *roofs, size_t *n, bool quiet)
+struct roofs {
+    struct rl_compute_roof v[MAX_ROOFS];
+    size_t n;
+};
+
+static int push_roof(struct roofs *r, const struct rl_compute_roof *roof)
 {
-    for (size_t i = 0; i < *n; i++)
-        if (strcmp(roofs[i].name, name) == 0)
+    for (size_t i = 0; i < r->n; i++)
+        if (strcmp(r->v[i].name, roof->name) == 0 && r->v[i].origin == roof->origin)
             return (int)i;
-    if (*n == MAX_ROOFS) {
+    if (r->n == MAX_ROOFS) {
         cli_error("too many compute roofs (at most %d)", MAX_ROOFS);
         return -1;
     }
-    char err[RL_ERRMSG_SIZE];
-    /* Sparsity only exists on Tensor Cores: CUDA-core roofs stay dense. */
-    int rc = rl_roof_from_spec(s, name, sparse, &roofs[*n], err);
-    if (rc == RL_EINVAL && sparse)
-        rc = rl_roof_from_spec(s, name, false, &roofs[*n], err);
-    if (rc) {
-        if (!quiet)
+    r->v[r->n] = *roof;
+    return (int)r->n++;
+}
+
+/* Add the roofs of precision `name`: the datasheet one (spec), the measured
+ * one and, with library, the cuBLASLt one (bench). Returns the index of the
+ * roof kernels of this precision are judged against (measured first), or
+ * -1 when there is none (reported unless quiet). */
+static int add_roofs(const struct rl_gpu_spec *s, const struct rl_bench_ceilings *bench,
+                     bool library, const char *name, bool sparse, struct roofs *r, bool quiet)
+{
+    char err[RL_ERRMSG_SIZE] = "";
+    int judge = -1;
+    struct rl_compute_roof roof;
+    if (s) {
+        /* Sparsity only exists on Tensor Cores: CUDA-core roofs stay dense. */
+        int rc = rl_roof_from_spec(s, name, sparse, &roof, err);
+        if (rc == RL_EINVAL && sparse)
+            rc = rl_roof_from_spec(s, name, false, &roof, err);
+        if (rc == RL_OK && (judge = push_roof(r, &roof)) < 0)
+            return -1;
+        if (rc == RL_ENOTFOUND) {
             cli_error("%s", err);
-        return -1;
+            return -1;
+        }
     }
-    return (int)(*n)++;
+    for (size_t i = 0; bench && i < bench->n_compute; i++) {
+        const struct rl_compute_roof *m = &bench->compute[i];
+        char blas[32];
+        snprintf(blas, sizeof blas, "%s-blas", name);
+        if (strcmp(m->name, name) == 0 && !sparse) {
+            if ((judge = push_roof(r, m)) < 0)
+                return -1;
+        } else if (library && strcmp(m->name, blas) == 0 && !sparse) {
+            if (push_roof(r, m) < 0)
+                return -1;
+        }
+    }
+    if (judge < 0 && !quiet) {
+        if (!err[0])
+            snprintf(err, sizeof err, "no ceiling for precision '%s'%s", name,
+                     bench ? " in the datasheet or the bench file" : "");
+        cli_error("%s", err);
+    }
+    return judge;
 }
 
 static char *shorten(const char *name, char *buf, size_t n)
@@ -88,11 +132,12 @@ int cmd_chart(int argc, char **argv)
         {"sparse", no_argument, NULL, 's'},      {"memory", required_argument, NULL, 'm'},
         {"kernels", required_argument, NULL, 'k'}, {"title", required_argument, NULL, 't'},
         {"output", required_argument, NULL, 'o'}, {"json", no_argument, NULL, 'j'},
+        {"bench", required_argument, NULL, 'b'},  {"library", no_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},        {0}};
     const char *gpu = NULL, *precisions = NULL, *memory = NULL, *kernels = NULL;
-    const char *title = NULL, *outputs[MAX_OUTPUTS];
+    const char *title = NULL, *outputs[MAX_OUTPUTS], *bench_path = NULL;
     size_t n_out = 0;
-    bool sparse = false, json = false;
+    bool sparse = false, json = false, library = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
@@ -104,6 +149,8 @@ int cmd_chart(int argc, char **argv)
         case 'k': kernels = optarg; break;
         case 't': title = optarg; break;
         case 'j': json = true; break;
+        case 'b': bench_path = optarg; break;
+        case 'L': library = true; break;
         case 'o':
             if (n_out == MAX_OUTPUTS)
                 return cli_usage_error("chart", "at most %d outputs", MAX_OUTPUTS);
@@ -115,8 +162,10 @@ int cmd_chart(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("chart", "unexpected argument '%s'", argv[optind]);
-    if (!gpu)
-        return cli_usage_error("chart", "--gpu is required");
+    if (!gpu && !bench_path)
+        return cli_usage_error("chart", "--gpu or --bench is required");
+    if (library && !bench_path)
+        return cli_usage_error("chart", "--library needs --bench");
     if (n_out == 0)
         return cli_usage_error("chart", "-o OUT.svg|.png|.pdf is required");
     for (size_t i = 0; i < n_out; i++)
@@ -124,17 +173,30 @@ int cmd_chart(int argc, char **argv)
             return cli_usage_error("chart", "cannot tell the format of '%s': use .svg, "
                                             ".png or .pdf", outputs[i]);
 
-    const struct rl_gpu_spec *s = cli_find_gpu(gpu);
-    if (!s)
-        return CLI_FAIL;
+    char err[RL_ERRMSG_SIZE];
+    static struct rl_bench_ceilings bench;
+    const struct rl_bench_ceilings *b = NULL;
+    if (bench_path) {
+        if (rl_bench_ceilings_load(bench_path, &bench, err)) {
+            cli_error("%s", err);
+            return CLI_FAIL;
+        }
+        b = &bench;
+    }
+    const struct rl_gpu_spec *s = NULL;
+    if (gpu || (b && b->spec_id[0])) {
+        s = cli_find_gpu(gpu ? gpu : b->spec_id);
+        if (!s)
+            return CLI_FAIL;
+    }
+    const char *gpu_name = s ? s->name : b->gpu_name;
 
     /* Compute roofs. */
-    struct rl_compute_roof roofs[MAX_ROOFS];
-    size_t n_roofs = 0;
+    struct roofs roofs = {.n = 0};
     if (precisions) {
         char *list = strdup(precisions), *save = NULL;
         for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            if (add_roof(s, t, sparse, roofs, &n_roofs, false) < 0) {
+            if (add_roofs(s, b, library, t, sparse, &roofs, false) < 0) {
                 free(list);
                 return CLI_FAIL;
             }
@@ -142,15 +204,15 @@ int cmd_chart(int argc, char **argv)
         free(list);
     } else {
         for (const char *const *n = default_roofs; *n; n++)
-            add_roof(s, *n, sparse, roofs, &n_roofs, true);
+            add_roofs(s, b, library, *n, sparse, &roofs, true);
     }
-    if (n_roofs == 0)
+    if (roofs.n == 0)
         return cli_usage_error("chart", "no compute roof to draw");
 
-    /* Memory roofs. */
-    struct rl_memory_roof mem[RL_MEM_COUNT];
+    /* Memory roofs: the datasheet's, then the measured ones. */
+    struct rl_memory_roof mem[2 * RL_MEM_COUNT];
     size_t n_mem = 0;
-    char err[RL_ERRMSG_SIZE];
+    bool want[RL_MEM_COUNT] = {!memory, !memory, !memory};
     if (memory) {
         char *list = strdup(memory), *save = NULL;
         for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -159,19 +221,52 @@ int cmd_chart(int argc, char **argv)
                 free(list);
                 return cli_usage_error("chart", "unknown memory level '%s' (hbm, l2, l1)", t);
             }
-            if (n_mem < RL_MEM_COUNT &&
-                rl_memory_roof_from_spec(s, (enum rl_mem_level)level, &mem[n_mem], err)) {
-                free(list);
-                cli_error("%s", err);
-                return CLI_FAIL;
-            }
-            n_mem += n_mem < RL_MEM_COUNT;
+            want[level] = true;
         }
         free(list);
-    } else {
-        for (int l = 0; l < RL_MEM_COUNT; l++)
-            if (rl_memory_roof_from_spec(s, (enum rl_mem_level)l, &mem[n_mem], NULL) == 0)
+    }
+    for (int l = 0; l < RL_MEM_COUNT; l++) {
+        if (!want[l])
+            continue;
+        bool have = false;
+        if (s && rl_memory_roof_from_spec(s, (enum rl_mem_level)l, &mem[n_mem], err) == 0) {
+            n_mem++;
+            have = true;
+        }
+        for (size_t i = 0; b && i < b->n_memory; i++)
+            if (b->memory[i].level == (enum rl_mem_level)l) {
+                mem[n_mem] = b->memory[i];
+                if (l == RL_MEM_DRAM && s)
+                    snprintf(mem[n_mem].label, sizeof mem[n_mem].label, "%s", s->memory_type);
                 n_mem++;
+                have = true;
+            }
+        if (!have && memory) {
+            cli_error("%s", s ? err : "the bench file has no such memory level");
+            return CLI_FAIL;
+        }
+    }
+
+    /* Intensity sweeps of the precisions drawn. */
+    struct rl_chart_series series[4];
+    char series_titles[4][96];
+    size_t n_series = 0;
+    for (int i = 0; b && i < b->n_sweeps; i++) {
+        bool drawn = false;
+        for (size_t k = 0; k < roofs.n; k++)
+            drawn |= strcmp(roofs.v[k].name, b->sweeps[i].precision) == 0;
+        if (!drawn)
+            continue;
+        struct rl_compute_roof d;
+        rl_roof_describe(b->sweeps[i].precision, &d);
+        snprintf(series_titles[n_series], sizeof series_titles[0], "%s intensity sweep",
+                 d.label);
+        series[n_series] = (struct rl_chart_series){series_titles[n_series],
+                                                    b->sweeps[i].ai_flop_per_byte,
+                                                    b->sweeps[i].tflops,
+                                                    (size_t)b->sweeps[i].n,
+                                                    b->sweeps[i].precision};
+        n_series++;
     }
 
     /* Kernels. */
@@ -181,11 +276,19 @@ int cmd_chart(int argc, char **argv)
         rl_record_list_release(&recs);
         return CLI_FAIL;
     }
+    /* Default judge: the first precision asked for (its measured roof when
+     * there is one), else the highest roof drawn. */
     size_t default_roof = 0;
-    if (!precisions)
-        for (size_t i = 1; i < n_roofs; i++)
-            if (roofs[i].peak_tflops > roofs[default_roof].peak_tflops)
+    if (precisions) {
+        char first[32];
+        snprintf(first, sizeof first, "%.*s", (int)strcspn(precisions, ","), precisions);
+        int j = add_roofs(s, b, false, first, sparse, &roofs, true);
+        default_roof = j < 0 ? 0 : (size_t)j;
+    } else {
+        for (size_t i = 1; i < roofs.n; i++)
+            if (roofs.v[i].peak_tflops > roofs.v[default_roof].peak_tflops)
                 default_roof = i;
+    }
     struct rl_chart_point *points = calloc(recs.n ? recs.n : 1, sizeof *points);
     struct rl_verdict *verdicts = calloc(recs.n ? recs.n : 1, sizeof *verdicts);
     int *roof_of = calloc(recs.n ? recs.n : 1, sizeof *roof_of);
@@ -199,7 +302,7 @@ int cmd_chart(int argc, char **argv)
         const struct rl_kernel_record *r = &recs.v[i];
         int ri = (int)default_roof;
         if (r->precision[0]) {
-            ri = add_roof(s, r->precision, sparse, roofs, &n_roofs, false);
+            ri = add_roofs(s, b, library, r->precision, sparse, &roofs, false);
             if (ri < 0) {
                 cli_error("kernel '%s' in '%s': cannot use its precision", r->name, kernels);
                 status = CLI_FAIL;
@@ -207,7 +310,7 @@ int cmd_chart(int argc, char **argv)
             }
         }
         roof_of[i] = ri;
-        if (rl_classify(&r->perf, &roofs[ri], mem, n_mem, &verdicts[i], err)) {
+        if (rl_classify(&r->perf, &roofs.v[ri], mem, n_mem, &verdicts[i], err)) {
             cli_error("kernel '%s' in '%s': %s", r->name, kernels, err);
             status = CLI_FAIL;
             break;
@@ -240,14 +343,21 @@ int cmd_chart(int argc, char **argv)
 
     /* Draw. */
     char default_title[200];
-    bool all_datasheet = true;
-    for (size_t i = 0; i < n_roofs; i++)
-        all_datasheet &= roofs[i].origin == RL_ORIGIN_DATASHEET;
-    snprintf(default_title, sizeof default_title, "%s: roofline (%s ceilings%s)", s->name,
-             all_datasheet ? "datasheet" : "datasheet and analytic",
-             sparse ? ", 2:4 sparse" : "");
-    struct rl_chart chart = {title ? title : default_title, roofs, n_roofs, mem, n_mem,
-                             points, recs.n, 0};
+    bool origins[3] = {false, false, false};
+    for (size_t i = 0; i < roofs.n; i++)
+        origins[roofs.v[i].origin] = true;
+    for (size_t i = 0; i < n_mem; i++)
+        origins[mem[i].origin] = true;
+    snprintf(default_title, sizeof default_title, "%s: roofline (%s%s%s%s%s ceilings%s)",
+             gpu_name, origins[RL_ORIGIN_DATASHEET] ? "datasheet" : "",
+             origins[RL_ORIGIN_DATASHEET] && origins[RL_ORIGIN_MEASURED] ? ", " : "",
+             origins[RL_ORIGIN_MEASURED] ? "measured" : "",
+             origins[RL_ORIGIN_ANALYTIC] ? (origins[RL_ORIGIN_DATASHEET] ||
+                                            origins[RL_ORIGIN_MEASURED] ? " and " : "")
+                                         : "",
+             origins[RL_ORIGIN_ANALYTIC] ? "analytic" : "", sparse ? ", 2:4 sparse" : "");
+    struct rl_chart chart = {title ? title : default_title, roofs.v, roofs.n, mem, n_mem,
+                             points, recs.n, 0, series, n_series};
     for (size_t i = 0; i < n_out && status == CLI_OK; i++) {
         if (rl_chart_render(&chart, outputs[i], err)) {
             cli_error("%s", err);
@@ -258,7 +368,7 @@ int cmd_chart(int argc, char **argv)
     if (status == CLI_OK && json) {
         cJSON *doc = cJSON_CreateObject();
         cJSON_AddNumberToObject(doc, "schema_version", 1);
-        cJSON_AddStringToObject(doc, "gpu", s->id);
+        cJSON_AddStringToObject(doc, "gpu", s ? s->id : b->gpu_name);
         cJSON *outs = cJSON_AddArrayToObject(doc, "outputs");
         for (size_t i = 0; i < n_out; i++)
             cJSON_AddItemToArray(outs, cJSON_CreateString(outputs[i]));
@@ -267,7 +377,9 @@ int cmd_chart(int argc, char **argv)
             const struct rl_verdict *v = &verdicts[i];
             cJSON *o = cJSON_CreateObject();
             cJSON_AddStringToObject(o, "name", recs.v[i].name);
-            cJSON_AddStringToObject(o, "precision", roofs[roof_of[i]].name);
+            cJSON_AddStringToObject(o, "precision", roofs.v[roof_of[i]].name);
+            cJSON_AddStringToObject(o, "roof_origin",
+                                    rl_origin_name(roofs.v[roof_of[i]].origin));
             cJSON_AddStringToObject(o, "origin", rl_origin_name(points[i].origin));
             rl_json_add_number(o, "ai_dram_flop_per_byte",
                                rl_json_round(v->ai_flop_per_byte[RL_MEM_DRAM], 6));
@@ -299,7 +411,7 @@ int cmd_chart(int argc, char **argv)
                 cli_format_derived(att, sizeof att, v->attainable_tflops);
                 cli_format_derived(pct, sizeof pct, v->pct_of_roof);
                 printf("%-32s %-9s %10s %11s %11s %7s  %s%s%s%s\n",
-                       shorten(recs.v[i].name, nm, sizeof nm), roofs[roof_of[i]].name, ai,
+                       shorten(recs.v[i].name, nm, sizeof nm), roofs.v[roof_of[i]].name, ai,
                        ach, att, pct, rl_bound_name(v->bound),
                        v->bound == RL_BOUND_MEMORY ? " (" : "",
                        v->bound == RL_BOUND_MEMORY ? rl_mem_level_name(v->limiter) : "",

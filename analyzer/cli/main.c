@@ -22,6 +22,7 @@ static const struct command {
     {"gpus", cmd_gpus, "list the GPU datasheet database, or show one GPU"},
     {"ridge", cmd_ridge, "print compute and memory ceilings and their ridge point"},
     {"chart", cmd_chart, "draw a roofline chart (SVG, PNG, PDF) with kernels on it"},
+    {"bench", cmd_bench, "measure the GPU's real ceilings (needs a GPU)"},
 };
 
 static void usage(FILE *out)

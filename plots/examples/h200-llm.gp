@@ -1,5 +1,5 @@
-# NVIDIA H200 SXM 141GB: roofline (datasheet ceilings)
-# Written by roofline 0.1.0. Edit freely, then redraw with:  gnuplot h200-llm.gp
+# NVIDIA H200 SXM 141GB: roofline (datasheet and analytic ceilings)
+# Written by roofline 0.2.0. Edit freely, then redraw with:  gnuplot h200-llm.gp
 # Data beside it: h200-llm.roofs.dat (ceilings, one gnuplot 'index' block per
 # line, ridge points in the last block) and h200-llm.kernels.dat (kernels).
 # Ceilings: datasheet solid, measured dashed, analytic dotted. Kernels:
@@ -42,15 +42,15 @@ set mytics 10
 set grid xtics ytics lw 1 lc rgb "#e4e4e4" dt 1
 set border 3 lw 1.2
 set tics nomirror out scale 0.7
-set title "NVIDIA H200 SXM 141GB: roofline (datasheet ceilings)" noenhanced font ",16"
+set title "NVIDIA H200 SXM 141GB: roofline (datasheet and analytic ceilings)" noenhanced font ",16"
 set key at graph 0.995,0.01 right bottom opaque box lw 0.5 lc rgb "#999999" samplen 2.5 spacing 1.0 font ",11.5"
 
 # Line styles: one per ceiling.
 set style line 1 lc rgb "#1f77b4" lw 2 dt 1   # FP64: 33.5 TFLOP/s
 set style line 2 lc rgb "#d62728" lw 2 dt 1   # FP32: 66.9 TFLOP/s
-set style line 3 lc rgb "#2ca02c" lw 2 dt 1   # TF32 Tensor Core (dense): 494.7 TFLOP/s
-set style line 4 lc rgb "#9467bd" lw 2 dt 1   # FP16/BF16 Tensor Core (dense): 989.4 TFLOP/s
-set style line 5 lc rgb "#8c564b" lw 2 dt 1   # FP8 Tensor Core (dense): 1978.9 TFLOP/s
+set style line 3 lc rgb "#8c564b" lw 2 dt 1   # TF32 Tensor Core: 494.7 TFLOP/s
+set style line 4 lc rgb "#e377c2" lw 2 dt 1   # FP16/BF16 Tensor Core: 989.4 TFLOP/s
+set style line 5 lc rgb "#bcbd22" lw 2 dt 1   # FP8 Tensor Core: 1978.9 TFLOP/s
 set style line 6 lc rgb "#202020" lw 2.2 dt 1   # HBM3e: 4.8 TB/s
 set style line 7 lc rgb "#008b8b" lw 2.2 dt (2,4)   # L1/shared: 33.45 TB/s (analytic)
 set style line 90 lc rgb "#555555" pt 12 ps 1.1 lw 1.2   # ridge points
@@ -61,9 +61,9 @@ set style line 92 lc rgb "#111111" pt 6 ps 1.3 lw 1.5   # analytic kernels
 # Labels: ceilings, ridge points, kernels.
 set label 1 "FP64: 33.5 TFLOP/s" at 9023.13,4.33741e+13 right rotate by 0.00 tc rgb "#1f77b4" font ",12.5" noenhanced front
 set label 2 "FP32: 66.9 TFLOP/s" at 9023.13,8.66187e+13 right rotate by 0.00 tc rgb "#d62728" font ",12.5" noenhanced front
-set label 3 "TF32 Tensor Core (dense): 494.7 TFLOP/s" at 102.839,6.40512e+14 right rotate by 0.00 tc rgb "#2ca02c" font ",12.5" noenhanced front
-set label 4 "FP16/BF16 Tensor Core (dense): 989.4 TFLOP/s" at 261.428,1.28102e+15 right rotate by 0.00 tc rgb "#9467bd" font ",12.5" noenhanced front
-set label 5 "FP8 Tensor Core (dense): 1978.9 TFLOP/s" at 411.375,2.56218e+15 right rotate by 0.00 tc rgb "#8c564b" font ",12.5" noenhanced front
+set label 3 "TF32 Tensor Core: 494.7 TFLOP/s" at 9023.13,3.82082e+14 right rotate by 0.00 tc rgb "#8c564b" font ",12.5" noenhanced front
+set label 4 "FP16/BF16 Tensor Core: 989.4 TFLOP/s" at 178.109,1.28102e+15 right rotate by 0.00 tc rgb "#e377c2" font ",12.5" noenhanced front
+set label 5 "FP8 Tensor Core: 1978.9 TFLOP/s" at 280.266,2.56218e+15 right rotate by 0.00 tc rgb "#bcbd22" font ",12.5" noenhanced front
 set label 6 "HBM3e: 4.8 TB/s" at 0.0137103,9.50916e+10 left rotate by 33.06 tc rgb "#202020" font ",12.5" noenhanced front
 set label 7 "L1/shared: 33.45 TB/s (analytic)" at 0.0126858,6.13226e+11 left rotate by 33.06 tc rgb "#008b8b" font ",12.5" noenhanced front
 set label 8 "6.98" at 7.47421,2.40668e+13 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte

@@ -1,0 +1,657 @@
+/* runner.c - libroofline_cuda's entry: device query, benchmark dispatch, the compute runner. */
+#define _GNU_SOURCE
+#include "runner.h"
+
+#include "verify.h"
+#include "error.h"
+#include "fp.h"
+#include "geometry.h"
+#include "hash.h"
+#include "nvml.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef ROOFLINE_CUDA_ARCHS
+#define ROOFLINE_CUDA_ARCHS "?"
+#endif
+
+/* ---- shared helpers ---------------------------------------------------- */
+
+int rl_cuda_check(struct rl_run *r, cudaError_t e, const char *expr, const char *file,
+                  int line)
+{
+    if (e == cudaSuccess)
+        return RL_OK;
+    const char *base = strrchr(file, '/');
+    return rl_fail(r->errmsg, RL_ECUDA, "%s:%d: %s: %s (%s)", base ? base + 1 : file, line,
+                   expr, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+int rl_time_launches(struct rl_run *r, const void *fn, unsigned grid, unsigned block,
+                     void **args, size_t smem, int launches, double *ns)
+{
+    int rc = RL_OK;
+    float ms = 0;
+    dim3 g = {grid, 1, 1}, b = {block, 1, 1};
+    RL_CK(cudaEventRecord(r->ev0, r->stream));
+    for (int i = 0; i < launches; i++)
+        RL_CK(cudaLaunchKernel(fn, g, b, args, smem, r->stream));
+    RL_CK(cudaEventRecord(r->ev1, r->stream));
+    RL_CK(cudaEventSynchronize(r->ev1));
+    RL_CK(cudaGetLastError());
+    RL_CK(cudaEventElapsedTime(&ms, r->ev0, r->ev1));
+    *ns = ms * 1e6;
+done:
+    return rc;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double rl_run_median(double *v, int n)
+{
+    if (n <= 0)
+        return NAN;
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int rl_warm_up(struct rl_run *r, double ns)
+{
+    /* FP32 FMA chains on every SM until `ns` has passed. */
+    const void *fn = rl_mb_compute_kernel("rl_mb_fma_f32");
+    int rc = RL_OK, grid = r->dev->sm_count * (2048 / FMA_BLOCK);
+    size_t n = (size_t)grid * FMA_BLOCK * FMA_CHAINS;
+    float *out = NULL, *in = NULL;
+    const float consts[2] = {1.0f, 0.0f};
+    RL_CK(cudaMalloc((void **)&out, n * sizeof *out));
+    RL_CK(cudaMalloc((void **)&in, sizeof consts));
+    RL_CK(cudaMemset(out, 0, n * sizeof *out));
+    RL_CK(cudaMemcpy(in, consts, sizeof consts, cudaMemcpyHostToDevice));
+    long long iters = 256;
+    double spent = 0, t;
+    while (spent < ns) {
+        void *args[] = {&out, &in, &iters};
+        if ((rc = rl_time_launches(r, fn, (unsigned)grid, FMA_BLOCK, args, 0, 1, &t)))
+            goto done;
+        spent += t;
+        if (t < 5e6)
+            iters *= 2;
+    }
+done:
+    cudaFree(out);
+    cudaFree(in);
+    return rc;
+}
+
+/* ---- the compute runner ------------------------------------------------- */
+
+static size_t elem_bytes(enum rl_mb_check c)
+{
+    return c == RL_MB_CHECK_FMA_F64 || c == RL_MB_CHECK_MMA_F64 ? 8 : 4;
+}
+
+static bool is_fma(enum rl_mb_check c)
+{
+    return c == RL_MB_CHECK_FMA_F64 || c == RL_MB_CHECK_FMA_F32 ||
+           c == RL_MB_CHECK_FMA_F16X2 || c == RL_MB_CHECK_FMA_BF16X2;
+}
+
+static uint64_t load_elem(const void *p, size_t i, size_t bytes)
+{
+    uint64_t v = 0;
+    memcpy(&v, (const char *)p + i * bytes, bytes);
+    return v;
+}
+
+static void store_elem(void *p, size_t i, size_t bytes, uint64_t v)
+{
+    memcpy((char *)p + i * bytes, &v, bytes);
+}
+
+/* A random operand value in [-1, 1) from hash h, as the bits of the MMA
+ * input type; *sq gets its square, for the expected product size. */
+static uint32_t operand(const struct rl_mb_variant *v, int type_bytes, uint32_t h, double *sq)
+{
+    double x = rl_mb_unit_float(h) * 4.0 - 3.0; /* [-1, 1) */
+    if (x > -1e-3 && x < 1e-3)
+        x = 0.5; /* never zero */
+    switch (v->check) {
+    case RL_MB_CHECK_MMA_S32: {
+        int q = (int)(h % 16) - 8;
+        q = q >= 0 ? q + 1 : q; /* -8..-1, 1..8 */
+        *sq = (double)q * q;
+        return (uint32_t)(q & 0xFF);
+    }
+    case RL_MB_CHECK_MMA_F64:
+        *sq = x * x;
+        return 0; /* doubles are written by the caller */
+    default:
+        break;
+    }
+    if (type_bytes == 4) { /* tf32 */
+        uint32_t bits = rl_tf32_from_double(x);
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        *sq = (double)f * f;
+        return bits;
+    }
+    if (type_bytes == 1) { /* fp8 */
+        bool e5 = strstr(v->kernel, "e5m2") != NULL;
+        uint8_t b = e5 ? rl_e5m2_from_double(x) : rl_e4m3_from_double(x);
+        double d = e5 ? rl_e5m2_to_double(b) : rl_e4m3_to_double(b);
+        *sq = d * d;
+        return b;
+    }
+    bool bf = strstr(v->kernel, "bf16") != NULL;
+    uint16_t b = bf ? rl_bf16_from_double(x) : rl_fp16_from_double(x);
+    double d = bf ? rl_bf16_to_double(b) : rl_fp16_to_double(b);
+    *sq = d * d;
+    return b;
+}
+
+/* Bytes per input element of an MMA variant. */
+static int input_type_bytes(const struct rl_mb_variant *v)
+{
+    if (v->check == RL_MB_CHECK_MMA_F64)
+        return 8;
+    if (strstr(v->kernel, "tf32"))
+        return 4;
+    if (strstr(v->kernel, "e4m3") || strstr(v->kernel, "e5m2") || strstr(v->kernel, "s8"))
+        return 1;
+    return 2;
+}
+
+/* Fill the MMA operand buffer: for mma.sync, per lane 4 A registers then 2
+ * B registers (6 x 32 bits; FP64: 1 + 1 or 8 + 4 doubles); for wgmma, the
+ * A tile (WG_A_BYTES) then the B tile. Mean squares of A and B returned. */
+static void fill_operands(const struct rl_mb_variant *v, unsigned char *in, double *a_ms,
+                          double *b_ms)
+{
+    int tb = input_type_bytes(v);
+    size_t n = (size_t)v->in_bytes / (size_t)tb;
+    double sum_a = 0, sum_b = 0;
+    size_t n_a = 0, n_b = 0;
+    for (size_t i = 0; i < n; i++) {
+        double sq;
+        uint32_t h = rl_mb_hash((uint32_t)i * 2654435761u + 12345u);
+        uint32_t bits = operand(v, tb, h, &sq);
+        bool is_a;
+        if (v->issuer_threads == 128) {
+            is_a = i * (size_t)tb < WG_A_BYTES;
+        } else if (v->check == RL_MB_CHECK_MMA_F64) {
+            size_t per_lane = strstr(v->kernel, "884") ? 2 : 12;
+            size_t a_per_lane = per_lane == 2 ? 1 : 8;
+            is_a = i % per_lane < a_per_lane;
+        } else {
+            size_t byte_in_lane = (i * (size_t)tb) % 24; /* 6 registers */
+            is_a = byte_in_lane < 16;
+        }
+        if (v->check == RL_MB_CHECK_MMA_F64) {
+            double x = rl_mb_unit_float(h) * 4.0 - 3.0;
+            memcpy(in + i * 8, &x, 8);
+        } else {
+            memcpy(in + i * (size_t)tb, &bits, (size_t)tb); /* little-endian low bytes */
+        }
+        if (is_a) {
+            sum_a += sq;
+            n_a++;
+        } else {
+            sum_b += sq;
+            n_b++;
+        }
+    }
+    *a_ms = n_a ? sum_a / (double)n_a : 0;
+    *b_ms = n_b ? sum_b / (double)n_b : 0;
+}
+
+/* Start values: FMA chains from rl_mb_fma_start(); accumulators random in
+ * [-1, 1) (small integers for INT32). */
+static void fill_start(const struct rl_mb_variant *v, void *out, size_t count)
+{
+    size_t eb = elem_bytes(v->check);
+    for (size_t i = 0; i < count; i++) {
+        uint32_t h = rl_mb_hash((uint32_t)i ^ 0xA5A5A5A5u);
+        double x = rl_mb_unit_float(h) * 4.0 - 3.0;
+        uint64_t bits = 0;
+        switch (v->check) {
+        case RL_MB_CHECK_MMA_F32: {
+            float f = (float)x;
+            memcpy(&bits, &f, 4);
+            break;
+        }
+        case RL_MB_CHECK_MMA_F64:
+            memcpy(&bits, &x, 8);
+            break;
+        case RL_MB_CHECK_MMA_S32:
+            bits = (uint32_t)((int32_t)(h % 2001) - 1000);
+            break;
+        case RL_MB_CHECK_MMA_F16:
+            bits = rl_fp16_from_double(x) |
+                   (uint32_t)rl_fp16_from_double(rl_mb_unit_float(h >> 3) * 2 - 1.5) << 16;
+            break;
+        default: /* FMA chains */
+            bits = rl_mb_fma_start(v->check, i / (size_t)v->out_per_thread,
+                                   (int)(i % (size_t)v->out_per_thread));
+        }
+        store_elem(out, i, eb, bits);
+    }
+}
+
+/* Accumulator i as a double (FP16 accumulators: two per 32-bit word). */
+static double acc_value(const struct rl_mb_variant *v, const void *buf, size_t i)
+{
+    switch (v->check) {
+    case RL_MB_CHECK_MMA_F32: {
+        float f;
+        memcpy(&f, (const char *)buf + i * 4, 4);
+        return f;
+    }
+    case RL_MB_CHECK_MMA_F64: {
+        double d;
+        memcpy(&d, (const char *)buf + i * 8, 8);
+        return d;
+    }
+    case RL_MB_CHECK_MMA_S32: {
+        int32_t s;
+        memcpy(&s, (const char *)buf + i * 4, 4);
+        return s;
+    }
+    case RL_MB_CHECK_MMA_F16: {
+        uint32_t w;
+        memcpy(&w, (const char *)buf + (i / 2) * 4, 4);
+        return rl_fp16_to_double((uint16_t)(i % 2 ? w >> 16 : w));
+    }
+    default:
+        return NAN;
+    }
+}
+
+struct compute_bufs {
+    void *d_out, *d_in;
+    unsigned char *c0, *host, *d1, *d2, *d3, *dn;
+    double *v[5]; /* c0, d1, d2, d3, dn as doubles (checked accumulators) */
+};
+
+/* Reset the state to c0, launch `iters`, copy the state back to dst. */
+static int run_once(struct rl_run *r, const void *fn, unsigned grid, unsigned block,
+                    struct compute_bufs *b, size_t bytes, long long iters, void *dst,
+                    double *ns)
+{
+    int rc = RL_OK;
+    double t = 0;
+    void *args[] = {&b->d_out, &b->d_in, &iters};
+    RL_CK(cudaMemcpyAsync(b->d_out, b->c0, bytes, cudaMemcpyHostToDevice, r->stream));
+    if ((rc = rl_time_launches(r, fn, grid, block, args, 0, 1, &t)))
+        goto done;
+    if (dst)
+        RL_CK(cudaMemcpyAsync(dst, b->d_out, bytes, cudaMemcpyDeviceToHost, r->stream));
+    RL_CK(cudaStreamSynchronize(r->stream));
+    if (ns)
+        *ns = t;
+done:
+    return rc;
+}
+
+/* Check FMA chains of a few threads against the host simulation. */
+static int check_fma(const struct rl_mb_variant *v, const void *got, long long steps,
+                     long long threads, int n_threads, char *why, double *err)
+{
+    uint64_t a, b;
+    rl_mb_fma_constants(v->check, &a, &b);
+    size_t eb = elem_bytes(v->check);
+    *err = 0;
+    for (int s = 0; s < n_threads; s++) {
+        long long t = n_threads == 1 ? 0 : (threads - 1) * s / (n_threads - 1);
+        for (int c = 0; c < v->out_per_thread; c++) {
+            size_t i = (size_t)t * (size_t)v->out_per_thread + (size_t)c;
+            uint64_t want = rl_mb_fma_simulate(v->check, rl_mb_fma_start(v->check, (uint64_t)t, c),
+                                               a, b, steps);
+            uint64_t have = load_elem(got, i, eb);
+            if (eb == 4)
+                want &= 0xFFFFFFFFu;
+            if (have != want) {
+                snprintf(why, 160, "thread %lld chain %d after %lld FMAs: bits %#llx, host "
+                         "%#llx", t, c, steps, (unsigned long long)have,
+                         (unsigned long long)want);
+                *err = 1;
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+int rl_run_compute(struct rl_run *r, const struct rl_mb_def *def, struct rl_mb_raw *out)
+{
+    const char *why = NULL;
+    const struct rl_mb_variant *v =
+        rl_mb_select(def, r->dev->cc_major, r->dev->cc_minor, &why);
+    if (!v) {
+        out->status = RL_MB_UNSUPPORTED;
+        snprintf(out->reason, sizeof out->reason, "%s", why);
+        return RL_OK;
+    }
+    const void *fn = rl_mb_compute_kernel(v->kernel);
+    int rc = RL_OK, per_sm = 0;
+    struct compute_bufs b;
+    memset(&b, 0, sizeof b);
+    if (!fn)
+        return rl_fail(r->errmsg, RL_EINVAL, "no kernel %s in this build", v->kernel);
+    RL_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, v->block_threads, 0));
+    if (per_sm < 1) {
+        out->status = RL_MB_FAILED;
+        snprintf(out->reason, sizeof out->reason, "%s cannot be resident on an SM", v->kernel);
+        goto done;
+    }
+    unsigned grid = (unsigned)(r->dev->sm_count * per_sm), block = (unsigned)v->block_threads;
+    long long threads = (long long)grid * block;
+    size_t count = (size_t)threads * (size_t)v->out_per_thread;
+    size_t eb = elem_bytes(v->check), bytes = count * eb;
+    /* FP16 accumulators: 2 values per word. */
+    size_t values = v->check == RL_MB_CHECK_MMA_F16 ? count * 2 : count;
+    size_t checked = values < (size_t)1 << 20 ? values : (size_t)1 << 20;
+    snprintf(out->instruction, sizeof out->instruction, "%.*s", (int)strcspn(v->sass, "|"),
+             v->sass);
+    snprintf(out->variant, sizeof out->variant, "%s; %d blocks x %d threads per SM", v->ptx,
+             per_sm, v->block_threads);
+
+    RL_CK(cudaMalloc(&b.d_out, bytes));
+    RL_CK(cudaMalloc(&b.d_in, (size_t)v->in_bytes));
+    RL_CK(cudaMallocHost((void **)&b.c0, bytes));
+    RL_CK(cudaMallocHost((void **)&b.host, bytes));
+    b.d1 = malloc(bytes);
+    b.d2 = malloc(bytes);
+    b.d3 = malloc(bytes);
+    b.dn = malloc(bytes);
+    for (int i = 0; i < 5; i++)
+        b.v[i] = malloc(checked * sizeof(double));
+    if (!b.d1 || !b.d2 || !b.d3 || !b.dn || !b.v[0] || !b.v[1] || !b.v[2] || !b.v[3] || !b.v[4]) {
+        rc = rl_fail(r->errmsg, RL_ENOMEM, "out of host memory for %s", def->name);
+        goto done;
+    }
+    unsigned char in[WG_IN_BYTES];
+    double a_ms = 0, b_ms = 0;
+    memset(in, 0, sizeof in);
+    if (is_fma(v->check)) {
+        uint64_t a, bb;
+        rl_mb_fma_constants(v->check, &a, &bb);
+        store_elem(in, 0, eb, a);
+        store_elem(in, 1, eb, bb);
+    } else {
+        fill_operands(v, in, &a_ms, &b_ms);
+    }
+    RL_CK(cudaMemcpy(b.d_in, in, (size_t)v->in_bytes, cudaMemcpyHostToDevice));
+    fill_start(v, b.c0, count);
+
+    /* 1. Check at small iteration counts. */
+    if ((rc = run_once(r, fn, grid, block, &b, bytes, 1, b.d1, NULL)) ||
+        (rc = run_once(r, fn, grid, block, &b, bytes, 2, b.d2, NULL)) ||
+        (rc = run_once(r, fn, grid, block, &b, bytes, 3, b.d3, NULL)))
+        goto done;
+    struct rl_mb_mma_expect expect = {
+        .k = v->k, .per_iter = v->per_iter, .a_ms = a_ms, .b_ms = b_ms,
+        .tol_small = v->check == RL_MB_CHECK_MMA_F16   ? 2e-2
+                     : v->check == RL_MB_CHECK_MMA_F64 ? 1e-12
+                     : v->check == RL_MB_CHECK_MMA_S32 ? 0
+                                                       : 1e-4,
+        .tol_large = v->check == RL_MB_CHECK_MMA_F64   ? 1e-9
+                     : v->check == RL_MB_CHECK_MMA_S32 ? 0
+                                                       : 5e-2};
+    char check_why[160] = "";
+    if (is_fma(v->check)) {
+        if (check_fma(v, b.d3, 3LL * FMA_UNROLL, threads, 64, check_why, &out->check_error)) {
+            out->status = RL_MB_CHECK_FAILED;
+            snprintf(out->reason, sizeof out->reason, "output check failed: %s", check_why);
+            goto done;
+        }
+    } else {
+        for (size_t i = 0; i < checked; i++) {
+            b.v[0][i] = acc_value(v, b.c0, i);
+            b.v[1][i] = acc_value(v, b.d1, i);
+            b.v[2][i] = acc_value(v, b.d2, i);
+            b.v[3][i] = acc_value(v, b.d3, i);
+        }
+        if (rl_mb_check_mma(&expect, b.v[0], b.v[1], b.v[2], b.v[3], NULL, 0, checked,
+                            check_why, &out->check_error)) {
+            out->status = RL_MB_CHECK_FAILED;
+            snprintf(out->reason, sizeof out->reason, "output check failed: %s", check_why);
+            goto done;
+        }
+    }
+
+    /* 2. Calibrate the iteration count to the target time. */
+    long long iters = is_fma(v->check) ? 64 : 16;
+    double t = 0;
+    for (;;) {
+        if ((rc = run_once(r, fn, grid, block, &b, bytes, iters, NULL, &t)))
+            goto done;
+        if (t > r->target_ns / 8 || iters > (1LL << 40))
+            break;
+        iters *= 4;
+    }
+    iters = (long long)ceil(iters * r->target_ns / t);
+    out->iters = iters;
+    out->threads = threads;
+    out->work = rl_mb_launch_work(v, threads, iters);
+    out->bytes = 0;
+
+    /* 3. One untimed run at full length, then the timed ones. */
+    if ((rc = run_once(r, fn, grid, block, &b, bytes, iters, NULL, NULL)))
+        goto done;
+    uint64_t first = 0;
+    rl_nvml_sampler_start();
+    for (int i = 0; i < r->reps && rc == RL_OK; i++) {
+        rc = run_once(r, fn, grid, block, &b, bytes, iters, i ? b.host : b.dn,
+                      &out->time_ns[i]);
+        uint64_t d = rl_mb_digest(i ? b.host : b.dn, bytes);
+        if (i == 0)
+            first = d;
+        else if (d != first && rc == RL_OK) {
+            out->status = RL_MB_CHECK_FAILED;
+            snprintf(out->reason, sizeof out->reason,
+                     "output check failed: run %d differs from run 1 (not deterministic)", i + 1);
+        }
+        out->n_reps = i + 1;
+    }
+    rl_nvml_sampler_stop(&out->cond);
+    if (rc || out->status != RL_MB_OK)
+        goto done;
+
+    /* 4. Check the timed output where the format allows it at this length. */
+    if (is_fma(v->check)) {
+        bool half = v->check == RL_MB_CHECK_FMA_F16X2 || v->check == RL_MB_CHECK_FMA_BF16X2;
+        int n_threads = half ? (r->opt->quick ? 0 : 1) : 8;
+        if (n_threads && check_fma(v, b.dn, iters * FMA_UNROLL, threads, n_threads, check_why,
+                                   &out->check_error)) {
+            out->status = RL_MB_CHECK_FAILED;
+            snprintf(out->reason, sizeof out->reason, "output check failed: %s", check_why);
+            goto done;
+        }
+        snprintf(out->check, sizeof out->check,
+                 "FMA chains bit-exact with the host after 48 steps (64 threads) and %s; "
+                 "timed runs identical",
+                 n_threads ? "after every step of the timed run (sampled threads)"
+                           : "not re-simulated at full length (FP16/BF16, quick)");
+    } else {
+        /* Reduced-precision accumulation (FP16, and FP8 whose tensor cores
+         * accumulate with fewer bits) cannot stay linear over millions of
+         * MMAs: those are checked at 1, 2 and 3 iterations only. */
+        bool large = v->check != RL_MB_CHECK_MMA_F16 && !strstr(v->kernel, "e4m3") &&
+                     !strstr(v->kernel, "e5m2");
+        if (large) {
+            for (size_t i = 0; i < checked; i++)
+                b.v[4][i] = acc_value(v, b.dn, i);
+            if (rl_mb_check_mma(&expect, b.v[0], b.v[1], b.v[2], b.v[3], b.v[4], (double)iters,
+                                checked, check_why, &out->check_error)) {
+                out->status = RL_MB_CHECK_FAILED;
+                snprintf(out->reason, sizeof out->reason, "output check failed: %s", check_why);
+                goto done;
+            }
+        }
+        snprintf(out->check, sizeof out->check,
+                 "accumulators linear in the MMA count at 1, 2, 3%s iterations, products of "
+                 "the expected size (K = %d); timed runs identical",
+                 large ? " and all" : "", v->k);
+    }
+done:
+    cudaFree(b.d_out);
+    cudaFree(b.d_in);
+    cudaFreeHost(b.c0);
+    cudaFreeHost(b.host);
+    free(b.d1);
+    free(b.d2);
+    free(b.d3);
+    free(b.dn);
+    for (int i = 0; i < 5; i++)
+        free(b.v[i]);
+    if (rc && out->status == RL_MB_OK) {
+        out->status = RL_MB_FAILED;
+        snprintf(out->reason, sizeof out->reason, "%s", r->errmsg);
+    }
+    return rc == RL_ECUDA ? RL_OK : rc;
+}
+
+/* ---- entry points -------------------------------------------------------- */
+
+static const char *cuda_error_hint(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorInsufficientDriver:
+        return "no usable NVIDIA driver (libcuda.so.1 missing or older than this CUDA "
+               "runtime): install the driver, or run on a machine with a GPU";
+    case cudaErrorNoDevice:
+        return "no CUDA GPU found (check nvidia-smi and CUDA_VISIBLE_DEVICES)";
+    default:
+        return NULL;
+    }
+}
+
+static int query(int device, struct rl_device_info *out, char *errmsg)
+{
+    memset(out, 0, sizeof *out);
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        const char *hint = cuda_error_hint(e);
+        if (hint)
+            return rl_fail(errmsg, RL_ENODEV, "%s", hint);
+        return rl_fail(errmsg, RL_ENODEV, "cannot count CUDA devices: %s",
+                       cudaGetErrorString(e));
+    }
+    if (count == 0)
+        return rl_fail(errmsg, RL_ENODEV, "%s", cuda_error_hint(cudaErrorNoDevice));
+    if (device < 0 || device >= count)
+        return rl_fail(errmsg, RL_ENODEV, "GPU %d does not exist (found %d)", device, count);
+    struct cudaDeviceProp p;
+    if ((e = cudaGetDeviceProperties(&p, device)) != cudaSuccess)
+        return rl_fail(errmsg, RL_ECUDA, "cudaGetDeviceProperties: %s", cudaGetErrorString(e));
+    int khz = 0, mem_khz = 0, bus = 0;
+    cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device);
+    cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device);
+    cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, device);
+    out->index = device;
+    snprintf(out->name, sizeof out->name, "%.95s", p.name);
+    const unsigned char *u = (const unsigned char *)p.uuid.bytes;
+    snprintf(out->uuid, sizeof out->uuid,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+             u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+             u[14], u[15]);
+    cudaDeviceGetPCIBusId(out->pci_bus_id, sizeof out->pci_bus_id, device);
+    out->cc_major = p.major;
+    out->cc_minor = p.minor;
+    out->sm_count = p.multiProcessorCount;
+    out->sm_clock_max_mhz = khz / 1000.0;
+    out->mem_clock_max_mhz = mem_khz / 1000.0;
+    out->mem_bus_bits = bus;
+    out->mem_bytes = (double)p.totalGlobalMem;
+    out->l2_bytes = p.l2CacheSize;
+    out->smem_per_sm_bytes = (double)p.sharedMemPerMultiprocessor;
+    cudaDriverGetVersion(&out->cuda_driver_version);
+    cudaRuntimeGetVersion(&out->cuda_runtime_version);
+    out->power_limit_w = NAN;
+    if (rl_nvml_open(out->pci_bus_id, out->uuid) == 0)
+        rl_nvml_driver(out->driver_version, sizeof out->driver_version, &out->power_limit_w);
+    snprintf(out->build, sizeof out->build, "CUDA runtime %d.%d; SASS for %s",
+             CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10, ROOFLINE_CUDA_ARCHS);
+    return RL_OK;
+}
+
+static int bench(const struct rl_bench_options *opt, const char *name, struct rl_mb_raw *out,
+                 char *errmsg)
+{
+    static struct rl_device_info dev;
+    static int dev_index = -1;
+    static bool warmed;
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", name);
+    const struct rl_mb_def *def = rl_mb_find(name);
+    if (!def)
+        return rl_fail(errmsg, RL_ENOTFOUND, "no benchmark '%s'", name);
+    int rc;
+    if (dev_index != opt->device) {
+        if ((rc = query(opt->device, &dev, errmsg)))
+            return rc;
+        dev_index = opt->device;
+        warmed = false;
+    }
+    struct rl_run r = {.opt = opt, .dev = &dev, .errmsg = errmsg,
+                       .target_ns = opt->quick ? 8e6 : 25e6, .reps = opt->quick ? 5 : 11};
+    cudaError_t e;
+    if ((e = cudaSetDevice(opt->device)) != cudaSuccess ||
+        (e = cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking)) != cudaSuccess ||
+        (e = cudaEventCreate(&r.ev0)) != cudaSuccess ||
+        (e = cudaEventCreate(&r.ev1)) != cudaSuccess)
+        return rl_fail(errmsg, RL_ECUDA, "cannot set up GPU %d: %s", opt->device,
+                       cudaGetErrorString(e));
+    rc = RL_OK;
+    if (!warmed) {
+        rc = rl_warm_up(&r, opt->quick ? 0.6e9 : 1.5e9);
+        warmed = rc == RL_OK;
+    }
+    if (rc == RL_OK) {
+        switch (def->kind) {
+        case RL_MB_COMPUTE:
+            rc = rl_run_compute(&r, def, out);
+            break;
+        case RL_MB_MEMORY:
+            rc = rl_run_stream(&r, def, out);
+            break;
+        case RL_MB_SHARED:
+            rc = rl_run_shared(&r, def, out);
+            break;
+        case RL_MB_CACHE:
+            rc = rl_run_cache(&r, def, out);
+            break;
+        case RL_MB_TRANSFER:
+            rc = rl_run_transfer(&r, def, out);
+            break;
+        case RL_MB_SWEEP:
+            rc = rl_run_sweep(&r, def, out);
+            break;
+        case RL_MB_LIBRARY:
+            rc = rl_run_library(&r, def, out);
+            break;
+        }
+    }
+    cudaEventDestroy(r.ev0);
+    cudaEventDestroy(r.ev1);
+    cudaStreamDestroy(r.stream);
+    /* A kernel fault poisons the context: report it and stop cleanly. */
+    if ((e = cudaDeviceSynchronize()) != cudaSuccess && rc == RL_OK)
+        rc = rl_fail(errmsg, RL_ECUDA, "GPU error after %s: %s", name, cudaGetErrorString(e));
+    return rc;
+}
+
+static const struct rl_device_api api = {RL_DEVICE_ABI, query, bench};
+
+__attribute__((visibility("default"))) const struct rl_device_api *rl_device_api_v1(void)
+{
+    return &api;
+}

@@ -1,0 +1,64 @@
+/* verify.h - how benchmark outputs are verified: host references for FMA chains, linearity for MMAs.
+ *
+ * Plain C on host arrays, so the checks themselves are unit-tested without
+ * a GPU (tests/check_microbench.c).
+ */
+#ifndef RL_MB_VERIFY_H
+#define RL_MB_VERIFY_H
+
+#include "bench.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* FMA chains */
+
+/* Constants a, b and the start value of chain c of thread t, as the raw
+ * bits of the element type (double, float, half2 or bfloat162 in the low
+ * bits). The host writes them, the kernel reads them, the check repeats. */
+void rl_mb_fma_constants(enum rl_mb_check kind, uint64_t *a, uint64_t *b);
+uint64_t rl_mb_fma_start(enum rl_mb_check kind, uint64_t t, int c);
+
+/* The value after `steps` fused multiply-adds x = x a + b, bit-exact. */
+uint64_t rl_mb_fma_simulate(enum rl_mb_check kind, uint64_t x, uint64_t a, uint64_t b,
+                            long long steps);
+
+/* MMA linearity */
+
+/* What an MMA benchmark's accumulators must satisfy. c0 holds the start
+ * values, d1, d2, d3 the values after 1, 2 and 3 loop iterations (each of
+ * per_iter MMAs), dn after n iterations (NULL to skip). With p = d1 - c0:
+ *  - d2 - d1 and d3 - d2 equal p within tol_small (relative);
+ *  - the mean square of p / per_iter is k x mean(A^2) x mean(B^2) within a
+ *    factor of 2: the unit summed k products (a wrong shape fails);
+ *  - dn equals c0 + n p within tol_large, when dn is given;
+ *  - everything is finite.
+ * Returns 0 or -1 with the first failure in why (128 bytes); *err gets the
+ * largest relative error seen. */
+struct rl_mb_mma_expect {
+    double k;         /* products summed per output per MMA */
+    double per_iter;  /* MMAs per loop iteration */
+    double a_ms, b_ms;/* mean squares of the A and B operands */
+    double tol_small, tol_large;
+};
+int rl_mb_check_mma(const struct rl_mb_mma_expect *e, const double *c0, const double *d1,
+                    const double *d2, const double *d3, const double *dn, double n,
+                    size_t count, char *why, double *err);
+
+/* Memory */
+
+/* Sum mod 2^32 of rl_mb_cheap_word(w, seed) for w in [0, words): closed form. */
+uint32_t rl_mb_cheap_sum(uint64_t words, uint32_t seed);
+
+/* 64-bit FNV-1a of a buffer: outputs of repeated runs must match. */
+uint64_t rl_mb_digest(const void *p, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
