@@ -10,6 +10,9 @@
 #ifndef RL_DEVICE_H
 #define RL_DEVICE_H
 
+#include "error.h"
+#include "profiler/metrics.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -17,7 +20,7 @@
 extern "C" {
 #endif
 
-#define RL_DEVICE_ABI 1
+#define RL_DEVICE_ABI 2
 #define RL_DEVICE_SYMBOL "rl_device_api_v1"
 
 /* What NVML saw while a benchmark's timed runs went on. */
@@ -95,6 +98,33 @@ struct rl_bench_options {
     bool quick;
 };
 
+/* Tracing (analyzer/profiler/README.md) */
+
+enum { RL_TRACE_COUNTERS_NONE, RL_TRACE_COUNTERS_DEFAULT, RL_TRACE_COUNTERS_FULL };
+
+struct rl_trace_request {
+    int device;
+    const char *workload;      /* gemm, gemv, elementwise, decode, prefill */
+    const char *out_path;      /* the trace file, written atomically */
+    int counters;              /* RL_TRACE_COUNTERS_* */
+    const char *kernel_regex;  /* kernels to count; NULL: all */
+    int samples;               /* counted launches per kernel/grid/block; 0: all */
+    int reps;                  /* runs of each step */
+    int decode_context, prefill_tokens; /* 0: defaults (2048) */
+    const char *program;       /* recorded in the trace */
+    bool verbose;
+};
+
+/* The start-up check of Tensor Core counters: a cuBLASLt BF16 GEMM of
+ * known 2MNK FLOPs, counted. */
+struct rl_calibration {
+    bool done;                 /* counters were read */
+    double flops_per_op;       /* NAN when the counters cannot give tensor FLOPs */
+    char counters_status[16];  /* "ok", "off", "unavailable" */
+    char reason[RL_ERRMSG_SIZE]; /* why counters are unavailable, with the fix */
+    char line[1024];           /* what the check found, for the trace and the user */
+};
+
 struct rl_device_api {
     int abi;                   /* RL_DEVICE_ABI */
     /* 0, or RL_ENODEV (no driver, no GPU: errmsg says which) */
@@ -103,6 +133,19 @@ struct rl_device_api {
      * (also for unsupported or failed checks), or an RL_E* code. */
     int (*bench)(const struct rl_bench_options *opt, const char *name,
                  struct rl_mb_raw *out, char *errmsg);
+    /* The metric set for a chip, through the CUPTI host API: no GPU needed. */
+    int (*metric_set)(const char *chip, bool full, struct rl_metric_set *out, char *errmsg);
+    const struct rl_q_def *(*quantities)(size_t *n);
+    /* Run a built-in workload under the tracer and write its trace; cal
+     * receives the calibration. Returns 0, or an RL_E* code (a failed
+     * output check is RL_EVERIFY: the trace is still written). */
+    int (*trace_builtin)(const struct rl_trace_request *req, struct rl_calibration *cal,
+                         char *errmsg);
+    /* The calibration alone, for a traced program (`roofline trace -- ...`). */
+    int (*calibrate)(int device, int counters, struct rl_calibration *cal, char *errmsg);
+    /* Paths of libroofline_inject.so and of the libcupti it uses. */
+    int (*profiler_paths)(char *inject, size_t inject_size, char *cupti, size_t cupti_size,
+                          char *errmsg);
 };
 
 /* Loading */

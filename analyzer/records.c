@@ -47,6 +47,7 @@ struct ctx {
     int index;
     const char *name;
     char *errmsg;
+    bool trace;            /* a `roofline trace` document: extra keys are its own */
 };
 
 /* Fail at record c->index (and at its key loc_key when not NULL). */
@@ -107,6 +108,8 @@ static int parse_record(struct ctx *c, const cJSON *o, struct rl_kernel_record *
         return bad(c, NULL, "expected an object {name, flops, bytes, time_ns}");
     const cJSON *it;
     cJSON_ArrayForEach(it, o) {
+        if (c->trace)
+            break;
         int known = 0;
         for (int i = 0; known_keys[i]; i++)
             known |= strcmp(it->string, known_keys[i]) == 0;
@@ -160,6 +163,39 @@ static int parse_record(struct ctx *c, const cJSON *o, struct rl_kernel_record *
     return RL_OK;
 }
 
+/* The launches of a trace become one record per kernel name, grid and
+ * block (its "count" launches summed): a traced program launches the same
+ * kernel thousands of times. Returns true when r was merged into an
+ * earlier record of l (from index first on); else r gets its signature. */
+static bool merge_launch(struct rl_record_list *l, size_t first, struct rl_kernel_record *r,
+                         const cJSON *o)
+{
+    int d[6] = {0};
+    const cJSON *grid = cJSON_GetObjectItemCaseSensitive(o, "grid");
+    const cJSON *block = cJSON_GetObjectItemCaseSensitive(o, "block");
+    for (int i = 0; i < 3; i++) {
+        const cJSON *g = cJSON_GetArrayItem(grid, i), *b = cJSON_GetArrayItem(block, i);
+        d[i] = cJSON_IsNumber(g) ? g->valueint : 0;
+        d[3 + i] = cJSON_IsNumber(b) ? b->valueint : 0;
+    }
+    char sig[sizeof r->signature];
+    snprintf(sig, sizeof sig, "grid %dx%dx%d block %dx%dx%d", d[0], d[1], d[2], d[3], d[4], d[5]);
+    for (size_t i = first; i < l->n; i++) {
+        struct rl_kernel_record *k = &l->v[i];
+        if (strcmp(k->name, r->name) != 0 || strcmp(k->precision, r->precision) != 0 ||
+            k->origin != r->origin || strcmp(k->signature, sig) != 0)
+            continue;
+        k->perf.flops += r->perf.flops;
+        for (int m = 0; m < RL_MEM_COUNT; m++)
+            k->perf.bytes[m] += r->perf.bytes[m];
+        k->perf.time_ns += r->perf.time_ns;
+        k->count += r->count;
+        return true;
+    }
+    memcpy(r->signature, sig, sizeof sig);
+    return false;
+}
+
 int rl_records_parse(struct rl_record_list *l, const char *text, size_t len,
                      const char *what, char *errmsg)
 {
@@ -167,7 +203,7 @@ int rl_records_parse(struct rl_record_list *l, const char *text, size_t len,
     int rc = rl_json_parse(text, len, what, &doc, errmsg);
     if (rc)
         return rc;
-    struct ctx c = {text, what, len, NULL, 0, NULL, errmsg};
+    struct ctx c = {text, what, len, NULL, 0, NULL, errmsg, false};
     const cJSON *arr = doc;
     if (cJSON_IsObject(doc)) {
         arr = cJSON_GetObjectItemCaseSensitive(doc, "kernels");
@@ -179,17 +215,38 @@ int rl_records_parse(struct rl_record_list *l, const char *text, size_t len,
                        "'%s': line 1: expected a JSON array of kernels or an "
                        "object with a \"kernels\" array", what);
     }
+    const char *format = cJSON_IsObject(doc) ? rl_json_string(doc, "format") : NULL;
+    c.trace = format && strcmp(format, "roofline-trace") == 0;
+    size_t first = l->n, skipped = 0;
     const cJSON *it;
     cJSON_ArrayForEach(it, arr) {
         struct rl_kernel_record r;
         c.name = NULL;
+        /* A trace's timing-only launches have null FLOPs: not on a roofline. */
+        if (c.trace && cJSON_IsObject(it)) {
+            const cJSON *f = cJSON_GetObjectItemCaseSensitive(it, "flops");
+            if (!f || cJSON_IsNull(f)) {
+                skipped++;
+                c.index++;
+                continue;
+            }
+        }
         rc = parse_record(&c, it, &r);
+        if (rc == RL_OK && c.trace && merge_launch(l, first, &r, it)) {
+            c.index++;
+            continue;
+        }
         if (rc == RL_OK && rl_record_list_push(l, &r) != RL_OK)
             rc = rl_fail(errmsg, RL_ENOMEM, "out of memory reading '%s'", what);
         if (rc)
             break;
         c.index++;
     }
+    if (rc == RL_OK && c.trace && l->n == first)
+        rc = rl_fail(errmsg, RL_ESCHEMA,
+                     "'%s': none of its %zu kernels has FLOPs and bytes: a timing-only trace "
+                     "(run `roofline trace` with --metrics default, where counters are allowed)",
+                     what, skipped);
     cJSON_Delete(doc);
     return rc;
 }

@@ -12,6 +12,7 @@ struct rl_kernel_record {
     struct rl_kernel_perf perf;
     uint64_t count;       /* launches aggregated into this record (>= 1) */
     enum rl_origin origin;/* measured (a trace) or analytic (a formula) */
+    char signature[64];   /* traces: "grid 128x1x1 block 256x1x1" of the launches merged; "" */
 };
 
 struct rl_record_list {
@@ -32,7 +33,11 @@ void rl_record_list_release(struct rl_record_list *l);
  *   name (string), flops (number), bytes or dram_bytes (number),
  *   optional l2_bytes, l1_bytes, time_ns, count, precision, origin.
  * Errors name the file, the line and the record:
- * "'k.json': line 7: kernels[1] 'gemv': 'flops' must be a number >= 0". */
+ * "'k.json': line 7: kernels[1] 'gemv': 'flops' must be a number >= 0".
+ * A trace ("format": "roofline-trace") is read leniently: launches without
+ * FLOPs (timing only) are skipped, and launches of the same kernel name,
+ * grid and block become one record of `count` launches with their FLOPs,
+ * bytes and times summed. */
 int rl_records_parse(struct rl_record_list *l, const char *text, size_t len,
                      const char *what, char *errmsg);
 int rl_records_load(struct rl_record_list *l, const char *path, char *errmsg);

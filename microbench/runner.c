@@ -1,6 +1,7 @@
 /* runner.c - libroofline_cuda's entry: device query, benchmark dispatch, the compute runner. */
 #define _GNU_SOURCE
 #include "runner.h"
+#include "builtin.h"
 
 #include "verify.h"
 #include "error.h"
@@ -649,9 +650,14 @@ static int bench(const struct rl_bench_options *opt, const char *name, struct rl
     return rc;
 }
 
-static const struct rl_device_api api = {RL_DEVICE_ABI, query, bench};
-
 __attribute__((visibility("default"))) const struct rl_device_api *rl_device_api_v1(void)
 {
+    static struct rl_device_api api;
+    if (!api.abi) {
+        api.query = query;
+        api.bench = bench;
+        rl_profiler_api(&api); /* analyzer/profiler/builtin.c */
+        api.abi = RL_DEVICE_ABI;
+    }
     return &api;
 }

@@ -28,6 +28,8 @@ int cmd_gpus(int argc, char **argv);
 int cmd_ridge(int argc, char **argv);
 int cmd_chart(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_metrics(int argc, char **argv);
 
 /* Messages: one line on stderr, "roofline: error: ..." */
 

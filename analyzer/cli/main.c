@@ -23,6 +23,8 @@ static const struct command {
     {"ridge", cmd_ridge, "print compute and memory ceilings and their ridge point"},
     {"chart", cmd_chart, "draw a roofline chart (SVG, PNG, PDF) with kernels on it"},
     {"bench", cmd_bench, "measure the GPU's real ceilings (needs a GPU)"},
+    {"trace", cmd_trace, "trace a CUDA program's kernels: time, FLOPs, bytes (needs a GPU)"},
+    {"metrics", cmd_metrics, "list the hardware counters read on a chip (no GPU needed)"},
 };
 
 static void usage(FILE *out)

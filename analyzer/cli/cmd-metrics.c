@@ -1,0 +1,133 @@
+/* cmd-metrics.c - `roofline metrics`: the hardware counters roofline reads on a chip, validated, with their passes. */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include "../device.h"
+#include "../error.h"
+#include "../json.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: roofline metrics --chip NAME [--set default|full] [--json]\n"
+    "\n"
+    "List the counters `roofline trace` reads per kernel on a chip (GH100, GA100,\n"
+    "AD102, GB100, GB202, ...): every candidate name, whether CUPTI accepts it on\n"
+    "that chip, the one chosen for each quantity, and the replay passes the set\n"
+    "costs. Names are checked by the CUPTI host API: no GPU is needed.\n"
+    "\n"
+    "  --chip NAME    CUPTI chip name (as `roofline trace` reports it)\n"
+    "  --set SET      default (at most 2 passes on GH100) or full (every quantity)\n"
+    "  --json         JSON: chip, set, passes, metrics [{name, valid, quantity, chosen}]\n";
+
+static cJSON *to_json(const struct rl_metric_set *s, const struct rl_q_def *q, const char *set)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "chip", s->chip);
+    cJSON_AddStringToObject(doc, "set", set);
+    cJSON_AddNumberToObject(doc, "passes", s->passes);
+    cJSON *metrics = cJSON_AddArrayToObject(doc, "metrics");
+    for (int i = 0; i < s->n_tried; i++) {
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddStringToObject(m, "name", s->tried[i].name);
+        cJSON_AddBoolToObject(m, "valid", s->tried[i].valid);
+        cJSON_AddStringToObject(m, "quantity", q[s->tried[i].q].key);
+        cJSON_AddBoolToObject(m, "chosen", s->tried[i].chosen);
+        cJSON_AddItemToArray(metrics, m);
+    }
+    cJSON *quantities = cJSON_AddObjectToObject(doc, "quantities");
+    for (int i = 0; i < RL_Q_COUNT; i++) {
+        if (s->on[i])
+            cJSON_AddStringToObject(quantities, q[i].key, s->metric[i]);
+        else
+            cJSON_AddNullToObject(quantities, q[i].key);
+    }
+    return doc;
+}
+
+static void print_text(const struct rl_metric_set *s, const struct rl_q_def *q, const char *set)
+{
+    printf("chip %s, %s set: %d replay pass%s per counted kernel\n\n", s->chip, set, s->passes,
+           s->passes == 1 ? "" : "es");
+    printf("%-18s %-7s %-6s %s\n", "quantity", "valid", "chosen", "metric");
+    for (int i = 0; i < s->n_tried; i++)
+        printf("%-18s %-7s %-6s %s\n", q[s->tried[i].q].key, s->tried[i].valid ? "yes" : "no",
+               s->tried[i].chosen ? "yes" : "-", s->tried[i].name);
+    bool first = true;
+    for (int i = 0; i < RL_Q_COUNT; i++)
+        if (!s->on[i]) {
+            printf("%s%s", first ? "\nnot collected: " : ", ", q[i].key);
+            first = false;
+        }
+    if (!first)
+        printf("%s\n", strcmp(set, "default") == 0 ? " (try --set full)" : "");
+}
+
+int cmd_metrics(int argc, char **argv)
+{
+    static const struct option opts[] = {{"chip", required_argument, NULL, 'c'},
+                                         {"set", required_argument, NULL, 's'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *chip = NULL, *set = "default";
+    bool json = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c':
+            chip = optarg;
+            break;
+        case 's':
+            set = optarg;
+            break;
+        case 'j':
+            json = true;
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            return CLI_OK;
+        default:
+            return cli_usage_error("metrics", "unknown option");
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("metrics", "unexpected argument '%s'", argv[optind]);
+    if (!chip)
+        return cli_usage_error("metrics", "--chip NAME is required (GH100, GA100, AD102, ...)");
+    if (strcmp(set, "default") != 0 && strcmp(set, "full") != 0)
+        return cli_usage_error("metrics", "--set must be default or full, not '%s'", set);
+    char err[RL_ERRMSG_SIZE];
+    const struct rl_device_api *api;
+    if (rl_device_open(&api, err)) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    struct rl_metric_set *s = malloc(sizeof *s);
+    if (!s) {
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
+    int rc = api->metric_set(chip, strcmp(set, "full") == 0, s, err);
+    if (rc) {
+        if (rc == RL_ENOTFOUND)
+            cli_error("unknown chip '%s': CUPTI names chips like GA100, AD102, GH100, GB100, "
+                      "GB202 (`roofline trace` prints the one of your GPU)",
+                      chip);
+        else
+            cli_error("%s", err);
+        free(s);
+        return CLI_FAIL;
+    }
+    size_t nq;
+    const struct rl_q_def *q = api->quantities(&nq);
+    if (json)
+        rc = cli_print_json(to_json(s, q, set));
+    else
+        print_text(s, q, set);
+    free(s);
+    return rc ? CLI_FAIL : CLI_OK;
+}

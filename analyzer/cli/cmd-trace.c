@@ -1,0 +1,550 @@
+/* cmd-trace.c - `roofline trace`: time every kernel of a CUDA program (or of a built-in workload) and count the selected ones. */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include "../device.h"
+#include "../error.h"
+#include "../json.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+    "usage: roofline trace [options] -- PROGRAM [ARGS...]\n"
+    "       roofline trace --builtin gemm|gemv|elementwise|decode|prefill [options]\n"
+    "\n"
+    "Trace every kernel a CUDA program launches (PyTorch included) through an\n"
+    "injected library: name, grid, block, registers, shared memory, start/end,\n"
+    "stream and NVTX range for all; FLOPs by precision, Tensor Core work and DRAM,\n"
+    "L2 and L1 bytes from hardware counters for the selected ones. A program that\n"
+    "starts several CUDA processes (torchrun) gives one trace per process.\n"
+    "\n"
+    "  -o FILE          trace file (default roofline-trace.json; several processes:\n"
+    "                   FILE with .<pid> before its extension)\n"
+    "  --metrics SET    none (timing only), default (2 replay passes on GH100) or\n"
+    "                   full (every counter the chip has)\n"
+    "  --kernel REGEX   count only kernels whose demangled name matches (POSIX ERE)\n"
+    "  --top K          run the program twice: timing only, then counters for the K\n"
+    "                   kernels that took the most time\n"
+    "  --samples N      counted launches per kernel, grid and block (default 1; 0:\n"
+    "                   every launch); other launches borrow their counts (\"sampled\")\n"
+    "  --builtin NAME   trace one of roofline's workloads instead of a program\n"
+    "  --reps N         runs of each built-in step (default 1)\n"
+    "  --device N       GPU for the calibration and built-in workloads (default 0)\n"
+    "  --quiet          no summary\n"
+    "\n"
+    "Counters replay each counted kernel once per pass, serialising launches: the\n"
+    "program runs slower, timing-only tracing barely so. When counters are not\n"
+    "allowed (no permission, vGPU, MIG, another profiler attached) the trace is\n"
+    "timing only and says why, with the fix. The trace format is described in\n"
+    "analyzer/profiler/README.md; `roofline chart --kernels FILE` reads it.\n";
+
+struct trace_opts {
+    const char *out, *builtin, *kernel;
+    int counters, top, samples, reps, device;
+    bool quiet;
+};
+
+/* ---- reading traces back: summary and --top ---------------------------------- */
+
+struct by_name {
+    const char *name;
+    double time_ns;
+    long launches;
+};
+
+static int cmp_time(const void *a, const void *b)
+{
+    double x = ((const struct by_name *)a)->time_ns, y = ((const struct by_name *)b)->time_ns;
+    return (x < y) - (x > y);
+}
+
+/* Add the kernels of a trace document to a per-name table. */
+static int tally(const cJSON *doc, struct by_name **v, size_t *n, size_t *cap)
+{
+    const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(doc, "kernels");
+    const cJSON *k;
+    cJSON_ArrayForEach(k, kernels)
+    {
+        const char *name = rl_json_string(k, "name");
+        double t = rl_json_number(k, "time_ns");
+        if (!name)
+            continue;
+        size_t i = 0;
+        while (i < *n && strcmp((*v)[i].name, name) != 0)
+            i++;
+        if (i == *n) {
+            if (*n == *cap) {
+                size_t c = *cap ? 2 * *cap : 64;
+                struct by_name *nv = realloc(*v, c * sizeof *nv);
+                if (!nv)
+                    return RL_ENOMEM;
+                *v = nv;
+                *cap = c;
+            }
+            (*v)[(*n)++] = (struct by_name){name, 0, 0};
+        }
+        (*v)[i].launches++;
+        if (!isnan(t))
+            (*v)[i].time_ns += t;
+    }
+    return RL_OK;
+}
+
+static void summarize(const char *path)
+{
+    cJSON *doc;
+    char err[RL_ERRMSG_SIZE];
+    if (rl_json_parse_file(path, &doc, err)) {
+        cli_error("%s", err);
+        return;
+    }
+    const cJSON *counters = cJSON_GetObjectItemCaseSensitive(doc, "counters");
+    const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(doc, "kernels");
+    long n = 0, by[4] = {0};
+    static const char *const origins[] = {"counters", "sampled", "analytic", "none"};
+    const cJSON *k;
+    cJSON_ArrayForEach(k, kernels)
+    {
+        n++;
+        const char *c = rl_json_string(k, "counts");
+        for (int i = 0; i < 4; i++)
+            if (c && strcmp(c, origins[i]) == 0)
+                by[i]++;
+    }
+    const char *status = rl_json_string(counters, "status");
+    const char *reason = rl_json_string(counters, "reason");
+    printf("%s: %ld kernels: %ld counted, %ld sampled, %ld analytic, %ld timing only\n", path,
+           n, by[0], by[1], by[2], by[3]);
+    printf("  counters: %s", status ? status : "?");
+    double passes = rl_json_number(counters, "passes");
+    if (!isnan(passes))
+        printf(" (%g replay passes)", passes);
+    printf("%s%s\n", reason ? ": " : "", reason ? reason : "");
+    const cJSON *missing = cJSON_GetObjectItemCaseSensitive(counters, "tensor_not_counted");
+    if (cJSON_GetArraySize(missing) > 0) {
+        printf("  Tensor Core work not counted:");
+        const cJSON *t;
+        cJSON_ArrayForEach(t, missing)
+        {
+            printf(" %s", cJSON_IsString(t) ? t->valuestring : "?");
+        }
+        printf(" (--metrics full counts it)\n");
+    }
+    const char *check = rl_json_string(counters, "tensor_check");
+    if (check)
+        printf("  tensor check: %s\n", check);
+    const char *notes = rl_json_string(doc, "notes");
+    if (notes)
+        printf("  notes: %s\n", notes);
+    struct by_name *v = NULL;
+    size_t nv = 0, cap = 0;
+    if (tally(doc, &v, &nv, &cap) == RL_OK && nv) {
+        qsort(v, nv, sizeof *v, cmp_time);
+        printf("  %-10s %-8s %s\n", "time (ms)", "launches", "kernel (top 5 by time)");
+        for (size_t i = 0; i < nv && i < 5; i++)
+            printf("  %-10.3f %-8ld %.90s\n", v[i].time_ns / 1e6, v[i].launches, v[i].name);
+    }
+    free(v);
+    cJSON_Delete(doc);
+}
+
+/* ---- running a program under the injection library ------------------------- */
+
+struct child_env {
+    const char *inject, *cupti, *pattern, *metrics, *kernel, *names;
+    int samples;
+    double factor;
+    const char *check;
+};
+
+static void set_env(const struct child_env *e)
+{
+    char buf[64];
+    setenv("CUDA_INJECTION64_PATH", e->inject, 1);
+    setenv("NVTX_INJECTION64_PATH", e->cupti, 0); /* keep a user's own NVTX tool */
+    setenv("ROOFLINE_TRACE_FILE", e->pattern, 1);
+    setenv("ROOFLINE_TRACE_METRICS", e->metrics, 1);
+    if (e->kernel)
+        setenv("ROOFLINE_TRACE_KERNEL", e->kernel, 1);
+    else
+        unsetenv("ROOFLINE_TRACE_KERNEL");
+    if (e->names)
+        setenv("ROOFLINE_TRACE_NAMES", e->names, 1);
+    else
+        unsetenv("ROOFLINE_TRACE_NAMES");
+    snprintf(buf, sizeof buf, "%d", e->samples);
+    setenv("ROOFLINE_TRACE_SAMPLES", buf, 1);
+    if (!isnan(e->factor)) {
+        snprintf(buf, sizeof buf, "%.17g", e->factor);
+        setenv("ROOFLINE_TENSOR_FLOPS_PER_OP", buf, 1);
+    } else {
+        unsetenv("ROOFLINE_TENSOR_FLOPS_PER_OP");
+    }
+    if (e->check)
+        setenv("ROOFLINE_TENSOR_CHECK", e->check, 1);
+    setenv("ROOFLINE_TRACE_QUIET", "0", 0);
+}
+
+/* Run argv with the tracer injected. Returns the program's exit code
+ * (128 + signal when killed), or -1 when it could not start. */
+static int run_traced(char **argv, const struct child_env *e)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        cli_error("fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        set_env(e);
+        execvp(argv[0], argv);
+        fprintf(stderr, "roofline: error: cannot run '%s': %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    /* Ctrl-C reaches the program; we stay to collect its traces. */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
+    sigaction(SIGINT, &ign, &old_int);
+    sigaction(SIGQUIT, &ign, &old_quit);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return WEXITSTATUS(status);
+}
+
+/* The trace files (<pid>.json) the program's processes left in dir. */
+static int list_traces(const char *dir, char ***out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return RL_EIO;
+    struct dirent *de;
+    size_t cap = 0;
+    while ((de = readdir(d))) {
+        size_t len = strlen(de->d_name);
+        if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0 ||
+            strspn(de->d_name, "0123456789") != len - 5)
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 8;
+            char **v = realloc(*out, cap * sizeof *v);
+            if (!v)
+                break;
+            *out = v;
+        }
+        if (asprintf(&(*out)[*n], "%s/%s", dir, de->d_name) >= 0)
+            ++*n;
+    }
+    closedir(d);
+    return RL_OK;
+}
+
+static void free_list(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* Remove dir and the files in it. */
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d))) {
+            if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                continue;
+            char *p;
+            if (asprintf(&p, "%s/%s", dir, de->d_name) >= 0) {
+                unlink(p);
+                free(p);
+            }
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+/* Write the names of the K kernels with the most time in the traces. */
+static int top_names(char **files, size_t n, int k, const char *path)
+{
+    struct by_name *v = NULL;
+    size_t nv = 0, cap = 0;
+    cJSON **docs = calloc(n ? n : 1, sizeof *docs);
+    int rc = docs ? RL_OK : RL_ENOMEM;
+    char err[RL_ERRMSG_SIZE];
+    for (size_t i = 0; i < n && rc == RL_OK; i++)
+        if ((rc = rl_json_parse_file(files[i], &docs[i], err)) == RL_OK)
+            rc = tally(docs[i], &v, &nv, &cap);
+    if (rc == RL_OK) {
+        qsort(v, nv, sizeof *v, cmp_time);
+        FILE *f = fopen(path, "w");
+        if (!f)
+            rc = RL_EIO;
+        for (size_t i = 0; f && i < nv && i < (size_t)k; i++)
+            fprintf(f, "%s\n", v[i].name);
+        if (f && fclose(f))
+            rc = RL_EIO;
+    }
+    if (rc)
+        cli_error("choosing the top kernels: %s", rc == RL_EPARSE ? err : rl_strerror(rc));
+    for (size_t i = 0; docs && i < n; i++)
+        cJSON_Delete(docs[i]);
+    free(docs);
+    free(v);
+    return rc;
+}
+
+/* Move the traces from the run folder to their final names. */
+static int place_traces(char **files, size_t n, const char *out)
+{
+    if (n == 1) {
+        if (rename(files[0], out) != 0) {
+            cli_error("cannot write '%s': %s", out, strerror(errno));
+            return CLI_FAIL;
+        }
+        return CLI_OK;
+    }
+    const char *dot = strrchr(out, '.');
+    const char *slash = strrchr(out, '/');
+    int stem = dot && (!slash || dot > slash) ? (int)(dot - out) : (int)strlen(out);
+    for (size_t i = 0; i < n; i++) {
+        const char *base = strrchr(files[i], '/') + 1;
+        char *dest;
+        if (asprintf(&dest, "%.*s.%.*s%s", stem, out, (int)(strlen(base) - 5), base,
+                     out + stem) < 0)
+            return CLI_FAIL;
+        if (rename(files[i], dest) != 0) {
+            cli_error("cannot write '%s': %s", dest, strerror(errno));
+            free(dest);
+            return CLI_FAIL;
+        }
+        free(files[i]);
+        files[i] = dest;
+    }
+    return CLI_OK;
+}
+
+static int trace_program(const struct trace_opts *o, const struct rl_device_api *api,
+                         char **argv)
+{
+    char err[RL_ERRMSG_SIZE], inject[4096], cupti[4096];
+    if (api->profiler_paths(inject, sizeof inject, cupti, sizeof cupti, err)) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    if (access(inject, R_OK) != 0) {
+        cli_error("the injection library '%s' is missing: rebuild roofline", inject);
+        return CLI_FAIL;
+    }
+    struct rl_calibration cal;
+    if (api->calibrate(o->device, o->counters, &cal, err)) {
+        cli_error("calibration GEMM failed: %s", err);
+        return CLI_FAIL;
+    }
+    if (!o->quiet && o->counters != RL_TRACE_COUNTERS_NONE)
+        fprintf(stderr, "roofline: tensor check: %s\n", cal.line);
+    /* The processes write <pid>.json into a folder beside the output. */
+    const char *slash = strrchr(o->out, '/');
+    char *dir;
+    if (asprintf(&dir, "%.*s.roofline-XXXXXX", slash ? (int)(slash - o->out + 1) : 0, o->out) <
+            0 ||
+        !mkdtemp(dir)) {
+        cli_error("cannot create a folder beside '%s': %s", o->out, strerror(errno));
+        return CLI_FAIL;
+    }
+    char *pattern = NULL, *names = NULL;
+    int rc = CLI_OK, code = 0;
+    if (asprintf(&pattern, "%s/%%p.json", dir) < 0 || asprintf(&names, "%s/top.txt", dir) < 0) {
+        rc = CLI_FAIL;
+        goto out;
+    }
+    static const char *const sets[] = {"none", "default", "full"};
+    struct child_env e = {inject, cupti, pattern, sets[o->counters], o->kernel, NULL, o->samples,
+                          cal.flops_per_op, cal.line};
+    char **files = NULL;
+    size_t n = 0;
+    if (o->top > 0 && o->counters != RL_TRACE_COUNTERS_NONE) {
+        struct child_env first = e;
+        first.metrics = "none";
+        code = run_traced(argv, &first);
+        list_traces(dir, &files, &n);
+        if (code < 0 || !n) {
+            cli_error("the timing run wrote no trace%s", code < 0 ? "" : " (did it use CUDA?)");
+            rc = CLI_FAIL;
+            free_list(files, n);
+            goto out;
+        }
+        rc = top_names(files, n, o->top, names) ? CLI_FAIL : CLI_OK;
+        for (size_t i = 0; i < n; i++)
+            unlink(files[i]);
+        free_list(files, n);
+        if (rc)
+            goto out;
+        e.names = names;
+        if (!o->quiet)
+            fprintf(stderr, "roofline: counting the top %d kernels in a second run\n", o->top);
+    }
+    code = run_traced(argv, &e);
+    if (code < 0) {
+        rc = CLI_FAIL;
+        goto out;
+    }
+    list_traces(dir, &files, &n);
+    if (!n) {
+        cli_error("the program wrote no trace: it never initialised CUDA, or was killed by "
+                  "SIGKILL (exit code %d)",
+                  code);
+        rc = CLI_FAIL;
+    } else {
+        rc = place_traces(files, n, o->out);
+        for (size_t i = 0; rc == CLI_OK && !o->quiet && i < n; i++)
+            summarize(n == 1 ? o->out : files[i]);
+    }
+    free_list(files, n);
+    if (code != 0) {
+        cli_warn("the program exited with code %d", code);
+        rc = code;
+    }
+out:
+    remove_dir(dir);
+    free(dir);
+    free(pattern);
+    free(names);
+    return rc;
+}
+
+static int trace_builtin(const struct trace_opts *o, const struct rl_device_api *api)
+{
+    char program[128], err[RL_ERRMSG_SIZE];
+    snprintf(program, sizeof program, "roofline trace --builtin %s", o->builtin);
+    struct rl_trace_request req = {
+        .device = o->device,
+        .workload = o->builtin,
+        .out_path = o->out,
+        .counters = o->counters,
+        .kernel_regex = o->kernel,
+        .samples = o->samples,
+        .reps = o->reps,
+        .program = program,
+        .verbose = !o->quiet,
+    };
+    struct rl_calibration cal;
+    int rc = api->trace_builtin(&req, &cal, err);
+    if (rc == RL_EVERIFY)
+        cli_error("%s (the trace was written)", err);
+    else if (rc) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    if (!o->quiet)
+        summarize(o->out);
+    return rc ? CLI_FAIL : CLI_OK;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+    static const struct option opts[] = {{"metrics", required_argument, NULL, 'm'},
+                                         {"kernel", required_argument, NULL, 'k'},
+                                         {"top", required_argument, NULL, 't'},
+                                         {"samples", required_argument, NULL, 's'},
+                                         {"builtin", required_argument, NULL, 'b'},
+                                         {"reps", required_argument, NULL, 'r'},
+                                         {"device", required_argument, NULL, 'd'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    struct trace_opts o = {.out = "roofline-trace.json",
+                           .counters = RL_TRACE_COUNTERS_DEFAULT,
+                           .samples = 1,
+                           .reps = 1};
+    int c;
+    char *end;
+    optind = 1;
+    /* '+': stop at the program's name, so its own options stay its own. */
+    while ((c = getopt_long(argc, argv, "+ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            o.out = optarg;
+            break;
+        case 'm':
+            if (strcmp(optarg, "none") == 0)
+                o.counters = RL_TRACE_COUNTERS_NONE;
+            else if (strcmp(optarg, "default") == 0)
+                o.counters = RL_TRACE_COUNTERS_DEFAULT;
+            else if (strcmp(optarg, "full") == 0)
+                o.counters = RL_TRACE_COUNTERS_FULL;
+            else
+                return cli_usage_error("trace", "--metrics must be none, default or full");
+            break;
+        case 'k':
+            o.kernel = optarg;
+            break;
+        case 't':
+        case 's':
+        case 'r':
+        case 'd': {
+            long v = strtol(optarg, &end, 10);
+            if (*end || end == optarg || v < 0 || v > 1000000)
+                return cli_usage_error("trace", "%s needs a whole number >= 0, not '%s'",
+                                       c == 't' ? "--top" : c == 's' ? "--samples"
+                                                      : c == 'r' ? "--reps" : "--device",
+                                       optarg);
+            *(c == 't' ? &o.top : c == 's' ? &o.samples : c == 'r' ? &o.reps : &o.device) =
+                (int)v;
+            break;
+        }
+        case 'b':
+            o.builtin = optarg;
+            break;
+        case 'q':
+            o.quiet = true;
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            return CLI_OK;
+        default:
+            return cli_usage_error("trace", "unknown option");
+        }
+    }
+    char **program = argv + optind;
+    if (optind < argc && strcmp(argv[optind], "--") == 0)
+        program++;
+    bool has_program = program < argv + argc;
+    if (o.builtin && has_program)
+        return cli_usage_error("trace", "give --builtin or a program, not both");
+    if (!o.builtin && !has_program)
+        return cli_usage_error("trace", "what to trace? -- PROGRAM [ARGS...] or --builtin NAME");
+    if (o.top && o.kernel)
+        return cli_usage_error("trace", "--top and --kernel both choose kernels: give one");
+    if (o.top && o.builtin)
+        return cli_usage_error("trace", "--top runs a program twice: not with --builtin");
+    if (o.reps == 0)
+        o.reps = 1;
+    char err[RL_ERRMSG_SIZE];
+    const struct rl_device_api *api;
+    if (rl_device_open(&api, err)) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    struct rl_device_info dev;
+    if (api->query(o.device, &dev, err)) {
+        cli_error("cannot trace: %s", err);
+        return CLI_FAIL;
+    }
+    return o.builtin ? trace_builtin(&o, api) : trace_program(&o, api, program);
+}

@@ -1,0 +1,271 @@
+/* builtin.c - the profiler's side of libroofline_cuda: our workloads under the tracer, the Tensor Core calibration, metric sets.
+ *
+ * The calibration: Tensor Core counters count "ops" whose FLOP worth is not
+ * documented per chip and path (a third-party report has one family read 0
+ * for wgmma on H100). A cuBLASLt BF16 GEMM of 2048^3 (2MNK = 17.18 GFLOP,
+ * output checked) is counted at start-up; FLOPs per op = 2MNK / ops, kept
+ * only when within 5% of a power of two (1, 2, 4...), else tensor FLOPs
+ * stay unknown (null) and the trace says why. The same factor then serves
+ * every tensor path: the gemm workload's FP16, TF32 and FP8 steps check it
+ * (their "flops_vs_analytic" in the trace).
+ */
+#define _GNU_SOURCE
+#include "builtin.h"
+#include "error.h"
+#include "gemm.h"
+#include "tracer.h"
+#include "workloads.h"
+
+#include <cupti.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CAL_N 2048
+
+static const char *counters_name(int c)
+{
+    return c == RL_TRACE_COUNTERS_NONE ? "none" : c == RL_TRACE_COUNTERS_FULL ? "full" : "default";
+}
+
+static void status_into(struct rl_calibration *cal)
+{
+    const char *reason;
+    snprintf(cal->counters_status, sizeof cal->counters_status, "%s",
+             rl_tracer_counters_status(&reason));
+    snprintf(cal->reason, sizeof cal->reason, "%s", reason ? reason : "");
+}
+
+/* The power of two within 5% of x, or NAN. */
+static double snap(double x)
+{
+    if (!(x > 0))
+        return NAN;
+    double p = exp2(round(log2(x)));
+    return fabs(x - p) <= 0.05 * p ? p : NAN;
+}
+
+/* Count one checked BF16 GEMM inside the running tracer. */
+static int calibrate_in_session(int device, struct rl_calibration *cal, char *errmsg)
+{
+    cal->done = false;
+    cal->flops_per_op = NAN;
+    cudaError_t e = cudaSetDevice(device);
+    if (e != cudaSuccess)
+        return rl_fail(errmsg, RL_ENODEV, "cannot use GPU %d: %s", device, cudaGetErrorString(e));
+    cudaStream_t s;
+    if ((e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)) != cudaSuccess)
+        return rl_fail(errmsg, RL_ECUDA, "cudaStreamCreate: %s", cudaGetErrorString(e));
+    struct rl_gemm *g;
+    int rc = rl_gemm_create(&g, RL_GEMM_BF16, CAL_N, CAL_N, CAL_N, NULL, NULL, NULL, 1, s, errmsg);
+    if (rc) {
+        cudaStreamDestroy(s);
+        return rc;
+    }
+    char label[96];
+    snprintf(label, sizeof label, "calibration: bf16 GEMM %dx%dx%d (cuBLASLt)", CAL_N, CAL_N,
+             CAL_N);
+    const double flops = rl_gemm_flops(g);
+    rl_tracer_force_counting(true);
+    rl_tracer_step_begin(label, flops, rl_gemm_min_bytes(g), "bf16");
+    rc = rl_gemm_run(g, 0, errmsg);
+    rl_tracer_step_end();
+    rl_tracer_force_counting(false);
+    if (rc == RL_OK && (e = cudaStreamSynchronize(s)) != cudaSuccess)
+        rc = rl_fail(errmsg, RL_ECUDA, "calibration GEMM: %s", cudaGetErrorString(e));
+    double worst;
+    char why[160] = "";
+    if (rc == RL_OK) {
+        int c = rl_gemm_check(g, 16, &worst, why, errmsg);
+        if (c < 0)
+            rc = rl_fail(errmsg, RL_EVERIFY, "calibration GEMM: output check failed: %s", why);
+        else
+            rc = c;
+    }
+    rl_gemm_destroy(g);
+    cudaStreamDestroy(s);
+    status_into(cal);
+    if (rc)
+        return rc;
+    double q[RL_Q_COUNT];
+    int launches;
+    int counted = rl_tracer_step_counters(label, q, &launches);
+    const struct rl_metric_set *set = rl_tracer_metric_set();
+    if (counted == 0 || !set) {
+        snprintf(cal->line, sizeof cal->line, "not done: counters %s%s%.400s", cal->counters_status,
+                 cal->reason[0] ? ": " : "", cal->reason);
+        return RL_OK;
+    }
+    cal->done = true;
+    if (counted != launches) {
+        snprintf(cal->line, sizeof cal->line,
+                 "%s: %d of its %d launches counted: tensor FLOPs unknown", label, counted,
+                 launches);
+        return RL_OK;
+    }
+    double ops = q[RL_Q_TENSOR_BF16];
+    const char *metric = set->metric[RL_Q_TENSOR_BF16];
+    if (!set->on[RL_Q_TENSOR_BF16] || isnan(ops)) {
+        snprintf(cal->line, sizeof cal->line,
+                 "%s: this chip's set has no BF16 Tensor Core counter: tensor FLOPs unknown",
+                 label);
+        return RL_OK;
+    }
+    if (ops == 0) {
+        snprintf(cal->line, sizeof cal->line,
+                 "%s: %s read 0 for %.4g FLOP of Tensor Core work: this counter family does not "
+                 "see the GEMM's instructions; tensor FLOPs unknown",
+                 label, metric, flops);
+        return RL_OK;
+    }
+    double ratio = flops / ops;
+    cal->flops_per_op = snap(ratio);
+    if (isnan(cal->flops_per_op)) {
+        snprintf(cal->line, sizeof cal->line,
+                 "%s: %s = %.6g ops for 2MNK = %.6g FLOP (%.4f FLOP/op, not a power of two "
+                 "within 5%%): tensor FLOPs unknown",
+                 label, metric, ops, flops, ratio);
+        return RL_OK;
+    }
+    snprintf(cal->line, sizeof cal->line,
+             "%s: %s = %.6g ops; 2MNK = %.6g FLOP; %.4f FLOP/op measured, %g used "
+             "(counted FLOPs %+.3f%% from 2MNK)",
+             label, metric, ops, flops, ratio, cal->flops_per_op,
+             100.0 * (ops * cal->flops_per_op - flops) / flops);
+    return RL_OK;
+}
+
+static int calibrate(int device, int counters, struct rl_calibration *cal, char *errmsg)
+{
+    memset(cal, 0, sizeof *cal);
+    cal->flops_per_op = NAN;
+    struct rl_tracer_options opt = {
+        .program = "roofline calibration",
+        .counters = counters == RL_TRACE_COUNTERS_FULL ? RL_COUNTERS_FULL : RL_COUNTERS_DEFAULT,
+        .samples = 1,
+        .tensor_flops_per_op = NAN,
+    };
+    if (counters == RL_TRACE_COUNTERS_NONE) {
+        snprintf(cal->counters_status, sizeof cal->counters_status, "off");
+        snprintf(cal->line, sizeof cal->line, "not done: counters off (--metrics none)");
+        return RL_OK;
+    }
+    int rc = rl_tracer_start(&opt, errmsg);
+    if (rc)
+        return rc;
+    rc = calibrate_in_session(device, cal, errmsg);
+    char err[RL_ERRMSG_SIZE];
+    rl_tracer_finish(err);
+    cuptiFinalize(); /* CUDA 13.0-13.2 can crash at exit with CUPTI left initialised */
+    return rc;
+}
+
+/* ---- built-in workloads ---------------------------------------------------- */
+
+static void hook_begin(void *ctx, const char *label, const struct rl_step_cost *cost)
+{
+    (void)ctx;
+    rl_tracer_step_begin(label, cost->flops, cost->bytes, cost->precision);
+}
+
+static void hook_end(void *ctx)
+{
+    (void)ctx;
+    rl_tracer_step_end();
+}
+
+static void hook_note(void *ctx, const char *text)
+{
+    bool verbose = ctx && *(const bool *)ctx;
+    if (verbose)
+        fprintf(stderr, "roofline: %s\n", text);
+    rl_tracer_note(text);
+}
+
+static int trace_builtin(const struct rl_trace_request *req, struct rl_calibration *cal,
+                         char *errmsg)
+{
+    memset(cal, 0, sizeof *cal);
+    cal->flops_per_op = NAN;
+    const char *const *names = rl_workload_names();
+    bool known = false;
+    for (size_t i = 0; names[i]; i++)
+        known |= strcmp(names[i], req->workload) == 0;
+    if (!known)
+        return rl_fail(errmsg, RL_ENOTFOUND,
+                       "no built-in workload '%s' (gemm, gemv, elementwise, decode, prefill)",
+                       req->workload);
+    struct rl_tracer_options opt = {
+        .out_path = req->out_path,
+        .program = req->program,
+        .counters = req->counters == RL_TRACE_COUNTERS_NONE   ? RL_COUNTERS_NONE
+                    : req->counters == RL_TRACE_COUNTERS_FULL ? RL_COUNTERS_FULL
+                                                              : RL_COUNTERS_DEFAULT,
+        .kernel_regex = req->kernel_regex,
+        .samples = req->samples,
+        .tensor_flops_per_op = NAN,
+        .verbose = req->verbose,
+    };
+    int rc = rl_tracer_start(&opt, errmsg);
+    if (rc)
+        return rc;
+    if (req->counters != RL_TRACE_COUNTERS_NONE) {
+        rc = calibrate_in_session(req->device, cal, errmsg);
+        rl_tracer_set_tensor_factor(cal->flops_per_op, cal->line);
+    } else {
+        snprintf(cal->line, sizeof cal->line, "not done: counters off (--metrics %s)",
+                 counters_name(req->counters));
+    }
+    if (rc == RL_OK) {
+        struct rl_wl_options wo = {
+            .device = req->device,
+            .reps = req->reps > 0 ? req->reps : 1,
+            .decode_context = req->decode_context,
+            .prefill_tokens = req->prefill_tokens,
+        };
+        bool verbose = req->verbose;
+        struct rl_wl_hooks hooks = {hook_begin, hook_end, &verbose};
+        rc = rl_workload_run(req->workload, &wo, &hooks, hook_note, errmsg);
+        if (rc == RL_EVERIFY)
+            rl_tracer_note(errmsg);
+    }
+    cudaDeviceSynchronize();
+    status_into(cal);
+    char err[RL_ERRMSG_SIZE];
+    int wrc = rl_tracer_finish(err);
+    cuptiFinalize();
+    if (wrc && rc == RL_OK)
+        rc = rl_fail(errmsg, wrc, "%s", err);
+    return rc;
+}
+
+static int metric_set(const char *chip, bool full, struct rl_metric_set *out, char *errmsg)
+{
+    return rl_metric_set_build(chip, full ? RL_SET_FULL : RL_SET_DEFAULT, NULL, out, errmsg);
+}
+
+static int profiler_paths(char *inject, size_t inject_size, char *cupti, size_t cupti_size,
+                          char *errmsg)
+{
+    Dl_info self, cu;
+    if (!dladdr((void *)profiler_paths, &self) || !self.dli_fname)
+        return rl_fail(errmsg, RL_EIO, "cannot locate libroofline_cuda");
+    if (!dladdr((void *)cuptiSubscribe, &cu) || !cu.dli_fname)
+        return rl_fail(errmsg, RL_EIO, "cannot locate libcupti");
+    const char *slash = strrchr(self.dli_fname, '/');
+    int dir = slash ? (int)(slash - self.dli_fname) : 1;
+    snprintf(inject, inject_size, "%.*s/libroofline_inject.so", dir,
+             slash ? self.dli_fname : ".");
+    snprintf(cupti, cupti_size, "%s", cu.dli_fname);
+    return RL_OK;
+}
+
+void rl_profiler_api(struct rl_device_api *api)
+{
+    api->metric_set = metric_set;
+    api->quantities = rl_q_defs;
+    api->trace_builtin = trace_builtin;
+    api->calibrate = calibrate;
+    api->profiler_paths = profiler_paths;
+}

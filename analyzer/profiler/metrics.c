@@ -1,0 +1,366 @@
+/* metrics.c - the hardware counters roofline reads per kernel: per chip, with fallbacks and pass counts.
+ *
+ * Names checked against the CUPTI 13.0 host API with no GPU (see
+ * shared/notes/CUPTI.md): GH100 has sm__ops_path_tensor_src_fp16 where
+ * GA100 and AD102 split it by destination; GB202 spells the DRAM byte
+ * counters dram__bytes_op_read/write; GB100 folds FP8 with FP4/FP6.
+ */
+#include "metrics.h"
+
+#include "error.h"
+
+#include <cupti_profiler_host.h>
+#include <cupti_result.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SASS(op) "sm__sass_thread_inst_executed_op_" op "_pred_on.sum"
+#define OPS(src) "sm__ops_path_tensor_src_" src ".sum"
+
+static const struct rl_q_def qdefs[RL_Q_COUNT] = {
+    [RL_Q_TIME_NS] = {"time_ns", true, NULL, {"gpu__time_duration.sum"}},
+    [RL_Q_DADD] = {"dadd", true, NULL, {SASS("dadd")}},
+    [RL_Q_DMUL] = {"dmul", true, NULL, {SASS("dmul")}},
+    [RL_Q_DFMA] = {"dfma", true, NULL, {SASS("dfma")}},
+    [RL_Q_FADD] = {"fadd", true, NULL, {SASS("fadd")}},
+    [RL_Q_FMUL] = {"fmul", true, NULL, {SASS("fmul")}},
+    [RL_Q_FFMA] = {"ffma", true, NULL, {SASS("ffma")}},
+    [RL_Q_HADD] = {"hadd", true, NULL, {SASS("hadd")}},
+    [RL_Q_HMUL] = {"hmul", true, NULL, {SASS("hmul")}},
+    [RL_Q_HFMA] = {"hfma", true, NULL, {SASS("hfma")}},
+    [RL_Q_DRAM_READ] = {"dram_read_bytes", true, NULL,
+                        {"dram__bytes_read.sum", "dram__bytes_op_read.sum"}},
+    [RL_Q_DRAM_WRITE] = {"dram_write_bytes", true, NULL,
+                         {"dram__bytes_write.sum", "dram__bytes_op_write.sum"}},
+    [RL_Q_L2_BYTES] = {"l2_bytes", true, NULL, {"lts__t_bytes.sum"}},
+    [RL_Q_L1_BYTES] = {"l1_bytes", true, NULL, {"l1tex__t_bytes.sum"}},
+    /* Optional, in the order the default set tries them: the LLM formats first. */
+    [RL_Q_TENSOR_BF16] = {"tensor_bf16_ops", false, "bf16", {OPS("bf16_dst_fp32")}},
+    [RL_Q_TENSOR_FP8] = {"tensor_fp8_ops", false, "fp8",
+                         {OPS("fp8"), OPS("fp8_dst_fp32") "+" OPS("fp8_dst_fp16"),
+                          OPS("fp4_fp6_fp8_dst_fp32") "+" OPS("fp4_fp6_fp8_dst_fp16")}},
+    [RL_Q_TENSOR_FP16] = {"tensor_fp16_ops", false, "fp16",
+                          {OPS("fp16"), OPS("fp16_dst_fp32") "+" OPS("fp16_dst_fp16")}},
+    [RL_Q_TENSOR_TF32] = {"tensor_tf32_ops", false, "tf32", {OPS("tf32_dst_fp32")}},
+    [RL_Q_TENSOR_INT8] = {"tensor_int8_ops", false, "int8", {OPS("int8")}},
+    [RL_Q_TENSOR_FP64] = {"tensor_fp64_ops", false, "fp64-tc", {OPS("fp64")}},
+    [RL_Q_TENSOR_FP4] = {"tensor_fp4_ops", false, "fp4", {OPS("fp4_dst_fp32")}},
+};
+
+const struct rl_q_def *rl_q_defs(size_t *n)
+{
+    *n = RL_Q_COUNT;
+    return qdefs;
+}
+
+/* ---- CUPTI host objects -------------------------------------------------- */
+
+static const char *result_name(CUptiResult r)
+{
+    const char *s = NULL;
+    if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
+        s = "unknown CUPTI error";
+    return s;
+}
+
+static int host_open(const char *chip, const uint8_t *avail, CUpti_Profiler_Host_Object **obj,
+                     char *errmsg)
+{
+    CUpti_Profiler_Host_Initialize_Params p = {
+        .structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    p.pChipName = chip;
+    p.pCounterAvailabilityImage = avail;
+    CUptiResult r = cuptiProfilerHostInitialize(&p);
+    if (r != CUPTI_SUCCESS)
+        return rl_fail(errmsg, r == CUPTI_ERROR_INVALID_CHIP_NAME ? RL_ENOTFOUND : RL_ECUPTI,
+                       "CUPTI cannot set up counters for chip '%s': %s", chip, result_name(r));
+    *obj = p.pHostObject;
+    return RL_OK;
+}
+
+static void host_close(CUpti_Profiler_Host_Object *obj)
+{
+    CUpti_Profiler_Host_Deinitialize_Params p = {
+        .structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+    p.pHostObject = obj;
+    cuptiProfilerHostDeinitialize(&p);
+}
+
+/* Add names to obj; 0 or the CUPTI result. */
+static CUptiResult host_add(CUpti_Profiler_Host_Object *obj, const char **names, size_t n)
+{
+    CUpti_Profiler_Host_ConfigAddMetrics_Params p = {
+        .structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+    p.pHostObject = obj;
+    p.ppMetricNames = names;
+    p.numMetrics = n;
+    return cuptiProfilerHostConfigAddMetrics(&p);
+}
+
+static int host_image(CUpti_Profiler_Host_Object *obj, uint8_t **image, size_t *size,
+                      char *errmsg)
+{
+    CUpti_Profiler_Host_GetConfigImageSize_Params sp = {
+        .structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+    sp.pHostObject = obj;
+    CUptiResult r = cuptiProfilerHostGetConfigImageSize(&sp);
+    if (r != CUPTI_SUCCESS)
+        return rl_fail(errmsg, RL_ECUPTI, "config image size: %s", result_name(r));
+    *image = calloc(1, sp.configImageSize ? sp.configImageSize : 1);
+    if (!*image)
+        return rl_fail(errmsg, RL_ENOMEM, "out of memory");
+    CUpti_Profiler_Host_GetConfigImage_Params gp = {
+        .structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+    gp.pHostObject = obj;
+    gp.configImageSize = sp.configImageSize;
+    gp.pConfigImage = *image;
+    r = cuptiProfilerHostGetConfigImage(&gp);
+    if (r != CUPTI_SUCCESS) {
+        free(*image);
+        *image = NULL;
+        return rl_fail(errmsg, RL_ECUPTI, "config image: %s", result_name(r));
+    }
+    *size = sp.configImageSize;
+    return RL_OK;
+}
+
+/* Passes a list of names costs on chip; -1 if CUPTI refuses them. */
+static int passes_of(const char *chip, const uint8_t *avail, const char **names, size_t n)
+{
+    CUpti_Profiler_Host_Object *obj;
+    if (host_open(chip, avail, &obj, NULL) != RL_OK)
+        return -1;
+    int passes = -1;
+    uint8_t *image = NULL;
+    size_t size = 0;
+    if (host_add(obj, names, n) == CUPTI_SUCCESS && host_image(obj, &image, &size, NULL) == 0) {
+        CUpti_Profiler_Host_GetNumOfPasses_Params p = {
+            .structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+        p.configImageSize = size;
+        p.pConfigImage = image;
+        if (cuptiProfilerHostGetNumOfPasses(&p) == CUPTI_SUCCESS)
+            passes = (int)p.numOfPasses;
+    }
+    free(image);
+    host_close(obj);
+    return passes;
+}
+
+/* ---- building a set ------------------------------------------------------- */
+
+/* Split "a+b" into terms (at most RL_Q_MAX_TERMS). */
+static int split_terms(const char *cand, char out[][96])
+{
+    int n = 0;
+    for (const char *p = cand; *p && n < RL_Q_MAX_TERMS;) {
+        size_t k = strcspn(p, "+"), m = k < 95 ? k : 95;
+        memcpy(out[n], p, m);
+        out[n++][m] = 0;
+        p += k + (p[k] == '+');
+    }
+    return n;
+}
+
+/* Is every term of candidate valid on chip? Records each in tried. */
+static bool candidate_valid(struct rl_metric_set *s, CUpti_Profiler_Host_Object *probe, int q,
+                            const char *cand)
+{
+    char terms[RL_Q_MAX_TERMS][96];
+    int n = split_terms(cand, terms);
+    bool ok = true;
+    for (int t = 0; t < n; t++) {
+        const char *name = terms[t];
+        bool valid = host_add(probe, &name, 1) == CUPTI_SUCCESS;
+        if (s->n_tried < (int)(sizeof s->tried / sizeof s->tried[0])) {
+            struct rl_metric_tried *tr = &s->tried[s->n_tried++];
+            snprintf(tr->name, sizeof tr->name, "%s", name);
+            tr->valid = valid;
+            tr->q = q;
+            tr->chosen = false;
+        }
+        ok &= valid;
+    }
+    return ok;
+}
+
+/* Append quantity q's chosen candidate to the flat name list. */
+static void add_names(struct rl_metric_set *s, int q)
+{
+    char terms[RL_Q_MAX_TERMS][96];
+    int n = split_terms(s->metric[q], terms);
+    for (int t = 0; t < RL_Q_MAX_TERMS; t++)
+        s->term[q][t] = -1;
+    for (int t = 0; t < n; t++) {
+        int k = s->n_names++;
+        memcpy(s->name_buf[k], terms[t], sizeof s->name_buf[k]);
+        s->names[k] = s->name_buf[k];
+        s->term[q][t] = k;
+        for (int i = 0; i < s->n_tried; i++)
+            if (strcmp(s->tried[i].name, terms[t]) == 0)
+                s->tried[i].chosen = true;
+    }
+    s->on[q] = true;
+}
+
+static void remove_last(struct rl_metric_set *s, int q)
+{
+    for (int t = RL_Q_MAX_TERMS - 1; t >= 0; t--)
+        if (s->term[q][t] >= 0) {
+            s->n_names--;
+            s->term[q][t] = -1;
+        }
+    s->on[q] = false;
+    char terms[RL_Q_MAX_TERMS][96];
+    int n = split_terms(s->metric[q], terms);
+    for (int t = 0; t < n; t++)
+        for (int i = 0; i < s->n_tried; i++)
+            if (strcmp(s->tried[i].name, terms[t]) == 0)
+                s->tried[i].chosen = false;
+}
+
+int rl_metric_set_build(const char *chip, enum rl_metric_set_kind kind,
+                        const uint8_t *counter_avail, struct rl_metric_set *out, char *errmsg)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->chip, sizeof out->chip, "%s", chip);
+    out->kind = kind;
+    for (int q = 0; q < RL_Q_COUNT; q++)
+        for (int t = 0; t < RL_Q_MAX_TERMS; t++)
+            out->term[q][t] = -1;
+    /* One probe object per candidate test keeps a bad name from poisoning
+     * the others. */
+    for (int q = 0; q < RL_Q_COUNT; q++) {
+        for (int c = 0; c < RL_Q_MAX_CANDIDATES && qdefs[q].candidates[c]; c++) {
+            CUpti_Profiler_Host_Object *probe;
+            int rc = host_open(chip, counter_avail, &probe, errmsg);
+            if (rc)
+                return rc;
+            bool ok = candidate_valid(out, probe, q, qdefs[q].candidates[c]);
+            host_close(probe);
+            if (ok) {
+                snprintf(out->metric[q], sizeof out->metric[q], "%s", qdefs[q].candidates[c]);
+                break;
+            }
+        }
+        if (!out->metric[q][0] && qdefs[q].required)
+            return rl_fail(errmsg, RL_EUNSUPPORTED,
+                           "chip %s has no counter for %s (tried %s)", chip, qdefs[q].key,
+                           qdefs[q].candidates[0]);
+    }
+    for (int q = 0; q < RL_Q_COUNT; q++)
+        if (qdefs[q].required)
+            add_names(out, q);
+    int base = passes_of(chip, counter_avail, out->names, (size_t)out->n_names);
+    if (base < 0)
+        return rl_fail(errmsg, RL_ECUPTI, "CUPTI refuses the counter set for %s", chip);
+    int budget = base > 2 ? base : 2;
+    out->passes = base;
+    for (int q = 0; q < RL_Q_COUNT; q++) {
+        if (qdefs[q].required || !out->metric[q][0])
+            continue;
+        add_names(out, q);
+        int p = passes_of(chip, counter_avail, out->names, (size_t)out->n_names);
+        if (p < 0 || (kind == RL_SET_DEFAULT && p > budget))
+            remove_last(out, q);
+        else
+            out->passes = p;
+    }
+    return RL_OK;
+}
+
+int rl_metric_set_config(const struct rl_metric_set *set, const uint8_t *counter_avail,
+                         uint8_t **image, size_t *size, char *errmsg)
+{
+    CUpti_Profiler_Host_Object *obj;
+    int rc = host_open(set->chip, counter_avail, &obj, errmsg);
+    if (rc)
+        return rc;
+    CUptiResult r = host_add(obj, (const char **)set->names, (size_t)set->n_names);
+    if (r != CUPTI_SUCCESS)
+        rc = rl_fail(errmsg, RL_ECUPTI, "counter set: %s", result_name(r));
+    else
+        rc = host_image(obj, image, size, errmsg);
+    host_close(obj);
+    return rc;
+}
+
+struct rl_metric_evaluator {
+    CUpti_Profiler_Host_Object *host;
+    const struct rl_metric_set *set;
+    uint8_t *image;
+    size_t image_size;
+};
+
+int rl_metric_evaluator_open(const struct rl_metric_set *set, const uint8_t *counter_avail,
+                             struct rl_metric_evaluator **ev, const uint8_t **image,
+                             size_t *image_size, char *errmsg)
+{
+    struct rl_metric_evaluator *e = calloc(1, sizeof *e);
+    if (!e)
+        return rl_fail(errmsg, RL_ENOMEM, "out of memory");
+    e->set = set;
+    int rc = host_open(set->chip, counter_avail, &e->host, errmsg);
+    if (rc) {
+        free(e);
+        return rc;
+    }
+    CUptiResult r = host_add(e->host, (const char **)set->names, (size_t)set->n_names);
+    if (r != CUPTI_SUCCESS)
+        rc = rl_fail(errmsg, RL_ECUPTI, "counter set: %s", result_name(r));
+    else
+        rc = host_image(e->host, &e->image, &e->image_size, errmsg);
+    if (rc) {
+        rl_metric_evaluator_close(e);
+        return rc;
+    }
+    *ev = e;
+    *image = e->image;
+    *image_size = e->image_size;
+    return RL_OK;
+}
+
+int rl_metric_evaluate(struct rl_metric_evaluator *ev, const uint8_t *data, size_t data_size,
+                       size_t range, double *values, char *errmsg)
+{
+    CUpti_Profiler_Host_EvaluateToGpuValues_Params p = {
+        .structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+    p.pHostObject = ev->host;
+    p.pCounterDataImage = data;
+    p.counterDataImageSize = data_size;
+    p.rangeIndex = range;
+    p.ppMetricNames = (const char **)ev->set->names;
+    p.numMetrics = (size_t)ev->set->n_names;
+    p.pMetricValues = values;
+    CUptiResult r = cuptiProfilerHostEvaluateToGpuValues(&p);
+    if (r != CUPTI_SUCCESS)
+        return rl_fail(errmsg, RL_ECUPTI, "evaluating counters: %s", result_name(r));
+    return RL_OK;
+}
+
+void rl_metric_evaluator_close(struct rl_metric_evaluator *ev)
+{
+    if (!ev)
+        return;
+    if (ev->host)
+        host_close(ev->host);
+    free(ev->image);
+    free(ev);
+}
+
+void rl_metric_set_quantities(const struct rl_metric_set *set, const double *name_values,
+                              double *q_values)
+{
+    for (int q = 0; q < RL_Q_COUNT; q++) {
+        q_values[q] = NAN;
+        if (!set->on[q])
+            continue;
+        double sum = 0;
+        for (int t = 0; t < RL_Q_MAX_TERMS; t++)
+            if (set->term[q][t] >= 0)
+                sum += name_values[set->term[q][t]];
+        q_values[q] = sum;
+    }
+}

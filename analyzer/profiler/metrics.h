@@ -1,0 +1,97 @@
+/* metrics.h - the hardware counters roofline reads per kernel: per chip, with fallbacks and pass counts. */
+#ifndef RL_PROFILER_METRICS_H
+#define RL_PROFILER_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a kernel record needs, each read through one metric or a sum of
+ * metrics; the chip decides which name exists. */
+enum rl_q {
+    RL_Q_TIME_NS,
+    RL_Q_DADD, RL_Q_DMUL, RL_Q_DFMA,
+    RL_Q_FADD, RL_Q_FMUL, RL_Q_FFMA,
+    RL_Q_HADD, RL_Q_HMUL, RL_Q_HFMA,
+    RL_Q_DRAM_READ, RL_Q_DRAM_WRITE, RL_Q_L2_BYTES, RL_Q_L1_BYTES,
+    RL_Q_TENSOR_BF16, RL_Q_TENSOR_FP8, RL_Q_TENSOR_FP16, RL_Q_TENSOR_TF32,
+    RL_Q_TENSOR_INT8, RL_Q_TENSOR_FP64, RL_Q_TENSOR_FP4,
+    RL_Q_COUNT
+};
+
+#define RL_Q_MAX_CANDIDATES 3
+#define RL_Q_MAX_TERMS 2
+
+struct rl_q_def {
+    const char *key;          /* "dram_read_bytes" */
+    bool required;            /* in every set; else optional (tensor ops) */
+    const char *roof;         /* tensor quantities: the roof they feed ("bf16") */
+    /* Candidates, first valid wins; each a '+'-joined sum of metrics. */
+    const char *candidates[RL_Q_MAX_CANDIDATES];
+};
+
+enum rl_metric_set_kind { RL_SET_DEFAULT, RL_SET_FULL };
+
+/* Every metric tried, for `roofline metrics`. */
+struct rl_metric_tried {
+    char name[96];
+    bool valid;
+    int q;                    /* the quantity it serves */
+    bool chosen;
+};
+
+struct rl_metric_set {
+    char chip[32];
+    enum rl_metric_set_kind kind;
+    int passes;               /* replay passes the set costs on this chip */
+    bool on[RL_Q_COUNT];      /* quantity collected */
+    char metric[RL_Q_COUNT][192]; /* its chosen candidate ("a.sum+b.sum") */
+    /* The flat list of metric names handed to CUPTI, and where each
+     * quantity's terms sit in it. */
+    const char *names[RL_Q_COUNT * RL_Q_MAX_TERMS];
+    char name_buf[RL_Q_COUNT * RL_Q_MAX_TERMS][96];
+    int n_names;
+    int term[RL_Q_COUNT][RL_Q_MAX_TERMS]; /* index into names, -1 unused */
+    struct rl_metric_tried tried[RL_Q_COUNT * RL_Q_MAX_CANDIDATES * RL_Q_MAX_TERMS];
+    int n_tried;
+};
+
+/* The quantity table; *n receives its length (RL_Q_COUNT). */
+const struct rl_q_def *rl_q_defs(size_t *n);
+
+/* Build the set for chip (GH100, GA100, AD102, GB100, ...) with the CUPTI
+ * host API: no GPU needed. The default set takes every required quantity
+ * and then optional ones, in table order, while the passes stay within
+ * max(2, passes of the required ones); the full set takes every quantity
+ * the chip has. counter_avail (may be NULL) is the device's counter
+ * availability image. Returns 0, or an RL_E* code with errmsg (an unknown
+ * chip, a required quantity with no valid name). */
+int rl_metric_set_build(const char *chip, enum rl_metric_set_kind kind,
+                        const uint8_t *counter_avail, struct rl_metric_set *out, char *errmsg);
+
+/* Config image of a built set (for the range profiler); caller frees. */
+int rl_metric_set_config(const struct rl_metric_set *set, const uint8_t *counter_avail,
+                         uint8_t **image, size_t *size, char *errmsg);
+
+/* An evaluator: a CUPTI host object holding a set's config, which turns a
+ * decoded counter-data image into metric values. */
+struct rl_metric_evaluator;
+
+/* Open an evaluator for set and hand out its config image (owned by the
+ * evaluator). Returns 0 or an RL_E* code with errmsg. */
+int rl_metric_evaluator_open(const struct rl_metric_set *set, const uint8_t *counter_avail,
+                             struct rl_metric_evaluator **ev, const uint8_t **image,
+                             size_t *image_size, char *errmsg);
+
+/* Values of every name of the set (set->n_names of them) in range `range`
+ * of a decoded counter-data image. Returns 0 or RL_ECUPTI with errmsg. */
+int rl_metric_evaluate(struct rl_metric_evaluator *ev, const uint8_t *data, size_t data_size,
+                       size_t range, double *values, char *errmsg);
+
+void rl_metric_evaluator_close(struct rl_metric_evaluator *ev);
+
+/* Sum each quantity's terms from per-name values (NAN when not collected). */
+void rl_metric_set_quantities(const struct rl_metric_set *set, const double *name_values,
+                              double *q_values);
+
+#endif

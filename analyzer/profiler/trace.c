@@ -1,0 +1,415 @@
+/* trace.c - the records of a traced program's kernel launches, their FLOPs and bytes, and the trace file. */
+#include "trace.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* libstdc++'s demangler (C linkage), present wherever CUDA programs run. */
+char *__cxa_demangle(const char *mangled, char *out, size_t *length, int *status);
+
+void rl_demangle(const char *mangled, char *buf, size_t size)
+{
+    int status = -1;
+    char *d = mangled && mangled[0] == '_' && mangled[1] == 'Z'
+                  ? __cxa_demangle(mangled, NULL, NULL, &status)
+                  : NULL;
+    snprintf(buf, size, "%s", status == 0 && d ? d : mangled ? mangled : "?");
+    free(d);
+}
+
+static double nz(double v) { return isnan(v) ? 0 : v; }
+
+void rl_counts_derive(const double *q, double tensor_flops_per_op, struct rl_kernel_counts *out)
+{
+    memset(out, 0, sizeof *out);
+    out->time_ns = q[RL_Q_TIME_NS];
+    out->flops_fp64 = nz(q[RL_Q_DADD]) + nz(q[RL_Q_DMUL]) + 2 * nz(q[RL_Q_DFMA]);
+    out->flops_fp32 = nz(q[RL_Q_FADD]) + nz(q[RL_Q_FMUL]) + 2 * nz(q[RL_Q_FFMA]);
+    out->flops_fp16 = 2 * (nz(q[RL_Q_HADD]) + nz(q[RL_Q_HMUL]) + 2 * nz(q[RL_Q_HFMA]));
+    size_t n;
+    const struct rl_q_def *defs = rl_q_defs(&n);
+    double best = 0;
+    out->precision = NULL;
+    bool any = !isnan(q[RL_Q_FFMA]) || !isnan(q[RL_Q_DFMA]);
+    for (size_t i = 0; i < n; i++) {
+        if (!defs[i].roof || isnan(q[i]))
+            continue;
+        any = true;
+        /* A kernel with no tensor work has 0 tensor FLOPs also when the
+         * factor is unknown (NAN). */
+        out->flops_tensor_by[i] = q[i] == 0 ? 0 : q[i] * tensor_flops_per_op;
+        out->flops_tensor += out->flops_tensor_by[i];
+        if (out->flops_tensor_by[i] > best) {
+            best = out->flops_tensor_by[i];
+            out->precision = defs[i].roof;
+        }
+    }
+    const struct {
+        double v;
+        const char *roof;
+    } cuda[] = {{out->flops_fp64, "fp64"},
+                {out->flops_fp32, "fp32"},
+                {out->flops_fp16, "fp16-cuda"}};
+    for (size_t i = 0; i < 3; i++)
+        if (cuda[i].v > best) {
+            best = cuda[i].v;
+            out->precision = cuda[i].roof;
+        }
+    out->flops = any ? out->flops_fp64 + out->flops_fp32 + out->flops_fp16 + out->flops_tensor
+                     : NAN;
+    out->dram_read_bytes = q[RL_Q_DRAM_READ];
+    out->dram_write_bytes = q[RL_Q_DRAM_WRITE];
+    out->dram_bytes = isnan(q[RL_Q_DRAM_READ]) || isnan(q[RL_Q_DRAM_WRITE])
+                          ? NAN
+                          : q[RL_Q_DRAM_READ] + q[RL_Q_DRAM_WRITE];
+    out->l2_bytes = q[RL_Q_L2_BYTES];
+    out->l1_bytes = q[RL_Q_L1_BYTES];
+}
+
+/* ---- JSON, written by hand: streaming, no allocation per record ---------- */
+
+static void put_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void put_number(FILE *f, double v)
+{
+    if (!isfinite(v))
+        fputs("null", f);
+    else if (v == floor(v) && fabs(v) < 9007199254740992.0)
+        fprintf(f, "%.0f", v);
+    else
+        fprintf(f, "%.9g", v);
+}
+
+static void key(FILE *f, const char *k, bool first)
+{
+    fprintf(f, "%s\"%s\": ", first ? "" : ", ", k);
+}
+
+static const char *counts_name(enum rl_counts_origin o)
+{
+    static const char *const names[] = {"none", "counters", "sampled", "analytic"};
+    return names[o];
+}
+
+static void put_counts(FILE *f, const struct rl_kernel_counts *c)
+{
+    key(f, "dram_read_bytes", false);
+    put_number(f, c->dram_read_bytes);
+    key(f, "dram_write_bytes", false);
+    put_number(f, c->dram_write_bytes);
+    key(f, "l2_bytes", false);
+    put_number(f, c->l2_bytes);
+    key(f, "l1_bytes", false);
+    put_number(f, c->l1_bytes);
+    key(f, "flops_fp64", false);
+    put_number(f, c->flops_fp64);
+    key(f, "flops_fp32", false);
+    put_number(f, c->flops_fp32);
+    key(f, "flops_fp16", false);
+    put_number(f, c->flops_fp16);
+    key(f, "flops_tensor", false);
+    put_number(f, c->flops_tensor);
+    key(f, "counter_time_ns", false);
+    put_number(f, c->time_ns);
+}
+
+static bool has_counters(const struct rl_trace_kernel *k)
+{
+    return k->counts == RL_COUNTS_COUNTERS || k->counts == RL_COUNTS_SAMPLED;
+}
+
+static bool timed(const struct rl_trace_kernel *k)
+{
+    return k->start_ns != 0 && k->end_ns >= k->start_ns;
+}
+
+/* single: the kernel is its step's only launch, so the step's analytic
+ * cost is the kernel's. */
+static void write_kernel(FILE *f, const struct rl_trace_kernel *k, double factor,
+                         const struct rl_trace_step *step, bool single)
+{
+    struct rl_kernel_counts c;
+    rl_counts_derive(k->q, factor, &c);
+    enum rl_counts_origin origin = k->counts;
+    double flops = c.flops, dram = c.dram_bytes;
+    const char *precision = c.precision;
+    if (!has_counters(k)) {
+        flops = dram = NAN;
+        precision = NULL;
+        if (step && single) {
+            origin = RL_COUNTS_ANALYTIC;
+            flops = step->analytic_flops;
+            dram = step->analytic_bytes;
+            precision = step->precision[0] ? step->precision : NULL;
+        }
+    }
+    fputs("    {", f);
+    key(f, "name", true);
+    put_string(f, k->name);
+    fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u]", k->grid[0], k->grid[1],
+            k->grid[2], k->block[0], k->block[1], k->block[2]);
+    fprintf(f, ", \"registers\": %d, \"shared_static_bytes\": %u, \"shared_dynamic_bytes\": %u",
+            k->registers, k->smem_static_bytes, k->smem_dynamic_bytes);
+    if (timed(k))
+        fprintf(f, ", \"start_ns\": %llu, \"end_ns\": %llu, \"time_ns\": %llu",
+                (unsigned long long)k->start_ns, (unsigned long long)k->end_ns,
+                (unsigned long long)(k->end_ns - k->start_ns));
+    else
+        fputs(", \"start_ns\": null, \"end_ns\": null, \"time_ns\": null", f);
+    fprintf(f, ", \"stream\": %u, \"device\": %u, \"context\": %u, \"correlation\": %u",
+            k->stream, k->device, k->context, k->correlation);
+    if (k->graph)
+        fprintf(f, ", \"graph\": %u", k->graph);
+    if (k->nvtx) {
+        key(f, "nvtx", false);
+        put_string(f, k->nvtx);
+    }
+    if (step) {
+        key(f, "step", false);
+        put_string(f, step->label);
+    }
+    key(f, "counts", false);
+    put_string(f, counts_name(origin));
+    key(f, "flops", false);
+    put_number(f, flops);
+    if (precision) {
+        key(f, "precision", false);
+        put_string(f, precision);
+    }
+    key(f, "dram_bytes", false);
+    put_number(f, dram);
+    if (has_counters(k)) {
+        put_counts(f, &c);
+        size_t n;
+        const struct rl_q_def *defs = rl_q_defs(&n);
+        fputs(", \"counters\": {", f);
+        bool first = true;
+        for (size_t i = 0; i < n; i++)
+            if (!isnan(k->q[i])) {
+                key(f, defs[i].key, first);
+                put_number(f, k->q[i]);
+                first = false;
+            }
+        fputc('}', f);
+    }
+    fprintf(f, ", \"origin\": \"%s\"}", origin == RL_COUNTS_ANALYTIC ? "analytic" : "measured");
+}
+
+/* A step: its launches, their summed time and (when every launch was
+ * counted) summed counters, beside the analytic cost. */
+static void write_step(FILE *f, const struct rl_trace_step *s, size_t index,
+                       const struct rl_trace_kernel *k, size_t n, double factor)
+{
+    double q[RL_Q_COUNT];
+    for (int i = 0; i < RL_Q_COUNT; i++)
+        q[i] = 0;
+    size_t launches = 0, counted = 0, with_time = 0;
+    double time_ns = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (k[i].step != (int)index)
+            continue;
+        launches++;
+        if (timed(&k[i])) {
+            with_time++;
+            time_ns += (double)(k[i].end_ns - k[i].start_ns);
+        }
+        if (has_counters(&k[i])) {
+            counted++;
+            for (int j = 0; j < RL_Q_COUNT; j++)
+                q[j] += k[i].q[j]; /* NAN stays NAN: a quantity not collected */
+        }
+    }
+    fputs("    {", f);
+    key(f, "label", true);
+    put_string(f, s->label);
+    fprintf(f, ", \"launches\": %zu, \"counted_launches\": %zu", launches, counted);
+    key(f, "time_ns", false);
+    put_number(f, launches && with_time == launches ? time_ns : NAN);
+    key(f, "analytic_flops", false);
+    put_number(f, s->analytic_flops);
+    key(f, "analytic_bytes", false);
+    put_number(f, s->analytic_bytes);
+    if (s->precision[0]) {
+        key(f, "precision", false);
+        put_string(f, s->precision);
+    }
+    if (launches && counted == launches) {
+        struct rl_kernel_counts c;
+        rl_counts_derive(q, factor, &c);
+        key(f, "flops", false);
+        put_number(f, c.flops);
+        key(f, "dram_bytes", false);
+        put_number(f, c.dram_bytes);
+        put_counts(f, &c);
+        key(f, "flops_vs_analytic", false);
+        put_number(f, s->analytic_flops > 0 ? c.flops / s->analytic_flops : NAN);
+        key(f, "dram_bytes_vs_analytic", false);
+        put_number(f, s->analytic_bytes > 0 ? c.dram_bytes / s->analytic_bytes : NAN);
+    }
+    fputc('}', f);
+}
+
+int rl_trace_write(FILE *f, const struct rl_trace_meta *m, const struct rl_trace_kernel *k,
+                   size_t n, const struct rl_trace_step *steps, size_t n_steps)
+{
+    size_t *launches = calloc(n_steps ? n_steps : 1, sizeof *launches);
+    if (!launches)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (k[i].step >= 0 && (size_t)k[i].step < n_steps)
+            launches[k[i].step]++;
+    fputs("{\n  \"schema_version\": 1,\n  \"format\": \"roofline-trace\",\n", f);
+    fputs("  \"tool\": ", f);
+    put_string(f, m->tool);
+    fputs(",\n  \"created\": ", f);
+    put_string(f, m->created);
+    fprintf(f, ",\n  \"pid\": %ld,\n  \"program\": ", m->pid);
+    put_string(f, m->program);
+    fputs(",\n  \"gpu\": {\"name\": ", f);
+    put_string(f, m->gpu_name);
+    fputs(", \"chip\": ", f);
+    put_string(f, m->chip);
+    fprintf(f, ", \"compute_capability\": \"%d.%d\", \"sm_count\": %d},\n", m->cc_major,
+            m->cc_minor, m->sm_count);
+    fputs("  \"counters\": {\"mode\": ", f);
+    put_string(f, m->counters_mode);
+    fputs(", \"status\": ", f);
+    put_string(f, m->counters_status);
+    if (m->counters_reason) {
+        fputs(", \"reason\": ", f);
+        put_string(f, m->counters_reason);
+    }
+    if (m->set) {
+        fprintf(f, ", \"passes\": %d, \"metrics\": [", m->set->passes);
+        for (int i = 0; i < m->set->n_names; i++) {
+            if (i)
+                fputs(", ", f);
+            put_string(f, m->set->names[i]);
+        }
+        fputs("], \"tensor_flops_per_op\": ", f);
+        put_number(f, m->tensor_flops_per_op);
+        /* Tensor Core work of a type the set does not count is missing
+         * from every kernel's FLOPs: say which types are seen. */
+        size_t nq;
+        const struct rl_q_def *defs = rl_q_defs(&nq);
+        for (int pass = 0; pass < 2; pass++) {
+            fputs(pass ? "], \"tensor_not_counted\": [" : ", \"tensor_counted\": [", f);
+            bool first = true;
+            for (size_t i = 0; i < nq; i++)
+                if (defs[i].roof && m->set->on[i] == !pass) {
+                    fprintf(f, "%s\"%s\"", first ? "" : ", ", defs[i].roof);
+                    first = false;
+                }
+        }
+        fputc(']', f);
+    }
+    if (m->tensor_check) {
+        fputs(", \"tensor_check\": ", f);
+        put_string(f, m->tensor_check);
+    }
+    fputs("},\n", f);
+    fprintf(f, "  \"dropped_records\": %llu,\n  \"incomplete\": %s,\n",
+            (unsigned long long)m->dropped_records, m->incomplete ? "true" : "false");
+    if (m->signal)
+        fprintf(f, "  \"signal\": %d,\n", m->signal);
+    if (m->notes) {
+        fputs("  \"notes\": ", f);
+        put_string(f, m->notes);
+        fputs(",\n", f);
+    }
+    if (n_steps) {
+        fputs("  \"steps\": [\n", f);
+        for (size_t i = 0; i < n_steps; i++) {
+            write_step(f, &steps[i], i, k, n, m->tensor_flops_per_op);
+            fputs(i + 1 < n_steps ? ",\n" : "\n", f);
+        }
+        fputs("  ],\n", f);
+    }
+    fprintf(f, "  \"kernel_count\": %zu,\n  \"kernels\": [\n", n);
+    for (size_t i = 0; i < n; i++) {
+        bool in_step = k[i].step >= 0 && (size_t)k[i].step < n_steps;
+        write_kernel(f, &k[i], m->tensor_flops_per_op, in_step ? &steps[k[i].step] : NULL,
+                     in_step && launches[k[i].step] == 1);
+        fputs(i + 1 < n ? ",\n" : "\n", f);
+    }
+    fputs("  ]\n}\n", f);
+    free(launches);
+    return ferror(f) ? -1 : 0;
+}
+
+/* ---- sampled counts -------------------------------------------------------- */
+
+static uint64_t signature(const struct rl_trace_kernel *k)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)(k->name ? k->name : ""); *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    for (int i = 0; i < 3; i++) {
+        h = (h ^ k->grid[i]) * 1099511628211ull;
+        h = (h ^ k->block[i]) * 1099511628211ull;
+    }
+    return h ? h : 1;
+}
+
+struct sig_slot {
+    uint64_t sig;       /* 0: empty */
+    double sum[RL_Q_COUNT];
+    double n;
+};
+
+long rl_trace_fill_sampled(struct rl_trace_kernel *k, size_t n)
+{
+    size_t counted = 0;
+    for (size_t i = 0; i < n; i++)
+        counted += k[i].counts == RL_COUNTS_COUNTERS;
+    if (!counted)
+        return 0;
+    size_t cap = 16;
+    while (cap < 2 * counted)
+        cap *= 2;
+    struct sig_slot *t = calloc(cap, sizeof *t);
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (k[i].counts != RL_COUNTS_COUNTERS)
+            continue;
+        uint64_t s = signature(&k[i]);
+        size_t j = s & (cap - 1);
+        while (t[j].sig && t[j].sig != s)
+            j = (j + 1) & (cap - 1);
+        t[j].sig = s;
+        for (int q = 0; q < RL_Q_COUNT; q++)
+            t[j].sum[q] += k[i].q[q];
+        t[j].n++;
+    }
+    long filled = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (k[i].counts != RL_COUNTS_NONE)
+            continue;
+        uint64_t s = signature(&k[i]);
+        size_t j = s & (cap - 1);
+        while (t[j].sig && t[j].sig != s)
+            j = (j + 1) & (cap - 1);
+        if (!t[j].sig)
+            continue;
+        for (int q = 0; q < RL_Q_COUNT; q++)
+            k[i].q[q] = t[j].sum[q] / t[j].n;
+        k[i].counts = RL_COUNTS_SAMPLED;
+        filled++;
+    }
+    free(t);
+    return filled;
+}

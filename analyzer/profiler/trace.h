@@ -1,0 +1,97 @@
+/* trace.h - the records of a traced program's kernel launches, their FLOPs and bytes, and the trace file.
+ *
+ * Plain C with no CUPTI: the tracer (tracer.c) fills these, the tests build
+ * them from recorded counter values. Format: analyzer/profiler/README.md.
+ */
+#ifndef RL_PROFILER_TRACE_H
+#define RL_PROFILER_TRACE_H
+
+#include "metrics.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Where a record's FLOPs and bytes come from. */
+enum rl_counts_origin {
+    RL_COUNTS_NONE,      /* timing only */
+    RL_COUNTS_COUNTERS,  /* hardware counters of this launch */
+    RL_COUNTS_SAMPLED,   /* counters of another launch of the same kernel, grid and block */
+    RL_COUNTS_ANALYTIC   /* the formula of one of our workloads (kernels/) */
+};
+
+struct rl_trace_kernel {
+    char *name;                 /* demangled; owned */
+    uint32_t grid[3], block[3];
+    int registers;
+    uint32_t smem_static_bytes, smem_dynamic_bytes;
+    uint64_t start_ns, end_ns;  /* GPU timestamps */
+    uint32_t stream, device, context, correlation, graph;
+    char *nvtx;                 /* enclosing NVTX ranges, "outer/inner"; owned, may be NULL */
+    int step;                   /* index into the trace's steps, -1 outside any */
+    enum rl_counts_origin counts;
+    double q[RL_Q_COUNT];       /* counter quantities (NAN: not collected) */
+};
+
+/* One step of a built-in workload (kernels/workloads.h): an operation of
+ * one or more launches, with the analytic cost of the whole operation.
+ * A step of a single kernel lends that kernel its analytic counts when it
+ * has no counters; a step of several is summed in the trace's "steps". */
+struct rl_trace_step {
+    char *label;                /* owned */
+    double analytic_flops, analytic_bytes;
+    char precision[16];
+};
+
+/* FLOPs and bytes of a record, derived in one place. */
+struct rl_kernel_counts {
+    double flops;               /* total, NAN when nothing counted */
+    double flops_fp64, flops_fp32, flops_fp16;
+    double flops_tensor;        /* all Tensor Core FLOPs */
+    double flops_tensor_by[RL_Q_COUNT]; /* per tensor quantity */
+    const char *precision;      /* roof of the largest share: "bf16", "fp32", ... */
+    double dram_read_bytes, dram_write_bytes, dram_bytes, l2_bytes, l1_bytes;
+    double time_ns;             /* gpu__time_duration (NAN without counters) */
+};
+
+/* Derive counts from quantities. CUDA-core FLOPs: add + mul + 2 fma per
+ * thread instruction; FP16 counters count paired (half2) instructions, so
+ * FP16 FLOPs are twice that (an upper bound when scalar HADD/HFMA run).
+ * Tensor FLOPs: ops x tensor_flops_per_op (calibrated at start-up). */
+void rl_counts_derive(const double *q, double tensor_flops_per_op, struct rl_kernel_counts *out);
+
+/* The trace file */
+
+struct rl_trace_meta {
+    const char *tool;           /* "roofline 0.3.0" */
+    const char *created;        /* ISO 8601 */
+    long pid;
+    const char *program;        /* command line, or the builtin workload */
+    const char *gpu_name, *chip;
+    int cc_major, cc_minor, sm_count;
+    const char *counters_mode;  /* "none", "default", "full" */
+    const char *counters_status;/* "ok", "unavailable", "off" */
+    const char *counters_reason;/* why unavailable, with the fix */
+    const struct rl_metric_set *set; /* NULL without counters */
+    double tensor_flops_per_op;
+    const char *tensor_check;   /* one line: the GEMM check's result */
+    uint64_t dropped_records;
+    bool incomplete;            /* written from a signal handler or before the end */
+    int signal;                 /* the signal that ended the program, 0 */
+    const char *notes;          /* NULL or one line */
+};
+
+/* Write a whole trace as JSON to f. Returns 0 or -1 (I/O error). */
+int rl_trace_write(FILE *f, const struct rl_trace_meta *meta, const struct rl_trace_kernel *k,
+                   size_t n, const struct rl_trace_step *steps, size_t n_steps);
+
+/* Fill records without counters from those with: a launch of the same
+ * kernel name, grid and block that was counted lends the mean of its
+ * counted launches (counts becomes RL_COUNTS_SAMPLED). Returns the number
+ * of records filled, or -1 when out of memory. */
+long rl_trace_fill_sampled(struct rl_trace_kernel *k, size_t n);
+
+/* Demangle a C++ name into buf (the mangled name when it is not one). */
+void rl_demangle(const char *mangled, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,532 @@
+/* check_profiler.c - tests of the profiler that need no GPU: metric sets per chip, counts from counters, trace files, the injection library. */
+#define _GNU_SOURCE
+#include "test_util.h"
+
+#include "error.h"
+#include "json.h"
+#include "metrics.h"
+#include "records.h"
+#include "schema.h"
+#include "trace.h"
+#include "tracer.h"
+
+#include <cupti_result.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ---- metric sets, through the CUPTI host API (no GPU) ---------------------- */
+
+static struct rl_metric_set *build(const char *chip, enum rl_metric_set_kind kind)
+{
+    struct rl_metric_set *s = malloc(sizeof *s);
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_ptr_nonnull(s);
+    int rc = rl_metric_set_build(chip, kind, NULL, s, err);
+    ck_assert_msg(rc == 0, "%s: %s", chip, err);
+    return s;
+}
+
+/* Every required quantity is collected, each name CUPTI accepted. */
+static void assert_complete(const struct rl_metric_set *s)
+{
+    size_t n;
+    const struct rl_q_def *q = rl_q_defs(&n);
+    ck_assert_uint_eq(n, RL_Q_COUNT);
+    for (size_t i = 0; i < n; i++)
+        if (q[i].required)
+            ck_assert_msg(s->on[i], "%s: %s not collected", s->chip, q[i].key);
+    for (int i = 0; i < s->n_tried; i++)
+        if (s->tried[i].chosen)
+            ck_assert_msg(s->tried[i].valid, "%s: chose invalid %s", s->chip, s->tried[i].name);
+    ck_assert_int_gt(s->n_names, 13);
+}
+
+START_TEST(gh100_default_two_passes)
+{
+    struct rl_metric_set *s = build("GH100", RL_SET_DEFAULT);
+    assert_complete(s);
+    ck_assert_int_le(s->passes, 2);
+    ck_assert_int_ge(s->passes, 1);
+    /* The LLM formats are in the default set. */
+    ck_assert(s->on[RL_Q_TENSOR_BF16]);
+    ck_assert(s->on[RL_Q_TENSOR_FP8]);
+    ck_assert_str_eq(s->metric[RL_Q_TENSOR_BF16], "sm__ops_path_tensor_src_bf16_dst_fp32.sum");
+    ck_assert_str_eq(s->metric[RL_Q_DRAM_READ], "dram__bytes_read.sum");
+    /* The config image CUPTI builds from it is real, and an evaluator opens. */
+    uint8_t *image = NULL;
+    size_t size = 0;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_metric_set_config(s, NULL, &image, &size, err), 0);
+    ck_assert_uint_gt(size, 64);
+    free(image);
+    struct rl_metric_evaluator *ev;
+    const uint8_t *img;
+    ck_assert_int_eq(rl_metric_evaluator_open(s, NULL, &ev, &img, &size, err), 0);
+    ck_assert_uint_gt(size, 64);
+    rl_metric_evaluator_close(ev);
+    free(s);
+}
+END_TEST
+
+START_TEST(gh100_full_costs_more)
+{
+    struct rl_metric_set *s = build("GH100", RL_SET_FULL);
+    assert_complete(s);
+    ck_assert(s->on[RL_Q_TENSOR_FP16] && s->on[RL_Q_TENSOR_TF32] && s->on[RL_Q_TENSOR_INT8]);
+    ck_assert_int_gt(s->passes, 2);
+    free(s);
+}
+END_TEST
+
+START_TEST(fallbacks_per_chip)
+{
+    /* GA100 and AD102 split FP16 by destination: the second candidate. */
+    static const char *const split[] = {"GA100", "AD102"};
+    for (int i = 0; i < 2; i++) {
+        struct rl_metric_set *s = build(split[i], RL_SET_FULL);
+        assert_complete(s);
+        ck_assert_str_eq(s->metric[RL_Q_TENSOR_FP16], "sm__ops_path_tensor_src_fp16_dst_fp32.sum"
+                                                      "+sm__ops_path_tensor_src_fp16_dst_fp16.sum");
+        free(s);
+        s = build(split[i], RL_SET_DEFAULT);
+        ck_assert_int_le(s->passes, 2);
+        free(s);
+    }
+    /* GA100 has no FP8: not collected, never a zero. */
+    struct rl_metric_set *s = build("GA100", RL_SET_FULL);
+    ck_assert(!s->on[RL_Q_TENSOR_FP8]);
+    free(s);
+    /* GB100 folds FP8 with FP4/FP6. */
+    s = build("GB100", RL_SET_FULL);
+    assert_complete(s);
+    ck_assert_ptr_nonnull(strstr(s->metric[RL_Q_TENSOR_FP8], "fp4_fp6_fp8"));
+    free(s);
+    /* GB202 names DRAM bytes differently. */
+    s = build("GB202", RL_SET_DEFAULT);
+    assert_complete(s);
+    ck_assert_str_eq(s->metric[RL_Q_DRAM_READ], "dram__bytes_op_read.sum");
+    free(s);
+}
+END_TEST
+
+START_TEST(unknown_chip)
+{
+    struct rl_metric_set *s = malloc(sizeof *s);
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_metric_set_build("XX999", RL_SET_DEFAULT, NULL, s, err), RL_ENOTFOUND);
+    ck_assert_ptr_nonnull(strstr(err, "XX999"));
+    free(s);
+}
+END_TEST
+
+START_TEST(quantities_sum_terms)
+{
+    struct rl_metric_set *s = build("GA100", RL_SET_FULL);
+    double names[RL_Q_COUNT * RL_Q_MAX_TERMS], q[RL_Q_COUNT];
+    for (int i = 0; i < s->n_names; i++)
+        names[i] = i + 1;
+    rl_metric_set_quantities(s, names, q);
+    /* FP16 is the sum of its two terms; the others one name each. */
+    int t0 = s->term[RL_Q_TENSOR_FP16][0], t1 = s->term[RL_Q_TENSOR_FP16][1];
+    ck_assert_double_eq(q[RL_Q_TENSOR_FP16], (t0 + 1) + (t1 + 1));
+    ck_assert_double_eq(q[RL_Q_FFMA], s->term[RL_Q_FFMA][0] + 1);
+    ck_assert(isnan(q[RL_Q_TENSOR_FP8]));
+    free(s);
+}
+END_TEST
+
+/* ---- counts from recorded counter values ----------------------------------- */
+
+static void q_empty(double *q)
+{
+    for (int i = 0; i < RL_Q_COUNT; i++)
+        q[i] = NAN;
+}
+
+/* Counters as a default-set GH100 run would record them, all zero but the
+ * given ones. */
+static void q_default(double *q)
+{
+    q_empty(q);
+    for (int i = 0; i <= RL_Q_TENSOR_FP8; i++)
+        q[i] = 0;
+}
+
+START_TEST(counts_cuda_cores)
+{
+    double q[RL_Q_COUNT];
+    q_default(q);
+    q[RL_Q_FFMA] = 1e6;
+    q[RL_Q_FADD] = 2e5;
+    q[RL_Q_FMUL] = 1e5;
+    q[RL_Q_DFMA] = 10;
+    q[RL_Q_HFMA] = 100; /* HFMA2: 2 lanes x 2 FLOP */
+    q[RL_Q_HADD] = 5;
+    q[RL_Q_DRAM_READ] = 3e6;
+    q[RL_Q_DRAM_WRITE] = 1e6;
+    q[RL_Q_L2_BYTES] = 8e6;
+    q[RL_Q_TIME_NS] = 1234;
+    struct rl_kernel_counts c;
+    rl_counts_derive(q, 2, &c);
+    ck_assert_double_eq(c.flops_fp32, 2 * 1e6 + 2e5 + 1e5);
+    ck_assert_double_eq(c.flops_fp64, 20);
+    ck_assert_double_eq(c.flops_fp16, 2 * (5 + 2 * 100));
+    ck_assert_double_eq(c.flops_tensor, 0);
+    ck_assert_double_eq(c.flops, 2.3e6 + 20 + 410);
+    ck_assert_str_eq(c.precision, "fp32");
+    ck_assert_double_eq(c.dram_bytes, 4e6);
+    ck_assert_double_eq(c.l2_bytes, 8e6);
+    ck_assert_double_eq(c.time_ns, 1234);
+}
+END_TEST
+
+START_TEST(counts_tensor)
+{
+    double q[RL_Q_COUNT];
+    q_default(q);
+    q[RL_Q_TENSOR_BF16] = 8.589934592e9; /* 2048^3 ops */
+    q[RL_Q_FFMA] = 1000;
+    q[RL_Q_DRAM_READ] = 25165824;
+    q[RL_Q_DRAM_WRITE] = 8388608;
+    struct rl_kernel_counts c;
+    rl_counts_derive(q, 2, &c);
+    ck_assert_double_eq(c.flops_tensor, 2 * 8.589934592e9);
+    ck_assert_double_eq(c.flops, 2 * 8.589934592e9 + 2000);
+    ck_assert_str_eq(c.precision, "bf16");
+    /* Intensity of a 2048^3 BF16 GEMM reading A, B once, writing D once. */
+    ck_assert_double_eq_tol(c.flops / c.dram_bytes, (2 * 8.589934592e9 + 2000) / 33554432.0, 1e-9);
+    /* An unknown factor leaves tensor FLOPs unknown... */
+    rl_counts_derive(q, NAN, &c);
+    ck_assert(isnan(c.flops));
+    /* ...but a kernel with no tensor work keeps its FLOPs. */
+    q[RL_Q_TENSOR_BF16] = 0;
+    rl_counts_derive(q, NAN, &c);
+    ck_assert_double_eq(c.flops, 2000);
+    /* Nothing collected: FLOPs unknown, not zero. */
+    q_empty(q);
+    rl_counts_derive(q, 2, &c);
+    ck_assert(isnan(c.flops));
+    ck_assert(isnan(c.dram_bytes));
+}
+END_TEST
+
+/* ---- trace files --------------------------------------------------------- */
+
+/* The file at path matches data/schemas/trace.schema.json. */
+static void assert_schema(const char *path)
+{
+    cJSON *schema, *doc;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_json_parse_file(ROOFLINE_SOURCE_DIR "/data/schemas/trace.schema.json",
+                                        &schema, err), 0);
+    char *text = rl_test_slurp(path);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_int_eq(rl_json_parse(text, strlen(text), path, &doc, err), 0);
+    ck_assert_msg(rl_schema_check_text(schema, doc, text, strlen(text), path, err) == 0, "%s",
+                  err);
+    cJSON_Delete(doc);
+    cJSON_Delete(schema);
+    free(text);
+}
+
+static struct rl_trace_kernel kernel(const char *name, uint32_t grid, uint64_t start, uint64_t ns)
+{
+    struct rl_trace_kernel k;
+    memset(&k, 0, sizeof k);
+    k.name = (char *)name;
+    k.grid[0] = grid, k.grid[1] = k.grid[2] = 1;
+    k.block[0] = 256, k.block[1] = k.block[2] = 1;
+    k.start_ns = start;
+    k.end_ns = start + ns;
+    k.step = -1;
+    q_empty(k.q);
+    return k;
+}
+
+START_TEST(sampled_counts)
+{
+    struct rl_trace_kernel k[4] = {kernel("gemv", 128, 0, 10), kernel("gemv", 128, 20, 10),
+                                   kernel("gemv", 64, 40, 10), kernel("gemv", 128, 60, 10)};
+    q_default(k[1].q);
+    k[1].q[RL_Q_DRAM_READ] = 100;
+    k[1].counts = RL_COUNTS_COUNTERS;
+    ck_assert_int_eq(rl_trace_fill_sampled(k, 4), 2);
+    ck_assert_int_eq(k[0].counts, RL_COUNTS_SAMPLED);
+    ck_assert_double_eq(k[0].q[RL_Q_DRAM_READ], 100);
+    ck_assert_int_eq(k[2].counts, RL_COUNTS_NONE); /* another grid: its own kernel */
+    ck_assert_int_eq(k[3].counts, RL_COUNTS_SAMPLED);
+}
+END_TEST
+
+START_TEST(trace_round_trip)
+{
+    /* A counted GEMV, two sampled launches of it, a timing-only kernel, and a
+     * one-kernel step lending its analytic cost. */
+    struct rl_trace_kernel k[5] = {kernel("gemv_bf16<4096>", 128, 1000, 20000),
+                                   kernel("gemv_bf16<4096>", 128, 30000, 20000),
+                                   kernel("gemv_bf16<4096>", 128, 60000, 22000),
+                                   kernel("memset \"x\"", 1, 90000, 1000),
+                                   kernel("rmsnorm", 1, 100000, 3000)};
+    q_default(k[0].q);
+    k[0].q[RL_Q_FFMA] = 4096.0 * 4096; /* bf16 GEMV on FP32 FMAs */
+    k[0].q[RL_Q_DRAM_READ] = 2.0 * 4096 * 4096 + 2 * 4096;
+    k[0].q[RL_Q_DRAM_WRITE] = 2 * 4096;
+    k[0].q[RL_Q_TIME_NS] = 21000;
+    k[0].counts = RL_COUNTS_COUNTERS;
+    k[0].nvtx = "decode/layer0";
+    k[4].step = 0;
+    ck_assert_int_eq(rl_trace_fill_sampled(k, 5), 2);
+    struct rl_trace_step step = {"rmsnorm 4096", 3.0 * 4096, 4.0 * 4096, "fp32"};
+    struct rl_metric_set *set = build("GH100", RL_SET_DEFAULT);
+    struct rl_trace_meta m = {.tool = "roofline test", .created = "2026-11-29T00:00:00Z",
+                              .pid = 42, .program = "test", .gpu_name = "NVIDIA H200",
+                              .chip = "GH100", .cc_major = 9, .sm_count = 132,
+                              .counters_mode = "default", .counters_status = "ok",
+                              .set = set, .tensor_flops_per_op = 2,
+                              .tensor_check = "calibration: ok"};
+    char path[512];
+    snprintf(path, sizeof path, "%s/trace.json", rl_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    ck_assert_int_eq(rl_trace_write(f, &m, k, 5, &step, 1), 0);
+    fclose(f);
+    assert_schema(path);
+    cJSON *doc;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_json_parse_file(path, &doc, err) == 0, "%s", err);
+    ck_assert_str_eq(rl_json_string(doc, "format"), "roofline-trace");
+    ck_assert_double_eq(rl_json_number(doc, "schema_version"), 1);
+    const cJSON *counters = cJSON_GetObjectItem(doc, "counters");
+    ck_assert_double_eq(rl_json_number(counters, "passes"), set->passes);
+    ck_assert(cJSON_GetArraySize(cJSON_GetObjectItem(counters, "metrics")) == set->n_names);
+    ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(counters, "tensor_not_counted"), 0)
+                         ->valuestring,
+                     "fp16");
+    const cJSON *ks = cJSON_GetObjectItem(doc, "kernels");
+    ck_assert_int_eq(cJSON_GetArraySize(ks), 5);
+    const cJSON *k0 = cJSON_GetArrayItem(ks, 0);
+    ck_assert_str_eq(rl_json_string(k0, "counts"), "counters");
+    ck_assert_double_eq(rl_json_number(k0, "flops"), 2.0 * 4096 * 4096);
+    ck_assert_double_eq(rl_json_number(k0, "dram_bytes"), 2.0 * 4096 * 4096 + 4 * 4096);
+    ck_assert_str_eq(rl_json_string(k0, "nvtx"), "decode/layer0");
+    ck_assert_double_eq(rl_json_number(k0, "time_ns"), 20000);
+    ck_assert_double_eq(rl_json_number(k0, "counter_time_ns"), 21000);
+    ck_assert_str_eq(rl_json_string(cJSON_GetArrayItem(ks, 1), "counts"), "sampled");
+    const cJSON *k3 = cJSON_GetArrayItem(ks, 3);
+    ck_assert_str_eq(rl_json_string(k3, "name"), "memset \"x\"");
+    ck_assert_str_eq(rl_json_string(k3, "counts"), "none");
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(k3, "flops")));
+    const cJSON *k4 = cJSON_GetArrayItem(ks, 4);
+    ck_assert_str_eq(rl_json_string(k4, "counts"), "analytic");
+    ck_assert_str_eq(rl_json_string(k4, "origin"), "analytic");
+    ck_assert_double_eq(rl_json_number(k4, "flops"), 3.0 * 4096);
+    const cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "steps"), 0);
+    ck_assert_str_eq(rl_json_string(s0, "label"), "rmsnorm 4096");
+    ck_assert_double_eq(rl_json_number(s0, "launches"), 1);
+    ck_assert_double_eq(rl_json_number(s0, "time_ns"), 3000);
+    cJSON_Delete(doc);
+    /* What `roofline chart --kernels` reads: the three GEMV launches merged
+     * into one record of 3, the timing-only one skipped. */
+    struct rl_record_list l = {0};
+    ck_assert_msg(rl_records_load(&l, path, err) == 0, "%s", err);
+    ck_assert_uint_eq(l.n, 2);
+    ck_assert_str_eq(l.v[0].name, "gemv_bf16<4096>");
+    ck_assert_uint_eq(l.v[0].count, 3);
+    ck_assert_double_eq(l.v[0].perf.flops, 3 * 2.0 * 4096 * 4096);
+    ck_assert_double_eq(l.v[0].perf.time_ns, 62000);
+    ck_assert_str_eq(l.v[0].signature, "grid 128x1x1 block 256x1x1");
+    ck_assert_int_eq(l.v[1].origin, RL_ORIGIN_ANALYTIC);
+    rl_record_list_release(&l);
+    free(set);
+}
+END_TEST
+
+START_TEST(timing_only_trace_cannot_be_charted)
+{
+    struct rl_trace_kernel k = kernel("k", 1, 10, 10);
+    struct rl_trace_meta m = {.tool = "t", .created = "2026-11-29T00:00:00Z", .program = "p",
+                              .counters_mode = "none", .counters_status = "off"};
+    char path[512], err[RL_ERRMSG_SIZE];
+    snprintf(path, sizeof path, "%s/timing.json", rl_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    ck_assert_int_eq(rl_trace_write(f, &m, &k, 1, NULL, 0), 0);
+    fclose(f);
+    assert_schema(path);
+    struct rl_record_list l = {0};
+    ck_assert_int_eq(rl_records_load(&l, path, err), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "timing-only trace"));
+    rl_record_list_release(&l);
+}
+END_TEST
+
+START_TEST(explanations_name_the_fix)
+{
+    char b[RL_ERRMSG_SIZE];
+    ck_assert_ptr_nonnull(strstr(rl_tracer_explain(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, b,
+                                                   sizeof b),
+                                 "NVreg_RestrictProfilingToAdminUsers=0"));
+    ck_assert_ptr_nonnull(strstr(rl_tracer_explain(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED,
+                                                   b, sizeof b),
+                                 "another CUPTI client"));
+    ck_assert_ptr_nonnull(strstr(rl_tracer_explain(CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED, b,
+                                                   sizeof b),
+                                 "MIG"));
+    ck_assert_ptr_nonnull(strstr(rl_tracer_explain(CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED,
+                                                   b, sizeof b),
+                                 "virtual GPU"));
+}
+END_TEST
+
+/* ---- the injection library, without a GPU ------------------------------------- */
+
+START_TEST(injection_fails_cleanly)
+{
+    const char *lib = getenv("ROOFLINE_INJECT_LIB");
+    if (!lib || !*lib)
+        return; /* a build without CUDA has none; the CMake test sets it */
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/inject", rl_test_tmpdir());
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* What the CUDA driver does with CUDA_INJECTION64_PATH. */
+        dup2(fds[1], 2);
+        char pattern[600];
+        snprintf(pattern, sizeof pattern, "%s/%%p.json", dir);
+        setenv("ROOFLINE_TRACE_FILE", pattern, 1);
+        void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+            _exit(10);
+        int (*init)(void) = (int (*)(void))dlsym(h, "InitializeInjection");
+        if (!init)
+            _exit(11);
+        if (init() != 1) /* never reports failure to the driver: the program runs on */
+            _exit(12);
+        exit(0); /* through atexit, as a program would */
+    }
+    close(fds[1]);
+    char err[2048] = "";
+    ssize_t n = read(fds[0], err, sizeof err - 1);
+    err[n > 0 ? n : 0] = 0;
+    close(fds[0]);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d, stderr: %s",
+                  status, err);
+    /* No driver here: one line saying tracing is off, and no trace left. */
+    ck_assert_msg(strstr(err, "roofline: tracing off for pid"), "%s", err);
+    ck_assert_int_eq(rl_test_count(err, "\n"), 1);
+    ck_assert_int_eq(rmdir(dir), 0); /* empty */
+}
+END_TEST
+
+/* ---- the commands -------------------------------------------------------- */
+
+START_TEST(metrics_command_per_chip)
+{
+    static const char *const chips[] = {"GH100", "GA100", "AD102", "GB100"};
+    for (int i = 0; i < 4; i++) {
+        struct rl_run r = rl_test_cli(NULL, "metrics", "--chip", chips[i], "--json",
+                                      (const char *)NULL);
+        if (r.status == 1 && strstr(r.err, "without CUDA")) {
+            rl_run_release(&r);
+            return;
+        }
+        ck_assert_msg(r.status == 0, "%s: %s", chips[i], r.err);
+        cJSON *doc = cJSON_Parse(r.out);
+        ck_assert_ptr_nonnull(doc);
+        ck_assert_str_eq(rl_json_string(doc, "chip"), chips[i]);
+        double passes = rl_json_number(doc, "passes");
+        ck_assert(passes >= 1);
+        if (i == 0)
+            ck_assert_double_le(passes, 2);
+        const cJSON *m, *metrics = cJSON_GetObjectItem(doc, "metrics");
+        int valid = 0, chosen = 0;
+        cJSON_ArrayForEach(m, metrics)
+        {
+            ck_assert_ptr_nonnull(rl_json_string(m, "name"));
+            ck_assert(cJSON_IsBool(cJSON_GetObjectItem(m, "valid")));
+            valid += cJSON_IsTrue(cJSON_GetObjectItem(m, "valid"));
+            chosen += cJSON_IsTrue(cJSON_GetObjectItem(m, "chosen"));
+        }
+        ck_assert_int_ge(valid, 15);
+        ck_assert_int_ge(chosen, 14);
+        cJSON_Delete(doc);
+        rl_run_release(&r);
+    }
+    struct rl_run r = rl_test_cli(NULL, "metrics", "--chip", "ZZ123", (const char *)NULL);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_int_eq(rl_test_count(r.err, "\n"), 1);
+    rl_run_release(&r);
+    r = rl_test_cli(NULL, "metrics", (const char *)NULL);
+    ck_assert_int_eq(r.status, 2);
+    rl_run_release(&r);
+}
+END_TEST
+
+START_TEST(trace_without_a_gpu)
+{
+    static const char *const env[] = {"CUDA_VISIBLE_DEVICES=-1", NULL};
+    char out[512];
+    snprintf(out, sizeof out, "%s/never-trace.json", rl_test_tmpdir());
+    struct rl_run r = rl_test_cli(env, "trace", "-o", out, "--", "true", (const char *)NULL);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_msg(strstr(r.err, "roofline: error: cannot trace: no ") ||
+                      strstr(r.err, "built without CUDA"),
+                  "%s", r.err);
+    ck_assert_int_eq(rl_test_count(r.err, "\n"), 1);
+    ck_assert_int_ne(access(out, F_OK), 0);
+    rl_run_release(&r);
+    r = rl_test_cli(env, "trace", "--builtin", "gemv", "-o", out, (const char *)NULL);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_int_eq(rl_test_count(r.err, "\n"), 1);
+    rl_run_release(&r);
+    /* Usage errors come before any GPU is looked for. */
+    r = rl_test_cli(env, "trace", "--metrics", "most", "--", "true", (const char *)NULL);
+    ck_assert_int_eq(r.status, 2);
+    rl_run_release(&r);
+    r = rl_test_cli(env, "trace", "--builtin", "gemv", "--", "true", (const char *)NULL);
+    ck_assert_int_eq(r.status, 2);
+    rl_run_release(&r);
+    r = rl_test_cli(env, "trace", "--top", "5", "--kernel", "gemm", "--", "true",
+                    (const char *)NULL);
+    ck_assert_int_eq(r.status, 2);
+    rl_run_release(&r);
+}
+END_TEST
+
+static Suite *profiler_suite(void)
+{
+    Suite *s = suite_create("profiler");
+    TCase *metrics = tcase_create("metrics");
+    tcase_set_timeout(metrics, 120);
+    tcase_add_test(metrics, gh100_default_two_passes);
+    tcase_add_test(metrics, gh100_full_costs_more);
+    tcase_add_test(metrics, fallbacks_per_chip);
+    tcase_add_test(metrics, unknown_chip);
+    tcase_add_test(metrics, quantities_sum_terms);
+    suite_add_tcase(s, metrics);
+    TCase *counts = tcase_create("counts");
+    tcase_add_test(counts, counts_cuda_cores);
+    tcase_add_test(counts, counts_tensor);
+    tcase_add_test(counts, sampled_counts);
+    tcase_add_test(counts, trace_round_trip);
+    tcase_add_test(counts, timing_only_trace_cannot_be_charted);
+    tcase_add_test(counts, explanations_name_the_fix);
+    suite_add_tcase(s, counts);
+    TCase *process = tcase_create("process");
+    tcase_set_timeout(process, 120);
+    tcase_add_test(process, injection_fails_cleanly);
+    tcase_add_test(process, metrics_command_per_chip);
+    tcase_add_test(process, trace_without_a_gpu);
+    suite_add_tcase(s, process);
+    return s;
+}
+
+int main(void) { return rl_test_run(profiler_suite()); }

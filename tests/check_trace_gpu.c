@@ -1,0 +1,176 @@
+/* check_trace_gpu.c - on a GPU: the built-in workloads traced, their outputs checked, their counters against the formulas.
+ *
+ * Label gpu. Exits 77 (skipped, never passed) without a CUDA build, a
+ * driver or a device. Where the GPU forbids counters (no permission, a
+ * sandbox), the counter checks are skipped with the trace's reason printed,
+ * and timing and the analytic fallback are checked instead.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "test_util.h"
+
+#include "device.h"
+#include "error.h"
+#include "json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct rl_device_api *api;
+
+/* Trace a built-in into a file and parse it. */
+static cJSON *trace(const char *workload, int counters, const char *regex)
+{
+    char path[512], err[RL_ERRMSG_SIZE] = "";
+    snprintf(path, sizeof path, "%s/%s-%d.json", rl_test_tmpdir(), workload, counters);
+    struct rl_trace_request req = {.device = 0, .workload = workload, .out_path = path,
+                                   .counters = counters, .kernel_regex = regex, .samples = 1,
+                                   .reps = 1, .program = "check_trace_gpu"};
+    struct rl_calibration cal;
+    int rc = api->trace_builtin(&req, &cal, err);
+    ck_assert_msg(rc == 0, "%s: %s", workload, err);
+    printf("%s (counters %d): calibration: %s\n", workload, counters, cal.line);
+    cJSON *doc;
+    ck_assert_msg(rl_json_parse_file(path, &doc, err) == 0, "%s", err);
+    return doc;
+}
+
+static bool counters_ok(const cJSON *doc)
+{
+    const cJSON *c = cJSON_GetObjectItem(doc, "counters");
+    const char *status = rl_json_string(c, "status");
+    if (status && strcmp(status, "ok") == 0)
+        return true;
+    printf("counters %s: %s (counter checks skipped)\n", status ? status : "?",
+           rl_json_string(c, "reason") ? rl_json_string(c, "reason") : "");
+    return false;
+}
+
+/* Every launch has a time; returns the number of kernels. */
+static int assert_timed(const cJSON *doc)
+{
+    const cJSON *k, *ks = cJSON_GetObjectItem(doc, "kernels");
+    int n = 0;
+    cJSON_ArrayForEach(k, ks)
+    {
+        double t = rl_json_number(k, "time_ns");
+        ck_assert_msg(t > 0, "%s: no time", rl_json_string(k, "name"));
+        n++;
+    }
+    ck_assert_int_eq(n, (int)rl_json_number(doc, "kernel_count"));
+    ck_assert_int_eq(rl_json_number(doc, "dropped_records"), 0);
+    return n;
+}
+
+/* Steps whose label contains `part` and were counted whole: ratio key within tol of 1. */
+static int assert_steps(const cJSON *doc, const char *part, const char *ratio, double tol)
+{
+    const cJSON *s, *steps = cJSON_GetObjectItem(doc, "steps");
+    int checked = 0;
+    cJSON_ArrayForEach(s, steps)
+    {
+        const char *label = rl_json_string(s, "label");
+        double r = rl_json_number(s, ratio);
+        if (!label || !strstr(label, part) || strstr(label, "calibration"))
+            continue;
+        printf("  %-60s %s %.4f\n", label, ratio, r);
+        if (isnan(r))
+            continue;
+        ck_assert_msg(fabs(r - 1) <= tol, "%s: %s = %.4f, want 1 +- %.2f", label, ratio, r, tol);
+        checked++;
+    }
+    return checked;
+}
+
+START_TEST(gemm_flops_match_2mnk)
+{
+    cJSON *doc = trace("gemm", RL_TRACE_COUNTERS_FULL, NULL);
+    assert_timed(doc);
+    if (counters_ok(doc)) {
+        const cJSON *c = cJSON_GetObjectItem(doc, "counters");
+        ck_assert_msg(!isnan(rl_json_number(c, "tensor_flops_per_op")), "calibration: %s",
+                      rl_json_string(c, "tensor_check"));
+        /* Target: Tensor Core FLOPs within 1% of 2MNK, every precision. */
+        ck_assert_int_ge(assert_steps(doc, "GEMM", "flops_vs_analytic", 0.01), 5);
+    }
+    cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(gemv_bytes_match_matrix)
+{
+    cJSON *doc = trace("gemv", RL_TRACE_COUNTERS_DEFAULT, NULL);
+    assert_timed(doc);
+    /* The LM head's 1.05 GB matrix is far larger than L2: DRAM bytes
+     * within 5% of the minimum. */
+    if (counters_ok(doc))
+        ck_assert_int_ge(assert_steps(doc, "LM head", "dram_bytes_vs_analytic", 0.05), 1);
+    cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(timing_only_with_analytic_counts)
+{
+    cJSON *doc = trace("decode", RL_TRACE_COUNTERS_NONE, NULL);
+    int n = assert_timed(doc);
+    ck_assert_int_gt(n, 8);
+    ck_assert_str_eq(rl_json_string(cJSON_GetObjectItem(doc, "counters"), "status"), "off");
+    /* Our one-kernel steps lend their formulas. */
+    const cJSON *k;
+    int analytic = 0;
+    cJSON_ArrayForEach(k, cJSON_GetObjectItem(doc, "kernels"))
+    {
+        const char *counts = rl_json_string(k, "counts");
+        ck_assert(strcmp(counts, "analytic") == 0 || strcmp(counts, "none") == 0);
+        analytic += strcmp(counts, "analytic") == 0;
+    }
+    ck_assert_int_gt(analytic, 5);
+    cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(kernel_filter_counts_only_matches)
+{
+    cJSON *doc = trace("elementwise", RL_TRACE_COUNTERS_DEFAULT, "rmsnorm");
+    assert_timed(doc);
+    if (counters_ok(doc)) {
+        const cJSON *k;
+        int counted = 0;
+        cJSON_ArrayForEach(k, cJSON_GetObjectItem(doc, "kernels"))
+        {
+            const char *counts = rl_json_string(k, "counts");
+            const char *step = rl_json_string(k, "step");
+            if (strcmp(counts, "counters") == 0 && !(step && strstr(step, "calibration"))) {
+                ck_assert_ptr_nonnull(strstr(rl_json_string(k, "name"), "rmsnorm"));
+                counted++;
+            }
+        }
+        ck_assert_int_ge(counted, 1);
+    }
+    cJSON_Delete(doc);
+}
+END_TEST
+
+int main(void)
+{
+    char err[RL_ERRMSG_SIZE];
+    if (rl_device_open(&api, err)) {
+        printf("skipped: %s\n", err);
+        return 77;
+    }
+    struct rl_device_info dev;
+    if (api->query(0, &dev, err)) {
+        printf("skipped: %s\n", err);
+        return 77;
+    }
+    Suite *s = suite_create("trace_gpu");
+    TCase *t = tcase_create("builtin");
+    tcase_set_timeout(t, 300);
+    tcase_add_test(t, gemm_flops_match_2mnk);
+    tcase_add_test(t, gemv_bytes_match_matrix);
+    tcase_add_test(t, timing_only_with_analytic_counts);
+    tcase_add_test(t, kernel_filter_counts_only_matches);
+    suite_add_tcase(s, t);
+    return rl_test_run(s);
+}
