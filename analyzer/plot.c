@@ -279,6 +279,12 @@ static void choose_ranges(const struct rl_chart *c, struct rl_chart_layout *l)
             continue;
         ai_lo = fmin(ai_lo, p->ai_flop_per_byte / 4);
         ai_hi = fmax(ai_hi, p->ai_flop_per_byte * 6);
+        const double lv[2] = {p->ai_l2_flop_per_byte, p->ai_l1_flop_per_byte};
+        for (int k = 0; k < 2; k++)
+            if (lv[k] > 0 && isfinite(lv[k])) {
+                ai_lo = fmin(ai_lo, lv[k] / 4);
+                ai_hi = fmax(ai_hi, lv[k] * 6);
+            }
         y_lo = fmin(y_lo, p->tflops * 1e12 / 4);
         y_hi = fmax(y_hi, p->tflops * 1e12 * 3);
     }
@@ -716,7 +722,8 @@ static void write_kernels_dat(struct rl_strbuf *d, const struct rl_chart *c,
                               const struct rl_chart_layout *l)
 {
     rl_strbuf_printf(d, "# kernels: arithmetic intensity (FLOP/byte), performance "
-                        "(FLOP/s), origin, marker scale, name\n");
+                        "(FLOP/s), origin, marker scale, name, L2 and L1 intensities "
+                        "(NaN: not measured)\n");
     size_t n = 0;
     for (size_t i = 0; i < c->n_points; i++) {
         const struct rl_chart_point *p = &c->points[i];
@@ -727,11 +734,15 @@ static void write_kernels_dat(struct rl_strbuf *d, const struct rl_chart *c,
         for (const char *s = p->label ? p->label : ""; *s; s++)
             if (*s != '"' && (unsigned char)*s >= 32)
                 rl_strbuf_append(d, s, 1);
-        rl_strbuf_printf(d, "\"\n");
+        const double lv[2] = {p->ai_l2_flop_per_byte, p->ai_l1_flop_per_byte};
+        rl_strbuf_printf(d, "\"");
+        for (int k = 0; k < 2; k++)
+            rl_strbuf_printf(d, lv[k] > 0 && isfinite(lv[k]) ? " %.8g" : " NaN", lv[k]);
+        rl_strbuf_printf(d, "\n");
         n++;
     }
     if (n == 0)
-        rl_strbuf_printf(d, "NaN NaN none 1 \"\"\n");
+        rl_strbuf_printf(d, "NaN NaN none 1 \"\" NaN NaN\n");
 }
 
 static void write_plot(struct rl_strbuf *gp, const struct rl_chart *c,
@@ -761,6 +772,25 @@ static void write_plot(struct rl_strbuf *gp, const struct rl_chart *c,
         if (origins[o])
             rl_strbuf_printf(gp, "  NaN with lines lc rgb \"#333333\" lw 2 %s title \"%s\", \\\n",
                              dash_of((enum rl_origin)o), origin_title[o]);
+    bool levels[2] = {false, false};
+    for (size_t i = 0; i < c->n_points; i++)
+        if (l->drawn[i]) {
+            levels[0] |= c->points[i].ai_l2_flop_per_byte > 0;
+            levels[1] |= c->points[i].ai_l1_flop_per_byte > 0;
+        }
+    /* Hierarchical view: each kernel's L2 and L1 intensities at its rate,
+     * joined to its DRAM point. */
+    static const char *const level_title[2] = {"L2 intensity", "L1 intensity"};
+    static const int level_pt[2] = {9, 13};
+    for (int k = 0; k < 2; k++)
+        if (levels[k]) {
+            rl_strbuf_printf(gp, "  \"%s.kernels.dat\" using 1:2:($%d-$1):(0) with vectors "
+                                 "nohead lc rgb \"#aaaaaa\" lw 0.8 notitle, \\\n",
+                             base, 6 + k);
+            rl_strbuf_printf(gp, "  \"%s.kernels.dat\" using %d:2 with points pt %d ps 0.7 "
+                                 "lc rgb \"#555555\" title \"%s\", \\\n",
+                             base, 6 + k, level_pt[k], level_title[k]);
+        }
     if (kinds[RL_ORIGIN_MEASURED])
         rl_strbuf_printf(gp, "  \"%s.kernels.dat\" using 1:(strcol(3) eq \"measured\" ? $2 : NaN):"
                              "($4*1.3) with points ls 91 ps variable title \"measured kernel\", \\\n",

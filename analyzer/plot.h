@@ -16,6 +16,9 @@ struct rl_chart_point {
     enum rl_origin origin;  /* measured: filled marker, analytic: open */
     double size;            /* marker scale; 0 = 1 */
     int roof;               /* index into compute[] for its colour, -1 none */
+    /* Hierarchical view: the intensities against L2 and L1 bytes, drawn at
+     * the same rate and joined to the point (0 or NAN: not drawn). */
+    double ai_l2_flop_per_byte, ai_l1_flop_per_byte;
 };
 
 /* A measured curve (an intensity sweep): points joined by a line. */

@@ -5,7 +5,9 @@
 #include "error.h"
 #include "fileio.h"
 #include "strbuf.h"
+#include "tracefile.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -47,7 +49,6 @@ struct ctx {
     int index;
     const char *name;
     char *errmsg;
-    bool trace;            /* a `roofline trace` document: extra keys are its own */
 };
 
 /* Fail at record c->index (and at its key loc_key when not NULL). */
@@ -108,8 +109,6 @@ static int parse_record(struct ctx *c, const cJSON *o, struct rl_kernel_record *
         return bad(c, NULL, "expected an object {name, flops, bytes, time_ns}");
     const cJSON *it;
     cJSON_ArrayForEach(it, o) {
-        if (c->trace)
-            break;
         int known = 0;
         for (int i = 0; known_keys[i]; i++)
             known |= strcmp(it->string, known_keys[i]) == 0;
@@ -163,47 +162,71 @@ static int parse_record(struct ctx *c, const cJSON *o, struct rl_kernel_record *
     return RL_OK;
 }
 
-/* The launches of a trace become one record per kernel name, grid and
- * block (its "count" launches summed): a traced program launches the same
- * kernel thousands of times. Returns true when r was merged into an
- * earlier record of l (from index first on); else r gets its signature. */
-static bool merge_launch(struct rl_record_list *l, size_t first, struct rl_kernel_record *r,
-                         const cJSON *o)
+/* A trace: one record per kernel name, grid and block, from its counted
+ * launches (tracefile.c reads it in one streaming pass). */
+static int trace_records(struct rl_record_list *l, struct rl_trace_groups *gp, int rc,
+                         const char *what, char *errmsg)
 {
-    int d[6] = {0};
-    const cJSON *grid = cJSON_GetObjectItemCaseSensitive(o, "grid");
-    const cJSON *block = cJSON_GetObjectItemCaseSensitive(o, "block");
-    for (int i = 0; i < 3; i++) {
-        const cJSON *g = cJSON_GetArrayItem(grid, i), *b = cJSON_GetArrayItem(block, i);
-        d[i] = cJSON_IsNumber(g) ? g->valueint : 0;
-        d[3 + i] = cJSON_IsNumber(b) ? b->valueint : 0;
-    }
-    char sig[sizeof r->signature];
-    snprintf(sig, sizeof sig, "grid %dx%dx%d block %dx%dx%d", d[0], d[1], d[2], d[3], d[4], d[5]);
-    for (size_t i = first; i < l->n; i++) {
-        struct rl_kernel_record *k = &l->v[i];
-        if (strcmp(k->name, r->name) != 0 || strcmp(k->precision, r->precision) != 0 ||
-            k->origin != r->origin || strcmp(k->signature, sig) != 0)
+    struct rl_trace_groups g = *gp;
+    size_t first = l->n;
+    for (size_t i = 0; i < g.n && rc == RL_OK; i++) {
+        const struct rl_trace_group *t = &g.v[i];
+        if (!t->counted)
             continue;
-        k->perf.flops += r->perf.flops;
+        struct rl_kernel_record r;
+        memset(&r, 0, sizeof r);
+        r.name = t->name;
+        snprintf(r.precision, sizeof r.precision, "%s", t->precision);
+        r.perf.flops = t->flops;
         for (int m = 0; m < RL_MEM_COUNT; m++)
-            k->perf.bytes[m] += r->perf.bytes[m];
-        k->perf.time_ns += r->perf.time_ns;
-        k->count += r->count;
-        return true;
+            r.perf.bytes[m] = t->bytes[m];
+        /* A rate needs the time of every launch whose FLOPs are summed. */
+        r.perf.time_ns = t->counted_timed == t->counted ? t->counted_time_ns : NAN;
+        r.count = t->counted;
+        r.origin = t->origin;
+        snprintf(r.signature, sizeof r.signature, "grid %ux%ux%u block %ux%ux%u", t->grid[0],
+                 t->grid[1], t->grid[2], t->block[0], t->block[1], t->block[2]);
+        if (rl_record_list_push(l, &r))
+            rc = rl_fail(errmsg, RL_ENOMEM, "out of memory reading '%s'", what);
     }
-    memcpy(r->signature, sig, sizeof sig);
-    return false;
+    if (rc == RL_OK && l->n == first)
+        rc = rl_fail(errmsg, RL_ESCHEMA,
+                     "'%s': none of its %llu kernels has FLOPs and bytes: a timing-only trace "
+                     "(run `roofline trace` with --metrics default, where counters are allowed)",
+                     what, (unsigned long long)g.sum.kernels);
+    rl_trace_groups_release(&g);
+    return rc;
+}
+
+static int parse_trace(struct rl_record_list *l, const char *text, size_t len, const char *what,
+                       char *errmsg)
+{
+    FILE *f = fmemopen((void *)text, len, "r");
+    if (!f)
+        return rl_fail(errmsg, RL_ENOMEM, "out of memory reading '%s'", what);
+    struct rl_trace_groups g = {0};
+    int rc = rl_trace_groups_read(&g, f, what, errmsg);
+    fclose(f);
+    return trace_records(l, &g, rc, what, errmsg);
+}
+
+static int load_trace(struct rl_record_list *l, const char *path, char *errmsg)
+{
+    struct rl_trace_groups g = {0};
+    int rc = rl_trace_groups_load(&g, path, errmsg);
+    return trace_records(l, &g, rc, path, errmsg);
 }
 
 int rl_records_parse(struct rl_record_list *l, const char *text, size_t len,
                      const char *what, char *errmsg)
 {
+    if (rl_trace_sniff(text, len))
+        return parse_trace(l, text, len, what, errmsg);
     cJSON *doc;
     int rc = rl_json_parse(text, len, what, &doc, errmsg);
     if (rc)
         return rc;
-    struct ctx c = {text, what, len, NULL, 0, NULL, errmsg, false};
+    struct ctx c = {text, what, len, NULL, 0, NULL, errmsg};
     const cJSON *arr = doc;
     if (cJSON_IsObject(doc)) {
         arr = cJSON_GetObjectItemCaseSensitive(doc, "kernels");
@@ -215,44 +238,32 @@ int rl_records_parse(struct rl_record_list *l, const char *text, size_t len,
                        "'%s': line 1: expected a JSON array of kernels or an "
                        "object with a \"kernels\" array", what);
     }
-    const char *format = cJSON_IsObject(doc) ? rl_json_string(doc, "format") : NULL;
-    c.trace = format && strcmp(format, "roofline-trace") == 0;
-    size_t first = l->n, skipped = 0;
     const cJSON *it;
     cJSON_ArrayForEach(it, arr) {
         struct rl_kernel_record r;
         c.name = NULL;
-        /* A trace's timing-only launches have null FLOPs: not on a roofline. */
-        if (c.trace && cJSON_IsObject(it)) {
-            const cJSON *f = cJSON_GetObjectItemCaseSensitive(it, "flops");
-            if (!f || cJSON_IsNull(f)) {
-                skipped++;
-                c.index++;
-                continue;
-            }
-        }
         rc = parse_record(&c, it, &r);
-        if (rc == RL_OK && c.trace && merge_launch(l, first, &r, it)) {
-            c.index++;
-            continue;
-        }
         if (rc == RL_OK && rl_record_list_push(l, &r) != RL_OK)
             rc = rl_fail(errmsg, RL_ENOMEM, "out of memory reading '%s'", what);
         if (rc)
             break;
         c.index++;
     }
-    if (rc == RL_OK && c.trace && l->n == first)
-        rc = rl_fail(errmsg, RL_ESCHEMA,
-                     "'%s': none of its %zu kernels has FLOPs and bytes: a timing-only trace "
-                     "(run `roofline trace` with --metrics default, where counters are allowed)",
-                     what, skipped);
     cJSON_Delete(doc);
     return rc;
 }
 
 int rl_records_load(struct rl_record_list *l, const char *path, char *errmsg)
 {
+    /* A trace may be far larger than memory allows as a DOM: stream it. */
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        char head[4096];
+        size_t n = fread(head, 1, sizeof head, f);
+        fclose(f);
+        if (rl_trace_sniff(head, n))
+            return load_trace(l, path, errmsg);
+    }
     char *text;
     size_t len;
     int rc = rl_file_read(path, &text, &len, errmsg);

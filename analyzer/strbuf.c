@@ -79,3 +79,28 @@ size_t rl_edit_distance(const char *a, const char *b)
     return row[lb];
 }
 
+
+void rl_str_shorten(char *buf, size_t n, const char *s)
+{
+    size_t len = strlen(s);
+    if (len < n) {
+        memcpy(buf, s, len + 1);
+    } else {
+        memcpy(buf, s, n - 4);
+        memcpy(buf + n - 4, "...", 4);
+    }
+}
+
+void rl_fput_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}

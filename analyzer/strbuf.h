@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct rl_strbuf {
     char *s;     /* NUL-terminated; NULL until the first append */
@@ -24,5 +25,11 @@ void rl_strbuf_release(struct rl_strbuf *b);
 /* Edit distance between two strings (for "did you mean"); strings longer
  * than 127 bytes give the longer length. */
 size_t rl_edit_distance(const char *a, const char *b);
+
+/* s into buf, cut with "..." to fit n bytes. */
+void rl_str_shorten(char *buf, size_t n, const char *s);
+
+/* s as a JSON string literal, quotes and escapes included. */
+void rl_fput_json_string(FILE *f, const char *s);
 
 #endif

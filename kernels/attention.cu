@@ -99,17 +99,6 @@ extern "C" int rl_attention_decode(const struct rl_tensor *q, const struct rl_te
                : rl_fail(errmsg, RL_ECUDA, "decode attention: %s", cudaGetErrorString(e));
 }
 
-extern "C" struct rl_step_cost rl_attention_decode_cost(int heads, int kv_heads, int ctx)
-{
-    /* q.k and p.v: 2 x 128 FLOP per head and token each; softmax: scale,
-     * max, subtract, exp, sum, normalize (6 per score). Bytes: the KV cache
-     * of the KV heads once (GQA: not once per query head), q and out. */
-    struct rl_step_cost c;
-    c.flops = 4.0 * heads * ctx * HEAD_DIM + 6.0 * heads * ctx;
-    c.bytes = (2.0 * kv_heads * ctx * HEAD_DIM + 2.0 * heads * HEAD_DIM) * 2;
-    c.precision = "bf16-cuda";
-    return c;
-}
 
 /* The host reference of one query over n keys, in double: key t's element d
  * at k[t * t_stride + d * d_stride], values alike. Checks out[0..127]
@@ -269,21 +258,6 @@ extern "C" int rl_attention_prefill_pv(void *handle, const struct rl_tensor *pro
     return rc;
 }
 
-extern "C" struct rl_step_cost rl_attention_prefill_cost(int which, int heads, int kv_heads,
-                                                         int tokens)
-{
-    /* The full T x T score matrix is computed (the causal mask only zeroes
-     * probabilities): 2 T T 128 FLOP per head for QK^T and again for PV. */
-    const double t = tokens, scores = (double)heads * t * t;
-    struct rl_step_cost c;
-    c.flops = 2.0 * scores * HEAD_DIM;
-    c.precision = "bf16";
-    if (which == 0) /* Q, K in; scores out */
-        c.bytes = (t * heads * HEAD_DIM + t * kv_heads * HEAD_DIM + scores) * 2;
-    else /* P, V in; out */
-        c.bytes = (scores + t * kv_heads * HEAD_DIM + t * heads * HEAD_DIM) * 2;
-    return c;
-}
 
 extern "C" int rl_attention_prefill_check(const struct rl_tensor *qkv,
                                           const struct rl_tensor *out, int heads, int kv_heads,

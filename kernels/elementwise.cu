@@ -165,10 +165,6 @@ int launched(char *errmsg, const char *what)
     return e == cudaSuccess ? RL_OK : rl_fail(errmsg, RL_ECUDA, "%s: %s", what, cudaGetErrorString(e));
 }
 
-const char *float_roof(enum rl_dtype t)
-{
-    return t == RL_DT_F32 ? "fp32" : t == RL_DT_F16 ? "fp16-cuda" : "bf16-cuda";
-}
 
 double tolerance(enum rl_dtype t) { return t == RL_DT_F32 ? 1e-4 : t == RL_DT_F16 ? 5e-3 : 2e-2; }
 
@@ -201,14 +197,6 @@ extern "C" int rl_ew(enum rl_ew_op op, const struct rl_tensor *a, const struct r
     return launched(errmsg, "elementwise kernel");
 }
 
-extern "C" struct rl_step_cost rl_ew_cost(enum rl_ew_op op, size_t n, enum rl_dtype t)
-{
-    static const double flops[] = {1, 1, 4, 9, 5};
-    const bool two = op == RL_EW_ADD || op == RL_EW_SILU_MUL;
-    struct rl_step_cost c = {flops[op] * (double)n, (two ? 3.0 : 2.0) * n * rl_dtype_bytes(t),
-                             float_roof(t)};
-    return c;
-}
 
 extern "C" int rl_ew_check(enum rl_ew_op op, const struct rl_tensor *a, const struct rl_tensor *b,
                            const struct rl_tensor *c, size_t n, float s, double *worst, char *why,
@@ -262,13 +250,6 @@ extern "C" int rl_rmsnorm(const struct rl_tensor *x, const struct rl_tensor *w, 
     return launched(errmsg, "rmsnorm kernel");
 }
 
-extern "C" struct rl_step_cost rl_rmsnorm_cost(int64_t rows, int64_t cols, enum rl_dtype t)
-{
-    /* Per element: square, add, two multiplies; per row: divide, add, rsqrt. */
-    struct rl_step_cost c = {4.0 * rows * cols + 3.0 * rows,
-                             (2.0 * rows * cols + cols) * rl_dtype_bytes(t), float_roof(t)};
-    return c;
-}
 
 extern "C" int rl_rmsnorm_check(const struct rl_tensor *x, const struct rl_tensor *w,
                                 const struct rl_tensor *y, int64_t rows, int64_t cols, float eps,
@@ -309,13 +290,6 @@ extern "C" int rl_softmax(const struct rl_tensor *x, struct rl_tensor *y, int64_
     return launched(errmsg, "softmax kernel");
 }
 
-extern "C" struct rl_step_cost rl_softmax_cost(int64_t rows, int64_t cols, enum rl_dtype t)
-{
-    /* Per element: scale, max, subtract, exp, sum, normalize. */
-    struct rl_step_cost c = {6.0 * rows * cols, 2.0 * rows * cols * rl_dtype_bytes(t),
-                             float_roof(t)};
-    return c;
-}
 
 extern "C" int rl_softmax_check(const double *x_rows, const struct rl_tensor *y, int64_t row0,
                                 int64_t n_rows, int64_t cols, float scale, int64_t causal_period,

@@ -1,6 +1,8 @@
 /* gemm.cu - cuBLASLt GEMM per precision: set up once, run any of the heuristic's algorithms, check. */
 #include "gemm.h"
 
+#include "costs.h"
+
 #include "error.h"
 #include "hash.h"
 
@@ -261,8 +263,7 @@ extern "C" double rl_gemm_flops(const struct rl_gemm *g) { return 2.0 * g->m * g
 
 extern "C" double rl_gemm_min_bytes(const struct rl_gemm *g)
 {
-    return (double)(g->m * g->k + g->k * g->n) * rl_dtype_bytes(g->cfg->ab) +
-           (double)(g->m * g->n) * rl_dtype_bytes(g->cfg->d);
+    return rl_gemm_cost(g->m, g->n, g->k, g->cfg->ab, g->cfg->d, g->cfg->roof).bytes;
 }
 
 extern "C" const char *rl_gemm_label(const struct rl_gemm *g) { return g->cfg->label; }

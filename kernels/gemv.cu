@@ -128,14 +128,6 @@ extern "C" int rl_gemv_cublas(void *handle, const struct rl_tensor *w, const str
                : rl_fail(errmsg, RL_ECUDA, "cublasGemmEx (GEMV): %s", cublasGetStatusString(st));
 }
 
-extern "C" struct rl_step_cost rl_gemv_cost(int64_t m, int64_t k, enum rl_dtype t)
-{
-    struct rl_step_cost c;
-    c.flops = 2.0 * m * k;
-    c.bytes = (double)(m * k + k + m) * rl_dtype_bytes(t);
-    c.precision = t == RL_DT_F32 ? "fp32" : t == RL_DT_F16 ? "fp16-cuda" : "bf16-cuda";
-    return c;
-}
 
 extern "C" int rl_gemv_check(const struct rl_tensor *w, const struct rl_tensor *x,
                              const struct rl_tensor *y, int64_t m, int64_t k, double *worst,

@@ -1,13 +1,14 @@
 /* ops.h - the workload kernels other than GEMM: GEMV, elementwise ops, attention; their costs and checks.
  *
  * Tensors are row-major: a [rows][cols] matrix has cols contiguous. Costs
- * follow kernels/README.md: FLOPs count each add, multiply, divide, compare
+ * (costs.h) follow kernels/README.md: FLOPs count each add, multiply, divide, compare
  * and transcendental as 1 (an FMA as 2); bytes are the minimum: every input
  * element read once and every output element written once.
  */
 #ifndef RL_OPS_H
 #define RL_OPS_H
 
+#include "costs.h"
 #include "tensor.h"
 
 #ifdef __cplusplus
@@ -23,25 +24,16 @@ int rl_gemv(const struct rl_tensor *w, const struct rl_tensor *x, struct rl_tens
 /* cuBLAS (cublasGemmEx with N = 1); handle is a cublasHandle_t. */
 int rl_gemv_cublas(void *handle, const struct rl_tensor *w, const struct rl_tensor *x,
                    struct rl_tensor *y, int64_t m, int64_t k, char *errmsg);
-struct rl_step_cost rl_gemv_cost(int64_t m, int64_t k, enum rl_dtype t);
 int rl_gemv_check(const struct rl_tensor *w, const struct rl_tensor *x,
                   const struct rl_tensor *y, int64_t m, int64_t k, double *worst, char *why,
                   char *errmsg);
 
 /* Elementwise, any float type (FP32, FP16, BF16), FP32 math. */
 
-enum rl_ew_op {
-    RL_EW_ADD,      /* c = a + b                                   1 FLOP */
-    RL_EW_SCALE,    /* c = s a                                      1 FLOP */
-    RL_EW_SILU,     /* c = a / (1 + exp(-a))                       4 FLOP */
-    RL_EW_GELU,     /* tanh form: 0.5 a (1 + tanh(0.79788456 (a + 0.044715 a^3)))  9 FLOP */
-    RL_EW_SILU_MUL  /* c = silu(a) b (SwiGLU)                      5 FLOP */
-};
 
 /* c[i] = op(a[i], b[i]) for i < n; b unused by SCALE, SILU, GELU. */
 int rl_ew(enum rl_ew_op op, const struct rl_tensor *a, const struct rl_tensor *b,
           struct rl_tensor *c, size_t n, float s, cudaStream_t st, char *errmsg);
-struct rl_step_cost rl_ew_cost(enum rl_ew_op op, size_t n, enum rl_dtype t);
 int rl_ew_check(enum rl_ew_op op, const struct rl_tensor *a, const struct rl_tensor *b,
                 const struct rl_tensor *c, size_t n, float s, double *worst, char *why,
                 char *errmsg);
@@ -51,7 +43,6 @@ int rl_ew_check(enum rl_ew_op op, const struct rl_tensor *a, const struct rl_ten
 /* y[r][:] = x[r][:] / sqrt(mean(x[r]^2) + eps) w[:]. 4 FLOP per element. */
 int rl_rmsnorm(const struct rl_tensor *x, const struct rl_tensor *w, struct rl_tensor *y,
                int64_t rows, int64_t cols, float eps, cudaStream_t s, char *errmsg);
-struct rl_step_cost rl_rmsnorm_cost(int64_t rows, int64_t cols, enum rl_dtype t);
 int rl_rmsnorm_check(const struct rl_tensor *x, const struct rl_tensor *w,
                      const struct rl_tensor *y, int64_t rows, int64_t cols, float eps,
                      double *worst, char *why, char *errmsg);
@@ -61,7 +52,6 @@ int rl_rmsnorm_check(const struct rl_tensor *x, const struct rl_tensor *w,
  * per element. In place allowed. */
 int rl_softmax(const struct rl_tensor *x, struct rl_tensor *y, int64_t rows, int64_t cols,
                float scale, int64_t causal_period, cudaStream_t s, char *errmsg);
-struct rl_step_cost rl_softmax_cost(int64_t rows, int64_t cols, enum rl_dtype t);
 /* Check rows of y against x (read before the kernel ran, as `x_rows`,
  * n_rows rows starting at row0). */
 int rl_softmax_check(const double *x_rows, const struct rl_tensor *y, int64_t row0,
@@ -76,7 +66,6 @@ int rl_softmax_check(const double *x_rows, const struct rl_tensor *y, int64_t ro
 int rl_attention_decode(const struct rl_tensor *q, const struct rl_tensor *k,
                         const struct rl_tensor *v, struct rl_tensor *out, int heads,
                         int kv_heads, int ctx, cudaStream_t s, char *errmsg);
-struct rl_step_cost rl_attention_decode_cost(int heads, int kv_heads, int ctx);
 int rl_attention_decode_check(const struct rl_tensor *q, const struct rl_tensor *k,
                               const struct rl_tensor *v, const struct rl_tensor *out,
                               int heads, int kv_heads, int ctx, double *worst, char *why,
@@ -90,8 +79,6 @@ int rl_attention_prefill_qk(void *handle, const struct rl_tensor *qkv, struct rl
 int rl_attention_prefill_pv(void *handle, const struct rl_tensor *probs,
                             const struct rl_tensor *qkv, struct rl_tensor *out, int heads,
                             int kv_heads, int tokens, char *errmsg);
-/* which 0: QK^T, 1: PV (the softmax between is rl_softmax_cost). */
-struct rl_step_cost rl_attention_prefill_cost(int which, int heads, int kv_heads, int tokens);
 int rl_attention_prefill_check(const struct rl_tensor *qkv, const struct rl_tensor *out,
                                int heads, int kv_heads, int tokens, double *worst, char *why,
                                char *errmsg);

@@ -12,17 +12,7 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
-extern "C" const char *rl_dtype_name(enum rl_dtype t)
-{
-    static const char *const names[] = {"fp64", "fp32", "fp16", "bf16", "fp8", "int8", "int32"};
-    return names[t];
-}
 
-extern "C" size_t rl_dtype_bytes(enum rl_dtype t)
-{
-    static const size_t sizes[] = {8, 4, 2, 2, 1, 1, 4};
-    return sizes[t];
-}
 
 static int cuda_fail(char *errmsg, cudaError_t e, const char *what)
 {

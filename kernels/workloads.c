@@ -1,25 +1,28 @@
 /* workloads.c - the workload sets (gemm, gemv, elementwise) and one transformer layer's decode and prefill. */
 #include "workloads.h"
 
+#include "costs.h"
 #include "error.h"
 #include "gemm.h"
 #include "ops.h"
 
 #include <cublas_v2.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Llama-3-8B: hidden 4096, 32 query heads and 8 KV heads of 128, FFN 14336,
- * vocabulary 128256. */
-#define HIDDEN 4096
-#define HEADS 32
-#define KV_HEADS 8
-#define HEAD_DIM 128
-#define FFN 14336
-#define VOCAB 128256
-#define QKV ((HEADS + 2 * KV_HEADS) * HEAD_DIM) /* 6144 */
+/* Llama-3-8B (costs.h). */
+#define HIDDEN RL_L3_HIDDEN
+#define HEADS RL_L3_HEADS
+#define KV_HEADS RL_L3_KV_HEADS
+#define HEAD_DIM RL_L3_HEAD_DIM
+#define FFN RL_L3_FFN
+#define VOCAB RL_L3_VOCAB
+#define QKV RL_L3_QKV
+
+#define MAX_PLAN 32
 
 struct wl {
     const struct rl_wl_options *opt;
@@ -29,12 +32,44 @@ struct wl {
     cublasHandle_t cublas;
     char *errmsg;
     int reps;
+    /* decode and prefill: the plan (costs.c) every step must match, so
+     * that `roofline run` without a GPU draws the steps traced with one. */
+    struct rl_plan_step plan[MAX_PLAN];
+    int plan_n;
+    bool plan_seen[MAX_PLAN];
+    char drift[160];
 };
 
 static void begin(struct wl *w, const char *label, struct rl_step_cost cost)
 {
+    if (w->plan_n > 0) {
+        int i = 0;
+        while (i < w->plan_n && !(strcmp(w->plan[i].label, label) == 0 &&
+                                  w->plan[i].cost.flops == cost.flops &&
+                                  w->plan[i].cost.bytes == cost.bytes))
+            i++;
+        if (i < w->plan_n)
+            w->plan_seen[i] = true;
+        else if (!w->drift[0])
+            snprintf(w->drift, sizeof w->drift, "%s", label);
+    }
     if (w->hooks && w->hooks->begin)
         w->hooks->begin(w->hooks->ctx, label, &cost);
+}
+
+/* After decode or prefill: every step matched the plan, every plan step ran. */
+static int plan_check(struct wl *w, int rc)
+{
+    if (rc)
+        return rc;
+    for (int i = 0; i < w->plan_n && !w->drift[0]; i++)
+        if (!w->plan_seen[i])
+            snprintf(w->drift, sizeof w->drift, "%s (never ran)", w->plan[i].label);
+    if (w->drift[0])
+        return rl_fail(w->errmsg, RL_EINVAL,
+                       "step '%s' differs from its plan in kernels/costs.c: fix the two together",
+                       w->drift);
+    return RL_OK;
 }
 
 static void end(struct wl *w)
@@ -331,6 +366,7 @@ static int run_decode(struct wl *w)
                      *g = &t[6], *u = &t[7], *a = &t[8], *x3 = &t[9];
     struct rl_tensor d;
     char label[128];
+    w->plan_n = rl_layer_plan("decode", ctx, w->plan, MAX_PLAN);
     int rc = layer_init(w, &L);
     if (rc == RL_OK &&
         ((rc = tensor(w, x, RL_DT_BF16, HIDDEN, 0x21u, 1.0f)) ||
@@ -385,7 +421,7 @@ done:
     rl_tensor_free(&kc);
     rl_tensor_free(&vc);
     layer_free(&L);
-    return rc;
+    return plan_check(w, rc);
 }
 
 #define N_PRE 13
@@ -401,6 +437,7 @@ static int run_prefill(struct wl *w)
                      *x3 = &t[12];
     char label[160];
     double *rows = NULL;
+    w->plan_n = rl_layer_plan("prefill", (int)T, w->plan, MAX_PLAN);
     int rc = layer_init(w, &L);
     if (rc == RL_OK &&
         ((rc = tensor(w, x, RL_DT_BF16, (size_t)T * HIDDEN, 0x31u, 1.0f)) ||
@@ -481,7 +518,7 @@ done:
     for (int i = 0; i < N_PRE; i++)
         rl_tensor_free(&t[i]);
     layer_free(&L);
-    return rc;
+    return plan_check(w, rc);
 }
 
 /* ---- the registry ---------------------------------------------------------- */
@@ -512,7 +549,13 @@ int rl_workload_run(const char *name, const struct rl_wl_options *opt,
     if (!run)
         return rl_fail(errmsg, RL_ENOTFOUND,
                        "no workload '%s' (gemm, gemv, elementwise, decode, prefill)", name);
-    struct wl w = {opt, hooks, note_fn, NULL, NULL, errmsg, opt->reps > 0 ? opt->reps : 1};
+    static struct wl w;
+    memset(&w, 0, sizeof w);
+    w.opt = opt;
+    w.hooks = hooks;
+    w.note = note_fn;
+    w.errmsg = errmsg;
+    w.reps = opt->reps > 0 ? opt->reps : 1;
     cudaError_t e;
     if ((e = cudaSetDevice(opt->device)) != cudaSuccess ||
         (e = cudaStreamCreateWithFlags(&w.s, cudaStreamNonBlocking)) != cudaSuccess)

@@ -3,6 +3,7 @@
 #include "results.h"
 
 #include "error.h"
+#include "fileio.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -418,9 +419,23 @@ static void set_memory(struct rl_bench_ceilings *c, enum rl_mem_level level, con
 
 int rl_bench_ceilings_load(const char *path, struct rl_bench_ceilings *out, char *errmsg)
 {
+    char *text;
+    size_t len;
+    memset(out, 0, sizeof *out);
+    int rc = rl_file_read(path, &text, &len, errmsg);
+    if (rc)
+        return rc;
+    rc = rl_bench_ceilings_parse(text, len, path, out, errmsg);
+    free(text);
+    return rc;
+}
+
+int rl_bench_ceilings_parse(const char *text, size_t len, const char *path,
+                            struct rl_bench_ceilings *out, char *errmsg)
+{
     memset(out, 0, sizeof *out);
     cJSON *doc;
-    int rc = rl_json_parse_file(path, &doc, errmsg);
+    int rc = rl_json_parse(text, len, path, &doc, errmsg);
     if (rc)
         return rc;
     const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(doc, "gpu");

@@ -113,5 +113,8 @@ struct rl_bench_ceilings {
 
 /* Load a bench JSON file. Errors name the file and the line. */
 int rl_bench_ceilings_load(const char *path, struct rl_bench_ceilings *out, char *errmsg);
+/* The same from text (len bytes) named `path` in errors. */
+int rl_bench_ceilings_parse(const char *text, size_t len, const char *path,
+                            struct rl_bench_ceilings *out, char *errmsg);
 
 #endif

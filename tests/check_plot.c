@@ -43,8 +43,8 @@ static struct rl_chart chart_of(const struct rl_chart_point *p, size_t n)
 
 START_TEST(ranges_hold_ridges_and_points)
 {
-    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4},
-                                  {"gemm", 1247, 989.4, RL_ORIGIN_ANALYTIC, 0, 4}};
+    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0},
+                                  {"gemm", 1247, 989.4, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0}};
     struct rl_chart c = chart_of(p, 2);
     struct rl_chart_layout l;
     char err[RL_ERRMSG_SIZE];
@@ -107,7 +107,7 @@ START_TEST(ten_clustered_labels_do_not_overlap)
     char names[10][32];
     for (int i = 0; i < 10; i++) {
         snprintf(names[i], sizeof names[i], "kernel_%d_%s", i, i % 2 ? "gemv" : "gemm_bf16");
-        p[i] = (struct rl_chart_point){names[i], ai[i], tf[i], RL_ORIGIN_MEASURED, 0, -1};
+        p[i] = (struct rl_chart_point){names[i], ai[i], tf[i], RL_ORIGIN_MEASURED, 0, -1, 0, 0};
     }
     struct rl_chart c = chart_of(p, 10);
     struct rl_chart_layout l;
@@ -121,10 +121,10 @@ END_TEST
 
 START_TEST(undrawable_points_are_skipped)
 {
-    struct rl_chart_point p[4] = {{"zero bytes", INFINITY, 10, RL_ORIGIN_MEASURED, 0, -1},
-                                  {"zero flops", 0, 0, RL_ORIGIN_MEASURED, 0, -1},
-                                  {"no time", 5, NAN, RL_ORIGIN_MEASURED, 0, -1},
-                                  {"ok", 5, 10, RL_ORIGIN_MEASURED, 0, -1}};
+    struct rl_chart_point p[4] = {{"zero bytes", INFINITY, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0},
+                                  {"zero flops", 0, 0, RL_ORIGIN_MEASURED, 0, -1, 0, 0},
+                                  {"no time", 5, NAN, RL_ORIGIN_MEASURED, 0, -1, 0, 0},
+                                  {"ok", 5, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0}};
     struct rl_chart c = chart_of(p, 4);
     struct rl_chart_layout l;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
@@ -136,7 +136,7 @@ END_TEST
 
 START_TEST(script_carries_the_ceilings)
 {
-    struct rl_chart_point p[1] = {{"decode \"gemv\"", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4}};
+    struct rl_chart_point p[1] = {{"decode \"gemv\"", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0}};
     struct rl_chart c = chart_of(p, 1);
     struct rl_chart_layout l;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
@@ -165,6 +165,29 @@ START_TEST(script_carries_the_ceilings)
     rl_strbuf_release(&gp);
     rl_strbuf_release(&roofs_dat);
     rl_strbuf_release(&kernels_dat);
+    rl_chart_layout_release(&l);
+}
+END_TEST
+
+START_TEST(hierarchical_view)
+{
+    /* A GEMV read once from DRAM and thrice from L2, its L1 intensity lower still. */
+    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.0, RL_ORIGIN_MEASURED, 0, 4, 0.33, 0.1},
+                                  {"gemm", 1247, 700, RL_ORIGIN_MEASURED, 0, 4, 0, NAN}};
+    struct rl_chart c = chart_of(p, 2);
+    struct rl_chart_layout l;
+    ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
+    ck_assert_double_le(l.x_lo, 0.1 / 4); /* the L1 point is in view */
+    struct rl_strbuf gp = {0}, r = {0}, k = {0};
+    ck_assert_int_eq(rl_chart_script(&c, &l, RL_CHART_SVG, "h", &gp, &r, &k, NULL), 0);
+    ck_assert_ptr_nonnull(strstr(gp.s, "title \"L2 intensity\""));
+    ck_assert_ptr_nonnull(strstr(gp.s, "title \"L1 intensity\""));
+    ck_assert_ptr_nonnull(strstr(gp.s, "using 1:2:($6-$1):(0) with vectors"));
+    ck_assert_ptr_nonnull(strstr(k.s, "\"gemv\" 0.33 0.1\n"));
+    ck_assert_ptr_nonnull(strstr(k.s, "\"gemm\" NaN NaN\n"));
+    rl_strbuf_release(&gp);
+    rl_strbuf_release(&r);
+    rl_strbuf_release(&k);
     rl_chart_layout_release(&l);
 }
 END_TEST
@@ -199,8 +222,8 @@ static long file_size(const char *path)
 
 START_TEST(renders_svg_png_pdf)
 {
-    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4},
-                                  {"gemm", 1247, 989.4, RL_ORIGIN_MEASURED, 0, 4}};
+    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0},
+                                  {"gemm", 1247, 989.4, RL_ORIGIN_MEASURED, 0, 4, 0, 0}};
     struct rl_chart c = chart_of(p, 2);
     static const char *const ext[] = {"svg", "png", "pdf"};
     static const char *const magic[] = {"<svg", "\x89PNG", "%PDF"};
@@ -294,6 +317,7 @@ static Suite *plot_suite(void)
     tcase_add_test(core, ten_clustered_labels_do_not_overlap);
     tcase_add_test(core, script_carries_the_ceilings);
     tcase_add_test(core, measured_roofs_get_their_own_style);
+    tcase_add_test(core, hierarchical_view);
     tcase_add_test(core, renders_svg_png_pdf);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");

@@ -30,6 +30,20 @@ int cmd_chart(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+
+/* `roofline report`, as `roofline run` calls it. */
+#define CLI_MAX_TRACES 64
+struct cli_report_opts {
+    const char *traces[CLI_MAX_TRACES];
+    int n_traces;
+    const char *ncu, *kernels, *bench, *gpu, *dir, *formats, *title;
+    double tensor_factor;   /* NAN: unknown */
+    long rows;              /* -1: the default (20) */
+    bool json;
+};
+int cli_report_run(const struct cli_report_opts *o);
 
 /* Messages: one line on stderr, "roofline: error: ..." */
 

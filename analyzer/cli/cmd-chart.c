@@ -2,10 +2,12 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+#include "../ceilings.h"
 #include "../error.h"
 #include "../json.h"
 #include "../plot.h"
 #include "../records.h"
+#include "../strbuf.h"
 #include "results.h"
 
 #include <getopt.h>
@@ -46,82 +48,12 @@ static const char usage_text[] =
     "bench file has it, else datasheet. A kernel without time_ns is drawn at\n"
     "its attainable rate as an analytic point.\n";
 
-#define MAX_ROOFS 16
 #define MAX_OUTPUTS 8
 
-static const char *const default_roofs[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8",
-                                            NULL};
-
-struct roofs {
-    struct rl_compute_roof v[MAX_ROOFS];
-    size_t n;
-};
-
-static int push_roof(struct roofs *r, const struct rl_compute_roof *roof)
-{
-    for (size_t i = 0; i < r->n; i++)
-        if (strcmp(r->v[i].name, roof->name) == 0 && r->v[i].origin == roof->origin)
-            return (int)i;
-    if (r->n == MAX_ROOFS) {
-        cli_error("too many compute roofs (at most %d)", MAX_ROOFS);
-        return -1;
-    }
-    r->v[r->n] = *roof;
-    return (int)r->n++;
-}
-
-/* Add the roofs of precision `name`: the datasheet one (spec), the measured
- * one and, with library, the cuBLASLt one (bench). Returns the index of the
- * roof kernels of this precision are judged against (measured first), or
- * -1 when there is none (reported unless quiet). */
-static int add_roofs(const struct rl_gpu_spec *s, const struct rl_bench_ceilings *bench,
-                     bool library, const char *name, bool sparse, struct roofs *r, bool quiet)
-{
-    char err[RL_ERRMSG_SIZE] = "";
-    int judge = -1;
-    struct rl_compute_roof roof;
-    if (s) {
-        /* Sparsity only exists on Tensor Cores: CUDA-core roofs stay dense. */
-        int rc = rl_roof_from_spec(s, name, sparse, &roof, err);
-        if (rc == RL_EINVAL && sparse)
-            rc = rl_roof_from_spec(s, name, false, &roof, err);
-        if (rc == RL_OK && (judge = push_roof(r, &roof)) < 0)
-            return -1;
-        if (rc == RL_ENOTFOUND) {
-            cli_error("%s", err);
-            return -1;
-        }
-    }
-    for (size_t i = 0; bench && i < bench->n_compute; i++) {
-        const struct rl_compute_roof *m = &bench->compute[i];
-        char blas[32];
-        snprintf(blas, sizeof blas, "%s-blas", name);
-        if (strcmp(m->name, name) == 0 && !sparse) {
-            if ((judge = push_roof(r, m)) < 0)
-                return -1;
-        } else if (library && strcmp(m->name, blas) == 0 && !sparse) {
-            if (push_roof(r, m) < 0)
-                return -1;
-        }
-    }
-    if (judge < 0 && !quiet) {
-        if (!err[0])
-            snprintf(err, sizeof err, "no ceiling for precision '%s'%s", name,
-                     bench ? " in the datasheet or the bench file" : "");
-        cli_error("%s", err);
-    }
-    return judge;
-}
-
+/* name cut to fit buf; returns buf. */
 static char *shorten(const char *name, char *buf, size_t n)
 {
-    size_t len = strlen(name);
-    if (len < n) {
-        memcpy(buf, name, len + 1);
-    } else {
-        memcpy(buf, name, n - 4);
-        memcpy(buf + n - 4, "...", 4);
-    }
+    rl_str_shorten(buf, n, name);
     return buf;
 }
 
@@ -191,61 +123,15 @@ int cmd_chart(int argc, char **argv)
     }
     const char *gpu_name = s ? s->name : b->gpu_name;
 
-    /* Compute roofs. */
-    struct roofs roofs = {.n = 0};
-    if (precisions) {
-        char *list = strdup(precisions), *save = NULL;
-        for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            if (add_roofs(s, b, library, t, sparse, &roofs, false) < 0) {
-                free(list);
-                return CLI_FAIL;
-            }
-        }
-        free(list);
-    } else {
-        for (const char *const *n = default_roofs; *n; n++)
-            add_roofs(s, b, library, *n, sparse, &roofs, true);
+    static struct rl_ceilings ceil;
+    int crc = rl_ceilings_init(&ceil, s, b, precisions, sparse, library, memory, err);
+    if (crc == RL_EINVAL)
+        return cli_usage_error("chart", "%s", err);
+    if (crc) {
+        cli_error("%s", err);
+        return CLI_FAIL;
     }
-    if (roofs.n == 0)
-        return cli_usage_error("chart", "no compute roof to draw");
-
-    /* Memory roofs: the datasheet's, then the measured ones. */
-    struct rl_memory_roof mem[2 * RL_MEM_COUNT];
-    size_t n_mem = 0;
-    bool want[RL_MEM_COUNT] = {!memory, !memory, !memory};
-    if (memory) {
-        char *list = strdup(memory), *save = NULL;
-        for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            int level = rl_mem_level_parse(t);
-            if (level < 0) {
-                free(list);
-                return cli_usage_error("chart", "unknown memory level '%s' (hbm, l2, l1)", t);
-            }
-            want[level] = true;
-        }
-        free(list);
-    }
-    for (int l = 0; l < RL_MEM_COUNT; l++) {
-        if (!want[l])
-            continue;
-        bool have = false;
-        if (s && rl_memory_roof_from_spec(s, (enum rl_mem_level)l, &mem[n_mem], err) == 0) {
-            n_mem++;
-            have = true;
-        }
-        for (size_t i = 0; b && i < b->n_memory; i++)
-            if (b->memory[i].level == (enum rl_mem_level)l) {
-                mem[n_mem] = b->memory[i];
-                if (l == RL_MEM_DRAM && s)
-                    snprintf(mem[n_mem].label, sizeof mem[n_mem].label, "%s", s->memory_type);
-                n_mem++;
-                have = true;
-            }
-        if (!have && memory) {
-            cli_error("%s", s ? err : "the bench file has no such memory level");
-            return CLI_FAIL;
-        }
-    }
+    struct rl_ceilings *roofs = &ceil;
 
     /* Intensity sweeps of the precisions drawn. */
     struct rl_chart_series series[4];
@@ -253,8 +139,8 @@ int cmd_chart(int argc, char **argv)
     size_t n_series = 0;
     for (int i = 0; b && i < b->n_sweeps; i++) {
         bool drawn = false;
-        for (size_t k = 0; k < roofs.n; k++)
-            drawn |= strcmp(roofs.v[k].name, b->sweeps[i].precision) == 0;
+        for (size_t k = 0; k < roofs->n_compute; k++)
+            drawn |= strcmp(roofs->compute[k].name, b->sweeps[i].precision) == 0;
         if (!drawn)
             continue;
         struct rl_compute_roof d;
@@ -276,19 +162,7 @@ int cmd_chart(int argc, char **argv)
         rl_record_list_release(&recs);
         return CLI_FAIL;
     }
-    /* Default judge: the first precision asked for (its measured roof when
-     * there is one), else the highest roof drawn. */
-    size_t default_roof = 0;
-    if (precisions) {
-        char first[32];
-        snprintf(first, sizeof first, "%.*s", (int)strcspn(precisions, ","), precisions);
-        int j = add_roofs(s, b, false, first, sparse, &roofs, true);
-        default_roof = j < 0 ? 0 : (size_t)j;
-    } else {
-        for (size_t i = 1; i < roofs.n; i++)
-            if (roofs.v[i].peak_tflops > roofs.v[default_roof].peak_tflops)
-                default_roof = i;
-    }
+    const size_t default_roof = roofs->default_roof;
     struct rl_chart_point *points = calloc(recs.n ? recs.n : 1, sizeof *points);
     struct rl_verdict *verdicts = calloc(recs.n ? recs.n : 1, sizeof *verdicts);
     int *roof_of = calloc(recs.n ? recs.n : 1, sizeof *roof_of);
@@ -302,15 +176,16 @@ int cmd_chart(int argc, char **argv)
         const struct rl_kernel_record *r = &recs.v[i];
         int ri = (int)default_roof;
         if (r->precision[0]) {
-            ri = add_roofs(s, b, library, r->precision, sparse, &roofs, false);
+            ri = rl_ceilings_judge(roofs, r->precision, err);
             if (ri < 0) {
-                cli_error("kernel '%s' in '%s': cannot use its precision", r->name, kernels);
+                cli_error("kernel '%s' in '%s': %s", r->name, kernels, err);
                 status = CLI_FAIL;
                 break;
             }
         }
         roof_of[i] = ri;
-        if (rl_classify(&r->perf, &roofs.v[ri], mem, n_mem, &verdicts[i], err)) {
+        if (rl_classify(&r->perf, &roofs->compute[ri], roofs->memory, roofs->n_memory,
+                        &verdicts[i], err)) {
             cli_error("kernel '%s' in '%s': %s", r->name, kernels, err);
             status = CLI_FAIL;
             break;
@@ -342,22 +217,20 @@ int cmd_chart(int argc, char **argv)
     }
 
     /* Draw. */
-    char default_title[200];
-    bool origins[3] = {false, false, false};
-    for (size_t i = 0; i < roofs.n; i++)
-        origins[roofs.v[i].origin] = true;
-    for (size_t i = 0; i < n_mem; i++)
-        origins[mem[i].origin] = true;
-    snprintf(default_title, sizeof default_title, "%s: roofline (%s%s%s%s%s ceilings%s)",
-             gpu_name, origins[RL_ORIGIN_DATASHEET] ? "datasheet" : "",
-             origins[RL_ORIGIN_DATASHEET] && origins[RL_ORIGIN_MEASURED] ? ", " : "",
-             origins[RL_ORIGIN_MEASURED] ? "measured" : "",
-             origins[RL_ORIGIN_ANALYTIC] ? (origins[RL_ORIGIN_DATASHEET] ||
-                                            origins[RL_ORIGIN_MEASURED] ? " and " : "")
-                                         : "",
-             origins[RL_ORIGIN_ANALYTIC] ? "analytic" : "", sparse ? ", 2:4 sparse" : "");
-    struct rl_chart chart = {title ? title : default_title, roofs.v, roofs.n, mem, n_mem,
-                             points, recs.n, 0, series, n_series};
+    char default_title[200], origins[64];
+    rl_ceilings_origins(roofs, origins, sizeof origins);
+    snprintf(default_title, sizeof default_title, "%s: roofline (%s ceilings%s)", gpu_name,
+             origins, sparse ? ", 2:4 sparse" : "");
+    struct rl_chart chart = {title ? title : default_title,
+                             roofs->compute,
+                             roofs->n_compute,
+                             roofs->memory,
+                             roofs->n_memory,
+                             points,
+                             recs.n,
+                             0,
+                             series,
+                             n_series};
     for (size_t i = 0; i < n_out && status == CLI_OK; i++) {
         if (rl_chart_render(&chart, outputs[i], err)) {
             cli_error("%s", err);
@@ -377,9 +250,9 @@ int cmd_chart(int argc, char **argv)
             const struct rl_verdict *v = &verdicts[i];
             cJSON *o = cJSON_CreateObject();
             cJSON_AddStringToObject(o, "name", recs.v[i].name);
-            cJSON_AddStringToObject(o, "precision", roofs.v[roof_of[i]].name);
+            cJSON_AddStringToObject(o, "precision", roofs->compute[roof_of[i]].name);
             cJSON_AddStringToObject(o, "roof_origin",
-                                    rl_origin_name(roofs.v[roof_of[i]].origin));
+                                    rl_origin_name(roofs->compute[roof_of[i]].origin));
             cJSON_AddStringToObject(o, "origin", rl_origin_name(points[i].origin));
             rl_json_add_number(o, "ai_dram_flop_per_byte",
                                rl_json_round(v->ai_flop_per_byte[RL_MEM_DRAM], 6));
@@ -411,7 +284,7 @@ int cmd_chart(int argc, char **argv)
                 cli_format_derived(att, sizeof att, v->attainable_tflops);
                 cli_format_derived(pct, sizeof pct, v->pct_of_roof);
                 printf("%-32s %-9s %10s %11s %11s %7s  %s%s%s%s\n",
-                       shorten(recs.v[i].name, nm, sizeof nm), roofs.v[roof_of[i]].name, ai,
+                       shorten(recs.v[i].name, nm, sizeof nm), roofs->compute[roof_of[i]].name, ai,
                        ach, att, pct, rl_bound_name(v->bound),
                        v->bound == RL_BOUND_MEMORY ? " (" : "",
                        v->bound == RL_BOUND_MEMORY ? rl_mem_level_name(v->limiter) : "",

@@ -11,7 +11,7 @@
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: roofline metrics --chip NAME [--set default|full] [--json]\n"
+    "usage: roofline metrics --chip NAME [--set default|full] [--json | --ncu]\n"
     "\n"
     "List the counters `roofline trace` reads per kernel on a chip (GH100, GA100,\n"
     "AD102, GB100, GB202, ...): every candidate name, whether CUPTI accepts it on\n"
@@ -20,7 +20,9 @@ static const char usage_text[] =
     "\n"
     "  --chip NAME    CUPTI chip name (as `roofline trace` reports it)\n"
     "  --set SET      default (at most 2 passes on GH100) or full (every quantity)\n"
-    "  --json         JSON: chip, set, passes, metrics [{name, valid, quantity, chosen}]\n";
+    "  --json         JSON: chip, set, passes, metrics [{name, valid, quantity, chosen}]\n"
+    "  --ncu          the chosen names, comma-separated, for `ncu --metrics` (then\n"
+    "                 `roofline report --ncu` reads its CSV)\n";
 
 static cJSON *to_json(const struct rl_metric_set *s, const struct rl_q_def *q, const char *set)
 {
@@ -70,10 +72,11 @@ int cmd_metrics(int argc, char **argv)
     static const struct option opts[] = {{"chip", required_argument, NULL, 'c'},
                                          {"set", required_argument, NULL, 's'},
                                          {"json", no_argument, NULL, 'j'},
+                                         {"ncu", no_argument, NULL, 'n'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *chip = NULL, *set = "default";
-    bool json = false;
+    bool json = false, ncu = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -87,6 +90,9 @@ int cmd_metrics(int argc, char **argv)
         case 'j':
             json = true;
             break;
+        case 'n':
+            ncu = true;
+            break;
         case 'h':
             fputs(usage_text, stdout);
             return CLI_OK;
@@ -96,6 +102,8 @@ int cmd_metrics(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("metrics", "unexpected argument '%s'", argv[optind]);
+    if (json && ncu)
+        return cli_usage_error("metrics", "give --json or --ncu, not both");
     if (!chip)
         return cli_usage_error("metrics", "--chip NAME is required (GH100, GA100, AD102, ...)");
     if (strcmp(set, "default") != 0 && strcmp(set, "full") != 0)
@@ -124,7 +132,11 @@ int cmd_metrics(int argc, char **argv)
     }
     size_t nq;
     const struct rl_q_def *q = api->quantities(&nq);
-    if (json)
+    if (ncu) {
+        for (int i = 0; i < s->n_names; i++)
+            printf("%s%s", i ? "," : "", s->names[i]);
+        printf("\n");
+    } else if (json)
         rc = cli_print_json(to_json(s, q, set));
     else
         print_text(s, q, set);

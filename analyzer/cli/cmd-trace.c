@@ -37,6 +37,7 @@ static const char usage_text[] =
     "                   every launch); other launches borrow their counts (\"sampled\")\n"
     "  --builtin NAME   trace one of roofline's workloads instead of a program\n"
     "  --reps N         runs of each built-in step (default 1)\n"
+    "  --tokens N       decode context and prefill length of the built-ins (2048)\n"
     "  --device N       GPU for the calibration and built-in workloads (default 0)\n"
     "  --quiet          no summary\n"
     "\n"
@@ -48,7 +49,7 @@ static const char usage_text[] =
 
 struct trace_opts {
     const char *out, *builtin, *kernel;
-    int counters, top, samples, reps, device;
+    int counters, top, samples, reps, device, tokens;
     bool quiet;
 };
 
@@ -440,6 +441,8 @@ static int trace_builtin(const struct trace_opts *o, const struct rl_device_api 
         .kernel_regex = o->kernel,
         .samples = o->samples,
         .reps = o->reps,
+        .decode_context = o->tokens,
+        .prefill_tokens = o->tokens,
         .program = program,
         .verbose = !o->quiet,
     };
@@ -465,6 +468,7 @@ int cmd_trace(int argc, char **argv)
                                          {"builtin", required_argument, NULL, 'b'},
                                          {"reps", required_argument, NULL, 'r'},
                                          {"device", required_argument, NULL, 'd'},
+                                         {"tokens", required_argument, NULL, 'T'},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
@@ -506,6 +510,13 @@ int cmd_trace(int argc, char **argv)
                                        optarg);
             *(c == 't' ? &o.top : c == 's' ? &o.samples : c == 'r' ? &o.reps : &o.device) =
                 (int)v;
+            break;
+        }
+        case 'T': {
+            long v = strtol(optarg, &end, 10);
+            if (*end || end == optarg || v < 16 || v > 65536)
+                return cli_usage_error("trace", "--tokens needs a number in 16..65536");
+            o.tokens = (int)v;
             break;
         }
         case 'b':

@@ -25,6 +25,8 @@ static const struct command {
     {"bench", cmd_bench, "measure the GPU's real ceilings (needs a GPU)"},
     {"trace", cmd_trace, "trace a CUDA program's kernels: time, FLOPs, bytes (needs a GPU)"},
     {"metrics", cmd_metrics, "list the hardware counters read on a chip (no GPU needed)"},
+    {"report", cmd_report, "place and explain every kernel of a trace or ncu export"},
+    {"run", cmd_run, "the main job: bench, trace decode and prefill, report (or analytic)"},
 };
 
 static void usage(FILE *out)

@@ -1,9 +1,8 @@
 /* metrics.c - the hardware counters roofline reads per kernel: per chip, with fallbacks and pass counts.
  *
- * Names checked against the CUPTI 13.0 host API with no GPU (see
- * shared/notes/CUPTI.md): GH100 has sm__ops_path_tensor_src_fp16 where
- * GA100 and AD102 split it by destination; GB202 spells the DRAM byte
- * counters dram__bytes_op_read/write; GB100 folds FP8 with FP4/FP6.
+ * The quantities and their candidate names are in analyzer/counts.c;
+ * which name a chip has is asked of the CUPTI 13.0 host API, no GPU
+ * needed (see shared/notes/CUPTI.md).
  */
 #include "metrics.h"
 
@@ -15,45 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define SASS(op) "sm__sass_thread_inst_executed_op_" op "_pred_on.sum"
-#define OPS(src) "sm__ops_path_tensor_src_" src ".sum"
-
-static const struct rl_q_def qdefs[RL_Q_COUNT] = {
-    [RL_Q_TIME_NS] = {"time_ns", true, NULL, {"gpu__time_duration.sum"}},
-    [RL_Q_DADD] = {"dadd", true, NULL, {SASS("dadd")}},
-    [RL_Q_DMUL] = {"dmul", true, NULL, {SASS("dmul")}},
-    [RL_Q_DFMA] = {"dfma", true, NULL, {SASS("dfma")}},
-    [RL_Q_FADD] = {"fadd", true, NULL, {SASS("fadd")}},
-    [RL_Q_FMUL] = {"fmul", true, NULL, {SASS("fmul")}},
-    [RL_Q_FFMA] = {"ffma", true, NULL, {SASS("ffma")}},
-    [RL_Q_HADD] = {"hadd", true, NULL, {SASS("hadd")}},
-    [RL_Q_HMUL] = {"hmul", true, NULL, {SASS("hmul")}},
-    [RL_Q_HFMA] = {"hfma", true, NULL, {SASS("hfma")}},
-    [RL_Q_DRAM_READ] = {"dram_read_bytes", true, NULL,
-                        {"dram__bytes_read.sum", "dram__bytes_op_read.sum"}},
-    [RL_Q_DRAM_WRITE] = {"dram_write_bytes", true, NULL,
-                         {"dram__bytes_write.sum", "dram__bytes_op_write.sum"}},
-    [RL_Q_L2_BYTES] = {"l2_bytes", true, NULL, {"lts__t_bytes.sum"}},
-    [RL_Q_L1_BYTES] = {"l1_bytes", true, NULL, {"l1tex__t_bytes.sum"}},
-    /* Optional, in the order the default set tries them: the LLM formats first. */
-    [RL_Q_TENSOR_BF16] = {"tensor_bf16_ops", false, "bf16", {OPS("bf16_dst_fp32")}},
-    [RL_Q_TENSOR_FP8] = {"tensor_fp8_ops", false, "fp8",
-                         {OPS("fp8"), OPS("fp8_dst_fp32") "+" OPS("fp8_dst_fp16"),
-                          OPS("fp4_fp6_fp8_dst_fp32") "+" OPS("fp4_fp6_fp8_dst_fp16")}},
-    [RL_Q_TENSOR_FP16] = {"tensor_fp16_ops", false, "fp16",
-                          {OPS("fp16"), OPS("fp16_dst_fp32") "+" OPS("fp16_dst_fp16")}},
-    [RL_Q_TENSOR_TF32] = {"tensor_tf32_ops", false, "tf32", {OPS("tf32_dst_fp32")}},
-    [RL_Q_TENSOR_INT8] = {"tensor_int8_ops", false, "int8", {OPS("int8")}},
-    [RL_Q_TENSOR_FP64] = {"tensor_fp64_ops", false, "fp64-tc", {OPS("fp64")}},
-    [RL_Q_TENSOR_FP4] = {"tensor_fp4_ops", false, "fp4", {OPS("fp4_dst_fp32")}},
-};
-
-const struct rl_q_def *rl_q_defs(size_t *n)
-{
-    *n = RL_Q_COUNT;
-    return qdefs;
-}
 
 /* ---- CUPTI host objects -------------------------------------------------- */
 
@@ -224,6 +184,8 @@ static void remove_last(struct rl_metric_set *s, int q)
 int rl_metric_set_build(const char *chip, enum rl_metric_set_kind kind,
                         const uint8_t *counter_avail, struct rl_metric_set *out, char *errmsg)
 {
+    size_t n_defs;
+    const struct rl_q_def *qdefs = rl_q_defs(&n_defs);
     memset(out, 0, sizeof *out);
     snprintf(out->chip, sizeof out->chip, "%s", chip);
     out->kind = kind;

@@ -2,33 +2,11 @@
 #ifndef RL_PROFILER_METRICS_H
 #define RL_PROFILER_METRICS_H
 
+#include "counts.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* What a kernel record needs, each read through one metric or a sum of
- * metrics; the chip decides which name exists. */
-enum rl_q {
-    RL_Q_TIME_NS,
-    RL_Q_DADD, RL_Q_DMUL, RL_Q_DFMA,
-    RL_Q_FADD, RL_Q_FMUL, RL_Q_FFMA,
-    RL_Q_HADD, RL_Q_HMUL, RL_Q_HFMA,
-    RL_Q_DRAM_READ, RL_Q_DRAM_WRITE, RL_Q_L2_BYTES, RL_Q_L1_BYTES,
-    RL_Q_TENSOR_BF16, RL_Q_TENSOR_FP8, RL_Q_TENSOR_FP16, RL_Q_TENSOR_TF32,
-    RL_Q_TENSOR_INT8, RL_Q_TENSOR_FP64, RL_Q_TENSOR_FP4,
-    RL_Q_COUNT
-};
-
-#define RL_Q_MAX_CANDIDATES 3
-#define RL_Q_MAX_TERMS 2
-
-struct rl_q_def {
-    const char *key;          /* "dram_read_bytes" */
-    bool required;            /* in every set; else optional (tensor ops) */
-    const char *roof;         /* tensor quantities: the roof they feed ("bf16") */
-    /* Candidates, first valid wins; each a '+'-joined sum of metrics. */
-    const char *candidates[RL_Q_MAX_CANDIDATES];
-};
 
 enum rl_metric_set_kind { RL_SET_DEFAULT, RL_SET_FULL };
 
@@ -55,9 +33,6 @@ struct rl_metric_set {
     struct rl_metric_tried tried[RL_Q_COUNT * RL_Q_MAX_CANDIDATES * RL_Q_MAX_TERMS];
     int n_tried;
 };
-
-/* The quantity table; *n receives its length (RL_Q_COUNT). */
-const struct rl_q_def *rl_q_defs(size_t *n);
 
 /* Build the set for chip (GH100, GA100, AD102, GB100, ...) with the CUPTI
  * host API: no GPU needed. The default set takes every required quantity

@@ -1,87 +1,15 @@
 /* trace.c - the records of a traced program's kernel launches, their FLOPs and bytes, and the trace file. */
 #include "trace.h"
 
+#include "strbuf.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* libstdc++'s demangler (C linkage), present wherever CUDA programs run. */
-char *__cxa_demangle(const char *mangled, char *out, size_t *length, int *status);
-
-void rl_demangle(const char *mangled, char *buf, size_t size)
-{
-    int status = -1;
-    char *d = mangled && mangled[0] == '_' && mangled[1] == 'Z'
-                  ? __cxa_demangle(mangled, NULL, NULL, &status)
-                  : NULL;
-    snprintf(buf, size, "%s", status == 0 && d ? d : mangled ? mangled : "?");
-    free(d);
-}
-
-static double nz(double v) { return isnan(v) ? 0 : v; }
-
-void rl_counts_derive(const double *q, double tensor_flops_per_op, struct rl_kernel_counts *out)
-{
-    memset(out, 0, sizeof *out);
-    out->time_ns = q[RL_Q_TIME_NS];
-    out->flops_fp64 = nz(q[RL_Q_DADD]) + nz(q[RL_Q_DMUL]) + 2 * nz(q[RL_Q_DFMA]);
-    out->flops_fp32 = nz(q[RL_Q_FADD]) + nz(q[RL_Q_FMUL]) + 2 * nz(q[RL_Q_FFMA]);
-    out->flops_fp16 = 2 * (nz(q[RL_Q_HADD]) + nz(q[RL_Q_HMUL]) + 2 * nz(q[RL_Q_HFMA]));
-    size_t n;
-    const struct rl_q_def *defs = rl_q_defs(&n);
-    double best = 0;
-    out->precision = NULL;
-    bool any = !isnan(q[RL_Q_FFMA]) || !isnan(q[RL_Q_DFMA]);
-    for (size_t i = 0; i < n; i++) {
-        if (!defs[i].roof || isnan(q[i]))
-            continue;
-        any = true;
-        /* A kernel with no tensor work has 0 tensor FLOPs also when the
-         * factor is unknown (NAN). */
-        out->flops_tensor_by[i] = q[i] == 0 ? 0 : q[i] * tensor_flops_per_op;
-        out->flops_tensor += out->flops_tensor_by[i];
-        if (out->flops_tensor_by[i] > best) {
-            best = out->flops_tensor_by[i];
-            out->precision = defs[i].roof;
-        }
-    }
-    const struct {
-        double v;
-        const char *roof;
-    } cuda[] = {{out->flops_fp64, "fp64"},
-                {out->flops_fp32, "fp32"},
-                {out->flops_fp16, "fp16-cuda"}};
-    for (size_t i = 0; i < 3; i++)
-        if (cuda[i].v > best) {
-            best = cuda[i].v;
-            out->precision = cuda[i].roof;
-        }
-    out->flops = any ? out->flops_fp64 + out->flops_fp32 + out->flops_fp16 + out->flops_tensor
-                     : NAN;
-    out->dram_read_bytes = q[RL_Q_DRAM_READ];
-    out->dram_write_bytes = q[RL_Q_DRAM_WRITE];
-    out->dram_bytes = isnan(q[RL_Q_DRAM_READ]) || isnan(q[RL_Q_DRAM_WRITE])
-                          ? NAN
-                          : q[RL_Q_DRAM_READ] + q[RL_Q_DRAM_WRITE];
-    out->l2_bytes = q[RL_Q_L2_BYTES];
-    out->l1_bytes = q[RL_Q_L1_BYTES];
-}
-
 /* ---- JSON, written by hand: streaming, no allocation per record ---------- */
 
-static void put_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
+#define put_string rl_fput_json_string
 
 static void put_number(FILE *f, double v)
 {
@@ -191,8 +119,10 @@ static void write_kernel(FILE *f, const struct rl_trace_kernel *k, double factor
     }
     key(f, "dram_bytes", false);
     put_number(f, dram);
-    if (has_counters(k)) {
+    if (has_counters(k))
         put_counts(f, &c);
+    /* The raw counters once per counted launch; sampled launches lend them. */
+    if (k->counts == RL_COUNTS_COUNTERS) {
         size_t n;
         const struct rl_q_def *defs = rl_q_defs(&n);
         fputs(", \"counters\": {", f);

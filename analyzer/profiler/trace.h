@@ -43,23 +43,6 @@ struct rl_trace_step {
     char precision[16];
 };
 
-/* FLOPs and bytes of a record, derived in one place. */
-struct rl_kernel_counts {
-    double flops;               /* total, NAN when nothing counted */
-    double flops_fp64, flops_fp32, flops_fp16;
-    double flops_tensor;        /* all Tensor Core FLOPs */
-    double flops_tensor_by[RL_Q_COUNT]; /* per tensor quantity */
-    const char *precision;      /* roof of the largest share: "bf16", "fp32", ... */
-    double dram_read_bytes, dram_write_bytes, dram_bytes, l2_bytes, l1_bytes;
-    double time_ns;             /* gpu__time_duration (NAN without counters) */
-};
-
-/* Derive counts from quantities. CUDA-core FLOPs: add + mul + 2 fma per
- * thread instruction; FP16 counters count paired (half2) instructions, so
- * FP16 FLOPs are twice that (an upper bound when scalar HADD/HFMA run).
- * Tensor FLOPs: ops x tensor_flops_per_op (calibrated at start-up). */
-void rl_counts_derive(const double *q, double tensor_flops_per_op, struct rl_kernel_counts *out);
-
 /* The trace file */
 
 struct rl_trace_meta {
@@ -91,7 +74,6 @@ int rl_trace_write(FILE *f, const struct rl_trace_meta *meta, const struct rl_tr
  * of records filled, or -1 when out of memory. */
 long rl_trace_fill_sampled(struct rl_trace_kernel *k, size_t n);
 
-/* Demangle a C++ name into buf (the mangled name when it is not one). */
-void rl_demangle(const char *mangled, char *buf, size_t size);
+
 
 #endif

@@ -48,6 +48,19 @@
 #define NVTX_NAME 96
 #define MAX_RANGES 4 /* ranges one counted launch may produce */
 
+/* libstdc++'s demangler (C linkage), present wherever CUDA programs run. */
+char *__cxa_demangle(const char *mangled, char *out, size_t *length, int *status);
+
+void rl_demangle(const char *mangled, char *buf, size_t size)
+{
+    int status = -1;
+    char *d = mangled && mangled[0] == '_' && mangled[1] == 'Z'
+                  ? __cxa_demangle(mangled, NULL, NULL, &status)
+                  : NULL;
+    snprintf(buf, size, "%s", status == 0 && d ? d : mangled ? mangled : "?");
+    free(d);
+}
+
 /* ---- small maps: open addressing, u64 key -> u32 value ------------------- */
 
 struct u64map {

@@ -73,6 +73,9 @@ int rl_tracer_finish(char *errmsg);
 /* The records of the last finished trace; valid until the next start. */
 const struct rl_trace_kernel *rl_tracer_kernels(size_t *n);
 
+/* Demangle a C++ name into buf (the mangled name when it is not one). */
+void rl_demangle(const char *mangled, char *buf, size_t size);
+
 /* The decision a trace makes for counters from CUpti results, exposed for
  * tests: the one-line reason and fix for a CUPTI error (privileges,
  * another profiler, vGPU, MIG...). */

@@ -1,0 +1,282 @@
+/* cmd-report.c - `roofline report`: every kernel group of a trace or an Nsight Compute export, placed on the roofline and explained. */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include "../error.h"
+#include "../fileio.h"
+#include "../ncu.h"
+#include "../records.h"
+#include "../report.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char usage_text[] =
+    "usage: roofline report (--trace FILE... | --ncu FILE | --kernels FILE) [--bench FILE]\n"
+    "                       [--gpu GPU] [-o DIR] [--format LIST] [--rows N] [--json]\n"
+    "                       [--tensor-flops-per-op F] [--title TEXT]\n"
+    "\n"
+    "Place every kernel group (launches of one kernel, grid and block) on the\n"
+    "roofline and say what bounds it: memory (which level), compute, or neither\n"
+    "(far below both: latency, launch overhead, occupancy, with the evidence).\n"
+    "Writes DIR/report.md (the chart and the table), report.json, report.csv and\n"
+    "roofline.svg (with .gp and .dat beside it), and prints the top kernels.\n"
+    "\n"
+    "  --trace FILE      a `roofline trace` file; repeat to merge processes\n"
+    "  --ncu FILE        an Nsight Compute CSV: `ncu --csv` (long) or `ncu --csv\n"
+    "                    --page raw` (wide), with roofline's metrics (README)\n"
+    "  --kernels FILE    a kernels file (README: Kernels file)\n"
+    "  --bench FILE      measured ceilings from `roofline bench` (dashed beside the\n"
+    "                    datasheet's, and the ones kernels are judged against)\n"
+    "  --gpu GPU         datasheet ceilings (default: the bench file's or the\n"
+    "                    trace's GPU)\n"
+    "  -o DIR            output folder (default roofline-report)\n"
+    "  --format LIST     chart formats: svg, png, pdf (default svg)\n"
+    "  --rows N          kernels in the printed table (default 20; 0: all)\n"
+    "  --json            print report.json instead of the table\n"
+    "  --tensor-flops-per-op F  FLOPs per Tensor Core op for --ncu (what\n"
+    "                    `roofline trace` calibrates; without it Tensor Core\n"
+    "                    kernels of an ncu export have no FLOPs)\n"
+    "  --title TEXT      chart title\n";
+
+/* Write f's content through an atomic file at dir/name. */
+static int write_file(const char *dir, const char *name,
+                      int (*fn)(FILE *, const struct rl_report *, const struct rl_ceilings *),
+                      const struct rl_report *r, const struct rl_ceilings *c)
+{
+    char path[4096], err[RL_ERRMSG_SIZE];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct rl_atomic_file f;
+    if (rl_atomic_open(&f, path, err)) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    if (fn(f.fp, r, c)) {
+        rl_atomic_abort(&f);
+        cli_error("'%s': write failed", path);
+        return CLI_FAIL;
+    }
+    if (rl_atomic_commit(&f, err)) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
+static const char *md_chart;
+
+static int write_md(FILE *f, const struct rl_report *r, const struct rl_ceilings *c)
+{
+    return rl_report_markdown(f, r, c, md_chart);
+}
+
+/* Records of a kernels file as groups. */
+static int groups_from_records(struct rl_trace_groups *g, const char *path, char *err)
+{
+    struct rl_record_list l = {0};
+    int rc = rl_records_load(&l, path, err);
+    for (size_t i = 0; i < l.n && rc == RL_OK; i++) {
+        const struct rl_kernel_record *k = &l.v[i];
+        rc = rl_trace_groups_add(g, k->name, NULL, NULL, k->precision, k->origin, k->count,
+                                 k->perf.flops, k->perf.bytes, k->perf.time_ns);
+    }
+    rl_record_list_release(&l);
+    return rc;
+}
+
+int cli_report_run(const struct cli_report_opts *o)
+{
+    char err[RL_ERRMSG_SIZE];
+    static struct rl_trace_groups g;
+    memset(&g, 0, sizeof g);
+    const char *source = NULL, *kind = NULL;
+    int rc = RL_OK;
+    for (int i = 0; i < o->n_traces && rc == RL_OK; i++)
+        rc = rl_trace_groups_load(&g, o->traces[i], err);
+    if (o->n_traces)
+        source = o->traces[0], kind = "trace";
+    struct rl_ncu_stats ncu = {0};
+    if (rc == RL_OK && o->ncu) {
+        rc = rl_ncu_load(&g, o->ncu, o->tensor_factor, &ncu, err);
+        source = o->ncu, kind = "ncu";
+    }
+    if (rc == RL_OK && o->kernels) {
+        rc = groups_from_records(&g, o->kernels, err);
+        source = o->kernels, kind = "kernels";
+    }
+    if (rc) {
+        cli_error("%s", err);
+        rl_trace_groups_release(&g);
+        return CLI_FAIL;
+    }
+    /* Ceilings: the bench file's and/or the datasheet's. */
+    static struct rl_bench_ceilings bench;
+    const struct rl_bench_ceilings *b = NULL;
+    if (o->bench) {
+        if (rl_bench_ceilings_load(o->bench, &bench, err)) {
+            cli_error("%s", err);
+            rl_trace_groups_release(&g);
+            return CLI_FAIL;
+        }
+        b = &bench;
+    }
+    const char *gpu = o->gpu ? o->gpu
+                      : b && b->spec_id[0] ? b->spec_id
+                      : g.sum.gpu_name[0] ? g.sum.gpu_name
+                                          : NULL;
+    const struct rl_gpu_spec *s = NULL;
+    if (gpu && !(s = cli_find_gpu(gpu))) {
+        rl_trace_groups_release(&g);
+        return CLI_FAIL;
+    }
+    if (!s && !b) {
+        cli_error("no ceilings: give --gpu (see 'roofline gpus') or --bench");
+        rl_trace_groups_release(&g);
+        return CLI_FAIL;
+    }
+    static struct rl_ceilings c;
+    if (rl_ceilings_init(&c, s, b, NULL, false, false, NULL, err)) {
+        cli_error("%s", err);
+        rl_trace_groups_release(&g);
+        return CLI_FAIL;
+    }
+    static struct rl_report r;
+    if (rl_report_build(&r, &c, &g, err)) {
+        cli_error("%s", err);
+        rl_trace_groups_release(&g);
+        return CLI_FAIL;
+    }
+    rl_trace_groups_release(&g);
+    snprintf(r.source_path, sizeof r.source_path, "%s%s", source,
+             o->n_traces > 1 ? " (and more traces)" : "");
+    snprintf(r.source_kind, sizeof r.source_kind, "%s", kind);
+    if (o->ncu && ncu.tensor_unknown) {
+        char text[200];
+        snprintf(text, sizeof text,
+                 "%zu kernels have Tensor Core ops but no FLOPs: give --tensor-flops-per-op "
+                 "(the factor `roofline trace` prints in its tensor check)",
+                 ncu.tensor_unknown);
+        size_t used = strlen(r.notes);
+        snprintf(r.notes + used, sizeof r.notes - used, "%s%s", used ? "\n" : "", text);
+    }
+    /* The folder and its files. */
+    if (mkdir(o->dir, 0777) != 0 && errno != EEXIST) {
+        cli_error("cannot create '%s': %s", o->dir, strerror(errno));
+        rl_report_release(&r);
+        return CLI_FAIL;
+    }
+    int status = CLI_OK;
+    char title[256], origins[64], chart[4096], first_chart[64] = "";
+    rl_ceilings_origins(&c, origins, sizeof origins);
+    snprintf(title, sizeof title, "%s: %zu kernel groups (%s ceilings)", c.gpu_name, r.n,
+             origins);
+    char *formats = strdup(o->formats), *save = NULL;
+    for (char *f = strtok_r(formats, ",", &save); f && status == CLI_OK;
+         f = strtok_r(NULL, ",", &save)) {
+        snprintf(chart, sizeof chart, "%s/roofline.%s", o->dir, f);
+        if (!first_chart[0])
+            snprintf(first_chart, sizeof first_chart, "roofline.%s", f);
+        if (rl_report_chart(&r, &c, o->title ? o->title : title, chart, 12, err)) {
+            cli_error("%s", err);
+            status = CLI_FAIL;
+        }
+    }
+    free(formats);
+    md_chart = status == CLI_OK ? first_chart : NULL;
+    if (status == CLI_OK)
+        status = write_file(o->dir, "report.md", write_md, &r, &c);
+    if (status == CLI_OK)
+        status = write_file(o->dir, "report.json", rl_report_json, &r, &c);
+    if (status == CLI_OK)
+        status = write_file(o->dir, "report.csv", rl_report_csv, &r, &c);
+    if (status == CLI_OK) {
+        if (o->json) {
+            rl_report_json(stdout, &r, &c);
+        } else {
+            printf("%s: %llu launches in %zu kernel groups", source,
+                   (unsigned long long)r.launches, r.n);
+            if (r.time_ns > 0)
+                printf(", %.4g ms of GPU time", r.time_ns / 1e6);
+            printf("; ceilings: %s\n\n", origins);
+            rl_report_table(stdout, &r, &c, o->rows < 0 ? 20 : (size_t)o->rows);
+            if (r.notes[0])
+                printf("\nnotes:\n  %s\n", r.notes);
+            printf("\nwrote %s/report.md, report.json, report.csv and the chart (%s)\n", o->dir,
+                   o->formats);
+            if (r.n) {
+                printf("\n");
+                for (size_t i = 0; i < r.n && i < 5; i++)
+                    printf("%s\n", r.rows[i].sentence);
+            }
+        }
+    }
+    rl_report_release(&r);
+    return status;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    static const struct option opts[] = {{"trace", required_argument, NULL, 't'},
+                                         {"ncu", required_argument, NULL, 'n'},
+                                         {"kernels", required_argument, NULL, 'k'},
+                                         {"bench", required_argument, NULL, 'b'},
+                                         {"gpu", required_argument, NULL, 'g'},
+                                         {"format", required_argument, NULL, 'f'},
+                                         {"rows", required_argument, NULL, 'r'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"tensor-flops-per-op", required_argument, NULL, 'T'},
+                                         {"title", required_argument, NULL, 'L'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    struct cli_report_opts o = {.dir = "roofline-report", .formats = "svg", .rows = -1,
+                            .tensor_factor = NAN};
+    int c;
+    char *end;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            if (o.n_traces == CLI_MAX_TRACES)
+                return cli_usage_error("report", "at most %d traces", CLI_MAX_TRACES);
+            o.traces[o.n_traces++] = optarg;
+            break;
+        case 'n': o.ncu = optarg; break;
+        case 'k': o.kernels = optarg; break;
+        case 'b': o.bench = optarg; break;
+        case 'g': o.gpu = optarg; break;
+        case 'o': o.dir = optarg; break;
+        case 'f': o.formats = optarg; break;
+        case 'L': o.title = optarg; break;
+        case 'j': o.json = true; break;
+        case 'r':
+            o.rows = strtol(optarg, &end, 10);
+            if (*end || end == optarg || o.rows < 0)
+                return cli_usage_error("report", "--rows needs a whole number >= 0");
+            break;
+        case 'T':
+            o.tensor_factor = strtod(optarg, &end);
+            if (*end || end == optarg || !(o.tensor_factor > 0))
+                return cli_usage_error("report", "--tensor-flops-per-op needs a number > 0");
+            break;
+        case 'h': fputs(usage_text, stdout); return CLI_OK;
+        default: return cli_usage_error("report", "unknown option");
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
+    if ((o.n_traces > 0) + !!o.ncu + !!o.kernels != 1)
+        return cli_usage_error("report", "give one source: --trace FILE..., --ncu FILE or "
+                                         "--kernels FILE");
+    char *formats = strdup(o.formats), *save = NULL;
+    for (char *f = strtok_r(formats, ",", &save); f; f = strtok_r(NULL, ",", &save))
+        if (strcmp(f, "svg") != 0 && strcmp(f, "png") != 0 && strcmp(f, "pdf") != 0) {
+            free(formats);
+            return cli_usage_error("report", "--format: '%s' is not svg, png or pdf", f);
+        }
+    free(formats);
+    return cli_report_run(&o);
+}

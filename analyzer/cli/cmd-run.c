@@ -1,0 +1,162 @@
+/* cmd-run.c - `roofline run`: the main job: measure the ceilings, trace LLM decode and prefill, report; analytic without a GPU. */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include "../device.h"
+#include "../error.h"
+#include "../fileio.h"
+#include "costs.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char usage_text[] =
+    "usage: roofline run [-o DIR] [--gpu GPU] [--device N] [--tokens N] [--no-gpu]\n"
+    "\n"
+    "The first thing to run. On a GPU: `bench --quick` (the measured ceilings),\n"
+    "`trace --builtin decode` and `--builtin prefill` (one Llama-3-8B layer:\n"
+    "batch-1 decode at context N, prefill of N tokens), then `report` on both\n"
+    "traces against the measured ceilings, all into DIR.\n"
+    "Without a GPU (or with --no-gpu): the datasheet roofline of --gpu with the\n"
+    "analytic FLOPs and bytes of the same decode and prefill steps\n"
+    "(kernels/README.md), every figure labelled datasheet or analytic.\n"
+    "\n"
+    "  -o DIR       output folder (default roofline-run)\n"
+    "  --gpu GPU    datasheet to use without a GPU (default h200), or to set\n"
+    "               beside the measured ceilings\n"
+    "  --device N   CUDA device (default 0)\n"
+    "  --tokens N   decode context and prefill length (default 2048)\n"
+    "  --no-gpu     the analytic report even where a GPU is present\n";
+
+/* The decode and prefill steps as an analytic kernels file. */
+static int write_plan(const char *path, int tokens)
+{
+    char err[RL_ERRMSG_SIZE];
+    struct rl_atomic_file f;
+    if (rl_atomic_open(&f, path, err)) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    fputs("{\n  \"schema_version\": 1,\n  \"$comment\": \"analytic: one Llama-3-8B layer, "
+          "formulas in kernels/README.md\",\n  \"kernels\": [\n",
+          f.fp);
+    static const char *const phases[] = {"decode", "prefill"};
+    bool first = true;
+    for (int p = 0; p < 2; p++) {
+        struct rl_plan_step steps[32];
+        int n = rl_layer_plan(phases[p], tokens, steps, 32);
+        for (int i = 0; i < n && i < 32; i++) {
+            fprintf(f.fp, "%s    {\"name\": \"%s\", \"flops\": %.17g, \"bytes\": %.17g, "
+                          "\"precision\": \"%s\", \"origin\": \"analytic\"}",
+                    first ? "" : ",\n", steps[i].label, steps[i].cost.flops, steps[i].cost.bytes,
+                    steps[i].cost.precision);
+            first = false;
+        }
+    }
+    fputs("\n  ]\n}\n", f.fp);
+    if (rl_atomic_commit(&f, err)) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
+static int analytic(const char *dir, const char *gpu, int tokens)
+{
+    char plan[4096];
+    snprintf(plan, sizeof plan, "%s/kernels-analytic.json", dir);
+    if (write_plan(plan, tokens))
+        return CLI_FAIL;
+    struct cli_report_opts o = {.kernels = plan, .gpu = gpu, .dir = dir, .formats = "svg",
+                                .rows = 0, .tensor_factor = NAN};
+    return cli_report_run(&o);
+}
+
+/* Run another command of this CLI. */
+static int sub(int (*cmd)(int, char **), const char *const *args)
+{
+    char *argv[24];
+    int argc = 0;
+    for (; args[argc] && argc < 23; argc++)
+        argv[argc] = (char *)args[argc];
+    argv[argc] = NULL;
+    printf("\n== roofline");
+    for (int i = 0; i < argc; i++)
+        printf(" %s", argv[i]);
+    printf("\n");
+    fflush(stdout);
+    return cmd(argc, argv);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    static const struct option opts[] = {{"gpu", required_argument, NULL, 'g'},
+                                         {"device", required_argument, NULL, 'd'},
+                                         {"tokens", required_argument, NULL, 't'},
+                                         {"no-gpu", no_argument, NULL, 'n'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *dir = "roofline-run", *gpu = NULL, *device = "0";
+    int tokens = 2048;
+    bool no_gpu = false;
+    int c;
+    char *end;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': dir = optarg; break;
+        case 'g': gpu = optarg; break;
+        case 'd': device = optarg; break;
+        case 'n': no_gpu = true; break;
+        case 't': {
+            long v = strtol(optarg, &end, 10);
+            if (*end || end == optarg || v < 16 || v > 65536)
+                return cli_usage_error("run", "--tokens needs a number in 16..65536");
+            tokens = (int)v;
+            break;
+        }
+        case 'h': fputs(usage_text, stdout); return CLI_OK;
+        default: return cli_usage_error("run", "unknown option");
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        cli_error("cannot create '%s': %s", dir, strerror(errno));
+        return CLI_FAIL;
+    }
+    char err[RL_ERRMSG_SIZE] = "--no-gpu";
+    const struct rl_device_api *api = NULL;
+    struct rl_device_info dev;
+    bool have_gpu = !no_gpu && rl_device_open(&api, err) == RL_OK &&
+                    api->query(atoi(device), &dev, err) == RL_OK;
+    if (!have_gpu) {
+        const char *g = gpu ? gpu : "h200";
+        printf("roofline run: no GPU measured (%s): the datasheet roofline of %s with the "
+               "analytic decode and prefill steps of one Llama-3-8B layer (%d tokens)\n\n",
+               err, g, tokens);
+        return analytic(dir, g, tokens);
+    }
+    char bench[4096], dec[4096], pre[4096], tok[16];
+    snprintf(bench, sizeof bench, "%s/bench.json", dir);
+    snprintf(dec, sizeof dec, "%s/trace-decode.json", dir);
+    snprintf(pre, sizeof pre, "%s/trace-prefill.json", dir);
+    snprintf(tok, sizeof tok, "%d", tokens);
+    const char *b_args[] = {"bench", "--quick", "--device", device, "-o", bench, NULL};
+    if (sub(cmd_bench, b_args) != CLI_OK)
+        return CLI_FAIL;
+    const char *d_args[] = {"trace", "--builtin", "decode", "--tokens", tok,
+                            "--device", device, "-o", dec, NULL};
+    const char *p_args[] = {"trace", "--builtin", "prefill", "--tokens", tok,
+                            "--device", device, "-o", pre, NULL};
+    if (sub(cmd_trace, d_args) != CLI_OK || sub(cmd_trace, p_args) != CLI_OK)
+        return CLI_FAIL;
+    printf("\n== roofline report --trace %s --trace %s --bench %s -o %s\n", dec, pre, bench, dir);
+    struct cli_report_opts o = {.traces = {dec, pre}, .n_traces = 2, .bench = bench, .gpu = gpu,
+                                .dir = dir, .formats = "svg", .rows = -1, .tensor_factor = NAN};
+    return cli_report_run(&o);
+}

@@ -1,0 +1,488 @@
+/* check_report.c - tests of the reporter: trace and Nsight Compute readers, bounds and sentences, outputs, the report and run commands. */
+#define _GNU_SOURCE
+#include "test_util.h"
+
+#include "ceilings.h"
+#include "error.h"
+#include "gpudb.h"
+#include "json.h"
+#include "ncu.h"
+#include "paths.h"
+#include "report.h"
+#include "trace.h"
+#include "tracefile.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct rl_gpudb db;
+static const struct rl_gpu_spec *h200;
+
+static void setup(void)
+{
+    char dir[1024], gpus[1100], err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_data_dir(dir, sizeof dir, err), 0);
+    snprintf(gpus, sizeof gpus, "%s/gpus", dir);
+    ck_assert_msg(rl_gpudb_load(&db, gpus, err) == 0, "%s", err);
+    h200 = rl_gpudb_find(&db, "h200");
+    ck_assert_ptr_nonnull(h200);
+}
+
+static void teardown(void) { rl_gpudb_release(&db); }
+
+static const struct rl_trace_group *group(const struct rl_trace_groups *g, const char *part)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if (strstr(g->v[i].name, part))
+            return &g->v[i];
+    ck_abort_msg("no group '%s'", part);
+    return NULL;
+}
+
+/* ---- Nsight Compute ---------------------------------------------------------- */
+
+START_TEST(ncu_long_form)
+{
+    struct rl_trace_groups g = {0};
+    struct rl_ncu_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_ncu_load(&g, rl_test_data("ncu-long.csv"), NAN, &st, err) == 0, "%s", err);
+    ck_assert_str_eq(st.form, "long");
+    ck_assert_uint_eq(st.kernels, 3);
+    ck_assert_uint_eq(g.n, 3);
+    /* GEMV 4096 -> 14336 BF16: 2 FLOP per FFMA, thousands separators gone. */
+    const struct rl_trace_group *v = group(&g, "gemv_kernel");
+    ck_assert_double_eq(v->flops, 2.0 * 58720256);
+    ck_assert_double_eq_tol(v->bytes[RL_MEM_DRAM], 117.47e6 + 28.67e3, 1e-3);
+    ck_assert_double_eq_tol(v->bytes[RL_MEM_L2], 130.10e6, 1e-3);
+    ck_assert(isnan(v->bytes[RL_MEM_L1]));
+    ck_assert_double_eq_tol(v->time_ns, 27300, 1e-6);
+    ck_assert_uint_eq(v->grid[0], 1792);
+    ck_assert_uint_eq(v->block[0], 256);
+    ck_assert_str_eq(v->precision, "fp32");
+    /* The GEMM's Tensor Core ops without a factor: no FLOPs, said so. */
+    ck_assert_uint_eq(st.tensor_unknown, 1);
+    ck_assert_uint_eq(group(&g, "xmma_gemm")->counted, 0);
+    /* The fill kernel has only a time. */
+    const struct rl_trace_group *fill = group(&g, "FillFunctor");
+    ck_assert_uint_eq(fill->counted, 0);
+    ck_assert_double_eq(fill->time_ns, 1984);
+    ck_assert_uint_eq(st.without_counts, 2);
+    rl_trace_groups_release(&g);
+    /* With the factor: 2 FLOP per op. */
+    ck_assert_int_eq(rl_ncu_load(&g, rl_test_data("ncu-long.csv"), 2, &st, err), 0);
+    const struct rl_trace_group *m = group(&g, "xmma_gemm");
+    ck_assert_double_eq(m->flops, 2.0 * 8589934592.0);
+    ck_assert_str_eq(m->precision, "bf16");
+    ck_assert_double_eq_tol(m->bytes[RL_MEM_DRAM], 25.17e6 + 8.39e6, 1e-3);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+START_TEST(ncu_wide_form)
+{
+    struct rl_trace_groups g = {0};
+    struct rl_ncu_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_ncu_load(&g, rl_test_data("ncu-wide.csv"), NAN, &st, err) == 0, "%s", err);
+    ck_assert_str_eq(st.form, "wide");
+    ck_assert_uint_eq(st.kernels, 2);
+    ck_assert_uint_eq(g.n, 1); /* two launches of one kernel and shape */
+    ck_assert_uint_eq(g.v[0].launches, 2);
+    ck_assert_double_eq(g.v[0].flops, 2 * 2.0 * 58720256);
+    ck_assert_double_eq_tol(g.v[0].time_ns, 27300 + 27700, 1e-6);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+static int ncu_text(const char *text, char *err)
+{
+    struct rl_trace_groups g = {0};
+    int rc = rl_ncu_parse(&g, text, strlen(text), "x.csv", NAN, NULL, err);
+    rl_trace_groups_release(&g);
+    return rc;
+}
+
+START_TEST(ncu_bad_input)
+{
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(ncu_text("name,flops\ngemv,1\n", err), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "no Nsight Compute CSV header"));
+    ck_assert_int_eq(ncu_text("\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric "
+                              "Value\"\n\"0\",\"k\",\"gpu__time_duration.sum\",\"nsecond\",\"12x\"\n",
+                              err),
+                     RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "x.csv': line 2"));
+    ck_assert_ptr_nonnull(strstr(err, "'12x' is not a number"));
+    ck_assert_int_eq(ncu_text("\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Value\"\n\"0\",\"k,"
+                              "\"gpu__time_duration.sum\",\"1\"\n",
+                              err),
+                     RL_EPARSE);
+    ck_assert_int_eq(ncu_text("\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Value\"\n\"0\",\"k\"\n",
+                              err),
+                     RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "2 columns, the header has 4"));
+    ck_assert_int_eq(ncu_text("", err), RL_ESCHEMA);
+    /* A header and no kernel. */
+    ck_assert_int_eq(ncu_text("\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Value\"\n", err),
+                     RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "no kernel"));
+}
+END_TEST
+
+/* ---- trace files ----------------------------------------------------------- */
+
+/* Write a small trace; returns its path. */
+static const char *small_trace(const char *name)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", rl_test_tmpdir(), name);
+    struct rl_trace_kernel k[3];
+    memset(k, 0, sizeof k);
+    for (int i = 0; i < 3; i++) {
+        k[i].name = i < 2 ? "gemv" : "memset";
+        k[i].grid[0] = k[i].grid[1] = k[i].grid[2] = 1;
+        k[i].block[0] = k[i].block[1] = k[i].block[2] = 1;
+        k[i].start_ns = 100 + 1000 * (uint64_t)i;
+        k[i].end_ns = k[i].start_ns + 500;
+        k[i].step = -1;
+        for (int q = 0; q < RL_Q_COUNT; q++)
+            k[i].q[q] = i < 2 ? 0 : NAN;
+        if (i < 2) {
+            k[i].counts = RL_COUNTS_COUNTERS;
+            k[i].q[RL_Q_FFMA] = 1000;
+            k[i].q[RL_Q_DRAM_READ] = 4000;
+        }
+    }
+    struct rl_trace_meta m = {.tool = "t", .created = "2026-11-29T00:00:00Z", .program = "p \"q\"",
+                              .gpu_name = "NVIDIA H200", .chip = "GH100", .sm_count = 132,
+                              .counters_mode = "default", .counters_status = "ok",
+                              .tensor_flops_per_op = 2};
+    FILE *f = fopen(path, "w");
+    ck_assert_int_eq(rl_trace_write(f, &m, k, 3, NULL, 0), 0);
+    fclose(f);
+    return path;
+}
+
+START_TEST(trace_reader)
+{
+    struct rl_trace_groups g = {0};
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_trace_groups_load(&g, small_trace("small.json"), err) == 0, "%s", err);
+    ck_assert_uint_eq(g.sum.kernels, 3);
+    ck_assert_str_eq(g.sum.gpu_name, "NVIDIA H200");
+    ck_assert_int_eq(g.sum.sm_count, 132);
+    ck_assert_str_eq(g.sum.counters_status, "ok");
+    ck_assert_uint_eq(g.n, 2);
+    const struct rl_trace_group *v = group(&g, "gemv");
+    ck_assert_uint_eq(v->launches, 2);
+    ck_assert_uint_eq(v->counted, 2);
+    ck_assert_double_eq(v->flops, 4000);
+    ck_assert_double_eq(v->bytes[RL_MEM_DRAM], 8000);
+    ck_assert_double_eq(v->time_ns, 1000);
+    ck_assert_uint_eq(group(&g, "memset")->counted, 0);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+static int trace_text(const char *text, char *err)
+{
+    struct rl_trace_groups g = {0};
+    FILE *f = fmemopen((void *)text, strlen(text), "r");
+    int rc = rl_trace_groups_read(&g, f, "t.json", err);
+    fclose(f);
+    rl_trace_groups_release(&g);
+    return rc;
+}
+
+START_TEST(trace_bad_input)
+{
+    char err[RL_ERRMSG_SIZE];
+    /* Truncated in the middle: the file and the line where it stops. */
+    char *text = rl_test_slurp(small_trace("cut.json"));
+    size_t len = strlen(text);
+    text[len * 2 / 3] = 0;
+    ck_assert_int_eq(trace_text(text, err), RL_EPARSE);
+    ck_assert_ptr_nonnull(strstr(err, "t.json': line "));
+    ck_assert_ptr_nonnull(strstr(err, "truncated"));
+    free(text);
+    ck_assert_int_eq(trace_text("{\"kernels\": []}", err), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "not a roofline trace"));
+    ck_assert_int_eq(trace_text("[1, 2]", err), RL_ESCHEMA);
+    ck_assert_int_eq(trace_text("{\"format\": \"roofline-trace\", \"kernels\": [{\"name\": "
+                                "\"k\",\n \"flops\": \"many\", \"dram_bytes\": 1}]}",
+                                err),
+                     RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "t.json': line 2: 'flops' must be a number"));
+    ck_assert_int_eq(trace_text("{\"format\": \"roofline-trace\", \"kernels\": [{\"flops\": 1}]}",
+                                err),
+                     RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "has no 'name'"));
+    ck_assert_int_eq(trace_text("{\"format\": \"roofline-trace\", \"kernels\": [{\"name\": \"k\","
+                                " \"registers\": 12x}]}",
+                                err),
+                     RL_EPARSE);
+    ck_assert_int_eq(trace_text("{\"format\": \"roofline-trace\", \"kernels\": []} {}", err),
+                     RL_EPARSE);
+    ck_assert_int_eq(trace_text("{\"format\": \"roofline-trace\", \"kernels\": [{\"name\": "
+                                "\"\\u00e9\\ud83d\\ude00\"}]}",
+                                err),
+                     RL_OK);
+    ck_assert_int_eq(trace_text("{\"format\": \"roofline-trace\", \"kernels\": [{\"name\": "
+                                "\"\\ud83d\"}]}",
+                                err),
+                     RL_EPARSE);
+}
+END_TEST
+
+/* ---- the report -------------------------------------------------------------- */
+
+static const struct rl_report_row *row(const struct rl_report *r, const char *name)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (strcmp(r->rows[i].name, name) == 0)
+            return &r->rows[i];
+    ck_abort_msg("no row '%s'", name);
+    return NULL;
+}
+
+static void build_report(struct rl_report *r, struct rl_ceilings *c)
+{
+    struct rl_trace_groups g = {0};
+    g.sum.sm_count = 132;
+    const uint32_t big[3] = {1792, 1, 1}, one[3] = {1, 1, 1}, blk[3] = {256, 1, 1};
+    double b_gemv[3] = {117.44e6, NAN, NAN}, b_gemm[3] = {33.55e6, 200e6, NAN},
+           b_tiny[3] = {1e6, NAN, NAN}, b_zero[3] = {0, NAN, NAN}, b_none[3] = {NAN, NAN, NAN};
+    /* GEMV 14336x4096 BF16 at 4.3 TB/s: memory-bound, 90% of HBM. */
+    ck_assert_int_eq(rl_trace_groups_add(&g, "gemv 4096x14336 bf16", big, blk, "bf16-cuda",
+                                         RL_ORIGIN_MEASURED, 1, 117.44e6, b_gemv, 27300),
+                     0);
+    /* GEMM 2048^3 BF16 in 25 us: 687 TFLOP/s, compute-bound. */
+    ck_assert_int_eq(rl_trace_groups_add(&g, "gemm 2048^3 bf16", big, blk, "bf16",
+                                         RL_ORIGIN_MEASURED, 1, 17.18e9, b_gemm, 25000),
+                     0);
+    /* A tiny launch far below both roofs: latency. */
+    ck_assert_int_eq(rl_trace_groups_add(&g, "tiny", one, blk, "fp32", RL_ORIGIN_MEASURED, 10,
+                                         1e6, b_tiny, 30000),
+                     0);
+    /* Zero bytes: infinite intensity, compute-bound, never divided by. */
+    ck_assert_int_eq(rl_trace_groups_add(&g, "registers only", big, blk, "fp32",
+                                         RL_ORIGIN_MEASURED, 1, 1e9, b_zero, 20000),
+                     0);
+    /* Timing only. */
+    ck_assert_int_eq(rl_trace_groups_add(&g, "memcpy", one, blk, "", RL_ORIGIN_MEASURED, 1, NAN,
+                                         b_none, 5000),
+                     0);
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_ceilings_init(c, h200, NULL, NULL, false, false, NULL, err), 0);
+    ck_assert_int_eq(rl_report_build(r, c, &g, err), 0);
+    rl_trace_groups_release(&g);
+}
+
+START_TEST(bounds_and_sentences)
+{
+    static struct rl_ceilings c;
+    struct rl_report r;
+    build_report(&r, &c);
+    ck_assert_uint_eq(r.n, 5);
+    ck_assert_double_eq(r.time_ns, 27300 + 25000 + 30000 + 20000 + 5000);
+    ck_assert_str_eq(r.rows[0].name, "tiny"); /* sorted by time */
+    ck_assert_str_eq(r.rows[4].name, "memcpy");
+    const struct rl_report_row *v = row(&r, "gemv 4096x14336 bf16");
+    ck_assert_int_eq(v->bound, RL_RB_MEMORY);
+    ck_assert_int_eq(v->v.limiter, RL_MEM_DRAM);
+    ck_assert_double_eq_tol(v->v.ai_flop_per_byte[RL_MEM_DRAM], 1.0, 1e-12);
+    ck_assert_double_eq_tol(v->achieved_gbs, 117.44e6 / 27300, 1e-9);
+    ck_assert_double_eq_tol(v->v.pct_of_roof, 100 * (117.44e6 / 27300) / 4800, 1e-6);
+    ck_assert_msg(strstr(v->sentence, "gemv 4096x14336 bf16: 1 FLOP/B, 27.9x left of the "
+                                      "BF16-CUDA ridge (27.9 FLOP/B): bandwidth-bound (dram); "
+                                      "4.3 TB/s = 89.6% of datasheet HBM3e"),
+                  "%s", v->sentence);
+    const struct rl_report_row *m = row(&r, "gemm 2048^3 bf16");
+    ck_assert_int_eq(m->bound, RL_RB_COMPUTE);
+    ck_assert_double_eq_tol(m->v.achieved_tflops, 17.18e9 / 25000 / 1e3, 1e-9);
+    ck_assert_ptr_nonnull(strstr(m->sentence, "compute-bound; 687 TFLOP/s = 69.5% of datasheet "
+                                              "BF16 Tensor Core"));
+    ck_assert_double_eq_tol(m->v.ai_flop_per_byte[RL_MEM_L2], 17.18e9 / 200e6, 1e-9);
+    const struct rl_report_row *t = row(&r, "tiny");
+    ck_assert_int_eq(t->bound, RL_RB_NEITHER);
+    ck_assert_ptr_nonnull(strstr(t->evidence, "short launches (3 us each)"));
+    ck_assert_ptr_nonnull(strstr(t->evidence, "only 1 blocks for 132 SMs"));
+    ck_assert_ptr_nonnull(strstr(t->sentence, "bound by neither roof"));
+    const struct rl_report_row *z = row(&r, "registers only");
+    ck_assert_int_eq(z->bound, RL_RB_COMPUTE);
+    ck_assert(isinf(z->v.ai_flop_per_byte[RL_MEM_DRAM]));
+    const struct rl_report_row *u = row(&r, "memcpy");
+    ck_assert_int_eq(u->bound, RL_RB_UNKNOWN);
+    ck_assert_ptr_nonnull(strstr(u->sentence, "timing only"));
+    rl_report_release(&r);
+}
+END_TEST
+
+static char *render(int (*fn)(FILE *, const struct rl_report *, const struct rl_ceilings *),
+                    const struct rl_report *r, const struct rl_ceilings *c)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(fn(f, r, c), 0);
+    fclose(f);
+    return buf;
+}
+
+static int md(FILE *f, const struct rl_report *r, const struct rl_ceilings *c)
+{
+    return rl_report_markdown(f, r, c, "roofline.svg");
+}
+
+START_TEST(outputs)
+{
+    static struct rl_ceilings c;
+    struct rl_report r;
+    build_report(&r, &c);
+    snprintf(r.source_kind, sizeof r.source_kind, "trace");
+    char *json = render(rl_report_json, &r, &c);
+    cJSON *doc = cJSON_Parse(json);
+    ck_assert_ptr_nonnull(doc);
+    const cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "kernels"), 0);
+    static const char *const keys[] = {"name", "time_ns", "flops", "dram_bytes",
+                                       "ai_dram_flop_per_byte", "achieved_tflops",
+                                       "attainable_tflops", "pct_of_roof", "bound", "sentence"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        ck_assert_msg(cJSON_GetObjectItem(k, keys[i]), "no key %s", keys[i]);
+    const cJSON *z;
+    cJSON_ArrayForEach(z, cJSON_GetObjectItem(doc, "kernels"))
+    {
+        if (strcmp(rl_json_string(z, "name"), "registers only") == 0) /* infinite intensity */
+            ck_assert(cJSON_IsNull(cJSON_GetObjectItem(z, "ai_dram_flop_per_byte")));
+    }
+    cJSON_Delete(doc);
+    free(json);
+    char *csv = render(rl_report_csv, &r, &c);
+    ck_assert_ptr_nonnull(strstr(csv, "name,grid,block,launches,"));
+    ck_assert_uint_eq(rl_test_count(csv, "\n"), 6);
+    ck_assert_ptr_nonnull(strstr(csv, "\"gemv 4096x14336 bf16\",1792x1x1,256x1x1,1,1,27300,"));
+    free(csv);
+    char *m = render(md, &r, &c);
+    ck_assert_ptr_nonnull(strstr(m, "![roofline of NVIDIA H200 SXM 141GB](roofline.svg)"));
+    ck_assert_ptr_nonnull(strstr(m, "| gemm 2048^3 bf16 |"));
+    ck_assert_ptr_nonnull(strstr(m, "## What bounds each kernel"));
+    free(m);
+    char svg[512], err[RL_ERRMSG_SIZE];
+    snprintf(svg, sizeof svg, "%s/report-chart.svg", rl_test_tmpdir());
+    ck_assert_msg(rl_report_chart(&r, &c, "t", svg, 12, err) == 0, "%s", err);
+    ck_assert_int_eq(access(svg, F_OK), 0);
+    rl_report_release(&r);
+}
+END_TEST
+
+/* ---- commands -------------------------------------------------------------- */
+
+START_TEST(report_command)
+{
+    char dir[512], file[600];
+    snprintf(dir, sizeof dir, "%s/rep", rl_test_tmpdir());
+    struct rl_run r = rl_test_cli(NULL, "report", "--ncu", rl_test_data("ncu-long.csv"),
+                                  "--gpu", "h200", "--tensor-flops-per-op", "2", "-o", dir,
+                                  (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "bandwidth-bound (dram)"));
+    static const char *const files[] = {"report.md", "report.json", "report.csv",
+                                        "roofline.svg", "roofline.gp"};
+    for (size_t i = 0; i < 5; i++) {
+        snprintf(file, sizeof file, "%s/%s", dir, files[i]);
+        ck_assert_msg(access(file, F_OK) == 0, "no %s", file);
+    }
+    rl_run_release(&r);
+    /* A trace works, and the trace's GPU gives the ceilings. */
+    r = rl_test_cli(NULL, "report", "--trace", small_trace("cli.json"), "-o", dir, "--json",
+                    (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    cJSON *doc = cJSON_Parse(r.out);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_str_eq(rl_json_string(doc, "gpu"), "NVIDIA H200 SXM 141GB");
+    cJSON_Delete(doc);
+    rl_run_release(&r);
+    /* Bad input: one line naming the file and line; nothing written. */
+    char cut[512];
+    snprintf(cut, sizeof cut, "%s/cut.json", rl_test_tmpdir());
+    FILE *f = fopen(cut, "w");
+    fputs("{\"format\": \"roofline-trace\",\n\"kernels\": [{\"name\": \"k\", \"flops\": 1", f);
+    fclose(f);
+    char dir2[512];
+    snprintf(dir2, sizeof dir2, "%s/never", rl_test_tmpdir());
+    r = rl_test_cli(NULL, "report", "--trace", cut, "--gpu", "h200", "-o", dir2,
+                    (const char *)NULL);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_ptr_nonnull(strstr(r.err, "cut.json': line 2: truncated"));
+    ck_assert_int_eq(rl_test_count(r.err, "\n"), 1);
+    ck_assert_int_ne(access(dir2, F_OK), 0);
+    rl_run_release(&r);
+    r = rl_test_cli(NULL, "report", "--gpu", "h200", (const char *)NULL);
+    ck_assert_int_eq(r.status, 2);
+    rl_run_release(&r);
+    r = rl_test_cli(NULL, "report", "--ncu", rl_test_data("ncu-long.csv"), "--gpu", "h999",
+                    "-o", dir2, (const char *)NULL);
+    ck_assert_int_eq(r.status, 1);
+    rl_run_release(&r);
+}
+END_TEST
+
+START_TEST(run_without_a_gpu)
+{
+    static const char *const env[] = {"CUDA_VISIBLE_DEVICES=-1", NULL};
+    char dir[512], file[600];
+    snprintf(dir, sizeof dir, "%s/run", rl_test_tmpdir());
+    struct rl_run r = rl_test_cli(env, "run", "-o", dir, (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "no GPU measured"));
+    ck_assert_ptr_nonnull(strstr(r.out, "prefill down GEMM 4096x2048x14336 bf16 (cuBLASLt)"));
+    snprintf(file, sizeof file, "%s/report.md", dir);
+    char *md = rl_test_slurp(file);
+    ck_assert_ptr_nonnull(md);
+    ck_assert_ptr_nonnull(strstr(md, "decode down GEMV 14336->4096 bf16 (ours): 1 FLOP/B, 27.9x "
+                                     "left of the BF16-CUDA ridge"));
+    ck_assert_ptr_nonnull(strstr(md, "analytic"));
+    ck_assert_ptr_nonnull(strstr(md, "![roofline"));
+    free(md);
+    snprintf(file, sizeof file, "%s/report.json", dir);
+    char *js = rl_test_slurp(file);
+    cJSON *doc = cJSON_Parse(js);
+    const cJSON *k;
+    int n = 0;
+    cJSON_ArrayForEach(k, cJSON_GetObjectItem(doc, "kernels"))
+    {
+        ck_assert_str_eq(rl_json_string(k, "origin"), "analytic");
+        n++;
+    }
+    ck_assert_int_eq(n, 22);
+    cJSON_Delete(doc);
+    free(js);
+    rl_run_release(&r);
+}
+END_TEST
+
+static Suite *report_suite(void)
+{
+    Suite *s = suite_create("report");
+    TCase *core = tcase_create("core");
+    tcase_add_checked_fixture(core, setup, teardown);
+    tcase_set_timeout(core, 60);
+    tcase_add_test(core, ncu_long_form);
+    tcase_add_test(core, ncu_wide_form);
+    tcase_add_test(core, trace_reader);
+    tcase_add_test(core, bounds_and_sentences);
+    tcase_add_test(core, outputs);
+    tcase_add_test(core, report_command);
+    tcase_add_test(core, run_without_a_gpu);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_add_test(limits, ncu_bad_input);
+    tcase_add_test(limits, trace_bad_input);
+    suite_add_tcase(s, limits);
+    return s;
+}
+
+int main(void) { return rl_test_run(report_suite()); }
