@@ -12,6 +12,7 @@
 
 #include "error.h"
 #include "profiler/metrics.h"
+#include "workloads.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,7 +21,7 @@
 extern "C" {
 #endif
 
-#define RL_DEVICE_ABI 2
+#define RL_DEVICE_ABI 3
 #define RL_DEVICE_SYMBOL "rl_device_api_v1"
 
 /* What NVML saw while a benchmark's timed runs went on. */
@@ -113,6 +114,8 @@ struct rl_trace_request {
     int decode_context, prefill_tokens; /* 0: defaults (2048) */
     const char *program;       /* recorded in the trace */
     bool verbose;
+    const struct rl_wl_shape *shapes; /* workload "shapes" */
+    int n_shapes;
 };
 
 /* The start-up check of Tensor Core counters: a cuBLASLt BF16 GEMM of

@@ -836,6 +836,18 @@ static int fill_template(struct rl_strbuf *out, const struct subst *s, size_t n,
     return RL_OK;
 }
 
+/* The gnuplot terminals of the three formats (buffers of 160, 200, 160). */
+static void terminals(char *svg, char *png, char *pdf)
+{
+    snprintf(svg, 160, "svg size %.0f,%.0f dynamic font \"Helvetica,%.0f\" background rgb \"white\"",
+             RL_CHART_W, RL_CHART_H, FONT_BASE);
+    snprintf(png, 200,
+             "pngcairo size %.0f,%.0f font \"Helvetica,%.0f\" fontscale 1.5 linewidth 2 "
+             "background rgb \"white\"", RL_CHART_W * 2, RL_CHART_H * 2, FONT_BASE);
+    snprintf(pdf, 160, "pdfcairo size 7.5in,5in font \"Helvetica,%.0f\" fontscale 0.42 linewidth 1",
+             FONT_BASE);
+}
+
 int rl_chart_script(const struct rl_chart *c, const struct rl_chart_layout *l,
                     enum rl_chart_format fmt, const char *base,
                     struct rl_strbuf *gp, struct rl_strbuf *roofs_dat,
@@ -844,15 +856,7 @@ int rl_chart_script(const struct rl_chart *c, const struct rl_chart_layout *l,
     static const char *const ext[] = {"svg", "png", "pdf"};
     char term_svg[160], term_png[200], term_pdf[160];
     char outfile[1024], num[8][32], key[160], title_font[16];
-    snprintf(term_svg, sizeof term_svg,
-             "svg size %.0f,%.0f dynamic font \"Helvetica,%.0f\" background rgb \"white\"",
-             RL_CHART_W, RL_CHART_H, FONT_BASE);
-    snprintf(term_png, sizeof term_png,
-             "pngcairo size %.0f,%.0f font \"Helvetica,%.0f\" fontscale 1.5 linewidth 2 "
-             "background rgb \"white\"", RL_CHART_W * 2, RL_CHART_H * 2, FONT_BASE);
-    snprintf(term_pdf, sizeof term_pdf,
-             "pdfcairo size 7.5in,5in font \"Helvetica,%.0f\" fontscale 0.42 linewidth 1",
-             FONT_BASE);
+    terminals(term_svg, term_png, term_pdf);
     snprintf(outfile, sizeof outfile, "%s.%s", base, ext[fmt]);
     snprintf(num[0], sizeof num[0], "%.6g", l->x_lo);
     snprintf(num[1], sizeof num[1], "%.6g", l->x_hi);
@@ -982,55 +986,50 @@ static int run_gnuplot(const char *dir, const char *script, const char *outfile,
     return RL_OK;
 }
 
-int rl_chart_render(const struct rl_chart *c, const char *out_path, char *errmsg)
+/* Folder and base name (no extension) of an image path. */
+static int split_path(const char *out_path, char *dir, size_t dir_size, char *base,
+                      size_t base_size, char *errmsg)
 {
-    int fmt = rl_chart_format_from_path(out_path);
-    if (fmt < 0)
+    if (rl_chart_format_from_path(out_path) < 0)
         return rl_fail(errmsg, RL_EINVAL,
                        "cannot tell the image format of '%s': use .svg, .png or .pdf",
                        out_path);
-    /* Split out_path into folder and base name (without extension). */
     const char *slash = strrchr(out_path, '/');
-    char dir[1024], base[512];
     if (slash)
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - out_path), out_path);
+        snprintf(dir, dir_size, "%.*s", (int)(slash - out_path), out_path);
     else
-        snprintf(dir, sizeof dir, ".");
+        snprintf(dir, dir_size, ".");
     if (!dir[0])
-        snprintf(dir, sizeof dir, "/");
+        snprintf(dir, dir_size, "/");
     const char *file = slash ? slash + 1 : out_path;
-    snprintf(base, sizeof base, "%.*s", (int)(strrchr(file, '.') - file), file);
+    snprintf(base, base_size, "%.*s", (int)(strrchr(file, '.') - file), file);
     if (!base[0])
         return rl_fail(errmsg, RL_EINVAL, "'%s' has no file name", out_path);
+    return RL_OK;
+}
 
-    struct rl_chart_layout l;
-    int rc = rl_chart_layout(c, &l, errmsg);
-    if (rc)
-        return rc;
-    struct rl_strbuf gp = {0}, roofs = {0}, kernels = {0};
-    rc = rl_chart_script(c, &l, (enum rl_chart_format)fmt, base, &gp, &roofs, &kernels,
-                         errmsg);
-    rl_chart_layout_release(&l);
+/* Write dir/base.gp and its data files atomically, then draw out_path with
+ * gnuplot through a temporary file renamed on success. */
+static int render_files(const char *out_path, const char *dir, const char *base,
+                        const struct rl_strbuf *gp, const char *const *dat_ext,
+                        const struct rl_strbuf *dats, size_t n_dat, char *errmsg)
+{
     char path[2400], tmp_image[600];
-    if (rc == RL_OK) {
-        snprintf(path, sizeof path, "%s/%s.roofs.dat", dir, base);
-        rc = rl_file_write_atomic(path, roofs.s, roofs.len, errmsg);
-    }
-    if (rc == RL_OK) {
-        snprintf(path, sizeof path, "%s/%s.kernels.dat", dir, base);
-        rc = rl_file_write_atomic(path, kernels.s, kernels.len, errmsg);
+    int rc = RL_OK;
+    for (size_t i = 0; i < n_dat && rc == RL_OK; i++) {
+        snprintf(path, sizeof path, "%s/%s.%s", dir, base, dat_ext[i]);
+        rc = rl_file_write_atomic(path, dats[i].s ? dats[i].s : "", dats[i].len, errmsg);
     }
     if (rc == RL_OK) {
         snprintf(path, sizeof path, "%s/%s.gp", dir, base);
-        rc = rl_file_write_atomic(path, gp.s, gp.len, errmsg);
+        rc = rl_file_write_atomic(path, gp->s, gp->len, errmsg);
     }
-    rl_strbuf_release(&gp);
-    rl_strbuf_release(&roofs);
-    rl_strbuf_release(&kernels);
     if (rc)
         return rc;
     /* The temporary name keeps the extension: the script picks its terminal
      * from it. */
+    const char *slash = strrchr(out_path, '/');
+    const char *file = slash ? slash + 1 : out_path;
     snprintf(tmp_image, sizeof tmp_image, ".%s.tmp.%ld%s", base, (long)getpid(),
              strrchr(file, '.'));
     char script[600];
@@ -1052,5 +1051,98 @@ int rl_chart_render(const struct rl_chart *c, const char *out_path, char *errmsg
         rc = rl_fail(errmsg, RL_EIO, "cannot write '%s': %s", out_path, strerror(errno));
     if (rc)
         unlink(path);
+    return rc;
+}
+
+int rl_chart_render(const struct rl_chart *c, const char *out_path, char *errmsg)
+{
+    char dir[1024], base[512];
+    int rc = split_path(out_path, dir, sizeof dir, base, sizeof base, errmsg);
+    if (rc)
+        return rc;
+    struct rl_chart_layout l;
+    if ((rc = rl_chart_layout(c, &l, errmsg)))
+        return rc;
+    struct rl_strbuf gp = {0}, dats[2] = {{0}, {0}};
+    rc = rl_chart_script(c, &l, (enum rl_chart_format)rl_chart_format_from_path(out_path), base,
+                         &gp, &dats[0], &dats[1], errmsg);
+    rl_chart_layout_release(&l);
+    static const char *const ext[] = {"roofs.dat", "kernels.dat"};
+    if (rc == RL_OK)
+        rc = render_files(out_path, dir, base, &gp, ext, dats, 2, errmsg);
+    rl_strbuf_release(&gp);
+    rl_strbuf_release(&dats[0]);
+    rl_strbuf_release(&dats[1]);
+    return rc;
+}
+
+/* ---- line charts ------------------------------------------------------------ */
+
+int rl_xy_chart_render(const struct rl_xy_chart *c, const char *out_path, char *errmsg)
+{
+    char dir[1024], base[512];
+    int rc = split_path(out_path, dir, sizeof dir, base, sizeof base, errmsg);
+    if (rc)
+        return rc;
+    static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"};
+    char term_svg[160], term_png[200], term_pdf[160];
+    terminals(term_svg, term_png, term_pdf);
+    struct rl_strbuf gp = {0}, dat = {0};
+    rl_strbuf_printf(&gp, "# %s\n# Written by roofline %s. Edit freely, then redraw with:  "
+                          "gnuplot %s.gp\n# Data: %s.dat, one gnuplot 'index' block per "
+                          "series.\n",
+                     c->title, ROOFLINE_VERSION, base, base);
+    rl_strbuf_printf(&gp, "if (!exists(\"outfile\")) outfile = \"%s%s\"\n", base,
+                     strrchr(out_path, '.'));
+    rl_strbuf_printf(&gp, "ext = outfile[strlen(outfile)-2:]\n"
+                          "if (ext eq \"pdf\") { set terminal %s } else { if (ext eq \"png\") "
+                          "{ set terminal %s } else { set terminal %s } }\n"
+                          "set output outfile\nset encoding utf8\n",
+                     term_pdf, term_png, term_svg);
+    rl_strbuf_printf(&gp, "set title \"%s\" noenhanced\nset xlabel \"%s\" noenhanced\n"
+                          "set ylabel \"%s\" noenhanced\n",
+                     c->title, c->xlabel, c->ylabel);
+    rl_strbuf_printf(&gp, "set grid lc rgb \"#dddddd\"\nset key top left box opaque\n");
+    if (c->logx)
+        rl_strbuf_printf(&gp, "set logscale x 2\n");
+    if (c->logy)
+        rl_strbuf_printf(&gp, "set logscale y 10\n");
+    if (c->y2label) {
+        rl_strbuf_printf(&gp, "set y2label \"%s\" noenhanced\nset y2tics\nset ytics nomirror\n",
+                         c->y2label);
+        if (c->logy2)
+            rl_strbuf_printf(&gp, "set logscale y2 10\n");
+    }
+    for (size_t i = 0; i < c->n_vlines; i++)
+        rl_strbuf_printf(&gp, "set arrow %zu from %.8g, graph 0 to %.8g, graph 1 nohead "
+                              "dt (6,4) lc rgb \"#555555\" lw 1.5\n"
+                              "set label %zu \"%s\" at %.8g, graph 0.95 left offset 0.5,0 "
+                              "noenhanced\n",
+                         i + 1, c->vline_x[i], c->vline_x[i], i + 1,
+                         c->vline_label[i] ? c->vline_label[i] : "", c->vline_x[i]);
+    rl_strbuf_printf(&gp, "plot \\\n");
+    for (size_t s = 0; s < c->n_series; s++) {
+        const struct rl_xy_series *S = &c->series[s];
+        rl_strbuf_printf(&dat, "%s# index %zu: %s\n", s ? "\n\n" : "", s, S->title);
+        size_t drawn = 0;
+        for (size_t i = 0; i < S->n; i++)
+            if (isfinite(S->x[i]) && isfinite(S->y[i])) {
+                rl_strbuf_printf(&dat, "%.8g %.8g\n", S->x[i], S->y[i]);
+                drawn++;
+            }
+        if (!drawn)
+            rl_strbuf_printf(&dat, "NaN NaN\n");
+        rl_strbuf_printf(&gp, "  \"%s.dat\" index %zu using 1:2 axes %s with linespoints "
+                              "lw 2 pt 7 ps 0.6 lc rgb \"%s\" title \"%s\" noenhanced%s\n",
+                         base, s, S->y2 ? "x1y2" : "x1y1", colors[s % 5], S->title,
+                         s + 1 < c->n_series ? ", \\" : "");
+    }
+    if (gp.oom || dat.oom)
+        rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
+    static const char *const ext[] = {"dat"};
+    if (rc == RL_OK)
+        rc = render_files(out_path, dir, base, &gp, ext, &dat, 1, errmsg);
+    rl_strbuf_release(&gp);
+    rl_strbuf_release(&dat);
     return rc;
 }

@@ -113,4 +113,26 @@ int rl_chart_script(const struct rl_chart *c, const struct rl_chart_layout *l,
  * is left; errmsg says why (gnuplot missing: how to install it). */
 int rl_chart_render(const struct rl_chart *c, const char *out_path, char *errmsg);
 
+/* Line charts (an LLM's tokens/s against batch) */
+
+struct rl_xy_series {
+    const char *title;
+    const double *x, *y;
+    size_t n;
+    bool y2;                /* on the right axis */
+};
+
+struct rl_xy_chart {
+    const char *title, *xlabel, *ylabel, *y2label; /* y2label NULL: no right axis */
+    bool logx, logy, logy2;
+    const struct rl_xy_series *series;
+    size_t n_series;
+    const double *vline_x;  /* vertical markers (a crossover) */
+    const char *const *vline_label;
+    size_t n_vlines;
+};
+
+/* Write <out without ext>.gp and .dat atomically and draw out_path. */
+int rl_xy_chart_render(const struct rl_xy_chart *c, const char *out_path, char *errmsg);
+
 #endif

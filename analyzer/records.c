@@ -147,8 +147,8 @@ static int parse_record(struct ctx *c, const cJSON *o, struct rl_kernel_record *
     double count;
     if ((rc = get_quantity(c, o, "count", false, &count)))
         return rc;
-    if (!isnan(count) && (count < 1 || count != floor(count)))
-        return bad(c, "count", "'count' must be a whole number >= 1");
+    if (!isnan(count) && (count < 1 || count != floor(count) || count > 1e15))
+        return bad(c, "count", "'count' must be a whole number from 1 to 1e15");
     r->count = isnan(count) ? 1 : (uint64_t)count;
     const char *prec = rl_json_string(o, "precision");
     if (prec)

@@ -650,7 +650,7 @@ static int gpu_field(struct reader *r, void *ctx, const char *key)
     if (strcmp(key, "chip") == 0)
         return string_into(r, t, s->chip, sizeof s->chip);
     if (strcmp(key, "sm_count") == 0 && t == T_NUMBER) {
-        s->sm_count = (int)r->num;
+        s->sm_count = r->num >= 0 && r->num < 1e6 ? (int)r->num : 0; /* 0: unknown */
         return 0;
     }
     return skip_value(r, t);

@@ -521,6 +521,25 @@ done:
     return plan_check(w, rc);
 }
 
+/* ---- given shapes (roofline llm --measure) --------------------------------- */
+
+static int run_shapes(struct wl *w)
+{
+    if (!w->opt->shapes || w->opt->n_shapes < 1)
+        return rl_fail(w->errmsg, RL_EINVAL, "workload 'shapes' needs shapes");
+    int rc = RL_OK;
+    for (int i = 0; i < w->opt->n_shapes && rc == RL_OK; i++) {
+        const struct rl_wl_shape *s = &w->opt->shapes[i];
+        if (s->m < 1 || s->n < 1 || s->k < 1)
+            return rl_fail(w->errmsg, RL_EINVAL, "shape '%s': sizes must be >= 1", s->label);
+        if (s->n == 1)
+            rc = gemv_step(w, s->label, RL_DT_BF16, s->m, s->k, 0);
+        else
+            rc = gemm_step(w, s->label, RL_GEMM_BF16, s->m, s->n, s->k, NULL, NULL, NULL);
+    }
+    return rc;
+}
+
 /* ---- the registry ---------------------------------------------------------- */
 
 static const struct {
@@ -530,11 +549,13 @@ static const struct {
                  {"gemv", run_gemv},
                  {"elementwise", run_elementwise},
                  {"decode", run_decode},
-                 {"prefill", run_prefill}};
+                 {"prefill", run_prefill},
+                 {"shapes", run_shapes}};
 
 const char *const *rl_workload_names(void)
 {
-    static const char *names[] = {"gemm", "gemv", "elementwise", "decode", "prefill", NULL};
+    static const char *names[] = {"gemm",    "gemv",   "elementwise", "decode",
+                                  "prefill", "shapes", NULL};
     return names;
 }
 
@@ -548,7 +569,8 @@ int rl_workload_run(const char *name, const struct rl_wl_options *opt,
             run = workloads[i].run;
     if (!run)
         return rl_fail(errmsg, RL_ENOTFOUND,
-                       "no workload '%s' (gemm, gemv, elementwise, decode, prefill)", name);
+                       "no workload '%s' (gemm, gemv, elementwise, decode, prefill, shapes)",
+                       name);
     static struct wl w;
     memset(&w, 0, sizeof w);
     w.opt = opt;

@@ -37,15 +37,25 @@ struct rl_wl_hooks {
     void *ctx;
 };
 
+/* A linear layer to run as it is (workload "shapes", for `roofline llm
+ * --measure`): D[m x n] = W[m x k] X[k x n] in BF16; n == 1 is a GEMV (ours),
+ * else a cuBLASLt GEMM. Step labels start with `label`. */
+struct rl_wl_shape {
+    char label[64];
+    int64_t m, n, k;
+};
+
 struct rl_wl_options {
     int device;
     int reps;               /* times each step is run (>= 1), each run a step of its own */
     int decode_context;     /* tokens in the KV cache for "decode" (default 2048) */
     int prefill_tokens;     /* tokens for "prefill" (default 2048) */
+    const struct rl_wl_shape *shapes; /* for "shapes" */
+    int n_shapes;
 };
 
 /* Names accepted by rl_workload_run: gemm, gemv, elementwise, decode,
- * prefill (NULL-terminated). */
+ * prefill, shapes (NULL-terminated). */
 const char *const *rl_workload_names(void);
 
 /* Run a workload. Returns 0; RL_ENOTFOUND for an unknown name; RL_EVERIFY

@@ -8,27 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define GOLDEN_DIR ROOFLINE_TEST_DATA_DIR "/golden/"
 
-/* Compare text with a golden file; ROOFLINE_UPDATE_GOLDEN=1 rewrites it. */
-static void assert_golden(const char *text, const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof path, GOLDEN_DIR "%s", name);
-    const char *update = getenv("ROOFLINE_UPDATE_GOLDEN");
-    if (update && strcmp(update, "1") == 0) {
-        FILE *f = fopen(path, "w");
-        ck_assert_ptr_nonnull(f);
-        fputs(text, f);
-        fclose(f);
-        return;
-    }
-    char *want = rl_test_slurp(path);
-    ck_assert_msg(want != NULL, "missing golden file %s (run with ROOFLINE_UPDATE_GOLDEN=1)",
-                  path);
-    ck_assert_msg(strcmp(text, want) == 0, "output differs from %s:\n%s", path, text);
-    free(want);
-}
 
 /* Exactly one line on stderr, starting "roofline: error: ". */
 static void assert_one_error_line(const struct rl_run *r, const char *fragment)
@@ -69,19 +49,19 @@ START_TEST(golden_gpus)
 {
     struct rl_run r = RUN("gpus");
     ck_assert_int_eq(r.status, 0);
-    assert_golden(r.out, "gpus.txt");
+    rl_test_golden(r.out, "gpus.txt");
     rl_run_release(&r);
     r = RUN("gpus", "--json");
     ck_assert_int_eq(r.status, 0);
-    assert_golden(r.out, "gpus.json");
+    rl_test_golden(r.out, "gpus.json");
     rl_run_release(&r);
     r = RUN("gpus", "show", "H100 SXM5");
     ck_assert_int_eq(r.status, 0);
-    assert_golden(r.out, "gpus-show-h100-sxm.txt");
+    rl_test_golden(r.out, "gpus-show-h100-sxm.txt");
     rl_run_release(&r);
     r = RUN("gpus", "show", "NVIDIA H200", "--json");
     ck_assert_int_eq(r.status, 0);
-    assert_golden(r.out, "gpus-show-h200.json");
+    rl_test_golden(r.out, "gpus-show-h200.json");
     rl_run_release(&r);
 }
 END_TEST
@@ -90,22 +70,22 @@ START_TEST(golden_ridge)
 {
     struct rl_run r = RUN("ridge", "--gpu", "h200", "--precision", "bf16", "--json");
     ck_assert_int_eq(r.status, 0);
-    assert_golden(r.out, "ridge-h200-bf16.json");
+    rl_test_golden(r.out, "ridge-h200-bf16.json");
     ck_assert_ptr_nonnull(strstr(r.out, "\"peak_tflops\":\t989.4"));
     ck_assert_ptr_nonnull(strstr(r.out, "\"bandwidth_gbs\":\t4800"));
     ck_assert_ptr_nonnull(strstr(r.out, "\"ridge_flop_per_byte\":\t206.125"));
     rl_run_release(&r);
     r = RUN("ridge", "--gpu", "NVIDIA H100 80GB HBM3", "--precision", "bf16");
     ck_assert_int_eq(r.status, 0);
-    assert_golden(r.out, "ridge-h100-bf16.txt");
+    rl_test_golden(r.out, "ridge-h100-bf16.txt");
     rl_run_release(&r);
     r = RUN("ridge", "--gpu", "h100-sxm", "--sparse");
     ck_assert_int_eq(r.status, 0);
-    assert_golden(r.out, "ridge-h100-sparse.txt");
+    rl_test_golden(r.out, "ridge-h100-sparse.txt");
     rl_run_release(&r);
     r = RUN("ridge", "--gpu", "a100-sxm-80gb", "--memory", "l2", "--json");
     ck_assert_int_eq(r.status, 0);
-    assert_golden(r.out, "ridge-a100-l2.json");
+    rl_test_golden(r.out, "ridge-a100-l2.json");
     rl_run_release(&r);
 }
 END_TEST
@@ -180,7 +160,7 @@ START_TEST(chart_with_kernels)
     ck_assert_msg(r.status == 0, "%s", r.err);
     ck_assert_int_gt(file_size(svg), 1000);
     ck_assert_int_gt(file_size(pdf), 1000);
-    assert_golden(strstr(r.out, "\"kernels\""), "chart-h200-kernels.json");
+    rl_test_golden(strstr(r.out, "\"kernels\""), "chart-h200-kernels.json");
     rl_run_release(&r);
 }
 END_TEST

@@ -378,6 +378,40 @@ START_TEST(outputs)
 }
 END_TEST
 
+START_TEST(ten_thousand_groups)
+{
+    /* A serving trace's worth of distinct kernels: the chart stays drawable,
+     * the top 12 labelled, every group in the JSON. */
+    struct rl_trace_groups g = {0};
+    for (int i = 0; i < 10000; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "kernel_%05d", i);
+        const uint32_t grid[3] = {(uint32_t)(1 + i % 512), 1, 1}, block[3] = {128, 1, 1};
+        double ai = pow(10, -1 + 4.0 * (i % 997) / 997.0);
+        double bytes[3] = {1e6 * (1 + i % 13), NAN, NAN};
+        ck_assert_int_eq(rl_trace_groups_add(&g, name, grid, block, i % 3 ? "bf16" : "fp32",
+                                             RL_ORIGIN_MEASURED, 1 + i % 5, ai * bytes[0],
+                                             bytes, 1000.0 + i),
+                         0);
+    }
+    static struct rl_ceilings c;
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE], svg[512];
+    ck_assert_int_eq(rl_ceilings_init(&c, h200, NULL, NULL, false, false, NULL, err), 0);
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_uint_eq(r.n, 10000);
+    snprintf(svg, sizeof svg, "%s/ten-thousand.svg", rl_test_tmpdir());
+    ck_assert_msg(rl_report_chart(&r, &c, "10,000 groups", svg, 12, err) == 0, "%s", err);
+    char dat[512];
+    snprintf(dat, sizeof dat, "%s/ten-thousand.kernels.dat", rl_test_tmpdir());
+    char *text = rl_test_slurp(dat);
+    ck_assert_uint_eq(rl_test_count(text, "\n"), 10001); /* a header and every group */
+    free(text);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 /* ---- commands -------------------------------------------------------------- */
 
 START_TEST(report_command)
@@ -475,6 +509,7 @@ static Suite *report_suite(void)
     tcase_add_test(core, trace_reader);
     tcase_add_test(core, bounds_and_sentences);
     tcase_add_test(core, outputs);
+    tcase_add_test(core, ten_thousand_groups);
     tcase_add_test(core, report_command);
     tcase_add_test(core, run_without_a_gpu);
     suite_add_tcase(s, core);

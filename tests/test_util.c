@@ -165,3 +165,22 @@ size_t rl_test_count(const char *hay, const char *needle)
         n++;
     return n;
 }
+
+void rl_test_golden(const char *text, const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/golden/%s", ROOFLINE_TEST_DATA_DIR, name);
+    const char *update = getenv("ROOFLINE_UPDATE_GOLDEN");
+    if (update && strcmp(update, "1") == 0) {
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(text, f);
+        fclose(f);
+        return;
+    }
+    char *want = rl_test_slurp(path);
+    ck_assert_msg(want != NULL, "missing golden file %s (run with ROOFLINE_UPDATE_GOLDEN=1)",
+                  path);
+    ck_assert_msg(strcmp(text, want) == 0, "output differs from %s:\n%s", path, text);
+    free(want);
+}

@@ -29,6 +29,10 @@ struct rl_run {
 struct rl_run rl_test_cli(const char *const *env, const char *arg0, ...);
 void rl_run_release(struct rl_run *r);
 
+/* Compare text with tests/data/golden/<name>; ROOFLINE_UPDATE_GOLDEN=1
+ * rewrites the file instead (then read the diff). */
+void rl_test_golden(const char *text, const char *name);
+
 /* Count occurrences of needle in hay. */
 size_t rl_test_count(const char *hay, const char *needle);
 

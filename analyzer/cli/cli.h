@@ -32,6 +32,7 @@ int cmd_trace(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_llm(int argc, char **argv);
 
 /* `roofline report`, as `roofline run` calls it. */
 #define CLI_MAX_TRACES 64

@@ -26,6 +26,7 @@ static const struct command {
     {"trace", cmd_trace, "trace a CUDA program's kernels: time, FLOPs, bytes (needs a GPU)"},
     {"metrics", cmd_metrics, "list the hardware counters read on a chip (no GPU needed)"},
     {"report", cmd_report, "place and explain every kernel of a trace or ncu export"},
+    {"llm", cmd_llm, "why LLM decode is bandwidth-bound and prefill compute-bound"},
     {"run", cmd_run, "the main job: bench, trace decode and prefill, report (or analytic)"},
 };
 

@@ -194,7 +194,8 @@ static int trace_builtin(const struct rl_trace_request *req, struct rl_calibrati
         known |= strcmp(names[i], req->workload) == 0;
     if (!known)
         return rl_fail(errmsg, RL_ENOTFOUND,
-                       "no built-in workload '%s' (gemm, gemv, elementwise, decode, prefill)",
+                       "no built-in workload '%s' (gemm, gemv, elementwise, decode, prefill, "
+                       "shapes)",
                        req->workload);
     struct rl_tracer_options opt = {
         .out_path = req->out_path,
@@ -223,6 +224,8 @@ static int trace_builtin(const struct rl_trace_request *req, struct rl_calibrati
             .reps = req->reps > 0 ? req->reps : 1,
             .decode_context = req->decode_context,
             .prefill_tokens = req->prefill_tokens,
+            .shapes = req->shapes,
+            .n_shapes = req->n_shapes,
         };
         bool verbose = req->verbose;
         struct rl_wl_hooks hooks = {hook_begin, hook_end, &verbose};

@@ -1,0 +1,579 @@
+/* cmd-llm.c - `roofline llm`: why decode is bandwidth-bound and prefill compute-bound, operator by operator, for a model on a GPU. */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include "../ceilings.h"
+#include "../device.h"
+#include "../error.h"
+#include "../fileio.h"
+#include "../llm.h"
+#include "../paths.h"
+#include "../plot.h"
+#include "../strbuf.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char usage_text[] =
+    "usage: roofline llm --model M [--gpu G] [--bench FILE] [--batch LIST] [--seq N]\n"
+    "                    [--precision P] [--kv-precision P] [--json] [-o DIR]\n"
+    "                    [--measure [--device N]]\n"
+    "\n"
+    "Count the FLOPs and bytes (weights, activations, KV cache) of every operator\n"
+    "of a transformer for one decode step at each batch (context --seq) and for a\n"
+    "prefill of --seq tokens, place them on the GPU's roofline, and total them:\n"
+    "time per decode step and tokens/s, prefill time, memory, and the crossover\n"
+    "batch from which every decode linear layer is compute-bound. Every figure is\n"
+    "analytic (the roofline's bound: no overlap, no launch latency) on datasheet\n"
+    "or measured (--bench) ceilings.\n"
+    "\n"
+    "  --model M          llama-2-7b, llama-2-13b, llama-3-8b, llama-3-70b,\n"
+    "                     mistral-7b, qwen2.5-7b, mixtral-8x7b (data/models), or a\n"
+    "                     .json config\n"
+    "  --gpu G            datasheet (default h200, or the bench file's GPU)\n"
+    "  --bench FILE       measured ceilings from `roofline bench`\n"
+    "  --batch LIST       decode batches, comma-separated (default 1,8,64,256)\n"
+    "  --seq N            context of decode and length of prefill (default 2048)\n"
+    "  --precision P      bf16 (default), fp16, fp8, w8a8, w4a16 (weights/activations)\n"
+    "  --kv-precision P   bf16 (default), fp16, fp8\n"
+    "  --json             JSON instead of the tables\n"
+    "  -o DIR             also write DIR/llm.json, DIR/llm-roofline.svg (the\n"
+    "                     operators on the roofline) and DIR/llm-batch.svg\n"
+    "                     (tokens/s and step time against batch, crossover marked)\n"
+    "  --measure          on a GPU: run each decode linear layer's shape (GEMV at\n"
+    "                     batch 1, cuBLASLt GEMM above, BF16, outputs checked) under\n"
+    "                     the profiler and put measured time and intensity beside\n"
+    "                     the prediction (dense BF16 models)\n";
+
+#define MAX_BATCHES 16
+
+#define MAX_MEASURED (MAX_BATCHES * 5)
+
+/* A decode linear layer run on the GPU beside its prediction. */
+struct measured {
+    int batch;
+    char op[24];
+    double predicted_ns, predicted_ai;
+    bool predicted_memory;
+    double time_ns, flops, dram_bytes; /* measured; NAN when not counted */
+};
+
+struct llm_run {
+    struct rl_llm_model m;
+    struct rl_llm_config cfg;
+    struct rl_ceilings c;
+    int batches[MAX_BATCHES], n_batches, seq, crossover;
+    struct rl_llm_phase_cost decode[MAX_BATCHES], prefill;
+    struct measured meas[MAX_MEASURED];
+    int n_meas;
+    char measure_trace[4096];
+};
+
+static void fmt_bytes(char *b, size_t n, double v)
+{
+    if (v >= 1e9)
+        snprintf(b, n, "%.2f GB", v / 1e9);
+    else if (v >= 1e6)
+        snprintf(b, n, "%.2f MB", v / 1e6);
+    else
+        snprintf(b, n, "%.0f B", v);
+}
+
+static void print_ops(const struct rl_llm_phase_cost *p)
+{
+    printf("%-14s %5s %11s %11s %11s %11s %9s %10s %6s  %s\n", "OPERATOR", "COUNT", "GFLOP",
+           "WEIGHTS MB", "ACT MB", "KV MB", "AI F/B", "TIME us", "SHARE", "BOUND");
+    for (int i = 0; i < p->n_ops; i++) {
+        const struct rl_llm_op *o = &p->ops[i];
+        char ai[16];
+        if (isinf(o->ai_flop_per_byte))
+            snprintf(ai, sizeof ai, "inf");
+        else
+            snprintf(ai, sizeof ai, "%.3g", o->ai_flop_per_byte);
+        printf("%-14s %5d %11.4g %11.4g %11.4g %11.4g %9s %10.4g %5.1f%%  %s (%s)\n", o->name,
+               o->count, o->count * o->flops / 1e9, o->count * o->weight_bytes / 1e6,
+               o->count * o->act_bytes / 1e6, o->count * o->kv_bytes / 1e6, ai,
+               o->count * o->time_ns / 1e3, 100 * o->count * o->time_ns / p->time_ns,
+               o->memory_bound ? "memory" : "compute", o->roof);
+    }
+}
+
+static double tokens_per_s(const struct rl_llm_phase_cost *d) { return d->batch / (d->time_ns / 1e9); }
+
+static void print_text(const struct llm_run *r)
+{
+    char origins[64], w[32], kv[32], tr[32];
+    rl_ceilings_origins(&r->c, origins, sizeof origins);
+    double wbytes = rl_llm_weights_bytes(&r->m, &r->cfg);
+    double kvt = rl_llm_kv_bytes_per_token(&r->m, &r->cfg);
+    fmt_bytes(w, sizeof w, wbytes);
+    printf("%s on %s (%s ceilings; analytic times): %s weights, %s KV cache, context %d\n",
+           r->m.name, r->c.gpu_name, origins, rl_llm_precision_name(r->cfg.precision),
+           r->cfg.kv == RL_LLM_KV_FP8 ? "fp8" : r->cfg.kv == RL_LLM_KV_FP16 ? "fp16" : "bf16",
+           r->seq);
+    printf("parameters %.4g B; weights %s; KV cache %.0f bytes per token (%d layers x 2 x %d KV "
+           "heads x %d)\n\n",
+           rl_llm_params(&r->m) / 1e9, w, kvt, r->m.layers, r->m.kv_heads, r->m.head_dim);
+    const struct rl_llm_phase_cost *d0 = &r->decode[0];
+    printf("decode, batch %d, context %d: one step (a token for each sequence)\n", d0->batch,
+           r->seq);
+    print_ops(d0);
+    printf("step %.4g ms: %.4g tokens/s; %.3g FLOP/B over the step\n\n", d0->time_ns / 1e6,
+           tokens_per_s(d0), d0->flops / d0->bytes);
+    printf("prefill of %d tokens (time to first token)\n", r->seq);
+    print_ops(&r->prefill);
+    printf("prefill %.4g ms; %.3g FLOP/B over the prefill\n\n", r->prefill.time_ns / 1e6,
+           r->prefill.flops / r->prefill.bytes);
+    printf("%6s %10s %12s %10s %12s %s\n", "BATCH", "STEP ms", "TOKENS/s", "KV CACHE",
+           "MEMORY", "LINEAR LAYERS");
+    for (int i = 0; i < r->n_batches; i++) {
+        const struct rl_llm_phase_cost *d = &r->decode[i];
+        int mem_bound = 0, linear = 0;
+        for (int j = 0; j < d->n_ops; j++)
+            if (d->ops[j].linear) {
+                linear++;
+                mem_bound += d->ops[j].memory_bound;
+            }
+        fmt_bytes(kv, sizeof kv, kvt * d->batch * r->seq);
+        fmt_bytes(tr, sizeof tr, wbytes + kvt * d->batch * r->seq);
+        printf("%6d %10.4g %12.4g %10s %12s %d of %d memory-bound\n", d->batch, d->time_ns / 1e6,
+               tokens_per_s(d), kv, tr, mem_bound, linear);
+    }
+    if (r->crossover)
+        printf("\ncrossover: from batch %d every decode linear layer is compute-bound (%s on "
+               "%s)\n",
+               r->crossover, rl_llm_linear_roof(r->cfg.precision), r->c.gpu_name);
+    else
+        printf("\ncrossover: not reached up to batch 65536\n");
+    fmt_bytes(tr, sizeof tr, rl_llm_training_bytes(&r->m, 1, r->seq));
+    printf("training memory (mixed precision, Adam, batch 1 x %d, no recomputation): %s\n",
+           r->seq, tr);
+}
+
+static void ops_json(FILE *f, const struct rl_llm_phase_cost *p)
+{
+    fputs("[", f);
+    for (int i = 0; i < p->n_ops; i++) {
+        const struct rl_llm_op *o = &p->ops[i];
+        fprintf(f, "%s\n      {\"name\": \"%s\", \"count\": %d, \"flops\": %.9g, "
+                   "\"weight_bytes\": %.9g, \"activation_bytes\": %.9g, \"kv_bytes\": %.9g, ",
+                i ? "," : "", o->name, o->count, o->flops, o->weight_bytes, o->act_bytes,
+                o->kv_bytes);
+        if (isfinite(o->ai_flop_per_byte))
+            fprintf(f, "\"ai_flop_per_byte\": %.9g, ", o->ai_flop_per_byte);
+        else
+            fputs("\"ai_flop_per_byte\": null, ", f);
+        fprintf(f, "\"time_ns\": %.9g, \"roof\": \"%s\", \"bound\": \"%s\", \"linear\": %s}",
+                o->time_ns, o->roof, o->memory_bound ? "memory" : "compute",
+                o->linear ? "true" : "false");
+    }
+    fputs("]", f);
+}
+
+static int write_json(FILE *f, const struct llm_run *r)
+{
+    char origins[64];
+    rl_ceilings_origins(&r->c, origins, sizeof origins);
+    const struct rl_llm_phase_cost *d0 = &r->decode[0];
+    double kvt = rl_llm_kv_bytes_per_token(&r->m, &r->cfg);
+    fputs("{\n  \"schema_version\": 1,\n  \"origin\": \"analytic\",\n  \"model\": ", f);
+    rl_fput_json_string(f, r->m.id);
+    fputs(",\n  \"gpu\": ", f);
+    rl_fput_json_string(f, r->c.gpu_name);
+    fprintf(f, ",\n  \"ceilings\": \"%s\",\n  \"precision\": \"%s\",\n  \"kv_precision\": \"%s\","
+               "\n  \"seq\": %d,\n",
+            origins, rl_llm_precision_name(r->cfg.precision),
+            r->cfg.kv == RL_LLM_KV_FP8 ? "fp8" : r->cfg.kv == RL_LLM_KV_FP16 ? "fp16" : "bf16",
+            r->seq);
+    fprintf(f, "  \"parameters\": %.9g,\n  \"weights_bytes\": %.9g,\n  \"kv_bytes_per_token\": "
+               "%.9g,\n  \"kv_cache_bytes\": %.9g,\n",
+            rl_llm_params(&r->m), rl_llm_weights_bytes(&r->m, &r->cfg), kvt,
+            kvt * d0->batch * r->seq);
+    fprintf(f, "  \"batch\": %d,\n  \"decode_ms_per_token\": %.9g,\n  \"tokens_per_s\": %.9g,\n"
+               "  \"prefill_ms\": %.9g,\n",
+            d0->batch, d0->time_ns / 1e6, tokens_per_s(d0), r->prefill.time_ns / 1e6);
+    if (r->crossover)
+        fprintf(f, "  \"crossover_batch\": %d,\n", r->crossover);
+    else
+        fputs("  \"crossover_batch\": null,\n", f);
+    fprintf(f, "  \"training_bytes\": %.9g,\n", rl_llm_training_bytes(&r->m, 1, r->seq));
+    fputs("  \"operators\": {\"decode\": ", f);
+    ops_json(f, d0);
+    fputs(",\n    \"prefill\": ", f);
+    ops_json(f, &r->prefill);
+    fputs("},\n  \"batches\": [", f);
+    for (int i = 0; i < r->n_batches; i++) {
+        const struct rl_llm_phase_cost *d = &r->decode[i];
+        fprintf(f, "%s\n    {\"batch\": %d, \"decode_ms_per_token\": %.9g, \"tokens_per_s\": "
+                   "%.9g, \"kv_cache_bytes\": %.9g, \"flops\": %.9g, \"bytes\": %.9g}",
+                i ? "," : "", d->batch, d->time_ns / 1e6, tokens_per_s(d),
+                kvt * d->batch * r->seq, d->flops, d->bytes);
+    }
+    fputs("\n  ]", f);
+    if (r->n_meas) {
+        fputs(",\n  \"measured\": {\"trace\": ", f);
+        rl_fput_json_string(f, r->measure_trace);
+        fputs(", \"layers\": [", f);
+        for (int i = 0; i < r->n_meas; i++) {
+            const struct measured *x = &r->meas[i];
+            fprintf(f, "%s\n    {\"batch\": %d, \"op\": \"%s\", \"predicted_ns\": %.9g, "
+                       "\"predicted_ai_flop_per_byte\": %.9g, \"predicted_bound\": \"%s\"",
+                    i ? "," : "", x->batch, x->op, x->predicted_ns, x->predicted_ai,
+                    x->predicted_memory ? "memory" : "compute");
+            if (isfinite(x->time_ns))
+                fprintf(f, ", \"time_ns\": %.9g", x->time_ns);
+            if (isfinite(x->flops) && isfinite(x->dram_bytes) && x->dram_bytes > 0)
+                fprintf(f, ", \"ai_flop_per_byte\": %.9g", x->flops / x->dram_bytes);
+            fputs(", \"origin\": \"measured\"}", f);
+        }
+        fputs("]}", f);
+    }
+    fputs("\n}\n", f);
+    return ferror(f) ? -1 : 0;
+}
+
+/* ---- --measure ------------------------------------------------------------ */
+
+/* The shape of a decode linear layer: out x batch x in. */
+static bool linear_shape(const struct rl_llm_model *m, const char *op, int64_t *out, int64_t *in)
+{
+    const int64_t H = m->hidden, F = m->ffn, qkv = (int64_t)(m->heads + 2 * m->kv_heads) * m->head_dim;
+    if (strcmp(op, "qkv_proj") == 0)
+        *out = qkv, *in = H;
+    else if (strcmp(op, "o_proj") == 0)
+        *out = H, *in = (int64_t)m->heads * m->head_dim;
+    else if (strcmp(op, "gate_up_proj") == 0)
+        *out = 2 * F, *in = H;
+    else if (strcmp(op, "up_proj") == 0)
+        *out = F, *in = H;
+    else if (strcmp(op, "down_proj") == 0)
+        *out = H, *in = F;
+    else if (strcmp(op, "lm_head") == 0)
+        *out = m->vocab, *in = H;
+    else
+        return false;
+    return true;
+}
+
+static int measure(struct llm_run *r, const char *dir, int device)
+{
+    char err[RL_ERRMSG_SIZE];
+    if (r->m.experts > 1 || r->cfg.precision != RL_LLM_BF16) {
+        cli_error("--measure runs dense BF16 layers: not %s in %s", r->m.name,
+                  rl_llm_precision_name(r->cfg.precision));
+        return CLI_FAIL;
+    }
+    const struct rl_device_api *api;
+    struct rl_device_info dev;
+    if (rl_device_open(&api, err) || api->query(device, &dev, err)) {
+        cli_error("--measure needs a GPU: %s", err);
+        return CLI_FAIL;
+    }
+    static struct rl_wl_shape shapes[MAX_MEASURED];
+    int n = 0;
+    for (int b = 0; b < r->n_batches; b++)
+        for (int i = 0; i < r->decode[b].n_ops && n < MAX_MEASURED; i++) {
+            const struct rl_llm_op *o = &r->decode[b].ops[i];
+            int64_t out, in;
+            if (!o->linear || !linear_shape(&r->m, o->name, &out, &in))
+                continue;
+            snprintf(shapes[n].label, sizeof shapes[n].label, "b%d %s", r->batches[b], o->name);
+            shapes[n].m = out;
+            shapes[n].n = r->batches[b];
+            shapes[n].k = in;
+            struct measured *x = &r->meas[n];
+            x->batch = r->batches[b];
+            snprintf(x->op, sizeof x->op, "%s", o->name);
+            x->predicted_ns = o->time_ns;
+            x->predicted_ai = o->ai_flop_per_byte;
+            x->predicted_memory = o->memory_bound;
+            x->time_ns = x->flops = x->dram_bytes = NAN;
+            n++;
+        }
+    r->n_meas = n;
+    snprintf(r->measure_trace, sizeof r->measure_trace, "%s/llm-measure-trace.json",
+             dir ? dir : ".");
+    struct rl_trace_request req = {.device = device, .workload = "shapes",
+                                   .out_path = r->measure_trace,
+                                   .counters = RL_TRACE_COUNTERS_DEFAULT, .samples = 1,
+                                   .reps = 1, .program = "roofline llm --measure",
+                                   .shapes = shapes, .n_shapes = n};
+    struct rl_calibration cal;
+    if (api->trace_builtin(&req, &cal, err)) {
+        cli_error("measuring: %s", err);
+        return CLI_FAIL;
+    }
+    cJSON *doc;
+    if (rl_json_parse_file(r->measure_trace, &doc, err)) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    const cJSON *st;
+    cJSON_ArrayForEach(st, cJSON_GetObjectItemCaseSensitive(doc, "steps"))
+    {
+        const char *label = rl_json_string(st, "label");
+        for (int i = 0; label && i < n; i++) {
+            size_t k = strlen(shapes[i].label);
+            if (strncmp(label, shapes[i].label, k) != 0 || label[k] != ' ')
+                continue;
+            r->meas[i].time_ns = rl_json_number(st, "time_ns");
+            r->meas[i].flops = rl_json_number(st, "flops");
+            r->meas[i].dram_bytes = rl_json_number(st, "dram_bytes");
+        }
+    }
+    cJSON_Delete(doc);
+    printf("\nmeasured on %s (trace %s; counters: %s)\n", dev.name, r->measure_trace,
+           cal.counters_status);
+    printf("%6s %-14s %12s %12s %7s %10s %10s %9s\n", "BATCH", "LAYER", "PREDICTED us",
+           "MEASURED us", "RATIO", "AI pred", "AI meas", "BOUND");
+    for (int i = 0; i < n; i++) {
+        const struct measured *x = &r->meas[i];
+        double ai = x->dram_bytes > 0 ? x->flops / x->dram_bytes : NAN;
+        printf("%6d %-14s %12.4g %12.4g %7.3g %10.4g %10.4g %9s\n", x->batch, x->op,
+               x->predicted_ns / 1e3, x->time_ns / 1e3, x->time_ns / x->predicted_ns,
+               x->predicted_ai, ai, x->predicted_memory ? "memory" : "compute");
+    }
+    return CLI_OK;
+}
+
+static int charts(const struct llm_run *r, const char *dir, char *err)
+{
+    /* (a) every operator of every phase on the roofline. */
+    size_t max = (size_t)(r->n_batches + 1) * RL_LLM_MAX_OPS;
+    struct rl_chart_point *p = calloc(max, sizeof *p);
+    char (*labels)[48] = calloc(max, sizeof *labels);
+    double *key = calloc(max, sizeof *key);
+    if (!p || !labels || !key) {
+        free(p);
+        free(labels);
+        free(key);
+        return rl_fail(err, RL_ENOMEM, "out of memory");
+    }
+    size_t n = 0;
+    for (int ph = 0; ph <= r->n_batches; ph++) {
+        const struct rl_llm_phase_cost *c = ph < r->n_batches ? &r->decode[ph] : &r->prefill;
+        for (int i = 0; i < c->n_ops; i++) {
+            const struct rl_llm_op *o = &c->ops[i];
+            if (!(o->flops > 0) || !isfinite(o->ai_flop_per_byte))
+                continue;
+            if (c->phase == RL_LLM_DECODE)
+                snprintf(labels[n], sizeof labels[n], "decode b%d %s", c->batch, o->name);
+            else
+                snprintf(labels[n], sizeof labels[n], "prefill %s", o->name);
+            p[n].label = labels[n];
+            p[n].ai_flop_per_byte = o->ai_flop_per_byte;
+            p[n].tflops = o->flops / o->time_ns / 1e3;
+            p[n].origin = RL_ORIGIN_ANALYTIC;
+            p[n].size = 1;
+            p[n].roof = -1;
+            key[n] = o->count * o->time_ns;
+            n++;
+        }
+    }
+    /* Label the operators that take the most time: sort by it. */
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && key[j] > key[j - 1]; j--) {
+            struct rl_chart_point tp = p[j];
+            p[j] = p[j - 1];
+            p[j - 1] = tp;
+            double tk = key[j];
+            key[j] = key[j - 1];
+            key[j - 1] = tk;
+        }
+    char title[400], path[4096];
+    snprintf(title, sizeof title, "%s on %s: decode (batch %d...%d) and prefill (%d tokens)",
+             r->m.name, r->c.gpu_name, r->batches[0], r->batches[r->n_batches - 1], r->seq);
+    struct rl_chart chart = {title, r->c.compute, r->c.n_compute, r->c.memory, r->c.n_memory,
+                             p,     n,            12,           NULL,          0};
+    snprintf(path, sizeof path, "%s/llm-roofline.svg", dir);
+    int rc = rl_chart_render(&chart, path, err);
+    free(p);
+    free(labels);
+    free(key);
+    if (rc)
+        return rc;
+    /* (b) tokens/s and step time against batch. */
+    double xs[24], tps[24], ms[24];
+    size_t m = 0;
+    int top = r->batches[r->n_batches - 1];
+    if (r->crossover > top)
+        top = r->crossover;
+    static struct rl_llm_phase_cost d;
+    for (int b = 1; m < 24 && b <= 2 * top; b *= 2) {
+        rl_llm_phase(&r->m, &r->cfg, RL_LLM_DECODE, b, r->seq, &d);
+        if (rl_llm_evaluate(&d, (struct rl_ceilings *)&r->c, err))
+            return RL_EUNSUPPORTED;
+        xs[m] = b;
+        tps[m] = tokens_per_s(&d);
+        ms[m] = d.time_ns / 1e6;
+        m++;
+    }
+    struct rl_xy_series s[2] = {{"tokens/s", xs, tps, m, false}, {"step time (ms)", xs, ms, m, true}};
+    double vx = r->crossover;
+    char vl[64];
+    snprintf(vl, sizeof vl, "crossover: batch %d", r->crossover);
+    const char *vls[1] = {vl};
+    snprintf(title, sizeof title, "%s on %s: decode throughput against batch (context %d)",
+             r->m.name, r->c.gpu_name, r->seq);
+    struct rl_xy_chart xy = {title, "batch (sequences decoded together)", "tokens/s",
+                             "step time (ms)", true, true, true, s, 2, &vx, vls,
+                             r->crossover ? 1 : 0};
+    snprintf(path, sizeof path, "%s/llm-batch.svg", dir);
+    return rl_xy_chart_render(&xy, path, err);
+}
+
+int cmd_llm(int argc, char **argv)
+{
+    static const struct option opts[] = {{"model", required_argument, NULL, 'm'},
+                                         {"gpu", required_argument, NULL, 'g'},
+                                         {"bench", required_argument, NULL, 'b'},
+                                         {"batch", required_argument, NULL, 'B'},
+                                         {"seq", required_argument, NULL, 's'},
+                                         {"precision", required_argument, NULL, 'p'},
+                                         {"kv-precision", required_argument, NULL, 'k'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"measure", no_argument, NULL, 'M'},
+                                         {"device", required_argument, NULL, 'd'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *model = NULL, *gpu = NULL, *bench_path = NULL, *batches = "1,8,64,256",
+               *dir = NULL;
+    static struct llm_run r;
+    memset(&r, 0, sizeof r);
+    r.seq = 2048;
+    r.cfg.precision = RL_LLM_BF16;
+    r.cfg.kv = RL_LLM_KV_BF16;
+    bool json = false, do_measure = false;
+    int c, v, device = 0;
+    char *end;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'm': model = optarg; break;
+        case 'g': gpu = optarg; break;
+        case 'b': bench_path = optarg; break;
+        case 'B': batches = optarg; break;
+        case 'o': dir = optarg; break;
+        case 'j': json = true; break;
+        case 'M': do_measure = true; break;
+        case 'd':
+            device = (int)strtol(optarg, &end, 10);
+            if (*end || end == optarg || device < 0)
+                return cli_usage_error("llm", "--device needs a number >= 0");
+            break;
+        case 's':
+            r.seq = (int)strtol(optarg, &end, 10);
+            if (*end || end == optarg || r.seq < 1 || r.seq > 10000000)
+                return cli_usage_error("llm", "--seq needs a number of tokens from 1");
+            break;
+        case 'p':
+            if ((v = rl_llm_precision_parse(optarg)) < 0)
+                return cli_usage_error("llm", "--precision: bf16, fp16, fp8, w8a8 or w4a16");
+            r.cfg.precision = (enum rl_llm_precision)v;
+            break;
+        case 'k':
+            if ((v = rl_llm_kv_parse(optarg)) < 0)
+                return cli_usage_error("llm", "--kv-precision: bf16, fp16 or fp8");
+            r.cfg.kv = (enum rl_llm_kv)v;
+            break;
+        case 'h': fputs(usage_text, stdout); return CLI_OK;
+        default: return cli_usage_error("llm", "unknown option");
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("llm", "unexpected argument '%s'", argv[optind]);
+    if (!model)
+        return cli_usage_error("llm", "--model is required (e.g. llama-3-8b)");
+    for (const char *p = batches; *p;) {
+        long b = strtol(p, &end, 10);
+        if (end == p || b < 1 || b > 1000000 || (*end && *end != ',') ||
+            r.n_batches == MAX_BATCHES)
+            return cli_usage_error("llm", "--batch: up to %d whole numbers from 1, "
+                                          "comma-separated", MAX_BATCHES);
+        r.batches[r.n_batches++] = (int)b;
+        p = *end ? end + 1 : end;
+    }
+    char err[RL_ERRMSG_SIZE], data[4096];
+    if (do_measure) { /* before anything is printed */
+        const struct rl_device_api *api;
+        struct rl_device_info dev;
+        if (rl_device_open(&api, err) || api->query(device, &dev, err)) {
+            cli_error("--measure needs a GPU: %s", err);
+            return CLI_FAIL;
+        }
+    }
+    if (rl_data_dir(data, sizeof data, err) ||
+        rl_llm_model_load(&r.m, data, model, err)) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    static struct rl_bench_ceilings bench;
+    const struct rl_bench_ceilings *b = NULL;
+    if (bench_path) {
+        if (rl_bench_ceilings_load(bench_path, &bench, err)) {
+            cli_error("%s", err);
+            return CLI_FAIL;
+        }
+        b = &bench;
+    }
+    const struct rl_gpu_spec *s = NULL;
+    const char *g = gpu ? gpu : b && b->spec_id[0] ? b->spec_id : b ? NULL : "h200";
+    if (g && !(s = cli_find_gpu(g)))
+        return CLI_FAIL;
+    if (rl_ceilings_init(&r.c, s, b, NULL, false, false, NULL, err)) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    for (int i = 0; i < r.n_batches; i++) {
+        rl_llm_phase(&r.m, &r.cfg, RL_LLM_DECODE, r.batches[i], r.seq, &r.decode[i]);
+        if (rl_llm_evaluate(&r.decode[i], &r.c, err)) {
+            cli_error("%s", err);
+            return CLI_FAIL;
+        }
+    }
+    rl_llm_phase(&r.m, &r.cfg, RL_LLM_PREFILL, 1, r.seq, &r.prefill);
+    if (rl_llm_evaluate(&r.prefill, &r.c, err)) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    r.crossover = rl_llm_crossover_batch(&r.m, &r.cfg, r.seq, &r.c, 65536);
+    if (do_measure && !json)
+        print_text(&r);
+    if (do_measure && measure(&r, dir, device))
+        return CLI_FAIL;
+    if (do_measure && !json) {
+        /* printed above */
+    } else if (json)
+        write_json(stdout, &r);
+    else
+        print_text(&r);
+    if (dir) {
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+            cli_error("cannot create '%s': %s", dir, strerror(errno));
+            return CLI_FAIL;
+        }
+        char path[4096];
+        snprintf(path, sizeof path, "%s/llm.json", dir);
+        struct rl_atomic_file f;
+        int rc = rl_atomic_open(&f, path, err);
+        if (rc == RL_OK && write_json(f.fp, &r)) {
+            rl_atomic_abort(&f);
+            rc = rl_fail(err, RL_EIO, "'%s': write failed", path);
+        }
+        if (rc == RL_OK)
+            rc = rl_atomic_commit(&f, err);
+        if (rc == RL_OK)
+            rc = charts(&r, dir, err);
+        if (rc) {
+            cli_error("%s", err);
+            return CLI_FAIL;
+        }
+        if (!json)
+            printf("\nwrote %s/llm.json, llm-roofline.svg, llm-batch.svg\n", dir);
+    }
+    return CLI_OK;
+}
