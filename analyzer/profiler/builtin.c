@@ -20,6 +20,7 @@
 #include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CAL_N 2048
@@ -35,6 +36,19 @@ static void status_into(struct rl_calibration *cal)
     snprintf(cal->counters_status, sizeof cal->counters_status, "%s",
              rl_tracer_counters_status(&reason));
     snprintf(cal->reason, sizeof cal->reason, "%s", reason ? reason : "");
+}
+
+/* CUDA 13.0-13.2 can crash at exit when CUPTI is left initialised: finalize
+ * once, at exit (or when this plugin is unloaded), never between two
+ * traces of one process (`roofline run` traces twice). */
+static void finalize_cupti(void) { cuptiFinalize(); }
+
+static int start_tracer(const struct rl_tracer_options *opt, char *errmsg)
+{
+    static bool registered;
+    if (!registered)
+        registered = atexit(finalize_cupti) == 0;
+    return rl_tracer_start(opt, errmsg);
 }
 
 /* The power of two within 5% of x, or NAN. */
@@ -151,13 +165,12 @@ static int calibrate(int device, int counters, struct rl_calibration *cal, char 
         snprintf(cal->line, sizeof cal->line, "not done: counters off (--metrics none)");
         return RL_OK;
     }
-    int rc = rl_tracer_start(&opt, errmsg);
+    int rc = start_tracer(&opt, errmsg);
     if (rc)
         return rc;
     rc = calibrate_in_session(device, cal, errmsg);
     char err[RL_ERRMSG_SIZE];
     rl_tracer_finish(err);
-    cuptiFinalize(); /* CUDA 13.0-13.2 can crash at exit with CUPTI left initialised */
     return rc;
 }
 
@@ -208,11 +221,17 @@ static int trace_builtin(const struct rl_trace_request *req, struct rl_calibrati
         .tensor_flops_per_op = NAN,
         .verbose = req->verbose,
     };
-    int rc = rl_tracer_start(&opt, errmsg);
+    int rc = start_tracer(&opt, errmsg);
     if (rc)
         return rc;
     if (req->counters != RL_TRACE_COUNTERS_NONE) {
-        rc = calibrate_in_session(req->device, cal, errmsg);
+        if (calibrate_in_session(req->device, cal, errmsg)) {
+            /* The workload runs anyway; Tensor Core FLOPs stay unknown. */
+            cal->flops_per_op = NAN;
+            snprintf(cal->line, sizeof cal->line, "not done: the calibration GEMM failed: %.400s",
+                     errmsg);
+            rl_tracer_note(cal->line);
+        }
         rl_tracer_set_tensor_factor(cal->flops_per_op, cal->line);
     } else {
         snprintf(cal->line, sizeof cal->line, "not done: counters off (--metrics %s)",
@@ -237,7 +256,6 @@ static int trace_builtin(const struct rl_trace_request *req, struct rl_calibrati
     status_into(cal);
     char err[RL_ERRMSG_SIZE];
     int wrc = rl_tracer_finish(err);
-    cuptiFinalize();
     if (wrc && rc == RL_OK)
         rc = rl_fail(errmsg, wrc, "%s", err);
     return rc;

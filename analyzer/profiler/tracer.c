@@ -934,6 +934,19 @@ static int load_names(const char *path, char *errmsg)
     return RL_OK;
 }
 
+/* The name filters of a start that failed or finished. */
+static void release_filters(void)
+{
+    if (T.have_regex)
+        regfree(&T.regex);
+    T.have_regex = false;
+    free(T.names);
+    free(T.names_text);
+    T.names = NULL;
+    T.names_text = NULL;
+    T.n_names = 0;
+}
+
 static void reset_records(void)
 {
     for (size_t i = 0; i < T.n_k; i++) {
@@ -980,8 +993,10 @@ int rl_tracer_start(const struct rl_tracer_options *opt, char *errmsg)
     }
     if (opt->names_file) {
         int rc = load_names(opt->names_file, errmsg);
-        if (rc)
+        if (rc) {
+            release_filters();
             return rc;
+        }
     }
     char old[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 64] = "";
     CUpti_SubscriberParams sp = {.structSize = CUpti_SubscriberParams_STRUCT_SIZE};
@@ -989,6 +1004,8 @@ int rl_tracer_start(const struct rl_tracer_options *opt, char *errmsg)
     sp.oldSubscriberName = old;
     sp.oldSubscriberSize = sizeof old;
     CUptiResult r = cuptiSubscribe_v2(&T.sub, on_callback, NULL, &sp);
+    if (r != CUPTI_SUCCESS)
+        release_filters();
     if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
         return rl_fail(errmsg, RL_ECUPTI,
                        "another CUPTI client is attached (%s): roofline cannot trace under "
@@ -1010,6 +1027,7 @@ int rl_tracer_start(const struct rl_tracer_options *opt, char *errmsg)
     ok &= cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) == CUPTI_SUCCESS;
     r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     if (!ok || r != CUPTI_SUCCESS) {
+        release_filters();
         cuptiUnsubscribe(T.sub);
         return rl_fail(errmsg, RL_ECUPTI, "cannot enable CUPTI tracing: %s",
                        r != CUPTI_SUCCESS ? cupti_text(r) : "callbacks refused");
@@ -1223,13 +1241,7 @@ int rl_tracer_finish(char *errmsg)
     cuptiUnsubscribe(T.sub);
     counters_teardown();
     free_launches();
-    if (T.have_regex)
-        regfree(&T.regex);
-    T.have_regex = false;
-    free(T.names);
-    free(T.names_text);
-    T.names = NULL;
-    T.names_text = NULL;
+    release_filters();
     free(T.out_path);
     free(T.program);
     T.out_path = T.program = NULL;
