@@ -62,6 +62,17 @@ const struct rl_gpudb *cli_gpudb(void);
  * NULL on error (already reported: unknown GPU with the closest ids). */
 const struct rl_gpu_spec *cli_find_gpu(const char *name);
 
+/* The sources of ceilings: the bench file (bench_path, may be NULL) loaded
+ * into *bench_buf, and the datasheet of gpu, else of the bench file's GPU,
+ * else of fallback (may be NULL). At least one is required. Returns CLI_OK
+ * with *bench (NULL without a file) and *spec (NULL without a datasheet) or
+ * CLI_FAIL, reported. */
+struct rl_bench_ceilings;
+int cli_ceiling_sources(const char *gpu, const char *bench_path, const char *fallback,
+                        struct rl_bench_ceilings *bench_buf,
+                        const struct rl_bench_ceilings **bench,
+                        const struct rl_gpu_spec **spec);
+
 /* Printing */
 
 /* Print a cJSON document to stdout and free it. */

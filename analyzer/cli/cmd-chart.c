@@ -107,20 +107,10 @@ int cmd_chart(int argc, char **argv)
 
     char err[RL_ERRMSG_SIZE];
     static struct rl_bench_ceilings bench;
-    const struct rl_bench_ceilings *b = NULL;
-    if (bench_path) {
-        if (rl_bench_ceilings_load(bench_path, &bench, err)) {
-            cli_error("%s", err);
-            return CLI_FAIL;
-        }
-        b = &bench;
-    }
-    const struct rl_gpu_spec *s = NULL;
-    if (gpu || (b && b->spec_id[0])) {
-        s = cli_find_gpu(gpu ? gpu : b->spec_id);
-        if (!s)
-            return CLI_FAIL;
-    }
+    const struct rl_bench_ceilings *b;
+    const struct rl_gpu_spec *s;
+    if (cli_ceiling_sources(gpu, bench_path, NULL, &bench, &b, &s))
+        return CLI_FAIL;
     const char *gpu_name = s ? s->name : b->gpu_name;
 
     static struct rl_ceilings ceil;

@@ -512,17 +512,9 @@ int cmd_llm(int argc, char **argv)
         return CLI_FAIL;
     }
     static struct rl_bench_ceilings bench;
-    const struct rl_bench_ceilings *b = NULL;
-    if (bench_path) {
-        if (rl_bench_ceilings_load(bench_path, &bench, err)) {
-            cli_error("%s", err);
-            return CLI_FAIL;
-        }
-        b = &bench;
-    }
-    const struct rl_gpu_spec *s = NULL;
-    const char *g = gpu ? gpu : b && b->spec_id[0] ? b->spec_id : b ? NULL : "h200";
-    if (g && !(s = cli_find_gpu(g)))
+    const struct rl_bench_ceilings *b;
+    const struct rl_gpu_spec *s;
+    if (cli_ceiling_sources(gpu, bench_path, bench_path ? NULL : "h200", &bench, &b, &s))
         return CLI_FAIL;
     if (rl_ceilings_init(&r.c, s, b, NULL, false, false, NULL, err)) {
         cli_error("%s", err);

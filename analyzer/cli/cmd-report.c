@@ -113,28 +113,12 @@ int cli_report_run(const struct cli_report_opts *o)
         rl_trace_groups_release(&g);
         return CLI_FAIL;
     }
-    /* Ceilings: the bench file's and/or the datasheet's. */
+    /* Ceilings: the bench file's and/or the datasheet's (else the trace's GPU). */
     static struct rl_bench_ceilings bench;
-    const struct rl_bench_ceilings *b = NULL;
-    if (o->bench) {
-        if (rl_bench_ceilings_load(o->bench, &bench, err)) {
-            cli_error("%s", err);
-            rl_trace_groups_release(&g);
-            return CLI_FAIL;
-        }
-        b = &bench;
-    }
-    const char *gpu = o->gpu ? o->gpu
-                      : b && b->spec_id[0] ? b->spec_id
-                      : g.sum.gpu_name[0] ? g.sum.gpu_name
-                                          : NULL;
-    const struct rl_gpu_spec *s = NULL;
-    if (gpu && !(s = cli_find_gpu(gpu))) {
-        rl_trace_groups_release(&g);
-        return CLI_FAIL;
-    }
-    if (!s && !b) {
-        cli_error("no ceilings: give --gpu (see 'roofline gpus') or --bench");
+    const struct rl_bench_ceilings *b;
+    const struct rl_gpu_spec *s;
+    if (cli_ceiling_sources(o->gpu, o->bench, g.sum.gpu_name[0] ? g.sum.gpu_name : NULL, &bench,
+                            &b, &s)) {
         rl_trace_groups_release(&g);
         return CLI_FAIL;
     }

@@ -4,6 +4,7 @@
 #include "../error.h"
 #include "../paths.h"
 #include "../spec.h"
+#include "results.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -196,4 +197,31 @@ void cli_format_derived(char *buf, size_t n, double v)
         snprintf(buf, n, "%.2f", v);
     else
         snprintf(buf, n, "%.2g", v);
+}
+
+int cli_ceiling_sources(const char *gpu, const char *bench_path, const char *fallback,
+                        struct rl_bench_ceilings *bench_buf,
+                        const struct rl_bench_ceilings **bench,
+                        const struct rl_gpu_spec **spec)
+{
+    char err[RL_ERRMSG_SIZE];
+    *bench = NULL;
+    *spec = NULL;
+    if (bench_path) {
+        if (rl_bench_ceilings_load(bench_path, bench_buf, err)) {
+            cli_error("%s", err);
+            return CLI_FAIL;
+        }
+        *bench = bench_buf;
+    }
+    const char *name = gpu                              ? gpu
+                       : *bench && (*bench)->spec_id[0] ? (*bench)->spec_id
+                                                        : fallback;
+    if (name && !(*spec = cli_find_gpu(name)))
+        return CLI_FAIL;
+    if (!*spec && !*bench) {
+        cli_error("no ceilings: give --gpu (see 'roofline gpus') or --bench");
+        return CLI_FAIL;
+    }
+    return CLI_OK;
 }
