@@ -103,15 +103,19 @@ uint32_t rl_tf32_from_double(double x)
     return bits & ~0x1FFFu;
 }
 
-uint8_t rl_e4m3_from_double(double x)
+/* An FP8 value: rounded to nearest even, saturated to the format's largest
+ * finite value (as the MMA conversions do); NaN is 0x7F in both formats. */
+static uint8_t fp8_from_double(const struct format *f, double x)
 {
     if (isnan(x))
         return 0x7F;
-    double r = round_to(&E4M3, x);
-    if (fabs(r) > E4M3.max)
-        r = copysign(E4M3.max, r);
-    return (uint8_t)encode(&E4M3, r);
+    double r = round_to(f, x);
+    if (fabs(r) > f->max)
+        r = copysign(f->max, r);
+    return (uint8_t)encode(f, r);
 }
+
+uint8_t rl_e4m3_from_double(double x) { return fp8_from_double(&E4M3, x); }
 
 double rl_e4m3_to_double(uint8_t v)
 {
@@ -120,15 +124,7 @@ double rl_e4m3_to_double(uint8_t v)
     return decode(&E4M3, v);
 }
 
-uint8_t rl_e5m2_from_double(double x)
-{
-    if (isnan(x))
-        return 0x7F;
-    double r = round_to(&E5M2, x);
-    if (fabs(r) > E5M2.max)
-        r = copysign(E5M2.max, r);
-    return (uint8_t)encode(&E5M2, r);
-}
+uint8_t rl_e5m2_from_double(double x) { return fp8_from_double(&E5M2, x); }
 
 double rl_e5m2_to_double(uint8_t v)
 {

@@ -4,7 +4,6 @@
 
 #include "ceilings.h"
 #include "error.h"
-#include "gpudb.h"
 #include "json.h"
 #include "llm.h"
 #include "paths.h"
@@ -16,20 +15,14 @@
 #include <unistd.h>
 
 static char data[1024];
-static struct rl_gpudb db;
 static const struct rl_gpu_spec *h200;
 
 static void setup(void)
 {
-    char err[RL_ERRMSG_SIZE], gpus[1100];
+    char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(rl_data_dir(data, sizeof data, err), 0);
-    snprintf(gpus, sizeof gpus, "%s/gpus", data);
-    ck_assert_msg(rl_gpudb_load(&db, gpus, err) == 0, "%s", err);
-    h200 = rl_gpudb_find(&db, "h200");
-    ck_assert_ptr_nonnull(h200);
+    h200 = rl_test_gpu("h200");
 }
-
-static void teardown(void) { rl_gpudb_release(&db); }
 
 static struct rl_llm_model load(const char *id)
 {
@@ -118,7 +111,7 @@ START_TEST(decode_is_bytes_over_bandwidth)
     /* A GPU without FP8 cannot run an FP8 model: said, not zero. */
     struct rl_llm_config f8 = {RL_LLM_FP8, RL_LLM_KV_BF16};
     static struct rl_ceilings a100;
-    ck_assert_int_eq(rl_ceilings_init(&a100, rl_gpudb_find(&db, "a100-sxm-80gb"), NULL, NULL,
+    ck_assert_int_eq(rl_ceilings_init(&a100, rl_test_gpu("a100-sxm-80gb"), NULL, NULL,
                                       false, false, NULL, err),
                      0);
     rl_llm_phase(&m, &f8, RL_LLM_DECODE, 1, 2048, &p);
@@ -224,7 +217,7 @@ static Suite *llm_suite(void)
 {
     Suite *s = suite_create("llm");
     TCase *core = tcase_create("core");
-    tcase_add_checked_fixture(core, setup, teardown);
+    tcase_add_checked_fixture(core, setup, NULL);
     tcase_set_timeout(core, 60);
     tcase_add_test(core, every_config_and_its_parameters);
     tcase_add_test(core, kv_cache_counts_kv_heads);
@@ -233,7 +226,7 @@ static Suite *llm_suite(void)
     tcase_add_test(core, llm_command);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
-    tcase_add_checked_fixture(limits, setup, teardown);
+    tcase_add_checked_fixture(limits, setup, NULL);
     tcase_add_test(limits, bad_configs);
     suite_add_tcase(s, limits);
     return s;

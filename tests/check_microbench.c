@@ -5,7 +5,6 @@
 #include "bench.h"
 #include "error.h"
 #include "fp.h"
-#include "gpudb.h"
 #include "hash.h"
 #include "results.h"
 #include "schema.h"
@@ -279,13 +278,6 @@ START_TEST(stats)
 }
 END_TEST
 
-static struct rl_gpudb db;
-static void load_db(void)
-{
-    char err[RL_ERRMSG_SIZE];
-    ck_assert_msg(rl_gpudb_load(&db, ROOFLINE_SOURCE_DIR "/data/gpus", err) == 0, "%s", err);
-}
-static void unload_db(void) { rl_gpudb_release(&db); }
 
 static struct rl_device_info h200_dev(void)
 {
@@ -320,7 +312,7 @@ static struct rl_mb_raw compute_raw(const char *name, double tflops, double mhz)
 
 START_TEST(accounting_against_the_datasheet)
 {
-    const struct rl_gpu_spec *h200 = rl_gpudb_find(&db, "h200");
+    const struct rl_gpu_spec *h200 = rl_test_gpu("h200");
     struct rl_device_info dev = h200_dev();
     struct rl_mb_result r;
     /* FP32 at 65 TFLOP/s and 1980 MHz: 97.2% of 66.9, 124.3 FLOP/clk/SM. */
@@ -422,7 +414,7 @@ END_TEST
 
 START_TEST(session_json_matches_schema_and_reads_back)
 {
-    const struct rl_gpu_spec *h200 = rl_gpudb_find(&db, "h200");
+    const struct rl_gpu_spec *h200 = rl_test_gpu("h200");
     struct rl_mb_session s;
     memset(&s, 0, sizeof s);
     s.dev = h200_dev();
@@ -500,8 +492,7 @@ static Suite *microbench_suite(void)
 {
     Suite *s = suite_create("microbench");
     TCase *core = tcase_create("core");
-    tcase_add_checked_fixture(core, load_db, unload_db);
-    tcase_add_test(core, catalog_is_consistent);
+        tcase_add_test(core, catalog_is_consistent);
     tcase_add_test(core, groups_select_benchmarks);
     tcase_add_test(core, launch_work_follows_the_catalog);
     tcase_add_test(core, fp16_and_bf16_round_to_nearest_even);
@@ -515,8 +506,7 @@ static Suite *microbench_suite(void)
     tcase_add_test(core, session_json_matches_schema_and_reads_back);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
-    tcase_add_checked_fixture(limits, load_db, unload_db);
-    tcase_add_test(limits, unsupported_precisions_are_named_not_zero);
+        tcase_add_test(limits, unsupported_precisions_are_named_not_zero);
     tcase_add_test(limits, mma_linearity_check);
     tcase_add_test(limits, bad_bench_file);
     suite_add_tcase(s, limits);

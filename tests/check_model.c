@@ -2,7 +2,6 @@
 #include "test_util.h"
 
 #include "error.h"
-#include "gpudb.h"
 #include "model.h"
 
 #include <math.h>
@@ -179,17 +178,10 @@ END_TEST
 
 /* ---- roofs from datasheets ---- */
 
-static struct rl_gpudb db;
-static void load_db(void)
-{
-    char err[RL_ERRMSG_SIZE];
-    ck_assert_msg(rl_gpudb_load(&db, ROOFLINE_SOURCE_DIR "/data/gpus", err) == 0, "%s", err);
-}
-static void unload_db(void) { rl_gpudb_release(&db); }
 
 START_TEST(roofs_from_datasheet)
 {
-    const struct rl_gpu_spec *h200 = rl_gpudb_find(&db, "h200");
+    const struct rl_gpu_spec *h200 = rl_test_gpu("h200");
     struct rl_compute_roof r;
     struct rl_memory_roof m;
     char err[RL_ERRMSG_SIZE];
@@ -222,7 +214,7 @@ END_TEST
 
 START_TEST(roof_errors)
 {
-    const struct rl_gpu_spec *a100 = rl_gpudb_find(&db, "a100-sxm-80gb");
+    const struct rl_gpu_spec *a100 = rl_test_gpu("a100-sxm-80gb");
     struct rl_compute_roof r;
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(rl_roof_from_spec(a100, "fp8", false, &r, err), RL_EUNSUPPORTED);
@@ -248,8 +240,7 @@ static Suite *model_suite(void)
     tcase_add_test(core, hierarchy_picks_the_tightest_level);
     suite_add_tcase(s, core);
     TCase *spec = tcase_create("datasheet");
-    tcase_add_checked_fixture(spec, load_db, unload_db);
-    tcase_add_test(spec, roofs_from_datasheet);
+        tcase_add_test(spec, roofs_from_datasheet);
     tcase_add_test(spec, roof_errors);
     suite_add_tcase(s, spec);
     TCase *limits = tcase_create("limits");

@@ -3,7 +3,6 @@
 #include "test_util.h"
 
 #include "error.h"
-#include "gpudb.h"
 #include "plot.h"
 
 #include <dirent.h>
@@ -14,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static struct rl_gpudb db;
 static struct rl_compute_roof roofs[6];
 static struct rl_memory_roof mem[2];
 static size_t n_roofs, n_mem;
@@ -22,8 +20,7 @@ static size_t n_roofs, n_mem;
 static void setup(void)
 {
     char err[RL_ERRMSG_SIZE];
-    ck_assert_msg(rl_gpudb_load(&db, ROOFLINE_SOURCE_DIR "/data/gpus", err) == 0, "%s", err);
-    const struct rl_gpu_spec *h200 = rl_gpudb_find(&db, "h200");
+    const struct rl_gpu_spec *h200 = rl_test_gpu("h200");
     static const char *const names[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8"};
     n_roofs = 0;
     for (size_t i = 0; i < 6; i++)
@@ -33,7 +30,6 @@ static void setup(void)
     ck_assert_int_eq(rl_memory_roof_from_spec(h200, RL_MEM_L1, &mem[n_mem++], err), 0);
 }
 
-static void teardown(void) { rl_gpudb_release(&db); }
 
 static struct rl_chart chart_of(const struct rl_chart_point *p, size_t n)
 {
@@ -312,7 +308,7 @@ static Suite *plot_suite(void)
 {
     Suite *s = suite_create("plot");
     TCase *core = tcase_create("core");
-    tcase_add_checked_fixture(core, setup, teardown);
+    tcase_add_checked_fixture(core, setup, NULL);
     tcase_add_test(core, ranges_hold_ridges_and_points);
     tcase_add_test(core, ten_clustered_labels_do_not_overlap);
     tcase_add_test(core, script_carries_the_ceilings);
@@ -321,7 +317,7 @@ static Suite *plot_suite(void)
     tcase_add_test(core, renders_svg_png_pdf);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
-    tcase_add_checked_fixture(limits, setup, teardown);
+    tcase_add_checked_fixture(limits, setup, NULL);
     tcase_add_test(limits, undrawable_points_are_skipped);
     tcase_add_test(limits, bad_outputs_fail_without_partial_files);
     tcase_add_test(limits, gnuplot_failure_is_reported);

@@ -4,7 +4,6 @@
 
 #include "ceilings.h"
 #include "error.h"
-#include "gpudb.h"
 #include "json.h"
 #include "ncu.h"
 #include "paths.h"
@@ -17,20 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-static struct rl_gpudb db;
 static const struct rl_gpu_spec *h200;
 
-static void setup(void)
-{
-    char dir[1024], gpus[1100], err[RL_ERRMSG_SIZE];
-    ck_assert_int_eq(rl_data_dir(dir, sizeof dir, err), 0);
-    snprintf(gpus, sizeof gpus, "%s/gpus", dir);
-    ck_assert_msg(rl_gpudb_load(&db, gpus, err) == 0, "%s", err);
-    h200 = rl_gpudb_find(&db, "h200");
-    ck_assert_ptr_nonnull(h200);
-}
-
-static void teardown(void) { rl_gpudb_release(&db); }
+static void setup(void) { h200 = rl_test_gpu("h200"); }
 
 static const struct rl_trace_group *group(const struct rl_trace_groups *g, const char *part)
 {
@@ -502,7 +490,7 @@ static Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
     TCase *core = tcase_create("core");
-    tcase_add_checked_fixture(core, setup, teardown);
+    tcase_add_checked_fixture(core, setup, NULL);
     tcase_set_timeout(core, 60);
     tcase_add_test(core, ncu_long_form);
     tcase_add_test(core, ncu_wide_form);

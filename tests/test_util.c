@@ -2,6 +2,9 @@
 #define _GNU_SOURCE
 #include "test_util.h"
 
+#include "error.h"
+#include "gpudb.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -183,4 +186,23 @@ void rl_test_golden(const char *text, const char *name)
                   path);
     ck_assert_msg(strcmp(text, want) == 0, "output differs from %s:\n%s", path, text);
     free(want);
+}
+
+static struct rl_gpudb test_db;
+static int test_db_loaded;
+
+static void release_test_db(void) { rl_gpudb_release(&test_db); }
+
+const struct rl_gpu_spec *rl_test_gpu(const char *id)
+{
+    if (!test_db_loaded) {
+        char err[RL_ERRMSG_SIZE];
+        ck_assert_msg(rl_gpudb_load(&test_db, ROOFLINE_SOURCE_DIR "/data/gpus", err) == 0, "%s",
+                      err);
+        test_db_loaded = 1;
+        atexit(release_test_db);
+    }
+    const struct rl_gpu_spec *s = rl_gpudb_find(&test_db, id);
+    ck_assert_msg(s != NULL, "no GPU '%s' in data/gpus", id);
+    return s;
 }

@@ -33,6 +33,11 @@ void rl_run_release(struct rl_run *r);
  * rewrites the file instead (then read the diff). */
 void rl_test_golden(const char *text, const char *name);
 
+/* A GPU of the shipped database (data/gpus), loaded once per process;
+ * fails the test when the id is unknown. */
+struct rl_gpu_spec;
+const struct rl_gpu_spec *rl_test_gpu(const char *id);
+
 /* Count occurrences of needle in hay. */
 size_t rl_test_count(const char *hay, const char *needle);
 
