@@ -22,7 +22,8 @@ extern "C" {
     X(ECUPTI, -10, "CUPTI error")                                              \
     X(EPERM, -11, "permission denied")                                         \
     X(EVERIFY, -12, "result verification failed")                              \
-    X(ECHILD, -13, "child process failed")
+    X(ECHILD, -13, "child process failed")                                    \
+    X(ENOTOOL, -14, "a program it needs is not installed")
 
 enum rl_errno {
     RL_OK = 0,

@@ -970,7 +970,7 @@ static int run_gnuplot(const char *dir, const char *script, const char *outfile,
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-        return rl_fail(errmsg, RL_ECHILD,
+        return rl_fail(errmsg, RL_ENOTOOL,
                        "gnuplot not found ('%s'): install it (apt-get install "
                        "gnuplot-nox) or set ROOFLINE_GNUPLOT; the script was written "
                        "to '%s/%s'", gnuplot, dir, script);

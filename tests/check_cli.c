@@ -250,6 +250,56 @@ START_TEST(bench_without_a_gpu)
 }
 END_TEST
 
+/* gnuplot missing: every command that draws says so in one warning, writes
+ * the chart scripts and every other output, and succeeds. `llm -o` creates
+ * a folder that does not exist yet. */
+START_TEST(charts_skipped_without_gnuplot)
+{
+    static const char *const env[] = {"ROOFLINE_GNUPLOT=/nonexistent/gnuplot", NULL};
+    const char *kernels = ROOFLINE_SOURCE_DIR "/data/examples/llm-decode-prefill.json";
+    char svg[512], gp[512], dir[512], path[700];
+    snprintf(svg, sizeof svg, "%s/nognuplot-chart.svg", rl_test_tmpdir());
+    snprintf(gp, sizeof gp, "%s/nognuplot-chart.gp", rl_test_tmpdir());
+    struct rl_run r = rl_test_cli(env, "chart", "--gpu", "h200", "--kernels", kernels, "-o", svg,
+                                  (const char *)NULL);
+    ck_assert_msg(r.status == 0, "chart: %s", r.err);
+    ck_assert_msg(strncmp(r.err, "roofline: warning: chart image skipped: gnuplot not found",
+                          57) == 0, "%s", r.err);
+    ck_assert_int_eq(rl_test_count(r.err, "\n"), 1);
+    ck_assert_int_eq(file_size(svg), -1);
+    ck_assert_int_gt(file_size(gp), 100);
+    rl_run_release(&r);
+
+    snprintf(dir, sizeof dir, "%s/nognuplot-report", rl_test_tmpdir());
+    r = rl_test_cli(env, "report", "--gpu", "h200", "--kernels", kernels, "-o", dir,
+                    (const char *)NULL);
+    ck_assert_msg(r.status == 0, "report: %s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "chart image skipped: gnuplot not found"));
+    snprintf(path, sizeof path, "%s/report.json", dir);
+    ck_assert_int_gt(file_size(path), 100);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *md = rl_test_slurp(path);
+    ck_assert_ptr_nonnull(md);
+    ck_assert_ptr_null(strstr(md, "roofline.svg")); /* no link to an image not drawn */
+    free(md);
+    rl_run_release(&r);
+
+    snprintf(dir, sizeof dir, "%s/nognuplot-llm-new", rl_test_tmpdir());
+    rmdir(dir);
+    r = rl_test_cli(env, "llm", "--model", "llama-3-8b", "--batch", "1,64", "-o", dir,
+                    (const char *)NULL);
+    ck_assert_msg(r.status == 0, "llm: %s", r.err);
+    ck_assert_int_eq(rl_test_count(r.err, "chart image skipped"), 1);
+    snprintf(path, sizeof path, "%s/llm.json", dir);
+    ck_assert_int_gt(file_size(path), 100);
+    snprintf(path, sizeof path, "%s/llm-roofline.gp", dir);
+    ck_assert_int_gt(file_size(path), 100);
+    snprintf(path, sizeof path, "%s/llm-batch.gp", dir);
+    ck_assert_int_gt(file_size(path), 100);
+    rl_run_release(&r);
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -266,6 +316,7 @@ static Suite *cli_suite(void)
     tcase_add_test(limits, unknown_gpu_and_bad_usage);
     tcase_add_test(limits, chart_bad_inputs);
     tcase_add_test(limits, bench_without_a_gpu);
+    tcase_add_test(limits, charts_skipped_without_gnuplot);
     suite_add_tcase(s, limits);
     return s;
 }

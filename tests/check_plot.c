@@ -270,7 +270,7 @@ START_TEST(bad_outputs_fail_without_partial_files)
     char path[512];
     snprintf(path, sizeof path, "%s/nognuplot.svg", rl_test_tmpdir());
     setenv("ROOFLINE_GNUPLOT", "/nonexistent/gnuplot", 1);
-    ck_assert_int_eq(rl_chart_render(&c, path, err), RL_ECHILD);
+    ck_assert_int_eq(rl_chart_render(&c, path, err), RL_ENOTOOL);
     unsetenv("ROOFLINE_GNUPLOT");
     ck_assert_ptr_nonnull(strstr(err, "gnuplot not found"));
     ck_assert_ptr_nonnull(strstr(err, "apt-get install gnuplot-nox"));

@@ -50,6 +50,11 @@ int cli_report_run(const struct cli_report_opts *o);
 
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* What a chart render's result means for a command: RL_OK is CLI_OK; gnuplot
+ * missing (RL_ENOTOOL) is a warning and CLI_OK, since the script and data
+ * are written and every other output still comes; anything else is an
+ * error, reported, CLI_FAIL. */
+int cli_chart_status(int rc, const char *err);
 /* Print "roofline <cmd>: <msg>" and the usage hint, return CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -222,10 +222,7 @@ int cmd_chart(int argc, char **argv)
                              series,
                              n_series};
     for (size_t i = 0; i < n_out && status == CLI_OK; i++) {
-        if (rl_chart_render(&chart, outputs[i], err)) {
-            cli_error("%s", err);
-            status = CLI_FAIL;
-        }
+        status = cli_chart_status(rl_chart_render(&chart, outputs[i], err), err);
     }
 
     if (status == CLI_OK && json) {

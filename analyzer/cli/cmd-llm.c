@@ -394,7 +394,7 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
     free(p);
     free(labels);
     free(key);
-    if (rc)
+    if (rc && rc != RL_ENOTOOL)
         return rc;
     /* (b) tokens/s and step time against batch. */
     double xs[24], tps[24], ms[24];
@@ -423,7 +423,8 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
                              "step time (ms)", true, true, true, s, 2, &vx, vls,
                              r->crossover ? 1 : 0};
     snprintf(path, sizeof path, "%s/llm-batch.svg", dir);
-    return rl_xy_chart_render(&xy, path, err);
+    int rc_xy = rl_xy_chart_render(&xy, path, err);
+    return rc_xy ? rc_xy : rc;
 }
 
 int cmd_llm(int argc, char **argv)
@@ -533,6 +534,11 @@ int cmd_llm(int argc, char **argv)
         return CLI_FAIL;
     }
     r.crossover = rl_llm_crossover_batch(&r.m, &r.cfg, r.seq, &r.c, 65536);
+    /* The folder first: --measure writes its trace into it. */
+    if (dir && mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        cli_error("cannot create '%s': %s", dir, strerror(errno));
+        return CLI_FAIL;
+    }
     if (do_measure && !json)
         print_text(&r);
     if (do_measure && measure(&r, dir, device))
@@ -544,10 +550,6 @@ int cmd_llm(int argc, char **argv)
     else
         print_text(&r);
     if (dir) {
-        if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-            cli_error("cannot create '%s': %s", dir, strerror(errno));
-            return CLI_FAIL;
-        }
         char path[4096];
         snprintf(path, sizeof path, "%s/llm.json", dir);
         struct rl_atomic_file f;
@@ -558,14 +560,18 @@ int cmd_llm(int argc, char **argv)
         }
         if (rc == RL_OK)
             rc = rl_atomic_commit(&f, err);
-        if (rc == RL_OK)
-            rc = charts(&r, dir, err);
         if (rc) {
             cli_error("%s", err);
             return CLI_FAIL;
         }
+        /* llm.json is kept whatever becomes of the charts. */
+        rc = charts(&r, dir, err);
+        if (cli_chart_status(rc, err) != CLI_OK)
+            return CLI_FAIL;
         if (!json)
-            printf("\nwrote %s/llm.json, llm-roofline.svg, llm-batch.svg\n", dir);
+            printf("\nwrote %s/llm.json%s\n", dir,
+                   rc == RL_ENOTOOL ? " and the chart scripts (no images: gnuplot missing)"
+                                    : ", llm-roofline.svg, llm-batch.svg");
     }
     return CLI_OK;
 }

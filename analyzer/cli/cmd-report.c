@@ -164,13 +164,13 @@ int cli_report_run(const struct cli_report_opts *o)
         snprintf(chart, sizeof chart, "%s/roofline.%s", o->dir, f);
         if (!first_chart[0])
             snprintf(first_chart, sizeof first_chart, "roofline.%s", f);
-        if (rl_report_chart(&r, &c, o->title ? o->title : title, chart, 12, err)) {
-            cli_error("%s", err);
-            status = CLI_FAIL;
-        }
+        int rc = rl_report_chart(&r, &c, o->title ? o->title : title, chart, 12, err);
+        if (rc == RL_ENOTOOL)
+            first_chart[0] = '\0'; /* no image for report.md to show */
+        status = cli_chart_status(rc, err);
     }
     free(formats);
-    md_chart = status == CLI_OK ? first_chart : NULL;
+    md_chart = status == CLI_OK && first_chart[0] ? first_chart : NULL;
     if (status == CLI_OK)
         status = write_file(o->dir, "report.md", write_md, &r, &c);
     if (status == CLI_OK)

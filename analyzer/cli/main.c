@@ -95,6 +95,18 @@ void cli_warn(const char *fmt, ...)
     va_end(ap);
 }
 
+int cli_chart_status(int rc, const char *err)
+{
+    if (rc == RL_OK)
+        return CLI_OK;
+    if (rc == RL_ENOTOOL) {
+        cli_warn("chart image skipped: %s", err);
+        return CLI_OK;
+    }
+    cli_error("%s", err);
+    return CLI_FAIL;
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
