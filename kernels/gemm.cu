@@ -145,8 +145,11 @@ extern "C" int rl_gemm_create(struct rl_gemm **out, enum rl_gemm_kind kind, int6
                                           sizeof sa));
         LT(cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb,
                                           sizeof sb));
-        LT(cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &sd,
-                                          sizeof sd));
+        /* D's scale applies to an FP8 output only (cuBLASLt's FP8 sample sets
+         * it for FP8 D alone); a BF16 D takes none. */
+        if (g->cfg->d == RL_DT_E4M3)
+            LT(cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &sd,
+                                              sizeof sd));
     }
     LT(cublasLtMatrixLayoutCreate(&g->la, g->cfg->ab_type, k, m, k));
     LT(cublasLtMatrixLayoutCreate(&g->lb, g->cfg->ab_type, k, n, k));
