@@ -61,7 +61,11 @@ void rl_counts_derive(const double *q, double tensor_flops_per_op, struct rl_ker
     const struct rl_q_def *defs = rl_q_defs(&n);
     double best = 0;
     out->precision = NULL;
-    bool any = !isnan(q[RL_Q_FFMA]) || !isnan(q[RL_Q_DFMA]);
+    /* Counted when any instruction counter was read: a chip may expose only
+     * some of them (HFMA without FFMA or DFMA). */
+    bool any = false;
+    for (int i = RL_Q_DADD; i <= RL_Q_HFMA; i++)
+        any |= !isnan(q[i]);
     for (size_t i = 0; i < n; i++) {
         if (!defs[i].roof || isnan(q[i]))
             continue;
