@@ -44,7 +44,8 @@ struct rl_mb_result {
     enum rl_origin datasheet_origin;
     double pct_of_datasheet;
     double pct_of_clock_adjusted;  /* datasheet peak scaled to clock_mhz */
-    bool accounting_error;         /* above 100% of the datasheet */
+    bool accounting_error;         /* above 100% of the clock-adjusted peak (compute),
+                                    * of the datasheet (bandwidth) */
     bool clocks_stable;            /* SM clock within 3% over the run */
     struct rl_mb_plateau plateaus[RL_MB_MAX_PLATEAUS];
     int n_plateaus;

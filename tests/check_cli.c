@@ -300,6 +300,23 @@ START_TEST(charts_skipped_without_gnuplot)
 }
 END_TEST
 
+/* The GPU suites run their cases in the process that initialised CUDA. */
+static pid_t inner_pid;
+START_TEST(inner_case) { inner_pid = getpid(); }
+END_TEST
+
+START_TEST(gpu_suites_run_unforked)
+{
+    Suite *s = suite_create("inner");
+    TCase *t = tcase_create("inner");
+    tcase_add_test(t, inner_case);
+    suite_add_tcase(s, t);
+    inner_pid = 0;
+    ck_assert_int_eq(rl_test_run_unforked(s), 0);
+    ck_assert_int_eq(inner_pid, getpid());
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -317,6 +334,7 @@ static Suite *cli_suite(void)
     tcase_add_test(limits, chart_bad_inputs);
     tcase_add_test(limits, bench_without_a_gpu);
     tcase_add_test(limits, charts_skipped_without_gnuplot);
+    tcase_add_test(limits, gpu_suites_run_unforked);
     suite_add_tcase(s, limits);
     return s;
 }

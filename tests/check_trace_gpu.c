@@ -165,8 +165,7 @@ int main(void)
         return 77;
     }
     /* cuInit has run in this process (the query above): a forked child
-     * would get CUDA_ERROR_NOT_INITIALIZED. Run the cases here. */
-    setenv("CK_FORK", "no", 1);
+     * would get CUDA_ERROR_NOT_INITIALIZED, so the cases run unforked. */
     Suite *s = suite_create("trace_gpu");
     TCase *t = tcase_create("builtin");
     tcase_set_timeout(t, 300);
@@ -175,5 +174,5 @@ int main(void)
     tcase_add_test(t, timing_only_with_analytic_counts);
     tcase_add_test(t, kernel_filter_counts_only_matches);
     suite_add_tcase(s, t);
-    return rl_test_run(s);
+    return rl_test_run_unforked(s);
 }

@@ -23,6 +23,16 @@ int rl_test_run(Suite *s)
     return failed == 0 ? 0 : 1;
 }
 
+int rl_test_run_unforked(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}
+
 static char tmpdir[256];
 
 static void remove_tmpdir(void)

@@ -8,6 +8,10 @@
 /* Run the suite with CK_NORMAL output; return 0 if every test passed. */
 int rl_test_run(Suite *s);
 
+/* The same, every test in this process (never forked): for the GPU suites,
+ * whose process has initialised CUDA, which a forked child cannot use. */
+int rl_test_run_unforked(Suite *s);
+
 /* A fresh temporary folder (removed at exit with its content). */
 const char *rl_test_tmpdir(void);
 

@@ -105,7 +105,7 @@ static void print_table(const struct rl_mb_session *s)
                  r->clock_measured ? "" : "*");
         printf("%-11s %-26.26s %13s %13s %6s %9s %13s %6s %6s %6s  ok%s\n", raw->name,
                raw->instruction, med, best, spread, per_clk, ds, pct, pclk, mhz,
-               r->accounting_error ? ", ABOVE DATASHEET: accounting error" : "");
+               r->accounting_error ? ", ABOVE THE PEAK AT ITS CLOCK: accounting error" : "");
         for (int k = 0; k < r->n_plateaus; k++) {
             char g[32];
             format_rate(g, sizeof g, r->plateaus[k].gbs, true);
