@@ -127,7 +127,9 @@ static void neither_evidence(struct rl_report_row *w, const struct rl_report *r)
                  "occupancy, synchronisation) is the likely limit");
 }
 
-static void explain(struct rl_report_row *w, const struct rl_ceilings *c)
+/* counted_ns: the time of the counted launches, the basis of every rate in
+ * the sentence (NAN when one of them has no time). */
+static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double counted_ns)
 {
     char ai[24], ridge[24], x[24], rate[32], att[32], bw[32], roof[24];
     const struct rl_compute_roof *cr = w->roof >= 0 ? &c->compute[w->roof] : NULL;
@@ -163,7 +165,7 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c)
     if (w->bound == RL_RB_MEMORY) {
         const struct rl_memory_roof *m = limiting_roof(c, v->limiter);
         fmt_g(x, sizeof x, v->ridge_distance_x);
-        double level_gbs = timed ? w->bytes[v->limiter] / w->time_ns : NAN;
+        double level_gbs = timed ? w->bytes[v->limiter] / counted_ns : NAN;
         fmt_bw(bw, sizeof bw, level_gbs);
         if (timed)
             snprintf(w->sentence, sizeof w->sentence,
@@ -241,12 +243,12 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
             w->v.ai_flop_per_byte[m] = NAN;
         w->v.achieved_tflops = w->v.attainable_tflops = w->v.pct_of_roof = NAN;
         w->v.ridge_flop_per_byte = w->v.ridge_distance_x = NAN;
+        double counted_ns = t->counted_timed == t->counted ? t->counted_time_ns : NAN;
         if (t->counted) {
             w->roof = judge(r, c, t->precision);
             /* The rate of the counted launches: their FLOPs over their time. */
             struct rl_kernel_perf perf = {t->flops, {t->bytes[0], t->bytes[1], t->bytes[2]},
-                                          t->counted_timed == t->counted ? t->counted_time_ns
-                                                                         : NAN};
+                                          counted_ns};
             char err[RL_ERRMSG_SIZE];
             if (rl_classify(&perf, &c->compute[w->roof], c->memory, c->n_memory, &w->v, err) ==
                 RL_OK) {
@@ -272,7 +274,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
                 note(r, text);
             }
         }
-        explain(w, c);
+        explain(w, c, counted_ns);
     }
     qsort(r->rows, r->n, sizeof *r->rows, cmp_rows);
     if (r->source.counters_status[0] && strcmp(r->source.counters_status, "ok") != 0) {

@@ -309,6 +309,195 @@ START_TEST(bounds_and_sentences)
 }
 END_TEST
 
+/* ---- verdicts at their boundaries, sentences word for word ------------------------ */
+
+/* 1000 TFLOP/s BF16, 5000 GB/s DRAM: the ridge at 200 FLOP/B. */
+static void toy_ceilings(struct rl_ceilings *c)
+{
+    memset(c, 0, sizeof *c);
+    c->compute[0] = (struct rl_compute_roof){.name = "bf16", .label = "BF16 Tensor Core (dense)",
+                                             .precision = RL_PREC_BF16,
+                                             .unit = RL_UNIT_TENSOR,
+                                             .peak_tflops = 1000,
+                                             .origin = RL_ORIGIN_DATASHEET};
+    c->n_compute = 1;
+    c->memory[0] = (struct rl_memory_roof){.level = RL_MEM_DRAM, .label = "HBM3",
+                                           .bandwidth_gbs = 5000, .origin = RL_ORIGIN_DATASHEET};
+    c->n_memory = 1;
+    snprintf(c->gpu_name, sizeof c->gpu_name, "toy");
+}
+
+static void add(struct rl_trace_groups *g, const char *name, uint32_t blocks, uint64_t launches,
+                double flops, double dram_bytes, double time_ns)
+{
+    const uint32_t grid[3] = {blocks, 1, 1}, block[3] = {128, 1, 1};
+    const double bytes[3] = {dram_bytes, NAN, NAN};
+    ck_assert_int_eq(rl_trace_groups_add(g, name, grid, block, "", RL_ORIGIN_MEASURED, launches,
+                                         flops, bytes, time_ns),
+                     0);
+}
+
+START_TEST(neither_below_ten_percent)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    struct rl_trace_groups g = {0};
+    g.sum.sm_count = 132;
+    /* 1e9 FLOPs over 1e3 bytes: AI 1e6, compute-bound, attainable 1000.
+     * In 10 us: 1e9 / 1e4 ns = 100 TFLOP/s = exactly 10% of the roof: still
+     * compute-bound. In 10.001 us: 99.99 TFLOP/s, 9.999%: neither. */
+    add(&g, "at10", 132, 1, 1e9, 1e3, 1e4);
+    add(&g, "below10", 132, 1, 1e9, 1e3, 10001);
+    /* 1e8 FLOPs in 9 us: 11.1 TFLOP/s = 1.11%, short launches. */
+    add(&g, "short", 132, 1, 1e8, 1e3, 9000);
+    /* 131 blocks on 132 SMs, 1e8 FLOPs in 20 us: 0.5%. */
+    add(&g, "thin", 131, 1, 1e8, 1e3, 20000);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    const struct rl_report_row *a = row(&r, "at10");
+    ck_assert_double_eq(a->v.pct_of_roof, 10);
+    ck_assert_int_eq(a->bound, RL_RB_COMPUTE);
+    ck_assert_str_eq(a->evidence, "");
+    ck_assert_str_eq(a->sentence, "at10: 1e+06 FLOP/B, 5e+03x right of the BF16 ridge (200 "
+                                  "FLOP/B): compute-bound; 100 TFLOP/s = 10% of datasheet BF16 "
+                                  "Tensor Core (dense)");
+    const struct rl_report_row *b = row(&r, "below10");
+    ck_assert_int_eq(b->bound, RL_RB_NEITHER);
+    /* 10.001 us per launch is not short; 132 blocks fill 132 SMs. */
+    ck_assert_str_eq(b->sentence,
+                     "below10: 1e+06 FLOP/B, 100 TFLOP/s = 10% of the 1e+03 TFLOP/s attainable "
+                     "at that intensity: bound by neither roof; neither bandwidth nor compute is "
+                     "saturated: latency (dependent accesses, low occupancy, synchronisation) is "
+                     "the likely limit");
+    const struct rl_report_row *s = row(&r, "short");
+    ck_assert_int_eq(s->bound, RL_RB_NEITHER);
+    ck_assert_str_eq(s->evidence,
+                     "short launches (9 us each): launch overhead and latency dominate");
+    const struct rl_report_row *t = row(&r, "thin");
+    ck_assert_int_eq(t->bound, RL_RB_NEITHER);
+    ck_assert_str_eq(t->evidence,
+                     "only 131 blocks for 132 SMs: the GPU is not filled (occupancy)");
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+START_TEST(compute_bound_distance)
+{
+    /* H200 BF16: ridge 989.4 / 4.8 = 206.125 FLOP/B. 2.06125e9 FLOPs over
+     * 1e6 bytes: AI 2061.25, 10x right of the ridge. In 4122.5 ns: 500
+     * TFLOP/s = 50.5% of 989.4. */
+    static struct rl_ceilings c;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_ceilings_init(&c, h200, NULL, NULL, false, false, NULL, err), 0);
+    struct rl_trace_groups g = {0};
+    const uint32_t one[3] = {1, 1, 1};
+    const double bytes[3] = {1e6, NAN, NAN};
+    ck_assert_int_eq(rl_trace_groups_add(&g, "gemm", one, one, "bf16", RL_ORIGIN_MEASURED, 1,
+                                         2.06125e9, bytes, 4122.5),
+                     0);
+    /* Without a time: the roof it could reach, analytic. */
+    ck_assert_int_eq(rl_trace_groups_add(&g, "gemm untimed", one, one, "bf16",
+                                         RL_ORIGIN_ANALYTIC, 1, 2.06125e9, bytes, NAN),
+                     0);
+    struct rl_report r;
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_str_eq(row(&r, "gemm")->sentence,
+                     "gemm: 2.06e+03 FLOP/B, 10x right of the BF16 ridge (206 FLOP/B): "
+                     "compute-bound; 500 TFLOP/s = 50.5% of datasheet BF16 Tensor Core (dense)");
+    ck_assert_str_eq(row(&r, "gemm untimed")->sentence,
+                     "gemm untimed: 2.06e+03 FLOP/B, 10x right of the BF16 ridge (206 FLOP/B): "
+                     "compute-bound, at best 989 TFLOP/s (analytic: no time)");
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* The H200 datasheet (4800 GB/s) and a measured DRAM roof of 4000 GB/s. */
+static void measured_ceilings(struct rl_ceilings *c)
+{
+    static struct rl_bench_ceilings bench;
+    memset(&bench, 0, sizeof bench);
+    snprintf(bench.gpu_name, sizeof bench.gpu_name, "NVIDIA H200");
+    bench.memory[0] = (struct rl_memory_roof){.level = RL_MEM_DRAM, .label = "HBM",
+                                              .bandwidth_gbs = 4000,
+                                              .origin = RL_ORIGIN_MEASURED};
+    bench.n_memory = 1;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_ceilings_init(c, h200, &bench, NULL, false, false, NULL, err) == 0, "%s",
+                  err);
+}
+
+START_TEST(lowest_memory_roof_judges)
+{
+    /* 1e9 FLOPs over 1e9 bytes (AI 1) in 500 us: 2 TB/s and 2 TFLOP/s. The
+     * measured 4000 GB/s is the lower roof: attainable 4 TFLOP/s, 50%;
+     * ridge 989.4 / 4.0 = 247.35 FLOP/B. */
+    static struct rl_ceilings c;
+    measured_ceilings(&c);
+    struct rl_trace_groups g = {0};
+    const uint32_t one[3] = {1, 1, 1};
+    const double bytes[3] = {1e9, NAN, NAN};
+    ck_assert_int_eq(rl_trace_groups_add(&g, "copy", one, one, "bf16", RL_ORIGIN_MEASURED, 1, 1e9,
+                                         bytes, 5e5),
+                     0);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    const struct rl_report_row *w = row(&r, "copy");
+    ck_assert_double_eq_tol(w->v.pct_of_roof, 50, 1e-9);
+    ck_assert_str_eq(w->sentence, "copy: 1 FLOP/B, 247x left of the BF16 ridge (247 FLOP/B): "
+                                  "bandwidth-bound (dram); 2 TB/s = 50% of measured HBM3e");
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+START_TEST(uncounted_launches_keep_one_basis)
+{
+    /* One counted launch (1e9 FLOPs, 1e9 bytes, 500 us) and one of the same
+     * kernel without counters (500 us). The rate and the bandwidth are the
+     * counted launch's: 2 TFLOP/s = 50% of 4 TFLOP/s, 2 TB/s; its share of
+     * the time is both launches' 1 ms. */
+    static struct rl_ceilings c;
+    measured_ceilings(&c);
+    struct rl_trace_groups g = {0};
+    const uint32_t one[3] = {1, 1, 1};
+    const double bytes[3] = {1e9, NAN, NAN}, none[3] = {NAN, NAN, NAN};
+    ck_assert_int_eq(rl_trace_groups_add(&g, "copy", one, one, "bf16", RL_ORIGIN_MEASURED, 1, 1e9,
+                                         bytes, 5e5),
+                     0);
+    ck_assert_int_eq(rl_trace_groups_add(&g, "copy", one, one, "", RL_ORIGIN_MEASURED, 1, NAN,
+                                         none, 5e5),
+                     0);
+    /* A counted launch without a time and a timed one without counters: no
+     * rate at all rather than one over the wrong time. */
+    ck_assert_int_eq(rl_trace_groups_add(&g, "mixed", one, one, "bf16", RL_ORIGIN_MEASURED, 1,
+                                         1e9, bytes, NAN),
+                     0);
+    ck_assert_int_eq(rl_trace_groups_add(&g, "mixed", one, one, "", RL_ORIGIN_MEASURED, 1, NAN,
+                                         none, 5e5),
+                     0);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    const struct rl_report_row *w = row(&r, "copy");
+    ck_assert_double_eq(w->time_ns, 1e6);
+    ck_assert_double_eq_tol(w->v.achieved_tflops, 2, 1e-12);
+    ck_assert_double_eq_tol(w->achieved_gbs, 2000, 1e-9);
+    ck_assert_double_eq_tol(w->v.pct_of_roof, 50, 1e-9);
+    ck_assert_str_eq(w->sentence, "copy: 1 FLOP/B, 247x left of the BF16 ridge (247 FLOP/B): "
+                                  "bandwidth-bound (dram); 2 TB/s = 50% of measured HBM3e");
+    const struct rl_report_row *m = row(&r, "mixed");
+    ck_assert(isnan(m->v.achieved_tflops));
+    ck_assert_str_eq(m->sentence, "mixed: 1 FLOP/B, 247x left of the BF16 ridge (247 FLOP/B): "
+                                  "bandwidth-bound (dram), at best 4 TFLOP/s (analytic: no time)");
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static char *render(int (*fn)(FILE *, const struct rl_report *, const struct rl_ceilings *),
                     const struct rl_report *r, const struct rl_ceilings *c)
 {
@@ -502,8 +691,13 @@ static Suite *report_suite(void)
     tcase_add_test(core, run_without_a_gpu);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
+    tcase_add_checked_fixture(limits, setup, NULL);
     tcase_add_test(limits, ncu_bad_input);
     tcase_add_test(limits, trace_bad_input);
+    tcase_add_test(limits, neither_below_ten_percent);
+    tcase_add_test(limits, compute_bound_distance);
+    tcase_add_test(limits, lowest_memory_roof_judges);
+    tcase_add_test(limits, uncounted_launches_keep_one_basis);
     suite_add_tcase(s, limits);
     return s;
 }
