@@ -120,6 +120,78 @@ START_TEST(decode_is_bytes_over_bandwidth)
 }
 END_TEST
 
+START_TEST(moe_decode_reads_k_experts)
+{
+    /* Mixtral 8x7B, batch 1: the token picks k = 2 of 8 experts, so a decode
+     * step reads 2 experts' FFN weights: gate/up 2 x 4096 x 14336 x 2
+     * matrices x 2 bytes = 469,762,048 bytes; down half that. */
+    struct rl_llm_model m = load("mixtral-8x7b");
+    struct rl_llm_config cfg = {RL_LLM_BF16, RL_LLM_KV_BF16};
+    struct rl_llm_phase_cost p;
+    rl_llm_phase(&m, &cfg, RL_LLM_DECODE, 1, 2048, &p);
+    ck_assert_str_eq(p.ops[8].name, "gate_up_proj");
+    ck_assert_double_eq(p.ops[8].weight_bytes, 2.0 * 4096 * 14336 * 2 * 2);
+    ck_assert_str_eq(p.ops[10].name, "down_proj");
+    ck_assert_double_eq(p.ops[10].weight_bytes, 2.0 * 14336 * 4096 * 2);
+    /* Batch 2: 8 (1 - (1 - 2/8)^2) = 8 x 0.4375 = 3.5 experts touched. */
+    rl_llm_phase(&m, &cfg, RL_LLM_DECODE, 2, 2048, &p);
+    ck_assert_double_eq_tol(p.ops[10].weight_bytes, 3.5 * 14336 * 4096 * 2, 1e-3);
+    /* Batch 64: nearly all 8 (8 (1 - 0.75^64) = 7.99999...). */
+    rl_llm_phase(&m, &cfg, RL_LLM_DECODE, 64, 2048, &p);
+    ck_assert_double_eq_tol(p.ops[10].weight_bytes, 8 * (1 - pow(0.75, 64)) * 14336 * 4096 * 2,
+                            1e-3);
+    /* On an H200 (4.8 TB/s), batch 1, context 2048: every operator
+     * memory-bound, 186.2 tokens/s, as `roofline llm --model mixtral-8x7b`
+     * prints it. */
+    static struct rl_ceilings c;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_ceilings_init(&c, h200, NULL, NULL, false, false, NULL, err), 0);
+    rl_llm_phase(&m, &cfg, RL_LLM_DECODE, 1, 2048, &p);
+    ck_assert_int_eq(rl_llm_evaluate(&p, &c, err), 0);
+    ck_assert_double_eq_tol(1e9 / p.time_ns, 186.2, 0.05);
+    ck_assert_double_eq_tol(p.time_ns, p.bytes / 4800.0, 1e-6 * p.time_ns);
+    /* A dense model touches its one FFN whatever the batch. */
+    struct rl_llm_model d = load("llama-3-8b");
+    rl_llm_phase(&d, &cfg, RL_LLM_DECODE, 64, 2048, &p);
+    ck_assert_double_eq(p.ops[9].weight_bytes, 14336.0 * 4096 * 2);
+}
+END_TEST
+
+START_TEST(measured_bandwidth_is_preferred)
+{
+    /* With a bench file, the measured DRAM roof prices the bytes, lower or
+     * higher than the datasheet's 4800 GB/s: at batch 1 every operator is
+     * memory-bound, so the step is its bytes over that bandwidth. */
+    struct rl_llm_model m = load("llama-3-8b");
+    struct rl_llm_config cfg = {RL_LLM_BF16, RL_LLM_KV_BF16};
+    static const double measured[] = {4000, 5200};
+    for (size_t i = 0; i < 2; i++) {
+        static struct rl_bench_ceilings bench;
+        memset(&bench, 0, sizeof bench);
+        bench.memory[0] = (struct rl_memory_roof){.level = RL_MEM_DRAM, .label = "HBM",
+                                                  .bandwidth_gbs = measured[i],
+                                                  .origin = RL_ORIGIN_MEASURED};
+        bench.n_memory = 1;
+        static struct rl_ceilings c;
+        char err[RL_ERRMSG_SIZE];
+        ck_assert_int_eq(rl_ceilings_init(&c, h200, &bench, NULL, false, false, NULL, err), 0);
+        ck_assert_uint_eq(c.n_memory, 3); /* datasheet HBM3e and L1, measured HBM */
+        struct rl_llm_phase_cost p;
+        rl_llm_phase(&m, &cfg, RL_LLM_DECODE, 1, 2048, &p);
+        ck_assert_int_eq(rl_llm_evaluate(&p, &c, err), 0);
+        ck_assert_double_eq_tol(p.time_ns, p.bytes / measured[i], 1e-6 * p.time_ns);
+    }
+    /* No DRAM roof at all: said. */
+    static struct rl_ceilings c;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_ceilings_init(&c, h200, NULL, NULL, false, false, "l1", err), 0);
+    struct rl_llm_phase_cost p;
+    rl_llm_phase(&m, &cfg, RL_LLM_DECODE, 1, 2048, &p);
+    ck_assert_int_eq(rl_llm_evaluate(&p, &c, err), RL_EUNSUPPORTED);
+    ck_assert_str_eq(err, "no DRAM bandwidth among the ceilings");
+}
+END_TEST
+
 START_TEST(crossover_of_square_layers)
 {
     /* A K x N linear in BF16 at batch B: 2BKN FLOP over 2KN + 2B(K + N)
@@ -223,6 +295,8 @@ static Suite *llm_suite(void)
     tcase_add_test(core, kv_cache_counts_kv_heads);
     tcase_add_test(core, decode_is_bytes_over_bandwidth);
     tcase_add_test(core, crossover_of_square_layers);
+    tcase_add_test(core, moe_decode_reads_k_experts);
+    tcase_add_test(core, measured_bandwidth_is_preferred);
     tcase_add_test(core, llm_command);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
