@@ -290,6 +290,104 @@ START_TEST(lint_catches_sparse_as_dense)
 }
 END_TEST
 
+/* Lint a copy of the shipped H100 SXM spec with one change. */
+static int lint(const struct rl_gpu_spec *s, char *err)
+{
+    err[0] = 0;
+    return rl_gpu_spec_lint(s, err);
+}
+
+START_TEST(lint_sparse_tolerance)
+{
+    struct rl_gpu_spec s = *gpu("h100-sxm");
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(lint(&s, err) == 0, "%s", err);
+    double *dense = s.peak_tflops[RL_PEAKS_TENSOR_DENSE];
+    double *sparse = s.peak_tflops[RL_PEAKS_TENSOR_SPARSE];
+    /* Sparse within 2 +- 0.04 of dense: 2.03x and 1.97x pass. */
+    dense[RL_PREC_BF16] = 1000;
+    sparse[RL_PREC_BF16] = 2030;
+    ck_assert_msg(lint(&s, err) == 0, "%s", err);
+    sparse[RL_PREC_BF16] = 1970;
+    ck_assert_msg(lint(&s, err) == 0, "%s", err);
+    /* 2.05x and 1.95x do not. */
+    sparse[RL_PREC_BF16] = 2050;
+    ck_assert_int_eq(lint(&s, err), RL_ESCHEMA);
+    ck_assert_str_eq(err, "h100-sxm: bf16 sparse 2050.0 is 2.05x dense 1000.0, not 2x: is a "
+                          "sparse figure quoted as dense?");
+    sparse[RL_PREC_BF16] = 1950;
+    ck_assert_int_eq(lint(&s, err), RL_ESCHEMA);
+    ck_assert_str_eq(err, "h100-sxm: bf16 sparse 1950.0 is 1.95x dense 1000.0, not 2x: is a "
+                          "sparse figure quoted as dense?");
+    /* The sparse figure quoted as dense: 1x. */
+    sparse[RL_PREC_BF16] = 1000;
+    ck_assert_int_eq(lint(&s, err), RL_ESCHEMA);
+    /* A sparse rate without a dense one is not compared. */
+    dense[RL_PREC_BF16] = NAN;
+    ck_assert_msg(lint(&s, err) == 0, "%s", err);
+}
+END_TEST
+
+START_TEST(lint_refuses_each_rule)
+{
+    const struct rl_gpu_spec *h100 = gpu("h100-sxm");
+    char err[RL_ERRMSG_SIZE], want[RL_ERRMSG_SIZE];
+    struct rl_gpu_spec s = *h100;
+    /* There is no sparse FP64, even at exactly 2x dense. */
+    s.peak_tflops[RL_PEAKS_TENSOR_DENSE][RL_PREC_FP64] = 67;
+    s.peak_tflops[RL_PEAKS_TENSOR_SPARSE][RL_PREC_FP64] = 134;
+    ck_assert_int_eq(lint(&s, err), RL_ESCHEMA);
+    ck_assert_str_eq(err, "h100-sxm: there is no sparse FP64");
+    /* No FP32 peak. */
+    s = *h100;
+    s.peak_tflops[RL_PEAKS_CUDA][RL_PREC_FP32] = NAN;
+    ck_assert_int_eq(lint(&s, err), RL_ESCHEMA);
+    ck_assert_str_eq(err, "h100-sxm: no FP32 peak");
+    /* FP32 within 2% of SMs x 128 lanes x 2 x clock: 1.019x passes, 1.021x
+     * does not. */
+    s = *h100;
+    double fp32 = s.sm_count * 128 * 2.0 * s.boost_clock_mhz * 1e-6;
+    s.peak_tflops[RL_PEAKS_CUDA][RL_PREC_FP32] = fp32 * 1.019;
+    ck_assert_msg(lint(&s, err) == 0, "%s", err);
+    s.peak_tflops[RL_PEAKS_CUDA][RL_PREC_FP32] = fp32 * 0.981;
+    ck_assert_msg(lint(&s, err) == 0, "%s", err);
+    s.peak_tflops[RL_PEAKS_CUDA][RL_PREC_FP32] = fp32 * 1.021;
+    ck_assert_int_eq(lint(&s, err), RL_ESCHEMA);
+    snprintf(want, sizeof want, "h100-sxm: FP32 %.1f TFLOP/s but %d SMs x 128 lanes x 2 x %.0f "
+             "MHz = %.1f", fp32 * 1.021, s.sm_count, s.boost_clock_mhz, fp32);
+    ck_assert_str_eq(err, want);
+    /* GV100 and GA100 have 64 FP32 lanes per SM: the H100's figure is twice
+     * theirs. */
+    s = *h100;
+    snprintf(s.chip, sizeof s.chip, "GA100");
+    ck_assert_int_eq(lint(&s, err), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, " x 64 lanes x "));
+    snprintf(s.chip, sizeof s.chip, "GV100");
+    ck_assert_int_eq(lint(&s, err), RL_ESCHEMA);
+    /* Dense FP16 Tensor Core equal to FP32 passes, below it does not. */
+    s = *h100;
+    fp32 = s.peak_tflops[RL_PEAKS_CUDA][RL_PREC_FP32];
+    s.peak_tflops[RL_PEAKS_TENSOR_DENSE][RL_PREC_FP16] = fp32;
+    s.peak_tflops[RL_PEAKS_TENSOR_SPARSE][RL_PREC_FP16] = 2 * fp32;
+    ck_assert_msg(lint(&s, err) == 0, "%s", err);
+    s.peak_tflops[RL_PEAKS_TENSOR_DENSE][RL_PREC_FP16] = fp32 - 0.5;
+    s.peak_tflops[RL_PEAKS_TENSOR_SPARSE][RL_PREC_FP16] = 2 * (fp32 - 0.5);
+    ck_assert_int_eq(lint(&s, err), RL_ESCHEMA);
+    snprintf(want, sizeof want, "h100-sxm: FP16 Tensor Core %.1f below FP32 CUDA cores %.1f",
+             fp32 - 0.5, fp32);
+    ck_assert_str_eq(err, want);
+    /* Tensor clock equal to the boost clock passes, 1 MHz above does not. */
+    s = *h100;
+    s.tensor_clock_mhz = s.boost_clock_mhz;
+    ck_assert_msg(lint(&s, err) == 0, "%s", err);
+    s.tensor_clock_mhz = s.boost_clock_mhz + 1;
+    ck_assert_int_eq(lint(&s, err), RL_ESCHEMA);
+    snprintf(want, sizeof want, "h100-sxm: tensor clock %.0f MHz above boost clock %.0f MHz",
+             s.boost_clock_mhz + 1, s.boost_clock_mhz);
+    ck_assert_str_eq(err, want);
+}
+END_TEST
+
 START_TEST(database_rejects_bad_folder)
 {
     char err[RL_ERRMSG_SIZE];
@@ -333,6 +431,8 @@ static Suite *spec_suite(void)
     tcase_add_test(limits, wrong_type_names_key_and_line);
     tcase_add_test(limits, provenance_is_enforced);
     tcase_add_test(limits, lint_catches_sparse_as_dense);
+    tcase_add_test(limits, lint_sparse_tolerance);
+    tcase_add_test(limits, lint_refuses_each_rule);
     tcase_add_test(limits, database_rejects_bad_folder);
     suite_add_tcase(s, limits);
     return s;
