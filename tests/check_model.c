@@ -120,6 +120,69 @@ START_TEST(hierarchy_picks_the_tightest_level)
 }
 END_TEST
 
+START_TEST(attainable_is_min_of_roofs_and_monotone)
+{
+    /* Property over AI from 1e-3 to 1e6 FLOP/B, three roofs: attainable =
+     * min(peak, AI x bandwidth), never decreasing in AI, reaching the peak
+     * exactly from the ridge on. */
+    static const double peaks[] = {19.5, 989.4, 1000}, bws[] = {2039, 4800, 5000};
+    for (int r = 0; r < 3; r++) {
+        double prev = 0;
+        for (double ai = 1e-3; ai < 1e6; ai *= 1.07) {
+            double a = rl_attainable_tflops(peaks[r], bws[r], ai);
+            double want = fmin(peaks[r], ai * bws[r] * 1e-3);
+            ck_assert_double_eq_tol(a, want, 1e-12 * want);
+            ck_assert_msg(a >= prev, "attainable fell from %g to %g at AI %g", prev, a, ai);
+            prev = a;
+            /* The classifier agrees with the formula. */
+            struct rl_compute_roof c = {.name = "x", .peak_tflops = peaks[r]};
+            struct rl_memory_roof m = {.level = RL_MEM_DRAM, .bandwidth_gbs = bws[r]};
+            struct rl_kernel_perf k = {ai * 1e6, {1e6, NAN, NAN}, NAN};
+            struct rl_verdict v;
+            ck_assert_int_eq(rl_classify(&k, &c, &m, 1, &v, NULL), 0);
+            ck_assert_double_eq_tol(v.attainable_tflops, want, 1e-9 * want);
+        }
+        ck_assert_double_eq(prev, peaks[r]);
+        double ridge = rl_ridge_flop_per_byte(peaks[r], bws[r]);
+        ck_assert_double_eq(rl_attainable_tflops(peaks[r], bws[r], 2 * ridge), peaks[r]);
+        ck_assert_double_lt(rl_attainable_tflops(peaks[r], bws[r], 0.5 * ridge), peaks[r]);
+    }
+}
+END_TEST
+
+START_TEST(verdict_flips_exactly_at_the_ridge)
+{
+    /* 1000 TFLOP/s over 5000 GB/s: ridge exactly 200 FLOP/B. One byte and
+     * 200 FLOPs is at the ridge (compute); the next double below is memory. */
+    struct rl_verdict v = judge(kernel(200, 1, NAN));
+    ck_assert_double_eq(v.ai_flop_per_byte[RL_MEM_DRAM], 200);
+    ck_assert_int_eq(v.bound, RL_BOUND_COMPUTE);
+    ck_assert_double_eq(v.ridge_distance_x, 1);
+    v = judge(kernel(nextafter(200, 0), 1, NAN));
+    ck_assert_int_eq(v.bound, RL_BOUND_MEMORY);
+    ck_assert_double_lt(v.attainable_tflops, 1000);
+    ck_assert_double_gt(v.ridge_distance_x, 1);
+    /* Scanning AI: memory strictly left of the ridge, compute at and right. */
+    for (double ai = 1; ai < 1e5; ai *= 1.5) {
+        v = judge(kernel(ai, 1, NAN));
+        ck_assert_int_eq(v.bound, ai < 200 ? RL_BOUND_MEMORY : RL_BOUND_COMPUTE);
+    }
+    /* With L2 (20000 GB/s, ridge 50) tighter than DRAM: the flip follows the
+     * limiting level's ridge. DRAM AI 400, L2 AI 40: L2 limits at 800 TFLOP/s,
+     * memory-bound; L2 AI 50: compute. */
+    struct rl_memory_roof mem[2] = {dram, l2};
+    struct rl_kernel_perf k = {4e8, {1e6, 1e7, NAN}, NAN};
+    ck_assert_int_eq(rl_classify(&k, &roof, mem, 2, &v, NULL), 0);
+    ck_assert_int_eq(v.bound, RL_BOUND_MEMORY);
+    ck_assert_int_eq(v.limiter, RL_MEM_L2);
+    ck_assert_double_eq(v.attainable_tflops, 800);
+    k.bytes[RL_MEM_L2] = 8e6;
+    ck_assert_int_eq(rl_classify(&k, &roof, mem, 2, &v, NULL), 0);
+    ck_assert_int_eq(v.bound, RL_BOUND_COMPUTE);
+    ck_assert_double_eq(v.attainable_tflops, 1000);
+}
+END_TEST
+
 START_TEST(zero_time_and_zero_bytes_are_not_divided_by)
 {
     struct rl_verdict v = judge(kernel(1e9, 1e6, 0));
@@ -245,6 +308,8 @@ static Suite *model_suite(void)
     suite_add_tcase(s, spec);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, classification_edges);
+    tcase_add_test(limits, attainable_is_min_of_roofs_and_monotone);
+    tcase_add_test(limits, verdict_flips_exactly_at_the_ridge);
     tcase_add_test(limits, zero_time_and_zero_bytes_are_not_divided_by);
     tcase_add_test(limits, invalid_inputs_are_rejected);
     suite_add_tcase(s, limits);
