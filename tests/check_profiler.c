@@ -10,8 +10,10 @@
 #include "trace.h"
 #include "tracer.h"
 
+#include <cupti.h>
 #include <cupti_result.h>
 #include <dlfcn.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,6 +347,145 @@ START_TEST(trace_round_trip)
 }
 END_TEST
 
+/* A step run three times timing only, then once counted (builtin.c): its
+ * time is the clean runs' median, its FLOPs the counted run's. */
+START_TEST(timing_only_runs_give_the_step_time)
+{
+    /* Step 0: two launches per run, runs 0-2 timing only, run 3 counted.
+     * Step 1: one launch, three timing-only runs and no counted one
+     * (--metrics none): timed, and it lends its formula. */
+    struct rl_trace_kernel k[11];
+    const uint64_t ns[4] = {100, 300, 200, 900};
+    for (int r = 0; r < 4; r++)
+        for (int j = 0; j < 2; j++) {
+            struct rl_trace_kernel *x = &k[2 * r + j];
+            *x = kernel(j ? "gemv_b" : "gemv_a", 64, 1000u * (uint64_t)(2 * r + j + 1),
+                        ns[r] + 10u * j);
+            x->step = 0;
+            x->run = r;
+            x->timing_only = r < 3;
+        }
+    for (int j = 0; j < 2; j++) {
+        q_default(k[6 + j].q);
+        k[6 + j].q[RL_Q_FFMA] = 1000;
+        k[6 + j].q[RL_Q_DRAM_READ] = 4000;
+        k[6 + j].counts = RL_COUNTS_COUNTERS;
+    }
+    for (int r = 0; r < 3; r++) {
+        k[8 + r] = kernel("rmsnorm", 1, 20000u + 1000u * (uint64_t)r, 50u + 10u * (uint64_t)r);
+        k[8 + r].step = 1, k[8 + r].run = r, k[8 + r].timing_only = true;
+    }
+    ck_assert_int_eq(rl_trace_fill_sampled(k, 11), 6); /* the clean runs borrow */
+    struct rl_trace_step steps[2] = {{"gemv x2", 4000, 8000, "fp32"},
+                                     {"rmsnorm 4096", 3.0 * 4096, 4.0 * 4096, "fp32"}};
+    struct rl_trace_meta m = {.tool = "roofline test", .created = "2026-11-29T00:00:00Z",
+                              .program = "test", .counters_mode = "default",
+                              .counters_status = "ok", .tensor_flops_per_op = NAN,
+                              .setconfig = "per-launch", .launches_in_capture = 2};
+    char path[512], err[RL_ERRMSG_SIZE];
+    snprintf(path, sizeof path, "%s/runs.json", rl_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    ck_assert_int_eq(rl_trace_write(f, &m, k, 11, steps, 2), 0);
+    fclose(f);
+    assert_schema(path);
+    cJSON *doc;
+    ck_assert_msg(rl_json_parse_file(path, &doc, err) == 0, "%s", err);
+    const cJSON *c = cJSON_GetObjectItem(doc, "counters");
+    ck_assert_str_eq(rl_json_string(c, "setconfig"), "per-launch");
+    ck_assert_double_eq(rl_json_number(c, "launches_in_capture"), 2);
+    const cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "steps"), 0);
+    ck_assert_double_eq(rl_json_number(s0, "launches"), 2);
+    ck_assert_double_eq(rl_json_number(s0, "counted_launches"), 2);
+    ck_assert_double_eq(rl_json_number(s0, "timed_runs"), 3);
+    ck_assert_double_eq(rl_json_number(s0, "time_ns"), 200 + 210); /* median run, not 900 */
+    ck_assert_double_eq(rl_json_number(s0, "time_min_ns"), 100 + 110);
+    ck_assert_double_eq(rl_json_number(s0, "time_max_ns"), 300 + 310);
+    ck_assert_double_eq(rl_json_number(s0, "counted_run_time_ns"), 900 + 910);
+    ck_assert_double_eq(rl_json_number(s0, "flops"), 4000); /* the counted run only */
+    ck_assert_double_eq(rl_json_number(s0, "flops_vs_analytic"), 1);
+    const cJSON *s1 = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "steps"), 1);
+    ck_assert_double_eq(rl_json_number(s1, "launches"), 1);
+    ck_assert_double_eq(rl_json_number(s1, "counted_launches"), 0);
+    ck_assert_double_eq(rl_json_number(s1, "time_ns"), 60);
+    ck_assert_ptr_null(cJSON_GetObjectItem(s1, "counted_run_time_ns"));
+    ck_assert_ptr_null(cJSON_GetObjectItem(s1, "flops"));
+    const cJSON *ks = cJSON_GetObjectItem(doc, "kernels");
+    const cJSON *k0 = cJSON_GetArrayItem(ks, 0), *k6 = cJSON_GetArrayItem(ks, 6);
+    ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(k0, "timing_only")));
+    ck_assert_str_eq(rl_json_string(k0, "counts"), "sampled");
+    ck_assert_ptr_null(cJSON_GetObjectItem(k6, "timing_only"));
+    ck_assert_str_eq(rl_json_string(k6, "counts"), "counters");
+    ck_assert_str_eq(rl_json_string(cJSON_GetArrayItem(ks, 9), "counts"), "analytic");
+    cJSON_Delete(doc);
+}
+END_TEST
+
+/* A launch into a stream being captured for a CUDA graph is never counted:
+ * the tracer finds the launch's stream in each driver launch call's params
+ * and counts only when cuStreamIsCapturing said "not capturing". */
+START_TEST(capture_is_never_counted)
+{
+    void *st = NULL, *mine = (void *)(uintptr_t)0x5150;
+    cuLaunchKernel_params lk;
+    memset(&lk, 0, sizeof lk);
+    lk.hStream = (CUstream)mine;
+    ck_assert(rl_tracer_launch_stream(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &lk, &st));
+    ck_assert_ptr_eq(st, mine);
+    cuLaunchKernel_ptsz_params lp;
+    memset(&lp, 0, sizeof lp);
+    ck_assert(rl_tracer_launch_stream(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, &lp, &st));
+    ck_assert_ptr_eq(st, (void *)CU_STREAM_PER_THREAD); /* NULL there is the thread's stream */
+    lk.hStream = NULL;
+    ck_assert(rl_tracer_launch_stream(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &lk, &st));
+    ck_assert_ptr_null(st); /* the legacy stream */
+    cuLaunchCooperativeKernel_params lc;
+    memset(&lc, 0, sizeof lc);
+    lc.hStream = (CUstream)mine;
+    ck_assert(rl_tracer_launch_stream(CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, &lc,
+                                      &st));
+    ck_assert_ptr_eq(st, mine);
+    CUlaunchConfig cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.hStream = (CUstream)mine;
+    cuLaunchKernelEx_params le = {.config = &cfg};
+    st = NULL;
+    ck_assert(rl_tracer_launch_stream(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz, &le, &st));
+    ck_assert_ptr_eq(st, mine);
+    le.config = NULL;
+    ck_assert(!rl_tracer_launch_stream(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, &le, &st));
+    ck_assert(!rl_tracer_launch_stream(CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &lk, &st));
+    ck_assert(rl_tracer_capture_allows_counting(CUDA_SUCCESS, CU_STREAM_CAPTURE_STATUS_NONE));
+    ck_assert(!rl_tracer_capture_allows_counting(CUDA_SUCCESS, CU_STREAM_CAPTURE_STATUS_ACTIVE));
+    ck_assert(!rl_tracer_capture_allows_counting(CUDA_SUCCESS,
+                                                 CU_STREAM_CAPTURE_STATUS_INVALIDATED));
+    /* The legacy stream while a blocking stream is captured (global mode). */
+    ck_assert(!rl_tracer_capture_allows_counting(CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,
+                                                 CU_STREAM_CAPTURE_STATUS_NONE));
+    ck_assert(!rl_tracer_capture_allows_counting(CUDA_ERROR_INVALID_HANDLE,
+                                                 CU_STREAM_CAPTURE_STATUS_NONE));
+}
+END_TEST
+
+/* CUPTI loads libnvperf_host.so by name; the profiler loads the one beside
+ * the libcupti in use first, so the two always come from one CUDA. */
+START_TEST(nvperf_host_beside_cupti)
+{
+    struct rl_metric_set *set = build("GH100", RL_SET_DEFAULT);
+    free(set);
+    const char *nv = rl__nvperf_preload();
+    ck_assert_ptr_nonnull(nv);
+    Dl_info cu;
+    ck_assert(dladdr((void *)cuptiGetResultString, &cu) && cu.dli_fname);
+    char a[PATH_MAX], b[PATH_MAX];
+    ck_assert_ptr_nonnull(realpath(nv, a));
+    ck_assert_ptr_nonnull(realpath(cu.dli_fname, b));
+    *strrchr(a, '/') = 0;
+    *strrchr(b, '/') = 0;
+    ck_assert_str_eq(a, b);
+    ck_assert_str_eq(rl__nvperf_preload(), nv); /* once per process */
+}
+END_TEST
+
 START_TEST(timing_only_trace_cannot_be_charted)
 {
     struct rl_trace_kernel k = kernel("k", 1, 10, 10);
@@ -400,6 +541,7 @@ START_TEST(injection_fails_cleanly)
         char pattern[600];
         snprintf(pattern, sizeof pattern, "%s/%%p.json", dir);
         setenv("ROOFLINE_TRACE_FILE", pattern, 1);
+        unsetenv("NVTX_INJECTION64_PATH");
         void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
         if (!h)
             _exit(10);
@@ -408,6 +550,14 @@ START_TEST(injection_fails_cleanly)
             _exit(11);
         if (init() != 1) /* never reports failure to the driver: the program runs on */
             _exit(12);
+        /* NVTX is pointed at this library (not at a libcupti file a program
+         * may hold another copy of), and finds its entry points there. */
+        const char *nvtx = getenv("NVTX_INJECTION64_PATH");
+        char want[PATH_MAX], got[PATH_MAX];
+        if (!nvtx || !realpath(lib, want) || !realpath(nvtx, got) || strcmp(want, got) != 0)
+            _exit(13);
+        if (!dlsym(h, "InitializeInjectionNvtx2") || !dlsym(h, "InitializeInjectionNvtxExtension"))
+            _exit(14);
         exit(0); /* through atexit, as a program would */
     }
     close(fds[1]);
@@ -511,12 +661,15 @@ static Suite *profiler_suite(void)
     tcase_add_test(metrics, fallbacks_per_chip);
     tcase_add_test(metrics, unknown_chip);
     tcase_add_test(metrics, quantities_sum_terms);
+    tcase_add_test(metrics, nvperf_host_beside_cupti);
     suite_add_tcase(s, metrics);
     TCase *counts = tcase_create("counts");
     tcase_add_test(counts, counts_cuda_cores);
     tcase_add_test(counts, counts_tensor);
     tcase_add_test(counts, sampled_counts);
     tcase_add_test(counts, trace_round_trip);
+    tcase_add_test(counts, timing_only_runs_give_the_step_time);
+    tcase_add_test(counts, capture_is_never_counted);
     tcase_add_test(counts, timing_only_trace_cannot_be_charted);
     tcase_add_test(counts, explanations_name_the_fix);
     suite_add_tcase(s, counts);

@@ -36,7 +36,8 @@ static const char usage_text[] =
     "  --samples N      counted launches per kernel, grid and block (default 1; 0:\n"
     "                   every launch); other launches borrow their counts (\"sampled\")\n"
     "  --builtin NAME   trace one of roofline's workloads instead of a program\n"
-    "  --reps N         runs of each built-in step (default 1)\n"
+    "  --reps N         timing-only runs of each built-in step, its time their median\n"
+    "                   (default 3); with counters one more run is counted\n"
     "  --tokens N       decode context and prefill length of the built-ins (2048)\n"
     "  --device N       GPU for the calibration and built-in workloads (default 0)\n"
     "  --quiet          no summary\n"
@@ -170,7 +171,9 @@ static void set_env(const struct child_env *e)
 {
     char buf[64];
     setenv("CUDA_INJECTION64_PATH", e->inject, 1);
-    setenv("NVTX_INJECTION64_PATH", e->cupti, 0); /* keep a user's own NVTX tool */
+    /* NVTX loads the injection library, which hands over to the libcupti it
+     * uses (a program may load another copy); a user's own NVTX tool stays. */
+    setenv("NVTX_INJECTION64_PATH", e->inject, 0);
     setenv("ROOFLINE_TRACE_FILE", e->pattern, 1);
     setenv("ROOFLINE_TRACE_METRICS", e->metrics, 1);
     if (e->kernel)
@@ -478,7 +481,7 @@ int cmd_trace(int argc, char **argv)
     struct trace_opts o = {.out = "roofline-trace.json",
                            .counters = RL_TRACE_COUNTERS_DEFAULT,
                            .samples = 1,
-                           .reps = 1};
+                           .reps = 3};
     int c;
     char *end;
     optind = 1;
@@ -548,7 +551,7 @@ int cmd_trace(int argc, char **argv)
     if (o.top && o.builtin)
         return cli_usage_error("trace", "--top runs a program twice: not with --builtin");
     if (o.reps == 0)
-        o.reps = 1;
+        o.reps = 3;
     char err[RL_ERRMSG_SIZE];
     const struct rl_device_api *api;
     if (rl_device_open(&api, err)) {

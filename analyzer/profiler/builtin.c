@@ -176,10 +176,28 @@ static int calibrate(int device, int counters, struct rl_calibration *cal, char 
 
 /* ---- built-in workloads ---------------------------------------------------- */
 
+/* Each step runs `clean` times timing only, then (with counters) once more
+ * counted: its time is the median of the clean runs, never a launch under
+ * counter replay; its FLOPs and bytes come from the counted run. The
+ * workload runs a step's repetitions back to back (STEP in workloads.c),
+ * so the n-th consecutive begin of one label is run n % runs. */
+struct hook_state {
+    bool verbose;
+    int clean, runs;        /* runs = clean + 1 with counters, else clean */
+    char label[256];
+    int seen;               /* consecutive begins of label */
+};
+
 static void hook_begin(void *ctx, const char *label, const struct rl_step_cost *cost)
 {
-    (void)ctx;
-    rl_tracer_step_begin(label, cost->flops, cost->bytes, cost->precision);
+    struct hook_state *h = ctx;
+    if (strncmp(h->label, label, sizeof h->label) != 0) {
+        snprintf(h->label, sizeof h->label, "%s", label);
+        h->seen = 0;
+    }
+    int run = h->seen++ % h->runs;
+    rl_tracer_step_begin_run(label, cost->flops, cost->bytes, cost->precision, run,
+                             run < h->clean);
 }
 
 static void hook_end(void *ctx)
@@ -190,8 +208,8 @@ static void hook_end(void *ctx)
 
 static void hook_note(void *ctx, const char *text)
 {
-    bool verbose = ctx && *(const bool *)ctx;
-    if (verbose)
+    const struct hook_state *h = ctx;
+    if (h && h->verbose)
         fprintf(stderr, "roofline: %s\n", text);
     rl_tracer_note(text);
 }
@@ -238,16 +256,17 @@ static int trace_builtin(const struct rl_trace_request *req, struct rl_calibrati
                  counters_name(req->counters));
     }
     if (rc == RL_OK) {
+        struct hook_state hs = {.verbose = req->verbose, .clean = req->reps > 0 ? req->reps : 3};
+        hs.runs = hs.clean + (req->counters != RL_TRACE_COUNTERS_NONE);
         struct rl_wl_options wo = {
             .device = req->device,
-            .reps = req->reps > 0 ? req->reps : 1,
+            .reps = hs.runs,
             .decode_context = req->decode_context,
             .prefill_tokens = req->prefill_tokens,
             .shapes = req->shapes,
             .n_shapes = req->n_shapes,
         };
-        bool verbose = req->verbose;
-        struct rl_wl_hooks hooks = {hook_begin, hook_end, &verbose};
+        struct rl_wl_hooks hooks = {hook_begin, hook_end, &hs};
         rc = rl_workload_run(req->workload, &wo, &hooks, hook_note, errmsg);
         if (rc == RL_EVERIFY)
             rl_tracer_note(errmsg);

@@ -13,7 +13,9 @@
  *   ROOFLINE_TENSOR_CHECK          the calibration's line, copied to the trace
  *   ROOFLINE_TRACE_QUIET           1: no line on stderr
  * The library links libcupti only: libcuda is the program's, reached at run
- * time. A failure to trace is one line on stderr; the program runs on.
+ * time. A failure to trace is one line on stderr; the program runs on. It is
+ * also the program's NVTX tool (NVTX_INJECTION64_PATH), forwarding to the
+ * libcupti it uses.
  */
 #define _GNU_SOURCE
 #include "tracer.h"
@@ -23,6 +25,7 @@
 #include <cupti.h>
 #include <dlfcn.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,16 +64,60 @@ static void cmdline(char *out, size_t size)
             out[i] = ' ';
 }
 
-/* Point NVTX at libcupti, so NVTX ranges reach our callbacks, unless the
- * program chose another NVTX tool. */
-static void nvtx_to_cupti(void)
+/* ---- NVTX: this library is the program's NVTX tool, handing over to CUPTI ---- */
+
+/* NVTX_INJECTION64_PATH names this library, not a libcupti file: a program
+ * (PyTorch) may load its own libcupti, and the one this library's tracer
+ * subscribed to is the copy it was linked against, whichever that is. NVTX
+ * dlopen()s the path and calls InitializeInjectionNvtx2 (nvtx3's
+ * nvtxDetail/nvtxInit.h; extension modules call
+ * InitializeInjectionNvtxExtension): both go to that libcupti's own. */
+typedef const void *(*nvtx_get_export_table)(uint32_t table_id);
+typedef int (*nvtx_init)(nvtx_get_export_table get_table);
+typedef int (*nvtx_ext_init)(void *module_info);
+
+/* A symbol of the libcupti this library uses (never this library's own). */
+static void *cupti_symbol(const char *name)
+{
+    Dl_info info;
+    if (!dladdr((void *)cuptiSubscribe, &info) || !info.dli_fname)
+        return NULL;
+    void *h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+    void *sym = h ? dlsym(h, name) : NULL;
+    if (h)
+        dlclose(h); /* stays loaded: this library needs it */
+    return sym;
+}
+
+EXPORT int InitializeInjectionNvtx2(nvtx_get_export_table get_table);
+EXPORT int InitializeInjectionNvtxExtension(void *module_info);
+
+EXPORT int InitializeInjectionNvtx2(nvtx_get_export_table get_table)
+{
+    nvtx_init init = (nvtx_init)cupti_symbol("InitializeInjectionNvtx2");
+    return init ? init(get_table) : 0; /* 0: NVTX goes on without a tool */
+}
+
+EXPORT int InitializeInjectionNvtxExtension(void *module_info)
+{
+    nvtx_ext_init init = (nvtx_ext_init)cupti_symbol("InitializeInjectionNvtxExtension");
+    return init ? init(module_info) : 0;
+}
+
+/* Point NVTX at this library, so NVTX ranges reach our callbacks, unless
+ * the program chose another NVTX tool. */
+static void nvtx_to_self(void)
 {
     if (getenv("NVTX_INJECTION64_PATH"))
         return;
+    /* A static function's address: an exported name may resolve to the
+     * libcupti's of the same name (it exports InitializeInjectionNvtx2). */
     Dl_info info;
-    if (dladdr((void *)cuptiSubscribe, &info) && info.dli_fname)
+    if (dladdr((void *)cupti_symbol, &info) && info.dli_fname)
         setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
 }
+
+/* ---- CUDA injection ----------------------------------------------------------- */
 
 EXPORT int InitializeInjection(void);
 
@@ -115,7 +162,7 @@ EXPORT int InitializeInjection(void)
     const char *f = getenv("ROOFLINE_TENSOR_FLOPS_PER_OP");
     if (f && *f)
         opt.tensor_flops_per_op = strtod(f, NULL);
-    nvtx_to_cupti();
+    nvtx_to_self();
     char err[RL_ERRMSG_SIZE];
     if (rl_tracer_start(&opt, err)) {
         if (!quiet)

@@ -4,16 +4,66 @@
  * which name a chip has is asked of the CUPTI 13.0 host API, no GPU
  * needed (see shared/notes/CUPTI.md).
  */
+#define _GNU_SOURCE
 #include "metrics.h"
 
 #include "error.h"
 
+#include <cupti.h>
 #include <cupti_profiler_host.h>
 #include <cupti_result.h>
+#include <dlfcn.h>
+#include <link.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- libnvperf_host, beside the libcupti in use ---------------------------- */
+
+/* CUPTI dlopen()s libnvperf_host.so by name: whatever the search path finds
+ * first, which may belong to another CUDA than the libcupti loaded (pip's
+ * nvidia-cuda-cupti beside /usr/local/cuda). Load the one in libcupti's own
+ * folder first, with CUPTI's flags; CUPTI's dlopen then finds it by its
+ * soname. Where that folder has none, CUPTI's own search stands. */
+static char nvperf_path[4096];
+static pthread_once_t nvperf_once = PTHREAD_ONCE_INIT;
+
+static void loaded_path(void *h)
+{
+    struct link_map *lm = NULL;
+    if (h && dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name)
+        snprintf(nvperf_path, sizeof nvperf_path, "%s", lm->l_name);
+}
+
+static void nvperf_load(void)
+{
+    void *h = dlopen("libnvperf_host.so", RTLD_NOW | RTLD_NOLOAD);
+    if (h) { /* already there: that is the one CUPTI will use */
+        loaded_path(h);
+        dlclose(h);
+        return;
+    }
+    Dl_info cu;
+    if (!dladdr((void *)cuptiGetResultString, &cu) || !cu.dli_fname)
+        return;
+    const char *slash = strrchr(cu.dli_fname, '/');
+    if (!slash)
+        return;
+    char path[sizeof nvperf_path];
+    snprintf(path, sizeof path, "%.*s/libnvperf_host.so", (int)(slash - cu.dli_fname),
+             cu.dli_fname);
+    h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND); /* kept for the process */
+    if (h)
+        loaded_path(h);
+}
+
+const char *rl__nvperf_preload(void)
+{
+    pthread_once(&nvperf_once, nvperf_load);
+    return nvperf_path[0] ? nvperf_path : NULL;
+}
 
 /* ---- CUPTI host objects -------------------------------------------------- */
 
@@ -28,6 +78,7 @@ static const char *result_name(CUptiResult r)
 static int host_open(const char *chip, const uint8_t *avail, CUpti_Profiler_Host_Object **obj,
                      char *errmsg)
 {
+    rl__nvperf_preload();
     CUpti_Profiler_Host_Initialize_Params p = {
         .structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
     p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;

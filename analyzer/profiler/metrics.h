@@ -65,6 +65,13 @@ int rl_metric_evaluate(struct rl_metric_evaluator *ev, const uint8_t *data, size
 
 void rl_metric_evaluator_close(struct rl_metric_evaluator *ev);
 
+/* Load libnvperf_host.so from the folder of the libcupti in use, before
+ * CUPTI looks for it by name (once per process; the profiler calls it
+ * first). Returns the path of the libnvperf_host.so loaded, or NULL when
+ * neither that folder nor the loaded libraries have one (CUPTI's own
+ * search then applies). */
+const char *rl__nvperf_preload(void);
+
 /* Sum each quantity's terms from per-name values (NAN when not collected). */
 void rl_metric_set_quantities(const struct rl_metric_set *set, const double *name_values,
                               double *q_values);

@@ -109,6 +109,8 @@ static void write_kernel(FILE *f, const struct rl_trace_kernel *k, double factor
         key(f, "step", false);
         put_string(f, step->label);
     }
+    if (k->timing_only)
+        fputs(", \"timing_only\": true", f);
     key(f, "counts", false);
     put_string(f, counts_name(origin));
     key(f, "flops", false);
@@ -138,10 +140,72 @@ static void write_kernel(FILE *f, const struct rl_trace_kernel *k, double factor
     fprintf(f, ", \"origin\": \"%s\"}", origin == RL_COUNTS_ANALYTIC ? "analytic" : "measured");
 }
 
-/* A step: its launches, their summed time and (when every launch was
- * counted) summed counters, beside the analytic cost. */
-static void write_step(FILE *f, const struct rl_trace_step *s, size_t index,
-                       const struct rl_trace_kernel *k, size_t n, double factor)
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median, min and max over the timing-only runs of step `index` of the
+ * run times (each run's launches summed; runs with an untimed launch left
+ * out); *runs gets how many were used, *per_run the launches of its first
+ * run. Returns -1 when out of memory. */
+static int clean_times(const struct rl_trace_kernel *k, size_t n, size_t index, double t[3],
+                       size_t *runs, size_t *per_run)
+{
+    t[0] = t[1] = t[2] = NAN;
+    *runs = *per_run = 0;
+    int max_run = -1;
+    for (size_t i = 0; i < n; i++)
+        if (k[i].step == (int)index && k[i].timing_only && k[i].run > max_run)
+            max_run = k[i].run;
+    if (max_run < 0)
+        return 0;
+    size_t nr = (size_t)max_run + 1;
+    double *sum = calloc(nr, sizeof *sum);
+    size_t *count = calloc(nr, sizeof *count);
+    bool *untimed = calloc(nr, sizeof *untimed);
+    if (!sum || !count || !untimed) {
+        free(sum);
+        free(count);
+        free(untimed);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (k[i].step != (int)index || !k[i].timing_only || k[i].run < 0)
+            continue;
+        count[k[i].run]++;
+        if (timed(&k[i]))
+            sum[k[i].run] += (double)(k[i].end_ns - k[i].start_ns);
+        else
+            untimed[k[i].run] = true;
+    }
+    size_t used = 0;
+    for (size_t r = 0; r < nr; r++) {
+        if (count[r] && !*per_run)
+            *per_run = count[r];
+        if (count[r] && !untimed[r])
+            sum[used++] = sum[r];
+    }
+    if (used) {
+        qsort(sum, used, sizeof *sum, cmp_double);
+        t[0] = used % 2 ? sum[used / 2] : (sum[used / 2 - 1] + sum[used / 2]) / 2;
+        t[1] = sum[0];
+        t[2] = sum[used - 1];
+    }
+    *runs = used;
+    free(sum);
+    free(count);
+    free(untimed);
+    return 0;
+}
+
+/* A step: its launches, their time and (when every launch was counted)
+ * summed counters, beside the analytic cost. A step run several times
+ * (builtin.c) has timing-only runs, whose median is its time, and one run
+ * whose launches were counted. */
+static int write_step(FILE *f, const struct rl_trace_step *s, size_t index,
+                      const struct rl_trace_kernel *k, size_t n, double factor)
 {
     double q[RL_Q_COUNT];
     for (int i = 0; i < RL_Q_COUNT; i++)
@@ -149,7 +213,7 @@ static void write_step(FILE *f, const struct rl_trace_step *s, size_t index,
     size_t launches = 0, counted = 0, with_time = 0;
     double time_ns = 0;
     for (size_t i = 0; i < n; i++) {
-        if (k[i].step != (int)index)
+        if (k[i].step != (int)index || k[i].timing_only)
             continue;
         launches++;
         if (timed(&k[i])) {
@@ -162,12 +226,29 @@ static void write_step(FILE *f, const struct rl_trace_step *s, size_t index,
                 q[j] += k[i].q[j]; /* NAN stays NAN: a quantity not collected */
         }
     }
+    double clean[3];
+    size_t runs, per_run;
+    if (clean_times(k, n, index, clean, &runs, &per_run))
+        return -1;
+    double own_time = launches && with_time == launches ? time_ns : NAN;
     fputs("    {", f);
     key(f, "label", true);
     put_string(f, s->label);
-    fprintf(f, ", \"launches\": %zu, \"counted_launches\": %zu", launches, counted);
+    fprintf(f, ", \"launches\": %zu, \"counted_launches\": %zu", launches ? launches : per_run,
+            counted);
     key(f, "time_ns", false);
-    put_number(f, launches && with_time == launches ? time_ns : NAN);
+    put_number(f, per_run ? clean[0] : own_time);
+    if (per_run) {
+        fprintf(f, ", \"timed_runs\": %zu", runs);
+        key(f, "time_min_ns", false);
+        put_number(f, clean[1]);
+        key(f, "time_max_ns", false);
+        put_number(f, clean[2]);
+        if (launches) {
+            key(f, "counted_run_time_ns", false);
+            put_number(f, own_time);
+        }
+    }
     key(f, "analytic_flops", false);
     put_number(f, s->analytic_flops);
     key(f, "analytic_bytes", false);
@@ -190,17 +271,28 @@ static void write_step(FILE *f, const struct rl_trace_step *s, size_t index,
         put_number(f, s->analytic_bytes > 0 ? c.dram_bytes / s->analytic_bytes : NAN);
     }
     fputc('}', f);
+    return 0;
 }
 
 int rl_trace_write(FILE *f, const struct rl_trace_meta *m, const struct rl_trace_kernel *k,
                    size_t n, const struct rl_trace_step *steps, size_t n_steps)
 {
-    size_t *launches = calloc(n_steps ? n_steps : 1, sizeof *launches);
+    /* Launches per run of each step: of its counted run, else of its first
+     * timing-only run. */
+    size_t *launches = calloc(2 * (n_steps ? n_steps : 1), sizeof *launches);
     if (!launches)
         return -1;
+    size_t *first_clean = launches + (n_steps ? n_steps : 1);
     for (size_t i = 0; i < n; i++)
-        if (k[i].step >= 0 && (size_t)k[i].step < n_steps)
-            launches[k[i].step]++;
+        if (k[i].step >= 0 && (size_t)k[i].step < n_steps) {
+            if (!k[i].timing_only)
+                launches[k[i].step]++;
+            else if (k[i].run == 0)
+                first_clean[k[i].step]++;
+        }
+    for (size_t i = 0; i < n_steps; i++)
+        if (!launches[i])
+            launches[i] = first_clean[i];
     fputs("{\n  \"schema_version\": 1,\n  \"format\": \"roofline-trace\",\n", f);
     fputs("  \"tool\": ", f);
     put_string(f, m->tool);
@@ -250,6 +342,13 @@ int rl_trace_write(FILE *f, const struct rl_trace_meta *m, const struct rl_trace
         fputs(", \"tensor_check\": ", f);
         put_string(f, m->tensor_check);
     }
+    if (m->setconfig) {
+        fputs(", \"setconfig\": ", f);
+        put_string(f, m->setconfig);
+    }
+    if (m->counters_mode && strcmp(m->counters_mode, "none") != 0)
+        fprintf(f, ", \"launches_in_capture\": %llu",
+                (unsigned long long)m->launches_in_capture);
     fputs("},\n", f);
     fprintf(f, "  \"dropped_records\": %llu,\n  \"incomplete\": %s,\n",
             (unsigned long long)m->dropped_records, m->incomplete ? "true" : "false");
@@ -263,7 +362,10 @@ int rl_trace_write(FILE *f, const struct rl_trace_meta *m, const struct rl_trace
     if (n_steps) {
         fputs("  \"steps\": [\n", f);
         for (size_t i = 0; i < n_steps; i++) {
-            write_step(f, &steps[i], i, k, n, m->tensor_flops_per_op);
+            if (write_step(f, &steps[i], i, k, n, m->tensor_flops_per_op)) {
+                free(launches);
+                return -1;
+            }
             fputs(i + 1 < n_steps ? ",\n" : "\n", f);
         }
         fputs("  ],\n", f);

@@ -29,6 +29,8 @@ struct rl_trace_kernel {
     uint32_t stream, device, context, correlation, graph;
     char *nvtx;                 /* enclosing NVTX ranges, "outer/inner"; owned, may be NULL */
     int step;                   /* index into the trace's steps, -1 outside any */
+    int run;                    /* which run of the step (0 first) */
+    bool timing_only;           /* launched in a timing-only run: never counted */
     enum rl_counts_origin counts;
     double q[RL_Q_COUNT];       /* counter quantities (NAN: not collected) */
 };
@@ -62,6 +64,8 @@ struct rl_trace_meta {
     bool incomplete;            /* written from a signal handler or before the end */
     int signal;                 /* the signal that ended the program, 0 */
     const char *notes;          /* NULL or one line */
+    const char *setconfig;      /* "once", "per-launch"; NULL without counters */
+    uint64_t launches_in_capture; /* selected launches timed only: stream being captured */
 };
 
 /* Write a whole trace as JSON to f. Returns 0 or -1 (I/O error). */

@@ -133,16 +133,25 @@ struct launch {
     uint32_t corr_driver, corr_runtime;
     char *nvtx;      /* owned */
     int step;        /* -1 none */
+    int run;         /* the step's run (rl_tracer_step_begin_run) */
+    bool clean;      /* a timing-only run: never counted */
     bool counted;
     double q[RL_Q_COUNT];
 };
 
 enum prof_state { PROF_UNSET, PROF_READY, PROF_FAILED };
 
+/* How often SetConfig is called: once per profiler session (NVIDIA's range
+ * profiling sample), or before every counted launch when CUPTI refused to
+ * reuse the configuration on a second launch. */
+enum setconfig_mode { SETCONFIG_ONCE, SETCONFIG_PER_LAUNCH };
+
 static struct tracer {
     bool active, finished;
-    pthread_mutex_t lock;        /* everything below */
-    pthread_mutex_t count_lock;  /* held from Start to Stop of a counted launch */
+    pthread_mutex_t lock;        /* the records below; never held across a CUPTI call that
+                                  * can wait for buffer_completed (which takes it) */
+    pthread_mutex_t count_lock;  /* the profiler object: held from its set-up or Start to
+                                  * the Stop and decoding of a counted launch */
     struct rl_tracer_options opt;
     char *out_path, *program, *names_text, *tensor_check;
     regex_t regex;
@@ -159,6 +168,9 @@ static struct tracer {
     struct rl_trace_step *steps;
     size_t n_steps, cap_steps;
     int step_now;                /* -1 outside a step */
+    int step_run;                /* the run of step_now */
+    bool step_clean;             /* step_now's run is timing only */
+    uint64_t in_capture;         /* selected launches skipped: stream being captured */
     struct u64map fn_selected;   /* CUfunction -> 1 selected, 2 not */
     struct u64map sig_counted;   /* hash(function, grid, block) -> launches counted */
     uint64_t dropped;
@@ -182,6 +194,8 @@ static struct tracer {
     size_t data_size;
     double factor;
     bool profiler_initialized;
+    enum setconfig_mode setconfig;
+    unsigned armed;              /* launches armed since the last SetConfig */
     /* signals */
     struct sigaction old_sa[32];
     volatile sig_atomic_t in_signal;
@@ -301,7 +315,7 @@ const char *rl_tracer_explain(int result, char *buf, size_t size)
     return buf;
 }
 
-/* Turn counters off for the rest of the run. Holds T.lock. */
+/* Turn counters off for the rest of the run. Holds count_lock, not T.lock. */
 static void counters_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static void counters_fail(const char *fmt, ...)
@@ -309,13 +323,17 @@ static void counters_fail(const char *fmt, ...)
     if (T.prof == PROF_FAILED)
         return;
     T.prof = PROF_FAILED;
+    pthread_mutex_lock(&T.lock);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(T.reason, sizeof T.reason, fmt, ap);
     va_end(ap);
+    pthread_mutex_unlock(&T.lock);
     if (T.opt.verbose)
         fprintf(stderr, "roofline: counters off, timing only: %s\n", T.reason);
 }
+
+static void note_locked(const char *text);
 
 #define CUPTI_CALL(call, what)                                                                 \
     do {                                                                                       \
@@ -352,11 +370,18 @@ static bool support_ok(int dev)
     return false;
 }
 
-/* Set counters up on ctx, the current context of this thread. Holds T.lock. */
+static CUptiResult counter_data_init(void);
+static CUptiResult counters_configure(const char **what);
+
+/* Set counters up on ctx, the current context of this thread. Holds
+ * count_lock (not T.lock: CUPTI may wait for the activity buffer thread). */
 static bool counters_setup(CUcontext ctx)
 {
     int dev = current_device();
+    pthread_mutex_lock(&T.lock);
     learn_device(dev);
+    pthread_mutex_unlock(&T.lock);
+    rl__nvperf_preload();
     if (!T.profiler_initialized) {
         CUpti_Profiler_Initialize_Params ip = {
             .structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
@@ -410,19 +435,94 @@ static bool counters_setup(CUcontext ctx)
         counters_fail("out of memory");
         return false;
     }
+    /* The configuration is set once per session, as in NVIDIA's range
+     * profiling sample; counter data is initialised again per launch. */
+    T.setconfig = SETCONFIG_ONCE;
+    T.armed = 0;
+    const char *what;
+    CUptiResult r = counters_configure(&what);
+    if (r != CUPTI_SUCCESS) {
+        char b[RL_ERRMSG_SIZE];
+        counters_fail("%s: %s", what, rl_tracer_explain(r, b, sizeof b));
+        return false;
+    }
     T.prof = PROF_READY;
     return true;
 }
 
-/* Arm the profiler for the next launch. Holds T.lock. */
+/* Once-per-session SetConfig refused on a later launch: SetConfig before
+ * every launch from now on. Holds count_lock. */
+static void setconfig_fall_back(const char *why)
+{
+    T.setconfig = SETCONFIG_PER_LAUNCH;
+    char line[RL_ERRMSG_SIZE + 160];
+    snprintf(line, sizeof line,
+             "CUPTI refused to reuse the session's SetConfig on counted launch %u (%s): "
+             "SetConfig before every counted launch from then on",
+             T.armed + 1, why);
+    pthread_mutex_lock(&T.lock);
+    note_locked(line);
+    pthread_mutex_unlock(&T.lock);
+}
+
+/* Arm the profiler for the next launch. Holds count_lock. */
 static bool counters_start(void)
+{
+    const char *what = "starting a range";
+    CUptiResult r = CUPTI_SUCCESS;
+    if (T.armed > 0) { /* the session's first launch uses the image set up with it */
+        if (T.setconfig == SETCONFIG_PER_LAUNCH)
+            r = counters_configure(&what);
+        else if ((r = counter_data_init()) != CUPTI_SUCCESS)
+            what = "initialising counter data";
+    }
+    if (r == CUPTI_SUCCESS) {
+        CUpti_RangeProfiler_Start_Params st = {
+            .structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+        st.pRangeProfilerObject = T.rp;
+        r = cuptiRangeProfilerStart(&st);
+    }
+    if (r != CUPTI_SUCCESS && T.setconfig == SETCONFIG_ONCE && T.armed > 0) {
+        char why[RL_ERRMSG_SIZE];
+        snprintf(why, sizeof why, "%s: %s", what, cupti_text(r));
+        setconfig_fall_back(why);
+        what = "starting a range";
+        r = counters_configure(&what);
+        if (r == CUPTI_SUCCESS) {
+            CUpti_RangeProfiler_Start_Params st = {
+                .structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+            st.pRangeProfilerObject = T.rp;
+            r = cuptiRangeProfilerStart(&st);
+        }
+    }
+    if (r != CUPTI_SUCCESS) {
+        char b[RL_ERRMSG_SIZE];
+        counters_fail("%s: %s", what, rl_tracer_explain(r, b, sizeof b));
+        return false;
+    }
+    T.armed++;
+    return true;
+}
+
+/* The counter data image, initialised for the next range. */
+static CUptiResult counter_data_init(void)
 {
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params ip = {
         .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
     ip.pRangeProfilerObject = T.rp;
     ip.counterDataSize = T.data_size;
     ip.pCounterData = T.data;
-    CUPTI_CALL(cuptiRangeProfilerCounterDataImageInitialize(&ip), "initialising counter data");
+    return cuptiRangeProfilerCounterDataImageInitialize(&ip);
+}
+
+/* Counter data initialised, then SetConfig (auto range, kernel replay, one
+ * nesting level); *what names the call that failed. Holds count_lock. */
+static CUptiResult counters_configure(const char **what)
+{
+    *what = "initialising counter data";
+    CUptiResult r = counter_data_init();
+    if (r != CUPTI_SUCCESS)
+        return r;
     CUpti_RangeProfiler_SetConfig_Params cp = {
         .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
     cp.pRangeProfilerObject = T.rp;
@@ -437,48 +537,62 @@ static bool counters_start(void)
     cp.minNestingLevel = 1;
     cp.passIndex = 0;
     cp.targetNestingLevel = 1;
-    CUPTI_CALL(cuptiRangeProfilerSetConfig(&cp), "configuring the range profiler");
-    CUpti_RangeProfiler_Start_Params st = {
-        .structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-    st.pRangeProfilerObject = T.rp;
-    CUPTI_CALL(cuptiRangeProfilerStart(&st), "starting a range");
-    return true;
+    *what = "configuring the range profiler";
+    r = cuptiRangeProfilerSetConfig(&cp);
+    if (r == CUPTI_SUCCESS)
+        T.armed = 0;
+    return r;
 }
 
-/* Stop, decode and evaluate; the launch's quantities into q. Holds T.lock. */
+/* Stop, decode and evaluate; the launch's quantities into q. Holds
+ * count_lock only: Stop and DecodeData may wait for CUPTI's buffer thread,
+ * which takes T.lock in buffer_completed. A launch armed without its own
+ * SetConfig that fails here turns SetConfig per launch on (the launch stays
+ * uncounted); any other failure turns counters off. */
 static bool counters_stop(const char *what, double *q)
 {
+    bool reused = T.setconfig == SETCONFIG_ONCE && T.armed > 1;
+    char why[RL_ERRMSG_SIZE], b[RL_ERRMSG_SIZE];
+    CUptiResult r;
     CUpti_RangeProfiler_Stop_Params sp = {
         .structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
     sp.pRangeProfilerObject = T.rp;
-    CUPTI_CALL(cuptiRangeProfilerStop(&sp), "stopping a range");
-    if (!sp.isAllPassSubmitted) {
-        counters_fail("kernel replay did not submit every pass for %s", what);
-        return false;
-    }
     CUpti_RangeProfiler_DecodeData_Params dp = {
         .structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     dp.pRangeProfilerObject = T.rp;
-    CUPTI_CALL(cuptiRangeProfilerDecodeData(&dp), "decoding counters");
     CUpti_RangeProfiler_GetCounterDataInfo_Params ip = {
         .structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
     ip.pCounterDataImage = T.data;
     ip.counterDataImageSize = T.data_size;
-    CUPTI_CALL(cuptiRangeProfilerGetCounterDataInfo(&ip), "reading counter data");
-    if (ip.numTotalRanges == 0) {
-        counters_fail("the range profiler recorded no range for %s (%zu dropped)", what,
-                      dp.numOfRangeDropped);
+    if ((r = cuptiRangeProfilerStop(&sp)) != CUPTI_SUCCESS)
+        snprintf(why, sizeof why, "stopping a range: %s", rl_tracer_explain(r, b, sizeof b));
+    else if (!sp.isAllPassSubmitted)
+        snprintf(why, sizeof why, "kernel replay did not submit every pass for %s", what);
+    else if ((r = cuptiRangeProfilerDecodeData(&dp)) != CUPTI_SUCCESS)
+        snprintf(why, sizeof why, "decoding counters: %s", rl_tracer_explain(r, b, sizeof b));
+    else if ((r = cuptiRangeProfilerGetCounterDataInfo(&ip)) != CUPTI_SUCCESS)
+        snprintf(why, sizeof why, "reading counter data: %s", rl_tracer_explain(r, b, sizeof b));
+    else if (ip.numTotalRanges == 0)
+        snprintf(why, sizeof why, "the range profiler recorded no range for %s (%zu dropped)",
+                 what, dp.numOfRangeDropped);
+    else
+        why[0] = 0;
+    if (why[0]) {
+        if (reused)
+            setconfig_fall_back(why);
+        else
+            counters_fail("%s", why);
         return false;
     }
     double values[RL_Q_COUNT * RL_Q_MAX_TERMS], sum[RL_Q_COUNT * RL_Q_MAX_TERMS] = {0};
     char err[RL_ERRMSG_SIZE];
-    for (size_t r = 0; r < ip.numTotalRanges; r++) {
-        if (rl_metric_evaluate(T.eval, T.data, T.data_size, r, values, err)) {
+    for (size_t i = 0; i < ip.numTotalRanges; i++) {
+        if (rl_metric_evaluate(T.eval, T.data, T.data_size, i, values, err)) {
             counters_fail("%s", err);
             return false;
         }
-        for (int i = 0; i < T.set.n_names; i++)
-            sum[i] += values[i];
+        for (int j = 0; j < T.set.n_names; j++)
+            sum[j] += values[j];
     }
     rl_metric_set_quantities(&T.set, sum, q);
     return true;
@@ -543,8 +657,10 @@ static bool name_selected(CUfunction f, const char *symbol)
     return sel;
 }
 
+/* Does this launch still want counting (name filters, samples left)? With
+ * take, it uses one of its (function, grid, block)'s samples. */
 static bool launch_selected(CUfunction f, const char *symbol, const uint32_t *grid,
-                            const uint32_t *block)
+                            const uint32_t *block, bool take)
 {
     if (T.force)
         return true;
@@ -558,8 +674,78 @@ static bool launch_selected(CUfunction f, const char *symbol, const uint32_t *gr
     uint32_t *n = map_get(&T.sig_counted, h);
     if (n && *n >= (uint32_t)T.opt.samples)
         return false;
-    map_put(&T.sig_counted, h, n ? *n + 1 : 1);
+    if (take)
+        map_put(&T.sig_counted, h, n ? *n + 1 : 1);
     return true;
+}
+
+/* ---- stream capture -------------------------------------------------------- */
+
+bool rl_tracer_launch_stream(int cbid, const void *params, void **stream)
+{
+    /* A per-thread-default-stream entry point (_ptsz) means that stream by
+     * NULL; the plain query would read NULL as the legacy stream. */
+    CUstream s;
+    bool ptsz = false;
+    switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+        s = ((const cuLaunchKernel_params *)params)->hStream;
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+        s = ((const cuLaunchKernel_ptsz_params *)params)->hStream, ptsz = true;
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+        s = ((const cuLaunchCooperativeKernel_params *)params)->hStream;
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+        s = ((const cuLaunchCooperativeKernel_ptsz_params *)params)->hStream, ptsz = true;
+        break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+        const CUlaunchConfig *c = ((const cuLaunchKernelEx_params *)params)->config;
+        if (!c)
+            return false;
+        s = c->hStream;
+        ptsz = cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz;
+        break;
+    }
+    default:
+        return false;
+    }
+    *stream = (void *)(ptsz && !s ? CU_STREAM_PER_THREAD : s);
+    return true;
+}
+
+bool rl_tracer_capture_allows_counting(int query_result, int capture_status)
+{
+    return query_result == CUDA_SUCCESS && capture_status == CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+typedef CUresult (*fn_stream_is_capturing)(CUstream, CUstreamCaptureStatus *);
+
+/* Is this launch recorded into a CUDA graph being captured, or would the
+ * replay's synchronisation break a capture? Then it is timed only. The
+ * launch's stream is asked, and the legacy stream, which answers
+ * CUDA_ERROR_STREAM_CAPTURE_IMPLICIT while a blocking stream of the context
+ * is captured (cudaStreamIsCapturing's rule). Any failure to tell counts as
+ * capturing. One or two driver calls, only for launches that would be
+ * counted. Holds T.lock (no CUPTI call). */
+static bool launch_in_capture(CUpti_CallbackId cbid, const void *params)
+{
+    static fn_stream_is_capturing is_capturing; /* written once, under T.lock */
+    if (!is_capturing)
+        is_capturing = (fn_stream_is_capturing)cuda_sym("cuStreamIsCapturing");
+    void *stream;
+    if (!is_capturing || !rl_tracer_launch_stream((int)cbid, params, &stream))
+        return true;
+    CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUresult r = is_capturing((CUstream)stream, &st);
+    if (!rl_tracer_capture_allows_counting(r, st))
+        return true;
+    if (stream == NULL || stream == (void *)CU_STREAM_LEGACY)
+        return false;
+    r = is_capturing(CU_STREAM_LEGACY, &st);
+    return !rl_tracer_capture_allows_counting(r, st);
 }
 
 /* Function, grid and block of a launch call; false for graph launches and
@@ -625,7 +811,8 @@ static char *nvtx_path(void)
 }
 
 /* Record a launch's context; its index, or -1. Holds T.lock. */
-static long launch_add(uint32_t corr_driver, uint32_t corr_runtime, char *nvtx, int step)
+static long launch_add(uint32_t corr_driver, uint32_t corr_runtime, char *nvtx, int step,
+                       int run, bool clean)
 {
     if (T.n_l == T.cap_l) {
         size_t cap = T.cap_l ? T.cap_l * 2 : 1024;
@@ -641,6 +828,8 @@ static long launch_add(uint32_t corr_driver, uint32_t corr_runtime, char *nvtx, 
     l->corr_runtime = corr_runtime;
     l->nvtx = nvtx;
     l->step = step;
+    l->run = run;
+    l->clean = clean;
     for (int q = 0; q < RL_Q_COUNT; q++)
         l->q[q] = NAN;
     if (map_put(&T.by_corr, corr_driver, (uint32_t)T.n_l + 1) ||
@@ -649,6 +838,9 @@ static long launch_add(uint32_t corr_driver, uint32_t corr_runtime, char *nvtx, 
     return (long)T.n_l++;
 }
 
+/* Launch callbacks. A counted launch holds count_lock from its ENTER to its
+ * EXIT (other threads' launches wait); T.lock is taken only for the records,
+ * never across a profiler call. */
 static void on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
     if (cb->callbackSite == CUPTI_API_EXIT) {
@@ -658,14 +850,14 @@ static void on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             t_nested--;
             return;
         }
-        pthread_mutex_lock(&T.lock);
         double q[RL_Q_COUNT];
         const char *what = cb->symbolName ? cb->symbolName : "a kernel";
         if (T.prof == PROF_READY && counters_stop(what, q)) {
+            pthread_mutex_lock(&T.lock);
             memcpy(T.l[t_counting].q, q, sizeof q);
             T.l[t_counting].counted = true;
+            pthread_mutex_unlock(&T.lock);
         }
-        pthread_mutex_unlock(&T.lock);
         t_counting = -1;
         pthread_mutex_unlock(&T.count_lock);
         return;
@@ -686,32 +878,40 @@ static void on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     pthread_mutex_lock(&T.lock);
     if (!T.have_gpu)
         learn_device(current_device());
-    bool select = counting && shaped && T.prof != PROF_FAILED &&
-                  launch_selected(f, cb->symbolName, grid, block);
+    bool select = counting && shaped && T.prof != PROF_FAILED && !T.step_clean &&
+                  launch_selected(f, cb->symbolName, grid, block, false);
+    if (select && launch_in_capture(cbid, cb->functionParams)) {
+        T.in_capture++; /* its sample stays for a launch outside the capture */
+        select = false;
+    }
+    if (select)
+        launch_selected(f, cb->symbolName, grid, block, true);
     long idx = -1;
     if (nvtx || T.step_now >= 0 || select) {
-        idx = launch_add(cb->correlationId, t_runtime_corr, nvtx, T.step_now);
+        idx = launch_add(cb->correlationId, t_runtime_corr, nvtx, T.step_now, T.step_run,
+                         T.step_clean);
         if (idx < 0)
             free(nvtx);
     } else {
         free(nvtx);
     }
+    pthread_mutex_unlock(&T.lock);
     if (select && idx >= 0 && T.prof == PROF_UNSET && !counters_setup(cb->context))
         select = false;
     if (select && idx >= 0 && T.prof == PROF_READY && cb->context != T.prof_ctx) {
         static const char other_ctx[] =
             "counters are read in the first context that launched a selected kernel; launches "
             "in other contexts are timed only";
+        pthread_mutex_lock(&T.lock);
         if (!strstr(T.notes, other_ctx))
             note_locked(other_ctx);
+        pthread_mutex_unlock(&T.lock);
         select = false;
     }
     if (select && idx >= 0 && T.prof == PROF_READY && counters_start()) {
         t_counting = idx;
-        pthread_mutex_unlock(&T.lock);
         return; /* count_lock is held until the launch's EXIT */
     }
-    pthread_mutex_unlock(&T.lock);
     if (counting)
         pthread_mutex_unlock(&T.count_lock);
 }
@@ -847,7 +1047,7 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
             /* Records of a dying context must be read before it goes. */
             cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
             const CUpti_ResourceData *r = data;
-            pthread_mutex_lock(&T.lock);
+            pthread_mutex_lock(&T.count_lock); /* the profiler object's lock */
             if (T.rp && r->context == T.prof_ctx) {
                 CUpti_RangeProfiler_Disable_Params p = {
                     .structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
@@ -857,7 +1057,7 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
                 if (T.prof == PROF_READY)
                     T.prof = PROF_FAILED; /* no reason: nothing went wrong */
             }
-            pthread_mutex_unlock(&T.lock);
+            pthread_mutex_unlock(&T.count_lock);
         }
         break;
     default:
@@ -980,6 +1180,11 @@ int rl_tracer_start(const struct rl_tracer_options *opt, char *errmsg)
     T.prof = PROF_UNSET;
     T.reason[0] = T.notes[0] = 0;
     T.step_now = -1;
+    T.step_run = 0;
+    T.step_clean = false;
+    T.in_capture = 0;
+    T.setconfig = SETCONFIG_ONCE;
+    T.armed = 0;
     T.dropped = 0;
     T.force = false;
     if (opt->kernel_regex) {
@@ -1045,7 +1250,20 @@ int rl_tracer_start(const struct rl_tracer_options *opt, char *errmsg)
 
 void rl_tracer_step_begin(const char *label, double flops, double bytes, const char *precision)
 {
+    rl_tracer_step_begin_run(label, flops, bytes, precision, 0, false);
+}
+
+void rl_tracer_step_begin_run(const char *label, double flops, double bytes,
+                              const char *precision, int run, bool timing_only)
+{
     pthread_mutex_lock(&T.lock);
+    if (run > 0 && T.n_steps > 0 && strcmp(T.steps[T.n_steps - 1].label, label ? label : "?") == 0) {
+        T.step_now = (int)T.n_steps - 1; /* the same operation again */
+        T.step_run = run;
+        T.step_clean = timing_only;
+        pthread_mutex_unlock(&T.lock);
+        return;
+    }
     if (T.n_steps == T.cap_steps) {
         size_t cap = T.cap_steps ? 2 * T.cap_steps : 32;
         struct rl_trace_step *s = realloc(T.steps, cap * sizeof *s);
@@ -1062,8 +1280,11 @@ void rl_tracer_step_begin(const char *label, double flops, double bytes, const c
     s->analytic_flops = flops;
     s->analytic_bytes = bytes;
     snprintf(s->precision, sizeof s->precision, "%s", precision ? precision : "");
-    if (s->label)
+    if (s->label) {
         T.step_now = (int)T.n_steps++;
+        T.step_run = run > 0 ? run : 0;
+        T.step_clean = timing_only;
+    }
     pthread_mutex_unlock(&T.lock);
 }
 
@@ -1071,6 +1292,8 @@ void rl_tracer_step_end(void)
 {
     pthread_mutex_lock(&T.lock);
     T.step_now = -1;
+    T.step_run = 0;
+    T.step_clean = false;
     pthread_mutex_unlock(&T.lock);
 }
 
@@ -1083,7 +1306,7 @@ int rl_tracer_step_counters(const char *label, double q[RL_Q_COUNT], int *launch
     pthread_mutex_lock(&T.lock);
     for (size_t i = 0; i < T.n_l; i++) {
         const struct launch *l = &T.l[i];
-        if (l->step < 0 || strcmp(T.steps[l->step].label, label) != 0)
+        if (l->step < 0 || l->clean || strcmp(T.steps[l->step].label, label) != 0)
             continue;
         ++*launches;
         if (!l->counted)
@@ -1149,6 +1372,8 @@ static void join(void)
             continue;
         struct launch *l = &T.l[*idx - 1];
         k->step = l->step;
+        k->run = l->run;
+        k->timing_only = l->clean;
         if (l->nvtx && !k->nvtx)
             k->nvtx = strdup(l->nvtx);
         /* A graph launch shares one correlation id among its kernels:
@@ -1199,6 +1424,10 @@ static int write_trace(bool incomplete, int signal, char *errmsg)
         .incomplete = incomplete,
         .signal = signal,
         .notes = T.notes[0] ? T.notes : NULL,
+        .setconfig = !T.set.n_names                      ? NULL
+                     : T.setconfig == SETCONFIG_PER_LAUNCH ? "per-launch"
+                                                           : "once",
+        .launches_in_capture = T.in_capture,
     };
     struct rl_atomic_file f;
     int rc = rl_atomic_open(&f, T.out_path, errmsg);

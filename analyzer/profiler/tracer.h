@@ -47,6 +47,13 @@ void rl_tracer_step_begin(const char *label, double analytic_flops, double analy
                           const char *precision);
 void rl_tracer_step_end(void);
 
+/* One run of a step. Run 0 opens a new step (rl_tracer_step_begin); a later
+ * run of the same label reopens the step opened last: the same operation
+ * again. A timing_only run is never counted: the step's time is the median
+ * of its timing-only runs, its FLOPs and bytes come from its other run. */
+void rl_tracer_step_begin_run(const char *label, double analytic_flops, double analytic_bytes,
+                              const char *precision, int run, bool timing_only);
+
 /* Counter quantities summed over the counted launches of the step labelled
  * `label` so far (available right after the step, before any flush).
  * Returns the number of counted launches; *launches gets all launches. */
@@ -80,6 +87,15 @@ void rl_demangle(const char *mangled, char *buf, size_t size);
  * tests: the one-line reason and fix for a CUPTI error (privileges,
  * another profiler, vGPU, MIG...). */
 const char *rl_tracer_explain(int cupti_result, char *buf, size_t size);
+
+/* The stream a driver launch callback's params name (cbid a
+ * CUPTI_DRIVER_TRACE_CBID_*; the per-thread stream for a _ptsz NULL):
+ * false for other calls. And whether a launch on a stream may be counted,
+ * from cuStreamIsCapturing's result and status: only when not capturing
+ * and the query worked (a launch into a CUDA graph capture is timed only;
+ * counting it would synchronise inside the capture). */
+bool rl_tracer_launch_stream(int cbid, const void *params, void **stream);
+bool rl_tracer_capture_allows_counting(int query_result, int capture_status);
 
 #ifdef __cplusplus
 }
