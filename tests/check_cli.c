@@ -317,6 +317,27 @@ START_TEST(gpu_suites_run_unforked)
 }
 END_TEST
 
+/* One integer parser: --device x is a usage error (exit 2, one line) in
+ * every command that takes it, before any GPU is looked for. */
+START_TEST(device_option_parsed_alike)
+{
+    static const char *const cmds[] = {"bench", "trace", "run", "llm"};
+    static const char *const bad[] = {"x", "-1", "1.5", "", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        for (size_t j = 0; j < sizeof bad / sizeof bad[0]; j++) {
+            struct rl_run r = RUN(cmds[i], "--device", bad[j]);
+            ck_assert_msg(r.status == 2, "%s --device '%s': exit %d: %s", cmds[i], bad[j],
+                          r.status, r.err);
+            ck_assert_int_eq(rl_test_count(r.err, "\n"), 2); /* the line and the usage hint */
+            char want[160];
+            snprintf(want, sizeof want, "--device needs a whole number in 0..1023, not '%s'",
+                     bad[j]);
+            ck_assert_msg(strstr(r.err, want) != NULL, "%s: %s", cmds[i], r.err);
+            rl_run_release(&r);
+        }
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -335,6 +356,7 @@ static Suite *cli_suite(void)
     tcase_add_test(limits, bench_without_a_gpu);
     tcase_add_test(limits, charts_skipped_without_gnuplot);
     tcase_add_test(limits, gpu_suites_run_unforked);
+    tcase_add_test(limits, device_option_parsed_alike);
     suite_add_tcase(s, limits);
     return s;
 }

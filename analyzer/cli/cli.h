@@ -50,6 +50,14 @@ int cli_report_run(const struct cli_report_opts *o);
 
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One integer option: `arg` a whole number in lo..hi into *out, CLI_OK; else
+ * the usage error "<cmd>: OPTION needs a whole number in lo..hi, not 'ARG'",
+ * CLI_USAGE (exit 2). Every command parses its integer options with it. */
+int cli_parse_int(const char *cmd, const char *option, const char *arg, long lo, long hi,
+                  int *out);
+/* The largest GPU index any --device takes. */
+#define CLI_MAX_DEVICE 1023
+
 /* What a chart render's result means for a command: RL_OK is CLI_OK; gnuplot
  * missing (RL_ENOTOOL) is a warning and CLI_OK, since the script and data
  * are written and every other output still comes; anything else is an

@@ -135,7 +135,10 @@ int cmd_bench(int argc, char **argv)
         switch (c) {
         case 'q': quick = true; break;
         case 'n': only = optarg; break;
-        case 'd': device = atoi(optarg); break;
+        case 'd':
+            if (cli_parse_int("bench", "--device", optarg, 0, CLI_MAX_DEVICE, &device))
+                return CLI_USAGE;
+            break;
         case 'o': output = optarg; break;
         case 'j': json = true; break;
         case 'l': list_benchmarks(); return CLI_OK;

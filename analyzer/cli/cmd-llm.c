@@ -462,14 +462,12 @@ int cmd_llm(int argc, char **argv)
         case 'j': json = true; break;
         case 'M': do_measure = true; break;
         case 'd':
-            device = (int)strtol(optarg, &end, 10);
-            if (*end || end == optarg || device < 0)
-                return cli_usage_error("llm", "--device needs a number >= 0");
+            if (cli_parse_int("llm", "--device", optarg, 0, CLI_MAX_DEVICE, &device))
+                return CLI_USAGE;
             break;
         case 's':
-            r.seq = (int)strtol(optarg, &end, 10);
-            if (*end || end == optarg || r.seq < 1 || r.seq > 10000000)
-                return cli_usage_error("llm", "--seq needs a number of tokens from 1");
+            if (cli_parse_int("llm", "--seq", optarg, 1, 10000000, &r.seq))
+                return CLI_USAGE;
             break;
         case 'p':
             if ((v = rl_llm_precision_parse(optarg)) < 0)

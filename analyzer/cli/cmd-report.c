@@ -236,11 +236,13 @@ int cmd_report(int argc, char **argv)
         case 'f': o.formats = optarg; break;
         case 'L': o.title = optarg; break;
         case 'j': o.json = true; break;
-        case 'r':
-            o.rows = strtol(optarg, &end, 10);
-            if (*end || end == optarg || o.rows < 0)
-                return cli_usage_error("report", "--rows needs a whole number >= 0");
+        case 'r': {
+            int rows;
+            if (cli_parse_int("report", "--rows", optarg, 0, 1000000000, &rows))
+                return CLI_USAGE;
+            o.rows = rows;
             break;
+        }
         case 'T':
             o.tensor_factor = strtod(optarg, &end);
             if (*end || end == optarg || !(o.tensor_factor > 0))

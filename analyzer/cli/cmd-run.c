@@ -101,24 +101,24 @@ int cmd_run(int argc, char **argv)
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *dir = "roofline-run", *gpu = NULL, *device = "0";
-    int tokens = 2048;
+    int tokens = 2048, device_index = 0;
     bool no_gpu = false;
     int c;
-    char *end;
     optind = 1;
     while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
         switch (c) {
         case 'o': dir = optarg; break;
         case 'g': gpu = optarg; break;
-        case 'd': device = optarg; break;
-        case 'n': no_gpu = true; break;
-        case 't': {
-            long v = strtol(optarg, &end, 10);
-            if (*end || end == optarg || v < 16 || v > 65536)
-                return cli_usage_error("run", "--tokens needs a number in 16..65536");
-            tokens = (int)v;
+        case 'd':
+            if (cli_parse_int("run", "--device", optarg, 0, CLI_MAX_DEVICE, &device_index))
+                return CLI_USAGE;
+            device = optarg;
             break;
-        }
+        case 'n': no_gpu = true; break;
+        case 't':
+            if (cli_parse_int("run", "--tokens", optarg, 16, 65536, &tokens))
+                return CLI_USAGE;
+            break;
         case 'h': fputs(usage_text, stdout); return CLI_OK;
         default: return cli_usage_error("run", "unknown option");
         }
@@ -133,7 +133,7 @@ int cmd_run(int argc, char **argv)
     const struct rl_device_api *api = NULL;
     struct rl_device_info dev;
     bool have_gpu = !no_gpu && rl_device_open(&api, err) == RL_OK &&
-                    api->query(atoi(device), &dev, err) == RL_OK;
+                    api->query(device_index, &dev, err) == RL_OK;
     if (!have_gpu) {
         const char *g = gpu ? gpu : "h200";
         printf("roofline run: no GPU measured (%s): the datasheet roofline of %s with the "

@@ -483,7 +483,6 @@ int cmd_trace(int argc, char **argv)
                            .samples = 1,
                            .reps = 3};
     int c;
-    char *end;
     optind = 1;
     /* '+': stop at the program's name, so its own options stay its own. */
     while ((c = getopt_long(argc, argv, "+ho:", opts, NULL)) != -1) {
@@ -505,26 +504,25 @@ int cmd_trace(int argc, char **argv)
             o.kernel = optarg;
             break;
         case 't':
+            if (cli_parse_int("trace", "--top", optarg, 0, 1000000, &o.top))
+                return CLI_USAGE;
+            break;
         case 's':
+            if (cli_parse_int("trace", "--samples", optarg, 0, 1000000, &o.samples))
+                return CLI_USAGE;
+            break;
         case 'r':
-        case 'd': {
-            long v = strtol(optarg, &end, 10);
-            if (*end || end == optarg || v < 0 || v > 1000000)
-                return cli_usage_error("trace", "%s needs a whole number >= 0, not '%s'",
-                                       c == 't' ? "--top" : c == 's' ? "--samples"
-                                                      : c == 'r' ? "--reps" : "--device",
-                                       optarg);
-            *(c == 't' ? &o.top : c == 's' ? &o.samples : c == 'r' ? &o.reps : &o.device) =
-                (int)v;
+            if (cli_parse_int("trace", "--reps", optarg, 0, 1000000, &o.reps))
+                return CLI_USAGE;
             break;
-        }
-        case 'T': {
-            long v = strtol(optarg, &end, 10);
-            if (*end || end == optarg || v < 16 || v > 65536)
-                return cli_usage_error("trace", "--tokens needs a number in 16..65536");
-            o.tokens = (int)v;
+        case 'd':
+            if (cli_parse_int("trace", "--device", optarg, 0, CLI_MAX_DEVICE, &o.device))
+                return CLI_USAGE;
             break;
-        }
+        case 'T':
+            if (cli_parse_int("trace", "--tokens", optarg, 16, 65536, &o.tokens))
+                return CLI_USAGE;
+            break;
         case 'b':
             o.builtin = optarg;
             break;

@@ -6,6 +6,7 @@
 #include "../spec.h"
 #include "results.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -93,6 +94,19 @@ void cli_warn(const char *fmt, ...)
     va_start(ap, fmt);
     vmessage("warning", fmt, ap);
     va_end(ap);
+}
+
+int cli_parse_int(const char *cmd, const char *option, const char *arg, long lo, long hi,
+                  int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (end == arg || *end || errno == ERANGE || v < lo || v > hi)
+        return cli_usage_error(cmd, "%s needs a whole number in %ld..%ld, not '%s'", option, lo,
+                               hi, arg);
+    *out = (int)v;
+    return CLI_OK;
 }
 
 int cli_chart_status(int rc, const char *err)
