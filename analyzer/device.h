@@ -153,6 +153,11 @@ struct rl_device_api {
 
 /* Loading */
 
+/* Set to "1", `roofline trace --builtin` runs the workload with no tracer and
+ * writes no trace: for another profiler (Nsight Compute) to watch our
+ * kernels, since CUPTI allows one subscriber. */
+#define RL_UNTRACED_ENV "ROOFLINE_UNTRACED"
+
 /* Open libroofline_cuda.so: $ROOFLINE_CUDA_LIB, else beside the roofline
  * executable, else <exe>/../lib/roofline/. RL_EUNSUPPORTED when this build
  * has no CUDA part; RL_EIO when it cannot be loaded (errmsg has dlerror()). */

@@ -460,7 +460,12 @@ static int trace_builtin(const struct trace_opts *o, const struct rl_device_api 
         cli_error("%s", err);
         return CLI_FAIL;
     }
-    if (!o->quiet)
+    const char *untraced = getenv(RL_UNTRACED_ENV);
+    if (untraced && strcmp(untraced, "1") == 0) {
+        if (!o->quiet)
+            printf("ran --builtin %s untraced (%s=1): no trace written\n", o->builtin,
+                   RL_UNTRACED_ENV);
+    } else if (!o->quiet)
         summarize(o->out);
     return rc ? CLI_FAIL : CLI_OK;
 }

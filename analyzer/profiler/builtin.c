@@ -228,6 +228,23 @@ static int trace_builtin(const struct rl_trace_request *req, struct rl_calibrati
                        "no built-in workload '%s' (gemm, gemv, elementwise, decode, prefill, "
                        "shapes)",
                        req->workload);
+    /* Untraced: the workload alone, for another profiler to watch (Nsight
+     * Compute cannot run beside a CUPTI subscriber); no trace is written. */
+    const char *untraced = getenv(RL_UNTRACED_ENV);
+    if (untraced && strcmp(untraced, "1") == 0) {
+        snprintf(cal->line, sizeof cal->line, "not done: untraced (%s=1)", RL_UNTRACED_ENV);
+        struct rl_wl_options wo = {
+            .device = req->device,
+            .reps = req->reps > 0 ? req->reps : 1,
+            .decode_context = req->decode_context,
+            .prefill_tokens = req->prefill_tokens,
+            .shapes = req->shapes,
+            .n_shapes = req->n_shapes,
+        };
+        int rc = rl_workload_run(req->workload, &wo, NULL, NULL, errmsg);
+        cudaDeviceSynchronize();
+        return rc;
+    }
     struct rl_tracer_options opt = {
         .out_path = req->out_path,
         .program = req->program,

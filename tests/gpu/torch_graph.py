@@ -14,6 +14,13 @@ import torch
 
 x = torch.randn(1024, 1024, device="cuda")
 y = torch.empty_like(x)
+# Warm up on a side stream first (cuBLAS creates its handle and workspace
+# there, not inside the capture), as PyTorch's CUDA graph notes advise.
+s = torch.cuda.Stream()
+s.wait_stream(torch.cuda.current_stream())
+with torch.cuda.stream(s):
+    y.copy_(x @ x)
+torch.cuda.current_stream().wait_stream(s)
 torch.cuda.synchronize()
 g = torch.cuda.CUDAGraph()
 with torch.cuda.graph(g):
