@@ -5,6 +5,7 @@
 #include "../device.h"
 #include "../error.h"
 #include "../json.h"
+#include "../profiler/protocol.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -174,27 +175,27 @@ static void set_env(const struct child_env *e)
     /* NVTX loads the injection library, which hands over to the libcupti it
      * uses (a program may load another copy); a user's own NVTX tool stays. */
     setenv("NVTX_INJECTION64_PATH", e->inject, 0);
-    setenv("ROOFLINE_TRACE_FILE", e->pattern, 1);
-    setenv("ROOFLINE_TRACE_METRICS", e->metrics, 1);
+    setenv(RL_ENV_TRACE_FILE, e->pattern, 1);
+    setenv(RL_ENV_TRACE_METRICS, e->metrics, 1);
     if (e->kernel)
-        setenv("ROOFLINE_TRACE_KERNEL", e->kernel, 1);
+        setenv(RL_ENV_TRACE_KERNEL, e->kernel, 1);
     else
-        unsetenv("ROOFLINE_TRACE_KERNEL");
+        unsetenv(RL_ENV_TRACE_KERNEL);
     if (e->names)
-        setenv("ROOFLINE_TRACE_NAMES", e->names, 1);
+        setenv(RL_ENV_TRACE_NAMES, e->names, 1);
     else
-        unsetenv("ROOFLINE_TRACE_NAMES");
+        unsetenv(RL_ENV_TRACE_NAMES);
     snprintf(buf, sizeof buf, "%d", e->samples);
-    setenv("ROOFLINE_TRACE_SAMPLES", buf, 1);
+    setenv(RL_ENV_TRACE_SAMPLES, buf, 1);
     if (!isnan(e->factor)) {
         snprintf(buf, sizeof buf, "%.17g", e->factor);
-        setenv("ROOFLINE_TENSOR_FLOPS_PER_OP", buf, 1);
+        setenv(RL_ENV_TENSOR_FLOPS_PER_OP, buf, 1);
     } else {
-        unsetenv("ROOFLINE_TENSOR_FLOPS_PER_OP");
+        unsetenv(RL_ENV_TENSOR_FLOPS_PER_OP);
     }
     if (e->check)
-        setenv("ROOFLINE_TENSOR_CHECK", e->check, 1);
-    setenv("ROOFLINE_TRACE_QUIET", "0", 0);
+        setenv(RL_ENV_TENSOR_CHECK, e->check, 1);
+    setenv(RL_ENV_TRACE_QUIET, "0", 0);
 }
 
 /* Run argv with the tracer injected. Returns the program's exit code

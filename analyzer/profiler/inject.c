@@ -18,6 +18,7 @@
  * libcupti it uses.
  */
 #define _GNU_SOURCE
+#include "protocol.h"
 #include "tracer.h"
 
 #include "error.h"
@@ -127,8 +128,8 @@ EXPORT int InitializeInjection(void)
     if (done)
         return 1;
     done = 1;
-    bool quiet = getenv("ROOFLINE_TRACE_QUIET") && atoi(getenv("ROOFLINE_TRACE_QUIET"));
-    const char *pattern = getenv("ROOFLINE_TRACE_FILE");
+    bool quiet = getenv(RL_ENV_TRACE_QUIET) && atoi(getenv(RL_ENV_TRACE_QUIET));
+    const char *pattern = getenv(RL_ENV_TRACE_FILE);
     char path[4096], program[2048];
     expand(pattern && *pattern ? pattern : "roofline-trace.%p.json", path, sizeof path);
     cmdline(program, sizeof program);
@@ -136,30 +137,30 @@ EXPORT int InitializeInjection(void)
         .out_path = path,
         .program = program,
         .counters = RL_COUNTERS_DEFAULT,
-        .kernel_regex = getenv("ROOFLINE_TRACE_KERNEL"),
-        .names_file = getenv("ROOFLINE_TRACE_NAMES"),
+        .kernel_regex = getenv(RL_ENV_TRACE_KERNEL),
+        .names_file = getenv(RL_ENV_TRACE_NAMES),
         .samples = 1,
         .tensor_flops_per_op = NAN,
-        .tensor_check = getenv("ROOFLINE_TENSOR_CHECK"),
+        .tensor_check = getenv(RL_ENV_TENSOR_CHECK),
         .exit_handlers = true,
         .verbose = !quiet,
     };
-    const char *m = getenv("ROOFLINE_TRACE_METRICS");
+    const char *m = getenv(RL_ENV_TRACE_METRICS);
     if (m && strcmp(m, "none") == 0)
         opt.counters = RL_COUNTERS_NONE;
     else if (m && strcmp(m, "full") == 0)
         opt.counters = RL_COUNTERS_FULL;
     else if (m && *m && strcmp(m, "default") != 0 && !quiet)
-        fprintf(stderr, "roofline: ROOFLINE_TRACE_METRICS='%s' is not none|default|full: "
+        fprintf(stderr, "roofline: " RL_ENV_TRACE_METRICS "='%s' is not none|default|full: "
                         "using default\n", m);
     if (opt.kernel_regex && !*opt.kernel_regex)
         opt.kernel_regex = NULL;
     if (opt.names_file && !*opt.names_file)
         opt.names_file = NULL;
-    const char *s = getenv("ROOFLINE_TRACE_SAMPLES");
+    const char *s = getenv(RL_ENV_TRACE_SAMPLES);
     if (s && *s)
         opt.samples = atoi(s);
-    const char *f = getenv("ROOFLINE_TENSOR_FLOPS_PER_OP");
+    const char *f = getenv(RL_ENV_TENSOR_FLOPS_PER_OP);
     if (f && *f)
         opt.tensor_flops_per_op = strtod(f, NULL);
     nvtx_to_self();
