@@ -292,6 +292,287 @@ START_TEST(roof_errors)
 }
 END_TEST
 
+/* ---- names, parsing, and the edges of every formula ---- */
+
+START_TEST(names_of_levels_bounds_and_roofs)
+{
+    ck_assert_str_eq(rl_mem_level_name(RL_MEM_DRAM), "dram");
+    ck_assert_str_eq(rl_mem_level_name(RL_MEM_L2), "l2");
+    ck_assert_str_eq(rl_mem_level_name(RL_MEM_L1), "l1");
+    ck_assert_str_eq(rl_mem_level_name(RL_MEM_COUNT), "?");
+    ck_assert_str_eq(rl_bound_name(RL_BOUND_MEMORY), "memory");
+    ck_assert_str_eq(rl_bound_name(RL_BOUND_COMPUTE), "compute");
+    ck_assert_str_eq(rl_bound_name(RL_BOUND_UNKNOWN), "unknown");
+    ck_assert_int_eq(rl_mem_level_parse("hbm"), RL_MEM_DRAM);
+    ck_assert_int_eq(rl_mem_level_parse("DRAM"), RL_MEM_DRAM);
+    ck_assert_int_eq(rl_mem_level_parse("L2"), RL_MEM_L2);
+    ck_assert_int_eq(rl_mem_level_parse("l1"), RL_MEM_L1);
+    ck_assert_int_eq(rl_mem_level_parse("Shared"), RL_MEM_L1);
+    ck_assert_int_eq(rl_mem_level_parse("l2x"), -1);
+    ck_assert_int_eq(rl_mem_level_parse(""), -1);
+    /* The 13 roof names in table order, NULL-terminated, the same array
+     * on every call. */
+    static const char *const want[] = {"fp64", "fp32", "fp16-cuda", "bf16-cuda", "fp64-tc",
+                                       "tf32", "fp16", "bf16", "fp8", "int8", "fp4",
+                                       "fp16-acc16", "fp8-acc16"};
+    const char *const *names = rl_roof_names();
+    for (size_t i = 0; i < 13; i++)
+        ck_assert_str_eq(names[i], want[i]);
+    ck_assert_ptr_null(names[13]);
+    ck_assert_ptr_eq(rl_roof_names(), names);
+    ck_assert_str_eq(rl_roof_names()[0], "fp64");
+}
+END_TEST
+
+START_TEST(roof_describe_without_a_datasheet)
+{
+    /* A measured roof: name and label from the table, no peak yet. */
+    struct rl_compute_roof r;
+    ck_assert_int_eq(rl_roof_describe("FP64", &r), RL_OK);
+    ck_assert_str_eq(r.name, "fp64");
+    ck_assert_str_eq(r.label, "FP64");
+    ck_assert_int_eq(r.unit, RL_UNIT_CUDA);
+    ck_assert_int_eq(r.precision, RL_PREC_FP64);
+    ck_assert(!r.sparse && !r.ops);
+    ck_assert(isnan(r.peak_tflops));
+    ck_assert_int_eq(r.origin, RL_ORIGIN_MEASURED);
+    ck_assert_int_eq(rl_roof_describe("fp8-acc16", &r), RL_OK);
+    ck_assert_str_eq(r.label, "FP8 Tensor Core, FP16 acc (dense)");
+    ck_assert_int_eq(r.unit, RL_UNIT_TENSOR);
+    ck_assert_int_eq(r.precision, RL_PREC_FP8_ACC16);
+    ck_assert(!r.sparse);
+    ck_assert_int_eq(rl_roof_describe("int8", &r), RL_OK);
+    ck_assert(r.ops);
+    ck_assert_int_eq(rl_roof_describe("fp9", &r), RL_ENOTFOUND);
+}
+END_TEST
+
+START_TEST(roof_messages_word_for_word)
+{
+    const struct rl_gpu_spec *h200 = rl_test_gpu("h200");
+    const struct rl_gpu_spec *a100 = rl_test_gpu("a100-sxm-80gb");
+    struct rl_compute_roof r;
+    struct rl_memory_roof m;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_roof_from_spec(h200, "fp7", false, &r, err), RL_ENOTFOUND);
+    ck_assert_str_eq(err, "unknown precision 'fp7' (one of: fp64, fp32, fp16-cuda, bf16-cuda, "
+                          "fp64-tc, tf32, fp16, bf16, fp8, int8, fp4, fp16-acc16, fp8-acc16)");
+    ck_assert_int_eq(rl_roof_from_spec(h200, "bf16-cuda", true, &r, err), RL_EINVAL);
+    ck_assert_str_eq(err, "sparsity applies to Tensor Core roofs only, not 'bf16-cuda'");
+    ck_assert_int_eq(rl_roof_from_spec(a100, "fp8", false, &r, err), RL_EUNSUPPORTED);
+    ck_assert_str_eq(err, "NVIDIA A100 SXM4 80GB has no FP8 Tensor Core rate");
+    ck_assert_int_eq(rl_roof_from_spec(h200, "fp64-tc", true, &r, err), RL_EUNSUPPORTED);
+    ck_assert_str_eq(err, "NVIDIA H200 SXM 141GB has no FP64 Tensor Core (sparse) rate");
+    /* CUDA-core labels carry no "(dense)"; only INT8 counts operations. */
+    ck_assert_int_eq(rl_roof_from_spec(h200, "fp32", false, &r, err), RL_OK);
+    ck_assert_str_eq(r.label, "FP32");
+    ck_assert_double_eq(r.peak_tflops, 66.9);
+    ck_assert(!r.ops && !r.sparse);
+    ck_assert_int_eq(rl_roof_from_spec(h200, "fp8", true, &r, err), RL_OK);
+    ck_assert_str_eq(r.label, "FP8 Tensor Core (2:4 sparse)");
+    ck_assert_double_eq(r.peak_tflops, 3957.8);
+    ck_assert(!r.ops && r.sparse);
+    /* Memory: L2 from a datasheet that has it, its label; the missing
+     * levels named in the message. */
+    ck_assert_int_eq(rl_memory_roof_from_spec(a100, RL_MEM_L2, &m, err), RL_OK);
+    ck_assert_str_eq(m.label, "L2");
+    ck_assert_int_eq(m.level, RL_MEM_L2);
+    ck_assert_double_eq(m.bandwidth_gbs, 7219);
+    ck_assert_int_eq(rl_memory_roof_from_spec(a100, RL_MEM_L1, &m, err), RL_OK);
+    ck_assert_str_eq(m.label, "L1/shared");
+    ck_assert_int_eq(m.level, RL_MEM_L1);
+    ck_assert_double_eq(m.bandwidth_gbs, 19492);
+    ck_assert_int_eq(rl_memory_roof_from_spec(a100, RL_MEM_DRAM, &m, err), RL_OK);
+    ck_assert_str_eq(m.label, "HBM2e");
+    ck_assert_int_eq(m.level, RL_MEM_DRAM);
+    ck_assert_int_eq(rl_memory_roof_from_spec(h200, RL_MEM_L2, &m, err), RL_EUNSUPPORTED);
+    ck_assert_str_eq(err, "the h200 datasheet gives no L2 bandwidth (measure it with "
+                          "'roofline bench')");
+    struct rl_gpu_spec no_l1 = *h200;
+    no_l1.l1_bandwidth_gbs = NAN;
+    ck_assert_int_eq(rl_memory_roof_from_spec(&no_l1, RL_MEM_L1, &m, err), RL_EUNSUPPORTED);
+    ck_assert_str_eq(err, "the h200 datasheet gives no L1/shared bandwidth (measure it with "
+                          "'roofline bench')");
+    ck_assert_int_eq(rl_memory_roof_from_spec(h200, RL_MEM_COUNT, &m, err), RL_EINVAL);
+    ck_assert_str_eq(err, "bad memory level");
+}
+END_TEST
+
+START_TEST(formula_domains)
+{
+    /* Ridge: a zero peak is a ridge at 0; below 0, infinite or NAN is none. */
+    ck_assert_double_eq(rl_ridge_flop_per_byte(0, 5000), 0);
+    ck_assert_double_eq(rl_ridge_flop_per_byte(0.5, 5000), 0.1);
+    ck_assert(isnan(rl_ridge_flop_per_byte(INFINITY, 5000)));
+    ck_assert(isnan(rl_ridge_flop_per_byte(1000, -1)));
+    ck_assert_double_eq(rl_ridge_flop_per_byte(1, 0.5), 2000);
+    /* Attainable: 0.5 GB/s at AI 2 is 1e-3 TFLOP/s; an infinite roof is
+     * refused whichever it is. */
+    ck_assert_double_eq_tol(rl_attainable_tflops(1000, 0.5, 2), 1e-3, 1e-15);
+    ck_assert(isnan(rl_attainable_tflops(INFINITY, 5000, 1)));
+    ck_assert(isnan(rl_attainable_tflops(1000, INFINITY, 1)));
+    ck_assert(isnan(rl_attainable_tflops(-1, 5000, 1)));
+    ck_assert(isnan(rl_attainable_tflops(1000, 0, 1)));
+    ck_assert_double_eq(rl_attainable_tflops(0, 5000, 1), 0);
+    /* At a tie the peak is the answer: with a zero peak and AI -0 that is
+     * +0 (printed "0"), not the -0 of AI x bandwidth. */
+    double z = rl_attainable_tflops(0, 5000, -0.0);
+    ck_assert(z == 0 && !signbit(z));
+}
+END_TEST
+
+START_TEST(classify_small_values_are_not_rounded)
+{
+    /* Values between 0 and 1 are valid everywhere: 0.5 TFLOP/s peak, 0.5
+     * GB/s, 0.5 bytes, 0.5 FLOPs, 0.5 ns. */
+    struct rl_compute_roof small = {.name = "x", .peak_tflops = 0.5};
+    struct rl_memory_roof slow = {.level = RL_MEM_DRAM, .label = "slow", .bandwidth_gbs = 0.5};
+    /* 1 FLOP on 0.5 bytes: AI 2; 2 x 0.5 GB/s = 1e-3 TFLOP/s; ridge 0.5e3 /
+     * 0.5 = 1000 FLOP/B, 500x to the right. */
+    struct rl_kernel_perf k = {1, {0.5, NAN, NAN}, 0.5};
+    struct rl_verdict v;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_classify(&k, &small, &slow, 1, &v, err), RL_OK);
+    ck_assert_double_eq(v.ai_flop_per_byte[RL_MEM_DRAM], 2);
+    ck_assert_double_eq_tol(v.attainable_tflops, 1e-3, 1e-15);
+    ck_assert_double_eq(v.ridge_flop_per_byte, 1000);
+    ck_assert_double_eq(v.ridge_distance_x, 500);
+    ck_assert_int_eq(v.bound, RL_BOUND_MEMORY);
+    /* 1 FLOP in 0.5 ns = 2e-3 TFLOP/s: 200% of the 1e-3 roof. */
+    ck_assert_double_eq_tol(v.achieved_tflops, 2e-3, 1e-15);
+    ck_assert_double_eq_tol(v.pct_of_roof, 200, 1e-9);
+    ck_assert_double_eq_tol(v.headroom_x, 0.5, 1e-12);
+    /* Half a FLOP and no bytes: infinite intensity, compute-bound. */
+    k = (struct rl_kernel_perf){0.5, {0, NAN, NAN}, 1000};
+    ck_assert_int_eq(rl_classify(&k, &roof, &dram, 1, &v, err), RL_OK);
+    ck_assert(isinf(v.ai_flop_per_byte[RL_MEM_DRAM]));
+    ck_assert_int_eq(v.bound, RL_BOUND_COMPUTE);
+    /* AI 0.5 (0.5e6 FLOPs on 1e6 bytes): ridge distance 200 / 0.5 = 400;
+     * attainable 2.5 TFLOP/s, achieved 0.5e6 / 1000 ns = 0.5 TFLOP/s: 20%,
+     * 5x headroom. */
+    v = judge(kernel(0.5e6, 1e6, 1000));
+    ck_assert_double_eq(v.ridge_distance_x, 400);
+    ck_assert_double_eq(v.attainable_tflops, 2.5);
+    ck_assert_double_eq(v.achieved_tflops, 0.5);
+    ck_assert_double_eq(v.pct_of_roof, 20);
+    ck_assert_double_eq(v.headroom_x, 5);
+    /* AI 1e-3 (1e3 FLOPs on 1e6 bytes): attainable 5e-3 TFLOP/s, achieved
+     * 1e3 / 1e6 ns = 1e-6 TFLOP/s = 0.02%. */
+    v = judge(kernel(1e3, 1e6, 1e6));
+    ck_assert_double_eq_tol(v.attainable_tflops, 5e-3, 1e-15);
+    ck_assert_double_eq_tol(v.pct_of_roof, 0.02, 1e-12);
+}
+END_TEST
+
+START_TEST(classify_zero_and_underflow)
+{
+    /* -0 FLOPs is 0 FLOPs: intensity 0, infinitely far left of the ridge
+     * (+inf, not -inf). */
+    struct rl_verdict v = judge(kernel(-0.0, 1e6, 1000));
+    ck_assert_int_eq(v.bound, RL_BOUND_MEMORY);
+    ck_assert(isinf(v.ridge_distance_x) && v.ridge_distance_x > 0);
+    v = judge(kernel(0, 1e6, 1000));
+    ck_assert(isinf(v.ridge_distance_x) && v.ridge_distance_x > 0);
+    ck_assert(isnan(v.headroom_x));
+    /* 1e-320 FLOPs on 1e10 bytes: the intensity underflows to 0, so the
+     * attainable rate is 0; the achieved 1e-323 TFLOP/s is not divided by
+     * it (no percentage, no headroom). */
+    v = judge(kernel(1e-320, 1e10, 1));
+    ck_assert_double_eq(v.attainable_tflops, 0);
+    ck_assert_double_gt(v.achieved_tflops, 0);
+    ck_assert(isnan(v.pct_of_roof) && isnan(v.headroom_x));
+    /* 1e-320 FLOPs on one byte in 1e10 ns: attainable 5e-321 > 0, achieved
+     * underflows to 0: 0% of the roof, and no headroom (not infinite). */
+    v = judge(kernel(1e-320, 1, 1e10));
+    ck_assert_double_gt(v.attainable_tflops, 0);
+    ck_assert_double_eq(v.achieved_tflops, 0);
+    ck_assert_double_eq(v.pct_of_roof, 0);
+    ck_assert(isnan(v.headroom_x));
+}
+END_TEST
+
+START_TEST(classify_reads_only_the_roofs_given)
+{
+    char err[RL_ERRMSG_SIZE];
+    struct rl_verdict v;
+    /* The tightest level wins whatever the order: L2 (AI 10, 200 TFLOP/s)
+     * listed before DRAM (AI 100, 500 TFLOP/s). */
+    struct rl_kernel_perf k = {1e12, {1e10, 1e11, NAN}, 1e7};
+    struct rl_memory_roof rev[2] = {l2, dram};
+    ck_assert_int_eq(rl_classify(&k, &roof, rev, 2, &v, err), RL_OK);
+    ck_assert_int_eq(v.limiter, RL_MEM_L2);
+    ck_assert_double_eq(v.attainable_tflops, 200);
+    /* A tie: 1e6 FLOPs on 1e6 DRAM bytes (AI 1 x 5000 GB/s) and on 4e6 L2
+     * bytes (AI 0.25 x 20000 GB/s) both give 5 TFLOP/s: the first listed
+     * limits. */
+    k = (struct rl_kernel_perf){1e6, {1e6, 4e6, NAN}, 1000};
+    struct rl_memory_roof both[2] = {dram, l2};
+    ck_assert_int_eq(rl_classify(&k, &roof, both, 2, &v, err), RL_OK);
+    ck_assert_int_eq(v.limiter, RL_MEM_DRAM);
+    ck_assert_double_eq(v.attainable_tflops, 5);
+    ck_assert_int_eq(rl_classify(&k, &roof, rev, 2, &v, err), RL_OK);
+    ck_assert_int_eq(v.limiter, RL_MEM_L2);
+    /* n_mem = 1 of an array of 2: the second roof is not read. */
+    k = (struct rl_kernel_perf){1e12, {1e10, 1e11, NAN}, 1e7};
+    ck_assert_int_eq(rl_classify(&k, &roof, both, 1, &v, err), RL_OK);
+    ck_assert_int_eq(v.limiter, RL_MEM_DRAM);
+    ck_assert_double_eq(v.attainable_tflops, 500);
+    /* A roof of no real level is skipped, even with bytes and a time. */
+    struct rl_memory_roof odd[2] = {{.level = RL_MEM_COUNT, .label = "odd", .bandwidth_gbs = 1},
+                                    dram};
+    ck_assert_int_eq(rl_classify(&k, &roof, odd, 2, &v, err), RL_OK);
+    ck_assert_int_eq(v.limiter, RL_MEM_DRAM);
+    ck_assert_double_eq(v.attainable_tflops, 500);
+    /* Only L2 measured: DRAM's intensity stays unknown. */
+    k = (struct rl_kernel_perf){1e12, {NAN, 1e11, NAN}, 1e7};
+    ck_assert_int_eq(rl_classify(&k, &roof, both, 2, &v, err), RL_OK);
+    ck_assert(isnan(v.ai_flop_per_byte[RL_MEM_DRAM]));
+    ck_assert(isnan(v.ai_flop_per_byte[RL_MEM_L1]));
+    ck_assert_int_eq(v.limiter, RL_MEM_L2);
+    /* A kernel timed at 0.5 ns is timed: 1e3 FLOPs / 0.5 ns = 2 TFLOP/s. */
+    v = judge(kernel(1e3, 1e6, 0.5));
+    ck_assert_double_eq_tol(v.achieved_tflops, 2, 1e-12);
+}
+END_TEST
+
+START_TEST(classify_messages_word_for_word)
+{
+    struct rl_verdict v;
+    char err[RL_ERRMSG_SIZE];
+    struct rl_kernel_perf k = kernel(-1, 1e6, 1000);
+    ck_assert_int_eq(rl_classify(&k, &roof, &dram, 1, &v, err), RL_EINVAL);
+    ck_assert_str_eq(err, "FLOPs must be a finite number >= 0, got -1");
+    k = kernel(INFINITY, 1e6, 1000);
+    ck_assert_int_eq(rl_classify(&k, &roof, &dram, 1, &v, err), RL_EINVAL);
+    ck_assert_str_eq(err, "FLOPs must be a finite number >= 0, got inf");
+    k = kernel(1e9, 1e6, INFINITY);
+    ck_assert_int_eq(rl_classify(&k, &roof, &dram, 1, &v, err), RL_EINVAL);
+    ck_assert_str_eq(err, "time must be a finite number >= 0, got inf ns");
+    k = (struct rl_kernel_perf){1e9, {1e6, -2, NAN}, 1000};
+    ck_assert_int_eq(rl_classify(&k, &roof, &dram, 1, &v, err), RL_EINVAL);
+    ck_assert_str_eq(err, "l2 bytes must be a finite number >= 0, got -2");
+    k = (struct rl_kernel_perf){1e9, {1e6, NAN, -3}, 1000};
+    ck_assert_int_eq(rl_classify(&k, &roof, &dram, 1, &v, err), RL_EINVAL);
+    ck_assert_str_eq(err, "l1 bytes must be a finite number >= 0, got -3");
+    k = kernel(1e9, 1e6, 1000);
+    struct rl_compute_roof bad_roof = roof;
+    bad_roof.peak_tflops = INFINITY;
+    ck_assert_int_eq(rl_classify(&k, &bad_roof, &dram, 1, &v, err), RL_EINVAL);
+    ck_assert_str_eq(err, "compute roof must be > 0, got inf TFLOP/s");
+    bad_roof.peak_tflops = 0.5; /* small is fine */
+    ck_assert_int_eq(rl_classify(&k, &bad_roof, &dram, 1, &v, err), RL_OK);
+    struct rl_memory_roof bad = {.level = RL_MEM_DRAM, .label = "HBM3", .bandwidth_gbs = INFINITY};
+    ck_assert_int_eq(rl_classify(&k, &roof, &bad, 1, &v, err), RL_EINVAL);
+    ck_assert_str_eq(err, "HBM3 bandwidth must be > 0, got inf GB/s");
+    bad.bandwidth_gbs = 0;
+    ck_assert_int_eq(rl_classify(&k, &roof, &bad, 1, &v, err), RL_EINVAL);
+    ck_assert_str_eq(err, "HBM3 bandwidth must be > 0, got 0 GB/s");
+    struct rl_kernel_perf only_l1 = {1e9, {NAN, NAN, 1e6}, 1000};
+    ck_assert_int_eq(rl_classify(&only_l1, &roof, &dram, 1, &v, err), RL_EINVAL);
+    ck_assert_str_eq(err, "no memory level has both a byte count and a roof");
+}
+END_TEST
+
 static Suite *model_suite(void)
 {
     Suite *s = suite_create("model");
@@ -303,8 +584,11 @@ static Suite *model_suite(void)
     tcase_add_test(core, hierarchy_picks_the_tightest_level);
     suite_add_tcase(s, core);
     TCase *spec = tcase_create("datasheet");
-        tcase_add_test(spec, roofs_from_datasheet);
+    tcase_add_test(spec, roofs_from_datasheet);
     tcase_add_test(spec, roof_errors);
+    tcase_add_test(spec, names_of_levels_bounds_and_roofs);
+    tcase_add_test(spec, roof_describe_without_a_datasheet);
+    tcase_add_test(spec, roof_messages_word_for_word);
     suite_add_tcase(s, spec);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, classification_edges);
@@ -312,6 +596,11 @@ static Suite *model_suite(void)
     tcase_add_test(limits, verdict_flips_exactly_at_the_ridge);
     tcase_add_test(limits, zero_time_and_zero_bytes_are_not_divided_by);
     tcase_add_test(limits, invalid_inputs_are_rejected);
+    tcase_add_test(limits, formula_domains);
+    tcase_add_test(limits, classify_small_values_are_not_rounded);
+    tcase_add_test(limits, classify_zero_and_underflow);
+    tcase_add_test(limits, classify_reads_only_the_roofs_given);
+    tcase_add_test(limits, classify_messages_word_for_word);
     suite_add_tcase(s, limits);
     return s;
 }
