@@ -7,7 +7,10 @@
 #include "records.h"
 #include "tracefile.h"
 
+#include <errno.h>
+#include <malloc.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -320,6 +323,736 @@ START_TEST(three_readers_agree)
 }
 END_TEST
 
+/* ---- the tokenizer, from files ------------------------------------------------ */
+
+#define CHUNK_BYTES (1u << 20) /* the reader's buffer (tracefile.c BUF_BYTES) */
+
+/* Write len bytes to a temporary file and read it as "t.json". */
+static int read_bytes(const char *text, size_t len)
+{
+    rl_trace_groups_release(&g);
+    char path[512];
+    snprintf(path, sizeof path, "%s/t.json", rl_test_tmpdir());
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+    fclose(f);
+    f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    err[0] = 0;
+    int rc = rl_trace_groups_read(&g, f, "t.json", err);
+    fclose(f);
+    return rc;
+}
+
+static int read_doc(const char *text) { return read_bytes(text, strlen(text)); }
+
+/* The document must be refused with code and exactly msg, and leave no
+ * group behind (the malformed launch is not added). */
+#define refused(text, code, msg)                                                            \
+    do {                                                                                    \
+        ck_assert_int_eq(read_doc(text), code);                                             \
+        ck_assert_str_eq(err, msg);                                                         \
+        ck_assert_uint_eq(g.n, 0);                                                          \
+    } while (0)
+
+#define HEAD "{\"format\": \"roofline-trace\", \"kernels\": ["
+
+/* A trace of one kernel whose name is the JSON string literal lit. */
+static const char *one_name(const char *lit)
+{
+    static char text[4096];
+    snprintf(text, sizeof text, HEAD "{\"name\": %s, \"flops\": 1, \"dram_bytes\": 1}]}", lit);
+    ck_assert_msg(read_doc(text) == 0, "%s: %s", lit, err);
+    ck_assert_uint_eq(g.n, 1);
+    return g.v[0].name;
+}
+
+START_TEST(string_escapes)
+{
+    ck_assert_str_eq(one_name("\"a\\\"b\\\\c\\/d\\be\\ff\\ng\\rh\\ti\""),
+                     "a\"b\\c/d\be\ff\ng\rh\ti");
+    /* UTF-8 lengths at each boundary: 1 byte to U+007F, 2 to U+07FF, 3 to
+     * U+FFFF, 4 from a surrogate pair. */
+    ck_assert_str_eq(one_name("\"\\u0041\\u007f\""), "A\x7f");
+    ck_assert_str_eq(one_name("\"\\u0080\""), "\xc2\x80");
+    ck_assert_str_eq(one_name("\"\\u00e9\\u00FF\""), "\xc3\xa9\xc3\xbf");
+    ck_assert_str_eq(one_name("\"\\u07FF\""), "\xdf\xbf");
+    ck_assert_str_eq(one_name("\"\\u0800\""), "\xe0\xa0\x80");
+    ck_assert_str_eq(one_name("\"\\uabcd\\uABCD\""), "\xea\xaf\x8d\xea\xaf\x8d");
+    ck_assert_str_eq(one_name("\"\\uffff\""), "\xef\xbf\xbf");
+    /* A low surrogate alone is not a pair: encoded as it is. */
+    ck_assert_str_eq(one_name("\"\\uDC00\""), "\xed\xb0\x80");
+}
+END_TEST
+
+START_TEST(surrogate_pairs)
+{
+    /* U+1F600 = D83D DE00; U+10000 = D800 DC00; U+10FFFF = DBFF DFFF. */
+    ck_assert_str_eq(one_name("\"x\\uD83D\\uDE00y\""), "x\xf0\x9f\x98\x80y");
+    ck_assert_str_eq(one_name("\"\\ud800\\udc00\""), "\xf0\x90\x80\x80");
+    ck_assert_str_eq(one_name("\"\\uDBFF\\uDFFF\""), "\xf4\x8f\xbf\xbf");
+    ck_assert_str_eq(one_name("\"\\uD800\\uDFFF\""), "\xf0\x90\x8f\xbf");
+}
+END_TEST
+
+START_TEST(string_errors)
+{
+    refused(HEAD "{\"name\": \"a\\xb\"}]}", RL_EPARSE, "'t.json': line 1: bad escape in a string");
+    refused(HEAD "{\"name\": \"\\u12G4\"}]}", RL_EPARSE,
+            "'t.json': line 1: malformed \\u escape in a string");
+    /* The error leaves the rest unread: "\u12G}" must not end the record. */
+    refused(HEAD "{\"name\": \"\\u12G}]}", RL_EPARSE,
+            "'t.json': line 1: malformed \\u escape in a string");
+    refused(HEAD "{\"name\": \"\\u12\"}]}", RL_EPARSE,
+            "'t.json': line 1: malformed \\u escape in a string");
+    refused(HEAD "{\"name\": \"\\uD800x\"}]}", RL_EPARSE,
+            "'t.json': line 1: malformed surrogate pair in a string");
+    refused(HEAD "{\"name\": \"\\uD800\\n\"}]}", RL_EPARSE,
+            "'t.json': line 1: malformed surrogate pair in a string");
+    refused(HEAD "{\"name\": \"\\uD800\\u0041\"}]}", RL_EPARSE,
+            "'t.json': line 1: malformed surrogate pair in a string");
+    refused(HEAD "{\"name\": \"\\uDBFF\\uDBFF\"}]}", RL_EPARSE,
+            "'t.json': line 1: malformed surrogate pair in a string");
+    refused(HEAD "{\"name\": \"\\uD800\\uE000\"}]}", RL_EPARSE,
+            "'t.json': line 1: malformed surrogate pair in a string");
+    refused(HEAD "{\"name\": \"\\uD800\\uDC0x\"}]}", RL_EPARSE,
+            "'t.json': line 1: malformed \\u escape in a string");
+    refused(HEAD "{\"name\": \"a\tb\"}]}", RL_EPARSE,
+            "'t.json': line 1: control character in a string");
+    refused(HEAD "{\"name\": \"a\nb\"}]}", RL_EPARSE,
+            "'t.json': line 1: control character in a string");
+    refused(HEAD "{\"name\": \"a\\", RL_EPARSE, "'t.json': line 1: bad escape in a string");
+    refused(HEAD "{\"name\": \"abc", RL_EPARSE, "'t.json': line 1: truncated: a string never ends");
+    refused(HEAD "\n{\"name\": \"", RL_EPARSE, "'t.json': line 2: truncated: a string never ends");
+    /* A NUL byte in a string is a control character, first or later. */
+    static const char nul_first[] = HEAD "{\"name\": \"\0\"}]}";
+    ck_assert_int_eq(read_bytes(nul_first, sizeof nul_first - 1), RL_EPARSE);
+    ck_assert_str_eq(err, "'t.json': line 1: control character in a string");
+    static const char nul_after_escape[] = HEAD "{\"name\": \"\\n\0\"}]}";
+    ck_assert_int_eq(read_bytes(nul_after_escape, sizeof nul_after_escape - 1), RL_EPARSE);
+    ck_assert_str_eq(err, "'t.json': line 1: control character in a string");
+}
+END_TEST
+
+START_TEST(long_strings)
+{
+    /* Strings past every capacity the decoder doubles through, with escapes
+     * on the way; names are kept to 1023 bytes, precisions to 23. */
+    enum { LEN = 5000 };
+    static char text[LEN * 2 + 512], want[LEN + 1];
+    char *p = text + sprintf(text, HEAD "{\"name\": \"");
+    for (int i = 0; i < LEN; i++) {
+        if (i % 100 == 99)
+            p += sprintf(p, "\\u0041"), want[i] = 'A';
+        else
+            *p++ = (char)('a' + i % 26), want[i] = (char)('a' + i % 26);
+    }
+    sprintf(p, "\", \"origin\": \"analytic\", \"precision\": \"abcdefghijklmnopqrstuvwxyz0123\","
+               " \"flops\": 1, \"dram_bytes\": 1}]}");
+    ck_assert_msg(read_doc(text) == 0, "%s", err);
+    want[1023] = 0;
+    ck_assert_str_eq(g.v[0].name, want);
+    ck_assert_str_eq(g.v[0].precision, "abcdefghijklmnopqrstuvw");
+    ck_assert_int_eq(g.v[0].origin, RL_ORIGIN_ANALYTIC);
+    /* Exactly 23 and 24 bytes of precision, after the origin. */
+    ck_assert_msg(read_doc(HEAD "{\"name\": \"k\", \"origin\": \"analytic\","
+                                " \"precision\": \"abcdefghijklmnopqrstuvwx\","
+                                " \"flops\": 1, \"dram_bytes\": 1},"
+                                "{\"name\": \"j\", \"origin\": \"analytic\","
+                                " \"precision\": \"abcdefghijklmnopqrstuvw\","
+                                " \"flops\": 1, \"dram_bytes\": 1}]}") == 0,
+                  "%s", err);
+    ck_assert_str_eq(group("k")->precision, "abcdefghijklmnopqrstuvw");
+    ck_assert_int_eq(group("k")->origin, RL_ORIGIN_ANALYTIC);
+    ck_assert_str_eq(group("j")->precision, "abcdefghijklmnopqrstuvw");
+    ck_assert_int_eq(group("j")->origin, RL_ORIGIN_ANALYTIC);
+    /* Two names alike in their first 1023 bytes are one kernel. */
+    p = text + sprintf(text, HEAD);
+    for (int k = 0; k < 2; k++) {
+        p += sprintf(p, "%s{\"name\": \"", k ? "," : "");
+        memset(p, 'n', 1100);
+        p += 1100;
+        p += sprintf(p, "%c\"}", 'x' + k);
+    }
+    sprintf(p, "]}");
+    ck_assert_msg(read_doc(text) == 0, "%s", err);
+    ck_assert_uint_eq(g.n, 1);
+    ck_assert_uint_eq(strlen(g.v[0].name), 1023);
+    ck_assert_uint_eq(g.v[0].launches, 2);
+}
+END_TEST
+
+START_TEST(keys)
+{
+    /* Keys with escapes or control characters take the general path; keys
+     * longer than 63 bytes are cut and match nothing. */
+    ck_assert_msg(read_doc(HEAD "{\"n\\u0061me\": \"k\", \"fl\\u006fps\": 3,"
+                                " \"dram_\\u0062ytes\": 4, \"time ns\": 5,"
+                                " \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\": 1"
+                                "}]}") == 0,
+                  "%s", err);
+    ck_assert_str_eq(g.v[0].name, "k");
+    ck_assert_double_eq(g.v[0].flops, 3);
+    ck_assert_double_eq(g.v[0].bytes[RL_MEM_DRAM], 4);
+    ck_assert_double_eq(g.v[0].time_ns, 0);
+    refused(HEAD "{\"na\tme\": \"k\"}]}", RL_EPARSE,
+            "'t.json': line 1: control character in a string");
+    /* A key split over lines, and a value after newlines. */
+    ck_assert_msg(read_doc(HEAD "{\n\"name\"\n:\n\"k\",\n\"x\":\n\n 5,\r\n\t\"time_ns\": 2}]}") == 0,
+                  "%s", err);
+    ck_assert_double_eq(g.v[0].time_ns, 2);
+    refused(HEAD "{\n\"name\"\n:\n\"k\",\n\"x\":\n\n 5,\r\n\t\"time_ns\": @}]}", RL_EPARSE,
+            "'t.json': line 8: malformed JSON near '@'");
+    refused(HEAD "{\"name\": \"k\",\n\"x\":\n\n\t 5 \"y\"}]}", RL_EPARSE,
+            "'t.json': line 4: expected ',' or '}'");
+}
+END_TEST
+
+START_TEST(numbers_at_their_limits)
+{
+    /* 15 and 16 digits, -0, a fraction under 1, the largest dimension. */
+    ck_assert_msg(read_doc(HEAD "{\"name\": \"a\", \"flops\": 999999999999999, \"dram_bytes\": -0,"
+                                " \"l2_bytes\": 9007199254740993, \"l1_bytes\": 0.25, \"time_ns\": 0.5,"
+                                " \"grid\": [4294967295, 0, 7], \"block\": [1.9, 32, 0]}]}") == 0,
+                  "%s", err);
+    const struct rl_trace_group *a = &g.v[0];
+    ck_assert_double_eq(a->flops, 999999999999999.0);
+    ck_assert_double_eq(a->bytes[RL_MEM_DRAM], 0);
+    ck_assert_double_eq(a->bytes[RL_MEM_L2], 9007199254740992.0);
+    ck_assert_double_eq(a->bytes[RL_MEM_L1], 0.25);
+    ck_assert_double_eq(a->time_ns, 0.5);
+    ck_assert_uint_eq(a->grid[0], 4294967295u);
+    ck_assert_uint_eq(a->grid[1], 0);
+    ck_assert_uint_eq(a->grid[2], 7);
+    ck_assert_uint_eq(a->block[0], 1);
+    ck_assert_uint_eq(a->block[1], 32);
+    ck_assert_uint_eq(a->block[2], 0);
+    /* 63 characters are the longest number. */
+    char text[512], digits[80];
+    memset(digits, '0', sizeof digits);
+    digits[0] = '1';
+    digits[63] = 0;
+    snprintf(text, sizeof text, HEAD "{\"name\": \"a\", \"flops\": %s, \"dram_bytes\": 1}]}", digits);
+    ck_assert_msg(read_doc(text) == 0, "%s", err);
+    ck_assert_double_eq(g.v[0].flops, 1e62);
+    digits[63] = '0';
+    digits[64] = 0;
+    snprintf(text, sizeof text, HEAD "{\"name\": \"a\", \"flops\": %s, \"dram_bytes\": 1}]}", digits);
+    refused(text, RL_EPARSE, "'t.json': line 1: number too long");
+    refused(HEAD "{\"name\": \"a\", \"grid\": [4294967296, 1, 1]}]}", RL_ESCHEMA,
+            "'t.json': line 1: 'grid' holds a bad dimension");
+    refused(HEAD "{\"name\": \"a\", \"block\": [1, \"2\", 1]}]}", RL_EPARSE,
+            "'t.json': line 1: expected a number");
+    refused(HEAD "{\"name\": \"a\", \"block\": [1, 2, 3, 4]}]}", RL_EPARSE,
+            "'t.json': line 1: expected ']'");
+    refused(HEAD "{\"name\": \"a\", \"block\": [1 2 3]}]}", RL_EPARSE,
+            "'t.json': line 1: expected ','");
+    refused(HEAD "{\"name\": \"a\", \"grid\": 3}]}", RL_ESCHEMA,
+            "'t.json': line 1: 'grid' must be an array of 3 numbers");
+    refused(HEAD "{\"name\": \"a\", \"flops\": 1.5.2}]}", RL_EPARSE,
+            "'t.json': line 1: malformed number '1.5.2'");
+    refused(HEAD "{\"name\": \"a\", \"flops\": 1e}]}", RL_EPARSE,
+            "'t.json': line 1: malformed number '1e'");
+    refused(HEAD "{\"name\": \"a\", \"flops\": \"3\"}]}", RL_ESCHEMA,
+            "'t.json': line 1: 'flops' must be a number or null");
+    refused(HEAD "{\"name\": \"a\", \"l2_bytes\": true}]}", RL_ESCHEMA,
+            "'t.json': line 1: 'l2_bytes' must be a number or null");
+    refused(HEAD "{\"name\": \"a\", \"l1_bytes\": -1}]}", RL_ESCHEMA,
+            "'t.json': line 1: 'l1_bytes' must be >= 0");
+    refused(HEAD "{\"name\": \"a\", \"dram_bytes\": -3}]}", RL_ESCHEMA,
+            "'t.json': line 1: 'dram_bytes' must be >= 0");
+    refused(HEAD "{\"name\": \"a\", \"time_ns\": -2.5}]}", RL_ESCHEMA,
+            "'t.json': line 1: 'time_ns' must be >= 0");
+    /* null is "not measured". */
+    ck_assert_msg(read_doc(HEAD "{\"name\": \"a\", \"flops\": null, \"dram_bytes\": 2, \"time_ns\": null},"
+                                "{\"name\": \"a\", \"flops\": 4, \"dram_bytes\": null, \"l2_bytes\": 3,"
+                                " \"time_ns\": 6}]}") == 0,
+                  "%s", err);
+    ck_assert_uint_eq(g.v[0].launches, 2);
+    ck_assert_uint_eq(g.v[0].counted, 1);
+    ck_assert_double_eq(g.v[0].flops, 4);
+    ck_assert(isnan(g.v[0].bytes[RL_MEM_DRAM]));
+    ck_assert_double_eq(g.v[0].bytes[RL_MEM_L2], 3);
+    ck_assert_double_eq(g.v[0].time_ns, 6);
+}
+END_TEST
+
+START_TEST(words)
+{
+    ck_assert_msg(read_doc("{\"incomplete\": true, \"format\": \"roofline-trace\","
+                           " \"x\": [false, null, true], \"kernels\": []}") == 0,
+                  "%s", err);
+    ck_assert(g.sum.incomplete);
+    refused("{\"format\": \"roofline-trace\", \"incomplete\": tru}", RL_EPARSE,
+            "'t.json': line 1: malformed JSON (expected true, false or null)");
+    refused("{\"format\": \"roofline-trace\", \"x\": nul}", RL_EPARSE,
+            "'t.json': line 1: malformed JSON (expected true, false or null)");
+    refused("{\"format\": \"roofline-trace\", \"x\": fals}", RL_EPARSE,
+            "'t.json': line 1: malformed JSON (expected true, false or null)");
+    refused("{\"format\": \"roofline-trace\", \"x\": nulL}", RL_EPARSE,
+            "'t.json': line 1: malformed JSON (expected true, false or null)");
+}
+END_TEST
+
+START_TEST(skipped_values)
+{
+    /* Fields a roofline does not read, in a launch (skipped without
+     * tokenizing) and in the document (skipped by tokens). */
+    ck_assert_msg(read_doc("{\"format\": \"roofline-trace\","
+                           " \"extra\": {\"a\": [1, {\"b\": [true, false, null, \"s]\"]}], \"c\": {}, \"d\": []},"
+                           " \"kernels\": [{\"s\": \"a\\\"b}\\\\\", \"name\": \"k\", \"n\": -1.5e+3,"
+                           " \"t\": true, \"f\": false, \"z\": null, \"o\": {\"x\": [\"]\", {}]},"
+                           " \"e\": [], \"nine\": 19, \"sp\": 1 , \"tab\": 2\t, \"nl\": 3\n,"
+                           " \"flops\": 2, \"dram_bytes\": 8}], \"after\": [[], {}]}") == 0,
+                  "%s", err);
+    ck_assert_uint_eq(g.n, 1);
+    ck_assert_str_eq(g.v[0].name, "k");
+    ck_assert_double_eq(g.v[0].flops, 2);
+    ck_assert_double_eq(g.v[0].bytes[RL_MEM_DRAM], 8);
+    /* Skipped strings are not decoded: a control byte inside passes. */
+    static const char ctl[] = HEAD "{\"x\": \"\0\", \"y\": \"\\\0\", \"z\": \"\t\", \"name\": \"k\"}]}";
+    ck_assert_msg(read_bytes(ctl, sizeof ctl - 1) == 0, "%s", err);
+    ck_assert_uint_eq(g.n, 1);
+
+    refused(HEAD "{\"name\": \"k\", \"x\": @}]}", RL_EPARSE, "'t.json': line 1: malformed JSON near '@'");
+    refused(HEAD "{\"name\": \"k\", \"x\": 1x}]}", RL_EPARSE, "'t.json': line 1: malformed JSON near 'x'");
+    refused(HEAD "{\"name\": \"k\", \"x\": }]}", RL_EPARSE, "'t.json': line 1: expected a value");
+    refused(HEAD "{\"name\": \"k\", \"x\": ", RL_EPARSE, "'t.json': line 1: truncated: expected a value");
+    refused(HEAD "{\"name\": \"k\", \"x\": \"ab", RL_EPARSE,
+            "'t.json': line 1: truncated: a string never ends");
+    refused(HEAD "{\"name\": \"k\", \"x\": \"ab\\", RL_EPARSE,
+            "'t.json': line 1: truncated: a string never ends");
+    refused(HEAD "{\"name\": \"k\", \"x\": [1 2]}]}", RL_EPARSE,
+            "'t.json': line 1: expected ',' or a closing bracket");
+    refused(HEAD "{\"name\": \"k\", \"x\": [1 2}]}", RL_EPARSE,
+            "'t.json': line 1: expected ',' or a closing bracket");
+    refused(HEAD "{\"name\": \"k\", \"x\": [1,]}]}", RL_EPARSE, "'t.json': line 1: expected a value");
+    refused(HEAD "{\"name\": \"k\", \"x\": [,]}]}", RL_EPARSE, "'t.json': line 1: expected a value");
+    refused(HEAD "{\"name\": \"k\", \"x\": {\"a\": 1,}}]}", RL_EPARSE, "'t.json': line 1: expected a key");
+    refused(HEAD "{\"name\": \"k\", \"x\": {1: 2}}]}", RL_EPARSE, "'t.json': line 1: expected a key");
+    refused(HEAD "{\"name\": \"k\", \"x\": {\"a\" 2}}]}", RL_EPARSE, "'t.json': line 1: expected ':'");
+    refused(HEAD "{\"name\": \"k\", \"x\": {\"a\"", RL_EPARSE, "'t.json': line 1: truncated: expected ':'");
+    refused(HEAD "{\"name\": \"k\", \"x\": {", RL_EPARSE, "'t.json': line 1: truncated object");
+    refused(HEAD "{\"name\": \"k\", \"x\": [", RL_EPARSE, "'t.json': line 1: truncated: expected a value");
+    refused(HEAD "{\"name\": \"k\", \"x\": [1", RL_EPARSE, "'t.json': line 1: truncated");
+    refused(HEAD "{\"name\": \"k\", \"x\": [\"a\\", RL_EPARSE, "'t.json': line 1: bad escape in a string");
+    refused("{\"format\": \"roofline-trace\", \"x\": [1 2]}", RL_EPARSE,
+            "'t.json': line 1: expected ',' or a closing bracket");
+    refused("{\"format\": \"roofline-trace\", \"x\": }", RL_EPARSE, "'t.json': line 1: expected a value");
+    refused("{\"format\": \"roofline-trace\", \"x\": ", RL_EPARSE,
+            "'t.json': line 1: truncated: expected a value");
+    refused("{\"format\": \"roofline-trace\", \"x\": {\"a\": 1,}}", RL_EPARSE,
+            "'t.json': line 1: expected a key");
+}
+END_TEST
+
+START_TEST(object_errors)
+{
+    refused("", RL_ESCHEMA, "'t.json': line 1: not a roofline trace (expected a JSON object)");
+    refused("\n[]", RL_ESCHEMA, "'t.json': line 2: not a roofline trace (expected a JSON object)");
+    refused("{", RL_EPARSE, "'t.json': line 1: truncated object");
+    refused("{}", RL_ESCHEMA, "'t.json': line 1: not a roofline trace (no \"format\": \"roofline-trace\")");
+    refused("{\"kernels\": []}", RL_ESCHEMA,
+            "'t.json': line 1: not a roofline trace (no \"format\": \"roofline-trace\")");
+    refused("{\"format\": \"chrome-trace\", \"kernels\": []}", RL_ESCHEMA,
+            "'t.json': line 1: not a roofline trace ('format' is not \"roofline-trace\")");
+    refused("{\"format\": 1}", RL_ESCHEMA,
+            "'t.json': line 1: not a roofline trace ('format' is not \"roofline-trace\")");
+    refused("{\"format\": \"roofline-trace\"} x", RL_EPARSE,
+            "'t.json': line 1: malformed JSON near 'x'");
+    refused("{\"format\": \"roofline-trace\"}\n{}", RL_EPARSE,
+            "'t.json': line 2: text after the end of the document");
+    refused("{\"format\" \"roofline-trace\"}", RL_EPARSE, "'t.json': line 1: expected ':'");
+    refused("{\"format\"", RL_EPARSE, "'t.json': line 1: truncated: expected ':'");
+    refused("{\"format\": \"roofline-trace\" \"x\": 1}", RL_EPARSE,
+            "'t.json': line 1: expected ',' or '}'");
+    refused("{\"format\": \"roofline-trace\",", RL_EPARSE, "'t.json': line 1: truncated object");
+    refused("{\"format\": \"roofline-trace\"", RL_EPARSE, "'t.json': line 1: truncated object");
+    refused("{\"format\": \"roofline-trace\", 3: 1}", RL_EPARSE, "'t.json': line 1: expected a key");
+    refused(HEAD "{\"name\": \"k\", 3: 1}]}", RL_EPARSE, "'t.json': line 1: expected a key");
+    refused(HEAD "{\"name\": \"k\",", RL_EPARSE, "'t.json': line 1: truncated object");
+    refused(HEAD "{\"name\": \"k\"", RL_EPARSE, "'t.json': line 1: truncated object");
+    refused(HEAD "{\"name\": \"k\" \"x\": 1}]}", RL_EPARSE, "'t.json': line 1: expected ',' or '}'");
+    refused(HEAD "{\"name\" 1}]}", RL_EPARSE, "'t.json': line 1: expected ':'");
+    refused(HEAD "{\"name\": 1}]}", RL_ESCHEMA, "'t.json': line 1: 'name' must be a string");
+    refused(HEAD "{\"name\": \"k\", \"precision\": null}]}", RL_ESCHEMA,
+            "'t.json': line 1: 'precision' must be a string");
+    refused(HEAD "{\"name\": \"k\", \"origin\": 1}]}", RL_ESCHEMA,
+            "'t.json': line 1: 'origin' must be \"measured\" or \"analytic\"");
+    /* The kernels array. */
+    refused("{\"format\": \"roofline-trace\", \"kernels\": 3}", RL_ESCHEMA,
+            "'t.json': line 1: 'kernels' must be an array");
+    refused("{\"format\": \"roofline-trace\", \"kernels\": {}}", RL_ESCHEMA,
+            "'t.json': line 1: 'kernels' must be an array");
+    refused("{\"format\": \"roofline-trace\", \"kernels\": @}", RL_EPARSE,
+            "'t.json': line 1: malformed JSON near '@'");
+    refused(HEAD, RL_ESCHEMA, "'t.json': line 1: truncated: kernels[0] never ends");
+    refused(HEAD "[]]}", RL_ESCHEMA, "'t.json': line 1: kernels[0] must be an object");
+    refused(HEAD "@]}", RL_EPARSE, "'t.json': line 1: malformed JSON near '@'");
+    refused(HEAD "{\"x\": 1}]}", RL_ESCHEMA, "'t.json': line 1: kernels[0] has no 'name'");
+    refused(HEAD "{}]}", RL_ESCHEMA, "'t.json': line 1: kernels[0] has no 'name'");
+    /* The record's first line, not its last. */
+    refused(HEAD "\n\n{\"x\": 1,\n\n\"y\": 2\n}]}", RL_ESCHEMA, "'t.json': line 3: kernels[0] has no 'name'");
+    ck_assert_int_eq(read_doc(HEAD "{\"name\": \"k\"}, {\"name\": \"j\"},\n{\"x\": 1}]}"), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'t.json': line 2: kernels[2] has no 'name'");
+    ck_assert_uint_eq(g.n, 2); /* the two before it are read */
+    ck_assert_int_eq(read_doc(HEAD "{\"name\": \"k\"},"), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'t.json': line 1: truncated: kernels[1] never ends");
+    ck_assert_int_eq(read_doc(HEAD "{\"name\": \"k\"}, 3]}"), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'t.json': line 1: kernels[1] must be an object");
+    ck_assert_int_eq(read_doc(HEAD "{\"name\": \"k\"} {\"name\": \"j\"}]}"), RL_EPARSE);
+    ck_assert_str_eq(err, "'t.json': line 1: expected ',' or ']' after a kernel");
+    ck_assert_int_eq(read_doc(HEAD "{\"name\": \"k\"}"), RL_EPARSE);
+    ck_assert_str_eq(err, "'t.json': line 1: truncated: the kernels array never ends");
+    ck_assert_int_eq(read_doc(HEAD "{\"name\": \"k\"} @"), RL_EPARSE);
+    ck_assert_str_eq(err, "'t.json': line 1: malformed JSON near '@'");
+    ck_assert_int_eq(read_doc(HEAD "{\"name\": \"k\"}]"), RL_EPARSE);
+    ck_assert_str_eq(err, "'t.json': line 1: truncated object");
+    /* Empty objects and arrays are fine where they are allowed. */
+    ck_assert_msg(read_doc("{\"gpu\": {}, \"counters\": {}, \"format\": \"roofline-trace\", \"kernels\": []}") == 0,
+                  "%s", err);
+}
+END_TEST
+
+START_TEST(every_truncation_is_refused)
+{
+    /* Every prefix of a valid trace is an error, never a smaller trace. */
+    const char *text = "{\"format\": \"roofline-trace\", \"gpu\": {\"name\": \"G\"},"
+                       " \"kernels\": [{\"name\": \"k\\u00e9\", \"x\": [1, \"a\"], \"s\": \"q\\\"\","
+                       " \"grid\": [1, 2, 3], \"flops\": 1.5, \"dram_bytes\": 2, \"t\": true}]}";
+    size_t n = strlen(text);
+    for (size_t k = 0; k < n; k++) {
+        int rc = read_bytes(text, k);
+        ck_assert_msg(rc == RL_EPARSE || rc == RL_ESCHEMA, "prefix %zu: %d", k, rc);
+        /* The launch is added once its record closes. */
+        ck_assert_msg(g.n == (k < n - 2 ? 0u : 1u), "prefix %zu: %zu groups", k, g.n);
+    }
+    ck_assert_msg(read_bytes(text, n) == 0, "%s", err);
+    ck_assert_double_eq(g.v[0].flops, 1.5);
+}
+END_TEST
+
+START_TEST(summary_edge_cases)
+{
+    /* null strings empty a field; values of the wrong type are skipped;
+     * unknown fields with containers are skipped. */
+    ck_assert_msg(read_doc("{\"format\": \"roofline-trace\","
+                           " \"gpu\": {\"name\": \"A\", \"name\": null, \"chip\": {\"a\": [1]},"
+                           " \"x\": [1, {}], \"sm_count\": \"132\", \"chip\": \"C\"},"
+                           " \"counters\": {\"x\": [\"nope\"], \"status\": null, \"status\": \"ok\","
+                           " \"reason\": [1, 2], \"y\": {\"a\": 1}, \"reason\": \"R\"},"
+                           " \"incomplete\": 1, \"kernels\": []}") == 0,
+                  "%s", err);
+    ck_assert_str_eq(g.sum.gpu_name, "");
+    ck_assert_str_eq(g.sum.chip, "C");
+    ck_assert_int_eq(g.sum.sm_count, 0);
+    ck_assert_str_eq(g.sum.counters_status, "ok");
+    ck_assert_str_eq(g.sum.counters_reason, "R");
+    ck_assert_str_eq(g.sum.tensor_not_counted, "");
+    ck_assert(!g.sum.incomplete);
+    /* SM counts: the largest kept is 999999. */
+    ck_assert_msg(read_doc("{\"format\": \"roofline-trace\", \"gpu\": {\"sm_count\": 999999}}") == 0, "%s", err);
+    ck_assert_int_eq(g.sum.sm_count, 999999);
+    ck_assert_msg(read_doc("{\"format\": \"roofline-trace\", \"gpu\": {\"sm_count\": 1000000}}") == 0, "%s", err);
+    ck_assert_int_eq(g.sum.sm_count, 0);
+    ck_assert_msg(read_doc("{\"format\": \"roofline-trace\", \"gpu\": {\"sm_count\": 1}}") == 0, "%s", err);
+    ck_assert_int_eq(g.sum.sm_count, 1);
+    /* The tensor list is cut at 63 bytes, and writes nothing past it: 60
+     * bytes, then ", ab" reaches 64 exactly, then one more. */
+    char text[512], sixty[61];
+    memset(sixty, 'x', 60);
+    sixty[60] = 0;
+    snprintf(text, sizeof text,
+             "{\"format\": \"roofline-trace\", \"incomplete\": true, \"counters\":"
+             " {\"tensor_not_counted\": [\"%s\", \"ab\", \"c\", \"d\"]}, \"kernels\": []}",
+             sixty);
+    ck_assert_msg(read_doc(text) == 0, "%s", err);
+    ck_assert_uint_eq(strlen(g.sum.tensor_not_counted), 63);
+    ck_assert(strncmp(g.sum.tensor_not_counted, sixty, 60) == 0);
+    ck_assert_str_eq(g.sum.tensor_not_counted + 60, ", a");
+    ck_assert(g.sum.incomplete);
+    ck_assert_uint_eq(g.sum.kernels, 0);
+    ck_assert_msg(read_doc("{\"format\": \"roofline-trace\", \"counters\": {\"tensor_not_counted\": []}}") == 0,
+                  "%s", err);
+    ck_assert_str_eq(g.sum.tensor_not_counted, "");
+    ck_assert_msg(read_doc("{\"format\": \"roofline-trace\", \"counters\": {\"tensor_not_counted\": [\"fp8\"]}}") == 0,
+                  "%s", err);
+    ck_assert_str_eq(g.sum.tensor_not_counted, "fp8");
+    refused("{\"format\": \"roofline-trace\", \"counters\": {\"tensor_not_counted\": [\"a\", 1]}}", RL_EPARSE,
+            "'t.json': line 1: expected ']'");
+    /* gpu and counters of another type are skipped. */
+    ck_assert_msg(read_doc("{\"format\": \"roofline-trace\", \"gpu\": [{\"name\": \"A\"}],"
+                           " \"counters\": \"off\", \"extra\": {\"name\": \"B\", \"status\": \"x\"}}") == 0,
+                  "%s", err);
+    ck_assert_str_eq(g.sum.gpu_name, "");
+    ck_assert_str_eq(g.sum.counters_status, "");
+}
+END_TEST
+
+START_TEST(launch_fields_start_fresh)
+{
+    /* Each record starts from nothing: no grid, block, bytes or precision
+     * carried over from the record before. */
+    ck_assert_msg(read_doc(HEAD "{\"name\": \"a\", \"grid\": [5, 6, 7], \"block\": [8, 9, 10],"
+                                " \"flops\": 1, \"dram_bytes\": 2, \"l2_bytes\": 3, \"l1_bytes\": 4,"
+                                " \"precision\": \"fp32\", \"origin\": \"analytic\", \"time_ns\": 1},"
+                                "{\"name\": \"b\", \"flops\": 1, \"l2_bytes\": 3},"
+                                "{\"name\": \"a\", \"grid\": [5, 6, 7], \"block\": [8, 9, 10],"
+                                " \"flops\": 2, \"dram_bytes\": 2, \"l2_bytes\": 3, \"l1_bytes\": 4}]}") == 0,
+                  "%s", err);
+    ck_assert_uint_eq(g.n, 2);
+    const struct rl_trace_group *b = group("b");
+    for (int i = 0; i < 3; i++) {
+        ck_assert_uint_eq(b->grid[i], 0);
+        ck_assert_uint_eq(b->block[i], 0);
+    }
+    ck_assert(isnan(b->bytes[RL_MEM_DRAM]));
+    ck_assert(isnan(b->bytes[RL_MEM_L1]));
+    ck_assert_double_eq(b->bytes[RL_MEM_L2], 3);
+    ck_assert_str_eq(b->precision, "");
+    ck_assert_int_eq(b->origin, RL_ORIGIN_MEASURED);
+    ck_assert(isnan(b->time_ns) || b->time_ns == 0);
+    ck_assert_double_eq(b->time_ns, 0);
+    const struct rl_trace_group *a = group("a");
+    ck_assert_uint_eq(a->launches, 2);
+    ck_assert_double_eq(a->flops, 3);
+    ck_assert_double_eq(a->bytes[RL_MEM_DRAM], 4);
+    ck_assert_double_eq(a->bytes[RL_MEM_L2], 6);
+    ck_assert_double_eq(a->bytes[RL_MEM_L1], 8);
+    ck_assert_uint_eq(a->grid[2], 7);
+    ck_assert_uint_eq(a->block[0], 8);
+    ck_assert_uint_eq(a->counted_timed, 1);
+    ck_assert_double_eq(a->counted_time_ns, 1);
+    ck_assert_str_eq(g.v[1].name, "b"); /* a's second launch left b whole */
+    ck_assert_uint_eq(g.sum.kernels, 3);
+    /* The same name on another grid or block is another kernel. */
+    ck_assert_msg(read_doc(HEAD "{\"name\": \"a\", \"grid\": [1, 2, 3]}, {\"name\": \"a\"},"
+                                "{\"name\": \"a\", \"block\": [1, 2, 3]}, {\"name\": \"a\", \"grid\": [1, 2, 3]},"
+                                "{\"name\": \"b\", \"grid\": [1, 2, 3]}]}") == 0,
+                  "%s", err);
+    ck_assert_uint_eq(g.n, 4);
+    ck_assert_uint_eq(g.v[0].launches, 2);
+    ck_assert_uint_eq(g.v[1].grid[2], 0);
+    ck_assert_uint_eq(g.v[1].launches, 1);
+    ck_assert_uint_eq(g.v[2].block[2], 3);
+    ck_assert_str_eq(g.v[3].name, "b");
+}
+END_TEST
+
+/* A trace of n distinct kernels, each launched twice (the second pass after
+ * every group exists): many groups, and a file over the reader's buffer. */
+START_TEST(many_kernels)
+{
+    enum { N = 60000 };
+    size_t cap = (size_t)N * 2 * 128 + 128, len = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    len += (size_t)sprintf(text, "{\"format\": \"roofline-trace\", \"kernels\": [\n");
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < N; i++)
+            len += (size_t)sprintf(text + len,
+                                   "%s{\"name\": \"k%d\", \"grid\": [%d, 1, 1], \"flops\": %d,"
+                                   " \"dram_bytes\": 1, \"time_ns\": 2}\n",
+                                   pass || i ? "," : "", i % 1000, i / 1000, i);
+    len += (size_t)sprintf(text + len, "]}");
+    ck_assert_uint_gt(len, 2 * CHUNK_BYTES);
+    int rc = read_bytes(text, len);
+    free(text);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_uint_eq(g.n, N);
+    ck_assert_uint_eq(g.sum.kernels, 2 * N);
+    ck_assert_double_eq(g.sum.time_ns, 4.0 * N);
+    for (size_t i = 0; i < g.n; i++) {
+        ck_assert_uint_eq(g.v[i].launches, 2);
+        ck_assert_double_eq(g.v[i].flops, 2.0 * (double)i);
+        char name[32];
+        snprintf(name, sizeof name, "k%zu", i % 1000);
+        ck_assert_str_eq(g.v[i].name, name);
+        ck_assert_uint_eq(g.v[i].grid[0], i / 1000);
+    }
+}
+END_TEST
+
+/* Place tail so that its byte at split is the first of the reader's second
+ * buffer, after a padding launch; read it. */
+static int read_split(const char *tail, size_t tail_len, size_t split)
+{
+    static char *text;
+    size_t cap = CHUNK_BYTES + 4096;
+    if (!text)
+        text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    const char *open = "{\"format\": \"roofline-trace\", \"kernels\": [{\"name\": \"pad\", \"x\": \"";
+    size_t head = strlen(open) + 4; /* the padding string, then "}, " */
+    size_t pad = CHUNK_BYTES - split - head;
+    size_t len = (size_t)sprintf(text, "%s", open);
+    memset(text + len, 'a', pad);
+    len += pad;
+    len += (size_t)sprintf(text + len, "\"}, ");
+    ck_assert_uint_eq(len + split, CHUNK_BYTES);
+    memcpy(text + len, tail, tail_len);
+    return read_bytes(text, len + tail_len);
+}
+
+START_TEST(tokens_across_the_buffer_edge)
+{
+    /* Every token of a record cut at every byte by the buffer's end. */
+    const char *tail = "{\"name\": \"e\\u00e9\\n\\uD83D\\uDE00x\", \"grid\": [12345, 2, 3],"
+                       " \"long_key_long_key_long_key_long_key_long_key_long_key_long_key_x\": 1,"
+                       " \"flops\": 1.5e3, \"dram_bytes\": 4096, \"y\": \"s\\\"k\\\\\","
+                       " \"z\": [1, {\"q\": null}], \"w\": -2.5e-1, \"b\": true,\n"
+                       " \"time_ns\": 77}]}";
+    size_t n = strlen(tail);
+    for (size_t split = 0; split <= n; split++) {
+        ck_assert_msg(read_split(tail, n, split) == 0, "split %zu: %s", split, err);
+        ck_assert_uint_eq(g.n, 2);
+        ck_assert_str_eq(g.v[1].name, "e\xc3\xa9\n\xf0\x9f\x98\x80x");
+        ck_assert_uint_eq(g.v[1].grid[0], 12345);
+        ck_assert_double_eq(g.v[1].flops, 1500);
+        ck_assert_double_eq(g.v[1].bytes[RL_MEM_DRAM], 4096);
+        ck_assert_double_eq(g.v[1].time_ns, 77);
+    }
+    /* Cut short in the second buffer (the first still holds old bytes). */
+    ck_assert_int_eq(read_split("{\"name\": \"abc", 13, 0), RL_EPARSE);
+    ck_assert_str_eq(err, "'t.json': line 1: truncated: a string never ends");
+    ck_assert_int_eq(read_split("{\"name\": \"k\", \"x\": \"abc", 23, 0), RL_EPARSE);
+    ck_assert_str_eq(err, "'t.json': line 1: truncated: a string never ends");
+    ck_assert_int_eq(read_split("{\"name\": \"k\", \"x\": 12", 21, 0), RL_EPARSE);
+    ck_assert_str_eq(err, "'t.json': line 1: truncated object");
+    ck_assert_uint_eq(g.n, 1);
+    /* Exactly one byte in the second buffer. */
+    ck_assert_int_eq(read_split("}", 1, 0), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'t.json': line 1: kernels[1] must be an object");
+    ck_assert_int_eq(read_split("{\"name\": \"k\"}]}", 15, 14), 0);
+    ck_assert_uint_eq(g.n, 2);
+    /* A file that is exactly one buffer long. */
+    ck_assert_int_eq(read_split("{\"name\": \"k\"}]}", 15, 15), 0);
+    ck_assert_uint_eq(g.n, 2);
+}
+END_TEST
+
+START_TEST(one_byte_files)
+{
+    refused("{", RL_EPARSE, "'t.json': line 1: truncated object");
+    refused("3", RL_ESCHEMA, "'t.json': line 1: not a roofline trace (expected a JSON object)");
+    refused(" ", RL_ESCHEMA, "'t.json': line 1: not a roofline trace (expected a JSON object)");
+}
+END_TEST
+
+/* A stream that gives its text, then a read error. */
+static ssize_t failing_read(void *cookie, char *buf, size_t size)
+{
+    const char **text = cookie;
+    if (!**text) {
+        errno = EIO;
+        return -1;
+    }
+    size_t n = strlen(*text) < size ? strlen(*text) : size;
+    memcpy(buf, *text, n);
+    *text += n;
+    return (ssize_t)n;
+}
+
+START_TEST(read_errors)
+{
+    const char *text = "{\"format\": \"roofline-trace\",\n\"kernels\": []}";
+    FILE *f = fopencookie(&text, "r", (cookie_io_functions_t){.read = failing_read});
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(rl_trace_groups_read(&g, f, "t.json", err), RL_EIO);
+    ck_assert_str_eq(err, "'t.json': line 2: read error");
+    fclose(f);
+    /* load: the path names the file in errors. */
+    char path[512];
+    snprintf(path, sizeof path, "%s/missing.json", rl_test_tmpdir());
+    char want[600];
+    snprintf(want, sizeof want, "'%s': No such file or directory", path);
+    ck_assert_int_eq(rl_trace_groups_load(&g, path, err), RL_EIO);
+    ck_assert_str_eq(err, want);
+    snprintf(path, sizeof path, "%s/bad.json", rl_test_tmpdir());
+    f = fopen(path, "w");
+    fputs("{\"format\": \"roofline-trace\", \"kernels\": [{}]}", f);
+    fclose(f);
+    ck_assert_int_eq(rl_trace_groups_load(&g, path, err), RL_ESCHEMA);
+    snprintf(want, sizeof want, "'%s': line 1: kernels[0] has no 'name'", path);
+    ck_assert_str_eq(err, want);
+    snprintf(path, sizeof path, "%s/good.json", rl_test_tmpdir());
+    f = fopen(path, "w");
+    fputs("{\"format\": \"roofline-trace\", \"kernels\": [{\"name\": \"k\"}]}", f);
+    fclose(f);
+    ck_assert_int_eq(rl_trace_groups_load(&g, path, err), 0);
+    ck_assert_uint_eq(g.n, 1);
+}
+END_TEST
+
+START_TEST(release_frees_everything)
+{
+    /* Read, release, read again: the same heap in use, and g zeroed. */
+    const char *text = HEAD "{\"name\": \"a\"}, {\"name\": \"b\"}, {\"name\": \"c\"}]}";
+    ck_assert_int_eq(read_doc(text), 0);
+    rl_trace_groups_release(&g);
+    struct mallinfo2 before = mallinfo2();
+    ck_assert_int_eq(read_doc(text), 0);
+    ck_assert_uint_eq(g.n, 3);
+    rl_trace_groups_release(&g);
+    struct mallinfo2 after = mallinfo2();
+    ck_assert_uint_eq(after.uordblks, before.uordblks);
+    ck_assert_ptr_null(g.v);
+    ck_assert_ptr_null(g.slot);
+    ck_assert_uint_eq(g.n + g.cap + g.slots + g.sum.kernels, 0);
+    rl_trace_groups_release(&g); /* twice is harmless */
+}
+END_TEST
+
+START_TEST(added_launches_edge_cases)
+{
+    /* No grid or block: zeros, read no further than three values. */
+    const uint32_t dims[4] = {2, 3, 4, 99};
+    const double bytes[RL_MEM_COUNT] = {1, 2, NAN};
+    ck_assert_int_eq(rl_trace_groups_add(&g, "k", dims, NULL, NULL, RL_ORIGIN_ANALYTIC, 2, 6,
+                                         bytes, 10),
+                     0);
+    ck_assert_int_eq(rl_trace_groups_add(&g, "j", NULL, dims, "fp16", RL_ORIGIN_MEASURED, 1, NAN,
+                                         bytes, NAN),
+                     0);
+    ck_assert_uint_eq(g.n, 2);
+    ck_assert_uint_eq(g.v[0].grid[2], 4);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_uint_eq(g.v[0].block[i], 0);
+        ck_assert_uint_eq(g.v[1].grid[i], 0);
+    }
+    ck_assert_uint_eq(g.v[1].block[2], 4);
+    ck_assert_str_eq(g.v[0].precision, "");
+    ck_assert_int_eq(g.v[0].origin, RL_ORIGIN_ANALYTIC);
+    ck_assert_uint_eq(g.v[0].launches, 2);
+    ck_assert_uint_eq(g.v[0].counted, 2);
+    ck_assert_uint_eq(g.v[0].counted_timed, 2);
+    ck_assert_double_eq(g.v[0].bytes[RL_MEM_L2], 2);
+    /* Timing only: no precision, counted 0, origin measured. */
+    ck_assert_str_eq(g.v[1].precision, "");
+    ck_assert_int_eq(g.v[1].origin, RL_ORIGIN_MEASURED);
+    ck_assert_uint_eq(g.v[1].counted, 0);
+    ck_assert_double_eq(g.v[1].time_ns, 0);
+    ck_assert_uint_eq(g.sum.kernels, 3);
+    ck_assert_double_eq(g.sum.time_ns, 10);
+}
+END_TEST
+
+START_TEST(sniff_limits)
+{
+    const char *needle = "\"roofline-trace\"";
+    ck_assert(rl_trace_sniff(needle, 16));
+    ck_assert(!rl_trace_sniff(needle, 15));
+    static char text[5000];
+    memset(text, ' ', sizeof text);
+    memcpy(text + 4096 - 16, needle, 16); /* ends at 4 KB */
+    ck_assert(rl_trace_sniff(text, sizeof text));
+    memset(text, ' ', sizeof text);
+    memcpy(text + 4096 - 15, needle, 16); /* one byte past it */
+    ck_assert(!rl_trace_sniff(text, sizeof text));
+}
+END_TEST
+
 static Suite *tracefile_suite(void)
 {
     Suite *s = suite_create("tracefile");
@@ -338,6 +1071,25 @@ static Suite *tracefile_suite(void)
     tcase_add_test(limits, flops_without_bytes_are_timing_only);
     tcase_add_test(limits, negative_numbers_are_refused);
     tcase_add_test(limits, bad_fields_are_refused);
+    tcase_add_test(limits, string_escapes);
+    tcase_add_test(limits, surrogate_pairs);
+    tcase_add_test(limits, string_errors);
+    tcase_add_test(limits, long_strings);
+    tcase_add_test(limits, keys);
+    tcase_add_test(limits, numbers_at_their_limits);
+    tcase_add_test(limits, words);
+    tcase_add_test(limits, skipped_values);
+    tcase_add_test(limits, object_errors);
+    tcase_add_test(limits, every_truncation_is_refused);
+    tcase_add_test(limits, summary_edge_cases);
+    tcase_add_test(limits, launch_fields_start_fresh);
+    tcase_add_test(limits, many_kernels);
+    tcase_add_test(limits, tokens_across_the_buffer_edge);
+    tcase_add_test(limits, one_byte_files);
+    tcase_add_test(limits, read_errors);
+    tcase_add_test(limits, release_frees_everything);
+    tcase_add_test(limits, added_launches_edge_cases);
+    tcase_add_test(limits, sniff_limits);
     suite_add_tcase(s, limits);
     return s;
 }
