@@ -101,13 +101,13 @@ struct rl_bench_options {
 
 /* Tracing (analyzer/profiler/README.md) */
 
-enum { RL_TRACE_COUNTERS_NONE, RL_TRACE_COUNTERS_DEFAULT, RL_TRACE_COUNTERS_FULL };
+/* enum rl_counter_set: profiler/metrics.h. */
 
 struct rl_trace_request {
     int device;
     const char *workload;      /* gemm, gemv, elementwise, decode, prefill */
     const char *out_path;      /* the trace file, written atomically */
-    int counters;              /* RL_TRACE_COUNTERS_* */
+    enum rl_counter_set counters;
     const char *kernel_regex;  /* kernels to count; NULL: all */
     int samples;               /* counted launches per kernel/grid/block; 0: all */
     int reps;                  /* runs of each step */

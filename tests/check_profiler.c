@@ -23,7 +23,7 @@
 
 /* ---- metric sets, through the CUPTI host API (no GPU) ---------------------- */
 
-static struct rl_metric_set *build(const char *chip, enum rl_metric_set_kind kind)
+static struct rl_metric_set *build(const char *chip, enum rl_counter_set kind)
 {
     struct rl_metric_set *s = malloc(sizeof *s);
     char err[RL_ERRMSG_SIZE];
@@ -50,7 +50,7 @@ static void assert_complete(const struct rl_metric_set *s)
 
 START_TEST(gh100_default_two_passes)
 {
-    struct rl_metric_set *s = build("GH100", RL_SET_DEFAULT);
+    struct rl_metric_set *s = build("GH100", RL_COUNTERS_DEFAULT);
     assert_complete(s);
     ck_assert_int_le(s->passes, 2);
     ck_assert_int_ge(s->passes, 1);
@@ -77,7 +77,7 @@ END_TEST
 
 START_TEST(gh100_full_costs_more)
 {
-    struct rl_metric_set *s = build("GH100", RL_SET_FULL);
+    struct rl_metric_set *s = build("GH100", RL_COUNTERS_FULL);
     assert_complete(s);
     ck_assert(s->on[RL_Q_TENSOR_FP16] && s->on[RL_Q_TENSOR_TF32] && s->on[RL_Q_TENSOR_INT8]);
     ck_assert_int_gt(s->passes, 2);
@@ -90,26 +90,26 @@ START_TEST(fallbacks_per_chip)
     /* GA100 and AD102 split FP16 by destination: the second candidate. */
     static const char *const split[] = {"GA100", "AD102"};
     for (int i = 0; i < 2; i++) {
-        struct rl_metric_set *s = build(split[i], RL_SET_FULL);
+        struct rl_metric_set *s = build(split[i], RL_COUNTERS_FULL);
         assert_complete(s);
         ck_assert_str_eq(s->metric[RL_Q_TENSOR_FP16], "sm__ops_path_tensor_src_fp16_dst_fp32.sum"
                                                       "+sm__ops_path_tensor_src_fp16_dst_fp16.sum");
         free(s);
-        s = build(split[i], RL_SET_DEFAULT);
+        s = build(split[i], RL_COUNTERS_DEFAULT);
         ck_assert_int_le(s->passes, 2);
         free(s);
     }
     /* GA100 has no FP8: not collected, never a zero. */
-    struct rl_metric_set *s = build("GA100", RL_SET_FULL);
+    struct rl_metric_set *s = build("GA100", RL_COUNTERS_FULL);
     ck_assert(!s->on[RL_Q_TENSOR_FP8]);
     free(s);
     /* GB100 folds FP8 with FP4/FP6. */
-    s = build("GB100", RL_SET_FULL);
+    s = build("GB100", RL_COUNTERS_FULL);
     assert_complete(s);
     ck_assert_ptr_nonnull(strstr(s->metric[RL_Q_TENSOR_FP8], "fp4_fp6_fp8"));
     free(s);
     /* GB202 names DRAM bytes differently. */
-    s = build("GB202", RL_SET_DEFAULT);
+    s = build("GB202", RL_COUNTERS_DEFAULT);
     assert_complete(s);
     ck_assert_str_eq(s->metric[RL_Q_DRAM_READ], "dram__bytes_op_read.sum");
     free(s);
@@ -120,7 +120,7 @@ START_TEST(unknown_chip)
 {
     struct rl_metric_set *s = malloc(sizeof *s);
     char err[RL_ERRMSG_SIZE];
-    ck_assert_int_eq(rl_metric_set_build("XX999", RL_SET_DEFAULT, NULL, s, err), RL_ENOTFOUND);
+    ck_assert_int_eq(rl_metric_set_build("XX999", RL_COUNTERS_DEFAULT, NULL, s, err), RL_ENOTFOUND);
     ck_assert_ptr_nonnull(strstr(err, "XX999"));
     free(s);
 }
@@ -128,7 +128,7 @@ END_TEST
 
 START_TEST(quantities_sum_terms)
 {
-    struct rl_metric_set *s = build("GA100", RL_SET_FULL);
+    struct rl_metric_set *s = build("GA100", RL_COUNTERS_FULL);
     double names[RL_Q_COUNT * RL_Q_MAX_TERMS], q[RL_Q_COUNT];
     for (int i = 0; i < s->n_names; i++)
         names[i] = i + 1;
@@ -284,7 +284,7 @@ START_TEST(trace_round_trip)
     k[4].step = 0;
     ck_assert_int_eq(rl_trace_fill_sampled(k, 5), 2);
     struct rl_trace_step step = {"rmsnorm 4096", 3.0 * 4096, 4.0 * 4096, "fp32"};
-    struct rl_metric_set *set = build("GH100", RL_SET_DEFAULT);
+    struct rl_metric_set *set = build("GH100", RL_COUNTERS_DEFAULT);
     struct rl_trace_meta m = {.tool = "roofline test", .created = "2026-11-29T00:00:00Z",
                               .pid = 42, .program = "test", .gpu_name = "NVIDIA H200",
                               .chip = "GH100", .cc_major = 9, .sm_count = 132,
@@ -470,7 +470,7 @@ END_TEST
  * the libcupti in use first, so the two always come from one CUDA. */
 START_TEST(nvperf_host_beside_cupti)
 {
-    struct rl_metric_set *set = build("GH100", RL_SET_DEFAULT);
+    struct rl_metric_set *set = build("GH100", RL_COUNTERS_DEFAULT);
     free(set);
     const char *nv = rl__nvperf_preload();
     ck_assert_ptr_nonnull(nv);

@@ -85,7 +85,7 @@ static int assert_steps(const cJSON *doc, const char *part, const char *ratio, d
 
 START_TEST(gemm_flops_match_2mnk)
 {
-    cJSON *doc = trace("gemm", RL_TRACE_COUNTERS_FULL, NULL);
+    cJSON *doc = trace("gemm", RL_COUNTERS_FULL, NULL);
     assert_timed(doc);
     if (counters_ok(doc)) {
         const cJSON *c = cJSON_GetObjectItem(doc, "counters");
@@ -100,7 +100,7 @@ END_TEST
 
 START_TEST(gemv_bytes_match_matrix)
 {
-    cJSON *doc = trace("gemv", RL_TRACE_COUNTERS_DEFAULT, NULL);
+    cJSON *doc = trace("gemv", RL_COUNTERS_DEFAULT, NULL);
     assert_timed(doc);
     /* The LM head's 1.05 GB matrix is far larger than L2: DRAM bytes
      * within 5% of the minimum. */
@@ -112,7 +112,7 @@ END_TEST
 
 START_TEST(timing_only_with_analytic_counts)
 {
-    cJSON *doc = trace("decode", RL_TRACE_COUNTERS_NONE, NULL);
+    cJSON *doc = trace("decode", RL_COUNTERS_NONE, NULL);
     int n = assert_timed(doc);
     ck_assert_int_gt(n, 8);
     ck_assert_str_eq(rl_json_string(cJSON_GetObjectItem(doc, "counters"), "status"), "off");
@@ -132,7 +132,7 @@ END_TEST
 
 START_TEST(kernel_filter_counts_only_matches)
 {
-    cJSON *doc = trace("elementwise", RL_TRACE_COUNTERS_DEFAULT, "rmsnorm");
+    cJSON *doc = trace("elementwise", RL_COUNTERS_DEFAULT, "rmsnorm");
     assert_timed(doc);
     if (counters_ok(doc)) {
         const cJSON *k;

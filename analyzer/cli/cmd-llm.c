@@ -299,7 +299,7 @@ static int measure(struct llm_run *r, const char *dir, int device)
              dir ? dir : ".");
     struct rl_trace_request req = {.device = device, .workload = "shapes",
                                    .out_path = r->measure_trace,
-                                   .counters = RL_TRACE_COUNTERS_DEFAULT, .samples = 1,
+                                   .counters = RL_COUNTERS_DEFAULT, .samples = 1,
                                    .reps = 3, .program = "roofline llm --measure",
                                    .shapes = shapes, .n_shapes = n};
     struct rl_calibration cal;

@@ -364,7 +364,7 @@ static int trace_program(const struct trace_opts *o, const struct rl_device_api 
         snprintf(cal.line, sizeof cal.line, "not done: the calibration GEMM failed: %.400s",
                  err);
     }
-    if (!o->quiet && o->counters != RL_TRACE_COUNTERS_NONE)
+    if (!o->quiet && o->counters != RL_COUNTERS_NONE)
         fprintf(stderr, "roofline: tensor check: %s\n", cal.line);
     /* The processes write <pid>.json into a folder beside the output. */
     const char *slash = strrchr(o->out, '/');
@@ -386,7 +386,7 @@ static int trace_program(const struct trace_opts *o, const struct rl_device_api 
                           cal.flops_per_op, cal.line};
     char **files = NULL;
     size_t n = 0;
-    if (o->top > 0 && o->counters != RL_TRACE_COUNTERS_NONE) {
+    if (o->top > 0 && o->counters != RL_COUNTERS_NONE) {
         struct child_env first = e;
         first.metrics = "none";
         code = run_traced(argv, &first);
@@ -485,7 +485,7 @@ int cmd_trace(int argc, char **argv)
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     struct trace_opts o = {.out = "roofline-trace.json",
-                           .counters = RL_TRACE_COUNTERS_DEFAULT,
+                           .counters = RL_COUNTERS_DEFAULT,
                            .samples = 1,
                            .reps = 3};
     int c;
@@ -498,11 +498,11 @@ int cmd_trace(int argc, char **argv)
             break;
         case 'm':
             if (strcmp(optarg, "none") == 0)
-                o.counters = RL_TRACE_COUNTERS_NONE;
+                o.counters = RL_COUNTERS_NONE;
             else if (strcmp(optarg, "default") == 0)
-                o.counters = RL_TRACE_COUNTERS_DEFAULT;
+                o.counters = RL_COUNTERS_DEFAULT;
             else if (strcmp(optarg, "full") == 0)
-                o.counters = RL_TRACE_COUNTERS_FULL;
+                o.counters = RL_COUNTERS_FULL;
             else
                 return cli_usage_error("trace", "--metrics must be none, default or full");
             break;

@@ -27,7 +27,7 @@
 
 static const char *counters_name(int c)
 {
-    return c == RL_TRACE_COUNTERS_NONE ? "none" : c == RL_TRACE_COUNTERS_FULL ? "full" : "default";
+    return c == RL_COUNTERS_NONE ? "none" : c == RL_COUNTERS_FULL ? "full" : "default";
 }
 
 static void status_into(struct rl_calibration *cal)
@@ -156,11 +156,11 @@ static int calibrate(int device, int counters, struct rl_calibration *cal, char 
     cal->flops_per_op = NAN;
     struct rl_tracer_options opt = {
         .program = "roofline calibration",
-        .counters = counters == RL_TRACE_COUNTERS_FULL ? RL_COUNTERS_FULL : RL_COUNTERS_DEFAULT,
+        .counters = counters == RL_COUNTERS_FULL ? RL_COUNTERS_FULL : RL_COUNTERS_DEFAULT,
         .samples = 1,
         .tensor_flops_per_op = NAN,
     };
-    if (counters == RL_TRACE_COUNTERS_NONE) {
+    if (counters == RL_COUNTERS_NONE) {
         snprintf(cal->counters_status, sizeof cal->counters_status, "off");
         snprintf(cal->line, sizeof cal->line, "not done: counters off (--metrics none)");
         return RL_OK;
@@ -248,9 +248,7 @@ static int trace_builtin(const struct rl_trace_request *req, struct rl_calibrati
     struct rl_tracer_options opt = {
         .out_path = req->out_path,
         .program = req->program,
-        .counters = req->counters == RL_TRACE_COUNTERS_NONE   ? RL_COUNTERS_NONE
-                    : req->counters == RL_TRACE_COUNTERS_FULL ? RL_COUNTERS_FULL
-                                                              : RL_COUNTERS_DEFAULT,
+        .counters = (enum rl_counter_set)req->counters,
         .kernel_regex = req->kernel_regex,
         .samples = req->samples,
         .tensor_flops_per_op = NAN,
@@ -259,7 +257,7 @@ static int trace_builtin(const struct rl_trace_request *req, struct rl_calibrati
     int rc = start_tracer(&opt, errmsg);
     if (rc)
         return rc;
-    if (req->counters != RL_TRACE_COUNTERS_NONE) {
+    if (req->counters != RL_COUNTERS_NONE) {
         if (calibrate_in_session(req->device, cal, errmsg)) {
             /* The workload runs anyway; Tensor Core FLOPs stay unknown. */
             cal->flops_per_op = NAN;
@@ -274,7 +272,7 @@ static int trace_builtin(const struct rl_trace_request *req, struct rl_calibrati
     }
     if (rc == RL_OK) {
         struct hook_state hs = {.verbose = req->verbose, .clean = req->reps > 0 ? req->reps : 3};
-        hs.runs = hs.clean + (req->counters != RL_TRACE_COUNTERS_NONE);
+        hs.runs = hs.clean + (req->counters != RL_COUNTERS_NONE);
         struct rl_wl_options wo = {
             .device = req->device,
             .reps = hs.runs,
@@ -299,7 +297,7 @@ static int trace_builtin(const struct rl_trace_request *req, struct rl_calibrati
 
 static int metric_set(const char *chip, bool full, struct rl_metric_set *out, char *errmsg)
 {
-    return rl_metric_set_build(chip, full ? RL_SET_FULL : RL_SET_DEFAULT, NULL, out, errmsg);
+    return rl_metric_set_build(chip, full ? RL_COUNTERS_FULL : RL_COUNTERS_DEFAULT, NULL, out, errmsg);
 }
 
 static int profiler_paths(char *inject, size_t inject_size, char *cupti, size_t cupti_size,

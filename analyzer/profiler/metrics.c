@@ -232,7 +232,7 @@ static void remove_last(struct rl_metric_set *s, int q)
                 s->tried[i].chosen = false;
 }
 
-int rl_metric_set_build(const char *chip, enum rl_metric_set_kind kind,
+int rl_metric_set_build(const char *chip, enum rl_counter_set kind,
                         const uint8_t *counter_avail, struct rl_metric_set *out, char *errmsg)
 {
     size_t n_defs;
@@ -276,7 +276,7 @@ int rl_metric_set_build(const char *chip, enum rl_metric_set_kind kind,
             continue;
         add_names(out, q);
         int p = passes_of(chip, counter_avail, out->names, (size_t)out->n_names);
-        if (p < 0 || (kind == RL_SET_DEFAULT && p > budget))
+        if (p < 0 || (kind == RL_COUNTERS_DEFAULT && p > budget))
             remove_last(out, q);
         else
             out->passes = p;

@@ -8,7 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum rl_metric_set_kind { RL_SET_DEFAULT, RL_SET_FULL };
+/* The counter sets, one enum for the CLI, the tracer and the metric sets:
+ * none (timing only), default (at most 2 replay passes on GH100), full. */
+enum rl_counter_set { RL_COUNTERS_NONE, RL_COUNTERS_DEFAULT, RL_COUNTERS_FULL };
+
 
 /* Every metric tried, for `roofline metrics`. */
 struct rl_metric_tried {
@@ -20,7 +23,7 @@ struct rl_metric_tried {
 
 struct rl_metric_set {
     char chip[32];
-    enum rl_metric_set_kind kind;
+    enum rl_counter_set kind;
     int passes;               /* replay passes the set costs on this chip */
     bool on[RL_Q_COUNT];      /* quantity collected */
     char metric[RL_Q_COUNT][192]; /* its chosen candidate ("a.sum+b.sum") */
@@ -41,7 +44,7 @@ struct rl_metric_set {
  * the chip has. counter_avail (may be NULL) is the device's counter
  * availability image. Returns 0, or an RL_E* code with errmsg (an unknown
  * chip, a required quantity with no valid name). */
-int rl_metric_set_build(const char *chip, enum rl_metric_set_kind kind,
+int rl_metric_set_build(const char *chip, enum rl_counter_set kind,
                         const uint8_t *counter_avail, struct rl_metric_set *out, char *errmsg);
 
 /* Config image of a built set (for the range profiler); caller frees. */

@@ -408,8 +408,8 @@ static bool counters_setup(CUcontext ctx)
     ap.pCounterAvailabilityImage = T.avail;
     CUPTI_CALL(cuptiProfilerGetCounterAvailability(&ap), "reading counter availability");
     char err[RL_ERRMSG_SIZE];
-    enum rl_metric_set_kind kind =
-        T.opt.counters == RL_COUNTERS_FULL ? RL_SET_FULL : RL_SET_DEFAULT;
+    enum rl_counter_set kind =
+        T.opt.counters == RL_COUNTERS_FULL ? RL_COUNTERS_FULL : RL_COUNTERS_DEFAULT;
     if (rl_metric_set_build(T.chip, kind, T.avail, &T.set, err) ||
         rl_metric_evaluator_open(&T.set, T.avail, &T.eval, &T.config, &T.config_size, err)) {
         counters_fail("%s", err);

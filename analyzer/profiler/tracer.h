@@ -14,6 +14,7 @@
 #ifndef RL_PROFILER_TRACER_H
 #define RL_PROFILER_TRACER_H
 
+#include "device.h"
 #include "trace.h"
 
 #include <stdbool.h>
@@ -23,12 +24,11 @@
 extern "C" {
 #endif
 
-enum rl_counters_mode { RL_COUNTERS_NONE, RL_COUNTERS_DEFAULT, RL_COUNTERS_FULL };
 
 struct rl_tracer_options {
     const char *out_path;        /* written by rl_tracer_finish; NULL: kept in memory only */
     const char *program;         /* the command line, for the trace's "program" */
-    enum rl_counters_mode counters;
+    enum rl_counter_set counters;
     const char *kernel_regex;    /* POSIX extended regex on demangled names; NULL: all */
     const char *names_file;      /* exact demangled names, one per line (from --top) */
     int samples;                 /* counted launches per (name, grid, block); 0: every launch */
