@@ -11,7 +11,9 @@
 #include "trace.h"
 #include "tracefile.h"
 
+#include <malloc.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -589,6 +591,862 @@ START_TEST(ten_thousand_groups)
 }
 END_TEST
 
+/* ---- every output, field by field ------------------------------------------------ */
+
+static void add_full(struct rl_trace_groups *g, const char *name, const uint32_t grid[3],
+                     const uint32_t block[3], const char *precision, enum rl_origin origin,
+                     uint64_t launches, double flops, const double bytes[3], double time_ns)
+{
+    ck_assert_int_eq(rl_trace_groups_add(g, name, grid, block, precision, origin, launches, flops,
+                                         bytes, time_ns),
+                     0);
+}
+
+/* got == want, or the first line where they differ (Check's messages are
+ * too short for whole outputs). */
+static void text_eq(const char *got, const char *want)
+{
+    size_t line = 1;
+    const char *g = got, *w = want;
+    while (*g && *g == *w) {
+        if (*g == '\n')
+            line++;
+        g++, w++;
+    }
+    if (*g == *w)
+        return;
+    while (g > got && g[-1] != '\n' && w > want && w[-1] != '\n')
+        g--, w--;
+    ck_abort_msg("line %zu: got '%.*s', want '%.*s'", line, (int)strcspn(g, "\n"), g,
+                 (int)strcspn(w, "\n"), w);
+}
+
+static char *table_text(const struct rl_report *r, const struct rl_ceilings *c, size_t rows)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    rl_report_table(f, r, c, rows);
+    fclose(f);
+    return buf;
+}
+
+/* One line of the terminal table, laid out as the table lays it out; the
+ * values are written by hand in the tests. */
+static void table_line(char *b, size_t n, const char *name, const char *share, unsigned launches,
+                       const char *ai, const char *ach, const char *att, const char *pct,
+                       const char *bound)
+{
+    snprintf(b, n, "%-40s %6s %7u %9s %11s %11s %7s  %s\n", name, share, launches, ai, ach, att,
+             pct, bound);
+}
+
+/* On the toy ceilings (1000 TFLOP/s BF16, 5000 GB/s: ridge 200 FLOP/B), 4 ms
+ * in all:
+ *   comp     1e12 FLOPs, 1e9 DRAM + 2e9 L2 bytes, 2 ms: AI 1000 (L2 500),
+ *            5x right of the ridge, 500 TFLOP/s = 50%, 500 GB/s; share 0.5
+ *   copy"q   timing only, 1.6 ms: share 0.4
+ *   mem|a    1e10 FLOPs, 1e9 bytes, 0.4 ms, grid 4x5x3, block 128x2x1: AI 10,
+ *            20x left, 25 of 50 TFLOP/s = 50%, 2500 GB/s; share 0.1
+ *   untimed  1e9 FLOPs, 1e7 bytes, analytic, no time: AI 100, at best 500
+ *            TFLOP/s; sorted last (at least 1e9 / 500e3 = 2000 ns). */
+static void four_kernels(struct rl_report *r, struct rl_ceilings *c)
+{
+    toy_ceilings(c);
+    struct rl_trace_groups g = {0};
+    const uint32_t one[3] = {1, 1, 1}, blk[3] = {128, 1, 1}, grid[3] = {4, 5, 3},
+                   blk2[3] = {128, 2, 1};
+    const double b_comp[3] = {1e9, 2e9, NAN}, b_mem[3] = {1e9, NAN, NAN},
+                 b_un[3] = {1e7, NAN, NAN}, none[3] = {NAN, NAN, NAN};
+    add_full(&g, "mem|a", grid, blk2, "", RL_ORIGIN_MEASURED, 1, 1e10, b_mem, 4e5);
+    add_full(&g, "untimed", one, blk, "", RL_ORIGIN_ANALYTIC, 1, 1e9, b_un, NAN);
+    add_full(&g, "copy\"q", one, blk, "", RL_ORIGIN_MEASURED, 1, NAN, none, 1.6e6);
+    add_full(&g, "comp", one, blk, "", RL_ORIGIN_MEASURED, 1, 1e12, b_comp, 2e6);
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_report_build(r, c, &g, err) == 0, "%s", err);
+    snprintf(r->source_kind, sizeof r->source_kind, "trace");
+    snprintf(r->source_path, sizeof r->source_path, "k.json");
+    rl_trace_groups_release(&g);
+}
+
+#define S_COMP                                                                                   \
+    "comp: 1e+03 FLOP/B, 5x right of the BF16 ridge (200 FLOP/B): compute-bound; 500 TFLOP/s = " \
+    "50% of datasheet BF16 Tensor Core (dense)"
+#define S_COPY                                                                                   \
+    "copy\"q: 40% of GPU time, timing only: no FLOPs or bytes were counted (trace it with "      \
+    "counters, or --top)"
+#define S_MEM                                                                                    \
+    "mem|a: 10 FLOP/B, 20x left of the BF16 ridge (200 FLOP/B): bandwidth-bound (dram); 2.5 "    \
+    "TB/s = 50% of datasheet HBM3"
+#define S_UNTIMED                                                                                \
+    "untimed: 100 FLOP/B, 2x left of the BF16 ridge (200 FLOP/B): bandwidth-bound (dram), at "   \
+    "best 500 TFLOP/s (analytic: no time)"
+
+START_TEST(rows_and_sentences)
+{
+    static struct rl_ceilings c;
+    struct rl_report r;
+    four_kernels(&r, &c);
+    ck_assert_uint_eq(r.n, 4);
+    ck_assert_uint_eq(r.launches, 4);
+    ck_assert_double_eq(r.time_ns, 4e6);
+    static const char *const order[] = {"comp", "copy\"q", "mem|a", "untimed"};
+    static const char *const sentences[] = {S_COMP, S_COPY, S_MEM, S_UNTIMED};
+    for (size_t i = 0; i < 4; i++) {
+        ck_assert_str_eq(r.rows[i].name, order[i]);
+        ck_assert_str_eq(r.rows[i].sentence, sentences[i]);
+        ck_assert_str_eq(r.rows[i].evidence, "");
+    }
+    const struct rl_report_row *m = &r.rows[2];
+    ck_assert_int_eq(m->roof, 0);
+    ck_assert_double_eq_tol(m->time_share, 0.1, 1e-15);
+    ck_assert_double_eq_tol(m->achieved_gbs, 2500, 1e-9);
+    const struct rl_report_row *t = &r.rows[1];
+    ck_assert_int_eq(t->roof, -1);
+    ck_assert_int_eq(t->bound, RL_RB_UNKNOWN);
+    for (int l = 0; l < RL_MEM_COUNT; l++)
+        ck_assert(isnan(t->v.ai_flop_per_byte[l]));
+    ck_assert(isnan(t->v.achieved_tflops) && isnan(t->v.attainable_tflops));
+    rl_report_release(&r);
+}
+END_TEST
+
+START_TEST(table_fields_and_rows)
+{
+    static struct rl_ceilings c;
+    struct rl_report r;
+    four_kernels(&r, &c);
+    char head[200], l1[200], l2[200], l3[200], l4[200], want[1200];
+    snprintf(head, sizeof head, "%-40s %6s %7s %9s %11s %11s %7s  %s\n", "KERNEL", "TIME%",
+             "LAUNCH", "AI F/B", "ACHIEVED", "ROOF", "%ROOF", "BOUND");
+    table_line(l1, sizeof l1, "comp", "50", 1, "1e+03", "500 TFLOP/s", "1e+03 TFLOP/s", "50",
+               "compute");
+    table_line(l2, sizeof l2, "copy\"q", "40", 1, "-", "-", "-", "-", "unknown");
+    table_line(l3, sizeof l3, "mem|a", "10", 1, "10", "25 TFLOP/s", "50 TFLOP/s", "50",
+               "memory (dram)");
+    table_line(l4, sizeof l4, "untimed", "-", 1, "100", "-", "500 TFLOP/s", "-",
+               "memory (dram)");
+    /* Every row: no "more" line. */
+    char *all = table_text(&r, &c, 0);
+    snprintf(want, sizeof want, "%s%s%s%s%s", head, l1, l2, l3, l4);
+    text_eq(all, want);
+    free(all);
+    /* As many rows as there are groups: the same table. */
+    all = table_text(&r, &c, 4);
+    text_eq(all, want);
+    free(all);
+    /* The top 2, and how many are left out. */
+    char *top = table_text(&r, &c, 2);
+    snprintf(want, sizeof want, "%s%s%s... 2 more kernel groups (report.csv has them all)\n",
+             head, l1, l2);
+    text_eq(top, want);
+    free(top);
+    rl_report_release(&r);
+}
+END_TEST
+
+START_TEST(csv_fields)
+{
+    static struct rl_ceilings c;
+    struct rl_report r;
+    four_kernels(&r, &c);
+    char *csv = render(rl_report_csv, &r, &c);
+    text_eq(
+        csv,
+        "name,grid,block,launches,counted,time_ns,time_share,flops,dram_bytes,l2_bytes,l1_bytes,"
+        "ai_dram_flop_per_byte,ai_l2_flop_per_byte,ai_l1_flop_per_byte,achieved_tflops,"
+        "achieved_dram_gbs,attainable_tflops,pct_of_roof,ridge_flop_per_byte,roof,roof_origin,"
+        "origin,bound,limiter,sentence\n"
+        "\"comp\",1x1x1,128x1x1,1,1,2000000,0.5,1e+12,1e+09,2e+09,,1000,500,,500,500,1000,50,200,"
+        "bf16,datasheet,measured,compute,,\"" S_COMP "\"\n"
+        "\"copy\"\"q\",1x1x1,128x1x1,1,0,1600000,0.4,,,,,,,,,,,,,,,measured,unknown,,"
+        "\"copy\"\"q: 40% of GPU time, timing only: no FLOPs or bytes were counted (trace it "
+        "with counters, or --top)\"\n"
+        "\"mem|a\",4x5x3,128x2x1,1,1,400000,0.1,1e+10,1e+09,,,10,,,25,2500,50,50,200,bf16,"
+        "datasheet,measured,memory,dram,\"" S_MEM "\"\n"
+        "\"untimed\",1x1x1,128x1x1,1,1,,,1e+09,10000000,,,100,,,,,500,,200,bf16,datasheet,analytic,"
+        "memory,dram,\"" S_UNTIMED "\"\n");
+    free(csv);
+    rl_report_release(&r);
+}
+END_TEST
+
+static void json_num_is(const cJSON *o, const char *key, double want)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, key);
+    ck_assert_msg(v, "no key %s", key);
+    if (isnan(want)) {
+        ck_assert_msg(cJSON_IsNull(v), "%s is not null", key);
+    } else {
+        ck_assert_msg(cJSON_IsNumber(v), "%s is not a number", key);
+        ck_assert_msg(fabs(v->valuedouble - want) <= 1e-9 * fabs(want), "%s: %.17g, not %.17g",
+                      key, v->valuedouble, want);
+    }
+}
+
+static void json_str_is(const cJSON *o, const char *key, const char *want)
+{
+    const char *s = rl_json_string(o, key);
+    ck_assert_msg(s, "no string %s", key);
+    ck_assert_str_eq(s, want);
+}
+
+static void json_triple_is(const cJSON *o, const char *key, double a, double b, double d)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, key);
+    ck_assert_int_eq(cJSON_GetArraySize(v), 3);
+    ck_assert_double_eq(cJSON_GetArrayItem(v, 0)->valuedouble, a);
+    ck_assert_double_eq(cJSON_GetArrayItem(v, 1)->valuedouble, b);
+    ck_assert_double_eq(cJSON_GetArrayItem(v, 2)->valuedouble, d);
+}
+
+START_TEST(json_fields)
+{
+    static struct rl_ceilings c;
+    struct rl_report r;
+    four_kernels(&r, &c);
+    char *json = render(rl_report_json, &r, &c);
+    cJSON *doc = cJSON_Parse(json);
+    ck_assert_msg(doc, "%s", json);
+    json_num_is(doc, "schema_version", 1);
+    json_str_is(doc, "format", "roofline-report");
+    json_str_is(doc, "gpu", "toy");
+    const cJSON *src = cJSON_GetObjectItem(doc, "source");
+    json_str_is(src, "kind", "trace");
+    json_str_is(src, "path", "k.json");
+    json_num_is(src, "launches", 4);
+    json_num_is(src, "time_ns", 4e6);
+    const cJSON *ceil = cJSON_GetObjectItem(doc, "ceilings");
+    ck_assert_int_eq(cJSON_GetArraySize(ceil), 2);
+    const cJSON *cc = cJSON_GetArrayItem(ceil, 0), *cm = cJSON_GetArrayItem(ceil, 1);
+    json_str_is(cc, "kind", "compute");
+    json_str_is(cc, "name", "bf16");
+    json_str_is(cc, "label", "BF16 Tensor Core (dense)");
+    json_num_is(cc, "tflops", 1000);
+    json_str_is(cc, "origin", "datasheet");
+    json_str_is(cm, "kind", "memory");
+    json_str_is(cm, "name", "dram");
+    json_str_is(cm, "label", "HBM3");
+    json_num_is(cm, "gbs", 5000);
+    json_str_is(cm, "origin", "datasheet");
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "notes")), 0);
+    const cJSON *ks = cJSON_GetObjectItem(doc, "kernels");
+    ck_assert_int_eq(cJSON_GetArraySize(ks), 4);
+    const cJSON *k = cJSON_GetArrayItem(ks, 0);
+    json_str_is(k, "name", "comp");
+    json_triple_is(k, "grid", 1, 1, 1);
+    json_triple_is(k, "block", 128, 1, 1);
+    json_num_is(k, "launches", 1);
+    json_num_is(k, "counted", 1);
+    json_num_is(k, "time_ns", 2e6);
+    json_num_is(k, "time_share", 0.5);
+    json_num_is(k, "flops", 1e12);
+    json_num_is(k, "dram_bytes", 1e9);
+    json_num_is(k, "l2_bytes", 2e9);
+    json_num_is(k, "l1_bytes", NAN);
+    json_num_is(k, "ai_dram_flop_per_byte", 1000);
+    json_num_is(k, "ai_l2_flop_per_byte", 500);
+    json_num_is(k, "ai_l1_flop_per_byte", NAN);
+    json_num_is(k, "achieved_tflops", 500);
+    json_num_is(k, "achieved_dram_gbs", 500);
+    json_num_is(k, "attainable_tflops", 1000);
+    json_num_is(k, "pct_of_roof", 50);
+    json_num_is(k, "ridge_flop_per_byte", 200);
+    json_str_is(k, "roof", "bf16");
+    json_str_is(k, "roof_origin", "datasheet");
+    json_str_is(k, "origin", "measured");
+    json_str_is(k, "bound", "compute");
+    ck_assert_ptr_null(cJSON_GetObjectItem(k, "limiter"));
+    ck_assert_ptr_null(cJSON_GetObjectItem(k, "evidence"));
+    json_str_is(k, "sentence", S_COMP);
+    k = cJSON_GetArrayItem(ks, 1); /* timing only: no roof, every figure null */
+    json_str_is(k, "name", "copy\"q");
+    json_num_is(k, "counted", 0);
+    json_num_is(k, "time_share", 0.4);
+    static const char *const nulls[] = {"flops", "dram_bytes", "l2_bytes", "l1_bytes",
+                                        "ai_dram_flop_per_byte", "ai_l2_flop_per_byte",
+                                        "ai_l1_flop_per_byte", "achieved_tflops",
+                                        "achieved_dram_gbs", "attainable_tflops", "pct_of_roof",
+                                        "ridge_flop_per_byte"};
+    for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
+        json_num_is(k, nulls[i], NAN);
+    json_str_is(k, "roof", "");
+    json_str_is(k, "roof_origin", "");
+    json_str_is(k, "bound", "unknown");
+    ck_assert_ptr_null(cJSON_GetObjectItem(k, "limiter"));
+    json_str_is(k, "sentence", S_COPY);
+    k = cJSON_GetArrayItem(ks, 2);
+    json_str_is(k, "name", "mem|a");
+    json_triple_is(k, "grid", 4, 5, 3);
+    json_triple_is(k, "block", 128, 2, 1);
+    json_num_is(k, "achieved_dram_gbs", 2500);
+    json_num_is(k, "pct_of_roof", 50);
+    json_str_is(k, "roof", "bf16");
+    json_str_is(k, "roof_origin", "datasheet");
+    json_str_is(k, "bound", "memory");
+    json_str_is(k, "limiter", "dram");
+    json_str_is(k, "sentence", S_MEM);
+    k = cJSON_GetArrayItem(ks, 3);
+    json_str_is(k, "name", "untimed");
+    json_num_is(k, "time_ns", NAN);
+    json_num_is(k, "time_share", NAN);
+    json_num_is(k, "achieved_tflops", NAN);
+    json_num_is(k, "attainable_tflops", 500);
+    json_str_is(k, "origin", "analytic");
+    json_str_is(k, "limiter", "dram");
+    cJSON_Delete(doc);
+    free(json);
+    rl_report_release(&r);
+}
+END_TEST
+
+START_TEST(markdown_fields)
+{
+    static struct rl_ceilings c;
+    struct rl_report r;
+    four_kernels(&r, &c);
+    char *m = render(md, &r, &c);
+    text_eq(
+        m, "# Roofline report: toy\n\n"
+           "Kernels from `k.json` (trace): 4 launches in 4 groups, 4 ms of GPU time. Ceilings: "
+           "datasheet. Every figure is labelled measured, datasheet or analytic.\n\n"
+           "![roofline of toy](roofline.svg)\n\n"
+           "## Ceilings\n\n| ceiling | value | origin |\n|---|---|---|\n"
+           "| BF16 Tensor Core (dense) | 1e+03 TFLOP/s | datasheet |\n"
+           "| HBM3 | 5 TB/s | datasheet |\n"
+           "\n## Kernels\n\n"
+           "| kernel | time | launches | AI (FLOP/B) | achieved | roof at its AI | % of roof | "
+           "bound |\n|---|---:|---:|---:|---:|---:|---:|---|\n"
+           "| comp | 50% | 1 | 1e+03 | 500 TFLOP/s | 1e+03 TFLOP/s | 50 | compute |\n"
+           "| copy\"q | 40% | 1 | - | - | - | - | unknown |\n"
+           "| mem\\|a | 10% | 1 | 10 | 25 TFLOP/s | 50 TFLOP/s | 50 | memory (dram) |\n"
+           "| untimed | -% | 1 | 100 | - | 500 TFLOP/s | - | memory (dram) |\n"
+           "\n## What bounds each kernel\n\n"
+           "- " S_COMP "\n"
+           "- " S_COPY "\n"
+           "- mem\\|a: 10 FLOP/B, 20x left of the BF16 ridge (200 FLOP/B): bandwidth-bound "
+           "(dram); 2.5 TB/s = 50% of datasheet HBM3\n"
+           "- " S_UNTIMED "\n");
+    free(m);
+    rl_report_release(&r);
+}
+END_TEST
+
+static char *chart_points(const struct rl_report *r, const struct rl_ceilings *c,
+                          const char *base)
+{
+    char svg[512], dat[512], err[RL_ERRMSG_SIZE];
+    snprintf(svg, sizeof svg, "%s/%s.svg", rl_test_tmpdir(), base);
+    ck_assert_msg(rl_report_chart(r, c, "t", svg, 12, err) == 0, "%s", err);
+    snprintf(dat, sizeof dat, "%s/%s.kernels.dat", rl_test_tmpdir(), base);
+    char *text = rl_test_slurp(dat);
+    ck_assert_ptr_nonnull(text);
+    char *body = strchr(text, '\n'); /* past the header comment */
+    ck_assert_ptr_nonnull(body);
+    memmove(text, body + 1, strlen(body + 1) + 1);
+    return text;
+}
+
+START_TEST(chart_points_from_verdicts)
+{
+    /* One point per judged group (timing only is left out): intensity, the
+     * achieved rate (the attainable one, open, without time), marker scale
+     * 0.5 + 2.5 sqrt(share / largest share): comp 3, mem|a 0.5 + 2.5
+     * sqrt(0.2) = 1.62, untimed 1; L2 and L1 intensities where DRAM's is
+     * known. */
+    static struct rl_ceilings c;
+    struct rl_report r;
+    four_kernels(&r, &c);
+    char *dat = chart_points(&r, &c, "four");
+    text_eq(dat, "1000 5e+14 measured 3 \"comp\" 500 NaN\n"
+                          "10 2.5e+13 measured 1.62 \"mem|a\" NaN NaN\n"
+                          "100 5e+14 analytic 1 \"untimed\" NaN NaN\n");
+    free(dat);
+    /* An image format the chart cannot draw: the error, not 0. */
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_ne(rl_report_chart(&r, &c, "t", "chart.bmp", 12, err), 0);
+    rl_report_release(&r);
+}
+END_TEST
+
+START_TEST(number_formats)
+{
+    /* Every unit switch at its boundary, as the Markdown ceilings table and
+     * the JSON ceilings show them. */
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    static const double tflops[] = {1, 0.999, 0.5};
+    for (size_t i = 0; i < 3; i++) {
+        c.compute[i] = c.compute[0];
+        snprintf(c.compute[i].label, sizeof c.compute[i].label, "c%zu", i);
+        c.compute[i].peak_tflops = tflops[i];
+    }
+    c.compute[3] = c.compute[0];
+    snprintf(c.compute[3].name, sizeof c.compute[3].name, "int8");
+    snprintf(c.compute[3].label, sizeof c.compute[3].label, "INT8");
+    c.compute[3].ops = true;
+    c.compute[3].peak_tflops = 2;
+    c.compute[3].origin = RL_ORIGIN_MEASURED;
+    c.n_compute = 4;
+    static const double gbs[] = {1000, 1, 0.999, 0.5};
+    for (size_t i = 0; i < 4; i++) {
+        c.memory[i] = c.memory[0];
+        c.memory[i].level = (enum rl_mem_level)(i % RL_MEM_COUNT);
+        snprintf(c.memory[i].label, sizeof c.memory[i].label, "m%zu", i);
+        c.memory[i].bandwidth_gbs = gbs[i];
+    }
+    c.n_memory = 4;
+    struct rl_trace_groups g = {0};
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    char *m = render(md, &r, &c);
+    ck_assert_msg(strstr(m, "|---|---|---|\n"
+                            "| c0 | 1 TFLOP/s | datasheet |\n"
+                            "| c1 | 999 GFLOP/s | datasheet |\n"
+                            "| c2 | 500 GFLOP/s | datasheet |\n"
+                            "| INT8 | 2 TOP/s | measured |\n"
+                            "| m0 | 1 TB/s | datasheet |\n"
+                            "| m1 | 1 GB/s | datasheet |\n"
+                            "| m2 | 999 MB/s | datasheet |\n"
+                            "| m3 | 500 MB/s | datasheet |\n\n"),
+                  "%s", m);
+    /* No kernel and no time: no "ms of GPU time", no "first 100". */
+    ck_assert_ptr_nonnull(strstr(m, "Kernels from `` (): 0 launches in 0 groups. Ceilings: "
+                                    "datasheet, measured."));
+    ck_assert_ptr_nonnull(strstr(m, "\n## Kernels\n\n| kernel |"));
+    free(m);
+    char *json = render(rl_report_json, &r, &c);
+    cJSON *doc = cJSON_Parse(json);
+    ck_assert_msg(doc, "%s", json);
+    const cJSON *ceil = cJSON_GetObjectItem(doc, "ceilings");
+    ck_assert_int_eq(cJSON_GetArraySize(ceil), 8);
+    json_str_is(cJSON_GetArrayItem(ceil, 0), "label", "c0");
+    json_str_is(cJSON_GetArrayItem(ceil, 3), "name", "int8");
+    json_str_is(cJSON_GetArrayItem(ceil, 3), "origin", "measured");
+    json_num_is(cJSON_GetArrayItem(ceil, 3), "tflops", 2);
+    json_str_is(cJSON_GetArrayItem(ceil, 4), "label", "m0");
+    json_str_is(cJSON_GetArrayItem(ceil, 5), "name", "l2");
+    json_str_is(cJSON_GetArrayItem(ceil, 7), "label", "m3");
+    json_num_is(cJSON_GetArrayItem(ceil, 7), "gbs", 0.5);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "kernels")), 0);
+    cJSON_Delete(doc);
+    free(json);
+    rl_report_release(&r);
+}
+END_TEST
+
+START_TEST(integer_roof_in_ops)
+{
+    /* An INT8 roof (TOP/s, 2000) as the first roof: the rates say OP/s. 2e12
+     * ops over 1e9 bytes (AI 2000 > ridge 400) in 2 ms: 1000 TOP/s = 50%. */
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    snprintf(c.compute[0].name, sizeof c.compute[0].name, "int8");
+    snprintf(c.compute[0].label, sizeof c.compute[0].label, "INT8 Tensor Core (dense)");
+    c.compute[0].ops = true;
+    c.compute[0].peak_tflops = 2000;
+    struct rl_trace_groups g = {0};
+    const uint32_t one[3] = {1, 1, 1};
+    const double bytes[3] = {1e9, NAN, NAN};
+    add_full(&g, "igemm", one, one, "", RL_ORIGIN_MEASURED, 1, 2e12, bytes, 2e6);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_str_eq(r.rows[0].sentence,
+                     "igemm: 2e+03 FLOP/B, 5x right of the INT8 ridge (400 FLOP/B): "
+                     "compute-bound; 1e+03 TOP/s = 50% of datasheet INT8 Tensor Core (dense)");
+    char line[200], head[200], want[400];
+    snprintf(head, sizeof head, "%-40s %6s %7s %9s %11s %11s %7s  %s\n", "KERNEL", "TIME%",
+             "LAUNCH", "AI F/B", "ACHIEVED", "ROOF", "%ROOF", "BOUND");
+    table_line(line, sizeof line, "igemm", "100", 1, "2e+03", "1e+03 TOP/s", "2e+03 TOP/s", "50",
+               "compute");
+    snprintf(want, sizeof want, "%s%s", head, line);
+    char *t = table_text(&r, &c, 0);
+    text_eq(t, want);
+    free(t);
+    char *m = render(md, &r, &c);
+    ck_assert_ptr_nonnull(
+        strstr(m, "| igemm | 100% | 1 | 2e+03 | 1e+03 TOP/s | 2e+03 TOP/s | 50 | compute |\n"));
+    free(m);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+START_TEST(sorted_by_time_then_name)
+{
+    /* Largest time first; kernels without a time by the least time the roof
+     * allows (u: 1e9 FLOPs at 500 TFLOP/s = 2000 ns), no time at all last;
+     * equal times by name. */
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    struct rl_trace_groups g = {0};
+    const uint32_t one[3] = {1, 1, 1};
+    const double none[3] = {NAN, NAN, NAN}, b_u[3] = {1e7, NAN, NAN};
+    add_full(&g, "z none", one, one, "", RL_ORIGIN_MEASURED, 1, NAN, none, NAN);
+    add_full(&g, "b same", one, one, "", RL_ORIGIN_MEASURED, 1, NAN, none, 1000);
+    add_full(&g, "tiny t", one, one, "", RL_ORIGIN_MEASURED, 1, NAN, none, 0.5);
+    add_full(&g, "a same", one, one, "", RL_ORIGIN_MEASURED, 1, NAN, none, 1000);
+    add_full(&g, "u", one, one, "", RL_ORIGIN_ANALYTIC, 1, 1e9, b_u, NAN);
+    add_full(&g, "t", one, one, "", RL_ORIGIN_MEASURED, 1, NAN, none, 1500);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    static const char *const order[] = {"u", "t", "a same", "b same", "tiny t", "z none"};
+    ck_assert_uint_eq(r.n, 6);
+    for (size_t i = 0; i < 6; i++)
+        ck_assert_str_eq(r.rows[i].name, order[i]);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+START_TEST(memory_hierarchy)
+{
+    /* DRAM twice at 5000 GB/s (datasheet first, then measured) and L2 at
+     * 10000 GB/s (ridge 100 FLOP/B). */
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    c.memory[1] = (struct rl_memory_roof){.level = RL_MEM_DRAM, .label = "HBM",
+                                          .bandwidth_gbs = 5000, .origin = RL_ORIGIN_MEASURED};
+    c.memory[2] = (struct rl_memory_roof){.level = RL_MEM_L2, .label = "L2",
+                                          .bandwidth_gbs = 10000,
+                                          .origin = RL_ORIGIN_DATASHEET};
+    c.n_memory = 3;
+    struct rl_trace_groups g = {0};
+    const uint32_t one[3] = {1, 1, 1};
+    /* Equal DRAM roofs: the first one is named. */
+    const double b_dram[3] = {1e9, NAN, NAN};
+    add_full(&g, "dram", one, one, "", RL_ORIGIN_MEASURED, 1, 1e10, b_dram, 4e5);
+    /* 1e9 FLOPs: DRAM AI 1000 (5000 TFLOP/s), L2 AI 1 (10 TFLOP/s): L2
+     * limits, 100x left of its ridge; in 200 us 5 TFLOP/s = 50%, 5 TB/s of
+     * L2, 5 GB/s of DRAM. */
+    const double b_l2[3] = {1e6, 1e9, NAN};
+    add_full(&g, "l2bound", one, one, "", RL_ORIGIN_MEASURED, 1, 1e9, b_l2, 2e5);
+    /* No DRAM bytes: the sentence and the chart use the L2 intensity (1e6,
+     * 1e4x right of the L2 ridge), not L1's (1e7). */
+    const double b_nodram[3] = {NAN, 1e6, 1e5};
+    add_full(&g, "noDram", one, one, "", RL_ORIGIN_MEASURED, 1, 1e12, b_nodram, 2e6);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_str_eq(row(&r, "dram")->sentence,
+                     "dram: 10 FLOP/B, 20x left of the BF16 ridge (200 FLOP/B): bandwidth-bound "
+                     "(dram); 2.5 TB/s = 50% of datasheet HBM3");
+    const struct rl_report_row *l = row(&r, "l2bound");
+    ck_assert_int_eq(l->v.limiter, RL_MEM_L2);
+    ck_assert_double_eq_tol(l->achieved_gbs, 5, 1e-12);
+    ck_assert_str_eq(l->sentence, "l2bound: 1 FLOP/B, 100x left of the BF16 ridge (100 FLOP/B): "
+                                  "bandwidth-bound (l2); 5 TB/s = 50% of datasheet L2");
+    const struct rl_report_row *n = row(&r, "noDram");
+    ck_assert_double_eq_tol(n->v.ai_flop_per_byte[RL_MEM_L1], 1e7, 1e-3);
+    ck_assert_str_eq(n->sentence, "noDram: 1e+06 FLOP/B, 1e+04x right of the BF16 ridge (100 "
+                                  "FLOP/B): compute-bound; 500 TFLOP/s = 50% of datasheet BF16 "
+                                  "Tensor Core (dense)");
+    char *dat = chart_points(&r, &c, "hierarchy");
+    text_eq(dat, "1000000 5e+14 measured 3 \"noDram\" NaN NaN\n"
+                          "10 2.5e+13 measured 1.62 \"dram\" NaN NaN\n"
+                          "1000 5e+12 measured 1.29 \"l2bound\" 1 NaN\n");
+    free(dat);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+START_TEST(intensity_without_a_roof)
+{
+    /* Only an L2 roof: the DRAM intensity still comes from the DRAM bytes,
+     * 1e6 FLOPs over 0 bytes (infinite), 1 byte (1e6) and 4 bytes (2.5e5).
+     * 0 FLOPs over 0 bytes: no intensity, no attainable rate. */
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    c.memory[0] = (struct rl_memory_roof){.level = RL_MEM_L2, .label = "L2",
+                                          .bandwidth_gbs = 10000,
+                                          .origin = RL_ORIGIN_DATASHEET};
+    struct rl_trace_groups g = {0};
+    const uint32_t one[3] = {1, 1, 1};
+    const double b0[3] = {0, 1e9, NAN}, b1[3] = {1, 1e9, NAN}, b4[3] = {4, 1e9, NAN},
+                 bn[3] = {0, 0, NAN};
+    add_full(&g, "nothing", one, one, "", RL_ORIGIN_MEASURED, 1, 0, bn, 1000);
+    add_full(&g, "zero bytes", one, one, "", RL_ORIGIN_MEASURED, 1, 1e6, b0, NAN);
+    add_full(&g, "one byte", one, one, "", RL_ORIGIN_MEASURED, 1, 1e6, b1, NAN);
+    add_full(&g, "four bytes", one, one, "", RL_ORIGIN_MEASURED, 1, 1e6, b4, NAN);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert(isinf(row(&r, "zero bytes")->v.ai_flop_per_byte[RL_MEM_DRAM]));
+    ck_assert_double_eq(row(&r, "one byte")->v.ai_flop_per_byte[RL_MEM_DRAM], 1e6);
+    ck_assert_double_eq(row(&r, "four bytes")->v.ai_flop_per_byte[RL_MEM_DRAM], 2.5e5);
+    ck_assert_double_eq_tol(row(&r, "four bytes")->v.ai_flop_per_byte[RL_MEM_L2], 1e-3, 1e-15);
+    const struct rl_report_row *z = row(&r, "nothing");
+    ck_assert_int_eq(z->bound, RL_RB_UNKNOWN);
+    ck_assert(isnan(z->v.attainable_tflops));
+    ck_assert_str_eq(z->sentence, "nothing: no intensity (no FLOPs and no bytes)");
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+START_TEST(neither_evidence_boundaries)
+{
+    /* Exactly 10 us a launch (2 launches in 20 us) is not short; a 4x5x3 grid
+     * is 60 blocks. 1e8 FLOPs against the 1000 TFLOP/s roof: 1%. */
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    struct rl_trace_groups g = {0};
+    g.sum.sm_count = 132;
+    const uint32_t full[3] = {132, 1, 1}, grid[3] = {4, 5, 3}, blk[3] = {128, 1, 1};
+    const double bytes[3] = {1e3, NAN, NAN};
+    add_full(&g, "ten us", full, blk, "", RL_ORIGIN_MEASURED, 2, 2e8, bytes, 2e4);
+    add_full(&g, "sixty", grid, blk, "", RL_ORIGIN_MEASURED, 1, 1e8, bytes, 2e4);
+    /* Both reasons, of equal length (64 characters each): both said. */
+    const uint32_t hundred[3] = {100, 1, 1};
+    add_full(&g, "both", hundred, blk, "", RL_ORIGIN_MEASURED, 1, 1e8, bytes, 3000);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    const struct rl_report_row *t = row(&r, "ten us");
+    ck_assert_int_eq(t->bound, RL_RB_NEITHER);
+    ck_assert_str_eq(t->evidence,
+                     "neither bandwidth nor compute is saturated: latency (dependent accesses, low "
+                     "occupancy, synchronisation) is the likely limit");
+    ck_assert_str_eq(row(&r, "sixty")->evidence,
+                     "only 60 blocks for 132 SMs: the GPU is not filled (occupancy)");
+    ck_assert_str_eq(row(&r, "both")->evidence,
+                     "short launches (3 us each): launch overhead and latency dominate; only 100 "
+                     "blocks for 132 SMs: the GPU is not filled (occupancy)");
+    char *json = render(rl_report_json, &r, &c);
+    cJSON *doc = cJSON_Parse(json);
+    const cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "kernels"), 0);
+    json_str_is(k, "name", "sixty");
+    json_str_is(k, "bound", "neither");
+    json_str_is(k, "evidence", "only 60 blocks for 132 SMs: the GPU is not filled (occupancy)");
+    cJSON_Delete(doc);
+    free(json);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+START_TEST(infinite_intensity_sentence)
+{
+    /* Zero bytes: infinite intensity, compute-bound, no finite distance. */
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    struct rl_trace_groups g = {0};
+    const uint32_t one[3] = {1, 1, 1};
+    const double b0[3] = {0, NAN, NAN};
+    add_full(&g, "regs", one, one, "", RL_ORIGIN_MEASURED, 1, 1e12, b0, 2e6);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_str_eq(r.rows[0].sentence, "regs: inf FLOP/B, -x right of the BF16 ridge (200 "
+                                         "FLOP/B): compute-bound; 500 TFLOP/s = 50% of "
+                                         "datasheet BF16 Tensor Core (dense)");
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+START_TEST(times_at_zero)
+{
+    /* A time of 0 is no time: no rate, no bandwidth, no share. Half a
+     * nanosecond is a time: the whole 0.5 ns, 1e3 bytes / 0.5 ns = 2000 GB/s. */
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    struct rl_trace_groups g = {0};
+    const uint32_t one[3] = {1, 1, 1};
+    const double b[3] = {1e3, NAN, NAN}, none[3] = {NAN, NAN, NAN};
+    add_full(&g, "zero", one, one, "", RL_ORIGIN_MEASURED, 1, 1e3, b, 0);
+    add_full(&g, "half", one, one, "", RL_ORIGIN_MEASURED, 1, 1e3, b, 0.5);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    const struct rl_report_row *z = row(&r, "zero"), *h = row(&r, "half");
+    ck_assert(isnan(z->time_ns) && isnan(z->time_share));
+    ck_assert(isnan(z->achieved_gbs) && isnan(z->v.achieved_tflops));
+    ck_assert_double_eq(h->time_ns, 0.5);
+    ck_assert_double_eq(h->time_share, 1);
+    ck_assert_double_eq_tol(h->achieved_gbs, 2000, 1e-9);
+    char *m = render(md, &r, &c);
+    ck_assert_ptr_nonnull(strstr(m, "2 launches in 2 groups, 5e-07 ms of GPU time."));
+    free(m);
+    rl_report_release(&r);
+    /* Times that add up to 0 (a clock that went backwards): no share. */
+    rl_trace_groups_release(&g);
+    memset(&g, 0, sizeof g);
+    add_full(&g, "back", one, one, "", RL_ORIGIN_MEASURED, 1, NAN, none, -5);
+    add_full(&g, "fwd", one, one, "", RL_ORIGIN_MEASURED, 1, NAN, none, 5);
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert(isnan(row(&r, "fwd")->time_share));
+    m = render(md, &r, &c);
+    ck_assert_ptr_nonnull(strstr(m, "2 launches in 2 groups. Ceilings"));
+    free(m);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+START_TEST(precisions_and_notes)
+{
+    /* Each kernel judged against its precision's roof; no precision: the
+     * default roof; an unknown one: the default roof, and a note. Then the
+     * trace's own notes, in order. One-character texts: the first character
+     * decides, not the second. */
+    static struct rl_ceilings c;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_ceilings_init(&c, h200, NULL, NULL, false, false, NULL, err), 0);
+    const char *def = c.compute[c.default_roof].name;
+    ck_assert_int_ne(c.default_roof, 0);
+    struct rl_trace_groups g = {0};
+    const uint32_t one[3] = {1, 1, 1};
+    const double b[3] = {1e6, NAN, NAN};
+    add_full(&g, "p-fp64", one, one, "fp64", RL_ORIGIN_MEASURED, 1, 1e6, b, 1000);
+    add_full(&g, "p-fp32", one, one, "fp32", RL_ORIGIN_MEASURED, 1, 1e6, b, 1000);
+    add_full(&g, "p-none", one, one, "", RL_ORIGIN_MEASURED, 1, 1e6, b, 1000);
+    add_full(&g, "p-x", one, one, "x", RL_ORIGIN_MEASURED, 1, 1e6, b, 1000);
+    snprintf(g.sum.counters_status, sizeof g.sum.counters_status, "off");
+    snprintf(g.sum.counters_reason, sizeof g.sum.counters_reason, "?");
+    snprintf(g.sum.tensor_not_counted, sizeof g.sum.tensor_not_counted, "8");
+    g.sum.incomplete = true;
+    struct rl_report r;
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_str_eq(c.compute[row(&r, "p-fp64")->roof].name, "fp64");
+    ck_assert_int_eq(row(&r, "p-fp64")->roof, 0);
+    ck_assert_str_eq(c.compute[row(&r, "p-fp32")->roof].name, "fp32");
+    ck_assert_str_eq(c.compute[row(&r, "p-none")->roof].name, def);
+    ck_assert_str_eq(c.compute[row(&r, "p-x")->roof].name, def);
+    /* The first note is the unknown precision's, ending in the roof used. */
+    const char *nl = strchr(r.notes, '\n');
+    ck_assert_ptr_nonnull(nl);
+    char first[600], tail[200];
+    snprintf(first, sizeof first, "%.*s", (int)(nl - r.notes), r.notes);
+    snprintf(tail, sizeof tail, ": kernels of this precision are judged against the %s roof",
+             def);
+    ck_assert_ptr_nonnull(strstr(first, "'x'"));
+    ck_assert_str_eq(first + strlen(first) - strlen(tail), tail);
+    ck_assert_str_eq(nl + 1, "counters off: ?\n"
+                             "Tensor Core work of types 8 was not counted (trace with --metrics "
+                             "full)\n"
+                             "the trace is incomplete: the program ended on a signal");
+    char *json = render(rl_report_json, &r, &c);
+    cJSON *doc = cJSON_Parse(json);
+    ck_assert_msg(doc, "%s", json);
+    const cJSON *notes = cJSON_GetObjectItem(doc, "notes");
+    ck_assert_int_eq(cJSON_GetArraySize(notes), 4);
+    ck_assert_str_eq(cJSON_GetArrayItem(notes, 0)->valuestring, first);
+    ck_assert_str_eq(cJSON_GetArrayItem(notes, 1)->valuestring, "counters off: ?");
+    ck_assert_str_eq(cJSON_GetArrayItem(notes, 3)->valuestring,
+                     "the trace is incomplete: the program ended on a signal");
+    cJSON_Delete(doc);
+    free(json);
+    char *m = render(md, &r, &c);
+    char want[1200];
+    snprintf(want, sizeof want,
+             "Notes:\n\n- %s\n- counters off: ?\n- Tensor Core work of types 8 was not counted "
+             "(trace with --metrics full)\n- the trace is incomplete: the program ended on a "
+             "signal\n\n## Ceilings",
+             first);
+    ck_assert_msg(strstr(m, want), "%s", m);
+    free(m);
+    rl_report_release(&r);
+    /* Counters "ok" and nothing else: no note. */
+    memset(&g.sum, 0, sizeof g.sum);
+    snprintf(g.sum.counters_status, sizeof g.sum.counters_status, "ok");
+    for (size_t i = 0; i < g.n; i++)
+        snprintf(g.v[i].precision, sizeof g.v[i].precision, "fp64");
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_str_eq(r.notes, "");
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+START_TEST(exactly_the_groups_given)
+{
+    /* Only g->n groups are read, however many the array holds. */
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    struct rl_trace_group v[2];
+    memset(v, 0, sizeof v);
+    v[0].name = "only";
+    v[0].launches = 3;
+    v[0].time_ns = 1000;
+    v[1].name = "beyond";
+    v[1].launches = 7;
+    v[1].time_ns = 1e9;
+    for (int l = 0; l < RL_MEM_COUNT; l++)
+        v[0].bytes[l] = v[1].bytes[l] = NAN;
+    v[0].flops = v[1].flops = NAN;
+    struct rl_trace_groups g = {0};
+    g.v = v;
+    g.n = 1;
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_uint_eq(r.n, 1);
+    ck_assert_uint_eq(r.launches, 3);
+    ck_assert_double_eq(r.time_ns, 1000);
+    ck_assert_str_eq(r.rows[0].name, "only");
+    rl_report_release(&r);
+}
+END_TEST
+
+START_TEST(release_frees_everything)
+{
+    static struct rl_ceilings c;
+    struct rl_report r;
+    four_kernels(&r, &c); /* warm the allocator up once */
+    rl_report_release(&r);
+    size_t before = mallinfo2().uordblks;
+    four_kernels(&r, &c);
+    rl_report_release(&r);
+    ck_assert_uint_eq(mallinfo2().uordblks, before);
+    ck_assert_uint_eq(r.n, 0);
+    ck_assert_ptr_null(r.rows);
+    rl_report_release(&r); /* released twice: nothing to free */
+}
+END_TEST
+
+START_TEST(write_errors)
+{
+    /* A stream that cannot be written: every writer says so. */
+    static struct rl_ceilings c;
+    struct rl_report r;
+    four_kernels(&r, &c);
+    FILE *f = fopen("/dev/null", "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(rl_report_csv(f, &r, &c), -1);
+    ck_assert_int_eq(rl_report_json(f, &r, &c), -1);
+    ck_assert_int_eq(rl_report_markdown(f, &r, &c, NULL), -1);
+    fclose(f);
+    rl_report_release(&r);
+}
+END_TEST
+
+START_TEST(out_of_memory)
+{
+#ifndef __SANITIZE_ADDRESS__ /* ASan aborts on an impossible allocation */
+    /* More groups than memory can hold: RL_ENOMEM, not a report. */
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    struct rl_trace_groups g = {0};
+    g.n = SIZE_MAX / 2;
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), RL_ENOMEM);
+    ck_assert_str_eq(err, "out of memory");
+    rl_report_release(&r);
+    struct rl_report big = {0};
+    big.n = SIZE_MAX / 2;
+    char svg[512];
+    snprintf(svg, sizeof svg, "%s/never.svg", rl_test_tmpdir());
+    ck_assert_int_eq(rl_report_chart(&big, &c, "t", svg, 12, err), RL_ENOMEM);
+#endif
+}
+END_TEST
+
 /* ---- commands -------------------------------------------------------------- */
 
 START_TEST(report_command)
@@ -689,6 +1547,16 @@ static Suite *report_suite(void)
     tcase_add_test(core, ten_thousand_groups);
     tcase_add_test(core, report_command);
     tcase_add_test(core, run_without_a_gpu);
+    tcase_add_test(core, rows_and_sentences);
+    tcase_add_test(core, table_fields_and_rows);
+    tcase_add_test(core, csv_fields);
+    tcase_add_test(core, json_fields);
+    tcase_add_test(core, markdown_fields);
+    tcase_add_test(core, chart_points_from_verdicts);
+    tcase_add_test(core, sorted_by_time_then_name);
+    tcase_add_test(core, memory_hierarchy);
+    tcase_add_test(core, precisions_and_notes);
+    tcase_add_test(core, release_frees_everything);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, setup, NULL);
@@ -698,6 +1566,15 @@ static Suite *report_suite(void)
     tcase_add_test(limits, compute_bound_distance);
     tcase_add_test(limits, lowest_memory_roof_judges);
     tcase_add_test(limits, uncounted_launches_keep_one_basis);
+    tcase_add_test(limits, number_formats);
+    tcase_add_test(limits, integer_roof_in_ops);
+    tcase_add_test(limits, intensity_without_a_roof);
+    tcase_add_test(limits, neither_evidence_boundaries);
+    tcase_add_test(limits, infinite_intensity_sentence);
+    tcase_add_test(limits, times_at_zero);
+    tcase_add_test(limits, exactly_the_groups_given);
+    tcase_add_test(limits, write_errors);
+    tcase_add_test(limits, out_of_memory);
     suite_add_tcase(s, limits);
     return s;
 }
