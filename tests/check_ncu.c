@@ -5,6 +5,8 @@
 #include "ncu.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define LONG_HEADER                                                                        \
@@ -259,6 +261,386 @@ START_TEST(broken_csv_is_refused)
 }
 END_TEST
 
+/* ---- more export shapes ------------------------------------------------------- */
+
+START_TEST(crlf_quoted_long_form)
+{
+    /* `ncu --csv` on Windows: every field quoted, CRLF line ends, ==PROF==
+     * lines first. The CR after a closing quote ends the row. */
+    const char *csv = "==PROF== Connected to process 7\r\n"
+                      "\"ID\",\"Kernel Name\",\"Grid Size\",\"Block Size\",\"Metric Name\","
+                      "\"Metric Unit\",\"Metric Value\"\r\n"
+                      "\"0\",\"k\",\"(2, 1, 1)\",\"(64, 1, 1)\",\"" SASS("fadd") "\",\"inst\","
+                      "\"7\"\r\n"
+                      "\"0\",\"k\",\"(2, 1, 1)\",\"(64, 1, 1)\",\"dram__bytes_read.sum\","
+                      "\"byte\",\"70\"\r\n"
+                      "\"0\",\"k\",\"(2, 1, 1)\",\"(64, 1, 1)\",\"dram__bytes_write.sum\","
+                      "\"byte\",\"0\"\r\n"
+                      "\"0\",\"k\",\"(2, 1, 1)\",\"(64, 1, 1)\",\"gpu__time_duration.sum\","
+                      "\"nsecond\",\"12.345\"\r\n";
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    const struct rl_trace_group *k = only_group();
+    ck_assert_str_eq(k->name, "k");
+    ck_assert_double_eq(k->flops, 7); /* FADD: 1 FLOP each */
+    ck_assert_str_eq(k->precision, "fp32");
+    ck_assert_double_eq(k->bytes[RL_MEM_DRAM], 70);
+    ck_assert_double_eq(k->time_ns, 12.345);
+    ck_assert_uint_eq(k->grid[0], 2);
+    ck_assert_uint_eq(k->block[0], 64);
+    ck_assert_uint_eq(k->block[1], 1);
+    ck_assert_uint_eq(k->block[2], 1);
+    ck_assert_uint_eq(st.tensor_unknown, 0);
+    ck_assert_uint_eq(st.without_counts, 0);
+    /* The same without a final line end, and a CR inside quotes kept. */
+    csv = LONG_HEADER "\"0\",\"a\rb\",\"(1, 1, 1)\",\"(1, 1, 1)\",\"gpu__time_duration.sum\","
+                      "\"nsecond\",\"3\"";
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    ck_assert_str_eq(only_group()->name, "a\rb");
+    ck_assert_double_eq(only_group()->time_ns, 3);
+    /* Unquoted, no final line end: the last field is whole. */
+    csv = "ID,Kernel Name,Metric Name,Metric Unit,Metric Value\n0,k,gpu__time_duration.sum,,25";
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    ck_assert_double_eq(only_group()->time_ns, 25);
+}
+END_TEST
+
+START_TEST(quoted_newlines_count_lines)
+{
+    /* A kernel name spanning two lines (a quoted newline): the rows after it
+     * are numbered by the file's lines, as an editor shows them. */
+    const char *csv = LONG_HEADER
+        "\"0\",\"two\nlines\",\"(1, 1, 1)\",\"(1, 1, 1)\",\"gpu__time_duration.sum\","
+        "\"nsecond\",\"4\"\n"
+        "\"0\",\"two\nlines\",\"(1, 1, 1)\",\"(1, 1, 1)\",\"" SASS("ffma") "\",\"inst\",\"x\"\n";
+    ck_assert_int_eq(parse(csv, NAN), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'k.csv': line 4: " SASS("ffma") ": 'x' is not a number");
+    /* Text after a closing quote: the line where it is. */
+    csv = LONG_HEADER "\"0\",\"a\nb\"c,\"\",\"\",\"m\",\"\",\"1\"\n";
+    ck_assert_int_eq(parse(csv, NAN), RL_EPARSE);
+    ck_assert_str_eq(err, "'k.csv': line 3: text after a closing quote");
+    /* A quoted field never closed: the line where its row began. */
+    csv = LONG_HEADER ROW("0", "k", "gpu__time_duration.sum", "nsecond", "1") "\"1\",\"k\nx\n";
+    ck_assert_int_eq(parse(csv, NAN), RL_EPARSE);
+    ck_assert_str_eq(err, "'k.csv': line 3: a quoted field never ends");
+    /* Valid: the name keeps its newline. */
+    csv = LONG_HEADER "\"0\",\"a\nb\",\"(1, 1, 1)\",\"(1, 1, 1)\",\"gpu__time_duration.sum\","
+                      "\"nsecond\",\"4\"\n";
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    ck_assert_str_eq(only_group()->name, "a\nb");
+}
+END_TEST
+
+START_TEST(wide_form_units_row)
+{
+    /* `ncu --csv --page raw`: the row under the header holds the units, with
+     * an empty ID; kernels one per row, quoted. Two results of one kernel:
+     * FLOPs 2 x 2 x 3 = 12 and 2 x 2 x 5 = 20, bytes 1 KB + 1 KB each. */
+    const char *csv =
+        "\"ID\",\"Kernel Name\",\"Grid Size\",\"Block Size\",\"gpu__time_duration.sum\","
+        "\"" SASS("ffma") "\",\"dram__bytes_read.sum\",\"dram__bytes_write.sum\"\n"
+        "\"\",\"\",\"\",\"\",\"usecond\",\"inst\",\"Kbyte\",\"Kbyte\"\n"
+        "\"0\",\"w\",\"(8, 1, 1)\",\"(128, 1, 1)\",\"1.5\",\"3\",\"1\",\"1\"\n"
+        "\"1\",\"w\",\"(8, 1, 1)\",\"(128, 1, 1)\",\"2.5\",\"5\",\"1\",\"1\"\n";
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    const struct rl_trace_group *k = only_group();
+    ck_assert_str_eq(st.form, "wide");
+    ck_assert_uint_eq(st.kernels, 2);
+    ck_assert_uint_eq(k->launches, 2);
+    ck_assert_uint_eq(k->counted, 2);
+    ck_assert_double_eq(k->flops, 16);
+    ck_assert_double_eq(k->bytes[RL_MEM_DRAM], 4000);
+    ck_assert_double_eq(k->time_ns, 4000);
+    ck_assert_uint_eq(k->grid[0], 8);
+    ck_assert_uint_eq(k->block[0], 128);
+    /* Without a units row: base units; a later row with an empty ID is a
+     * kernel, not units (only the row under the header can be). */
+    csv = "ID,Kernel Name,gpu__time_duration.sum\n"
+          "0,a,100\n"
+          ",b,200\n";
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    ck_assert_uint_eq(g.n, 2);
+    ck_assert_str_eq(g.v[0].name, "a");
+    ck_assert_double_eq(g.v[0].time_ns, 100);
+    ck_assert_str_eq(g.v[1].name, "b");
+    ck_assert_double_eq(g.v[1].time_ns, 200);
+    ck_assert_uint_eq(st.kernels, 2);
+    /* After the units row, too. */
+    csv = "ID,Kernel Name,gpu__time_duration.sum\n"
+          ",,usecond\n"
+          ",b,2\n";
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    ck_assert_str_eq(only_group()->name, "b");
+    ck_assert_double_eq(only_group()->time_ns, 2000);
+    /* No Grid/Block columns: zero dimensions. */
+    ck_assert_uint_eq(only_group()->grid[0], 0);
+    ck_assert_uint_eq(only_group()->block[2], 0);
+    /* A blank line is skipped in either form; a one-field row is not. */
+    csv = "ID,Kernel Name,gpu__time_duration.sum\n,,nsecond\n\n0,a,5\n\n";
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    ck_assert_double_eq(only_group()->time_ns, 5);
+    csv = LONG_HEADER "\n" ROW("0", "k", "gpu__time_duration.sum", "nsecond", "1") "\n";
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    ck_assert_double_eq(only_group()->time_ns, 1);
+    csv = LONG_HEADER ROW("0", "k", "gpu__time_duration.sum", "nsecond", "1") "x\n";
+    ck_assert_int_eq(parse(csv, NAN), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'k.csv': line 3: 1 columns, the header has 7");
+}
+END_TEST
+
+START_TEST(values_and_units)
+{
+    /* Spaces and commas are thousands separators; exponents; "N/A" in any
+     * case and "" are no value; units in any case; an unknown unit is 1. */
+    const char *csv = LONG_HEADER
+        ROW("0", "v", SASS("fmul"), "inst", "1 234")
+        ROW("0", "v", SASS("dadd"), "inst", "N/A")
+        ROW("0", "v", SASS("dmul"), "inst", "")
+        ROW("0", "v", "dram__bytes_read.sum", "KBYTE", "2e1")
+        ROW("0", "v", "dram__bytes_write.sum", "byte", "5")
+        ROW("0", "v", "lts__t_bytes.sum", "furlong", "3")
+        ROW("0", "v", "l1tex__t_bytes.sum", "Mbyte", "0.25")
+        ROW("0", "v", "gpu__time_duration.sum", "NSECOND", "9");
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    const struct rl_trace_group *k = only_group();
+    ck_assert_double_eq(k->flops, 1234); /* FMUL: 1 FLOP each, FP64 absent */
+    ck_assert_str_eq(k->precision, "fp32");
+    ck_assert_double_eq(k->bytes[RL_MEM_DRAM], 20005);
+    ck_assert_double_eq(k->bytes[RL_MEM_L2], 3);
+    ck_assert_double_eq(k->bytes[RL_MEM_L1], 250000);
+    ck_assert_double_eq(k->time_ns, 9);
+    ck_assert_uint_eq(st.tensor_unknown, 0);
+    /* Time in milliseconds, a dram__bytes.sum total in Tbyte. */
+    csv = LONG_HEADER
+        ROW("0", "t", SASS("ffma"), "inst", "1")
+        ROW("0", "t", "dram__bytes.sum", "Tbyte", "2")
+        ROW("0", "t", "gpu__time_duration.sum", "msecond", "3");
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    ck_assert_double_eq(only_group()->bytes[RL_MEM_DRAM], 2e12);
+    ck_assert_double_eq(only_group()->time_ns, 3e6);
+    /* The longest number read is 63 characters (separators aside). */
+    char text[1024];
+    const char *digits63 = "0.0000000000000000000000000000000000000000000000000000000000007";
+    ck_assert_uint_eq(strlen(digits63), 63);
+    snprintf(text, sizeof text, LONG_HEADER "\"0\",\"n\",\"(1, 1, 1)\",\"(1, 1, 1)\","
+                                "\"gpu__time_duration.sum\",\"second\",\"%s\"\n",
+             digits63);
+    ck_assert_msg(parse(text, NAN) == 0, "%s", err);
+    ck_assert_double_eq_tol(only_group()->time_ns, 7e-52, 1e-60);
+    snprintf(text, sizeof text, LONG_HEADER "\"0\",\"n\",\"(1, 1, 1)\",\"(1, 1, 1)\","
+                                "\"gpu__time_duration.sum\",\"second\",\"%s0\"\n",
+             digits63);
+    ck_assert_int_eq(parse(text, NAN), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "is not a number"));
+    /* Not numbers: named with the metric and the line. */
+    ck_assert_int_eq(parse(LONG_HEADER ROW("0", "k", "gpu__time_duration.sum", "nsecond", "12abc"),
+                           NAN),
+                     RL_ESCHEMA);
+    ck_assert_str_eq(err, "'k.csv': line 2: gpu__time_duration.sum: '12abc' is not a number");
+    ck_assert_int_eq(parse(LONG_HEADER ROW("0", "k", "gpu__time_duration.sum", "nsecond", "nan"),
+                           NAN),
+                     RL_ESCHEMA);
+    ck_assert_str_eq(err, "'k.csv': line 2: gpu__time_duration.sum: 'nan' is not a number");
+    ck_assert_int_eq(parse(LONG_HEADER ROW("0", "k", "gpu__time_duration.sum", "nsecond", "--"),
+                           NAN),
+                     RL_ESCHEMA);
+}
+END_TEST
+
+START_TEST(tensor_counters_at_zero_and_one)
+{
+    /* A Tensor counter at 0 is no Tensor work: no factor needed. At 1 it is. */
+    const char *csv = LONG_HEADER
+        ROW("0", "g", "sm__ops_path_tensor_src_bf16_dst_fp32.sum", "", "0")
+        ROW("0", "g", SASS("ffma"), "inst", "3")
+        ROW("0", "g", "dram__bytes_read.sum", "byte", "10")
+        ROW("0", "g", "dram__bytes_write.sum", "byte", "0");
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    ck_assert_uint_eq(st.tensor_unknown, 0);
+    ck_assert_uint_eq(st.without_counts, 0);
+    ck_assert_double_eq(only_group()->flops, 6);
+    csv = LONG_HEADER
+        ROW("0", "g", "sm__ops_path_tensor_src_bf16_dst_fp32.sum", "", "1")
+        ROW("0", "g", "dram__bytes_read.sum", "byte", "10");
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    ck_assert_uint_eq(st.tensor_unknown, 1);
+    ck_assert_uint_eq(st.without_counts, 1);
+    /* Bytes without any FLOP counter: timing only, not 0 FLOPs. */
+    csv = LONG_HEADER ROW("0", "c", "lts__t_bytes.sum", "byte", "64");
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    ck_assert_uint_eq(only_group()->counted, 0);
+    ck_assert_uint_eq(st.without_counts, 1);
+    ck_assert_uint_eq(st.tensor_unknown, 0);
+    /* FLOP counters without bytes: timing only. */
+    csv = LONG_HEADER ROW("0", "c", SASS("ffma"), "inst", "64");
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    ck_assert_uint_eq(only_group()->counted, 0);
+    ck_assert_str_eq(only_group()->precision, "");
+    ck_assert_uint_eq(st.without_counts, 1);
+    /* dram__bytes.sum stands in only when read and write are both absent:
+     * beside a write counter alone, no DRAM bytes (L2 bytes keep it
+     * counted). */
+    csv = LONG_HEADER
+        ROW("0", "c", SASS("ffma"), "inst", "1")
+        ROW("0", "c", "dram__bytes_write.sum", "byte", "8")
+        ROW("0", "c", "dram__bytes.sum", "byte", "100")
+        ROW("0", "c", "lts__t_bytes.sum", "byte", "1");
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    ck_assert(isnan(only_group()->bytes[RL_MEM_DRAM]));
+    ck_assert_double_eq(only_group()->bytes[RL_MEM_L2], 1);
+    /* The older op_read/op_write names are the same quantities. */
+    csv = LONG_HEADER
+        ROW("0", "c", SASS("ffma"), "inst", "1")
+        ROW("0", "c", "dram__bytes_op_read.sum", "byte", "8")
+        ROW("0", "c", "dram__bytes_op_write.sum", "byte", "4");
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    ck_assert_double_eq(only_group()->bytes[RL_MEM_DRAM], 12);
+}
+END_TEST
+
+START_TEST(kernel_names_and_ids)
+{
+    /* A result is the run of rows sharing an ID; a new ID flushes it even
+     * with the same name; the same ID again later is a new result. */
+    const char *csv = LONG_HEADER
+        ROW("7", "a", "gpu__time_duration.sum", "nsecond", "1")
+        ROW("8", "b", "gpu__time_duration.sum", "nsecond", "2")
+        ROW("7", "a", "gpu__time_duration.sum", "nsecond", "4");
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    ck_assert_uint_eq(st.kernels, 3);
+    ck_assert_uint_eq(g.n, 2);
+    ck_assert_str_eq(g.v[0].name, "a");
+    ck_assert_uint_eq(g.v[0].launches, 2);
+    ck_assert_double_eq(g.v[0].time_ns, 5);
+    ck_assert_str_eq(g.v[1].name, "b");
+    /* Stats may be left out. */
+    rl_trace_groups_release(&g);
+    ck_assert_int_eq(rl_ncu_parse(&g, csv, strlen(csv), "k.csv", NAN, NULL, err), 0);
+    ck_assert_uint_eq(g.n, 2);
+    /* Only `len` bytes are read: a text cut at the closing quote of the
+     * last value leaves that field open; one cut after a comma ends with an
+     * empty field, even where the next byte is a quote. */
+    rl_trace_groups_release(&g);
+    ck_assert_int_eq(rl_ncu_parse(&g, csv, strlen(csv) - 2, "k.csv", NAN, &st, err),
+                     RL_EPARSE);
+    ck_assert_str_eq(err, "'k.csv': line 4: a quoted field never ends");
+    rl_trace_groups_release(&g);
+    const char *cut = "ID,Kernel Name,gpu__time_duration.sum\n0,k,\"5\"\n";
+    ck_assert_int_eq(rl_ncu_parse(&g, cut, strlen(cut) - 4, "k.csv", NAN, &st, err), 0);
+    ck_assert_uint_eq(only_group()->launches, 1);
+    ck_assert_double_eq(only_group()->time_ns, 0); /* no time */
+}
+END_TEST
+
+START_TEST(many_rows_and_columns)
+{
+    /* 300 results of one kernel, 10 ns and 2 FFMA each: 25 KB of text, more
+     * than the first buffer: 3000 ns, 1200 FLOPs, 300 launches. */
+    size_t cap = 256 * 1024, n = 0;
+    char *csv = malloc(cap);
+    ck_assert_ptr_nonnull(csv);
+    n += (size_t)snprintf(csv + n, cap - n, LONG_HEADER);
+    for (int i = 0; i < 300; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "%d", i);
+        n += (size_t)snprintf(csv + n, cap - n,
+                              "\"%s\",\"k\",\"(1, 1, 1)\",\"(32, 1, 1)\","
+                              "\"gpu__time_duration.sum\",\"nsecond\",\"10\"\n"
+                              "\"%s\",\"k\",\"(1, 1, 1)\",\"(32, 1, 1)\",\"" SASS("ffma")
+                              "\",\"inst\",\"2\"\n"
+                              "\"%s\",\"k\",\"(1, 1, 1)\",\"(32, 1, 1)\","
+                              "\"lts__t_bytes.sum\",\"byte\",\"1\"\n",
+                              id, id, id);
+    }
+    ck_assert_uint_gt(n, 8192);
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    ck_assert_uint_eq(only_group()->launches, 300);
+    ck_assert_double_eq(only_group()->time_ns, 3000);
+    ck_assert_double_eq(only_group()->flops, 1200);
+    ck_assert_double_eq(only_group()->bytes[RL_MEM_L2], 300);
+    /* A kernel name of 5000 characters in one field: read whole (kept to
+     * its first 1023 characters). */
+    n = (size_t)snprintf(csv, cap, "ID,gpu__time_duration.sum,Kernel Name\n0,6,");
+    memset(csv + n, 'x', 5000);
+    n += 5000;
+    csv[n] = 0;
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    ck_assert_uint_eq(strlen(only_group()->name), 1023);
+    ck_assert_double_eq(only_group()->time_ns, 6);
+    /* 4096 columns are read; 4097 are refused. */
+    n = (size_t)snprintf(csv, cap, "ID,Kernel Name");
+    for (int i = 2; i < 4096; i++)
+        n += (size_t)snprintf(csv + n, cap - n, ",gpu__time_duration.sum");
+    n += (size_t)snprintf(csv + n, cap - n, "\n0,k");
+    for (int i = 2; i < 4096; i++)
+        n += (size_t)snprintf(csv + n, cap - n, ",1");
+    n += (size_t)snprintf(csv + n, cap - n, "\n");
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    ck_assert_double_eq(only_group()->time_ns, 4094); /* every column, summed */
+    csv[n - 1] = ',';
+    snprintf(csv + n, cap - n, "1\n");
+    ck_assert_int_eq(parse(csv, NAN), RL_EPARSE);
+    ck_assert_str_eq(err, "'k.csv': line 2: more than 4096 columns");
+    /* In the header too. */
+    n = (size_t)snprintf(csv, cap, "ID,Kernel Name");
+    for (int i = 2; i < 4097; i++)
+        n += (size_t)snprintf(csv + n, cap - n, ",x__y");
+    snprintf(csv + n, cap - n, "\n0,k\n");
+    ck_assert_int_eq(parse(csv, NAN), RL_EPARSE);
+    ck_assert_str_eq(err, "'k.csv': line 1: more than 4096 columns");
+    free(csv);
+}
+END_TEST
+
+START_TEST(no_header_no_kernel)
+{
+    ck_assert_int_eq(parse("==PROF== nothing profiled\nID,Name\n", NAN), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'k.csv': no Nsight Compute CSV header (a row starting with \"ID\" "
+                          "and naming \"Kernel Name\"): export with `ncu --csv` or `ncu --csv "
+                          "--page raw`");
+    ck_assert_int_eq(parse("", NAN), RL_ESCHEMA);
+    ck_assert_int_eq(parse("Kernel Name,ID\n", NAN), RL_ESCHEMA);
+    /* A broken row before the header. */
+    ck_assert_int_eq(parse("\"ID\"x,\"Kernel Name\"\n", NAN), RL_EPARSE);
+    ck_assert_str_eq(err, "'k.csv': line 1: text after a closing quote");
+    /* A header and no kernel under it. */
+    ck_assert_int_eq(parse(LONG_HEADER, NAN), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'k.csv': the CSV holds no kernel");
+    ck_assert_int_eq(parse("ID,Kernel Name,gpu__time_duration.sum\n,,nsecond\n", NAN),
+                     RL_ESCHEMA);
+    ck_assert_str_eq(err, "'k.csv': the CSV holds no kernel");
+    ck_assert_uint_eq(st.kernels, 0);
+    /* A row of another width. */
+    ck_assert_int_eq(parse(LONG_HEADER "\"0\",\"k\",\"x\"\n", NAN), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'k.csv': line 2: 3 columns, the header has 7");
+    /* An error after good rows is still an error. */
+    ck_assert_int_eq(parse(LONG_HEADER ROW("0", "k", "gpu__time_duration.sum", "nsecond", "1")
+                               ROW("1", "k", "gpu__time_duration.sum", "nsecond", "1") "\"2",
+                           NAN),
+                     RL_EPARSE);
+    ck_assert_str_eq(err, "'k.csv': line 4: a quoted field never ends");
+}
+END_TEST
+
+START_TEST(load_files)
+{
+    /* tests/data/ncu-long.csv (a recorded `ncu --csv` of a GEMV). */
+    ck_assert_msg(rl_ncu_load(&g, rl_test_data("ncu-long.csv"), NAN, &st, err) == 0, "%s", err);
+    ck_assert_uint_ge(g.n, 1);
+    ck_assert_str_eq(st.form, "long");
+    rl_trace_groups_release(&g);
+    ck_assert_int_eq(rl_ncu_load(&g, "/nonexistent/k.csv", NAN, &st, err), RL_EIO);
+    ck_assert_ptr_nonnull(strstr(err, "'/nonexistent/k.csv'"));
+    char path[512];
+    snprintf(path, sizeof path, "%s/empty.csv", rl_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("ID,Kernel Name,Other\n", f);
+    fclose(f);
+    ck_assert_int_eq(rl_ncu_load(&g, path, NAN, &st, err), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "empty.csv': line 1: no metric columns"));
+}
+END_TEST
+
 static Suite *ncu_suite(void)
 {
     Suite *s = suite_create("ncu");
@@ -271,12 +653,21 @@ static Suite *ncu_suite(void)
     tcase_add_test(core, three_dimensions);
     tcase_add_test(core, results_of_one_kernel_group);
     tcase_add_test(core, tensor_ops_without_factor);
+    tcase_add_test(core, crlf_quoted_long_form);
+    tcase_add_test(core, wide_form_units_row);
+    tcase_add_test(core, values_and_units);
+    tcase_add_test(core, tensor_counters_at_zero_and_one);
+    tcase_add_test(core, kernel_names_and_ids);
+    tcase_add_test(core, load_files);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, NULL, teardown);
     tcase_add_test(limits, crlf_in_unquoted_fields);
     tcase_add_test(limits, quoted_fields);
     tcase_add_test(limits, broken_csv_is_refused);
+    tcase_add_test(limits, quoted_newlines_count_lines);
+    tcase_add_test(limits, many_rows_and_columns);
+    tcase_add_test(limits, no_header_no_kernel);
     suite_add_tcase(s, limits);
     return s;
 }
