@@ -22,7 +22,13 @@ extern "C" {
 #endif
 
 #define RL_DEVICE_ABI 3
-#define RL_DEVICE_SYMBOL "rl_device_api_v1"
+/* The entry's name carries the ABI: rl_device_api_v3. */
+#define RL_DEVICE__STR(x) #x
+#define RL_DEVICE__XSTR(x) RL_DEVICE__STR(x)
+#define RL_DEVICE__CAT(a, b) a##b
+#define RL_DEVICE__XCAT(a, b) RL_DEVICE__CAT(a, b)
+#define RL_DEVICE_ENTRY RL_DEVICE__XCAT(rl_device_api_v, RL_DEVICE_ABI)
+#define RL_DEVICE_SYMBOL "rl_device_api_v" RL_DEVICE__XSTR(RL_DEVICE_ABI)
 
 /* What NVML saw while a benchmark's timed runs went on. */
 struct rl_conditions {

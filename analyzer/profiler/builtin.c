@@ -150,7 +150,7 @@ static int calibrate_in_session(int device, struct rl_calibration *cal, char *er
     return RL_OK;
 }
 
-static int calibrate(int device, int counters, struct rl_calibration *cal, char *errmsg)
+int rl_profiler_calibrate(int device, int counters, struct rl_calibration *cal, char *errmsg)
 {
     memset(cal, 0, sizeof *cal);
     cal->flops_per_op = NAN;
@@ -214,7 +214,7 @@ static void hook_note(void *ctx, const char *text)
     rl_tracer_note(text);
 }
 
-static int trace_builtin(const struct rl_trace_request *req, struct rl_calibration *cal,
+int rl_profiler_trace_builtin(const struct rl_trace_request *req, struct rl_calibration *cal,
                          char *errmsg)
 {
     memset(cal, 0, sizeof *cal);
@@ -295,16 +295,16 @@ static int trace_builtin(const struct rl_trace_request *req, struct rl_calibrati
     return rc;
 }
 
-static int metric_set(const char *chip, bool full, struct rl_metric_set *out, char *errmsg)
+int rl_profiler_metric_set(const char *chip, bool full, struct rl_metric_set *out, char *errmsg)
 {
     return rl_metric_set_build(chip, full ? RL_COUNTERS_FULL : RL_COUNTERS_DEFAULT, NULL, out, errmsg);
 }
 
-static int profiler_paths(char *inject, size_t inject_size, char *cupti, size_t cupti_size,
+int rl_profiler_paths(char *inject, size_t inject_size, char *cupti, size_t cupti_size,
                           char *errmsg)
 {
     Dl_info self, cu;
-    if (!dladdr((void *)profiler_paths, &self) || !self.dli_fname)
+    if (!dladdr((void *)rl_profiler_paths, &self) || !self.dli_fname)
         return rl_fail(errmsg, RL_EIO, "cannot locate libroofline_cuda");
     if (!dladdr((void *)cuptiSubscribe, &cu) || !cu.dli_fname)
         return rl_fail(errmsg, RL_EIO, "cannot locate libcupti");
@@ -314,13 +314,4 @@ static int profiler_paths(char *inject, size_t inject_size, char *cupti, size_t 
              slash ? self.dli_fname : ".");
     snprintf(cupti, cupti_size, "%s", cu.dli_fname);
     return RL_OK;
-}
-
-void rl_profiler_api(struct rl_device_api *api)
-{
-    api->metric_set = metric_set;
-    api->quantities = rl_q_defs;
-    api->trace_builtin = trace_builtin;
-    api->calibrate = calibrate;
-    api->profiler_paths = profiler_paths;
 }
