@@ -334,7 +334,7 @@ static int skip_fast(struct reader *r)
         if (c < 0 || c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' ||
             c == '\t')
             break;
-        if (!((c >= '0' && c <= '9') || strchr(".-+eEtruefalsn", c)))
+        if (!((c >= '0' && c <= '9') || (c && strchr(".-+eEtruefalsn", c)))) /* NUL: no letter */
             return fail(r, RL_EPARSE, "malformed JSON near '%c'", c);
         r->pos++;
     }
