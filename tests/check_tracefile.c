@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 static struct rl_trace_groups g;
 static char err[RL_ERRMSG_SIZE];
@@ -616,6 +618,15 @@ START_TEST(skipped_values)
     ck_assert_uint_eq(g.n, 1);
 
     refused(HEAD "{\"name\": \"k\", \"x\": @}]}", RL_EPARSE, "'t.json': line 1: malformed JSON near '@'");
+    /* A NUL byte is no part of a number or a word (strchr would find the
+     * terminator); %c of it ends the message. */
+    static const char nul_in_number[] = HEAD "{\"name\": \"k\", \"x\": 1\0}]}";
+    ck_assert_int_eq(read_bytes(nul_in_number, sizeof nul_in_number - 1), RL_EPARSE);
+    ck_assert_str_eq(err, "'t.json': line 1: malformed JSON near '");
+    ck_assert_uint_eq(g.n, 0);
+    static const char nul_value[] = HEAD "{\"name\": \"k\", \"x\": \0}]}";
+    ck_assert_int_eq(read_bytes(nul_value, sizeof nul_value - 1), RL_EPARSE);
+    ck_assert_str_eq(err, "'t.json': line 1: malformed JSON near '");
     refused(HEAD "{\"name\": \"k\", \"x\": 1x}]}", RL_EPARSE, "'t.json': line 1: malformed JSON near 'x'");
     refused(HEAD "{\"name\": \"k\", \"x\": }]}", RL_EPARSE, "'t.json': line 1: expected a value");
     refused(HEAD "{\"name\": \"k\", \"x\": ", RL_EPARSE, "'t.json': line 1: truncated: expected a value");
@@ -628,6 +639,29 @@ START_TEST(skipped_values)
     refused(HEAD "{\"name\": \"k\", \"x\": [1 2}]}", RL_EPARSE,
             "'t.json': line 1: expected ',' or a closing bracket");
     refused(HEAD "{\"name\": \"k\", \"x\": [1,]}]}", RL_EPARSE, "'t.json': line 1: expected a value");
+    /* A bad token inside a skipped container ends the read there, even
+     * when what follows would close the record. */
+    refused(HEAD "{\"name\": \"k\", \"x\": [1 @}]}", RL_EPARSE, "'t.json': line 1: malformed JSON near '@'");
+    refused(HEAD "{\"name\": \"k\", \"x\": {\"a\": 1 @}}]}", RL_EPARSE,
+            "'t.json': line 1: malformed JSON near '@'");
+    refused(HEAD "{\"name\": \"k\", \"x\": {@}}]}", RL_EPARSE, "'t.json': line 1: malformed JSON near '@'");
+    refused(HEAD "{\"name\": \"k\", \"x\": [@}]}", RL_EPARSE, "'t.json': line 1: malformed JSON near '@'");
+    refused(HEAD "{\"name\": \"k\", \"x\": {\"a\" @}}]}", RL_EPARSE,
+            "'t.json': line 1: malformed JSON near '@'");
+    refused(HEAD "{\"name\": \"k\", \"grid\": [1, 2 @}]}", RL_EPARSE,
+            "'t.json': line 1: malformed JSON near '@'");
+    refused(HEAD "{\"name\": \"k\", \"grid\": [1, @}]}", RL_EPARSE,
+            "'t.json': line 1: malformed JSON near '@'");
+    refused(HEAD "{\"name\": \"k\", \"flops\": @}]}", RL_EPARSE,
+            "'t.json': line 1: malformed JSON near '@'");
+    refused(HEAD "{\"name\": \"k\", \"precision\": @}]}", RL_EPARSE,
+            "'t.json': line 1: malformed JSON near '@'");
+    refused(HEAD "{\"name\": \"k\", \"origin\": @}]}", RL_EPARSE,
+            "'t.json': line 1: malformed JSON near '@'");
+    refused(HEAD "{\"name\": @}]}", RL_EPARSE, "'t.json': line 1: malformed JSON near '@'");
+    refused(HEAD "{\"name\": \"k\" @}]}", RL_EPARSE, "'t.json': line 1: malformed JSON near '@'");
+    refused(HEAD "{\"name\": \"k\", @}]}", RL_EPARSE, "'t.json': line 1: malformed JSON near '@'");
+    refused(HEAD "{\"name\" @}]}", RL_EPARSE, "'t.json': line 1: malformed JSON near '@'");
     refused(HEAD "{\"name\": \"k\", \"x\": [,]}]}", RL_EPARSE, "'t.json': line 1: expected a value");
     refused(HEAD "{\"name\": \"k\", \"x\": {\"a\": 1,}}]}", RL_EPARSE, "'t.json': line 1: expected a key");
     refused(HEAD "{\"name\": \"k\", \"x\": {1: 2}}]}", RL_EPARSE, "'t.json': line 1: expected a key");
@@ -1053,6 +1087,55 @@ START_TEST(sniff_limits)
 }
 END_TEST
 
+#ifndef __SANITIZE_ADDRESS__ /* ASan reserves its own address space */
+/* Allow the process only extra bytes more address space than it maps now;
+ * returns the old limit. */
+static struct rlimit limit_memory(size_t extra)
+{
+    struct rlimit old;
+    ck_assert_int_eq(getrlimit(RLIMIT_AS, &old), 0);
+    FILE *f = fopen("/proc/self/statm", "r");
+    ck_assert_ptr_nonnull(f);
+    unsigned long pages = 0;
+    ck_assert_int_eq(fscanf(f, "%lu", &pages), 1);
+    fclose(f);
+    struct rlimit rl = old;
+    rl.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + extra;
+    ck_assert_int_eq(setrlimit(RLIMIT_AS, &rl), 0);
+    return old;
+}
+
+START_TEST(out_of_memory)
+{
+    /* No room for the reader's buffer. */
+    const char *doc = HEAD "]}";
+    FILE *f = fmemopen((void *)doc, strlen(doc), "r");
+    ck_assert_ptr_nonnull(f);
+    struct rlimit old = limit_memory(CHUNK_BYTES / 4);
+    int rc = rl_trace_groups_read(&g, f, "t.json", err);
+    setrlimit(RLIMIT_AS, &old);
+    fclose(f);
+    ck_assert_int_eq(rc, RL_ENOMEM);
+    ck_assert_str_eq(err, "out of memory");
+    /* Room for the buffer, not for a 64 MB string. */
+    size_t len = 64u << 20;
+    char *big = malloc(len);
+    ck_assert_ptr_nonnull(big);
+    size_t n = (size_t)sprintf(big, "{\"format\": \"");
+    memset(big + n, 'a', len - n);
+    f = fmemopen(big, len, "r");
+    ck_assert_ptr_nonnull(f);
+    old = limit_memory(8 * CHUNK_BYTES);
+    rc = rl_trace_groups_read(&g, f, "t.json", err);
+    setrlimit(RLIMIT_AS, &old);
+    fclose(f);
+    free(big);
+    ck_assert_int_eq(rc, RL_ENOMEM);
+    ck_assert_str_eq(err, "'t.json': line 1: out of memory");
+}
+END_TEST
+#endif
+
 static Suite *tracefile_suite(void)
 {
     Suite *s = suite_create("tracefile");
@@ -1090,6 +1173,9 @@ static Suite *tracefile_suite(void)
     tcase_add_test(limits, release_frees_everything);
     tcase_add_test(limits, added_launches_edge_cases);
     tcase_add_test(limits, sniff_limits);
+#ifndef __SANITIZE_ADDRESS__
+    tcase_add_test(limits, out_of_memory);
+#endif
     suite_add_tcase(s, limits);
     return s;
 }
