@@ -270,6 +270,73 @@ START_TEST(quantity_table)
 }
 END_TEST
 
+START_TEST(tensor_only_and_small_counts)
+{
+    double q[RL_Q_COUNT];
+    /* Only a Tensor counter read (no CUDA-core counter at all): counted, 3
+     * ops x 4 FLOP/op = 12, nothing else. */
+    unread(q);
+    q[RL_Q_TENSOR_FP16] = 3;
+    struct rl_kernel_counts c = derive(q, 4);
+    ck_assert_double_eq(c.flops, 12);
+    ck_assert_double_eq(c.flops_tensor, 12);
+    ck_assert_double_eq(c.flops_fp32, 0);
+    ck_assert_str_eq(c.precision, "fp16");
+    /* One Tensor op is one op, not none: 1 x 4 = 4. */
+    q[RL_Q_TENSOR_FP16] = 1;
+    c = derive(q, 4);
+    ck_assert_double_eq(c.flops_tensor_by[RL_Q_TENSOR_FP16], 4);
+    ck_assert_double_eq(c.flops, 4);
+    /* A kernel of one FLOP has a precision: 1 DADD is fp64. */
+    unread(q);
+    q[RL_Q_DADD] = 1;
+    c = derive(q, NAN);
+    ck_assert_double_eq(c.flops, 1);
+    ck_assert_str_eq(c.precision, "fp64");
+    /* Half a Tensor FLOP (0.5 ops x 1) is the largest share too. */
+    unread(q);
+    q[RL_Q_TENSOR_INT8] = 0.5;
+    c = derive(q, 1);
+    ck_assert_double_eq(c.flops, 0.5);
+    ck_assert_str_eq(c.precision, "int8");
+    /* Bytes: reads + writes, each kept. */
+    q[RL_Q_DRAM_READ] = 300;
+    q[RL_Q_DRAM_WRITE] = 100;
+    c = derive(q, 1);
+    ck_assert_double_eq(c.dram_bytes, 400);
+    ck_assert_double_eq(c.dram_read_bytes, 300);
+    ck_assert_double_eq(c.dram_write_bytes, 100);
+}
+END_TEST
+
+START_TEST(tensor_ties_go_to_the_first_in_table_order)
+{
+    /* bf16 7 ops and fp8 7 ops at 2 FLOP/op: 14 each; bf16 comes first in
+     * the table (the LLM formats first), so bf16. Each share kept. */
+    double q[RL_Q_COUNT];
+    unread(q);
+    q[RL_Q_TENSOR_BF16] = 7;
+    q[RL_Q_TENSOR_FP8] = 7;
+    struct rl_kernel_counts c = derive(q, 2);
+    ck_assert_str_eq(c.precision, "bf16");
+    ck_assert_double_eq(c.flops_tensor_by[RL_Q_TENSOR_BF16], 14);
+    ck_assert_double_eq(c.flops_tensor_by[RL_Q_TENSOR_FP8], 14);
+    ck_assert_double_eq(c.flops, 28);
+    /* fp8 one op ahead: fp8. */
+    q[RL_Q_TENSOR_FP8] = 8;
+    ck_assert_str_eq(derive(q, 2).precision, "fp8");
+    /* A CUDA-core share equal to the Tensor one (16 = 2 x 8 FFMA) leaves
+     * the Tensor roof. */
+    q[RL_Q_FFMA] = 8;
+    ck_assert_str_eq(derive(q, 2).precision, "fp8");
+    /* Non-tensor quantities never become Tensor FLOPs. */
+    c = derive(q, 2);
+    ck_assert_double_eq(c.flops_tensor, 30);
+    for (int i = 0; i < RL_Q_TENSOR_BF16; i++)
+        ck_assert_double_eq(c.flops_tensor_by[i], 0);
+}
+END_TEST
+
 static Suite *counts_suite(void)
 {
     Suite *s = suite_create("counts");
@@ -282,11 +349,13 @@ static Suite *counts_suite(void)
     tcase_add_test(core, precision_ties_and_largest_share);
     tcase_add_test(core, flops_scale_linearly_with_counters);
     tcase_add_test(core, quantity_table);
+    tcase_add_test(core, tensor_ties_go_to_the_first_in_table_order);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, tensor_counter_zero_without_factor);
     tcase_add_test(limits, zero_flops_take_the_default_roof);
     tcase_add_test(limits, nothing_counted);
+    tcase_add_test(limits, tensor_only_and_small_counts);
     suite_add_tcase(s, limits);
     return s;
 }

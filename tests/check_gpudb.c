@@ -2,10 +2,14 @@
 #include "test_util.h"
 
 #include "error.h"
+#include "fileio.h"
 #include "gpudb.h"
+#include "strbuf.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* A database of made-up GPUs: what matching sees, nothing else. */
 static struct rl_gpu_spec gpus[6];
@@ -113,6 +117,261 @@ START_TEST(fewer_gpus_than_suggestions)
 }
 END_TEST
 
+START_TEST(find_reads_every_gpu_and_only_those)
+{
+    /* The first GPU is found; with n = 2 the third is not. */
+    ck_assert_str_eq(rl_gpudb_find(&db, "AACD")->id, "aacd");
+    ck_assert_str_eq(rl_gpudb_find(&db, "zzcd")->id, "zzcd");
+    /* A one-letter name, as an alias. */
+    struct rl_gpu_spec *z = &gpus[5];
+    snprintf(z->aliases[z->n_aliases++], sizeof z->aliases[0], "Q");
+    ck_assert_str_eq(rl_gpudb_find(&db, "q")->id, "zzcd");
+    /* Only the first n_aliases aliases count: a stale one is not a name. */
+    snprintf(z->aliases[z->n_aliases], sizeof z->aliases[0], "stale");
+    ck_assert_ptr_null(rl_gpudb_find(&db, "stale"));
+    /* A second alias is found. */
+    snprintf(z->aliases[z->n_aliases++], sizeof z->aliases[0], "Zed");
+    ck_assert_str_eq(rl_gpudb_find(&db, "zed")->id, "zzcd");
+    db.n = 2;
+    ck_assert_ptr_null(rl_gpudb_find(&db, "abzd"));
+    ck_assert_str_eq(rl_gpudb_find(&db, "abcx")->id, "abcx");
+}
+END_TEST
+
+START_TEST(suggestions_use_aliases_and_prefixes)
+{
+    const struct rl_gpu_spec *s;
+    char err[RL_ERRMSG_SIZE];
+    /* Near an alias only ("qwerty9" on h200), far from every id and name. */
+    struct rl_gpu_spec *h200 = &gpus[4];
+    snprintf(h200->aliases[h200->n_aliases++], sizeof h200->aliases[0], "Qwerty9");
+    ck_assert_int_eq(rl_gpudb_lookup(&db, "qwerty8", &s, err), RL_ENOTFOUND);
+    ck_assert_ptr_nonnull(strstr(err, "(closest: h200, "));
+    /* ... a stale alias past n_aliases is not. */
+    snprintf(h200->aliases[h200->n_aliases], sizeof h200->aliases[0], "Stale9");
+    ck_assert_int_eq(rl_gpudb_lookup(&db, "stale8", &s, err), RL_ENOTFOUND);
+    ck_assert_ptr_null(strstr(err, "(closest: h200, "));
+    /* "xbcd" is two edits from each of aacd, abcx, abzd and zzcd and shares
+     * no first letter with any: the first three in id order. */
+    ck_assert_int_eq(rl_gpudb_lookup(&db, "xbcd", &s, err), RL_ENOTFOUND);
+    ck_assert_str_eq(err, "unknown GPU 'xbcd' (closest: aacd, abcx, abzd; 'roofline gpus' "
+                          "lists all)");
+    /* "zzcc": zzcd at 1; then aacd and abcx at 3 ("zz" -> "aa"/"ab", one
+     * more); abzd and h200 at 4. */
+    ck_assert_int_eq(rl_gpudb_lookup(&db, "zzcc", &s, err), RL_ENOTFOUND);
+    ck_assert_str_eq(err, "unknown GPU 'zzcc' (closest: zzcd, aacd, abcx; 'roofline gpus' "
+                          "lists all)");
+}
+END_TEST
+
+/* A small random generator (fixed seed: the same cases every run). */
+static unsigned rnd_state = 12345;
+static unsigned rnd(unsigned n)
+{
+    rnd_state = rnd_state * 1103515245u + 12345u;
+    return (rnd_state >> 16) % n;
+}
+static void rnd_word(char *buf, size_t size)
+{
+    size_t n = 1 + rnd(4);
+    for (size_t i = 0; i < n && i + 1 < size; i++)
+        buf[i] = "abc"[rnd(3)];
+    buf[n < size ? n : size - 1] = '\0';
+}
+
+START_TEST(suggestions_match_a_plain_sort)
+{
+    /* Property: the three suggestions are the first three GPUs of a stable
+     * sort by (edit distance to the nearest id, name or alias; longest
+     * prefix shared with the id), over random databases of short names
+     * from a three-letter alphabet, where ties are everywhere. */
+    static struct rl_gpu_spec many[9];
+    for (int round = 0; round < 300; round++) {
+        struct rl_gpudb rdb = {many, 0, NULL};
+        size_t n = 1 + rnd(9);
+        for (size_t i = 0; i < n; i++) {
+            struct rl_gpu_spec *g = &many[rdb.n++];
+            memset(g, 0, sizeof *g);
+            rnd_word(g->id, sizeof g->id);
+            rnd_word(g->name, sizeof g->name);
+            g->n_aliases = (int)rnd(3);
+            for (int a = 0; a < g->n_aliases; a++)
+                rnd_word(g->aliases[a], sizeof g->aliases[0]);
+        }
+        char want[16];
+        rnd_word(want, sizeof want);
+        const struct rl_gpu_spec *found;
+        char err[RL_ERRMSG_SIZE];
+        int rc = rl_gpudb_lookup(&rdb, want, &found, err);
+        if (rc == RL_OK)
+            continue;
+        /* The reference: selection of the best three by (d, -p), first wins. */
+        size_t d[9], p[9];
+        int used[9] = {0};
+        for (size_t i = 0; i < n; i++) {
+            d[i] = rl_edit_distance(want, many[i].id);
+            size_t e = rl_edit_distance(want, many[i].name);
+            d[i] = e < d[i] ? e : d[i];
+            for (int a = 0; a < many[i].n_aliases; a++) {
+                e = rl_edit_distance(want, many[i].aliases[a]);
+                d[i] = e < d[i] ? e : d[i];
+            }
+            p[i] = 0;
+            while (many[i].id[p[i]] && many[i].id[p[i]] == want[p[i]])
+                p[i]++;
+        }
+        char list[160] = "";
+        for (int k = 0; k < 3 && (size_t)k < n; k++) {
+            int b = -1;
+            for (size_t i = 0; i < n; i++)
+                if (!used[i] && (b < 0 || d[i] < d[b] || (d[i] == d[b] && p[i] > p[b])))
+                    b = (int)i;
+            used[b] = 1;
+            size_t u = strlen(list);
+            snprintf(list + u, sizeof list - u, "%s%s", k ? ", " : "", many[b].id);
+        }
+        char expect[RL_ERRMSG_SIZE];
+        snprintf(expect, sizeof expect,
+                 "unknown GPU '%s' (closest: %s; 'roofline gpus' lists all)", want, list);
+        ck_assert_msg(strcmp(err, expect) == 0, "round %d: got \"%s\", want \"%s\"", round, err,
+                      expect);
+    }
+}
+END_TEST
+
+/* ---- loading a folder ---- */
+
+static char *h100_text(void)
+{
+    char *t = rl_test_slurp(ROOFLINE_SOURCE_DIR "/data/gpus/h100-sxm.json");
+    ck_assert_ptr_nonnull(t);
+    return t;
+}
+
+/* Write <dir>/<file> with the H100 spec, its id replaced by id. */
+static void write_spec(const char *dir, const char *file, const char *id)
+{
+    char *t = h100_text();
+    char *at = strstr(t, "\"id\": \"h100-sxm\"");
+    ck_assert_ptr_nonnull(at);
+    size_t a = (size_t)(at - t), f = strlen("\"id\": \"h100-sxm\"");
+    char *out = malloc(strlen(t) + 64);
+    memcpy(out, t, a);
+    sprintf(out + a, "\"id\": \"%s\"%s", id, at + f);
+    char path[1024], err[RL_ERRMSG_SIZE];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    ck_assert_int_eq(rl_file_write_atomic(path, out, strlen(out), err), 0);
+    free(out);
+    free(t);
+}
+
+/* A fresh folder under the test's temporary one, with the schema. */
+static const char *new_dir(const char *name)
+{
+    static char dir[512];
+    snprintf(dir, sizeof dir, "%s/%s", rl_test_tmpdir(), name);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    char path[1024], err[RL_ERRMSG_SIZE];
+    snprintf(path, sizeof path, "%s/schema.json", dir);
+    char *schema = rl_test_slurp(ROOFLINE_SOURCE_DIR "/data/gpus/schema.json");
+    ck_assert_ptr_nonnull(schema);
+    ck_assert_int_eq(rl_file_write_atomic(path, schema, strlen(schema), err), 0);
+    free(schema);
+    return dir;
+}
+
+START_TEST(load_grows_and_sorts)
+{
+    /* 40 specs, written in reverse order: the array grows past 16 and 32,
+     * and comes back sorted by id. */
+    const char *dir = new_dir("many");
+    for (int i = 39; i >= 0; i--) {
+        char id[16], file[32];
+        snprintf(id, sizeof id, "g%02d", i % 100);
+        snprintf(file, sizeof file, "%s.json", id);
+        write_spec(dir, file, id);
+    }
+    /* Not specs: a hidden file, a file not ending in .json, ".json". */
+    write_spec(dir, ".hidden.json", ".hidden");
+    write_spec(dir, "notes.txt", "notes");
+    write_spec(dir, ".json", "");
+    struct rl_gpudb d;
+    char err[RL_ERRMSG_SIZE] = "";
+    ck_assert_msg(rl_gpudb_load(&d, dir, err) == 0, "%s", err);
+    ck_assert_uint_eq(d.n, 40);
+    for (size_t i = 0; i < d.n; i++) {
+        char id[32];
+        snprintf(id, sizeof id, "g%02u", (unsigned)i);
+        ck_assert_str_eq(d.gpus[i].id, id);
+        ck_assert_double_eq(d.gpus[i].memory_bandwidth_gbs, 3350);
+    }
+    ck_assert_ptr_nonnull(d.schema);
+    rl_gpudb_release(&d);
+    ck_assert_ptr_null(d.gpus);
+    ck_assert_ptr_null(d.schema);
+    ck_assert_uint_eq(d.n, 0);
+}
+END_TEST
+
+START_TEST(load_one_and_none)
+{
+    struct rl_gpudb d;
+    char err[RL_ERRMSG_SIZE] = "";
+    const char *dir = new_dir("one");
+    write_spec(dir, "solo.json", "solo");
+    ck_assert_msg(rl_gpudb_load(&d, dir, err) == 0, "%s", err);
+    ck_assert_uint_eq(d.n, 1);
+    ck_assert_str_eq(rl_gpudb_find(&d, "solo")->id, "solo");
+    rl_gpudb_release(&d);
+    /* Only the schema: no GPU, and the folder named. */
+    dir = new_dir("none");
+    ck_assert_int_eq(rl_gpudb_load(&d, dir, err), RL_ENOTFOUND);
+    char want[1024];
+    snprintf(want, sizeof want, "no GPU specs in '%s'", dir);
+    ck_assert_str_eq(err, want);
+    ck_assert_ptr_null(d.gpus);
+    ck_assert_uint_eq(d.n, 0);
+}
+END_TEST
+
+START_TEST(load_refuses_bad_files)
+{
+    struct rl_gpudb d;
+    char err[RL_ERRMSG_SIZE] = "", want[2048];
+    /* An id of the file name's length that differs from it. */
+    const char *dir = new_dir("misnamed");
+    write_spec(dir, "abcd.json", "abce");
+    ck_assert_int_eq(rl_gpudb_load(&d, dir, err), RL_ESCHEMA);
+    snprintf(want, sizeof want, "'%s/abcd.json': id 'abce' differs from the file name", dir);
+    ck_assert_str_eq(err, want);
+    ck_assert_ptr_null(d.gpus);
+    /* An id that is a prefix of the file name. */
+    dir = new_dir("prefix");
+    write_spec(dir, "abcd.json", "abc");
+    ck_assert_int_eq(rl_gpudb_load(&d, dir, err), RL_ESCHEMA);
+    /* A spec that fails the lint: the file and the rule. */
+    dir = new_dir("lint");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/h100-sxm.json", dir);
+    char *t = h100_text();
+    char *at = strstr(t, "\"fp32_tflops\": 66.9");
+    ck_assert_ptr_nonnull(at);
+    memcpy(at, "\"fp32_tflops\": 99.9", strlen("\"fp32_tflops\": 99.9"));
+    ck_assert_int_eq(rl_file_write_atomic(path, t, strlen(t), err), 0);
+    free(t);
+    ck_assert_int_eq(rl_gpudb_load(&d, dir, err), RL_ESCHEMA);
+    snprintf(want, sizeof want, "'%s': h100-sxm: FP32 99.9 TFLOP/s but 132 SMs x 128 lanes x 2 "
+             "x 1980 MHz = 66.9", path);
+    ck_assert_str_eq(err, want);
+    /* A folder without a schema. */
+    dir = new_dir("noschema");
+    snprintf(path, sizeof path, "%s/schema.json", dir);
+    ck_assert_int_eq(remove(path), 0);
+    ck_assert_int_ne(rl_gpudb_load(&d, dir, err), RL_OK);
+    ck_assert_ptr_nonnull(strstr(err, "schema.json"));
+}
+END_TEST
+
 static Suite *gpudb_suite(void)
 {
     Suite *s = suite_create("gpudb");
@@ -125,7 +384,15 @@ static Suite *gpudb_suite(void)
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, setup, NULL);
     tcase_add_test(limits, fewer_gpus_than_suggestions);
+    tcase_add_test(limits, find_reads_every_gpu_and_only_those);
+    tcase_add_test(limits, suggestions_use_aliases_and_prefixes);
+    tcase_add_test(limits, suggestions_match_a_plain_sort);
     suite_add_tcase(s, limits);
+    TCase *load = tcase_create("load");
+    tcase_add_test(load, load_grows_and_sorts);
+    tcase_add_test(load, load_one_and_none);
+    tcase_add_test(load, load_refuses_bad_files);
+    suite_add_tcase(s, load);
     return s;
 }
 

@@ -410,6 +410,272 @@ START_TEST(database_rejects_bad_folder)
 }
 END_TEST
 
+/* ---- names, fields, origins ---- */
+
+START_TEST(names_and_field_values)
+{
+    ck_assert_str_eq(rl_origin_name(RL_ORIGIN_DATASHEET), "datasheet");
+    ck_assert_str_eq(rl_origin_name(RL_ORIGIN_ANALYTIC), "analytic");
+    ck_assert_str_eq(rl_origin_name(RL_ORIGIN_MEASURED), "measured");
+    ck_assert_str_eq(rl_origin_name((enum rl_origin)7), "?");
+    static const char *const want[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8",
+                                       "int8", "fp4", "fp16-acc16", "fp8-acc16"};
+    for (int p = 0; p < RL_PREC_COUNT; p++)
+        ck_assert_str_eq(rl_precision_name((enum rl_precision)p), want[p]);
+    ck_assert_str_eq(rl_precision_name(RL_PREC_COUNT), "?");
+    ck_assert_str_eq(rl_precision_name((enum rl_precision)-1), "?");
+    /* The table: sm_count first, an int; every key found at its index. */
+    size_t n;
+    const struct rl_spec_field *f = rl_spec_fields(&n);
+    ck_assert_uint_eq(n, 11 + 4 + 9 + 9);
+    ck_assert_str_eq(f[0].key, "sm_count");
+    ck_assert_int_eq(f[0].kind, RL_FIELD_INT);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_int_eq(rl_spec_field_index(f[i].key), (int)i);
+    ck_assert_int_eq(rl_spec_field_index("tensor_core_sparse.fp8_fp16acc_tflops"), (int)n - 1);
+    ck_assert_int_eq(rl_spec_field_index("sm"), -1);
+    ck_assert_int_eq(rl_spec_field_index(""), -1);
+    /* Values through the table: the int and a double. */
+    const struct rl_gpu_spec *h100 = gpu("h100-sxm");
+    ck_assert_double_eq(rl_gpu_spec_field_value(h100, 0), 132);
+    ck_assert_double_eq(rl_gpu_spec_field_value(
+                            h100, (size_t)rl_spec_field_index("tensor_core_dense.bf16_tflops")),
+                        989.4);
+    ck_assert(isnan(rl_gpu_spec_field_value(
+        h100, (size_t)rl_spec_field_index("tensor_core_sparse.fp64_tflops"))));
+}
+END_TEST
+
+START_TEST(origin_follows_the_source_index)
+{
+    /* A spec built on the stack: source 0 is derived, source 1 a datasheet. */
+    struct rl_gpu_spec s;
+    memset(&s, 0, sizeof s);
+    memset(s.source_of, -1, sizeof s.source_of);
+    s.n_sources = 1;
+    snprintf(s.sources[0].kind, sizeof s.sources[0].kind, "derived");
+    snprintf(s.sources[1].kind, sizeof s.sources[1].kind, "derived"); /* not listed */
+    int f = rl_spec_field_index("tdp_w");
+    s.source_of[f] = 0;
+    ck_assert_int_eq(rl_gpu_spec_field_origin(&s, (size_t)f), RL_ORIGIN_ANALYTIC);
+    /* An index past n_sources, or none, is not read: datasheet. */
+    s.source_of[f] = 1;
+    ck_assert_int_eq(rl_gpu_spec_field_origin(&s, (size_t)f), RL_ORIGIN_DATASHEET);
+    s.source_of[f] = -1;
+    ck_assert_int_eq(rl_gpu_spec_field_origin(&s, (size_t)f), RL_ORIGIN_DATASHEET);
+    s.n_sources = 2;
+    snprintf(s.sources[1].kind, sizeof s.sources[1].kind, "datasheet");
+    s.source_of[f] = 1;
+    ck_assert_int_eq(rl_gpu_spec_field_origin(&s, (size_t)f), RL_ORIGIN_DATASHEET);
+    /* Peaks: dense BF16 derived, its neighbours (dense FP16, dense FP8,
+     * sparse BF16) from the datasheet: each peak finds its own field. */
+    s.source_of[rl_spec_field_index("tensor_core_dense.bf16_tflops")] = 0;
+    s.source_of[rl_spec_field_index("tensor_core_dense.fp16_tflops")] = 1;
+    s.source_of[rl_spec_field_index("tensor_core_dense.fp8_tflops")] = 1;
+    s.source_of[rl_spec_field_index("tensor_core_sparse.bf16_tflops")] = 1;
+    ck_assert_int_eq(rl_gpu_spec_peak_origin(&s, RL_PEAKS_TENSOR_DENSE, RL_PREC_BF16),
+                     RL_ORIGIN_ANALYTIC);
+    ck_assert_int_eq(rl_gpu_spec_peak_origin(&s, RL_PEAKS_TENSOR_DENSE, RL_PREC_FP16),
+                     RL_ORIGIN_DATASHEET);
+    ck_assert_int_eq(rl_gpu_spec_peak_origin(&s, RL_PEAKS_TENSOR_DENSE, RL_PREC_FP8),
+                     RL_ORIGIN_DATASHEET);
+    ck_assert_int_eq(rl_gpu_spec_peak_origin(&s, RL_PEAKS_TENSOR_SPARSE, RL_PREC_BF16),
+                     RL_ORIGIN_DATASHEET);
+    /* The last field of the table and a rate with no field (CUDA-core FP8). */
+    s.source_of[rl_spec_field_index("tensor_core_sparse.fp8_fp16acc_tflops")] = 0;
+    ck_assert_int_eq(rl_gpu_spec_peak_origin(&s, RL_PEAKS_TENSOR_SPARSE, RL_PREC_FP8_ACC16),
+                     RL_ORIGIN_ANALYTIC);
+    s.source_of[rl_spec_field_index("cuda_core.fp64_tflops")] = 0;
+    ck_assert_int_eq(rl_gpu_spec_peak_origin(&s, RL_PEAKS_CUDA, RL_PREC_FP64),
+                     RL_ORIGIN_ANALYTIC);
+    ck_assert_int_eq(rl_gpu_spec_peak_origin(&s, RL_PEAKS_CUDA, RL_PREC_FP8),
+                     RL_ORIGIN_DATASHEET);
+}
+END_TEST
+
+START_TEST(parse_fills_what_the_schema_lacks_with_nan)
+{
+    /* Rates the schema has no key for stay NAN (not 0): CUDA-core TF32 and
+     * FP8, Tensor Core FP32. */
+    const struct rl_gpu_spec *h100 = gpu("h100-sxm");
+    ck_assert(isnan(h100->peak_tflops[RL_PEAKS_CUDA][RL_PREC_TF32]));
+    ck_assert(isnan(h100->peak_tflops[RL_PEAKS_CUDA][RL_PREC_FP8]));
+    ck_assert(isnan(h100->peak_tflops[RL_PEAKS_CUDA][RL_PREC_FP8_ACC16]));
+    ck_assert(isnan(h100->peak_tflops[RL_PEAKS_TENSOR_DENSE][RL_PREC_FP32]));
+    ck_assert(isnan(h100->peak_tflops[RL_PEAKS_TENSOR_SPARSE][RL_PREC_FP32]));
+    /* Strings, aliases, sources as written. */
+    ck_assert_str_eq(h100->memory_type, "HBM3");
+    ck_assert_int_eq(h100->n_aliases, 6);
+    ck_assert_str_eq(h100->aliases[0], "H100 SXM5");
+    ck_assert_int_eq(h100->n_sources, 4);
+    ck_assert_str_eq(h100->sources[2].id, "clk");
+    ck_assert_str_eq(h100->sources[2].kind, "derived");
+    ck_assert_int_eq(h100->source_of[0], 0); /* sm_count: "wp" */
+}
+END_TEST
+
+/* The H100 text with n aliases / n extra sources. */
+static char *with_aliases(int n)
+{
+    char list[2048] = "\"aliases\": [";
+    for (int i = 0; i < n; i++) {
+        size_t u = strlen(list);
+        snprintf(list + u, sizeof list - u, "%s\"X%d\"", i ? ", " : "", i);
+    }
+    strcat(list, "],");
+    char *t = h100_text();
+    char *at = strstr(t, "\"aliases\":"), *end = strchr(at, '\n');
+    size_t a = (size_t)(at - t);
+    char *out = malloc(strlen(t) + strlen(list) + 1);
+    memcpy(out, t, a);
+    strcpy(out + a, list);
+    strcat(out, end);
+    free(t);
+    return out;
+}
+
+static char *with_sources(int extra)
+{
+    char list[4096] = "\"sources\": {";
+    for (int i = 0; i < extra; i++) {
+        size_t u = strlen(list);
+        snprintf(list + u, sizeof list - u,
+                 "\"x%d\": {\"kind\": \"datasheet\", \"title\": \"t\", \"url\": \"u\"}, ", i);
+    }
+    return edit(h100_text(), "\"sources\": {", list);
+}
+
+START_TEST(at_most_sixteen_aliases_and_twelve_sources)
+{
+    char err[RL_ERRMSG_SIZE];
+    struct rl_gpu_spec s;
+    char *t = with_aliases(16);
+    ck_assert_msg(rl_gpu_spec_parse(&s, db.schema, t, strlen(t), "bad.json", err) == 0, "%s",
+                  err);
+    ck_assert_int_eq(s.n_aliases, 16);
+    ck_assert_str_eq(s.aliases[15], "X15");
+    free(t);
+    t = with_aliases(17);
+    ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'bad.json': more than 16 aliases");
+    free(t);
+    /* H100 lists 4 sources: 8 more make 12, 9 more 13. */
+    t = with_sources(8);
+    ck_assert_msg(rl_gpu_spec_parse(&s, db.schema, t, strlen(t), "bad.json", err) == 0, "%s",
+                  err);
+    ck_assert_int_eq(s.n_sources, 12);
+    free(t);
+    t = with_sources(9);
+    ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'bad.json': more than 12 sources");
+    free(t);
+}
+END_TEST
+
+START_TEST(provenance_messages_carry_the_line)
+{
+    char err[RL_ERRMSG_SIZE];
+    /* A number without a source: the line of "provenance" (61). The first
+     * field, sm_count, is checked too. */
+    char *t = edit(h100_text(), "\"sm_count\": \"wp\",", "");
+    ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'bad.json': line 61: 'sm_count' has no source: add it to "
+                          "'provenance'");
+    free(t);
+    t = edit(h100_text(), "\"tdp_w\": \"ds\",", "");
+    ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'bad.json': line 61: 'tdp_w' has no source: add it to 'provenance'");
+    free(t);
+    /* A bad entry: its own line (69). */
+    t = edit(h100_text(), "\"tdp_w\": \"ds\"", "\"tdp_w\": \"nope\"");
+    ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'bad.json': line 69: provenance 'tdp_w' names a source that "
+                          "'sources' does not list");
+    free(t);
+    /* An empty source id is not a source. */
+    t = edit(h100_text(), "\"tdp_w\": \"ds\"", "\"tdp_w\": \"\"");
+    ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'bad.json': line 69: provenance 'tdp_w' names a source that "
+                          "'sources' does not list");
+    free(t);
+    t = edit(h100_text(), "\"tdp_w\": \"ds\"", "\"tdp_watts\": \"ds\"");
+    ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'bad.json': line 69: provenance 'tdp_watts' is not a numeric key of "
+                          "the schema");
+    free(t);
+    /* A source for a null. */
+    t = edit(h100_text(), "\"gpu_link_bandwidth_gbs\": 900", "\"gpu_link_bandwidth_gbs\": null");
+    ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'bad.json': line 71: provenance 'gpu_link_bandwidth_gbs' is null: a "
+                          "null value has no source");
+    free(t);
+    /* The first source ("wp") is a source. */
+    t = edit(h100_text(), "\"tdp_w\": \"ds\"", "\"tdp_w\": \"wp\"");
+    struct rl_gpu_spec s;
+    ck_assert_msg(rl_gpu_spec_parse(&s, db.schema, t, strlen(t), "bad.json", err) == 0, "%s",
+                  err);
+    ck_assert_int_eq(s.source_of[rl_spec_field_index("tdp_w")], 0);
+    free(t);
+}
+END_TEST
+
+START_TEST(load_errors)
+{
+    char err[RL_ERRMSG_SIZE];
+    struct rl_gpu_spec s;
+    ck_assert_int_eq(rl_gpu_spec_load(&s, db.schema, "/nonexistent/x.json", err), RL_EIO);
+    ck_assert_ptr_nonnull(strstr(err, "/nonexistent/x.json"));
+    /* A file that does not match the schema: the parser's error, the path. */
+    char path[512];
+    snprintf(path, sizeof path, "%s/typed.json", rl_test_tmpdir());
+    char *t = edit(h100_text(), "\"bf16_tflops\": 989.4", "\"bf16_tflops\": \"989.4\"");
+    ck_assert_int_eq(rl_file_write_atomic(path, t, strlen(t), err), 0);
+    free(t);
+    ck_assert_int_eq(rl_gpu_spec_load(&s, db.schema, path, err), RL_ESCHEMA);
+    char want[sizeof path + 128];
+    snprintf(want, sizeof want, "'%s': line 35: tensor_core_dense.bf16_tflops: expected number "
+             "or null, got string", path);
+    ck_assert_str_eq(err, want);
+    /* And one that does: loaded. */
+    t = h100_text();
+    ck_assert_int_eq(rl_file_write_atomic(path, t, strlen(t), err), 0);
+    free(t);
+    ck_assert_int_eq(rl_gpu_spec_load(&s, db.schema, path, err), RL_OK);
+    ck_assert_str_eq(s.id, "h100-sxm");
+}
+END_TEST
+
+START_TEST(lint_compares_fp64_too)
+{
+    /* Dense and sparse FP64 at 1x: the ratio rule speaks first. */
+    struct rl_gpu_spec s = *gpu("h100-sxm");
+    char err[RL_ERRMSG_SIZE];
+    s.peak_tflops[RL_PEAKS_TENSOR_DENSE][RL_PREC_FP64] = 67;
+    s.peak_tflops[RL_PEAKS_TENSOR_SPARSE][RL_PREC_FP64] = 67;
+    ck_assert_int_eq(lint(&s, err), RL_ESCHEMA);
+    ck_assert_str_eq(err, "h100-sxm: fp64 sparse 67.0 is 1.00x dense 67.0, not 2x: is a sparse "
+                          "figure quoted as dense?");
+    /* The last precision, FP8 with FP16 accumulate, is compared. */
+    s = *gpu("h100-sxm");
+    s.peak_tflops[RL_PEAKS_TENSOR_DENSE][RL_PREC_FP8_ACC16] = 1000;
+    s.peak_tflops[RL_PEAKS_TENSOR_SPARSE][RL_PREC_FP8_ACC16] = 1000;
+    ck_assert_int_eq(lint(&s, err), RL_ESCHEMA);
+    ck_assert_str_eq(err, "h100-sxm: fp8-acc16 sparse 1000.0 is 1.00x dense 1000.0, not 2x: is "
+                          "a sparse figure quoted as dense?");
+    /* 125 SMs x 128 lanes x 2 x 1000 MHz = 32.0 TFLOP/s exactly. */
+    s = *gpu("h100-sxm");
+    s.sm_count = 125;
+    s.boost_clock_mhz = 1000;
+    s.tensor_clock_mhz = 1000;
+    s.peak_tflops[RL_PEAKS_CUDA][RL_PREC_FP32] = 32;
+    ck_assert_msg(lint(&s, err) == 0, "%s", err);
+    s.peak_tflops[RL_PEAKS_CUDA][RL_PREC_FP32] = 33;
+    ck_assert_int_eq(lint(&s, err), RL_ESCHEMA);
+    ck_assert_str_eq(err, "h100-sxm: FP32 33.0 TFLOP/s but 125 SMs x 128 lanes x 2 x 1000 MHz "
+                          "= 32.0");
+}
+END_TEST
+
 static Suite *spec_suite(void)
 {
     Suite *s = suite_create("spec");
@@ -423,6 +689,9 @@ static Suite *spec_suite(void)
     tcase_add_test(core, origins_follow_sources);
     tcase_add_test(core, lookup_by_name_and_driver_string);
     tcase_add_test(core, aliases_are_unique);
+    tcase_add_test(core, names_and_field_values);
+    tcase_add_test(core, origin_follows_the_source_index);
+    tcase_add_test(core, parse_fills_what_the_schema_lacks_with_nan);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, load_db, unload_db);
@@ -434,6 +703,10 @@ static Suite *spec_suite(void)
     tcase_add_test(limits, lint_sparse_tolerance);
     tcase_add_test(limits, lint_refuses_each_rule);
     tcase_add_test(limits, database_rejects_bad_folder);
+    tcase_add_test(limits, at_most_sixteen_aliases_and_twelve_sources);
+    tcase_add_test(limits, provenance_messages_carry_the_line);
+    tcase_add_test(limits, load_errors);
+    tcase_add_test(limits, lint_compares_fp64_too);
     suite_add_tcase(s, limits);
     return s;
 }
