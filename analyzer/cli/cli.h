@@ -50,6 +50,13 @@ int cli_report_run(const struct cli_report_opts *o);
 
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Open the CUDA plugin and, with dev, query GPU `device` into it: CLI_OK, or
+ * "roofline: error: WHAT: <why>" reported and CLI_FAIL. */
+struct rl_device_api;
+struct rl_device_info;
+int cli_open_gpu(const char *what, int device, const struct rl_device_api **api,
+                 struct rl_device_info *dev);
+
 /* One integer option: `arg` a whole number in lo..hi into *out, CLI_OK; else
  * the usage error "<cmd>: OPTION needs a whole number in lo..hi, not 'ARG'",
  * CLI_USAGE (exit 2). Every command parses its integer options with it. */

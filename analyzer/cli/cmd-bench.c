@@ -191,16 +191,10 @@ int cmd_bench(int argc, char **argv)
     /* The GPU. */
     char err[RL_ERRMSG_SIZE];
     const struct rl_device_api *api;
-    if (rl_device_open(&api, err)) {
-        cli_error("%s", err);
-        free(todo);
-        return CLI_FAIL;
-    }
     struct rl_mb_session s;
     memset(&s, 0, sizeof s);
     s.quick = quick;
-    if (api->query(device, &s.dev, err)) {
-        cli_error("cannot measure: %s", err);
+    if (cli_open_gpu("cannot measure", device, &api, &s.dev)) {
         free(todo);
         return CLI_FAIL;
     }

@@ -269,10 +269,8 @@ static int measure(struct llm_run *r, const char *dir, int device)
     }
     const struct rl_device_api *api;
     struct rl_device_info dev;
-    if (rl_device_open(&api, err) || api->query(device, &dev, err)) {
-        cli_error("--measure needs a GPU: %s", err);
+    if (cli_open_gpu("--measure needs a GPU", device, &api, &dev))
         return CLI_FAIL;
-    }
     static struct rl_wl_shape shapes[MAX_MEASURED];
     int n = 0;
     for (int b = 0; b < r->n_batches; b++)
@@ -500,10 +498,8 @@ int cmd_llm(int argc, char **argv)
     if (do_measure) { /* before anything is printed */
         const struct rl_device_api *api;
         struct rl_device_info dev;
-        if (rl_device_open(&api, err) || api->query(device, &dev, err)) {
-            cli_error("--measure needs a GPU: %s", err);
+        if (cli_open_gpu("--measure needs a GPU", device, &api, &dev))
             return CLI_FAIL;
-        }
     }
     if (rl_data_dir(data, sizeof data, err) ||
         rl_llm_model_load(&r.m, data, model, err)) {

@@ -110,10 +110,8 @@ int cmd_metrics(int argc, char **argv)
         return cli_usage_error("metrics", "--set must be default or full, not '%s'", set);
     char err[RL_ERRMSG_SIZE];
     const struct rl_device_api *api;
-    if (rl_device_open(&api, err)) {
-        cli_error("%s", err);
+    if (cli_open_gpu("cannot read the counter names", 0, &api, NULL))
         return CLI_FAIL;
-    }
     struct rl_metric_set *s = malloc(sizeof *s);
     if (!s) {
         cli_error("out of memory");

@@ -556,16 +556,9 @@ int cmd_trace(int argc, char **argv)
         return cli_usage_error("trace", "--top runs a program twice: not with --builtin");
     if (o.reps == 0)
         o.reps = 3;
-    char err[RL_ERRMSG_SIZE];
     const struct rl_device_api *api;
-    if (rl_device_open(&api, err)) {
-        cli_error("%s", err);
-        return CLI_FAIL;
-    }
     struct rl_device_info dev;
-    if (api->query(o.device, &dev, err)) {
-        cli_error("cannot trace: %s", err);
+    if (cli_open_gpu("cannot trace", o.device, &api, &dev))
         return CLI_FAIL;
-    }
     return o.builtin ? trace_builtin(&o, api) : trace_program(&o, api, program);
 }

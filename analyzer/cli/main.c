@@ -1,6 +1,7 @@
 /* main.c - the roofline command line: dispatch to one command per subcommand. */
 #include "cli.h"
 
+#include "../device.h"
 #include "../error.h"
 #include "../paths.h"
 #include "../spec.h"
@@ -106,6 +107,17 @@ int cli_parse_int(const char *cmd, const char *option, const char *arg, long lo,
         return cli_usage_error(cmd, "%s needs a whole number in %ld..%ld, not '%s'", option, lo,
                                hi, arg);
     *out = (int)v;
+    return CLI_OK;
+}
+
+int cli_open_gpu(const char *what, int device, const struct rl_device_api **api,
+                 struct rl_device_info *dev)
+{
+    char err[RL_ERRMSG_SIZE];
+    if (rl_device_open(api, err) || (dev && (*api)->query(device, dev, err))) {
+        cli_error("%s: %s", what, err);
+        return CLI_FAIL;
+    }
     return CLI_OK;
 }
 
