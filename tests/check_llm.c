@@ -581,7 +581,8 @@ START_TEST(evaluate_by_hand)
     p.ops[1] = hand_op(1, "bf16", 1e6, 1e6, 1e6, 2e6);  /* 1000 compute, 4000 memory */
     p.ops[2] = hand_op(1, "bf16", 2e6, 0, 2e6, 0);      /* 2000 and 2000: a tie is memory */
     p.ops[3] = hand_op(1, "bf16-cuda", 5e5, 0, 0, 0);   /* 1000 at 0.5 TFLOP/s, no bytes */
-    p.n_ops = 4;
+    p.ops[4] = hand_op(1, "bf16", 1, 0, 0.5, 0);        /* 1 fs compute, 0.5 fs memory */
+    p.n_ops = 5;
     ck_assert_int_eq(rl_llm_evaluate(&p, &c, err), 0);
     ck_assert_double_eq_tol(p.ops[0].time_ns, 3000, 1e-9);
     ck_assert(!p.ops[0].memory_bound);
@@ -594,8 +595,12 @@ START_TEST(evaluate_by_hand)
     ck_assert_double_eq_tol(p.ops[3].time_ns, 1000, 1e-9);
     ck_assert(!p.ops[3].memory_bound);
     ck_assert(isinf(p.ops[3].ai_flop_per_byte) && p.ops[3].ai_flop_per_byte > 0);
-    /* 2 x 3000 + 4000 + 2000 + 1000, the 999 before forgotten. */
-    ck_assert_double_eq_tol(p.time_ns, 13000, 1e-9);
+    /* Half a byte is still bytes: 1 FLOP / 0.5 B = 2 FLOP/B, not infinite. */
+    ck_assert_double_eq_tol(p.ops[4].ai_flop_per_byte, 2, 1e-12);
+    ck_assert_double_eq_tol(p.ops[4].time_ns, 0.001, 1e-12);
+    ck_assert(!p.ops[4].memory_bound);
+    /* 2 x 3000 + 4000 + 2000 + 1000 + 0.001, the 999 before forgotten. */
+    ck_assert_double_eq_tol(p.time_ns, 13000.001, 1e-9);
     /* A roof the ceilings lack: the judge's message, no time. */
     p.ops[1].roof = "fp8";
     ck_assert_int_eq(rl_llm_evaluate(&p, &c, err), RL_EUNSUPPORTED);

@@ -621,6 +621,18 @@ START_TEST(no_header_no_kernel)
 }
 END_TEST
 
+START_TEST(buffer_out_of_memory)
+{
+    /* A length no buffer can hold: the row buffer is sized from the length
+     * before any byte is read, the allocation fails and is said. (The code
+     * is RL_EPARSE, as for any row that cannot be read.) */
+    const char *text = "ID,Kernel Name\n";
+    ck_assert_int_eq(rl_ncu_parse(&g, text, (size_t)1 << 62, "k.csv", NAN, &st, err),
+                     RL_EPARSE);
+    ck_assert_str_eq(err, "out of memory");
+}
+END_TEST
+
 START_TEST(load_files)
 {
     /* tests/data/ncu-long.csv (a recorded `ncu --csv` of a GEMV). */
@@ -668,6 +680,7 @@ static Suite *ncu_suite(void)
     tcase_add_test(limits, quoted_newlines_count_lines);
     tcase_add_test(limits, many_rows_and_columns);
     tcase_add_test(limits, no_header_no_kernel);
+    tcase_add_test(limits, buffer_out_of_memory);
     suite_add_tcase(s, limits);
     return s;
 }
