@@ -471,6 +471,29 @@ START_TEST(out_of_memory)
 }
 END_TEST
 
+START_TEST(odd_bench_roofs_stay_in_bounds)
+{
+    /* The default judge is always a drawn roof: a bench whose only roof
+     * has a broken, negative peak still judges with it (index 0 of 1). */
+    measured("fp32", -1);
+    char err[RL_ERRMSG_SIZE] = "";
+    ck_assert_int_eq(rl_ceilings_init(&c, NULL, &bench, NULL, false, false, NULL, err), RL_OK);
+    ck_assert_uint_eq(c.n_compute, 1);
+    ck_assert_uint_eq(c.default_roof, 0);
+    /* A roof with an empty name is drawn like any other: the slots past
+     * the last drawn roof are not roofs (here one with datasheet origin,
+     * as the zeroed slot has). */
+    setup();
+    measured("", 5);
+    bench.compute[0].origin = RL_ORIGIN_DATASHEET;
+    memset(&c, 0, sizeof c);
+    c.bench = &bench;
+    ck_assert_int_eq(rl_ceilings_judge(&c, "", err), 0);
+    ck_assert_uint_eq(c.n_compute, 1);
+    ck_assert_double_eq(c.compute[0].peak_tflops, 5);
+}
+END_TEST
+
 static Suite *ceilings_suite(void)
 {
     Suite *s = suite_create("ceilings");
@@ -492,6 +515,7 @@ static Suite *ceilings_suite(void)
     tcase_add_test(limits, at_most_sixteen_roofs);
     tcase_add_test(limits, errmsg_is_left_alone_on_success);
     tcase_add_test(limits, out_of_memory);
+    tcase_add_test(limits, odd_bench_roofs_stay_in_bounds);
     suite_add_tcase(s, limits);
     return s;
 }
