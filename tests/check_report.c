@@ -1425,6 +1425,40 @@ START_TEST(write_errors)
 }
 END_TEST
 
+/* strdup() for the whole test program, failing for one name on demand: the
+ * report's out-of-memory path when it copies a group's name. */
+static const char *strdup_fails_for;
+
+char *strdup(const char *s)
+{
+    if (strdup_fails_for && strcmp(s, strdup_fails_for) == 0)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    return d ? memcpy(d, s, n) : NULL;
+}
+
+START_TEST(out_of_memory_for_a_name)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    struct rl_trace_groups g = {0};
+    const uint32_t one[3] = {1, 1, 1};
+    const double none[3] = {NAN, NAN, NAN};
+    add_full(&g, "first", one, one, "", RL_ORIGIN_MEASURED, 1, NAN, none, 1000);
+    add_full(&g, "second", one, one, "", RL_ORIGIN_MEASURED, 1, NAN, none, 1000);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    strdup_fails_for = "second";
+    int rc = rl_report_build(&r, &c, &g, err);
+    strdup_fails_for = NULL;
+    ck_assert_int_eq(rc, RL_ENOMEM);
+    ck_assert_str_eq(err, "out of memory");
+    rl_report_release(&r); /* what was built is released */
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 START_TEST(out_of_memory)
 {
 #ifndef __SANITIZE_ADDRESS__ /* ASan aborts on an impossible allocation */
@@ -1575,6 +1609,7 @@ static Suite *report_suite(void)
     tcase_add_test(limits, exactly_the_groups_given);
     tcase_add_test(limits, write_errors);
     tcase_add_test(limits, out_of_memory);
+    tcase_add_test(limits, out_of_memory_for_a_name);
     suite_add_tcase(s, limits);
     return s;
 }
