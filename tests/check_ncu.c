@@ -17,6 +17,20 @@
     value "\"\n"
 #define SASS(op) "sm__sass_thread_inst_executed_op_" op "_pred_on.sum"
 
+/* strdup, replaced for this executable (the library is linked statically,
+ * so its calls land here) so that a test can make it fail: the group names
+ * and the wide form's headers and units are its copies. */
+static int fail_strdup;
+char *strdup(const char *s);
+char *strdup(const char *s)
+{
+    if (fail_strdup)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    return p ? memcpy(p, s, n) : NULL;
+}
+
 static struct rl_trace_groups g;
 static struct rl_ncu_stats st;
 static char err[RL_ERRMSG_SIZE];
@@ -633,6 +647,53 @@ START_TEST(buffer_out_of_memory)
 }
 END_TEST
 
+START_TEST(copies_out_of_memory)
+{
+    /* The group's name cannot be copied: said, and nothing half-read kept. */
+    const char *csv = LONG_HEADER ROW("0", "k", "gpu__time_duration.sum", "nsecond", "1");
+    fail_strdup = 1;
+    int rc = parse(csv, NAN);
+    fail_strdup = 0;
+    ck_assert_int_eq(rc, RL_ENOMEM);
+    ck_assert_str_eq(err, "out of memory");
+    /* The wide form's header copies. */
+    fail_strdup = 1;
+    rc = parse("ID,Kernel Name,gpu__time_duration.sum\n0,k,1\n", NAN);
+    fail_strdup = 0;
+    ck_assert_int_eq(rc, RL_ENOMEM);
+    ck_assert_str_eq(err, "out of memory");
+}
+END_TEST
+
+START_TEST(rows_that_add_nothing)
+{
+    /* A row without a metric name adds to no quantity; a result without a
+     * gpu__time_duration row is counted but has no time (not 0 ns). */
+    const char *csv = LONG_HEADER
+        ROW("0", "k", SASS("ffma"), "inst", "2")
+        ROW("0", "k", "", "nsecond", "1000")
+        ROW("0", "k", "lts__t_bytes.sum", "byte", "8");
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    const struct rl_trace_group *k = only_group();
+    ck_assert_uint_eq(k->counted, 1);
+    ck_assert_uint_eq(k->counted_timed, 0);
+    ck_assert_double_eq(k->time_ns, 0);
+    ck_assert_double_eq(k->flops, 4);
+    /* The time read on an earlier row of the result survives the rows
+     * after it (their grid and block are parsed again): 12.345 ns exactly. */
+    csv = LONG_HEADER
+        ROW("0", "k", "gpu__time_duration.sum", "nsecond", "12.345")
+        ROW("0", "k", SASS("ffma"), "inst", "2")
+        ROW("0", "k", "lts__t_bytes.sum", "byte", "8");
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    k = only_group();
+    ck_assert_uint_eq(k->counted_timed, 1);
+    ck_assert_double_eq(k->time_ns, 12.345);
+    ck_assert_uint_eq(k->block[0], 256);
+    ck_assert_uint_eq(k->grid[0], 4);
+}
+END_TEST
+
 START_TEST(load_files)
 {
     /* tests/data/ncu-long.csv (a recorded `ncu --csv` of a GEMV). */
@@ -681,6 +742,8 @@ static Suite *ncu_suite(void)
     tcase_add_test(limits, many_rows_and_columns);
     tcase_add_test(limits, no_header_no_kernel);
     tcase_add_test(limits, buffer_out_of_memory);
+    tcase_add_test(limits, copies_out_of_memory);
+    tcase_add_test(limits, rows_that_add_nothing);
     suite_add_tcase(s, limits);
     return s;
 }
