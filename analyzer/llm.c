@@ -325,7 +325,11 @@ int rl_llm_evaluate(struct rl_llm_phase_cost *p, struct rl_ceilings *c, char *er
         const double t_compute = o->flops / peak * 1e9, t_memory = bytes / bw * 1e9;
         o->ai_flop_per_byte = bytes > 0 ? o->flops / bytes : INFINITY;
         o->time_ns = fmax(t_compute, t_memory);
-        o->memory_bound = t_memory >= t_compute;
+        /* The judge's rule (model.c, rl_classify): left of the ridge is
+         * memory-bound, at the ridge compute-bound. */
+        o->memory_bound =
+            o->ai_flop_per_byte < rl_ridge_flop_per_byte(c->compute[r].peak_tflops,
+                                                         mem->bandwidth_gbs);
         p->time_ns += o->count * o->time_ns;
     }
     return RL_OK;

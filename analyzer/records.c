@@ -273,3 +273,25 @@ int rl_records_load(struct rl_record_list *l, const char *path, char *errmsg)
     free(text);
     return rc;
 }
+
+int rl_records_load_groups(struct rl_trace_groups *g, const char *path, char *errmsg)
+{
+    /* A trace: the trace reader, every group (timing-only ones too). */
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        char head[4096];
+        size_t n = fread(head, 1, sizeof head, f);
+        fclose(f);
+        if (rl_trace_sniff(head, n))
+            return rl_trace_groups_load(g, path, errmsg);
+    }
+    struct rl_record_list l = {0};
+    int rc = rl_records_load(&l, path, errmsg);
+    for (size_t i = 0; i < l.n && rc == RL_OK; i++) {
+        const struct rl_kernel_record *k = &l.v[i];
+        rc = rl_trace_groups_add(g, k->name, NULL, NULL, k->precision, k->origin, k->count,
+                                 k->perf.flops, k->perf.bytes, k->perf.time_ns);
+    }
+    rl_record_list_release(&l);
+    return rc;
+}

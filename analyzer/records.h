@@ -3,6 +3,7 @@
 #define RL_RECORDS_H
 
 #include "model.h"
+#include "tracefile.h"
 
 #include <stdint.h>
 
@@ -26,7 +27,7 @@ struct rl_record_list {
 int rl_record_list_push(struct rl_record_list *l, const struct rl_kernel_record *r);
 void rl_record_list_release(struct rl_record_list *l);
 
-/* Reading (format: docs/kernels-json.md, linked from README) */
+/* Reading (format: README, "Kernels file") */
 
 /* Parse a kernels document: a JSON array of records, or an object with a
  * "kernels" array (as `roofline trace` writes). Each record:
@@ -41,5 +42,11 @@ void rl_record_list_release(struct rl_record_list *l);
 int rl_records_parse(struct rl_record_list *l, const char *text, size_t len,
                      const char *what, char *errmsg);
 int rl_records_load(struct rl_record_list *l, const char *path, char *errmsg);
+
+/* The kernels of a kernels file or a trace, added to g as kernel groups (the
+ * one type every source fills): a trace through the trace reader (every
+ * group, timing-only ones too); a kernels file's records one group per name
+ * (records of one name are summed). */
+int rl_records_load_groups(struct rl_trace_groups *g, const char *path, char *errmsg);
 
 #endif

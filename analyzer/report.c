@@ -561,6 +561,14 @@ int rl_report_markdown(FILE *f, const struct rl_report *r, const struct rl_ceili
 int rl_report_chart(const struct rl_report *r, const struct rl_ceilings *c, const char *title,
                     const char *out_path, size_t labels, char *errmsg)
 {
+    return rl_report_chart_series(r, c, title, out_path, labels, NULL, 0, errmsg);
+}
+
+int rl_report_chart_series(const struct rl_report *r, const struct rl_ceilings *c,
+                           const char *title, const char *out_path, size_t labels,
+                           const struct rl_chart_series *series, size_t n_series,
+                           char *errmsg)
+{
     struct rl_chart_point *p = calloc(r->n ? r->n : 1, sizeof *p);
     char (*names)[48] = calloc(r->n ? r->n : 1, sizeof *names);
     if (!p || !names) {
@@ -598,7 +606,7 @@ int rl_report_chart(const struct rl_report *r, const struct rl_ceilings *c, cons
         n++;
     }
     struct rl_chart chart = {title, c->compute, c->n_compute, c->memory, c->n_memory,
-                             p,     n,          labels,       NULL,      0};
+                             p,     n,          labels,       series,    n_series};
     int rc = rl_chart_render(&chart, out_path, errmsg);
     free(p);
     free(names);

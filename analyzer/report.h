@@ -68,5 +68,12 @@ int rl_report_markdown(FILE *f, const struct rl_report *r, const struct rl_ceili
  * intensities joined (hierarchical view), the top `labels` labelled. */
 int rl_report_chart(const struct rl_report *r, const struct rl_ceilings *c, const char *title,
                     const char *out_path, size_t labels, char *errmsg);
+/* The same with curves drawn too (a bench file's intensity sweeps): the one
+ * place a judged row becomes a chart point; `roofline chart` is this. */
+struct rl_chart_series;
+int rl_report_chart_series(const struct rl_report *r, const struct rl_ceilings *c,
+                           const char *title, const char *out_path, size_t labels,
+                           const struct rl_chart_series *series, size_t n_series,
+                           char *errmsg);
 
 #endif

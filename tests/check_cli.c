@@ -2,6 +2,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 
+#include "error.h"
+#include "json.h"
+
+#include <math.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,6 +343,147 @@ START_TEST(device_option_parsed_alike)
 }
 END_TEST
 
+/* The kernels of a JSON output ("kernels": [...]) by name. */
+static cJSON *kernels_of(const char *out)
+{
+    cJSON *doc;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_json_parse(out, strlen(out), "stdout", &doc, err) == 0, "%s", err);
+    return doc;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* One judge: the same kernels give the same verdicts (bound, % of roof,
+ * attainable rate) from `report --json` and `chart --json`, ties at the
+ * ridge included, and `llm`'s operators the verdicts the judge gives for
+ * the same FLOPs and bytes. */
+START_TEST(one_judge_for_report_chart_and_llm)
+{
+    /* H200 BF16: ridge 989.4 / 4800 = 206.125 FLOP/B. At the ridge exactly
+     * (206125 FLOPs over 1000 bytes) compute-bound; a hair left, memory. A
+     * timed kernel at 5% of its roof is bound by neither. */
+    char kern[600], svg[600], dir[600];
+    snprintf(kern, sizeof kern, "%s/judge-kernels.json", rl_test_tmpdir());
+    snprintf(svg, sizeof svg, "%s/judge.svg", rl_test_tmpdir());
+    snprintf(dir, sizeof dir, "%s/judge-report", rl_test_tmpdir());
+    write_text(kern, "[{\"name\": \"at ridge\", \"flops\": 206125, \"bytes\": 1000, "
+                     "\"precision\": \"bf16\"},\n"
+                     " {\"name\": \"left\", \"flops\": 206124, \"bytes\": 1000, "
+                     "\"precision\": \"bf16\"},\n"
+                     " {\"name\": \"slow\", \"flops\": 1e9, \"bytes\": 1e9, \"time_ns\": 4.1667e6,"
+                     " \"precision\": \"bf16\"},\n"
+                     " {\"name\": \"odd precision\", \"flops\": 1e9, \"bytes\": 1e6, "
+                     "\"precision\": \"fp4\"}]\n");
+    struct rl_run rep = RUN("report", "--gpu", "h200", "--kernels", kern, "-o", dir, "--json");
+    struct rl_run cha = RUN("chart", "--gpu", "h200", "--kernels", kern, "-o", svg, "--json");
+    ck_assert_msg(rep.status == 0, "%s", rep.err);
+    ck_assert_msg(cha.status == 0, "%s", cha.err);
+    cJSON *a = kernels_of(rep.out), *b = kernels_of(cha.out);
+    const cJSON *ka = cJSON_GetObjectItem(a, "kernels"), *kb = cJSON_GetObjectItem(b, "kernels");
+    ck_assert_int_eq(cJSON_GetArraySize(ka), 4);
+    ck_assert_int_eq(cJSON_GetArraySize(kb), 4);
+    static const char *const keys[] = {"bound", "roof", "pct_of_roof", "attainable_tflops",
+                                       "ai_dram_flop_per_byte", "sentence"};
+    for (int i = 0; i < 4; i++) {
+        const cJSON *x = cJSON_GetArrayItem(ka, i), *y = cJSON_GetArrayItem(kb, i);
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+            char *sx = cJSON_PrintUnformatted(cJSON_GetObjectItem(x, keys[k]));
+            char *sy = cJSON_PrintUnformatted(cJSON_GetObjectItem(y, keys[k]));
+            ck_assert_msg(strcmp(sx, sy) == 0, "%s %s: report %s, chart %s",
+                          rl_json_string(x, "name"), keys[k], sx, sy);
+            free(sx);
+            free(sy);
+        }
+        const char *name = rl_json_string(x, "name"), *bound = rl_json_string(x, "bound");
+        if (strcmp(name, "at ridge") == 0)
+            ck_assert_str_eq(bound, "compute");
+        if (strcmp(name, "left") == 0)
+            ck_assert_str_eq(bound, "memory");
+        if (strcmp(name, "slow") == 0) /* 1e9 / 4.1667e6 ns = 0.24 TFLOP/s of 4.8: 5% */
+            ck_assert_str_eq(bound, "neither");
+        /* Not drawn: the default (the highest roof drawn, FP8), with a note. */
+        if (strcmp(name, "odd precision") == 0)
+            ck_assert_str_eq(rl_json_string(x, "roof"), "fp8");
+    }
+    ck_assert_ptr_nonnull(strstr(cha.err, "has no FP4 Tensor Core rate"));
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    rl_run_release(&rep);
+    rl_run_release(&cha);
+
+    /* llm: each operator's bound and time against the judge's verdict for its
+     * FLOPs and bytes (decode at batch 1 and 256, prefill). */
+    struct rl_run llm = RUN("llm", "--model", "llama-3-8b", "--batch", "1,256", "--json");
+    ck_assert_msg(llm.status == 0, "%s", llm.err);
+    cJSON *l = kernels_of(llm.out);
+    char text[65536];
+    size_t n = 0;
+    n += (size_t)snprintf(text + n, sizeof text - n, "[");
+    int ops = 0;
+    static const char *const phases[] = {"decode", "prefill"};
+    const cJSON *opsj = cJSON_GetObjectItem(l, "operators");
+    for (int ph = 0; ph < 2; ph++) {
+        const cJSON *o;
+        cJSON_ArrayForEach(o, cJSON_GetObjectItem(opsj, phases[ph]))
+        {
+            double flops = rl_json_number(o, "flops");
+            double bytes = rl_json_number(o, "weight_bytes") + rl_json_number(o, "activation_bytes") +
+                           rl_json_number(o, "kv_bytes");
+            if (!(flops > 0) || !(bytes > 0))
+                continue;
+            n += (size_t)snprintf(text + n, sizeof text - n,
+                                  "%s{\"name\": \"%s %s\", \"flops\": %.17g, \"bytes\": %.17g, "
+                                  "\"precision\": \"%s\"}",
+                                  ops ? ",\n" : "", phases[ph], rl_json_string(o, "name"), flops,
+                                  bytes, rl_json_string(o, "roof"));
+            ops++;
+        }
+    }
+    snprintf(text + n, sizeof text - n, "]\n");
+    ck_assert_int_gt(ops, 6);
+    write_text(kern, text);
+    rep = RUN("report", "--gpu", "h200", "--kernels", kern, "-o", dir, "--json");
+    ck_assert_msg(rep.status == 0, "%s", rep.err);
+    a = kernels_of(rep.out);
+    int checked = 0;
+    for (int ph = 0; ph < 2; ph++) {
+        const cJSON *o;
+        cJSON_ArrayForEach(o, cJSON_GetObjectItem(opsj, phases[ph]))
+        {
+            char name[128];
+            snprintf(name, sizeof name, "%s %s", phases[ph], rl_json_string(o, "name"));
+            const cJSON *k;
+            cJSON_ArrayForEach(k, cJSON_GetObjectItem(a, "kernels"))
+            {
+                if (strcmp(rl_json_string(k, "name"), name) != 0)
+                    continue;
+                ck_assert_msg(strcmp(rl_json_string(k, "bound"), rl_json_string(o, "bound")) == 0,
+                              "%s: judge %s, llm %s", name, rl_json_string(k, "bound"),
+                              rl_json_string(o, "bound"));
+                /* time = FLOPs / attainable */
+                double t = rl_json_number(o, "flops") / rl_json_number(k, "attainable_tflops") / 1e3;
+                ck_assert_msg(fabs(t / rl_json_number(o, "time_ns") - 1) < 1e-6,
+                              "%s: judge %.6g ns, llm %.6g ns", name, t,
+                              rl_json_number(o, "time_ns"));
+                checked++;
+            }
+        }
+    }
+    ck_assert_int_eq(checked, ops);
+    cJSON_Delete(a);
+    cJSON_Delete(l);
+    rl_run_release(&rep);
+    rl_run_release(&llm);
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -349,6 +495,7 @@ static Suite *cli_suite(void)
     tcase_add_test(core, own_spec_file);
     tcase_add_test(core, chart_with_kernels);
     tcase_add_test(core, chart_with_measured_ceilings);
+    tcase_add_test(core, one_judge_for_report_chart_and_llm);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, unknown_gpu_and_bad_usage);

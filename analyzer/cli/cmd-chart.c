@@ -7,6 +7,7 @@
 #include "../json.h"
 #include "../plot.h"
 #include "../records.h"
+#include "../report.h"
 #include "../strbuf.h"
 #include "results.h"
 
@@ -41,21 +42,16 @@ static const char usage_text[] =
     "                     time_ns} (README: Kernels file); a trace works too\n"
     "  --title TEXT       chart title\n"
     "  -o FILE            output image; repeat for several formats\n"
-    "  --json             print the kernel table as JSON\n"
+    "  --json             print the judged kernels as `report --json` does\n"
     "\n"
-    "Each kernel is judged against the roof of its 'precision' (default: the\n"
-    "first --precision given, else the highest roof drawn), measured when the\n"
-    "bench file has it, else datasheet. A kernel without time_ns is drawn at\n"
-    "its attainable rate as an analytic point.\n";
+    "Kernels are judged as `roofline report` judges them (the same verdicts,\n"
+    "bounds and fallbacks): each against the roof of its 'precision' (default:\n"
+    "the first --precision given, else the highest roof drawn; a precision not\n"
+    "drawn falls back to the default with a warning), measured when the bench\n"
+    "file has it, else datasheet. A kernel without time_ns is drawn at its\n"
+    "attainable rate as an analytic point. --json prints the report JSON.\n";
 
 #define MAX_OUTPUTS 8
-
-/* name cut to fit buf; returns buf. */
-static char *shorten(const char *name, char *buf, size_t n)
-{
-    rl_str_shorten(buf, n, name);
-    return buf;
-}
 
 int cmd_chart(int argc, char **argv)
 {
@@ -145,65 +141,38 @@ int cmd_chart(int argc, char **argv)
         n_series++;
     }
 
-    /* Kernels. */
-    struct rl_record_list recs = {0};
-    if (kernels && rl_records_load(&recs, kernels, err)) {
+    /* Kernels: read into kernel groups, judged by the report's judge, drawn
+     * by its chart writer. `chart` is `report` with only the chart written. */
+    static struct rl_trace_groups g;
+    memset(&g, 0, sizeof g);
+    if (kernels && rl_records_load_groups(&g, kernels, err)) {
         cli_error("%s", err);
-        rl_record_list_release(&recs);
+        rl_trace_groups_release(&g);
         return CLI_FAIL;
     }
-    const size_t default_roof = roofs->default_roof;
-    struct rl_chart_point *points = calloc(recs.n ? recs.n : 1, sizeof *points);
-    struct rl_verdict *verdicts = calloc(recs.n ? recs.n : 1, sizeof *verdicts);
-    int *roof_of = calloc(recs.n ? recs.n : 1, sizeof *roof_of);
-    char (*labels)[48] = calloc(recs.n ? recs.n : 1, sizeof *labels);
-    int status = CLI_OK;
-    if (!points || !verdicts || !roof_of || !labels) {
-        cli_error("out of memory");
-        status = CLI_FAIL;
+    static struct rl_report rep;
+    int rc = rl_report_build(&rep, roofs, &g, err);
+    rl_trace_groups_release(&g);
+    if (rc) {
+        cli_error("%s", err);
+        return CLI_FAIL;
     }
-    for (size_t i = 0; i < recs.n && status == CLI_OK; i++) {
-        const struct rl_kernel_record *r = &recs.v[i];
-        int ri = (int)default_roof;
-        if (r->precision[0]) {
-            ri = rl_ceilings_judge(roofs, r->precision, err);
-            if (ri < 0) {
-                cli_error("kernel '%s' in '%s': %s", r->name, kernels, err);
-                status = CLI_FAIL;
-                break;
-            }
-        }
-        roof_of[i] = ri;
-        if (rl_classify(&r->perf, &roofs->compute[ri], roofs->memory, roofs->n_memory,
-                        &verdicts[i], err)) {
-            cli_error("kernel '%s' in '%s': %s", r->name, kernels, err);
-            status = CLI_FAIL;
-            break;
-        }
-        const struct rl_verdict *v = &verdicts[i];
-        struct rl_chart_point *p = &points[i];
-        p->label = shorten(r->name, labels[i], sizeof labels[i]);
-        p->roof = ri;
-        /* x: the farthest memory level with bytes (DRAM first). */
-        p->ai_flop_per_byte = NAN;
-        for (int l = 0; l < RL_MEM_COUNT && isnan(p->ai_flop_per_byte); l++)
-            p->ai_flop_per_byte = v->ai_flop_per_byte[l];
-        if (isnan(v->achieved_tflops)) {
-            p->tflops = v->attainable_tflops;
-            p->origin = RL_ORIGIN_ANALYTIC;
-            if (r->origin == RL_ORIGIN_MEASURED)
-                cli_warn("kernel '%s' has no time: drawn at its attainable rate "
-                         "(analytic)", r->name);
-        } else {
-            p->tflops = v->achieved_tflops;
-            p->origin = r->origin;
-        }
-        if (!(p->ai_flop_per_byte > 0) || isinf(p->ai_flop_per_byte))
-            cli_warn("kernel '%s' is not drawn: its intensity is %s", r->name,
-                     isinf(p->ai_flop_per_byte) ? "infinite (zero bytes)"
-                                                : "zero or unknown (zero FLOPs)");
-        else if (!(p->tflops > 0))
-            cli_warn("kernel '%s' is not drawn: zero FLOP/s", r->name);
+    if (kernels) {
+        snprintf(rep.source_path, sizeof rep.source_path, "%s", kernels);
+        snprintf(rep.source_kind, sizeof rep.source_kind, "kernels");
+    }
+    for (const char *n = rep.notes; *n;) {
+        size_t len = strcspn(n, "\n");
+        cli_warn("%.*s", (int)len, n);
+        n += len + (n[len] == '\n');
+    }
+    for (size_t i = 0; i < rep.n; i++) {
+        const struct rl_report_row *w = &rep.rows[i];
+        if (w->bound == RL_RB_UNKNOWN)
+            cli_warn("kernel '%s' is not drawn: no FLOPs and bytes to place it by", w->name);
+        else if (isnan(w->v.achieved_tflops) && w->origin == RL_ORIGIN_MEASURED)
+            cli_warn("kernel '%s' has no time: drawn at its attainable rate (analytic)",
+                     w->name);
     }
 
     /* Draw. */
@@ -211,47 +180,14 @@ int cmd_chart(int argc, char **argv)
     rl_ceilings_origins(roofs, origins, sizeof origins);
     snprintf(default_title, sizeof default_title, "%s: roofline (%s ceilings%s)", gpu_name,
              origins, sparse ? ", 2:4 sparse" : "");
-    struct rl_chart chart = {title ? title : default_title,
-                             roofs->compute,
-                             roofs->n_compute,
-                             roofs->memory,
-                             roofs->n_memory,
-                             points,
-                             recs.n,
-                             0,
-                             series,
-                             n_series};
-    for (size_t i = 0; i < n_out && status == CLI_OK; i++) {
-        status = cli_chart_status(rl_chart_render(&chart, outputs[i], err), err);
-    }
-
+    int status = CLI_OK;
+    for (size_t i = 0; i < n_out && status == CLI_OK; i++)
+        status = cli_chart_status(rl_report_chart_series(&rep, roofs,
+                                                         title ? title : default_title,
+                                                         outputs[i], 12, series, n_series, err),
+                                  err);
     if (status == CLI_OK && json) {
-        cJSON *doc = cJSON_CreateObject();
-        cJSON_AddNumberToObject(doc, "schema_version", 1);
-        cJSON_AddStringToObject(doc, "gpu", s ? s->id : b->gpu_name);
-        cJSON *outs = cJSON_AddArrayToObject(doc, "outputs");
-        for (size_t i = 0; i < n_out; i++)
-            cJSON_AddItemToArray(outs, cJSON_CreateString(outputs[i]));
-        cJSON *arr = cJSON_AddArrayToObject(doc, "kernels");
-        for (size_t i = 0; i < recs.n; i++) {
-            const struct rl_verdict *v = &verdicts[i];
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddStringToObject(o, "name", recs.v[i].name);
-            cJSON_AddStringToObject(o, "precision", roofs->compute[roof_of[i]].name);
-            cJSON_AddStringToObject(o, "roof_origin",
-                                    rl_origin_name(roofs->compute[roof_of[i]].origin));
-            cJSON_AddStringToObject(o, "origin", rl_origin_name(points[i].origin));
-            rl_json_add_number(o, "ai_dram_flop_per_byte",
-                               rl_json_round(v->ai_flop_per_byte[RL_MEM_DRAM], 6));
-            rl_json_add_number(o, "achieved_tflops", rl_json_round(v->achieved_tflops, 6));
-            rl_json_add_number(o, "attainable_tflops", rl_json_round(v->attainable_tflops, 6));
-            rl_json_add_number(o, "pct_of_roof", rl_json_round(v->pct_of_roof, 4));
-            cJSON_AddStringToObject(o, "bound", rl_bound_name(v->bound));
-            if (v->bound == RL_BOUND_MEMORY)
-                cJSON_AddStringToObject(o, "limiter", rl_mem_level_name(v->limiter));
-            cJSON_AddItemToArray(arr, o);
-        }
-        status = cli_print_json(doc);
+        rl_report_json(stdout, &rep, roofs);
     } else if (status == CLI_OK) {
         for (size_t i = 0; i < n_out; i++) {
             char base[1024];
@@ -260,31 +196,11 @@ int cmd_chart(int argc, char **argv)
             printf("wrote %s (and %s.gp, %s.roofs.dat, %s.kernels.dat)\n", outputs[i], base,
                    base, base);
         }
-        if (recs.n) {
-            printf("\n%-32s %-9s %10s %11s %11s %7s  %s\n", "KERNEL", "ROOF", "AI FLOP/B",
-                   "TFLOP/s", "ROOF TF/s", "% ROOF", "BOUND");
-            for (size_t i = 0; i < recs.n; i++) {
-                const struct rl_verdict *v = &verdicts[i];
-                char ai[24], ach[24], att[24], pct[24], nm[33];
-                cli_format_derived(ai, sizeof ai, points[i].ai_flop_per_byte);
-                cli_format_derived(ach, sizeof ach, v->achieved_tflops);
-                cli_format_derived(att, sizeof att, v->attainable_tflops);
-                cli_format_derived(pct, sizeof pct, v->pct_of_roof);
-                printf("%-32s %-9s %10s %11s %11s %7s  %s%s%s%s\n",
-                       shorten(recs.v[i].name, nm, sizeof nm), roofs->compute[roof_of[i]].name, ai,
-                       ach, att, pct, rl_bound_name(v->bound),
-                       v->bound == RL_BOUND_MEMORY ? " (" : "",
-                       v->bound == RL_BOUND_MEMORY ? rl_mem_level_name(v->limiter) : "",
-                       v->bound == RL_BOUND_MEMORY ? ")" : "");
-            }
-            printf("\nAI and roofs: analytic from the kernel file and the datasheet; "
-                   "TFLOP/s: %s.\n", "as given in the kernel file ('-': no time)");
+        if (rep.n) {
+            putchar('\n');
+            rl_report_table(stdout, &rep, roofs, 0);
         }
     }
-    free(points);
-    free(verdicts);
-    free(roof_of);
-    free(labels);
-    rl_record_list_release(&recs);
+    rl_report_release(&rep);
     return status;
 }

@@ -74,20 +74,6 @@ static int write_md(FILE *f, const struct rl_report *r, const struct rl_ceilings
     return rl_report_markdown(f, r, c, md_chart);
 }
 
-/* Records of a kernels file as groups. */
-static int groups_from_records(struct rl_trace_groups *g, const char *path, char *err)
-{
-    struct rl_record_list l = {0};
-    int rc = rl_records_load(&l, path, err);
-    for (size_t i = 0; i < l.n && rc == RL_OK; i++) {
-        const struct rl_kernel_record *k = &l.v[i];
-        rc = rl_trace_groups_add(g, k->name, NULL, NULL, k->precision, k->origin, k->count,
-                                 k->perf.flops, k->perf.bytes, k->perf.time_ns);
-    }
-    rl_record_list_release(&l);
-    return rc;
-}
-
 int cli_report_run(const struct cli_report_opts *o)
 {
     char err[RL_ERRMSG_SIZE];
@@ -105,7 +91,7 @@ int cli_report_run(const struct cli_report_opts *o)
         source = o->ncu, kind = "ncu";
     }
     if (rc == RL_OK && o->kernels) {
-        rc = groups_from_records(&g, o->kernels, err);
+        rc = rl_records_load_groups(&g, o->kernels, err);
         source = o->kernels, kind = "kernels";
     }
     if (rc) {
