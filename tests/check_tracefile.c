@@ -628,6 +628,10 @@ START_TEST(skipped_values)
     ck_assert_int_eq(read_bytes(nul_value, sizeof nul_value - 1), RL_EPARSE);
     ck_assert_str_eq(err, "'t.json': line 1: malformed JSON near '");
     refused(HEAD "{\"name\": \"k\", \"x\": 1x}]}", RL_EPARSE, "'t.json': line 1: malformed JSON near 'x'");
+    /* Tokens JSON has, in the wrong place: the scalar's own error. */
+    refused(HEAD "{\"name\": \"k\", \"x\": 1:}]}", RL_EPARSE, "'t.json': line 1: malformed JSON near ':'");
+    refused(HEAD "{\"name\": \"k\", \"x\": 1\"a\"}]}", RL_EPARSE,
+            "'t.json': line 1: malformed JSON near '\"'");
     refused(HEAD "{\"name\": \"k\", \"x\": }]}", RL_EPARSE, "'t.json': line 1: expected a value");
     refused(HEAD "{\"name\": \"k\", \"x\": ", RL_EPARSE, "'t.json': line 1: truncated: expected a value");
     refused(HEAD "{\"name\": \"k\", \"x\": \"ab", RL_EPARSE,
