@@ -35,8 +35,10 @@ int rl_gpudb_load(struct rl_gpudb *db, const char *dir, char *errmsg)
         return rc;
 
     DIR *d = opendir(dir);
-    if (!d)
+    if (!d) {
+        rl_gpudb_release(db); /* the schema read above */
         return rl_fail(errmsg, RL_EIO, "cannot open GPU database folder '%s'", dir);
+    }
     size_t cap = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {

@@ -1,4 +1,5 @@
 /* check_gpudb.c - tests of the GPU database's name matching and suggestions, on a database built in the test. */
+#define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 
 #include "error.h"
@@ -6,10 +7,32 @@
 #include "gpudb.h"
 #include "strbuf.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+/* opendir, replaced for this executable (the library is linked
+ * statically, so its call lands here) so that a test can make listing a
+ * folder fail after its schema.json was read, which no permission can do
+ * for root. */
+static int fail_opendir;
+DIR *opendir(const char *name)
+{
+    if (fail_opendir) {
+        errno = EACCES;
+        return NULL;
+    }
+    int fd = open(name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd < 0 ? NULL : fdopendir(fd);
+    if (fd >= 0 && !d)
+        close(fd);
+    return d;
+}
 
 /* A database of made-up GPUs: what matching sees, nothing else. */
 static struct rl_gpu_spec gpus[6];
@@ -369,6 +392,16 @@ START_TEST(load_refuses_bad_files)
     ck_assert_int_eq(remove(path), 0);
     ck_assert_int_ne(rl_gpudb_load(&d, dir, err), RL_OK);
     ck_assert_ptr_nonnull(strstr(err, "schema.json"));
+    /* A folder whose schema reads but which cannot be listed. */
+    dir = new_dir("unlisted");
+    write_spec(dir, "solo.json", "solo");
+    fail_opendir = 1;
+    int rc = rl_gpudb_load(&d, dir, err);
+    fail_opendir = 0;
+    ck_assert_int_eq(rc, RL_EIO);
+    snprintf(want, sizeof want, "cannot open GPU database folder '%s'", dir);
+    ck_assert_str_eq(err, want);
+    ck_assert_ptr_null(d.schema);
 }
 END_TEST
 
