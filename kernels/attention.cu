@@ -1,8 +1,8 @@
 /* attention.cu - attention with grouped-query heads (head dim 128, BF16): decode over a KV cache, prefill by batched GEMMs. */
-#include "ops.h"
+#include "kernels/ops.h"
 
-#include "error.h"
-#include "hash.h"
+#include "analyzer/util/error.h"
+#include "microbench/hash.h"
 
 #include <cmath>
 #include <cstdio>

@@ -4,7 +4,7 @@
  * one) take their labels and costs from here, so the analytic positions
  * drawn without a GPU are those of the very steps traced with one.
  */
-#include "costs.h"
+#include "kernels/costs.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

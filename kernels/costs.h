@@ -2,7 +2,7 @@
 #ifndef RL_COSTS_H
 #define RL_COSTS_H
 
-#include "workloads.h"
+#include "kernels/workloads.h"
 
 #include <stddef.h>
 #include <stdint.h>

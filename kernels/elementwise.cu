@@ -1,8 +1,8 @@
 /* elementwise.cu - elementwise ops (add, scale, SiLU, GELU, SwiGLU) and row ops (RMSNorm, softmax). */
-#include "ops.h"
+#include "kernels/ops.h"
 
-#include "error.h"
-#include "hash.h"
+#include "analyzer/util/error.h"
+#include "microbench/hash.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,10 +1,10 @@
 /* gemm.cu - cuBLASLt GEMM per precision: set up once, run any of the heuristic's algorithms, check. */
-#include "gemm.h"
+#include "kernels/gemm.h"
 
-#include "costs.h"
+#include "kernels/costs.h"
 
-#include "error.h"
-#include "hash.h"
+#include "analyzer/util/error.h"
+#include "microbench/hash.h"
 
 #include <cmath>
 #include <cstdio>

@@ -2,7 +2,7 @@
 #ifndef RL_GEMM_H
 #define RL_GEMM_H
 
-#include "tensor.h"
+#include "kernels/tensor.h"
 
 #ifdef __cplusplus
 extern "C" {

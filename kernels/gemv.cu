@@ -4,10 +4,10 @@
  * for one multiply-add, 2 FLOP per weight element, so a BF16 GEMV runs at
  * about 1 FLOP/byte, far left of any ridge, and is as fast as HBM allows.
  */
-#include "ops.h"
+#include "kernels/ops.h"
 
-#include "error.h"
-#include "hash.h"
+#include "analyzer/util/error.h"
+#include "microbench/hash.h"
 
 #include <cmath>
 #include <cstdio>

@@ -8,8 +8,8 @@
 #ifndef RL_OPS_H
 #define RL_OPS_H
 
-#include "costs.h"
-#include "tensor.h"
+#include "kernels/costs.h"
+#include "kernels/tensor.h"
 
 #ifdef __cplusplus
 extern "C" {

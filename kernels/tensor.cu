@@ -1,9 +1,9 @@
 /* tensor.cu - typed device buffers filled with reproducible data, read back as doubles for checks. */
-#include "tensor.h"
+#include "kernels/tensor.h"
 
-#include "error.h"
-#include "fp.h"
-#include "hash.h"
+#include "analyzer/util/error.h"
+#include "microbench/fp.h"
+#include "microbench/hash.h"
 
 #include <cmath>
 #include <cstdio>

@@ -2,7 +2,7 @@
 #ifndef RL_TENSOR_H
 #define RL_TENSOR_H
 
-#include "workloads.h"
+#include "kernels/workloads.h"
 
 #include <cuda_runtime_api.h>
 #include <stdint.h>

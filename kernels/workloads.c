@@ -1,10 +1,10 @@
 /* workloads.c - the workload sets (gemm, gemv, elementwise) and one transformer layer's decode and prefill. */
-#include "workloads.h"
+#include "kernels/workloads.h"
 
-#include "costs.h"
-#include "error.h"
-#include "gemm.h"
-#include "ops.h"
+#include "kernels/costs.h"
+#include "analyzer/util/error.h"
+#include "kernels/gemm.h"
+#include "kernels/ops.h"
 
 #include <cublas_v2.h>
 #include <math.h>

@@ -1,9 +1,9 @@
 /* bench.c - the microbenchmark catalog: what each benchmark runs, counts and checks. */
-#include "bench.h"
+#include "microbench/bench.h"
 
 #include <string.h>
 
-#include "geometry.h"
+#include "microbench/geometry.h"
 
 /* Variants. MMA K comes from the FLOP count: 2 M N K per instruction. */
 #define FMA(kern, s, flop, chk, p)                                              \

@@ -11,8 +11,8 @@
  * body. Kernels for an instruction an architecture lacks compile to an
  * empty body there and are never launched on it (rl_mb_select()).
  */
-#include "geometry.h"
-#include "wgmma-ops.h"
+#include "microbench/geometry.h"
+#include "microbench/wgmma-ops.h"
 
 #include <cstddef>
 #include <cstdint>

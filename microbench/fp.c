@@ -1,5 +1,5 @@
 /* fp.c - host emulation of the GPU's narrow number formats (FP16, BF16, TF32, FP8), bit-exact. */
-#include "fp.h"
+#include "microbench/fp.h"
 
 #include <math.h>
 #include <string.h>

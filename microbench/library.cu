@@ -6,10 +6,10 @@
  * benchmark, and 64 sampled outputs are checked against dot products in
  * double over the same inputs.
  */
-#include "gemm.h"
-#include "error.h"
-#include "nvml.h"
-#include "runner.h"
+#include "kernels/gemm.h"
+#include "analyzer/util/error.h"
+#include "microbench/nvml.h"
+#include "microbench/runner.h"
 
 #include <cmath>
 #include <cstdio>

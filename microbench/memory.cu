@@ -6,8 +6,8 @@
  * not polluted; they see each byte once, so bytes = (reads + writes) x n x 16.
  * Data comes from rl_mb_word() (hash.h), which the host recomputes to check.
  */
-#include "geometry.h"
-#include "hash.h"
+#include "microbench/geometry.h"
+#include "microbench/hash.h"
 
 #include <cstddef>
 #include <cstdint>

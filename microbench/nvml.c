@@ -2,7 +2,7 @@
  * No nvml.h on the build machines: the few entry points are declared here
  * with their documented C signatures. */
 #define _GNU_SOURCE
-#include "nvml.h"
+#include "microbench/nvml.h"
 
 #include <dlfcn.h>
 #include <math.h>

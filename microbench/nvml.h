@@ -2,7 +2,7 @@
 #ifndef RL_MB_NVML_H
 #define RL_MB_NVML_H
 
-#include "device.h"
+#include "analyzer/device/device.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,10 +1,10 @@
 /* plugin.c - libroofline_cuda's one entry: the exported table, the device query, and the benchmark runners indexed by kind. */
 #define _GNU_SOURCE
-#include "runner.h"
-#include "builtin.h"
+#include "microbench/runner.h"
+#include "analyzer/profiler/builtin.h"
 
-#include "error.h"
-#include "nvml.h"
+#include "analyzer/util/error.h"
+#include "microbench/nvml.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /* results.c - benchmark results: statistics, accounting against the datasheet, cache plateaus, the JSON file. */
 #define _POSIX_C_SOURCE 200809L
-#include "results.h"
+#include "microbench/results.h"
 
-#include "error.h"
-#include "fileio.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/fileio.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,11 +2,11 @@
 #ifndef RL_MB_RESULTS_H
 #define RL_MB_RESULTS_H
 
-#include "bench.h"
-#include "device.h"
-#include "json.h"
-#include "model.h"
-#include "spec.h"
+#include "microbench/bench.h"
+#include "analyzer/device/device.h"
+#include "analyzer/util/json.h"
+#include "analyzer/model/model.h"
+#include "analyzer/model/spec.h"
 
 #include <stdbool.h>
 

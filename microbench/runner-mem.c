@@ -1,13 +1,13 @@
 /* runner-mem.c - runners for bandwidth benchmarks: HBM streams, shared memory, the cache sweep, host copies, the intensity sweep. */
 #define _GNU_SOURCE
-#include "runner.h"
+#include "microbench/runner.h"
 
-#include "verify.h"
-#include "error.h"
-#include "fp.h"
-#include "geometry.h"
-#include "hash.h"
-#include "nvml.h"
+#include "microbench/verify.h"
+#include "analyzer/util/error.h"
+#include "microbench/fp.h"
+#include "microbench/geometry.h"
+#include "microbench/hash.h"
+#include "microbench/nvml.h"
 
 #include <math.h>
 #include <stdio.h>

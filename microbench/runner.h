@@ -2,8 +2,8 @@
 #ifndef RL_MB_RUNNER_H
 #define RL_MB_RUNNER_H
 
-#include "bench.h"
-#include "device.h"
+#include "microbench/bench.h"
+#include "analyzer/device/device.h"
 
 #include <cuda_runtime_api.h>
 #include <stdbool.h>

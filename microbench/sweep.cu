@@ -7,7 +7,7 @@
  * 4 paired FMAs of 2 lanes each). Intensity = FLOPs / 32 bytes:
  * fp32 K/4, fp64 K/8, fp16 and bf16 K/2 FLOP/byte.
  */
-#include "hash.h"
+#include "microbench/hash.h"
 
 #include <cstddef>
 #include <cstdint>

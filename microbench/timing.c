@@ -1,8 +1,8 @@
 /* timing.c - what every benchmark runner shares: CUDA error checks, timed launches, medians, warm-up. */
-#include "runner.h"
+#include "microbench/runner.h"
 
-#include "error.h"
-#include "geometry.h"
+#include "analyzer/util/error.h"
+#include "microbench/geometry.h"
 
 #include <math.h>
 #include <stdlib.h>

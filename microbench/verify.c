@@ -1,8 +1,8 @@
 /* verify.c - how benchmark outputs are verified: host references for FMA chains, linearity for MMAs. */
-#include "verify.h"
+#include "microbench/verify.h"
 
-#include "fp.h"
-#include "hash.h"
+#include "microbench/fp.h"
+#include "microbench/hash.h"
 
 #include <math.h>
 #include <stdio.h>

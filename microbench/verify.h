@@ -6,7 +6,7 @@
 #ifndef RL_MB_VERIFY_H
 #define RL_MB_VERIFY_H
 
-#include "bench.h"
+#include "microbench/bench.h"
 
 #include <stddef.h>
 #include <stdint.h>

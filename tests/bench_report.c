@@ -9,8 +9,8 @@
  * a target is missed. ROOFLINE_BENCH_KEEP=1 keeps the trace (for perf).
  */
 #define _GNU_SOURCE
-#include "error.h"
-#include "trace.h"
+#include "analyzer/util/error.h"
+#include "analyzer/profiler/trace.h"
 
 #include <math.h>
 #include <stdio.h>

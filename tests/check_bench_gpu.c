@@ -6,10 +6,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 
-#include "device.h"
-#include "error.h"
-#include "gpudb.h"
-#include "results.h"
+#include "analyzer/device/device.h"
+#include "analyzer/util/error.h"
+#include "analyzer/model/gpudb.h"
+#include "microbench/results.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -1,8 +1,8 @@
 /* check_ceilings.c - tests of the ceilings a chart or report judges against: datasheet, measured, both. */
 #include "test_util.h"
 
-#include "ceilings.h"
-#include "error.h"
+#include "analyzer/model/ceilings.h"
+#include "analyzer/util/error.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* check_counts.c - tests of the counter quantities and the FLOPs, bytes and precision derived from them. */
 #include "test_util.h"
 
-#include "counts.h"
+#include "analyzer/readers/counts.h"
 
 #include <math.h>
 #include <string.h>

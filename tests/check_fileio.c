@@ -2,8 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 
-#include "error.h"
-#include "fileio.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/fileio.h"
 
 #include <dirent.h>
 #include <stdio.h>

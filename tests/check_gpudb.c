@@ -2,10 +2,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 
-#include "error.h"
-#include "fileio.h"
-#include "gpudb.h"
-#include "strbuf.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/fileio.h"
+#include "analyzer/model/gpudb.h"
+#include "analyzer/util/strbuf.h"
 
 #include <dirent.h>
 #include <errno.h>

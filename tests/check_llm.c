@@ -2,11 +2,11 @@
 #define _GNU_SOURCE
 #include "test_util.h"
 
-#include "ceilings.h"
-#include "error.h"
-#include "json.h"
-#include "llm.h"
-#include "paths.h"
+#include "analyzer/model/ceilings.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/json.h"
+#include "analyzer/llm/llm.h"
+#include "analyzer/util/paths.h"
 
 #include <math.h>
 #include <stdio.h>

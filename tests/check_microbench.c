@@ -2,13 +2,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 
-#include "bench.h"
-#include "error.h"
-#include "fp.h"
-#include "hash.h"
-#include "results.h"
-#include "schema.h"
-#include "verify.h"
+#include "microbench/bench.h"
+#include "analyzer/util/error.h"
+#include "microbench/fp.h"
+#include "microbench/hash.h"
+#include "microbench/results.h"
+#include "analyzer/util/schema.h"
+#include "microbench/verify.h"
 
 #include <math.h>
 #include <stdio.h>

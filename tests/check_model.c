@@ -1,8 +1,8 @@
 /* check_model.c - tests of the roofline model: ridges, attainable rates, classification. */
 #include "test_util.h"
 
-#include "error.h"
-#include "model.h"
+#include "analyzer/util/error.h"
+#include "analyzer/model/model.h"
 
 #include <math.h>
 #include <string.h>

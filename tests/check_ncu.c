@@ -1,8 +1,8 @@
 /* check_ncu.c - tests of the Nsight Compute CSV importer: metrics to FLOPs and bytes, units, dimensions, CSV edge cases. */
 #include "test_util.h"
 
-#include "error.h"
-#include "ncu.h"
+#include "analyzer/util/error.h"
+#include "analyzer/readers/ncu.h"
 
 #include <math.h>
 #include <stdio.h>

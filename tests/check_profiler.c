@@ -2,13 +2,13 @@
 #define _GNU_SOURCE
 #include "test_util.h"
 
-#include "error.h"
-#include "json.h"
-#include "metrics.h"
-#include "records.h"
-#include "schema.h"
-#include "trace.h"
-#include "tracer.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/json.h"
+#include "analyzer/profiler/metrics.h"
+#include "analyzer/readers/records.h"
+#include "analyzer/util/schema.h"
+#include "analyzer/profiler/trace.h"
+#include "analyzer/profiler/tracer.h"
 
 #include <cupti.h>
 #include <cupti_result.h>

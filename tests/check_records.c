@@ -1,8 +1,8 @@
 /* check_records.c - tests of kernel records and their JSON files. */
 #include "test_util.h"
 
-#include "error.h"
-#include "records.h"
+#include "analyzer/util/error.h"
+#include "analyzer/readers/records.h"
 
 #include <math.h>
 #include <string.h>

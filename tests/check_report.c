@@ -2,14 +2,14 @@
 #define _GNU_SOURCE
 #include "test_util.h"
 
-#include "ceilings.h"
-#include "error.h"
-#include "json.h"
-#include "ncu.h"
-#include "paths.h"
-#include "report.h"
-#include "trace.h"
-#include "tracefile.h"
+#include "analyzer/model/ceilings.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/json.h"
+#include "analyzer/readers/ncu.h"
+#include "analyzer/util/paths.h"
+#include "analyzer/report/report.h"
+#include "analyzer/profiler/trace.h"
+#include "analyzer/readers/tracefile.h"
 
 #include <malloc.h>
 #include <math.h>

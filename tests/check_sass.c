@@ -11,7 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 
-#include "bench.h"
+#include "microbench/bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 /* check_schema.c - tests of the JSON helpers and the JSON Schema validator. */
 #include "test_util.h"
 
-#include "error.h"
-#include "json.h"
-#include "schema.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/json.h"
+#include "analyzer/util/schema.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,12 +1,12 @@
 /* check_spec.c - tests of the GPU datasheet files, their loader and the database lookup. */
 #include "test_util.h"
 
-#include "error.h"
-#include "fileio.h"
-#include "gpudb.h"
-#include "schema.h"
-#include "spec.h"
-#include "strbuf.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/fileio.h"
+#include "analyzer/model/gpudb.h"
+#include "analyzer/util/schema.h"
+#include "analyzer/model/spec.h"
+#include "analyzer/util/strbuf.h"
 
 #include <math.h>
 #include <stdio.h>

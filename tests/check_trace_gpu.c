@@ -8,9 +8,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 
-#include "device.h"
-#include "error.h"
-#include "json.h"
+#include "analyzer/device/device.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/json.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,10 +2,10 @@
 #define _GNU_SOURCE
 #include "test_util.h"
 
-#include "error.h"
-#include "ncu.h"
-#include "records.h"
-#include "tracefile.h"
+#include "analyzer/util/error.h"
+#include "analyzer/readers/ncu.h"
+#include "analyzer/readers/records.h"
+#include "analyzer/readers/tracefile.h"
 
 #include <errno.h>
 #include <malloc.h>

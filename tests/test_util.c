@@ -2,8 +2,8 @@
 #define _GNU_SOURCE
 #include "test_util.h"
 
-#include "error.h"
-#include "gpudb.h"
+#include "analyzer/util/error.h"
+#include "analyzer/model/gpudb.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -11,8 +11,8 @@
 #ifndef RL_CLI_H
 #define RL_CLI_H
 
-#include "../gpudb.h"
-#include "../model.h"
+#include "analyzer/model/gpudb.h"
+#include "analyzer/model/model.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,11 +1,11 @@
 /* cmd-bench.c - `roofline bench`: measure a GPU's real ceilings, beside its datasheet ones. */
 #define _GNU_SOURCE
-#include "cli.h"
+#include "analyzer/cli/cli.h"
 
-#include "../device.h"
-#include "../error.h"
-#include "../json.h"
-#include "results.h"
+#include "analyzer/device/device.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/json.h"
+#include "microbench/results.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -1,15 +1,15 @@
 /* cmd-chart.c - `roofline chart`: draw a roofline chart with kernels placed on it. */
 #define _GNU_SOURCE
-#include "cli.h"
+#include "analyzer/cli/cli.h"
 
-#include "../ceilings.h"
-#include "../error.h"
-#include "../json.h"
-#include "../plot.h"
-#include "../records.h"
-#include "../report.h"
-#include "../strbuf.h"
-#include "results.h"
+#include "analyzer/model/ceilings.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/json.h"
+#include "plots/plot.h"
+#include "analyzer/readers/records.h"
+#include "analyzer/report/report.h"
+#include "analyzer/util/strbuf.h"
+#include "microbench/results.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -1,8 +1,8 @@
 /* cmd-gpus.c - `roofline gpus`: list the datasheet database, or show one GPU. */
 #define _GNU_SOURCE
-#include "cli.h"
+#include "analyzer/cli/cli.h"
 
-#include "../json.h"
+#include "analyzer/util/json.h"
 
 #include <getopt.h>
 #include <math.h>

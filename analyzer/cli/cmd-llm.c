@@ -1,15 +1,15 @@
 /* cmd-llm.c - `roofline llm`: why decode is bandwidth-bound and prefill compute-bound, operator by operator, for a model on a GPU. */
 #define _GNU_SOURCE
-#include "cli.h"
+#include "analyzer/cli/cli.h"
 
-#include "../ceilings.h"
-#include "../device.h"
-#include "../error.h"
-#include "../fileio.h"
-#include "../llm.h"
-#include "../paths.h"
-#include "../plot.h"
-#include "../strbuf.h"
+#include "analyzer/model/ceilings.h"
+#include "analyzer/device/device.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/fileio.h"
+#include "analyzer/llm/llm.h"
+#include "analyzer/util/paths.h"
+#include "plots/plot.h"
+#include "analyzer/util/strbuf.h"
 
 #include <errno.h>
 #include <getopt.h>

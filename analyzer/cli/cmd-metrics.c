@@ -1,10 +1,10 @@
 /* cmd-metrics.c - `roofline metrics`: the hardware counters roofline reads on a chip, validated, with their passes. */
 #define _GNU_SOURCE
-#include "cli.h"
+#include "analyzer/cli/cli.h"
 
-#include "../device.h"
-#include "../error.h"
-#include "../json.h"
+#include "analyzer/device/device.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/json.h"
 
 #include <getopt.h>
 #include <stdlib.h>

@@ -1,12 +1,12 @@
 /* cmd-report.c - `roofline report`: every kernel group of a trace or an Nsight Compute export, placed on the roofline and explained. */
 #define _GNU_SOURCE
-#include "cli.h"
+#include "analyzer/cli/cli.h"
 
-#include "../error.h"
-#include "../fileio.h"
-#include "../ncu.h"
-#include "../records.h"
-#include "../report.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/fileio.h"
+#include "analyzer/readers/ncu.h"
+#include "analyzer/readers/records.h"
+#include "analyzer/report/report.h"
 
 #include <errno.h>
 #include <getopt.h>

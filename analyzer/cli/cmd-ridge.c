@@ -1,9 +1,9 @@
 /* cmd-ridge.c - `roofline ridge`: compute roof, memory roof and their ridge point. */
 #define _GNU_SOURCE
-#include "cli.h"
+#include "analyzer/cli/cli.h"
 
-#include "../error.h"
-#include "../json.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/json.h"
 
 #include <getopt.h>
 #include <string.h>

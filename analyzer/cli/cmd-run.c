@@ -1,11 +1,11 @@
 /* cmd-run.c - `roofline run`: the main job: measure the ceilings, trace LLM decode and prefill, report; analytic without a GPU. */
 #define _GNU_SOURCE
-#include "cli.h"
+#include "analyzer/cli/cli.h"
 
-#include "../device.h"
-#include "../error.h"
-#include "../fileio.h"
-#include "costs.h"
+#include "analyzer/device/device.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/fileio.h"
+#include "kernels/costs.h"
 
 #include <errno.h>
 #include <getopt.h>

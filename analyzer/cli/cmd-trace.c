@@ -1,11 +1,11 @@
 /* cmd-trace.c - `roofline trace`: time every kernel of a CUDA program (or of a built-in workload) and count the selected ones. */
 #define _GNU_SOURCE
-#include "cli.h"
+#include "analyzer/cli/cli.h"
 
-#include "../device.h"
-#include "../error.h"
-#include "../json.h"
-#include "../profiler/protocol.h"
+#include "analyzer/device/device.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/json.h"
+#include "analyzer/profiler/protocol.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,11 +1,11 @@
 /* main.c - the roofline command line: dispatch to one command per subcommand. */
-#include "cli.h"
+#include "analyzer/cli/cli.h"
 
-#include "../device.h"
-#include "../error.h"
-#include "../paths.h"
-#include "../spec.h"
-#include "results.h"
+#include "analyzer/device/device.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/paths.h"
+#include "analyzer/model/spec.h"
+#include "microbench/results.h"
 
 #include <errno.h>
 #include <math.h>

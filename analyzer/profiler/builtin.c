@@ -10,11 +10,11 @@
  * (their "flops_vs_analytic" in the trace).
  */
 #define _GNU_SOURCE
-#include "builtin.h"
-#include "error.h"
-#include "gemm.h"
-#include "tracer.h"
-#include "workloads.h"
+#include "analyzer/profiler/builtin.h"
+#include "analyzer/util/error.h"
+#include "kernels/gemm.h"
+#include "analyzer/profiler/tracer.h"
+#include "kernels/workloads.h"
 
 #include <cupti.h>
 #include <dlfcn.h>

@@ -2,7 +2,7 @@
 #ifndef RL_PROFILER_BUILTIN_H
 #define RL_PROFILER_BUILTIN_H
 
-#include "device.h"
+#include "analyzer/device/device.h"
 
 /* The tracing members of the plugin's table (microbench/plugin.c), each as
  * its member of struct rl_device_api (analyzer/device.h) documents it. */

@@ -18,10 +18,10 @@
  * libcupti it uses.
  */
 #define _GNU_SOURCE
-#include "protocol.h"
-#include "tracer.h"
+#include "analyzer/profiler/protocol.h"
+#include "analyzer/profiler/tracer.h"
 
-#include "error.h"
+#include "analyzer/util/error.h"
 
 #include <cupti.h>
 #include <dlfcn.h>

@@ -5,9 +5,9 @@
  * needed (see shared/notes/CUPTI.md).
  */
 #define _GNU_SOURCE
-#include "metrics.h"
+#include "analyzer/profiler/metrics.h"
 
-#include "error.h"
+#include "analyzer/util/error.h"
 
 #include <cupti.h>
 #include <cupti_profiler_host.h>

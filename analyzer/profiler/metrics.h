@@ -2,7 +2,7 @@
 #ifndef RL_PROFILER_METRICS_H
 #define RL_PROFILER_METRICS_H
 
-#include "counts.h"
+#include "analyzer/readers/counts.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* trace.c - the records of a traced program's kernel launches, their FLOPs and bytes, and the trace file. */
-#include "trace.h"
+#include "analyzer/profiler/trace.h"
 
-#include "strbuf.h"
+#include "analyzer/util/strbuf.h"
 
 #include <math.h>
 #include <stdlib.h>

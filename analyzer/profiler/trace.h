@@ -6,7 +6,7 @@
 #ifndef RL_PROFILER_TRACE_H
 #define RL_PROFILER_TRACE_H
 
-#include "metrics.h"
+#include "analyzer/profiler/metrics.h"
 
 #include <stdbool.h>
 #include <stdint.h>

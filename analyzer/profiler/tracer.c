@@ -19,10 +19,10 @@
  * run, with a reason and a fix: timing goes on.
  */
 #define _GNU_SOURCE
-#include "tracer.h"
+#include "analyzer/profiler/tracer.h"
 
-#include "error.h"
-#include "fileio.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/fileio.h"
 
 #include <cupti.h>
 #include <cupti_profiler_host.h>

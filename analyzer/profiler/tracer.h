@@ -14,8 +14,8 @@
 #ifndef RL_PROFILER_TRACER_H
 #define RL_PROFILER_TRACER_H
 
-#include "device.h"
-#include "trace.h"
+#include "analyzer/device/device.h"
+#include "analyzer/profiler/trace.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* fuzz_bench.c - libFuzzer target: `roofline bench` files as chart and report read them (microbench/results.c). */
-#include "results.h"
+#include "microbench/results.h"
 
-#include "error.h"
+#include "analyzer/util/error.h"
 
 #include <stdint.h>
 

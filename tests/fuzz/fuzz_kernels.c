@@ -1,7 +1,7 @@
 /* fuzz_kernels.c - libFuzzer target: kernels files and traces as `chart --kernels` reads them (analyzer/records.c). */
-#include "records.h"
+#include "analyzer/readers/records.h"
 
-#include "error.h"
+#include "analyzer/util/error.h"
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 /* fuzz_ncu.c - libFuzzer target: the Nsight Compute CSV importer (analyzer/ncu.c). */
-#include "ncu.h"
+#include "analyzer/readers/ncu.h"
 
-#include "error.h"
+#include "analyzer/util/error.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* fuzz_spec.c - libFuzzer target: GPU spec files against their schema (analyzer/spec.c, schema.c). */
-#include "json.h"
-#include "spec.h"
+#include "analyzer/util/json.h"
+#include "analyzer/model/spec.h"
 
-#include "error.h"
+#include "analyzer/util/error.h"
 
 #include <stdint.h>
 #include <stdlib.h>

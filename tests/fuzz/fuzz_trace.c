@@ -1,8 +1,8 @@
 /* fuzz_trace.c - libFuzzer target: the streaming trace reader (analyzer/tracefile.c). */
 #define _GNU_SOURCE
-#include "tracefile.h"
+#include "analyzer/readers/tracefile.h"
 
-#include "error.h"
+#include "analyzer/util/error.h"
 
 #include <stdint.h>
 #include <stdio.h>

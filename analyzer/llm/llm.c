@@ -1,0 +1,354 @@
+/* llm.c - LLM inference on the roofline: FLOPs and bytes of every operator of a transformer, decode and prefill times, memory, the crossover batch.
+ *
+ * Notation: H hidden, F ffn, nh heads, nkv KV heads, d head dim, V vocab,
+ * E experts, k experts per token; T tokens processed (decode: B, one per
+ * sequence; prefill: B S); P query-key pairs (decode: B S; prefill,
+ * causal: B S (S + 1) / 2). wb, ab, kvb: bytes per weight, activation and
+ * KV-cache value. Bytes are minimum traffic: every weight, activation and
+ * cache value read or written once per step (a fused attention kernel:
+ * scores stay on chip). Embedding, LM head, norms, router and biases stay
+ * 16-bit whatever the weight format, as serving stacks keep them.
+ * Each operator's time is its roofline bound, max(FLOPs / peak, bytes /
+ * bandwidth): no overlap between operators, no launch latency.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "analyzer/llm/llm.h"
+
+#include "analyzer/util/error.h"
+#include "analyzer/util/fileio.h"
+#include "analyzer/util/schema.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- configs ----------------------------------------------------------------- */
+
+static int int_of(const cJSON *o, const char *key)
+{
+    double v = rl_json_number(o, key);
+    return v >= 0 && v < 1e9 ? (int)v : 0; /* the schema bounds it; 0 fails the check below */
+}
+
+int rl_llm_model_parse(struct rl_llm_model *m, const cJSON *schema, const char *text,
+                       size_t len, const char *what, char *errmsg)
+{
+    memset(m, 0, sizeof *m);
+    cJSON *doc;
+    int rc = rl_json_parse(text, len, what, &doc, errmsg);
+    if (rc)
+        return rc;
+    if (schema && (rc = rl_schema_check_text(schema, doc, text, len, what, errmsg))) {
+        cJSON_Delete(doc);
+        return rc;
+    }
+    snprintf(m->id, sizeof m->id, "%s", rl_json_string(doc, "id") ? rl_json_string(doc, "id") : "");
+    snprintf(m->name, sizeof m->name, "%s",
+             rl_json_string(doc, "name") ? rl_json_string(doc, "name") : m->id);
+    snprintf(m->source, sizeof m->source, "%s",
+             rl_json_string(doc, "source") ? rl_json_string(doc, "source") : "");
+    m->layers = int_of(doc, "layers");
+    m->hidden = int_of(doc, "hidden_size");
+    m->ffn = int_of(doc, "ffn_size");
+    m->heads = int_of(doc, "heads");
+    m->kv_heads = int_of(doc, "kv_heads");
+    m->head_dim = int_of(doc, "head_dim");
+    m->vocab = int_of(doc, "vocab_size");
+    m->experts = int_of(doc, "experts");
+    m->experts_per_token = int_of(doc, "experts_per_token");
+    const char *gating = rl_json_string(doc, "ffn_gating");
+    m->gated = !gating || strcmp(gating, "swiglu") == 0;
+    m->tied = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "tied_embeddings"));
+    m->qkv_bias = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "qkv_bias"));
+    cJSON_Delete(doc);
+    if (m->layers < 1 || m->hidden < 1 || m->ffn < 1 || m->heads < 1 || m->kv_heads < 1 ||
+        m->head_dim < 1 || m->vocab < 1 || m->experts < 1 || m->experts_per_token < 1)
+        return rl_fail(errmsg, RL_ESCHEMA, "'%s': a size is missing or below 1", what);
+    if (m->heads % m->kv_heads || m->experts_per_token > m->experts)
+        return rl_fail(errmsg, RL_ESCHEMA,
+                       "'%s': heads must be a multiple of kv_heads, experts_per_token at most "
+                       "experts",
+                       what);
+    return RL_OK;
+}
+
+int rl_llm_model_load(struct rl_llm_model *m, const char *data_dir, const char *name,
+                      char *errmsg)
+{
+    char path[4096], schema_path[4096], *text;
+    size_t len;
+    size_t n = strlen(name);
+    if (n > 5 && strcmp(name + n - 5, ".json") == 0)
+        snprintf(path, sizeof path, "%s", name);
+    else
+        snprintf(path, sizeof path, "%s/models/%s.json", data_dir, name);
+    snprintf(schema_path, sizeof schema_path, "%s/models/schema.json", data_dir);
+    cJSON *schema;
+    int rc = rl_json_parse_file(schema_path, &schema, errmsg);
+    if (rc)
+        return rc;
+    if ((rc = rl_file_read(path, &text, &len, errmsg))) {
+        cJSON_Delete(schema);
+        if (path[0] && strchr(name, '/') == NULL && strstr(name, ".json") == NULL)
+            return rl_fail(errmsg, RL_ENOTFOUND,
+                           "no model '%s' in %s/models (llama-2-7b, llama-2-13b, llama-3-8b, "
+                           "llama-3-70b, mistral-7b, qwen2.5-7b, mixtral-8x7b; or a .json path)",
+                           name, data_dir);
+        return rc;
+    }
+    rc = rl_llm_model_parse(m, schema, text, len, path, errmsg);
+    free(text);
+    cJSON_Delete(schema);
+    return rc;
+}
+
+/* ---- number formats --------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    double wb, ab;
+    const char *roof;
+} formats[] = {
+    [RL_LLM_BF16] = {"bf16", 2, 2, "bf16"},
+    [RL_LLM_FP16] = {"fp16", 2, 2, "fp16"},
+    [RL_LLM_FP8] = {"fp8", 1, 1, "fp8"},
+    [RL_LLM_W8A8] = {"w8a8", 1, 1, "int8"},
+    /* 4-bit weights with an FP16 scale per group of 128: 0.5 + 2/128 B;
+     * dequantized to BF16 for the Tensor Cores. */
+    [RL_LLM_W4A16] = {"w4a16", 0.5 + 2.0 / 128, 2, "bf16"},
+};
+
+int rl_llm_precision_parse(const char *s)
+{
+    for (int i = 0; i < (int)(sizeof formats / sizeof formats[0]); i++)
+        if (strcmp(s, formats[i].name) == 0)
+            return i;
+    return -1;
+}
+
+int rl_llm_kv_parse(const char *s)
+{
+    return strcmp(s, "fp16") == 0 ? RL_LLM_KV_FP16
+           : strcmp(s, "bf16") == 0 ? RL_LLM_KV_BF16
+           : strcmp(s, "fp8") == 0  ? RL_LLM_KV_FP8
+                                    : -1;
+}
+
+const char *rl_llm_precision_name(enum rl_llm_precision p) { return formats[p].name; }
+double rl_llm_weight_bytes(enum rl_llm_precision p) { return formats[p].wb; }
+double rl_llm_act_bytes(enum rl_llm_precision p) { return formats[p].ab; }
+const char *rl_llm_linear_roof(enum rl_llm_precision p) { return formats[p].roof; }
+double rl_llm_kv_bytes(enum rl_llm_kv k) { return k == RL_LLM_KV_FP8 ? 1 : 2; }
+
+/* ---- parameters and memory ---------------------------------------------------- */
+
+/* Weights of the linear layers of one layer (those stored in the weight
+ * format), and the 16-bit rest. */
+static void layer_params(const struct rl_llm_model *m, double *linear, double *other)
+{
+    const double H = m->hidden, F = m->ffn, d = m->head_dim;
+    const double qkv = (m->heads + 2.0 * m->kv_heads) * d;
+    *linear = H * qkv + m->heads * d * H + (double)m->experts * (m->gated ? 3 : 2) * H * F;
+    *other = 2 * H + (m->qkv_bias ? qkv : 0) + (m->experts > 1 ? H * m->experts : 0);
+}
+
+double rl_llm_params(const struct rl_llm_model *m)
+{
+    double linear, other;
+    layer_params(m, &linear, &other);
+    return m->layers * (linear + other) + (double)m->vocab * m->hidden * (m->tied ? 1 : 2) +
+           m->hidden;
+}
+
+double rl_llm_weights_bytes(const struct rl_llm_model *m, const struct rl_llm_config *cfg)
+{
+    double linear, other;
+    layer_params(m, &linear, &other);
+    return m->layers * (linear * formats[cfg->precision].wb + other * 2) +
+           2.0 * ((double)m->vocab * m->hidden * (m->tied ? 1 : 2) + m->hidden);
+}
+
+double rl_llm_kv_bytes_per_token(const struct rl_llm_model *m, const struct rl_llm_config *cfg)
+{
+    /* K and V, every layer, the KV heads only (GQA). */
+    return 2.0 * m->layers * m->kv_heads * m->head_dim * rl_llm_kv_bytes(cfg->kv);
+}
+
+double rl_llm_training_bytes(const struct rl_llm_model *m, int batch, int seq)
+{
+    const double s = seq, b = batch, h = m->hidden, a = m->heads;
+    return 16 * rl_llm_params(m) + m->layers * s * b * h * (34 + 5 * a * s / h);
+}
+
+/* ---- operators ------------------------------------------------------------ */
+
+static struct rl_llm_op *op(struct rl_llm_phase_cost *p, const char *name, int count,
+                            bool linear, const char *roof)
+{
+    struct rl_llm_op *o = &p->ops[p->n_ops++];
+    memset(o, 0, sizeof *o);
+    snprintf(o->name, sizeof o->name, "%s", name);
+    o->count = count;
+    o->linear = linear;
+    o->roof = roof;
+    return o;
+}
+
+void rl_llm_phase(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
+                  enum rl_llm_phase phase, int batch, int seq, struct rl_llm_phase_cost *p)
+{
+    memset(p, 0, sizeof *p);
+    p->phase = phase;
+    p->batch = batch;
+    p->seq = seq;
+    const double H = m->hidden, F = m->ffn, d = m->head_dim, V = m->vocab;
+    const double nh = m->heads, nkv = m->kv_heads, E = m->experts, k = m->experts_per_token;
+    const double B = batch, S = seq;
+    const double T = phase == RL_LLM_DECODE ? B : B * S;
+    const double P = phase == RL_LLM_DECODE ? B * S : B * S * (S + 1) / 2;
+    const double wb = formats[cfg->precision].wb, ab = formats[cfg->precision].ab;
+    const double kvb = rl_llm_kv_bytes(cfg->kv);
+    const double qkv = (nh + 2 * nkv) * d;
+    const int L = m->layers;
+    const char *lin = formats[cfg->precision].roof;
+    const char *cuda = cfg->precision == RL_LLM_FP16 ? "fp16-cuda" : "bf16-cuda";
+    const char *attn = cfg->precision == RL_LLM_FP16 ? "fp16" : "bf16";
+    /* Experts a step touches: each of T tokens picks k of E, uniformly. */
+    const double touched = E == 1 ? 1 : E * (1 - pow(1 - k / E, T));
+    const double mats = m->gated ? 2 : 1;
+    struct rl_llm_op *o;
+
+    o = op(p, "attn_norm", L, false, cuda);
+    o->flops = 4 * T * H;
+    o->weight_bytes = 2 * H;
+    o->act_bytes = 2 * T * H * ab;
+
+    o = op(p, "qkv_proj", L, true, lin);
+    o->flops = 2 * T * H * qkv + (m->qkv_bias ? T * qkv : 0);
+    o->weight_bytes = H * qkv * wb + (m->qkv_bias ? 2 * qkv : 0);
+    o->act_bytes = T * H * ab + T * nh * d * ab; /* x in, q out */
+    o->kv_bytes = T * 2 * nkv * d * kvb;         /* k, v into the cache */
+
+    o = op(p, "attn_scores", L, false, attn);
+    o->flops = 2 * P * nh * d + 6 * P * nh;      /* q.k, then softmax: 6 per score */
+    o->act_bytes = T * nh * d * ab;              /* q */
+    o->kv_bytes = B * S * nkv * d * kvb;         /* K of every cached position, once */
+
+    o = op(p, "attn_av", L, false, attn);
+    o->flops = 2 * P * nh * d;
+    o->act_bytes = T * nh * d * ab;              /* out */
+    o->kv_bytes = B * S * nkv * d * kvb;         /* V */
+
+    o = op(p, "o_proj", L, true, lin);
+    o->flops = 2 * T * nh * d * H;
+    o->weight_bytes = nh * d * H * wb;
+    o->act_bytes = T * nh * d * ab + T * H * ab;
+
+    o = op(p, "residual_add", L, false, cuda);   /* two per layer */
+    o->flops = 2 * T * H;
+    o->act_bytes = 2 * 3 * T * H * ab;
+
+    o = op(p, "ffn_norm", L, false, cuda);
+    o->flops = 4 * T * H;
+    o->weight_bytes = 2 * H;
+    o->act_bytes = 2 * T * H * ab;
+
+    if (m->experts > 1) {
+        o = op(p, "router", L, false, "bf16");
+        o->flops = 2 * T * H * E;
+        o->weight_bytes = H * E * 2;
+        o->act_bytes = T * H * ab + T * E * 2;
+    }
+
+    o = op(p, m->gated ? "gate_up_proj" : "up_proj", L, true, lin);
+    o->flops = 2 * T * k * H * F * mats;
+    o->weight_bytes = touched * H * F * mats * wb;
+    o->act_bytes = T * k * H * ab + T * k * F * mats * ab;
+
+    o = op(p, m->gated ? "silu_mul" : "gelu", L, false, cuda);
+    o->flops = T * k * F * (m->gated ? 5 : 9);
+    o->act_bytes = T * k * F * (m->gated ? 3 : 2) * ab;
+
+    o = op(p, "down_proj", L, true, lin);
+    o->flops = 2 * T * k * F * H;
+    o->weight_bytes = touched * F * H * wb;
+    o->act_bytes = T * k * F * ab + T * k * H * ab;
+
+    o = op(p, "embedding", 1, false, cuda);      /* a gather of T rows */
+    o->weight_bytes = T * H * 2;
+    o->act_bytes = T * H * ab;
+
+    o = op(p, "final_norm", 1, false, cuda);
+    o->flops = 4 * T * H;
+    o->weight_bytes = 2 * H;
+    o->act_bytes = 2 * T * H * ab;
+
+    /* Logits of the last position of each sequence only. */
+    o = op(p, "lm_head", 1, true, "bf16");
+    o->flops = 2 * B * H * V;
+    o->weight_bytes = V * H * 2;
+    o->act_bytes = B * H * ab + B * V * 2;
+
+    for (int i = 0; i < p->n_ops; i++) {
+        const struct rl_llm_op *x = &p->ops[i];
+        p->flops += x->count * x->flops;
+        p->bytes += x->count * (x->weight_bytes + x->act_bytes + x->kv_bytes);
+    }
+}
+
+/* The DRAM roof that binds: measured when measured. */
+static const struct rl_memory_roof *dram_roof(const struct rl_ceilings *c)
+{
+    const struct rl_memory_roof *best = NULL;
+    for (size_t i = 0; i < c->n_memory; i++)
+        if (c->memory[i].level == RL_MEM_DRAM &&
+            (!best || (c->memory[i].origin == RL_ORIGIN_MEASURED &&
+                       best->origin != RL_ORIGIN_MEASURED)))
+            best = &c->memory[i];
+    return best;
+}
+
+int rl_llm_evaluate(struct rl_llm_phase_cost *p, struct rl_ceilings *c, char *errmsg)
+{
+    const struct rl_memory_roof *mem = dram_roof(c);
+    if (!mem)
+        return rl_fail(errmsg, RL_EUNSUPPORTED, "no DRAM bandwidth among the ceilings");
+    p->time_ns = 0;
+    for (int i = 0; i < p->n_ops; i++) {
+        struct rl_llm_op *o = &p->ops[i];
+        int r = rl_ceilings_judge(c, o->roof, errmsg);
+        if (r < 0)
+            return RL_EUNSUPPORTED;
+        const double peak = c->compute[r].peak_tflops * 1e12, bw = mem->bandwidth_gbs * 1e9;
+        const double bytes = o->weight_bytes + o->act_bytes + o->kv_bytes;
+        const double t_compute = o->flops / peak * 1e9, t_memory = bytes / bw * 1e9;
+        o->ai_flop_per_byte = bytes > 0 ? o->flops / bytes : INFINITY;
+        o->time_ns = fmax(t_compute, t_memory);
+        /* The judge's rule (model.c, rl_classify): left of the ridge is
+         * memory-bound, at the ridge compute-bound. */
+        o->memory_bound =
+            o->ai_flop_per_byte < rl_ridge_flop_per_byte(c->compute[r].peak_tflops,
+                                                         mem->bandwidth_gbs);
+        p->time_ns += o->count * o->time_ns;
+    }
+    return RL_OK;
+}
+
+int rl_llm_crossover_batch(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
+                           int seq, struct rl_ceilings *c, int max_batch)
+{
+    static struct rl_llm_phase_cost p;
+    char err[RL_ERRMSG_SIZE];
+    for (int b = 1; b <= max_batch; b++) {
+        rl_llm_phase(m, cfg, RL_LLM_DECODE, b, seq, &p);
+        if (rl_llm_evaluate(&p, c, err))
+            return 0;
+        bool all = true;
+        for (int i = 0; i < p.n_ops && all; i++)
+            all = !p.ops[i].linear || !p.ops[i].memory_bound;
+        if (all)
+            return b;
+    }
+    return 0;
+}

@@ -1,0 +1,163 @@
+/* ceilings.h - the ceilings a chart or a report judges kernels against: datasheet, measured, or both. */
+#define _POSIX_C_SOURCE 200809L
+#include "analyzer/model/ceilings.h"
+
+#include "analyzer/util/error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const default_roofs[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", NULL};
+
+static int push_roof(struct rl_ceilings *c, const struct rl_compute_roof *roof, char *errmsg)
+{
+    for (size_t i = 0; i < c->n_compute; i++)
+        if (strcmp(c->compute[i].name, roof->name) == 0 && c->compute[i].origin == roof->origin)
+            return (int)i;
+    if (c->n_compute == RL_CEIL_MAX_ROOFS) {
+        rl_fail(errmsg, RL_EINVAL, "too many compute roofs (at most %d)", RL_CEIL_MAX_ROOFS);
+        return -1;
+    }
+    c->compute[c->n_compute] = *roof;
+    return (int)c->n_compute++;
+}
+
+int rl_ceilings_judge(struct rl_ceilings *c, const char *name, char *errmsg)
+{
+    char err[RL_ERRMSG_SIZE] = "";
+    int judge = -1;
+    struct rl_compute_roof roof;
+    if (c->spec) {
+        /* Sparsity only exists on Tensor Cores: CUDA-core roofs stay dense. */
+        int rc = rl_roof_from_spec(c->spec, name, c->sparse, &roof, err);
+        if (rc == RL_EINVAL && c->sparse)
+            rc = rl_roof_from_spec(c->spec, name, false, &roof, err);
+        if (rc == RL_OK && (judge = push_roof(c, &roof, errmsg)) < 0)
+            return -1;
+        if (rc == RL_ENOTFOUND) {
+            rl_fail(errmsg, rc, "%s", err);
+            return -1;
+        }
+    }
+    char blas[32];
+    snprintf(blas, sizeof blas, "%s-blas", name);
+    for (size_t i = 0; c->bench && i < c->bench->n_compute; i++) {
+        const struct rl_compute_roof *m = &c->bench->compute[i];
+        if (c->sparse)
+            continue;
+        if (strcmp(m->name, name) == 0) {
+            if ((judge = push_roof(c, m, errmsg)) < 0)
+                return -1;
+        } else if (c->library && strcmp(m->name, blas) == 0 && push_roof(c, m, errmsg) < 0) {
+            return -1;
+        }
+    }
+    if (judge < 0) {
+        if (!err[0])
+            snprintf(err, sizeof err, "no ceiling for precision '%s'%s", name,
+                     c->bench ? " in the datasheet or the bench file" : "");
+        rl_fail(errmsg, RL_EUNSUPPORTED, "%s", err);
+    }
+    return judge;
+}
+
+static int memory_roofs(struct rl_ceilings *c, const char *memory, char *errmsg)
+{
+    bool want[RL_MEM_COUNT] = {!memory, !memory, !memory};
+    if (memory) {
+        char *list = strdup(memory), *save = NULL;
+        if (!list)
+            return rl_fail(errmsg, RL_ENOMEM, "out of memory");
+        for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            int level = rl_mem_level_parse(t);
+            if (level < 0) {
+                rl_fail(errmsg, RL_EINVAL, "unknown memory level '%s' (hbm, l2, l1)", t);
+                free(list);
+                return RL_EINVAL;
+            }
+            want[level] = true;
+        }
+        free(list);
+    }
+    char err[RL_ERRMSG_SIZE];
+    for (int l = 0; l < RL_MEM_COUNT; l++) {
+        if (!want[l])
+            continue;
+        bool have = false;
+        if (c->spec &&
+            rl_memory_roof_from_spec(c->spec, (enum rl_mem_level)l, &c->memory[c->n_memory],
+                                     err) == 0) {
+            c->n_memory++;
+            have = true;
+        }
+        for (size_t i = 0; c->bench && i < c->bench->n_memory; i++)
+            if (c->bench->memory[i].level == (enum rl_mem_level)l) {
+                struct rl_memory_roof *m = &c->memory[c->n_memory++];
+                *m = c->bench->memory[i];
+                if (l == RL_MEM_DRAM && c->spec)
+                    snprintf(m->label, sizeof m->label, "%s", c->spec->memory_type);
+                have = true;
+            }
+        if (!have && memory)
+            return rl_fail(errmsg, RL_EUNSUPPORTED, "%s",
+                           c->spec ? err : "the bench file has no such memory level");
+    }
+    return RL_OK;
+}
+
+int rl_ceilings_init(struct rl_ceilings *c, const struct rl_gpu_spec *spec,
+                     const struct rl_bench_ceilings *bench, const char *precisions, bool sparse,
+                     bool library, const char *memory, char *errmsg)
+{
+    memset(c, 0, sizeof *c);
+    c->spec = spec;
+    c->bench = bench;
+    c->sparse = sparse;
+    c->library = library;
+    if (!spec && !bench)
+        return rl_fail(errmsg, RL_EINVAL, "no datasheet and no bench file: no ceilings");
+    snprintf(c->gpu_name, sizeof c->gpu_name, "%s", spec ? spec->name : bench->gpu_name);
+    char err[RL_ERRMSG_SIZE];
+    if (precisions) {
+        char *list = strdup(precisions), *save = NULL;
+        if (!list)
+            return rl_fail(errmsg, RL_ENOMEM, "out of memory");
+        int first = -1;
+        for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            int j = rl_ceilings_judge(c, t, errmsg);
+            if (j < 0) {
+                free(list);
+                return RL_EUNSUPPORTED;
+            }
+            if (first < 0)
+                first = j;
+        }
+        free(list);
+        c->default_roof = first < 0 ? 0 : (size_t)first;
+    } else {
+        for (const char *const *n = default_roofs; *n; n++)
+            rl_ceilings_judge(c, *n, err); /* a GPU lacking one just lacks it */
+        for (size_t i = 1; i < c->n_compute; i++)
+            if (c->compute[i].peak_tflops > c->compute[c->default_roof].peak_tflops)
+                c->default_roof = i;
+    }
+    if (c->n_compute == 0)
+        return rl_fail(errmsg, RL_EINVAL, "no compute roof to draw");
+    return memory_roofs(c, memory, errmsg);
+}
+
+void rl_ceilings_origins(const struct rl_ceilings *c, char *buf, size_t size)
+{
+    bool o[3] = {false, false, false};
+    for (size_t i = 0; i < c->n_compute; i++)
+        o[c->compute[i].origin] = true;
+    for (size_t i = 0; i < c->n_memory; i++)
+        o[c->memory[i].origin] = true;
+    snprintf(buf, size, "%s%s%s%s%s", o[RL_ORIGIN_DATASHEET] ? "datasheet" : "",
+             o[RL_ORIGIN_DATASHEET] && o[RL_ORIGIN_MEASURED] ? ", " : "",
+             o[RL_ORIGIN_MEASURED] ? "measured" : "",
+             o[RL_ORIGIN_ANALYTIC] && (o[RL_ORIGIN_DATASHEET] || o[RL_ORIGIN_MEASURED]) ? " and "
+                                                                                      : "",
+             o[RL_ORIGIN_ANALYTIC] ? "analytic" : "");
+}

@@ -1,0 +1,45 @@
+/* ceilings.h - the ceilings a chart or a report judges kernels against: datasheet, measured, or both. */
+#ifndef RL_CEILINGS_H
+#define RL_CEILINGS_H
+
+#include "analyzer/model/model.h"
+#include "microbench/results.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define RL_CEIL_MAX_ROOFS 16
+
+struct rl_ceilings {
+    const struct rl_gpu_spec *spec;            /* datasheet, may be NULL */
+    const struct rl_bench_ceilings *bench;     /* measured, may be NULL */
+    bool sparse;                               /* 2:4 sparse Tensor Core roofs */
+    bool library;                              /* also the bench's cuBLASLt roofs */
+    struct rl_compute_roof compute[RL_CEIL_MAX_ROOFS];
+    size_t n_compute;
+    struct rl_memory_roof memory[2 * RL_MEM_COUNT]; /* datasheet, then measured, per level */
+    size_t n_memory;
+    size_t default_roof;                       /* judges kernels without a precision */
+    char gpu_name[96];
+};
+
+/* Assemble the ceilings of a GPU from its datasheet (spec) and/or a bench
+ * file (at least one). precisions: comma-separated roof names, or NULL for
+ * fp64, fp32, tf32, fp16, bf16, fp8 where known. memory: "hbm,l2,l1" or
+ * NULL for every level known. The default judge is the first precision
+ * given (measured when measured), else the highest roof. Returns 0, or
+ * RL_ENOTFOUND / RL_EUNSUPPORTED / RL_EINVAL with errmsg. */
+int rl_ceilings_init(struct rl_ceilings *c, const struct rl_gpu_spec *spec,
+                     const struct rl_bench_ceilings *bench, const char *precisions, bool sparse,
+                     bool library, const char *memory, char *errmsg);
+
+/* The roof that judges kernels of precision `name`, added (datasheet and
+ * measured) when not drawn yet: measured first. Its index, or -1 with
+ * errmsg when neither source has it. */
+int rl_ceilings_judge(struct rl_ceilings *c, const char *name, char *errmsg);
+
+/* "datasheet", "measured", "datasheet and measured" (and "analytic" when a
+ * roof was computed): what the chart's title says about its ceilings. */
+void rl_ceilings_origins(const struct rl_ceilings *c, char *buf, size_t size);
+
+#endif

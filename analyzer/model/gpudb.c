@@ -1,0 +1,188 @@
+/* gpudb.c - the GPU datasheet database: every spec in data/gpus/, found by name. */
+#define _DEFAULT_SOURCE
+#include "analyzer/model/gpudb.h"
+
+#include "analyzer/util/error.h"
+#include "analyzer/util/strbuf.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static int by_id(const void *a, const void *b)
+{
+    return strcmp(((const struct rl_gpu_spec *)a)->id,
+                  ((const struct rl_gpu_spec *)b)->id);
+}
+
+static int is_spec_file(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 5 && strcmp(name + n - 5, ".json") == 0 &&
+           strcmp(name, "schema.json") != 0 && name[0] != '.';
+}
+
+int rl_gpudb_load(struct rl_gpudb *db, const char *dir, char *errmsg)
+{
+    memset(db, 0, sizeof *db);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/schema.json", dir);
+    int rc = rl_json_parse_file(path, &db->schema, errmsg);
+    if (rc)
+        return rc;
+
+    DIR *d = opendir(dir);
+    if (!d) {
+        rl_gpudb_release(db); /* the schema read above */
+        return rl_fail(errmsg, RL_EIO, "cannot open GPU database folder '%s'", dir);
+    }
+    size_t cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!is_spec_file(e->d_name))
+            continue;
+        if (db->n == cap) {
+            cap = cap ? cap * 2 : 16;
+            struct rl_gpu_spec *bigger = realloc(db->gpus, cap * sizeof *bigger);
+            if (!bigger) {
+                rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
+                break;
+            }
+            db->gpus = bigger;
+        }
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct rl_gpu_spec *s = &db->gpus[db->n];
+        rc = rl_gpu_spec_load(s, db->schema, path, errmsg);
+        if (rc == RL_OK) {
+            char lint[RL_ERRMSG_SIZE];
+            rc = rl_gpu_spec_lint(s, lint);
+            if (rc)
+                rl_fail(errmsg, rc, "'%s': %s", path, lint);
+        }
+        if (rc == RL_OK && (strlen(s->id) + 5 != strlen(e->d_name) ||
+                            strncmp(s->id, e->d_name, strlen(s->id)) != 0))
+            rc = rl_fail(errmsg, RL_ESCHEMA, "'%s': id '%s' differs from the file name",
+                         path, s->id);
+        if (rc)
+            break;
+        db->n++;
+    }
+    closedir(d);
+    if (rc) {
+        rl_gpudb_release(db);
+        return rc;
+    }
+    if (db->n == 0) {
+        rl_gpudb_release(db);
+        return rl_fail(errmsg, RL_ENOTFOUND, "no GPU specs in '%s'", dir);
+    }
+    qsort(db->gpus, db->n, sizeof *db->gpus, by_id);
+    return RL_OK;
+}
+
+void rl_gpudb_release(struct rl_gpudb *db)
+{
+    free(db->gpus);
+    cJSON_Delete(db->schema);
+    memset(db, 0, sizeof *db);
+}
+
+void rl_gpudb_normalize(const char *name, char *buf, size_t size)
+{
+    size_t n = 0;
+    if (strncasecmp(name, "nvidia", 6) == 0)
+        name += 6;
+    for (; *name && n + 1 < size; name++) {
+        if (*name == ' ' || *name == '-' || *name == '_')
+            continue;
+        buf[n++] = (char)tolower((unsigned char)*name);
+    }
+    buf[n] = '\0';
+}
+
+const struct rl_gpu_spec *rl_gpudb_find(const struct rl_gpudb *db,
+                                        const char *name)
+{
+    char want[128], have[128];
+    rl_gpudb_normalize(name, want, sizeof want);
+    if (!want[0])
+        return NULL;
+    for (size_t i = 0; i < db->n; i++) {
+        const struct rl_gpu_spec *s = &db->gpus[i];
+        rl_gpudb_normalize(s->id, have, sizeof have);
+        if (strcmp(want, have) == 0)
+            return s;
+        rl_gpudb_normalize(s->name, have, sizeof have);
+        if (strcmp(want, have) == 0)
+            return s;
+        for (int a = 0; a < s->n_aliases; a++) {
+            rl_gpudb_normalize(s->aliases[a], have, sizeof have);
+            if (strcmp(want, have) == 0)
+                return s;
+        }
+    }
+    return NULL;
+}
+
+/* Distance of a query to a GPU: the best over its id, name and aliases. */
+static size_t distance_to(const struct rl_gpu_spec *s, const char *want)
+{
+    char have[128];
+    rl_gpudb_normalize(s->id, have, sizeof have);
+    size_t best = rl_edit_distance(want, have);
+    rl_gpudb_normalize(s->name, have, sizeof have);
+    size_t d = rl_edit_distance(want, have);
+    best = d < best ? d : best;
+    for (int a = 0; a < s->n_aliases; a++) {
+        rl_gpudb_normalize(s->aliases[a], have, sizeof have);
+        d = rl_edit_distance(want, have);
+        best = d < best ? d : best;
+    }
+    return best;
+}
+
+int rl_gpudb_lookup(const struct rl_gpudb *db, const char *name,
+                    const struct rl_gpu_spec **out, char *errmsg)
+{
+    *out = rl_gpudb_find(db, name);
+    if (*out)
+        return RL_OK;
+    char want[128];
+    rl_gpudb_normalize(name, want, sizeof want);
+    /* Three closest GPUs: by edit distance, then by the length of the prefix
+     * shared with the id ("h100-sxm6" is nearer h100-nvl than a100-sxm). */
+    const struct rl_gpu_spec *best[3] = {NULL, NULL, NULL};
+    size_t dist[3] = {(size_t)-1, (size_t)-1, (size_t)-1}, pre[3] = {0, 0, 0};
+    for (size_t i = 0; i < db->n; i++) {
+        size_t d = distance_to(&db->gpus[i], want);
+        char id[128];
+        rl_gpudb_normalize(db->gpus[i].id, id, sizeof id);
+        size_t p = 0;
+        while (id[p] && id[p] == want[p])
+            p++;
+        for (int k = 0; k < 3; k++) {
+            if (d < dist[k] || (d == dist[k] && p > pre[k])) {
+                for (int m = 2; m > k; m--) {
+                    dist[m] = dist[m - 1];
+                    pre[m] = pre[m - 1];
+                    best[m] = best[m - 1];
+                }
+                dist[k] = d;
+                pre[k] = p;
+                best[k] = &db->gpus[i];
+                break;
+            }
+        }
+    }
+    char list[160] = "";
+    for (int k = 0; k < 3 && best[k]; k++) {
+        size_t u = strlen(list);
+        snprintf(list + u, sizeof list - u, "%s%s", k ? ", " : "", best[k]->id);
+    }
+    return rl_fail(errmsg, RL_ENOTFOUND,
+                   "unknown GPU '%s' (closest: %s; 'roofline gpus' lists all)", name,
+                   list);
+}

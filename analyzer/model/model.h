@@ -1,0 +1,116 @@
+/* model.h - the roofline model: ceilings, attainable performance, ridge points, bounds. */
+#ifndef RL_MODEL_H
+#define RL_MODEL_H
+
+#include "analyzer/model/spec.h"
+
+#include <stdbool.h>
+
+/* Units: performance in TFLOP/s (1e12 FLOP/s; TOPS for INT8), bandwidth in
+ * GB/s (1e9 B/s), arithmetic intensity in FLOP/byte, time in ns. */
+
+enum rl_unit { RL_UNIT_CUDA, RL_UNIT_TENSOR };
+
+/* Memory levels, from the farthest to the closest. */
+enum rl_mem_level { RL_MEM_DRAM, RL_MEM_L2, RL_MEM_L1, RL_MEM_COUNT };
+
+/* One compute ceiling: a horizontal roof. */
+struct rl_compute_roof {
+    char name[24];   /* CLI name: "bf16", "fp32", "fp64-tc", "fp16-cuda" */
+    char label[64];  /* "BF16 Tensor Core (dense)" */
+    enum rl_precision precision;
+    enum rl_unit unit;
+    bool sparse;
+    bool ops;        /* integer: TOPS, not TFLOP/s */
+    double peak_tflops;
+    enum rl_origin origin;
+};
+
+/* One memory ceiling: a slanted roof. */
+struct rl_memory_roof {
+    enum rl_mem_level level;
+    char label[48];  /* "HBM3e", "L2", "L1/shared" */
+    double bandwidth_gbs;
+    enum rl_origin origin;
+};
+
+/* What bounds a kernel at its intensity. */
+enum rl_bound {
+    RL_BOUND_UNKNOWN, /* no intensity (no FLOPs and no bytes) */
+    RL_BOUND_MEMORY,  /* left of the ridge of its limiting memory level */
+    RL_BOUND_COMPUTE  /* at or right of every ridge */
+};
+
+/* A kernel as the model sees it. Unknown quantities are NAN. */
+struct rl_kernel_perf {
+    double flops;
+    double bytes[RL_MEM_COUNT]; /* NAN: level not measured */
+    double time_ns;             /* NAN or 0: no timing */
+};
+
+/* The model's verdict on one kernel against one compute roof and the
+ * memory roofs given. */
+struct rl_verdict {
+    double ai_flop_per_byte[RL_MEM_COUNT]; /* NAN where bytes unknown */
+    double attainable_tflops;  /* min(peak, min over levels AI x BW) */
+    double achieved_tflops;    /* NAN without time */
+    double pct_of_roof;        /* achieved / attainable x 100; NAN without time */
+    double headroom_x;         /* attainable / achieved; NAN without time */
+    double ridge_flop_per_byte;/* ridge of the limiting memory level */
+    double ridge_distance_x;   /* ridge / AI (>1: left of the ridge) */
+    enum rl_bound bound;
+    enum rl_mem_level limiter; /* meaningful when bound == RL_BOUND_MEMORY */
+};
+
+/* Names */
+
+const char *rl_mem_level_name(enum rl_mem_level level); /* "dram", "l2", "l1" */
+const char *rl_bound_name(enum rl_bound bound);        /* "memory", "compute" */
+
+/* Parse "hbm"/"dram"/"l2"/"l1"/"shared"; -1 when unknown. */
+int rl_mem_level_parse(const char *name);
+
+/* The CLI's precision names, in display order, NULL-terminated. */
+const char *const *rl_roof_names(void);
+
+/* Ceilings from a datasheet */
+
+/* The compute roof named `name` (see rl_roof_names()). RL_ENOTFOUND for an
+ * unknown name (errmsg lists the valid ones), RL_EUNSUPPORTED when the GPU
+ * lacks that rate ("NVIDIA A100 has no FP8 Tensor Core rate"). */
+int rl_roof_from_spec(const struct rl_gpu_spec *spec, const char *name,
+                      bool sparse, struct rl_compute_roof *out, char *errmsg);
+
+/* A roof's name, label, precision and unit without a value (peak NAN,
+ * origin measured): for ceilings that come from measurements. 0 or
+ * RL_ENOTFOUND. */
+int rl_roof_describe(const char *name, struct rl_compute_roof *out);
+
+/* The memory roof of a level. RL_EUNSUPPORTED when the spec does not know
+ * that level's bandwidth. */
+int rl_memory_roof_from_spec(const struct rl_gpu_spec *spec,
+                             enum rl_mem_level level,
+                             struct rl_memory_roof *out, char *errmsg);
+
+/* Formulas (NAN for negative, zero-bandwidth or NaN inputs) */
+
+/* peak / bandwidth, in FLOP/byte. */
+double rl_ridge_flop_per_byte(double peak_tflops, double bandwidth_gbs);
+
+/* min(peak, ai x bandwidth), in TFLOP/s. An infinite ai gives the peak. */
+double rl_attainable_tflops(double peak_tflops, double bandwidth_gbs,
+                            double ai_flop_per_byte);
+
+/* Classification */
+
+/* Judge kernel k against roof c and the memory roofs mem[0..n_mem). Each
+ * level with known bytes and a roof limits the attainable rate; the lowest
+ * wins. Zero bytes give an infinite intensity (compute-bound); zero FLOPs
+ * with bytes give intensity 0 (memory-bound); zero time leaves achieved,
+ * pct and headroom NAN (never divided by). Returns RL_EINVAL for negative
+ * or NaN FLOPs/bytes/time, or when no level has both bytes and a roof. */
+int rl_classify(const struct rl_kernel_perf *k, const struct rl_compute_roof *c,
+                const struct rl_memory_roof *mem, size_t n_mem,
+                struct rl_verdict *out, char *errmsg);
+
+#endif

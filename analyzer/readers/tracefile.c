@@ -1,0 +1,809 @@
+/* tracefile.c - reads `roofline trace` files in one streaming pass, whatever their size, into kernel groups.
+ *
+ * A trace of a serving run holds hundreds of thousands of launches: a DOM
+ * parser (cJSON) would need several times the file in memory. This reader
+ * pulls JSON tokens from a fixed buffer, keeps the few fields a roofline
+ * needs per launch and folds each launch into its group at once.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "analyzer/readers/tracefile.h"
+
+#include "analyzer/util/error.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BUF_BYTES (1u << 20)
+
+enum tok { T_EOF, T_LBRACE, T_RBRACE, T_LBRACKET, T_RBRACKET, T_COLON, T_COMMA, T_STRING,
+           T_NUMBER, T_TRUE, T_FALSE, T_NULL };
+
+struct reader {
+    FILE *f;
+    const char *what;
+    char *buf;
+    size_t len, pos;
+    int line;
+    bool eof;
+    char *str;          /* the last string token, decoded */
+    size_t str_len, str_cap;
+    double num;         /* the last number token */
+    char *errmsg;
+    int err;            /* first error, sticky */
+};
+
+static int fail(struct reader *r, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(struct reader *r, int code, const char *fmt, ...)
+{
+    if (r->err)
+        return r->err;
+    char msg[RL_ERRMSG_SIZE];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    r->err = code;
+    rl_fail(r->errmsg, code, "'%s': line %d: %s", r->what, r->line, msg);
+    return code;
+}
+
+/* The next byte, or -1 at the end. */
+static inline int peek(struct reader *r)
+{
+    if (r->pos == r->len) {
+        if (r->eof)
+            return -1;
+        r->len = fread(r->buf, 1, BUF_BYTES, r->f);
+        r->pos = 0;
+        if (r->len < BUF_BYTES)
+            r->eof = true;
+        if (r->len == 0)
+            return -1;
+    }
+    return (unsigned char)r->buf[r->pos];
+}
+
+static inline int get(struct reader *r)
+{
+    int c = peek(r);
+    if (c >= 0)
+        r->pos++;
+    return c;
+}
+
+static int str_push(struct reader *r, const char *p, size_t n)
+{
+    if (r->str_len + n + 1 > r->str_cap) {
+        size_t cap = r->str_cap ? r->str_cap : 256;
+        while (cap < r->str_len + n + 1)
+            cap *= 2;
+        char *s = realloc(r->str, cap);
+        if (!s)
+            return fail(r, RL_ENOMEM, "out of memory");
+        r->str = s;
+        r->str_cap = cap;
+    }
+    memcpy(r->str + r->str_len, p, n);
+    r->str_len += n;
+    r->str[r->str_len] = 0;
+    return 0;
+}
+
+static int hex4(struct reader *r, unsigned *out)
+{
+    *out = 0;
+    for (int i = 0; i < 4; i++) {
+        int c = get(r), v = c >= '0' && c <= '9'   ? c - '0'
+                            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                   : -1;
+        if (v < 0)
+            return fail(r, RL_EPARSE, "malformed \\u escape in a string");
+        *out = *out * 16 + (unsigned)v;
+    }
+    return 0;
+}
+
+static int read_string(struct reader *r)
+{
+    r->str_len = 0;
+    if (str_push(r, "", 0))
+        return r->err;
+    for (;;) {
+        /* Copy the plain run up to the next quote or backslash at once. */
+        if (peek(r) < 0)
+            return fail(r, RL_EPARSE, "truncated: a string never ends");
+        const char *p = r->buf + r->pos, *end = r->buf + r->len, *q = p;
+        while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
+            q++;
+        if (q > p && str_push(r, p, (size_t)(q - p)))
+            return r->err;
+        r->pos += (size_t)(q - p);
+        if (q == end)
+            continue;
+        int c = get(r);
+        if (c == '"')
+            return 0;
+        if (c != '\\')
+            return fail(r, RL_EPARSE, "control character in a string");
+        c = get(r);
+        char ch;
+        switch (c) {
+        case '"': ch = '"'; break;
+        case '\\': ch = '\\'; break;
+        case '/': ch = '/'; break;
+        case 'b': ch = '\b'; break;
+        case 'f': ch = '\f'; break;
+        case 'n': ch = '\n'; break;
+        case 'r': ch = '\r'; break;
+        case 't': ch = '\t'; break;
+        case 'u': {
+            unsigned u;
+            if (hex4(r, &u))
+                return r->err;
+            if (u >= 0xD800 && u < 0xDC00) { /* a surrogate pair */
+                unsigned lo;
+                if (get(r) != '\\' || get(r) != 'u' || hex4(r, &lo) || lo < 0xDC00 || lo > 0xDFFF)
+                    return fail(r, RL_EPARSE, "malformed surrogate pair in a string");
+                u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+            }
+            char b[4];
+            size_t n = u < 0x80 ? 1 : u < 0x800 ? 2 : u < 0x10000 ? 3 : 4;
+            if (n == 1)
+                b[0] = (char)u;
+            else if (n == 2)
+                b[0] = (char)(0xC0 | u >> 6), b[1] = (char)(0x80 | (u & 0x3F));
+            else if (n == 3)
+                b[0] = (char)(0xE0 | u >> 12), b[1] = (char)(0x80 | (u >> 6 & 0x3F)),
+                b[2] = (char)(0x80 | (u & 0x3F));
+            else
+                b[0] = (char)(0xF0 | u >> 18), b[1] = (char)(0x80 | (u >> 12 & 0x3F)),
+                b[2] = (char)(0x80 | (u >> 6 & 0x3F)), b[3] = (char)(0x80 | (u & 0x3F));
+            if (str_push(r, b, n))
+                return r->err;
+            continue;
+        }
+        default:
+            return fail(r, RL_EPARSE, "bad escape in a string");
+        }
+        if (str_push(r, &ch, 1))
+            return r->err;
+    }
+}
+
+static int read_number(struct reader *r, int first)
+{
+    char tmp[64];
+    size_t n = 0;
+    tmp[n++] = (char)first;
+    bool integer = true;
+    uint64_t v = first >= '0' && first <= '9' ? (uint64_t)(first - '0') : 0;
+    int digits = first >= '0' && first <= '9';
+    for (;;) {
+        int c = peek(r);
+        if (c >= '0' && c <= '9') {
+            v = v * 10 + (uint64_t)(c - '0');
+            digits++;
+        } else if (c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
+            integer = false;
+        } else {
+            break;
+        }
+        if (n + 1 >= sizeof tmp)
+            return fail(r, RL_EPARSE, "number too long");
+        tmp[n++] = (char)c;
+        r->pos++;
+    }
+    tmp[n] = 0;
+    /* Integers below 2^53, the common case, skip strtod. */
+    if (integer && digits > 0 && digits <= 15 && (first != '-' || n > 1)) {
+        r->num = first == '-' ? -(double)v : (double)v;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    r->num = strtod(tmp, &end);
+    if (*end || end == tmp || digits == 0)
+        return fail(r, RL_EPARSE, "malformed number '%s'", tmp);
+    return 0;
+}
+
+static int expect_word(struct reader *r, const char *rest)
+{
+    for (const char *p = rest; *p; p++)
+        if (get(r) != *p)
+            return fail(r, RL_EPARSE, "malformed JSON (expected true, false or null)");
+    return 0;
+}
+
+static enum tok next(struct reader *r)
+{
+    for (;;) {
+        int c = get(r);
+        switch (c) {
+        case -1: return T_EOF;
+        case '\n': r->line++; continue;
+        case ' ': case '\t': case '\r': continue;
+        case '{': return T_LBRACE;
+        case '}': return T_RBRACE;
+        case '[': return T_LBRACKET;
+        case ']': return T_RBRACKET;
+        case ':': return T_COLON;
+        case ',': return T_COMMA;
+        case '"': return read_string(r) ? T_EOF : T_STRING;
+        case 't': return expect_word(r, "rue") ? T_EOF : T_TRUE;
+        case 'f': return expect_word(r, "alse") ? T_EOF : T_FALSE;
+        case 'n': return expect_word(r, "ull") ? T_EOF : T_NULL;
+        default:
+            if (c == '-' || (c >= '0' && c <= '9'))
+                return read_number(r, c) ? T_EOF : T_NUMBER;
+            fail(r, RL_EPARSE, "malformed JSON near '%c'", c);
+            return T_EOF;
+        }
+    }
+}
+
+static int expect(struct reader *r, enum tok want, const char *what)
+{
+    enum tok t = next(r);
+    if (t == want)
+        return 0;
+    if (r->err)
+        return r->err;
+    return fail(r, RL_EPARSE, t == T_EOF ? "truncated: expected %s" : "expected %s", what);
+}
+
+static int skip_value(struct reader *r, enum tok t);
+
+/* Skip the rest of a container opened by t. */
+static int skip_container(struct reader *r, enum tok close)
+{
+    bool first = true;
+    for (;;) {
+        enum tok t = next(r);
+        if (t == close && first)
+            return 0;
+        if (close == T_RBRACE) {
+            if (t != T_STRING)
+                return fail(r, RL_EPARSE, t == T_EOF ? "truncated object" : "expected a key");
+            if (expect(r, T_COLON, "':'"))
+                return r->err;
+            t = next(r);
+        }
+        if (skip_value(r, t))
+            return r->err;
+        first = false;
+        t = next(r);
+        if (t == close)
+            return 0;
+        if (t != T_COMMA)
+            return fail(r, RL_EPARSE, t == T_EOF ? "truncated" : "expected ',' or a closing bracket");
+    }
+}
+
+static int skip_value(struct reader *r, enum tok t)
+{
+    switch (t) {
+    case T_LBRACE: return skip_container(r, T_RBRACE);
+    case T_LBRACKET: return skip_container(r, T_RBRACKET);
+    case T_STRING: case T_NUMBER: case T_TRUE: case T_FALSE: case T_NULL: return 0;
+    default:
+        return r->err ? r->err : fail(r, RL_EPARSE, t == T_EOF ? "truncated: expected a value"
+                                                              : "expected a value");
+    }
+}
+
+/* Skip a value without tokenizing it: the fields a roofline does not need
+ * are most of a launch record. Scalars are checked for their characters
+ * only. */
+static int skip_fast(struct reader *r)
+{
+    int c;
+    while ((c = peek(r)) == ' ' || c == '\n' || c == '\t' || c == '\r') {
+        r->line += c == '\n';
+        r->pos++;
+    }
+    if (c == '{' || c == '[')
+        return skip_value(r, next(r));
+    if (c == '"') {
+        r->pos++;
+        for (;;) {
+            if (peek(r) < 0)
+                return fail(r, RL_EPARSE, "truncated: a string never ends");
+            const char *p = r->buf + r->pos, *end = r->buf + r->len;
+            while (p < end && *p != '"' && *p != '\\')
+                p++;
+            r->pos = (size_t)(p - r->buf);
+            if (p == end)
+                continue;
+            r->pos++;
+            if (*p == '"')
+                return 0;
+            if (get(r) < 0) /* the escaped character */
+                return fail(r, RL_EPARSE, "truncated: a string never ends");
+        }
+    }
+    size_t n = 0;
+    for (;; n++) {
+        c = peek(r);
+        if (c < 0 || c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' ||
+            c == '\t')
+            break;
+        if (!((c >= '0' && c <= '9') || (c && strchr(".-+eEtruefalsn", c)))) /* NUL: no letter */
+            return fail(r, RL_EPARSE, "malformed JSON near '%c'", c);
+        r->pos++;
+    }
+    return n ? 0 : fail(r, RL_EPARSE, c < 0 ? "truncated: expected a value" : "expected a value");
+}
+
+/* Iterate an object: calls field(key) with the reader before the value,
+ * which the field reads (next) or skips (skip_fast). */
+typedef int (*field_fn)(struct reader *r, void *ctx, const char *key);
+
+/* The next token when it is a key: copied straight into key (keys are
+ * short and plain; one with escapes takes the general path). */
+static enum tok next_key(struct reader *r, char *key, size_t size)
+{
+    int c;
+    while ((c = peek(r)) == ' ' || c == '\n' || c == '\t' || c == '\r') {
+        r->line += c == '\n';
+        r->pos++;
+    }
+    if (c != '"' || r->len - r->pos < size + 2)
+        goto general;
+    const char *p = r->buf + r->pos + 1;
+    for (size_t n = 0; n + 1 < size; n++) {
+        if (p[n] == '"') {
+            memcpy(key, p, n);
+            key[n] = 0;
+            r->pos += n + 2;
+            return T_STRING;
+        }
+        if (p[n] == '\\' || (unsigned char)p[n] < 0x20)
+            break;
+    }
+general:;
+    enum tok t = next(r);
+    if (t == T_STRING) {
+        size_t kn = r->str_len < size - 1 ? r->str_len : size - 1;
+        memcpy(key, r->str, kn);
+        key[kn] = 0;
+    }
+    return t;
+}
+
+static int read_object(struct reader *r, void *ctx, field_fn field)
+{
+    char key[64];
+    enum tok t = next_key(r, key, sizeof key);
+    if (t == T_RBRACE)
+        return 0;
+    for (;;) {
+        if (t != T_STRING)
+            return r->err ? r->err
+                          : fail(r, RL_EPARSE, t == T_EOF ? "truncated object" : "expected a key");
+        if (expect(r, T_COLON, "':'"))
+            return r->err;
+        if (field(r, ctx, key))
+            return r->err;
+        t = next(r);
+        if (t == T_RBRACE)
+            return 0;
+        if (t != T_COMMA)
+            return r->err ? r->err
+                          : fail(r, RL_EPARSE, t == T_EOF ? "truncated object" : "expected ',' or '}'");
+        t = next_key(r, key, sizeof key);
+    }
+}
+
+/* ---- fields ---------------------------------------------------------------- */
+
+static int number_or_null(struct reader *r, enum tok t, const char *key, double *out)
+{
+    if (t == T_NULL) {
+        *out = NAN;
+        return 0;
+    }
+    if (t != T_NUMBER)
+        return r->err ? r->err : fail(r, RL_ESCHEMA, "'%s' must be a number or null", key);
+    if (!(r->num >= 0))
+        return fail(r, RL_ESCHEMA, "'%s' must be >= 0", key);
+    *out = r->num;
+    return 0;
+}
+
+static int dim3(struct reader *r, enum tok t, const char *key, uint32_t *out)
+{
+    if (t != T_LBRACKET)
+        return r->err ? r->err : fail(r, RL_ESCHEMA, "'%s' must be an array of 3 numbers", key);
+    for (int i = 0; i < 3; i++) {
+        if (expect(r, T_NUMBER, "a number") || !(r->num >= 0 && r->num < 4294967296.0))
+            return r->err ? r->err : fail(r, RL_ESCHEMA, "'%s' holds a bad dimension", key);
+        out[i] = (uint32_t)r->num;
+        if (expect(r, i < 2 ? T_COMMA : T_RBRACKET, i < 2 ? "','" : "']'"))
+            return r->err;
+    }
+    return 0;
+}
+
+struct launch {
+    char name[1024];
+    bool have_name;
+    uint32_t grid[3], block[3];
+    double flops, bytes[RL_MEM_COUNT], time_ns;
+    char precision[24];
+    enum rl_origin origin;
+};
+
+static int launch_field(struct reader *r, void *ctx, const char *key)
+{
+    struct launch *l = ctx;
+    enum tok t;
+    switch (key[0]) {
+    case 'n':
+        if (strcmp(key, "name") == 0) {
+            if ((t = next(r)) != T_STRING)
+                return fail(r, RL_ESCHEMA, "'name' must be a string");
+            size_t n = r->str_len < sizeof l->name - 1 ? r->str_len : sizeof l->name - 1;
+            memcpy(l->name, r->str, n);
+            l->name[n] = 0;
+            l->have_name = true;
+            return 0;
+        }
+        break;
+    case 'g':
+        if (strcmp(key, "grid") == 0)
+            return dim3(r, next(r), key, l->grid);
+        break;
+    case 'b':
+        if (strcmp(key, "block") == 0)
+            return dim3(r, next(r), key, l->block);
+        break;
+    case 'f':
+        if (strcmp(key, "flops") == 0)
+            return number_or_null(r, next(r), key, &l->flops);
+        break;
+    case 'd':
+        if (strcmp(key, "dram_bytes") == 0)
+            return number_or_null(r, next(r), key, &l->bytes[RL_MEM_DRAM]);
+        break;
+    case 'l':
+        if (strcmp(key, "l2_bytes") == 0)
+            return number_or_null(r, next(r), key, &l->bytes[RL_MEM_L2]);
+        if (strcmp(key, "l1_bytes") == 0)
+            return number_or_null(r, next(r), key, &l->bytes[RL_MEM_L1]);
+        break;
+    case 't':
+        if (strcmp(key, "time_ns") == 0)
+            return number_or_null(r, next(r), key, &l->time_ns);
+        break;
+    case 'p':
+        if (strcmp(key, "precision") == 0) {
+            if ((t = next(r)) != T_STRING)
+                return fail(r, RL_ESCHEMA, "'precision' must be a string");
+            size_t n = r->str_len < sizeof l->precision - 1 ? r->str_len
+                                                               : sizeof l->precision - 1;
+            memcpy(l->precision, r->str, n);
+            l->precision[n] = 0;
+            return 0;
+        }
+        break;
+    case 'o':
+        if (strcmp(key, "origin") == 0) {
+            if ((t = next(r)) != T_STRING ||
+                (strcmp(r->str, "measured") != 0 && strcmp(r->str, "analytic") != 0))
+                return fail(r, RL_ESCHEMA, "'origin' must be \"measured\" or \"analytic\"");
+            l->origin = r->str[0] == 'a' ? RL_ORIGIN_ANALYTIC : RL_ORIGIN_MEASURED;
+            return 0;
+        }
+        break;
+    }
+    return skip_fast(r);
+}
+
+/* ---- groups ---------------------------------------------------------------- */
+
+static uint64_t group_hash(const struct launch *l)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const unsigned char *p = (const unsigned char *)l->name; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    for (int i = 0; i < 3; i++)
+        h = ((h ^ l->grid[i]) * 1099511628211ull ^ l->block[i]) * 1099511628211ull;
+    return h;
+}
+
+static bool same(const struct rl_trace_group *g, const struct launch *l)
+{
+    return memcmp(g->grid, l->grid, sizeof g->grid) == 0 &&
+           memcmp(g->block, l->block, sizeof g->block) == 0 && strcmp(g->name, l->name) == 0;
+}
+
+static int grow_slots(struct rl_trace_groups *g)
+{
+    size_t slots = g->slots ? 2 * g->slots : 1024;
+    uint32_t *s = calloc(slots, sizeof *s);
+    if (!s)
+        return RL_ENOMEM;
+    for (size_t i = 0; i < g->n; i++) {
+        struct launch key;
+        snprintf(key.name, sizeof key.name, "%s", g->v[i].name);
+        memcpy(key.grid, g->v[i].grid, sizeof key.grid);
+        memcpy(key.block, g->v[i].block, sizeof key.block);
+        size_t j = group_hash(&key) & (slots - 1);
+        while (s[j])
+            j = (j + 1) & (slots - 1);
+        s[j] = (uint32_t)i + 1;
+    }
+    free(g->slot);
+    g->slot = s;
+    g->slots = slots;
+    return RL_OK;
+}
+
+/* Launches group by kernel name, grid and block; the first counted launch
+ * gives the group its precision and origin (timing-only launches count for
+ * time). */
+static int add_launch(struct rl_trace_groups *g, const struct launch *l, uint64_t launches)
+{
+    if (2 * (g->n + 1) > g->slots && grow_slots(g))
+        return RL_ENOMEM;
+    size_t j = group_hash(l) & (g->slots - 1);
+    while (g->slot[j] && !same(&g->v[g->slot[j] - 1], l))
+        j = (j + 1) & (g->slots - 1);
+    struct rl_trace_group *grp;
+    if (g->slot[j]) {
+        grp = &g->v[g->slot[j] - 1];
+    } else {
+        if (g->n == g->cap) {
+            size_t cap = g->cap ? 2 * g->cap : 64;
+            struct rl_trace_group *v = realloc(g->v, cap * sizeof *v);
+            if (!v)
+                return RL_ENOMEM;
+            g->v = v;
+            g->cap = cap;
+        }
+        grp = &g->v[g->n];
+        memset(grp, 0, sizeof *grp);
+        if (!(grp->name = strdup(l->name)))
+            return RL_ENOMEM;
+        memcpy(grp->grid, l->grid, sizeof grp->grid);
+        memcpy(grp->block, l->block, sizeof grp->block);
+        grp->origin = RL_ORIGIN_MEASURED;
+        g->slot[j] = (uint32_t)++g->n;
+    }
+    if (!isnan(l->flops) && grp->counted == 0) {
+        snprintf(grp->precision, sizeof grp->precision, "%s", l->precision);
+        grp->origin = l->origin;
+    }
+    grp->launches += launches;
+    if (!isnan(l->time_ns))
+        grp->time_ns += l->time_ns;
+    if (!isnan(l->flops)) {
+        grp->counted += launches;
+        grp->flops += l->flops;
+        if (!isnan(l->time_ns)) {
+            grp->counted_time_ns += l->time_ns;
+            grp->counted_timed += launches;
+        }
+        for (int m = 0; m < RL_MEM_COUNT; m++)
+            grp->bytes[m] += l->bytes[m]; /* NAN stays NAN: a level not measured */
+    }
+    return RL_OK;
+}
+
+int rl_trace_groups_add(struct rl_trace_groups *g, const char *name, const uint32_t grid[3],
+                        const uint32_t block[3], const char *precision, enum rl_origin origin,
+                        uint64_t launches, double flops, const double bytes[RL_MEM_COUNT],
+                        double time_ns)
+{
+    struct launch l;
+    snprintf(l.name, sizeof l.name, "%s", name);
+    l.have_name = true;
+    for (int i = 0; i < 3; i++) {
+        l.grid[i] = grid ? grid[i] : 0;
+        l.block[i] = block ? block[i] : 0;
+    }
+    snprintf(l.precision, sizeof l.precision, "%s", precision ? precision : "");
+    l.origin = origin;
+    l.flops = flops;
+    l.time_ns = time_ns;
+    memcpy(l.bytes, bytes, sizeof l.bytes);
+    if (add_launch(g, &l, launches ? launches : 1))
+        return RL_ENOMEM;
+    g->sum.kernels += launches ? launches : 1;
+    if (!isnan(time_ns))
+        g->sum.time_ns += time_ns;
+    return RL_OK;
+}
+
+/* ---- the document -------------------------------------------------------- */
+
+struct doc {
+    struct rl_trace_groups *g;
+    bool format_ok;
+};
+
+static int string_into(struct reader *r, enum tok t, char *buf, size_t size)
+{
+    if (t == T_NULL) {
+        buf[0] = 0;
+        return 0;
+    }
+    if (t != T_STRING)
+        return skip_value(r, t);
+    snprintf(buf, size, "%s", r->str);
+    return 0;
+}
+
+static int gpu_field(struct reader *r, void *ctx, const char *key)
+{
+    struct rl_trace_summary *s = ctx;
+    enum tok t = next(r);
+    if (strcmp(key, "name") == 0)
+        return string_into(r, t, s->gpu_name, sizeof s->gpu_name);
+    if (strcmp(key, "chip") == 0)
+        return string_into(r, t, s->chip, sizeof s->chip);
+    if (strcmp(key, "sm_count") == 0 && t == T_NUMBER) {
+        s->sm_count = r->num >= 0 && r->num < 1e6 ? (int)r->num : 0; /* 0: unknown */
+        return 0;
+    }
+    return skip_value(r, t);
+}
+
+static int counters_field(struct reader *r, void *ctx, const char *key)
+{
+    struct rl_trace_summary *s = ctx;
+    enum tok t = next(r);
+    if (strcmp(key, "status") == 0)
+        return string_into(r, t, s->counters_status, sizeof s->counters_status);
+    if (strcmp(key, "reason") == 0)
+        return string_into(r, t, s->counters_reason, sizeof s->counters_reason);
+    if (strcmp(key, "tensor_not_counted") == 0 && t == T_LBRACKET) {
+        size_t used = 0;
+        for (t = next(r); t == T_STRING || t == T_COMMA; t = next(r))
+            if (t == T_STRING)
+                used += (size_t)snprintf(s->tensor_not_counted + used,
+                                         used < sizeof s->tensor_not_counted
+                                             ? sizeof s->tensor_not_counted - used
+                                             : 0,
+                                         "%s%s", used ? ", " : "", r->str);
+        return t == T_RBRACKET ? 0 : fail(r, RL_EPARSE, "expected ']'");
+    }
+    return skip_value(r, t);
+}
+
+static int read_kernels(struct reader *r, struct rl_trace_groups *g, enum tok t)
+{
+    if (t != T_LBRACKET)
+        return r->err ? r->err : fail(r, RL_ESCHEMA, "'kernels' must be an array");
+    t = next(r);
+    if (t == T_RBRACKET)
+        return 0;
+    for (;;) {
+        if (t != T_LBRACE)
+            return r->err ? r->err
+                          : fail(r, RL_ESCHEMA, t == T_EOF ? "truncated: kernels[%llu] never ends"
+                                                           : "kernels[%llu] must be an object",
+                                 (unsigned long long)g->sum.kernels);
+        struct launch l;
+        l.have_name = false;
+        l.grid[0] = l.grid[1] = l.grid[2] = l.block[0] = l.block[1] = l.block[2] = 0;
+        l.flops = l.time_ns = NAN;
+        for (int m = 0; m < RL_MEM_COUNT; m++)
+            l.bytes[m] = NAN;
+        l.precision[0] = 0;
+        l.origin = RL_ORIGIN_MEASURED;
+        int line = r->line;
+        if (read_object(r, &l, launch_field))
+            return r->err;
+        if (!l.have_name) {
+            r->line = line;
+            return fail(r, RL_ESCHEMA, "kernels[%llu] has no 'name'",
+                        (unsigned long long)g->sum.kernels);
+        }
+        /* FLOPs without any byte count cannot be placed: timing only. */
+        bool bytes = false;
+        for (int m = 0; m < RL_MEM_COUNT; m++)
+            bytes |= !isnan(l.bytes[m]);
+        if (!bytes)
+            l.flops = NAN;
+        if (isnan(l.flops))
+            l.precision[0] = 0, l.origin = RL_ORIGIN_MEASURED;
+        if (add_launch(g, &l, 1))
+            return fail(r, RL_ENOMEM, "out of memory");
+        g->sum.kernels++;
+        if (!isnan(l.time_ns))
+            g->sum.time_ns += l.time_ns;
+        t = next(r);
+        if (t == T_RBRACKET)
+            return 0;
+        if (t != T_COMMA)
+            return r->err ? r->err
+                          : fail(r, RL_EPARSE, t == T_EOF ? "truncated: the kernels array never ends"
+                                                          : "expected ',' or ']' after a kernel");
+        t = next(r);
+    }
+}
+
+static int doc_field(struct reader *r, void *ctx, const char *key)
+{
+    struct doc *d = ctx;
+    enum tok t = next(r);
+    if (strcmp(key, "format") == 0) {
+        if (t != T_STRING || strcmp(r->str, "roofline-trace") != 0)
+            return fail(r, RL_ESCHEMA, "not a roofline trace ('format' is not \"roofline-trace\")");
+        d->format_ok = true;
+        return 0;
+    }
+    if (strcmp(key, "kernels") == 0)
+        return read_kernels(r, d->g, t);
+    if (strcmp(key, "gpu") == 0 && t == T_LBRACE)
+        return read_object(r, &d->g->sum, gpu_field);
+    if (strcmp(key, "counters") == 0 && t == T_LBRACE)
+        return read_object(r, &d->g->sum, counters_field);
+    if (strcmp(key, "incomplete") == 0 && (t == T_TRUE || t == T_FALSE)) {
+        d->g->sum.incomplete = t == T_TRUE;
+        return 0;
+    }
+    return skip_value(r, t);
+}
+
+int rl_trace_groups_read(struct rl_trace_groups *g, FILE *f, const char *what, char *errmsg)
+{
+    struct reader r = {.f = f, .what = what, .line = 1, .errmsg = errmsg};
+    r.buf = malloc(BUF_BYTES);
+    if (!r.buf)
+        return rl_fail(errmsg, RL_ENOMEM, "out of memory");
+    struct doc d = {g, false};
+    enum tok t = next(&r);
+    if (t != T_LBRACE && !r.err)
+        fail(&r, RL_ESCHEMA, "not a roofline trace (expected a JSON object)");
+    if (!r.err)
+        read_object(&r, &d, doc_field);
+    if (!r.err && next(&r) != T_EOF)
+        fail(&r, RL_EPARSE, "text after the end of the document");
+    if (!r.err && ferror(f))
+        fail(&r, RL_EIO, "read error");
+    if (!r.err && !d.format_ok)
+        fail(&r, RL_ESCHEMA, "not a roofline trace (no \"format\": \"roofline-trace\")");
+    free(r.buf);
+    free(r.str);
+    return r.err;
+}
+
+int rl_trace_groups_load(struct rl_trace_groups *g, const char *path, char *errmsg)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return rl_fail(errmsg, RL_EIO, "'%s': %s", path, strerror(errno));
+    int rc = rl_trace_groups_read(g, f, path, errmsg);
+    fclose(f);
+    return rc;
+}
+
+void rl_trace_groups_release(struct rl_trace_groups *g)
+{
+    for (size_t i = 0; i < g->n; i++)
+        free(g->v[i].name);
+    free(g->v);
+    free(g->slot);
+    memset(g, 0, sizeof *g);
+}
+
+bool rl_trace_sniff(const char *text, size_t len)
+{
+    /* The writer puts "format" on the third line; look at the first 4 KB. */
+    size_t n = len < 4096 ? len : 4096;
+    const char *needle = "\"roofline-trace\"";
+    size_t k = strlen(needle);
+    for (size_t i = 0; i + k <= n; i++)
+        if (memcmp(text + i, needle, k) == 0)
+            return true;
+    return false;
+}

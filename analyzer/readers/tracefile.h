@@ -1,0 +1,64 @@
+/* tracefile.h - reads `roofline trace` files in one streaming pass, whatever their size, into kernel groups. */
+#ifndef RL_TRACEFILE_H
+#define RL_TRACEFILE_H
+
+#include "analyzer/model/model.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The launches of one kernel name, grid and block. */
+struct rl_trace_group {
+    char *name;                 /* owned */
+    uint32_t grid[3], block[3];
+    char precision[24];         /* roof of the counted launches; "" unknown */
+    enum rl_origin origin;      /* measured (counters) or analytic */
+    uint64_t launches;          /* all launches */
+    uint64_t counted;           /* launches with FLOPs and bytes */
+    uint64_t counted_timed;     /* of those, with a time */
+    double time_ns;             /* all launches with a time */
+    double counted_time_ns;     /* the counted launches' time */
+    double flops;               /* summed over counted launches */
+    double bytes[RL_MEM_COUNT]; /* summed; NAN where a counted launch lacked the level */
+};
+
+struct rl_trace_summary {
+    char gpu_name[96], chip[32];
+    int sm_count;
+    char counters_status[16];   /* ok, off, unavailable */
+    char counters_reason[512];
+    char tensor_not_counted[64];/* "fp16, tf32, int8" */
+    bool incomplete;
+    uint64_t kernels;           /* launch records read */
+    double time_ns;             /* all launches */
+};
+
+struct rl_trace_groups {
+    struct rl_trace_group *v;
+    size_t n, cap;
+    uint32_t *slot;             /* hash table of group index + 1 */
+    size_t slots;
+    struct rl_trace_summary sum;
+};
+
+/* Read a trace from f (named `what` in errors) and add its launches to g.
+ * Memory grows with the number of groups, not of launches. Errors name the
+ * file and line: RL_EPARSE (malformed or truncated JSON), RL_ESCHEMA (not
+ * a roofline trace, a field of the wrong type), RL_ENOMEM. */
+int rl_trace_groups_read(struct rl_trace_groups *g, FILE *f, const char *what, char *errmsg);
+int rl_trace_groups_load(struct rl_trace_groups *g, const char *path, char *errmsg);
+void rl_trace_groups_release(struct rl_trace_groups *g);
+
+/* Add `launches` launches of a kernel at once (other sources: kernel files,
+ * Nsight Compute exports): FLOPs, bytes and time are their sums; NAN
+ * FLOPs for timing only. RL_ENOMEM on failure. */
+int rl_trace_groups_add(struct rl_trace_groups *g, const char *name, const uint32_t grid[3],
+                        const uint32_t block[3], const char *precision, enum rl_origin origin,
+                        uint64_t launches, double flops, const double bytes[RL_MEM_COUNT],
+                        double time_ns);
+
+/* Is this text (its first bytes) a roofline trace? */
+bool rl_trace_sniff(const char *text, size_t len);
+
+#endif

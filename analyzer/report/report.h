@@ -1,0 +1,79 @@
+/* report.h - the reporter: every kernel group judged against its roof, explained in one sentence, written as table, Markdown, CSV, JSON and chart. */
+#ifndef RL_REPORT_H
+#define RL_REPORT_H
+
+#include "analyzer/model/ceilings.h"
+#include "analyzer/readers/tracefile.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* What bounds a kernel group. */
+enum rl_report_bound {
+    RL_RB_MEMORY,   /* at its memory roof's slope, left of the ridge */
+    RL_RB_COMPUTE,  /* at or right of the ridge */
+    RL_RB_NEITHER,  /* far below both roofs: latency, launch overhead, occupancy */
+    RL_RB_UNKNOWN   /* no FLOPs and bytes (timing only), or no time */
+};
+
+/* Below this share of the attainable rate a kernel is bound by neither roof. */
+#define RL_REPORT_NEITHER_PCT 10.0
+
+struct rl_report_row {
+    char *name;                     /* owned */
+    uint32_t grid[3], block[3];
+    uint64_t launches, counted;
+    enum rl_origin origin;          /* of its FLOPs and bytes */
+    int roof;                       /* index into the ceilings' compute roofs, -1 none */
+    double time_ns, time_share;     /* all launches; share of the GPU time traced */
+    double flops, bytes[RL_MEM_COUNT]; /* counted launches */
+    struct rl_verdict v;            /* the model's verdict (NAN fields when unknown) */
+    double achieved_gbs;            /* DRAM bytes / time */
+    enum rl_report_bound bound;
+    char evidence[200];             /* why "neither"; "" otherwise */
+    char sentence[480];             /* the one-line explanation */
+};
+
+struct rl_report {
+    struct rl_report_row *rows;     /* sorted by time, largest first */
+    size_t n;
+    double time_ns;                 /* all launches */
+    uint64_t launches;
+    struct rl_trace_summary source; /* what the trace said about itself */
+    char source_path[512];
+    char source_kind[16];           /* "trace", "ncu", "kernels" */
+    char notes[1024];               /* one line per note, '\n'-separated */
+};
+
+/* Judge every group of g against the ceilings c (roofs of missing
+ * precisions are added; a precision neither source has falls back to the
+ * default roof with a note). Returns 0 or RL_ENOMEM. */
+int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_trace_groups *g,
+                    char *errmsg);
+void rl_report_release(struct rl_report *r);
+
+/* Outputs: each writes one format to f. */
+
+/* The terminal table: the top `rows` groups by time (0: all). */
+void rl_report_table(FILE *f, const struct rl_report *r, const struct rl_ceilings *c,
+                     size_t rows);
+int rl_report_csv(FILE *f, const struct rl_report *r, const struct rl_ceilings *c);
+int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings *c);
+/* report.md: the chart (image, a path relative to the report) and the table. */
+int rl_report_markdown(FILE *f, const struct rl_report *r, const struct rl_ceilings *c,
+                       const char *chart_image);
+
+/* Draw the chart: groups as points sized by time share, their L2 and L1
+ * intensities joined (hierarchical view), the top `labels` labelled. */
+int rl_report_chart(const struct rl_report *r, const struct rl_ceilings *c, const char *title,
+                    const char *out_path, size_t labels, char *errmsg);
+/* The same with curves drawn too (a bench file's intensity sweeps): the one
+ * place a judged row becomes a chart point; `roofline chart` is this. */
+struct rl_chart_series;
+int rl_report_chart_series(const struct rl_report *r, const struct rl_ceilings *c,
+                           const char *title, const char *out_path, size_t labels,
+                           const struct rl_chart_series *series, size_t n_series,
+                           char *errmsg);
+
+#endif

@@ -1,0 +1,148 @@
+/* layout.c - label placement for charts: boxes that avoid each other, points and lines. */
+#include "plots/layout.h"
+
+#include "analyzer/util/error.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rl_placer_init(struct rl_placer *p, struct rl_box area)
+{
+    memset(p, 0, sizeof *p);
+    p->area = area;
+}
+
+void rl_placer_release(struct rl_placer *p)
+{
+    free(p->boxes);
+    free(p->lines);
+    memset(p, 0, sizeof *p);
+}
+
+static int grow(void **v, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return RL_OK;
+    size_t c = *cap ? *cap * 2 : 32;
+    void *bigger = realloc(*v, c * elem);
+    if (!bigger)
+        return RL_ENOMEM;
+    *v = bigger;
+    *cap = c;
+    return RL_OK;
+}
+
+int rl_placer_add_box(struct rl_placer *p, struct rl_box b)
+{
+    if (grow((void **)&p->boxes, &p->cap_boxes, p->n_boxes, sizeof b))
+        return RL_ENOMEM;
+    p->boxes[p->n_boxes++] = b;
+    return RL_OK;
+}
+
+int rl_placer_add_line(struct rl_placer *p, struct rl_segment s)
+{
+    if (grow((void **)&p->lines, &p->cap_lines, p->n_lines, sizeof s))
+        return RL_ENOMEM;
+    p->lines[p->n_lines++] = s;
+    return RL_OK;
+}
+
+double rl_box_overlap_area(struct rl_box a, struct rl_box b)
+{
+    double w = fmin(a.x1, b.x1) - fmax(a.x0, b.x0);
+    double h = fmin(a.y1, b.y1) - fmax(a.y0, b.y0);
+    return w > 0 && h > 0 ? w * h : 0;
+}
+
+/* Liang-Barsky clipping of s against b. */
+double rl_segment_length_in_box(struct rl_segment s, struct rl_box b)
+{
+    double dx = s.x1 - s.x0, dy = s.y1 - s.y0;
+    double t0 = 0, t1 = 1;
+    double p[4] = {-dx, dx, -dy, dy};
+    double q[4] = {s.x0 - b.x0, b.x1 - s.x0, s.y0 - b.y0, b.y1 - s.y0};
+    for (int i = 0; i < 4; i++) {
+        if (p[i] == 0) {
+            if (q[i] < 0)
+                return 0;
+            continue;
+        }
+        double t = q[i] / p[i];
+        if (p[i] < 0) {
+            if (t > t1)
+                return 0;
+            if (t > t0)
+                t0 = t;
+        } else {
+            if (t < t0)
+                return 0;
+            if (t < t1)
+                t1 = t;
+        }
+    }
+    return (t1 - t0) * sqrt(dx * dx + dy * dy);
+}
+
+double rl_placer_cost(const struct rl_placer *p, struct rl_box b)
+{
+    double cost = 0;
+    struct rl_box a = p->area;
+    double inside = rl_box_overlap_area(a, b);
+    double area = (b.x1 - b.x0) * (b.y1 - b.y0);
+    cost += 1000 * (area - inside);
+    for (size_t i = 0; i < p->n_boxes; i++)
+        cost += 100 * rl_box_overlap_area(p->boxes[i], b);
+    for (size_t i = 0; i < p->n_lines; i++)
+        cost += 10 * rl_segment_length_in_box(p->lines[i], b);
+    return cost;
+}
+
+int rl_placer_place_best(struct rl_placer *p, const struct rl_box *candidates,
+                         size_t n, size_t *chosen)
+{
+    size_t best = 0;
+    double best_cost = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double c = rl_placer_cost(p, candidates[i]);
+        if (c < best_cost) {
+            best_cost = c;
+            best = i;
+        }
+        if (c == 0)
+            break;
+    }
+    *chosen = best;
+    return n ? rl_placer_add_box(p, candidates[best]) : RL_EINVAL;
+}
+
+int rl_placer_place_near(struct rl_placer *p, double px, double py, double r,
+                         double w, double h, struct rl_placed_label *out)
+{
+    /* Directions in order of preference: right, left, above, below, then the
+     * diagonals; each at four distances from the marker's edge. */
+    static const double dirs[8][2] = {{1, 0},  {-1, 0}, {0, 1},   {0, -1},
+                                      {1, 1},  {-1, 1}, {1, -1},  {-1, -1}};
+    static const double gaps[] = {3, 18, 40, 70};
+    struct rl_box cand[8 * 4];
+    size_t n = 0;
+    for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++) {
+        for (int d = 0; d < 8; d++) {
+            double dx = dirs[d][0], dy = dirs[d][1];
+            double off = r + gaps[g];
+            double cx = px + dx * (off + w / 2), cy = py + dy * (off + h / 2);
+            if (dx == 0)
+                cx = px;
+            cand[n++] = (struct rl_box){cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2};
+        }
+    }
+    size_t k;
+    int rc = rl_placer_place_best(p, cand, n, &k);
+    if (rc)
+        return rc;
+    out->box = cand[k];
+    out->right_aligned = cand[k].x1 <= px;
+    out->leader = k >= 8;
+    return RL_OK;
+}

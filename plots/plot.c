@@ -1,0 +1,1148 @@
+/* plot.c - roofline charts: layout, gnuplot script and data files, SVG/PNG/PDF output. */
+#define _POSIX_C_SOURCE 200809L
+#include "plots/plot.h"
+
+#include "analyzer/util/error.h"
+#include "analyzer/util/fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef ROOFLINE_VERSION
+#define ROOFLINE_VERSION "dev"
+#endif
+
+/* The template from plots/roofline.gp.in, embedded at build time. */
+extern const char rl__plot_template[];
+
+/* Plot area as fractions of the canvas (the template's margins). */
+#define AREA_L 0.135
+#define AREA_R 0.975
+#define AREA_B 0.105
+#define AREA_T 0.925
+
+/* Font sizes in layout units, and the width of one character. */
+#define FONT_BASE 14.0
+#define FONT_TITLE 16.0
+#define FONT_ROOF 12.5
+#define FONT_POINT 11.5
+#define FONT_RIDGE 10.5
+#define FONT_KEY 11.5
+#define CHAR_W(font) ((font) * 0.56)
+#define TEXT_H(font) ((font) * 1.25)
+
+#define DEFAULT_MAX_LABELS 12
+
+static const char *const compute_colors[] = {
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
+    "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
+static const char *const memory_colors[] = {"#202020", "#6b4c9a", "#008b8b"};
+#define N_COMPUTE_COLORS (sizeof compute_colors / sizeof compute_colors[0])
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static size_t text_len(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80; /* count UTF-8 code points */
+    return n;
+}
+
+static double floor_decade(double v) { return pow(10, floor(log10(v))); }
+static double ceil_decade(double v) { return pow(10, ceil(log10(v) - 1e-9)); }
+
+/* "989.4 TFLOP/s", "0.473 TFLOP/s", "1978.9 TOPS". */
+static void format_peak(char *buf, size_t n, double tflops, bool ops)
+{
+    if (tflops >= 10)
+        snprintf(buf, n, "%.1f %s", tflops, ops ? "TOPS" : "TFLOP/s");
+    else
+        snprintf(buf, n, "%.3g %s", tflops, ops ? "TOPS" : "TFLOP/s");
+}
+
+/* "4.8 TB/s", "3.35 TB/s", "864 GB/s". */
+static void format_bandwidth(char *buf, size_t n, double gbs)
+{
+    if (gbs >= 1000)
+        snprintf(buf, n, "%.4g TB/s", gbs / 1000);
+    else
+        snprintf(buf, n, "%.4g GB/s", gbs);
+}
+
+static const char *origin_suffix(enum rl_origin o)
+{
+    return o == RL_ORIGIN_MEASURED   ? " (measured)"
+           : o == RL_ORIGIN_ANALYTIC ? " (analytic)"
+                                     : "";
+}
+
+/* "FP16 Tensor Core (dense)" + "BF16 Tensor Core (dense)" ->
+ * "FP16/BF16 Tensor Core (dense)" when the words after the first match. */
+static void merge_labels(char *into, size_t n, const char *other)
+{
+    const char *a_rest = strchr(into, ' '), *b_rest = strchr(other, ' ');
+    if (a_rest && b_rest && strcmp(a_rest, b_rest) == 0) {
+        char merged[160];
+        snprintf(merged, sizeof merged, "%.*s/%.*s%s", (int)(a_rest - into), into,
+                 (int)(b_rest - other), other, a_rest);
+        snprintf(into, n, "%s", merged);
+    } else {
+        size_t u = strlen(into);
+        snprintf(into + u, n - u, ", %s", other);
+    }
+}
+
+/* ---- layout ----------------------------------------------------------- */
+
+struct axes {
+    double lx0, lx1, ly0, ly1; /* log10 of the ranges */
+    double px0, px1, py0, py1; /* plot area, layout units */
+};
+
+static void axes_of(const struct rl_chart_layout *l, struct axes *a)
+{
+    a->lx0 = log10(l->x_lo);
+    a->lx1 = log10(l->x_hi);
+    a->ly0 = log10(l->y_lo);
+    a->ly1 = log10(l->y_hi);
+    a->px0 = AREA_L * RL_CHART_W;
+    a->px1 = AREA_R * RL_CHART_W;
+    a->py0 = AREA_B * RL_CHART_H;
+    a->py1 = AREA_T * RL_CHART_H;
+}
+
+static double to_px(const struct axes *a, double x)
+{
+    return a->px0 + (log10(x) - a->lx0) / (a->lx1 - a->lx0) * (a->px1 - a->px0);
+}
+
+static double to_py(const struct axes *a, double y)
+{
+    return a->py0 + (log10(y) - a->ly0) / (a->ly1 - a->ly0) * (a->py1 - a->py0);
+}
+
+static double from_px(const struct axes *a, double px)
+{
+    return pow(10, a->lx0 + (px - a->px0) / (a->px1 - a->px0) * (a->lx1 - a->lx0));
+}
+
+static double from_py(const struct axes *a, double py)
+{
+    return pow(10, a->ly0 + (py - a->py0) / (a->py1 - a->py0) * (a->ly1 - a->ly0));
+}
+
+void rl_chart_to_canvas(const struct rl_chart_layout *l, double ai, double flops_per_s,
+                        double *px, double *py)
+{
+    struct axes a;
+    axes_of(l, &a);
+    *px = to_px(&a, ai);
+    *py = to_py(&a, flops_per_s);
+}
+
+static bool point_drawable(const struct rl_chart_point *p)
+{
+    return isfinite(p->ai_flop_per_byte) && p->ai_flop_per_byte > 0 &&
+           isfinite(p->tflops) && p->tflops > 0;
+}
+
+/* A roof's label as the chart shows it: Tensor Core roofs are dense unless
+ * they say "2:4 sparse", so "(dense)" goes; library roofs read "BF16
+ * cuBLASLt". */
+static void chart_label(char *out, size_t n, const char *label)
+{
+    char buf[160];
+    snprintf(buf, sizeof buf, "%s", label);
+    char *dense = strstr(buf, " (dense)");
+    if (dense)
+        memmove(dense, dense + 8, strlen(dense + 8) + 1);
+    char *blas = strstr(buf, ", cuBLASLt");
+    if (blas) {
+        size_t prec = strcspn(buf, " ");
+        snprintf(out, n, "%.*s cuBLASLt", (int)prec, buf);
+        return;
+    }
+    snprintf(out, n, "%s", buf);
+}
+
+/* A colour per precision, the same for its datasheet, measured and library
+ * roofs ("bf16", "bf16-blas"). */
+static int roof_color(const char *name)
+{
+    char base[32];
+    snprintf(base, sizeof base, "%s", name);
+    char *blas = strstr(base, "-blas");
+    if (blas)
+        *blas = '\0';
+    const char *const *names = rl_roof_names();
+    for (int i = 0; names[i]; i++)
+        if (strcmp(names[i], base) == 0)
+            return i % (int)N_COMPUTE_COLORS;
+    return 0;
+}
+
+/* Merge equal compute roofs; fill lines[] with compute then memory lines. */
+static size_t build_lines(const struct rl_chart *c, struct rl_chart_line *lines)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_compute; i++) {
+        const struct rl_compute_roof *r = &c->compute[i];
+        struct rl_chart_line *same = NULL;
+        for (size_t j = 0; j < n; j++)
+            if (fabs(lines[j].value / r->peak_tflops - 1) < 5e-4 &&
+                lines[j].origin == r->origin)
+                same = &lines[j];
+        if (same) {
+            /* The value text is appended later; merge the names only. */
+            char short_name[96];
+            chart_label(short_name, sizeof short_name, r->label);
+            merge_labels(same->label, sizeof same->label, short_name);
+            continue;
+        }
+        struct rl_chart_line *L = &lines[n];
+        memset(L, 0, sizeof *L);
+        chart_label(L->label, sizeof L->label, r->label);
+        L->value = r->peak_tflops;
+        L->origin = r->origin;
+        L->color = roof_color(r->name);
+        n++;
+    }
+    size_t n_compute_lines = n;
+    for (size_t i = 0; i < n_compute_lines; i++) {
+        char v[48];
+        bool ops = false;
+        for (size_t j = 0; j < c->n_compute; j++)
+            if (fabs(lines[i].value / c->compute[j].peak_tflops - 1) < 5e-4)
+                ops |= c->compute[j].ops;
+        format_peak(v, sizeof v, lines[i].value, ops);
+        size_t u = strlen(lines[i].label);
+        snprintf(lines[i].label + u, sizeof lines[i].label - u, ": %s%s", v,
+                 origin_suffix(lines[i].origin));
+        /* The short form drops the unit's name: "BF16: 760.0 TFLOP/s (measured)". */
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(strchr(lines[i].label, ':') - lines[i].label),
+                 lines[i].label);
+        char *unit = strstr(name, " Tensor Core");
+        if (!unit)
+            unit = strstr(name, " CUDA cores");
+        if (unit)
+            *unit = '\0';
+        snprintf(lines[i].short_label, sizeof lines[i].short_label, "%.60s: %s%s", name, v,
+                 origin_suffix(lines[i].origin));
+    }
+    for (size_t i = 0; i < c->n_memory; i++) {
+        const struct rl_memory_roof *m = &c->memory[i];
+        struct rl_chart_line *L = &lines[n++];
+        memset(L, 0, sizeof *L);
+        char v[48];
+        format_bandwidth(v, sizeof v, m->bandwidth_gbs);
+        snprintf(L->label, sizeof L->label, "%s: %s%s", m->label, v,
+                 origin_suffix(m->origin));
+        L->memory = true;
+        L->value = m->bandwidth_gbs;
+        L->origin = m->origin;
+        L->color = (int)m->level;
+    }
+    return n;
+}
+
+/* Axis ranges: every ridge, every drawable point, whole decades on x. */
+static void choose_ranges(const struct rl_chart *c, struct rl_chart_layout *l)
+{
+    double p_max = 0, p_min = INFINITY, b_max = 0, b_min = INFINITY;
+    for (size_t i = 0; i < c->n_compute; i++) {
+        p_max = fmax(p_max, c->compute[i].peak_tflops);
+        p_min = fmin(p_min, c->compute[i].peak_tflops);
+    }
+    for (size_t i = 0; i < c->n_memory; i++) {
+        b_max = fmax(b_max, c->memory[i].bandwidth_gbs);
+        b_min = fmin(b_min, c->memory[i].bandwidth_gbs);
+    }
+    if (c->n_compute == 0) { /* memory roofs only: pretend a roof far up */
+        p_max = p_min = b_max * 1e-3 * 1e3;
+    }
+    if (c->n_memory == 0)
+        b_max = b_min = p_max * 1e3 / 10;
+    double ridge_min = p_min * 1e3 / b_max, ridge_max = p_max * 1e3 / b_min;
+    double ai_lo = ridge_min / 30, ai_hi = ridge_max * 8;
+    double y_lo = b_min * 1e9 * ai_lo / 3, y_hi = p_max * 1e12 * 2.5;
+    for (size_t i = 0; i < c->n_points; i++) {
+        const struct rl_chart_point *p = &c->points[i];
+        if (!point_drawable(p))
+            continue;
+        ai_lo = fmin(ai_lo, p->ai_flop_per_byte / 4);
+        ai_hi = fmax(ai_hi, p->ai_flop_per_byte * 6);
+        const double lv[2] = {p->ai_l2_flop_per_byte, p->ai_l1_flop_per_byte};
+        for (int k = 0; k < 2; k++)
+            if (lv[k] > 0 && isfinite(lv[k])) {
+                ai_lo = fmin(ai_lo, lv[k] / 4);
+                ai_hi = fmax(ai_hi, lv[k] * 6);
+            }
+        y_lo = fmin(y_lo, p->tflops * 1e12 / 4);
+        y_hi = fmax(y_hi, p->tflops * 1e12 * 3);
+    }
+    for (size_t s = 0; s < c->n_series; s++)
+        for (size_t i = 0; i < c->series[s].n; i++) {
+            double ai = c->series[s].ai_flop_per_byte[i], tf = c->series[s].tflops[i];
+            if (!(ai > 0) || !(tf > 0) || isinf(ai) || isinf(tf))
+                continue;
+            ai_lo = fmin(ai_lo, ai / 2);
+            ai_hi = fmax(ai_hi, ai * 2);
+            y_lo = fmin(y_lo, tf * 1e12 / 3);
+        }
+    l->x_lo = floor_decade(ai_lo);
+    l->x_hi = ceil_decade(ai_hi);
+    /* Memory roofs enter at the left edge: keep them in view. */
+    y_lo = fmin(y_lo, b_min * 1e9 * l->x_lo * 0.8);
+    l->y_lo = floor_decade(y_lo);
+    /* Not more than seven decades of empty space below the roofs. */
+    if (l->y_lo < p_max * 1e12 / 1e7)
+        l->y_lo = floor_decade(p_max * 1e12 / 1e7);
+    l->y_hi = pow(10, ceil(log10(y_hi) * 2) / 2); /* half decades */
+}
+
+static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
+                             const struct axes *a)
+{
+    double h = TEXT_H(FONT_ROOF);
+    /* Compute roofs: right end above the line, else below, else mid-span. */
+    for (size_t i = 0; i < l->n_lines; i++) {
+        struct rl_chart_line *L = &l->lines[i];
+        if (L->memory)
+            continue;
+        double py = to_py(a, L->y0);
+        double x_end = a->px1 - 6, x_start = fmax(to_px(a, L->x0) + 4, a->px0 + 4);
+        /* The full label where it fits; where it would cover another, the
+         * value alone (the colour names the precision). */
+        struct rl_box cand[2][16];
+        double cost[2] = {INFINITY, INFINITY};
+        size_t pick[2] = {0, 0};
+        for (int form = 0; form < 2; form++) {
+            const char *text = form == 0 ? L->label : L->short_label;
+            double w = (double)text_len(text) * CHAR_W(FONT_ROOF);
+            /* From the right end leftwards, above the line then below it; the
+             * last positions let a long label run past the line's start, over
+             * the empty space above the memory roofs. */
+            double x_min_end = fmax(a->px0 + 4 + w, x_start + w * 0.4);
+            for (int f = 0; f < 8; f++) {
+                double xr = x_end - (x_end - x_min_end) * f / 7.0;
+                if (x_end < x_min_end)
+                    xr = x_end;
+                cand[form][2 * f] = (struct rl_box){xr - w, py + 2, xr, py + 2 + h};
+                cand[form][2 * f + 1] = (struct rl_box){xr - w, py - 2 - h, xr, py - 2};
+            }
+            for (size_t i2 = 0; i2 < 16; i2++) {
+                double c2 = rl_placer_cost(pl, cand[form][i2]);
+                if (c2 < cost[form]) {
+                    cost[form] = c2;
+                    pick[form] = i2;
+                }
+            }
+        }
+        int form = cost[0] < 100 || cost[0] <= cost[1] ? 0 : 1;
+        L->use_short = form == 1;
+        size_t k = pick[form];
+        if (rl_placer_add_box(pl, cand[form][k]))
+            return RL_ENOMEM;
+        const struct rl_box *cb = &cand[form][k];
+        L->text.box = *cb;
+        L->text.right_aligned = true;
+        L->text_x = from_px(a, cb->x1);
+        L->text_y = from_py(a, (cb->y0 + cb->y1) / 2);
+    }
+    /* Memory roofs: along the line, rotated, at the first free spot from the
+     * left. The rotated text is modelled as squares along its baseline. */
+    double slope_px = ((a->py1 - a->py0) / (a->ly1 - a->ly0)) /
+                      ((a->px1 - a->px0) / (a->lx1 - a->lx0));
+    double angle = atan(slope_px);
+    for (size_t i = 0; i < l->n_lines; i++) {
+        struct rl_chart_line *L = &l->lines[i];
+        if (!L->memory)
+            continue;
+        L->angle_deg = angle * 180 / 3.14159265358979323846;
+        double len = (double)text_len(L->label) * CHAR_W(FONT_ROOF);
+        double sx0 = to_px(a, L->x0), sy0 = to_py(a, L->y0);
+        double sx1 = to_px(a, L->x1), sy1 = to_py(a, L->y1);
+        /* Clip the start to the plot area. */
+        if (sy0 < a->py0) {
+            double t = (a->py0 - sy0) / (sy1 - sy0);
+            sx0 += t * (sx1 - sx0);
+            sy0 = a->py0;
+        }
+        double seg = hypot(sx1 - sx0, sy1 - sy0);
+        double best_cost = INFINITY, best_t = 0.05;
+        enum { SQ = 24 };
+        struct rl_box sq[SQ];
+        size_t n_sq = 0, best_n = 0;
+        struct rl_box best_sq[SQ];
+        for (double t = 0.04; t < 0.8; t += 0.04) {
+            if (t * seg + len > seg)
+                break;
+            double ax = sx0 + t * (sx1 - sx0), ay = sy0 + t * (sy1 - sy0);
+            /* Lift the baseline off the line, perpendicular to it. */
+            ax += -sin(angle) * (h * 0.75);
+            ay += cos(angle) * (h * 0.75);
+            n_sq = 0;
+            double cost = 0;
+            for (double d = h / 2; d < len && n_sq < SQ; d += h) {
+                double cx = ax + cos(angle) * d, cy = ay + sin(angle) * d;
+                sq[n_sq] = (struct rl_box){cx - h / 2, cy - h / 2, cx + h / 2, cy + h / 2};
+                cost += rl_placer_cost(pl, sq[n_sq]);
+                n_sq++;
+            }
+            if (cost < best_cost - 1e-9) {
+                best_cost = cost;
+                best_t = t;
+                best_n = n_sq;
+                memcpy(best_sq, sq, n_sq * sizeof sq[0]);
+            }
+            if (cost == 0)
+                break;
+        }
+        for (size_t k = 0; k < best_n; k++)
+            if (rl_placer_add_box(pl, best_sq[k]))
+                return RL_ENOMEM;
+        double ax = sx0 + best_t * (sx1 - sx0) - sin(angle) * (h * 0.75);
+        double ay = sy0 + best_t * (sy1 - sy0) + cos(angle) * (h * 0.75);
+        L->text.box = best_n ? best_sq[0] : (struct rl_box){ax, ay, ax, ay};
+        L->text_x = from_px(a, ax);
+        /* gnuplot centres text vertically on its anchor. */
+        L->text_y = from_py(a, ay);
+    }
+    return RL_OK;
+}
+
+int rl_chart_layout(const struct rl_chart *c, struct rl_chart_layout *out,
+                    char *errmsg)
+{
+    memset(out, 0, sizeof *out);
+    if (c->n_compute == 0 && c->n_memory == 0)
+        return rl_fail(errmsg, RL_EINVAL, "a chart needs at least one ceiling");
+    size_t np = c->n_points ? c->n_points : 1;
+    out->lines = calloc(c->n_compute + c->n_memory, sizeof *out->lines);
+    out->ridges = calloc(c->n_compute + 1, sizeof *out->ridges);
+    out->drawn = calloc(np, sizeof *out->drawn);
+    out->labelled = calloc(np, sizeof *out->labelled);
+    out->labels = calloc(np, sizeof *out->labels);
+    out->label_x = calloc(np, sizeof *out->label_x);
+    out->label_y = calloc(np, sizeof *out->label_y);
+    if (!out->lines || !out->ridges || !out->drawn || !out->labelled ||
+        !out->labels || !out->label_x || !out->label_y) {
+        rl_chart_layout_release(out);
+        return rl_fail(errmsg, RL_ENOMEM, "out of memory laying out the chart");
+    }
+    out->n_lines = build_lines(c, out->lines);
+    choose_ranges(c, out);
+    struct axes a;
+    axes_of(out, &a);
+
+    /* Line ends: compute roofs from where the fastest memory roof meets
+     * them to the right edge; memory roofs from the left edge up to the
+     * highest compute roof. */
+    double p_max = 0, b_max = 0, b_dram = NAN;
+    for (size_t i = 0; i < c->n_compute; i++)
+        p_max = fmax(p_max, c->compute[i].peak_tflops);
+    for (size_t i = 0; i < c->n_memory; i++) {
+        b_max = fmax(b_max, c->memory[i].bandwidth_gbs);
+        if (c->memory[i].level == RL_MEM_DRAM && isnan(b_dram))
+            b_dram = c->memory[i].bandwidth_gbs;
+    }
+    if (isnan(b_dram) && c->n_memory)
+        b_dram = c->memory[0].bandwidth_gbs;
+    for (size_t i = 0; i < out->n_lines; i++) {
+        struct rl_chart_line *L = &out->lines[i];
+        if (L->memory) {
+            L->x0 = out->x_lo;
+            L->y0 = L->value * 1e9 * out->x_lo;
+            L->x1 = c->n_compute ? p_max * 1e3 / L->value : out->x_hi;
+            L->y1 = L->value * 1e9 * L->x1;
+        } else {
+            L->x0 = b_max > 0 ? L->value * 1e3 / b_max : out->x_lo;
+            L->x0 = fmax(L->x0, out->x_lo);
+            L->y0 = L->y1 = L->value * 1e12;
+            L->x1 = out->x_hi;
+        }
+    }
+
+    struct rl_placer pl;
+    rl_placer_init(&pl, (struct rl_box){a.px0 + 2, a.py0 + 2, a.px1 - 2, a.py1 - 2});
+    int rc = RL_OK;
+    for (size_t i = 0; i < out->n_lines && !rc; i++) {
+        const struct rl_chart_line *L = &out->lines[i];
+        rc = rl_placer_add_line(&pl, (struct rl_segment){to_px(&a, L->x0), to_py(&a, L->y0),
+                                                         to_px(&a, L->x1), to_py(&a, L->y1)});
+    }
+    /* Ridge points: each compute line against the DRAM roof of its own
+     * origin (measured with measured), else the first DRAM roof. */
+    for (size_t i = 0; i < out->n_lines && !rc && !isnan(b_dram); i++) {
+        const struct rl_chart_line *L = &out->lines[i];
+        if (L->memory)
+            continue;
+        double bw = b_dram;
+        for (size_t m = 0; m < c->n_memory; m++)
+            if (c->memory[m].level == RL_MEM_DRAM && c->memory[m].origin == L->origin)
+                bw = c->memory[m].bandwidth_gbs;
+        struct rl_chart_ridge *r = &out->ridges[out->n_ridges++];
+        r->ai_flop_per_byte = L->value * 1e3 / bw;
+        r->flops_per_s = L->value * 1e12;
+        snprintf(r->text, sizeof r->text, "%.3g", r->ai_flop_per_byte);
+        double px = to_px(&a, r->ai_flop_per_byte), py = to_py(&a, r->flops_per_s);
+        rc = rl_placer_add_box(&pl, (struct rl_box){px - 5, py - 5, px + 5, py + 5});
+    }
+    /* Kernel markers. */
+    for (size_t i = 0; i < c->n_points && !rc; i++) {
+        out->drawn[i] = point_drawable(&c->points[i]);
+        if (!out->drawn[i])
+            continue;
+        double px = to_px(&a, c->points[i].ai_flop_per_byte);
+        double py = to_py(&a, c->points[i].tflops * 1e12);
+        double s = 6 * (c->points[i].size > 0 ? c->points[i].size : 1);
+        rc = rl_placer_add_box(&pl, (struct rl_box){px - s, py - s, px + s, py + s});
+    }
+    /* Measured curves: their segments are lines to avoid. */
+    for (size_t s = 0; s < c->n_series && !rc; s++)
+        for (size_t i = 0; i + 1 < c->series[s].n && !rc; i++) {
+            const struct rl_chart_series *S = &c->series[s];
+            rc = rl_placer_add_line(&pl, (struct rl_segment){
+                to_px(&a, S->ai_flop_per_byte[i]), to_py(&a, S->tflops[i] * 1e12),
+                to_px(&a, S->ai_flop_per_byte[i + 1]), to_py(&a, S->tflops[i + 1] * 1e12)});
+        }
+    /* The key, bottom right. */
+    if (!rc) {
+        size_t rows = 2 + (c->n_points > 0) * 2 + c->n_series, chars = 22;
+        for (size_t s = 0; s < c->n_series; s++)
+            if (c->series[s].title && text_len(c->series[s].title) > chars)
+                chars = text_len(c->series[s].title);
+        out->key = (struct rl_box){a.px1 - 40 - chars * CHAR_W(FONT_KEY), a.py0 + 4,
+                                   a.px1 - 4, a.py0 + 10 + rows * TEXT_H(FONT_KEY)};
+        rc = rl_placer_add_box(&pl, out->key);
+    }
+    /* Kernel labels, in the order given, up to max_labels. */
+    size_t max_labels = c->max_labels ? c->max_labels : DEFAULT_MAX_LABELS, done = 0;
+    for (size_t i = 0; i < c->n_points && !rc && done < max_labels; i++) {
+        if (!out->drawn[i] || !c->points[i].label || !c->points[i].label[0])
+            continue;
+        double px = to_px(&a, c->points[i].ai_flop_per_byte);
+        double py = to_py(&a, c->points[i].tflops * 1e12);
+        double w = (double)text_len(c->points[i].label) * CHAR_W(FONT_POINT);
+        double r = 6 * (c->points[i].size > 0 ? c->points[i].size : 1);
+        rc = rl_placer_place_near(&pl, px, py, r, w, TEXT_H(FONT_POINT), &out->labels[i]);
+        if (rc)
+            break;
+        out->labelled[i] = true;
+        if (out->labels[i].leader) {
+            const struct rl_box *lb = &out->labels[i].box;
+            double lx = out->labels[i].right_aligned ? lb->x1 : lb->x0;
+            rc = rl_placer_add_line(&pl, (struct rl_segment){px, py, lx, (lb->y0 + lb->y1) / 2});
+            if (rc)
+                break;
+        }
+        const struct rl_box *b = &out->labels[i].box;
+        out->label_x[i] = from_px(&a, out->labels[i].right_aligned ? b->x1 : b->x0);
+        out->label_y[i] = from_py(&a, (b->y0 + b->y1) / 2);
+        done++;
+    }
+    if (!rc)
+        rc = place_line_labels(out, &pl, &a);
+    /* Ridge texts, small, below-right of the marker if free. */
+    for (size_t i = 0; i < out->n_ridges && !rc; i++) {
+        struct rl_chart_ridge *r = &out->ridges[i];
+        double px = to_px(&a, r->ai_flop_per_byte), py = to_py(&a, r->flops_per_s);
+        double w = (double)text_len(r->text) * CHAR_W(FONT_RIDGE), h = TEXT_H(FONT_RIDGE);
+        struct rl_box cand[] = {
+            {px + 4, py - 6 - h, px + 4 + w, py - 6},
+            {px - 4 - w, py - 6 - h, px - 4, py - 6},
+            {px + 6, py - h / 2 - 14, px + 6 + w, py + h / 2 - 14},
+        };
+        size_t k;
+        rc = rl_placer_place_best(&pl, cand, 3, &k);
+        r->right_aligned = k == 1;
+        r->text_x = from_px(&a, r->right_aligned ? cand[k].x1 : cand[k].x0);
+        r->text_y = from_py(&a, (cand[k].y0 + cand[k].y1) / 2);
+    }
+    rl_placer_release(&pl);
+    if (rc) {
+        rl_chart_layout_release(out);
+        return rl_fail(errmsg, rc, "out of memory laying out the chart");
+    }
+    return RL_OK;
+}
+
+void rl_chart_layout_release(struct rl_chart_layout *l)
+{
+    free(l->lines);
+    free(l->ridges);
+    free(l->drawn);
+    free(l->labelled);
+    free(l->labels);
+    free(l->label_x);
+    free(l->label_y);
+    memset(l, 0, sizeof *l);
+}
+
+/* ---- script ----------------------------------------------------------- */
+
+int rl_chart_format_from_path(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    if (!dot || strchr(dot, '/'))
+        return -1;
+    if (strcmp(dot, ".svg") == 0)
+        return RL_CHART_SVG;
+    if (strcmp(dot, ".png") == 0)
+        return RL_CHART_PNG;
+    if (strcmp(dot, ".pdf") == 0)
+        return RL_CHART_PDF;
+    return -1;
+}
+
+/* Text for a gnuplot double-quoted string: escape backslash and quote. */
+static void put_quoted(struct rl_strbuf *b, const char *s)
+{
+    rl_strbuf_append(b, "\"", 1);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            rl_strbuf_append(b, "\\", 1);
+        if ((unsigned char)*s >= 32)
+            rl_strbuf_append(b, s, 1);
+    }
+    rl_strbuf_append(b, "\"", 1);
+}
+
+static const char *dash_of(enum rl_origin o)
+{
+    return o == RL_ORIGIN_MEASURED ? "dt (10,6)" : o == RL_ORIGIN_ANALYTIC ? "dt (2,4)"
+                                                                            : "dt 1";
+}
+
+static const char *line_color(const struct rl_chart_line *L)
+{
+    return L->memory ? memory_colors[L->color % 3] : compute_colors[L->color];
+}
+
+static void write_styles(struct rl_strbuf *gp, const struct rl_chart_layout *l)
+{
+    for (size_t i = 0; i < l->n_lines; i++) {
+        const struct rl_chart_line *L = &l->lines[i];
+        rl_strbuf_printf(gp, "set style line %zu lc rgb \"%s\" lw %s %s   # %s\n", i + 1,
+                         line_color(L), L->memory ? "2.2" : "2", dash_of(L->origin),
+                         L->label);
+    }
+    rl_strbuf_printf(gp, "set style line 90 lc rgb \"#555555\" pt 12 ps 1.1 lw 1.2"
+                         "   # ridge points\n");
+    rl_strbuf_printf(gp, "set style line 91 lc rgb \"#111111\" pt 7 ps 1.3"
+                         "   # measured kernels\n");
+    rl_strbuf_printf(gp, "set style line 92 lc rgb \"#111111\" pt 6 ps 1.3 lw 1.5"
+                         "   # analytic kernels\n");
+}
+
+static void write_labels(struct rl_strbuf *gp, const struct rl_chart *c,
+                         const struct rl_chart_layout *l)
+{
+    int tag = 1;
+    for (size_t i = 0; i < l->n_lines; i++) {
+        const struct rl_chart_line *L = &l->lines[i];
+        rl_strbuf_printf(gp, "set label %d ", tag++);
+        put_quoted(gp, L->use_short ? L->short_label : L->label);
+        rl_strbuf_printf(gp, " at %.6g,%.6g %s rotate by %.2f tc rgb \"%s\" font \",%.1f\""
+                             " noenhanced front\n",
+                         L->text_x, L->text_y, L->memory ? "left" : "right",
+                         L->angle_deg, line_color(L), FONT_ROOF);
+    }
+    for (size_t i = 0; i < l->n_ridges; i++) {
+        const struct rl_chart_ridge *r = &l->ridges[i];
+        rl_strbuf_printf(gp, "set label %d \"%s\" at %.6g,%.6g %s tc rgb \"#555555\""
+                             " font \",%.1f\" noenhanced front   # ridge, FLOP/byte\n",
+                         tag++, r->text, r->text_x, r->text_y,
+                         r->right_aligned ? "right" : "left", FONT_RIDGE);
+    }
+    for (size_t i = 0; i < c->n_points; i++) {
+        if (!l->labelled[i])
+            continue;
+        const struct rl_chart_point *p = &c->points[i];
+        rl_strbuf_printf(gp, "set label %d ", tag++);
+        put_quoted(gp, p->label);
+        rl_strbuf_printf(gp, " at %.6g,%.6g %s font \",%.1f\" noenhanced front\n",
+                         l->label_x[i], l->label_y[i],
+                         l->labels[i].right_aligned ? "right" : "left", FONT_POINT);
+        if (l->labels[i].leader)
+            rl_strbuf_printf(gp, "set arrow from %.6g,%.6g to %.6g,%.6g nohead lw 0.6"
+                                 " lc rgb \"#888888\" back\n",
+                             p->ai_flop_per_byte, p->tflops * 1e12, l->label_x[i],
+                             l->label_y[i]);
+    }
+}
+
+static void write_roofs_dat(struct rl_strbuf *d, const struct rl_chart_layout *l)
+{
+    rl_strbuf_printf(d, "# roofline ceilings, one block per line (gnuplot 'index N'),\n"
+                        "# then the ridge points. Columns: arithmetic intensity "
+                        "(FLOP/byte), performance (FLOP/s).\n");
+    for (size_t i = 0; i < l->n_lines; i++) {
+        const struct rl_chart_line *L = &l->lines[i];
+        rl_strbuf_printf(d, "%s# index %zu: %s [%s]\n%.8g %.8g\n%.8g %.8g\n",
+                         i ? "\n\n" : "", i, L->label, rl_origin_name(L->origin), L->x0,
+                         L->y0, L->x1, L->y1);
+    }
+    rl_strbuf_printf(d, "\n\n# index %zu: ridge points (compute roof / %s roof)\n",
+                     l->n_lines, "DRAM");
+    for (size_t i = 0; i < l->n_ridges; i++)
+        rl_strbuf_printf(d, "%.8g %.8g\n", l->ridges[i].ai_flop_per_byte,
+                         l->ridges[i].flops_per_s);
+    if (l->n_ridges == 0)
+        rl_strbuf_printf(d, "NaN NaN\n");
+}
+
+static void write_series_dat(struct rl_strbuf *d, const struct rl_chart *c,
+                             const struct rl_chart_layout *l)
+{
+    for (size_t s = 0; s < c->n_series; s++) {
+        const struct rl_chart_series *S = &c->series[s];
+        rl_strbuf_printf(d, "\n\n# index %zu: %s [measured]\n", l->n_lines + 1 + s,
+                         S->title ? S->title : "series");
+        size_t drawn = 0;
+        for (size_t i = 0; i < S->n; i++)
+            if (S->ai_flop_per_byte[i] > 0 && S->tflops[i] > 0) {
+                rl_strbuf_printf(d, "%.8g %.8g\n", S->ai_flop_per_byte[i], S->tflops[i] * 1e12);
+                drawn++;
+            }
+        if (!drawn)
+            rl_strbuf_printf(d, "NaN NaN\n");
+    }
+}
+
+static void write_kernels_dat(struct rl_strbuf *d, const struct rl_chart *c,
+                              const struct rl_chart_layout *l)
+{
+    rl_strbuf_printf(d, "# kernels: arithmetic intensity (FLOP/byte), performance "
+                        "(FLOP/s), origin, marker scale, name, L2 and L1 intensities "
+                        "(NaN: not measured)\n");
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_points; i++) {
+        const struct rl_chart_point *p = &c->points[i];
+        if (!l->drawn[i])
+            continue;
+        rl_strbuf_printf(d, "%.8g %.8g %s %.3g \"", p->ai_flop_per_byte, p->tflops * 1e12,
+                         rl_origin_name(p->origin), p->size > 0 ? p->size : 1.0);
+        for (const char *s = p->label ? p->label : ""; *s; s++)
+            if (*s != '"' && (unsigned char)*s >= 32)
+                rl_strbuf_append(d, s, 1);
+        const double lv[2] = {p->ai_l2_flop_per_byte, p->ai_l1_flop_per_byte};
+        rl_strbuf_printf(d, "\"");
+        for (int k = 0; k < 2; k++)
+            rl_strbuf_printf(d, lv[k] > 0 && isfinite(lv[k]) ? " %.8g" : " NaN", lv[k]);
+        rl_strbuf_printf(d, "\n");
+        n++;
+    }
+    if (n == 0)
+        rl_strbuf_printf(d, "NaN NaN none 1 \"\" NaN NaN\n");
+}
+
+static void write_plot(struct rl_strbuf *gp, const struct rl_chart *c,
+                       const struct rl_chart_layout *l, const char *base)
+{
+    bool origins[3] = {false, false, false}, kinds[3] = {false, false, false};
+    for (size_t i = 0; i < l->n_lines; i++)
+        origins[l->lines[i].origin] = true;
+    for (size_t i = 0; i < c->n_points; i++)
+        if (l->drawn[i])
+            kinds[c->points[i].origin] = true;
+    for (size_t i = 0; i < l->n_lines; i++)
+        rl_strbuf_printf(gp, "  \"%s.roofs.dat\" index %zu using 1:2 with lines ls %zu "
+                             "notitle, \\\n", base, i, i + 1);
+    rl_strbuf_printf(gp, "  \"%s.roofs.dat\" index %zu using 1:2 with points ls 90 "
+                         "title \"ridge point (FLOP/byte)\", \\\n", base, l->n_lines);
+    for (size_t s = 0; s < c->n_series; s++) {
+        rl_strbuf_printf(gp, "  \"%s.roofs.dat\" index %zu using 1:2 with linespoints lc rgb "
+                             "\"%s\" lw 1.5 pt 5 ps 0.6 title ", base, l->n_lines + 1 + s,
+                         compute_colors[roof_color(c->series[s].roof ? c->series[s].roof : "")]);
+        put_quoted(gp, c->series[s].title ? c->series[s].title : "measured");
+        rl_strbuf_printf(gp, " noenhanced, \\\n");
+    }
+    static const char *const origin_title[3] = {"datasheet ceiling", "analytic ceiling",
+                                                "measured ceiling"};
+    for (int o = 0; o < 3; o++)
+        if (origins[o])
+            rl_strbuf_printf(gp, "  NaN with lines lc rgb \"#333333\" lw 2 %s title \"%s\", \\\n",
+                             dash_of((enum rl_origin)o), origin_title[o]);
+    bool levels[2] = {false, false};
+    for (size_t i = 0; i < c->n_points; i++)
+        if (l->drawn[i]) {
+            levels[0] |= c->points[i].ai_l2_flop_per_byte > 0;
+            levels[1] |= c->points[i].ai_l1_flop_per_byte > 0;
+        }
+    /* Hierarchical view: each kernel's L2 and L1 intensities at its rate,
+     * joined to its DRAM point. */
+    static const char *const level_title[2] = {"L2 intensity", "L1 intensity"};
+    static const int level_pt[2] = {9, 13};
+    for (int k = 0; k < 2; k++)
+        if (levels[k]) {
+            rl_strbuf_printf(gp, "  \"%s.kernels.dat\" using 1:2:($%d-$1):(0) with vectors "
+                                 "nohead lc rgb \"#aaaaaa\" lw 0.8 notitle, \\\n",
+                             base, 6 + k);
+            rl_strbuf_printf(gp, "  \"%s.kernels.dat\" using %d:2 with points pt %d ps 0.7 "
+                                 "lc rgb \"#555555\" title \"%s\", \\\n",
+                             base, 6 + k, level_pt[k], level_title[k]);
+        }
+    if (kinds[RL_ORIGIN_MEASURED])
+        rl_strbuf_printf(gp, "  \"%s.kernels.dat\" using 1:(strcol(3) eq \"measured\" ? $2 : NaN):"
+                             "($4*1.3) with points ls 91 ps variable title \"measured kernel\", \\\n",
+                         base);
+    if (kinds[RL_ORIGIN_ANALYTIC] || kinds[RL_ORIGIN_DATASHEET])
+        rl_strbuf_printf(gp, "  \"%s.kernels.dat\" using 1:(strcol(3) ne \"measured\" ? $2 : NaN):"
+                             "($4*1.3) with points ls 92 ps variable title \"analytic kernel\", \\\n",
+                         base);
+    /* End the continued command. */
+    rl_strbuf_printf(gp, "  NaN notitle\n");
+}
+
+/* Replace @NAME@ placeholders of the template. */
+struct subst {
+    const char *name;
+    const char *value;
+};
+
+static int fill_template(struct rl_strbuf *out, const struct subst *s, size_t n,
+                         char *errmsg)
+{
+    const char *t = rl__plot_template;
+    while (*t) {
+        const char *at = strchr(t, '@');
+        if (!at) {
+            rl_strbuf_append(out, t, strlen(t));
+            break;
+        }
+        rl_strbuf_append(out, t, (size_t)(at - t));
+        const char *end = strchr(at + 1, '@');
+        size_t k = 0;
+        if (end)
+            for (; k < n; k++)
+                if (strlen(s[k].name) == (size_t)(end - at - 1) &&
+                    strncmp(s[k].name, at + 1, (size_t)(end - at - 1)) == 0)
+                    break;
+        if (!end || k == n)
+            return rl_fail(errmsg, RL_EINVAL, "plot template: unknown placeholder at '%.20s'",
+                           at);
+        rl_strbuf_append(out, s[k].value, strlen(s[k].value));
+        t = end + 1;
+    }
+    return RL_OK;
+}
+
+/* The gnuplot terminals of the three formats (buffers of 160, 200, 160). */
+static void terminals(char *svg, char *png, char *pdf)
+{
+    snprintf(svg, 160, "svg size %.0f,%.0f dynamic font \"Helvetica,%.0f\" background rgb \"white\"",
+             RL_CHART_W, RL_CHART_H, FONT_BASE);
+    snprintf(png, 200,
+             "pngcairo size %.0f,%.0f font \"Helvetica,%.0f\" fontscale 1.5 linewidth 2 "
+             "background rgb \"white\"", RL_CHART_W * 2, RL_CHART_H * 2, FONT_BASE);
+    snprintf(pdf, 160, "pdfcairo size 7.5in,5in font \"Helvetica,%.0f\" fontscale 0.42 linewidth 1",
+             FONT_BASE);
+}
+
+int rl_chart_script(const struct rl_chart *c, const struct rl_chart_layout *l,
+                    enum rl_chart_format fmt, const char *base,
+                    struct rl_strbuf *gp, struct rl_strbuf *roofs_dat,
+                    struct rl_strbuf *kernels_dat, char *errmsg)
+{
+    static const char *const ext[] = {"svg", "png", "pdf"};
+    char term_svg[160], term_png[200], term_pdf[160];
+    char outfile[1024], num[8][32], key[160], title_font[16];
+    terminals(term_svg, term_png, term_pdf);
+    snprintf(outfile, sizeof outfile, "%s.%s", base, ext[fmt]);
+    snprintf(num[0], sizeof num[0], "%.6g", l->x_lo);
+    snprintf(num[1], sizeof num[1], "%.6g", l->x_hi);
+    snprintf(num[2], sizeof num[2], "%.6g", l->y_lo);
+    snprintf(num[3], sizeof num[3], "%.6g", l->y_hi);
+    snprintf(num[4], sizeof num[4], "%.3f", AREA_L);
+    snprintf(num[5], sizeof num[5], "%.3f", AREA_R);
+    snprintf(num[6], sizeof num[6], "%.3f", AREA_B);
+    snprintf(num[7], sizeof num[7], "%.3f", AREA_T);
+    snprintf(title_font, sizeof title_font, "%.0f", FONT_TITLE);
+    snprintf(key, sizeof key,
+             "at graph 0.995,0.01 right bottom opaque box lw 0.5 lc rgb \"#999999\" "
+             "samplen 2.5 spacing 1.0 font \",%.1f\"", FONT_KEY);
+
+    struct rl_strbuf styles = {0}, labels = {0}, plot = {0};
+    write_styles(&styles, l);
+    write_labels(&labels, c, l);
+    write_plot(&plot, c, l, base);
+    char title[256];
+    /* The title goes into a double-quoted string: drop quotes and backslashes. */
+    size_t tn = 0;
+    for (const char *s = c->title ? c->title : "roofline"; *s && tn + 1 < sizeof title; s++)
+        if (*s != '"' && *s != '\\' && (unsigned char)*s >= 32)
+            title[tn++] = *s;
+    title[tn] = '\0';
+    struct subst subs[] = {
+        {"TITLE", title},     {"VERSION", ROOFLINE_VERSION},
+        {"BASE", base},       {"OUTFILE", outfile},
+        {"TERM_SVG", term_svg}, {"TERM_PNG", term_png},
+        {"TERM_PDF", term_pdf}, {"XMIN", num[0]},
+        {"XMAX", num[1]},     {"YMIN", num[2]},
+        {"YMAX", num[3]},     {"LMARGIN", num[4]},
+        {"RMARGIN", num[5]},  {"BMARGIN", num[6]},
+        {"TMARGIN", num[7]},  {"TITLE_FONT", title_font},
+        {"KEY", key},         {"STYLES", styles.s ? styles.s : ""},
+        {"LABELS", labels.s ? labels.s : ""}, {"PLOT", plot.s ? plot.s : ""},
+    };
+    int rc = fill_template(gp, subs, sizeof subs / sizeof subs[0], errmsg);
+    bool oom = styles.oom || labels.oom || plot.oom;
+    rl_strbuf_release(&styles);
+    rl_strbuf_release(&labels);
+    rl_strbuf_release(&plot);
+    if (rc)
+        return rc;
+    write_roofs_dat(roofs_dat, l);
+    write_series_dat(roofs_dat, c, l);
+    write_kernels_dat(kernels_dat, c, l);
+    if (oom || gp->oom || roofs_dat->oom || kernels_dat->oom)
+        return rl_fail(errmsg, RL_ENOMEM, "out of memory writing the chart script");
+    return RL_OK;
+}
+
+/* ---- rendering -------------------------------------------------------- */
+
+/* Run gnuplot in dir on script with outfile set; errors from its stderr. */
+static int run_gnuplot(const char *dir, const char *script, const char *outfile,
+                       char *errmsg)
+{
+    const char *gnuplot = getenv("ROOFLINE_GNUPLOT");
+    if (!gnuplot || !*gnuplot)
+        gnuplot = "gnuplot";
+    char expr[1200];
+    /* outfile goes into a single-quoted gnuplot string: '' escapes a quote. */
+    size_t n = (size_t)snprintf(expr, sizeof expr, "outfile='");
+    for (const char *s = outfile; *s && n + 4 < sizeof expr; s++) {
+        if (*s == '\'')
+            expr[n++] = '\'';
+        expr[n++] = *s;
+    }
+    snprintf(expr + n, sizeof expr - n, "'");
+
+    int errpipe[2];
+    if (pipe(errpipe) != 0)
+        return rl_fail(errmsg, RL_ECHILD, "cannot run gnuplot: %s", strerror(errno));
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(errpipe[0]);
+        close(errpipe[1]);
+        return rl_fail(errmsg, RL_ECHILD, "cannot run gnuplot: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        dup2(errpipe[1], STDERR_FILENO);
+        close(errpipe[0]);
+        close(errpipe[1]);
+        int devnull = open("/dev/null", O_RDWR);
+        if (devnull >= 0) {
+            dup2(devnull, STDIN_FILENO);
+            dup2(devnull, STDOUT_FILENO);
+        }
+        if (chdir(dir) != 0)
+            _exit(126);
+        execlp(gnuplot, gnuplot, "-e", expr, script, (char *)NULL);
+        _exit(127);
+    }
+    close(errpipe[1]);
+    char err[2048];
+    size_t got = 0;
+    ssize_t r;
+    while ((r = read(errpipe[0], err + got, sizeof err - 1 - got)) > 0 ||
+           (r < 0 && errno == EINTR))
+        if (r > 0)
+            got += (size_t)r;
+    err[got] = '\0';
+    /* Drain the rest so gnuplot never blocks on a full pipe. */
+    char sink[512];
+    while (read(errpipe[0], sink, sizeof sink) > 0)
+        ;
+    close(errpipe[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        return rl_fail(errmsg, RL_ENOTOOL,
+                       "gnuplot not found ('%s'): install it (apt-get install "
+                       "gnuplot-nox) or set ROOFLINE_GNUPLOT; the script was written "
+                       "to '%s/%s'", gnuplot, dir, script);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        /* The last non-empty line of gnuplot's stderr says what went wrong. */
+        char *line = err, *last = NULL;
+        for (char *tok = strtok(line, "\n"); tok; tok = strtok(NULL, "\n"))
+            if (tok[strspn(tok, " \t^")])
+                last = tok;
+        return rl_fail(errmsg, RL_ECHILD, "gnuplot failed on '%s/%s': %s", dir, script,
+                       last ? last + strspn(last, " \t") : "no message");
+    }
+    return RL_OK;
+}
+
+/* Folder and base name (no extension) of an image path. */
+static int split_path(const char *out_path, char *dir, size_t dir_size, char *base,
+                      size_t base_size, char *errmsg)
+{
+    if (rl_chart_format_from_path(out_path) < 0)
+        return rl_fail(errmsg, RL_EINVAL,
+                       "cannot tell the image format of '%s': use .svg, .png or .pdf",
+                       out_path);
+    const char *slash = strrchr(out_path, '/');
+    if (slash)
+        snprintf(dir, dir_size, "%.*s", (int)(slash - out_path), out_path);
+    else
+        snprintf(dir, dir_size, ".");
+    if (!dir[0])
+        snprintf(dir, dir_size, "/");
+    const char *file = slash ? slash + 1 : out_path;
+    snprintf(base, base_size, "%.*s", (int)(strrchr(file, '.') - file), file);
+    if (!base[0])
+        return rl_fail(errmsg, RL_EINVAL, "'%s' has no file name", out_path);
+    return RL_OK;
+}
+
+/* Write dir/base.gp and its data files atomically, then draw out_path with
+ * gnuplot through a temporary file renamed on success. */
+static int render_files(const char *out_path, const char *dir, const char *base,
+                        const struct rl_strbuf *gp, const char *const *dat_ext,
+                        const struct rl_strbuf *dats, size_t n_dat, char *errmsg)
+{
+    char path[2400], tmp_image[600];
+    int rc = RL_OK;
+    for (size_t i = 0; i < n_dat && rc == RL_OK; i++) {
+        snprintf(path, sizeof path, "%s/%s.%s", dir, base, dat_ext[i]);
+        rc = rl_file_write_atomic(path, dats[i].s ? dats[i].s : "", dats[i].len, errmsg);
+    }
+    if (rc == RL_OK) {
+        snprintf(path, sizeof path, "%s/%s.gp", dir, base);
+        rc = rl_file_write_atomic(path, gp->s, gp->len, errmsg);
+    }
+    if (rc)
+        return rc;
+    /* The temporary name keeps the extension: the script picks its terminal
+     * from it. */
+    const char *slash = strrchr(out_path, '/');
+    const char *file = slash ? slash + 1 : out_path;
+    snprintf(tmp_image, sizeof tmp_image, ".%s.tmp.%ld%s", base, (long)getpid(),
+             strrchr(file, '.'));
+    char script[600];
+    snprintf(script, sizeof script, "%s.gp", base);
+    rc = run_gnuplot(dir, script, tmp_image, errmsg);
+    snprintf(path, sizeof path, "%s/%s", dir, tmp_image);
+    if (rc == RL_OK) {
+        FILE *probe = fopen(path, "rb");
+        long size = -1;
+        if (probe) {
+            fseek(probe, 0, SEEK_END);
+            size = ftell(probe);
+            fclose(probe);
+        }
+        if (size <= 0)
+            rc = rl_fail(errmsg, RL_ECHILD, "gnuplot wrote no image for '%s'", out_path);
+    }
+    if (rc == RL_OK && rename(path, out_path) != 0)
+        rc = rl_fail(errmsg, RL_EIO, "cannot write '%s': %s", out_path, strerror(errno));
+    if (rc)
+        unlink(path);
+    return rc;
+}
+
+int rl_chart_render(const struct rl_chart *c, const char *out_path, char *errmsg)
+{
+    char dir[1024], base[512];
+    int rc = split_path(out_path, dir, sizeof dir, base, sizeof base, errmsg);
+    if (rc)
+        return rc;
+    struct rl_chart_layout l;
+    if ((rc = rl_chart_layout(c, &l, errmsg)))
+        return rc;
+    struct rl_strbuf gp = {0}, dats[2] = {{0}, {0}};
+    rc = rl_chart_script(c, &l, (enum rl_chart_format)rl_chart_format_from_path(out_path), base,
+                         &gp, &dats[0], &dats[1], errmsg);
+    rl_chart_layout_release(&l);
+    static const char *const ext[] = {"roofs.dat", "kernels.dat"};
+    if (rc == RL_OK)
+        rc = render_files(out_path, dir, base, &gp, ext, dats, 2, errmsg);
+    rl_strbuf_release(&gp);
+    rl_strbuf_release(&dats[0]);
+    rl_strbuf_release(&dats[1]);
+    return rc;
+}
+
+/* ---- line charts ------------------------------------------------------------ */
+
+int rl_xy_chart_render(const struct rl_xy_chart *c, const char *out_path, char *errmsg)
+{
+    char dir[1024], base[512];
+    int rc = split_path(out_path, dir, sizeof dir, base, sizeof base, errmsg);
+    if (rc)
+        return rc;
+    static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"};
+    char term_svg[160], term_png[200], term_pdf[160];
+    terminals(term_svg, term_png, term_pdf);
+    struct rl_strbuf gp = {0}, dat = {0};
+    rl_strbuf_printf(&gp, "# %s\n# Written by roofline %s. Edit freely, then redraw with:  "
+                          "gnuplot %s.gp\n# Data: %s.dat, one gnuplot 'index' block per "
+                          "series.\n",
+                     c->title, ROOFLINE_VERSION, base, base);
+    rl_strbuf_printf(&gp, "if (!exists(\"outfile\")) outfile = \"%s%s\"\n", base,
+                     strrchr(out_path, '.'));
+    rl_strbuf_printf(&gp, "ext = outfile[strlen(outfile)-2:]\n"
+                          "if (ext eq \"pdf\") { set terminal %s } else { if (ext eq \"png\") "
+                          "{ set terminal %s } else { set terminal %s } }\n"
+                          "set output outfile\nset encoding utf8\n",
+                     term_pdf, term_png, term_svg);
+    rl_strbuf_printf(&gp, "set title \"%s\" noenhanced\nset xlabel \"%s\" noenhanced\n"
+                          "set ylabel \"%s\" noenhanced\n",
+                     c->title, c->xlabel, c->ylabel);
+    rl_strbuf_printf(&gp, "set grid lc rgb \"#dddddd\"\nset key top left box opaque\n");
+    if (c->logx)
+        rl_strbuf_printf(&gp, "set logscale x 2\n");
+    if (c->logy)
+        rl_strbuf_printf(&gp, "set logscale y 10\n");
+    if (c->y2label) {
+        rl_strbuf_printf(&gp, "set y2label \"%s\" noenhanced\nset y2tics\nset ytics nomirror\n",
+                         c->y2label);
+        if (c->logy2)
+            rl_strbuf_printf(&gp, "set logscale y2 10\n");
+    }
+    for (size_t i = 0; i < c->n_vlines; i++)
+        rl_strbuf_printf(&gp, "set arrow %zu from %.8g, graph 0 to %.8g, graph 1 nohead "
+                              "dt (6,4) lc rgb \"#555555\" lw 1.5\n"
+                              "set label %zu \"%s\" at %.8g, graph 0.95 left offset 0.5,0 "
+                              "noenhanced\n",
+                         i + 1, c->vline_x[i], c->vline_x[i], i + 1,
+                         c->vline_label[i] ? c->vline_label[i] : "", c->vline_x[i]);
+    rl_strbuf_printf(&gp, "plot \\\n");
+    for (size_t s = 0; s < c->n_series; s++) {
+        const struct rl_xy_series *S = &c->series[s];
+        rl_strbuf_printf(&dat, "%s# index %zu: %s\n", s ? "\n\n" : "", s, S->title);
+        size_t drawn = 0;
+        for (size_t i = 0; i < S->n; i++)
+            if (isfinite(S->x[i]) && isfinite(S->y[i])) {
+                rl_strbuf_printf(&dat, "%.8g %.8g\n", S->x[i], S->y[i]);
+                drawn++;
+            }
+        if (!drawn)
+            rl_strbuf_printf(&dat, "NaN NaN\n");
+        rl_strbuf_printf(&gp, "  \"%s.dat\" index %zu using 1:2 axes %s with linespoints "
+                              "lw 2 pt 7 ps 0.6 lc rgb \"%s\" title \"%s\" noenhanced%s\n",
+                         base, s, S->y2 ? "x1y2" : "x1y1", colors[s % 5], S->title,
+                         s + 1 < c->n_series ? ", \\" : "");
+    }
+    if (gp.oom || dat.oom)
+        rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
+    static const char *const ext[] = {"dat"};
+    if (rc == RL_OK)
+        rc = render_files(out_path, dir, base, &gp, ext, &dat, 1, errmsg);
+    rl_strbuf_release(&gp);
+    rl_strbuf_release(&dat);
+    return rc;
+}

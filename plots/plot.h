@@ -1,0 +1,138 @@
+/* plot.h - roofline charts: layout, gnuplot script and data files, SVG/PNG/PDF output. */
+#ifndef RL_PLOT_H
+#define RL_PLOT_H
+
+#include "plots/layout.h"
+#include "analyzer/model/model.h"
+#include "analyzer/util/strbuf.h"
+
+enum rl_chart_format { RL_CHART_SVG, RL_CHART_PNG, RL_CHART_PDF };
+
+/* One kernel on the chart. */
+struct rl_chart_point {
+    const char *label;
+    double ai_flop_per_byte;
+    double tflops;          /* achieved; for analytic points, the attainable */
+    enum rl_origin origin;  /* measured: filled marker, analytic: open */
+    double size;            /* marker scale; 0 = 1 */
+    int roof;               /* index into compute[] for its colour, -1 none */
+    /* Hierarchical view: the intensities against L2 and L1 bytes, drawn at
+     * the same rate and joined to the point (0 or NAN: not drawn). */
+    double ai_l2_flop_per_byte, ai_l1_flop_per_byte;
+};
+
+/* A measured curve (an intensity sweep): points joined by a line. */
+struct rl_chart_series {
+    const char *title;      /* key entry: "FP32 intensity sweep (measured)" */
+    const double *ai_flop_per_byte;
+    const double *tflops;
+    size_t n;
+    const char *roof;       /* roof name whose colour it takes ("fp32") */
+};
+
+struct rl_chart {
+    const char *title;
+    const struct rl_compute_roof *compute;
+    size_t n_compute;
+    const struct rl_memory_roof *memory;
+    size_t n_memory;
+    const struct rl_chart_point *points;
+    size_t n_points;
+    size_t max_labels;      /* kernels labelled, in the order given; 0 = 12 */
+    const struct rl_chart_series *series;
+    size_t n_series;
+};
+
+/* A drawn ceiling (equal compute roofs are merged into one line). */
+struct rl_chart_line {
+    char label[160];
+    char short_label[128];  /* compute roofs: precision and value only */
+    bool use_short;         /* no room for the label: the value is drawn */
+    bool memory;
+    enum rl_origin origin;
+    double value;           /* TFLOP/s or GB/s */
+    int color;              /* palette index */
+    double x0, y0, x1, y1;  /* ends, in FLOP/byte and FLOP/s */
+    struct rl_placed_label text;
+    double text_x, text_y;  /* anchor in data coordinates */
+    double angle_deg;       /* text rotation (memory roofs) */
+};
+
+struct rl_chart_ridge {
+    double ai_flop_per_byte, flops_per_s;
+    char text[48];
+    double text_x, text_y;
+    bool right_aligned;
+};
+
+struct rl_chart_layout {
+    double x_lo, x_hi, y_lo, y_hi; /* axis ranges: FLOP/byte and FLOP/s */
+    struct rl_chart_line *lines;
+    size_t n_lines;
+    struct rl_chart_ridge *ridges;
+    size_t n_ridges;
+    bool *drawn;            /* per point: finite and positive, so drawable */
+    bool *labelled;         /* per point */
+    struct rl_placed_label *labels; /* per point, where labelled */
+    double *label_x, *label_y;      /* anchors in data coordinates */
+    struct rl_box key;      /* where the key sits, in layout units */
+};
+
+/* Geometry of the canvas the layout is computed for, in layout units. */
+#define RL_CHART_W 960.0
+#define RL_CHART_H 640.0
+
+/* Layout */
+
+/* Compute ranges, merged lines and label positions. Points that cannot sit
+ * on log axes (zero or infinite intensity or rate) are not drawn (drawn[i]
+ * false). Returns 0, RL_EINVAL (no ceilings) or RL_ENOMEM. */
+int rl_chart_layout(const struct rl_chart *c, struct rl_chart_layout *out,
+                    char *errmsg);
+void rl_chart_layout_release(struct rl_chart_layout *l);
+
+/* Layout units of a data point (for tests). */
+void rl_chart_to_canvas(const struct rl_chart_layout *l, double ai, double flops_per_s,
+                        double *px, double *py);
+
+/* Output */
+
+/* Format of a path from its extension (.svg, .png, .pdf); -1 if none. */
+int rl_chart_format_from_path(const char *path);
+
+/* Build the gnuplot script and the two data files for base name `base`
+ * (the image is base.<ext>). */
+int rl_chart_script(const struct rl_chart *c, const struct rl_chart_layout *l,
+                    enum rl_chart_format fmt, const char *base,
+                    struct rl_strbuf *gp, struct rl_strbuf *roofs_dat,
+                    struct rl_strbuf *kernels_dat, char *errmsg);
+
+/* Write <out without ext>.gp, .roofs.dat, .kernels.dat atomically, then run
+ * gnuplot (ROOFLINE_GNUPLOT, else "gnuplot" on PATH) to draw out_path
+ * through a temporary file renamed on success. On failure no partial image
+ * is left; errmsg says why (gnuplot missing: how to install it). */
+int rl_chart_render(const struct rl_chart *c, const char *out_path, char *errmsg);
+
+/* Line charts (an LLM's tokens/s against batch) */
+
+struct rl_xy_series {
+    const char *title;
+    const double *x, *y;
+    size_t n;
+    bool y2;                /* on the right axis */
+};
+
+struct rl_xy_chart {
+    const char *title, *xlabel, *ylabel, *y2label; /* y2label NULL: no right axis */
+    bool logx, logy, logy2;
+    const struct rl_xy_series *series;
+    size_t n_series;
+    const double *vline_x;  /* vertical markers (a crossover) */
+    const char *const *vline_label;
+    size_t n_vlines;
+};
+
+/* Write <out without ext>.gp and .dat atomically and draw out_path. */
+int rl_xy_chart_render(const struct rl_xy_chart *c, const char *out_path, char *errmsg);
+
+#endif
