@@ -281,7 +281,7 @@ START_TEST(bounds_and_sentences)
     ck_assert_str_eq(r.rows[0].name, "tiny"); /* sorted by time */
     ck_assert_str_eq(r.rows[4].name, "memcpy");
     const struct rl_report_row *v = row(&r, "gemv 4096x14336 bf16");
-    ck_assert_int_eq(v->bound, RL_RB_MEMORY);
+    ck_assert_int_eq(v->bound, RL_BOUND_MEMORY);
     ck_assert_int_eq(v->v.limiter, RL_MEM_DRAM);
     ck_assert_double_eq_tol(v->v.ai_flop_per_byte[RL_MEM_DRAM], 1.0, 1e-12);
     ck_assert_double_eq_tol(v->achieved_gbs, 117.44e6 / 27300, 1e-9);
@@ -291,21 +291,21 @@ START_TEST(bounds_and_sentences)
                                       "4.3 TB/s = 89.6% of datasheet HBM3e"),
                   "%s", v->sentence);
     const struct rl_report_row *m = row(&r, "gemm 2048^3 bf16");
-    ck_assert_int_eq(m->bound, RL_RB_COMPUTE);
+    ck_assert_int_eq(m->bound, RL_BOUND_COMPUTE);
     ck_assert_double_eq_tol(m->v.achieved_tflops, 17.18e9 / 25000 / 1e3, 1e-9);
     ck_assert_ptr_nonnull(strstr(m->sentence, "compute-bound; 687 TFLOP/s = 69.5% of datasheet "
                                               "BF16 Tensor Core"));
     ck_assert_double_eq_tol(m->v.ai_flop_per_byte[RL_MEM_L2], 17.18e9 / 200e6, 1e-9);
     const struct rl_report_row *t = row(&r, "tiny");
-    ck_assert_int_eq(t->bound, RL_RB_NEITHER);
+    ck_assert_int_eq(t->bound, RL_BOUND_NEITHER);
     ck_assert_ptr_nonnull(strstr(t->evidence, "short launches (3 us each)"));
     ck_assert_ptr_nonnull(strstr(t->evidence, "only 1 blocks for 132 SMs"));
     ck_assert_ptr_nonnull(strstr(t->sentence, "bound by neither roof"));
     const struct rl_report_row *z = row(&r, "registers only");
-    ck_assert_int_eq(z->bound, RL_RB_COMPUTE);
+    ck_assert_int_eq(z->bound, RL_BOUND_COMPUTE);
     ck_assert(isinf(z->v.ai_flop_per_byte[RL_MEM_DRAM]));
     const struct rl_report_row *u = row(&r, "memcpy");
-    ck_assert_int_eq(u->bound, RL_RB_UNKNOWN);
+    ck_assert_int_eq(u->bound, RL_BOUND_UNKNOWN);
     ck_assert_ptr_nonnull(strstr(u->sentence, "timing only"));
     rl_report_release(&r);
 }
@@ -359,13 +359,13 @@ START_TEST(neither_below_ten_percent)
     ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
     const struct rl_report_row *a = row(&r, "at10");
     ck_assert_double_eq(a->v.pct_of_roof, 10);
-    ck_assert_int_eq(a->bound, RL_RB_COMPUTE);
+    ck_assert_int_eq(a->bound, RL_BOUND_COMPUTE);
     ck_assert_str_eq(a->evidence, "");
     ck_assert_str_eq(a->sentence, "at10: 1e+06 FLOP/B, 5e+03x right of the BF16 ridge (200 "
                                   "FLOP/B): compute-bound; 100 TFLOP/s = 10% of datasheet BF16 "
                                   "Tensor Core (dense)");
     const struct rl_report_row *b = row(&r, "below10");
-    ck_assert_int_eq(b->bound, RL_RB_NEITHER);
+    ck_assert_int_eq(b->bound, RL_BOUND_NEITHER);
     /* 10.001 us per launch is not short; 132 blocks fill 132 SMs. */
     ck_assert_str_eq(b->sentence,
                      "below10: 1e+06 FLOP/B, 100 TFLOP/s = 10% of the 1e+03 TFLOP/s attainable "
@@ -373,11 +373,11 @@ START_TEST(neither_below_ten_percent)
                      "saturated: latency (dependent accesses, low occupancy, synchronisation) is "
                      "the likely limit");
     const struct rl_report_row *s = row(&r, "short");
-    ck_assert_int_eq(s->bound, RL_RB_NEITHER);
+    ck_assert_int_eq(s->bound, RL_BOUND_NEITHER);
     ck_assert_str_eq(s->evidence,
                      "short launches (9 us each): launch overhead and latency dominate");
     const struct rl_report_row *t = row(&r, "thin");
-    ck_assert_int_eq(t->bound, RL_RB_NEITHER);
+    ck_assert_int_eq(t->bound, RL_BOUND_NEITHER);
     ck_assert_str_eq(t->evidence,
                      "only 131 blocks for 132 SMs: the GPU is not filled (occupancy)");
     rl_report_release(&r);
@@ -703,7 +703,7 @@ START_TEST(rows_and_sentences)
     ck_assert_double_eq_tol(m->achieved_gbs, 2500, 1e-9);
     const struct rl_report_row *t = &r.rows[1];
     ck_assert_int_eq(t->roof, -1);
-    ck_assert_int_eq(t->bound, RL_RB_UNKNOWN);
+    ck_assert_int_eq(t->bound, RL_BOUND_UNKNOWN);
     for (int l = 0; l < RL_MEM_COUNT; l++)
         ck_assert(isnan(t->v.ai_flop_per_byte[l]));
     ck_assert(isnan(t->v.achieved_tflops) && isnan(t->v.attainable_tflops));
@@ -1180,7 +1180,7 @@ START_TEST(intensity_without_a_roof)
     ck_assert_double_eq(row(&r, "four bytes")->v.ai_flop_per_byte[RL_MEM_DRAM], 2.5e5);
     ck_assert_double_eq_tol(row(&r, "four bytes")->v.ai_flop_per_byte[RL_MEM_L2], 1e-3, 1e-15);
     const struct rl_report_row *z = row(&r, "nothing");
-    ck_assert_int_eq(z->bound, RL_RB_UNKNOWN);
+    ck_assert_int_eq(z->bound, RL_BOUND_UNKNOWN);
     ck_assert(isnan(z->v.attainable_tflops));
     ck_assert_str_eq(z->sentence, "nothing: no intensity (no FLOPs and no bytes)");
     rl_report_release(&r);
@@ -1207,7 +1207,7 @@ START_TEST(neither_evidence_boundaries)
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
     const struct rl_report_row *t = row(&r, "ten us");
-    ck_assert_int_eq(t->bound, RL_RB_NEITHER);
+    ck_assert_int_eq(t->bound, RL_BOUND_NEITHER);
     ck_assert_str_eq(t->evidence,
                      "neither bandwidth nor compute is saturated: latency (dependent accesses, low "
                      "occupancy, synchronisation) is the likely limit");

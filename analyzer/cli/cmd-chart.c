@@ -168,7 +168,7 @@ int cmd_chart(int argc, char **argv)
     }
     for (size_t i = 0; i < rep.n; i++) {
         const struct rl_report_row *w = &rep.rows[i];
-        if (w->bound == RL_RB_UNKNOWN)
+        if (w->bound == RL_BOUND_UNKNOWN)
             cli_warn("kernel '%s' is not drawn: no FLOPs and bytes to place it by", w->name);
         else if (isnan(w->v.achieved_tflops) && w->origin == RL_ORIGIN_MEASURED)
             cli_warn("kernel '%s' has no time: drawn at its attainable rate (analytic)",

@@ -73,6 +73,8 @@ const char *rl_bound_name(enum rl_bound bound)
         return "memory";
     case RL_BOUND_COMPUTE:
         return "compute";
+    case RL_BOUND_NEITHER:
+        return "neither";
     case RL_BOUND_UNKNOWN:
         break;
     }
@@ -176,13 +178,21 @@ double rl_ridge_flop_per_byte(double peak_tflops, double bandwidth_gbs)
     return peak_tflops * 1e3 / bandwidth_gbs;
 }
 
+/* The memory roof's rate at an intensity: AI (FLOP/B) x GB/s = GFLOP/s,
+ * x 1e-3 = TFLOP/s. The one formula, for rl_attainable_tflops and the
+ * judge (rl_classify). */
+static double memory_roof_tflops(double ai_flop_per_byte, double bandwidth_gbs)
+{
+    return ai_flop_per_byte * bandwidth_gbs * 1e-3;
+}
+
 double rl_attainable_tflops(double peak_tflops, double bandwidth_gbs,
                             double ai_flop_per_byte)
 {
     if (!(peak_tflops >= 0) || !(bandwidth_gbs > 0) || !(ai_flop_per_byte >= 0) ||
         isinf(peak_tflops) || isinf(bandwidth_gbs))
         return NAN;
-    double mem_tflops = ai_flop_per_byte * bandwidth_gbs * 1e-3;
+    double mem_tflops = memory_roof_tflops(ai_flop_per_byte, bandwidth_gbs);
     return mem_tflops < peak_tflops ? mem_tflops : peak_tflops;
 }
 
@@ -232,7 +242,7 @@ int rl_classify(const struct rl_kernel_perf *k, const struct rl_compute_roof *c,
         out->ai_flop_per_byte[l] = ai;
         if (isnan(ai))
             continue;
-        double att = isinf(ai) ? INFINITY : ai * mem[i].bandwidth_gbs * 1e-3;
+        double att = isinf(ai) ? INFINITY : memory_roof_tflops(ai, mem[i].bandwidth_gbs);
         if (limiter < 0 || att < best) {
             best = att;
             limiter = (int)i;

@@ -38,7 +38,8 @@ struct rl_memory_roof {
 enum rl_bound {
     RL_BOUND_UNKNOWN, /* no intensity (no FLOPs and no bytes) */
     RL_BOUND_MEMORY,  /* left of the ridge of its limiting memory level */
-    RL_BOUND_COMPUTE  /* at or right of every ridge */
+    RL_BOUND_COMPUTE, /* at or right of every ridge */
+    RL_BOUND_NEITHER  /* far below both roofs (the report's judge, with a time) */
 };
 
 /* A kernel as the model sees it. Unknown quantities are NAN. */
@@ -65,7 +66,7 @@ struct rl_verdict {
 /* Names */
 
 const char *rl_mem_level_name(enum rl_mem_level level); /* "dram", "l2", "l1" */
-const char *rl_bound_name(enum rl_bound bound);        /* "memory", "compute" */
+const char *rl_bound_name(enum rl_bound bound); /* "memory", "compute", "neither", "unknown" */
 
 /* Parse "hbm"/"dram"/"l2"/"l1"/"shared"; -1 when unknown. */
 int rl_mem_level_parse(const char *name);

@@ -56,11 +56,6 @@ static void upper(char *b, size_t n, const char *s)
     b[i] = 0;
 }
 
-static const char *bound_name(enum rl_report_bound b)
-{
-    static const char *const names[] = {"memory", "compute", "neither", "unknown"};
-    return names[b];
-}
 
 /* ---- building -------------------------------------------------------------- */
 
@@ -133,7 +128,7 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
 {
     char ai[24], ridge[24], x[24], rate[32], att[32], bw[32], roof[24];
     const struct rl_compute_roof *cr = w->roof >= 0 ? &c->compute[w->roof] : NULL;
-    if (w->bound == RL_RB_UNKNOWN) {
+    if (w->bound == RL_BOUND_UNKNOWN) {
         if (w->counted == 0)
             snprintf(w->sentence, sizeof w->sentence,
                      "%s: %.3g%% of GPU time, timing only: no FLOPs or bytes were counted "
@@ -155,14 +150,14 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
     fmt_rate(att, sizeof att, v->attainable_tflops, cr->ops);
     fmt_rate(rate, sizeof rate, v->achieved_tflops, cr->ops);
     bool timed = !isnan(v->achieved_tflops);
-    if (w->bound == RL_RB_NEITHER) {
+    if (w->bound == RL_BOUND_NEITHER) {
         snprintf(w->sentence, sizeof w->sentence,
                  "%s: %s FLOP/B, %s = %.2g%% of the %s attainable at that intensity: bound by "
                  "neither roof; %s",
                  w->name, ai, rate, v->pct_of_roof, att, w->evidence);
         return;
     }
-    if (w->bound == RL_RB_MEMORY) {
+    if (w->bound == RL_BOUND_MEMORY) {
         const struct rl_memory_roof *m = limiting_roof(c, v->limiter);
         fmt_g(x, sizeof x, v->ridge_distance_x);
         double level_gbs = timed ? w->bytes[v->limiter] / counted_ns : NAN;
@@ -237,7 +232,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
         w->flops = t->flops;
         memcpy(w->bytes, t->bytes, sizeof w->bytes);
         w->roof = -1;
-        w->bound = RL_RB_UNKNOWN;
+        w->bound = RL_BOUND_UNKNOWN;
         w->achieved_gbs = NAN;
         for (int m = 0; m < RL_MEM_COUNT; m++)
             w->v.ai_flop_per_byte[m] = NAN;
@@ -252,12 +247,10 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
             char err[RL_ERRMSG_SIZE];
             if (rl_classify(&perf, &c->compute[w->roof], c->memory, c->n_memory, &w->v, err) ==
                 RL_OK) {
-                w->bound = w->v.bound == RL_BOUND_MEMORY    ? RL_RB_MEMORY
-                           : w->v.bound == RL_BOUND_COMPUTE ? RL_RB_COMPUTE
-                                                            : RL_RB_UNKNOWN;
+                w->bound = w->v.bound;
                 if (!isnan(w->v.pct_of_roof) && w->v.pct_of_roof < RL_REPORT_NEITHER_PCT &&
-                    w->bound != RL_RB_UNKNOWN) {
-                    w->bound = RL_RB_NEITHER;
+                    w->bound != RL_BOUND_UNKNOWN) {
+                    w->bound = RL_BOUND_NEITHER;
                     neither_evidence(w, r);
                 }
                 if (perf.time_ns > 0)
@@ -328,10 +321,10 @@ void rl_report_table(FILE *f, const struct rl_report *r, const struct rl_ceiling
         fmt_g(pct, sizeof pct, w->v.pct_of_roof);
         fmt_g(share, sizeof share, 100 * w->time_share);
         fprintf(f, "%-40s %6s %7llu %9s %11s %11s %7s  %s%s%s%s\n", name, share,
-                (unsigned long long)w->launches, ai, ach, att, pct, bound_name(w->bound),
-                w->bound == RL_RB_MEMORY ? " (" : "",
-                w->bound == RL_RB_MEMORY ? rl_mem_level_name(w->v.limiter) : "",
-                w->bound == RL_RB_MEMORY ? ")" : "");
+                (unsigned long long)w->launches, ai, ach, att, pct, rl_bound_name(w->bound),
+                w->bound == RL_BOUND_MEMORY ? " (" : "",
+                w->bound == RL_BOUND_MEMORY ? rl_mem_level_name(w->v.limiter) : "",
+                w->bound == RL_BOUND_MEMORY ? ")" : "");
     }
     if (n < r->n)
         fprintf(f, "... %zu more kernel groups (report.csv has them all)\n", r->n - n);
@@ -383,8 +376,8 @@ int rl_report_csv(FILE *f, const struct rl_report *r, const struct rl_ceilings *
         csv_number(f, w->v.ridge_flop_per_byte);
         fprintf(f, ",%s,%s,%s,%s,%s,", roof_name(w, c),
                 w->roof >= 0 ? rl_origin_name(c->compute[w->roof].origin) : "",
-                rl_origin_name(w->origin), bound_name(w->bound),
-                w->bound == RL_RB_MEMORY ? rl_mem_level_name(w->v.limiter) : "");
+                rl_origin_name(w->origin), rl_bound_name(w->bound),
+                w->bound == RL_BOUND_MEMORY ? rl_mem_level_name(w->v.limiter) : "");
         csv_string(f, w->sentence);
         fputc('\n', f);
     }
@@ -466,8 +459,8 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
         json_string(f, roof_name(w, c));
         fprintf(f, ", \"roof_origin\": \"%s\", \"origin\": \"%s\", \"bound\": \"%s\"",
                 w->roof >= 0 ? rl_origin_name(c->compute[w->roof].origin) : "",
-                rl_origin_name(w->origin), bound_name(w->bound));
-        if (w->bound == RL_RB_MEMORY)
+                rl_origin_name(w->origin), rl_bound_name(w->bound));
+        if (w->bound == RL_BOUND_MEMORY)
             fprintf(f, ", \"limiter\": \"%s\"", rl_mem_level_name(w->v.limiter));
         if (w->evidence[0]) {
             fputs(", \"evidence\": ", f);
@@ -544,10 +537,10 @@ int rl_report_markdown(FILE *f, const struct rl_report *r, const struct rl_ceili
         fputs("| ", f);
         md_cell(f, w->name);
         fprintf(f, " | %s%% | %llu | %s | %s | %s | %s | %s%s%s%s |\n", share,
-                (unsigned long long)w->launches, ai, ach, att, pct, bound_name(w->bound),
-                w->bound == RL_RB_MEMORY ? " (" : "",
-                w->bound == RL_RB_MEMORY ? rl_mem_level_name(w->v.limiter) : "",
-                w->bound == RL_RB_MEMORY ? ")" : "");
+                (unsigned long long)w->launches, ai, ach, att, pct, rl_bound_name(w->bound),
+                w->bound == RL_BOUND_MEMORY ? " (" : "",
+                w->bound == RL_BOUND_MEMORY ? rl_mem_level_name(w->v.limiter) : "",
+                w->bound == RL_BOUND_MEMORY ? ")" : "");
     }
     fputs("\n## What bounds each kernel\n\n", f);
     for (size_t i = 0; i < n; i++) {
@@ -583,7 +576,7 @@ int rl_report_chart_series(const struct rl_report *r, const struct rl_ceilings *
     size_t n = 0;
     for (size_t i = 0; i < r->n; i++) {
         const struct rl_report_row *w = &r->rows[i];
-        if (w->roof < 0 || w->bound == RL_RB_UNKNOWN)
+        if (w->roof < 0 || w->bound == RL_BOUND_UNKNOWN)
             continue;
         struct rl_chart_point *q = &p[n];
         rl_str_shorten(names[n], sizeof names[n], w->name);

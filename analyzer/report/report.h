@@ -9,13 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* What bounds a kernel group. */
-enum rl_report_bound {
-    RL_RB_MEMORY,   /* at its memory roof's slope, left of the ridge */
-    RL_RB_COMPUTE,  /* at or right of the ridge */
-    RL_RB_NEITHER,  /* far below both roofs: latency, launch overhead, occupancy */
-    RL_RB_UNKNOWN   /* no FLOPs and bytes (timing only), or no time */
-};
+/* What bounds a kernel group: enum rl_bound (model/model.h), with
+ * RL_BOUND_NEITHER when a timed group reaches under RL_REPORT_NEITHER_PCT of
+ * its attainable rate (latency, launch overhead, occupancy). */
 
 /* Below this share of the attainable rate a kernel is bound by neither roof. */
 #define RL_REPORT_NEITHER_PCT 10.0
@@ -30,7 +26,7 @@ struct rl_report_row {
     double flops, bytes[RL_MEM_COUNT]; /* counted launches */
     struct rl_verdict v;            /* the model's verdict (NAN fields when unknown) */
     double achieved_gbs;            /* DRAM bytes / time */
-    enum rl_report_bound bound;
+    enum rl_bound bound;
     char evidence[200];             /* why "neither"; "" otherwise */
     char sentence[480];             /* the one-line explanation */
 };
