@@ -1141,6 +1141,35 @@ START_TEST(out_of_memory)
 END_TEST
 #endif
 
+/* What `roofline trace` prints of a trace comes from the reader too: the
+ * launches by where their counts come from, the replay passes, the
+ * calibration's line and the notes. */
+START_TEST(summary_for_the_trace_command)
+{
+    ck_assert_int_eq(read_trace("\"counters\": {\"mode\": \"default\", \"status\": \"ok\", "
+                                "\"passes\": 2, \"tensor_check\": \"cuBLASLt BF16: 2.0 FLOP/op\"},"
+                                "\"notes\": \"a; b\",",
+                                "{\"name\": \"k\", \"counts\": \"counters\"},"
+                                "{\"name\": \"k\", \"counts\": \"sampled\"},"
+                                "{\"name\": \"k\", \"counts\": \"sampled\"},"
+                                "{\"name\": \"a\", \"counts\": \"analytic\"},"
+                                "{\"name\": \"n\", \"counts\": \"none\"},"
+                                "{\"name\": \"x\", \"counts\": \"other\"},"
+                                "{\"name\": \"y\"}"),
+                     0);
+    ck_assert_uint_eq(g.sum.kernels, 7);
+    ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_COUNTERS], 1);
+    ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_SAMPLED], 2);
+    ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_ANALYTIC], 1);
+    ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_NONE], 1);
+    ck_assert_double_eq(g.sum.passes, 2);
+    ck_assert_str_eq(g.sum.tensor_check, "cuBLASLt BF16: 2.0 FLOP/op");
+    ck_assert_str_eq(g.sum.notes, "a; b");
+    ck_assert_int_eq(read_trace("", "{\"name\": \"k\", \"counts\": 3}"), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'t.json': line 2: 'counts' must be a string");
+}
+END_TEST
+
 static Suite *tracefile_suite(void)
 {
     Suite *s = suite_create("tracefile");
@@ -1149,6 +1178,7 @@ static Suite *tracefile_suite(void)
     tcase_add_test(core, launches_fold_into_groups);
     tcase_add_test(core, first_counted_launch_gives_the_precision);
     tcase_add_test(core, summary_fields);
+    tcase_add_test(core, summary_for_the_trace_command);
     tcase_add_test(core, numbers);
     tcase_add_test(core, added_launches);
     tcase_add_test(core, sniff);

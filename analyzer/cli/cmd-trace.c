@@ -4,7 +4,7 @@
 
 #include "analyzer/device/device.h"
 #include "analyzer/util/error.h"
-#include "analyzer/util/json.h"
+#include "analyzer/readers/tracefile.h"
 #include "analyzer/profiler/protocol.h"
 
 #include <dirent.h>
@@ -57,106 +57,58 @@ struct trace_opts {
 
 /* ---- reading traces back: summary and --top ---------------------------------- */
 
-struct by_name {
-    const char *name;
-    double time_ns;
-    long launches;
-};
+/* Group indices by time, largest first (qsort context: the groups). */
+static const struct rl_trace_groups *sort_groups;
 
 static int cmp_time(const void *a, const void *b)
 {
-    double x = ((const struct by_name *)a)->time_ns, y = ((const struct by_name *)b)->time_ns;
+    double x = sort_groups->v[*(const size_t *)a].time_ns;
+    double y = sort_groups->v[*(const size_t *)b].time_ns;
     return (x < y) - (x > y);
 }
 
-/* Add the kernels of a trace document to a per-name table. */
-static int tally(const cJSON *doc, struct by_name **v, size_t *n, size_t *cap)
-{
-    const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(doc, "kernels");
-    const cJSON *k;
-    cJSON_ArrayForEach(k, kernels)
-    {
-        const char *name = rl_json_string(k, "name");
-        double t = rl_json_number(k, "time_ns");
-        if (!name)
-            continue;
-        size_t i = 0;
-        while (i < *n && strcmp((*v)[i].name, name) != 0)
-            i++;
-        if (i == *n) {
-            if (*n == *cap) {
-                size_t c = *cap ? 2 * *cap : 64;
-                struct by_name *nv = realloc(*v, c * sizeof *nv);
-                if (!nv)
-                    return RL_ENOMEM;
-                *v = nv;
-                *cap = c;
-            }
-            (*v)[(*n)++] = (struct by_name){name, 0, 0};
-        }
-        (*v)[i].launches++;
-        if (!isnan(t))
-            (*v)[i].time_ns += t;
-    }
-    return RL_OK;
-}
-
+/* What a trace holds, read by the one trace reader (readers/tracefile). */
 static void summarize(const char *path)
 {
-    cJSON *doc;
+    static struct rl_trace_groups g;
+    memset(&g, 0, sizeof g);
     char err[RL_ERRMSG_SIZE];
-    if (rl_json_parse_file(path, &doc, err)) {
+    if (rl_trace_groups_load(&g, path, err)) {
         cli_error("%s", err);
+        rl_trace_groups_release(&g);
         return;
     }
-    const cJSON *counters = cJSON_GetObjectItemCaseSensitive(doc, "counters");
-    const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(doc, "kernels");
-    long n = 0, by[4] = {0};
-    static const char *const origins[] = {"counters", "sampled", "analytic", "none"};
-    const cJSON *k;
-    cJSON_ArrayForEach(k, kernels)
-    {
-        n++;
-        const char *c = rl_json_string(k, "counts");
-        for (int i = 0; i < 4; i++)
-            if (c && strcmp(c, origins[i]) == 0)
-                by[i]++;
-    }
-    const char *status = rl_json_string(counters, "status");
-    const char *reason = rl_json_string(counters, "reason");
-    printf("%s: %ld kernels: %ld counted, %ld sampled, %ld analytic, %ld timing only\n", path,
-           n, by[0], by[1], by[2], by[3]);
-    printf("  counters: %s", status ? status : "?");
-    double passes = rl_json_number(counters, "passes");
-    if (!isnan(passes))
-        printf(" (%g replay passes)", passes);
-    printf("%s%s\n", reason ? ": " : "", reason ? reason : "");
-    const cJSON *missing = cJSON_GetObjectItemCaseSensitive(counters, "tensor_not_counted");
-    if (cJSON_GetArraySize(missing) > 0) {
-        printf("  Tensor Core work not counted:");
-        const cJSON *t;
-        cJSON_ArrayForEach(t, missing)
-        {
-            printf(" %s", cJSON_IsString(t) ? t->valuestring : "?");
-        }
-        printf(" (--metrics full counts it)\n");
-    }
-    const char *check = rl_json_string(counters, "tensor_check");
-    if (check)
-        printf("  tensor check: %s\n", check);
-    const char *notes = rl_json_string(doc, "notes");
-    if (notes)
-        printf("  notes: %s\n", notes);
-    struct by_name *v = NULL;
-    size_t nv = 0, cap = 0;
-    if (tally(doc, &v, &nv, &cap) == RL_OK && nv) {
-        qsort(v, nv, sizeof *v, cmp_time);
+    const struct rl_trace_summary *s = &g.sum;
+    printf("%s: %llu kernels: %llu counted, %llu sampled, %llu analytic, %llu timing only\n",
+           path, (unsigned long long)s->kernels,
+           (unsigned long long)s->by_counts[RL_TRACE_COUNTS_COUNTERS],
+           (unsigned long long)s->by_counts[RL_TRACE_COUNTS_SAMPLED],
+           (unsigned long long)s->by_counts[RL_TRACE_COUNTS_ANALYTIC],
+           (unsigned long long)s->by_counts[RL_TRACE_COUNTS_NONE]);
+    printf("  counters: %s", s->counters_status[0] ? s->counters_status : "?");
+    if (s->passes > 0)
+        printf(" (%g replay passes)", s->passes);
+    printf("%s%s\n", s->counters_reason[0] ? ": " : "", s->counters_reason);
+    if (s->tensor_not_counted[0])
+        printf("  Tensor Core work not counted: %s (--metrics full counts it)\n",
+               s->tensor_not_counted);
+    if (s->tensor_check[0])
+        printf("  tensor check: %s\n", s->tensor_check);
+    if (s->notes[0])
+        printf("  notes: %s\n", s->notes);
+    size_t *order = malloc((g.n ? g.n : 1) * sizeof *order);
+    if (order && g.n) {
+        for (size_t i = 0; i < g.n; i++)
+            order[i] = i;
+        sort_groups = &g;
+        qsort(order, g.n, sizeof *order, cmp_time);
         printf("  %-10s %-8s %s\n", "time (ms)", "launches", "kernel (top 5 by time)");
-        for (size_t i = 0; i < nv && i < 5; i++)
-            printf("  %-10.3f %-8ld %.90s\n", v[i].time_ns / 1e6, v[i].launches, v[i].name);
+        for (size_t i = 0; i < g.n && i < 5; i++)
+            printf("  %-10.3f %-8llu %.90s\n", g.v[order[i]].time_ns / 1e6,
+                   (unsigned long long)g.v[order[i]].launches, g.v[order[i]].name);
     }
-    free(v);
-    cJSON_Delete(doc);
+    free(order);
+    rl_trace_groups_release(&g);
 }
 
 /* ---- running a program under the injection library ------------------------- */
@@ -284,33 +236,60 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
-/* Write the names of the K kernels with the most time in the traces. */
+/* Kernel names with their time summed over grids and blocks. */
+struct by_name {
+    const char *name;
+    double time_ns;
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(((const struct by_name *)a)->name, ((const struct by_name *)b)->name);
+}
+
+static int cmp_name_time(const void *a, const void *b)
+{
+    double x = ((const struct by_name *)a)->time_ns, y = ((const struct by_name *)b)->time_ns;
+    return (x < y) - (x > y);
+}
+
+/* Write the names of the K kernels with the most time in the traces (read
+ * by the one trace reader). */
 static int top_names(char **files, size_t n, int k, const char *path)
 {
-    struct by_name *v = NULL;
-    size_t nv = 0, cap = 0;
-    cJSON **docs = calloc(n ? n : 1, sizeof *docs);
-    int rc = docs ? RL_OK : RL_ENOMEM;
-    char err[RL_ERRMSG_SIZE];
+    static struct rl_trace_groups g;
+    memset(&g, 0, sizeof g);
+    char err[RL_ERRMSG_SIZE] = "";
+    int rc = RL_OK;
     for (size_t i = 0; i < n && rc == RL_OK; i++)
-        if ((rc = rl_json_parse_file(files[i], &docs[i], err)) == RL_OK)
-            rc = tally(docs[i], &v, &nv, &cap);
+        rc = rl_trace_groups_load(&g, files[i], err);
+    struct by_name *v = rc == RL_OK ? malloc((g.n ? g.n : 1) * sizeof *v) : NULL;
+    if (rc == RL_OK && !v)
+        rc = rl_fail(err, RL_ENOMEM, "out of memory");
+    size_t nv = 0;
     if (rc == RL_OK) {
-        qsort(v, nv, sizeof *v, cmp_time);
+        for (size_t i = 0; i < g.n; i++)
+            v[i] = (struct by_name){g.v[i].name, g.v[i].time_ns};
+        qsort(v, g.n, sizeof *v, cmp_name);
+        for (size_t i = 0; i < g.n; i++) {
+            if (nv && strcmp(v[nv - 1].name, v[i].name) == 0)
+                v[nv - 1].time_ns += v[i].time_ns;
+            else
+                v[nv++] = v[i];
+        }
+        qsort(v, nv, sizeof *v, cmp_name_time);
         FILE *f = fopen(path, "w");
         if (!f)
-            rc = RL_EIO;
+            rc = rl_fail(err, RL_EIO, "'%s': %s", path, strerror(errno));
         for (size_t i = 0; f && i < nv && i < (size_t)k; i++)
             fprintf(f, "%s\n", v[i].name);
         if (f && fclose(f))
-            rc = RL_EIO;
+            rc = rl_fail(err, RL_EIO, "'%s': write failed", path);
     }
     if (rc)
-        cli_error("choosing the top kernels: %s", rc == RL_EPARSE ? err : rl_strerror(rc));
-    for (size_t i = 0; docs && i < n; i++)
-        cJSON_Delete(docs[i]);
-    free(docs);
+        cli_error("choosing the top kernels: %s", err);
     free(v);
+    rl_trace_groups_release(&g);
     return rc;
 }
 

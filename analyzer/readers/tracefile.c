@@ -438,6 +438,7 @@ struct launch {
     double flops, bytes[RL_MEM_COUNT], time_ns;
     char precision[24];
     enum rl_origin origin;
+    int counts;             /* enum rl_trace_counts; -1: not given */
 };
 
 static int launch_field(struct reader *r, void *ctx, const char *key)
@@ -490,6 +491,18 @@ static int launch_field(struct reader *r, void *ctx, const char *key)
                                                                : sizeof l->precision - 1;
             memcpy(l->precision, r->str, n);
             l->precision[n] = 0;
+            return 0;
+        }
+        break;
+    case 'c':
+        if (strcmp(key, "counts") == 0) {
+            static const char *const names[RL_TRACE_COUNTS_N] = {"counters", "sampled",
+                                                                 "analytic", "none"};
+            if ((t = next(r)) != T_STRING)
+                return fail(r, RL_ESCHEMA, "'counts' must be a string");
+            for (int i = 0; i < RL_TRACE_COUNTS_N; i++)
+                if (strcmp(r->str, names[i]) == 0)
+                    l->counts = i;
             return 0;
         }
         break;
@@ -664,6 +677,12 @@ static int counters_field(struct reader *r, void *ctx, const char *key)
         return string_into(r, t, s->counters_status, sizeof s->counters_status);
     if (strcmp(key, "reason") == 0)
         return string_into(r, t, s->counters_reason, sizeof s->counters_reason);
+    if (strcmp(key, "tensor_check") == 0)
+        return string_into(r, t, s->tensor_check, sizeof s->tensor_check);
+    if (strcmp(key, "passes") == 0 && t == T_NUMBER) {
+        s->passes = r->num;
+        return 0;
+    }
     if (strcmp(key, "tensor_not_counted") == 0 && t == T_LBRACKET) {
         size_t used = 0;
         for (t = next(r); t == T_STRING || t == T_COMMA; t = next(r))
@@ -699,6 +718,7 @@ static int read_kernels(struct reader *r, struct rl_trace_groups *g, enum tok t)
             l.bytes[m] = NAN;
         l.precision[0] = 0;
         l.origin = RL_ORIGIN_MEASURED;
+        l.counts = -1;
         int line = r->line;
         if (read_object(r, &l, launch_field))
             return r->err;
@@ -720,6 +740,8 @@ static int read_kernels(struct reader *r, struct rl_trace_groups *g, enum tok t)
         g->sum.kernels++;
         if (!isnan(l.time_ns))
             g->sum.time_ns += l.time_ns;
+        if (l.counts >= 0)
+            g->sum.by_counts[l.counts]++;
         t = next(r);
         if (t == T_RBRACKET)
             return 0;
@@ -751,6 +773,8 @@ static int doc_field(struct reader *r, void *ctx, const char *key)
         d->g->sum.incomplete = t == T_TRUE;
         return 0;
     }
+    if (strcmp(key, "notes") == 0 && t == T_STRING)
+        return string_into(r, t, d->g->sum.notes, sizeof d->g->sum.notes);
     return skip_value(r, t);
 }
 

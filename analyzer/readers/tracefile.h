@@ -23,14 +23,24 @@ struct rl_trace_group {
     double bytes[RL_MEM_COUNT]; /* summed; NAN where a counted launch lacked the level */
 };
 
+/* Where a launch's FLOPs and bytes come from (a trace's "counts"). */
+enum rl_trace_counts {
+    RL_TRACE_COUNTS_COUNTERS, RL_TRACE_COUNTS_SAMPLED, RL_TRACE_COUNTS_ANALYTIC,
+    RL_TRACE_COUNTS_NONE, RL_TRACE_COUNTS_N
+};
+
 struct rl_trace_summary {
     char gpu_name[96], chip[32];
     int sm_count;
     char counters_status[16];   /* ok, off, unavailable */
     char counters_reason[512];
     char tensor_not_counted[64];/* "fp16, tf32, int8" */
+    double passes;              /* replay passes per counted launch; 0 unknown */
+    char tensor_check[256];     /* the calibration's line; "" none */
+    char notes[512];            /* the trace's notes, "; "-separated; "" none */
     bool incomplete;
     uint64_t kernels;           /* launch records read */
+    uint64_t by_counts[4];      /* of those, by 'counts': enum rl_trace_counts */
     double time_ns;             /* all launches */
 };
 
