@@ -7,6 +7,8 @@
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 #include "analyzer/llm/llm.h"
+#include "analyzer/readers/tracefile.h"
+#include "analyzer/report/report.h"
 #include "analyzer/util/paths.h"
 #include "plots/plot.h"
 #include "analyzer/util/strbuf.h"
@@ -340,58 +342,44 @@ static int measure(struct llm_run *r, const char *dir, int device)
 
 static int charts(const struct llm_run *r, const char *dir, char *err)
 {
-    /* (a) every operator of every phase on the roofline. */
-    size_t max = (size_t)(r->n_batches + 1) * RL_LLM_MAX_OPS;
-    struct rl_chart_point *p = calloc(max, sizeof *p);
-    char (*labels)[48] = calloc(max, sizeof *labels);
-    double *key = calloc(max, sizeof *key);
-    if (!p || !labels || !key) {
-        free(p);
-        free(labels);
-        free(key);
-        return rl_fail(err, RL_ENOMEM, "out of memory");
-    }
-    size_t n = 0;
-    for (int ph = 0; ph <= r->n_batches; ph++) {
+    /* (a) every operator of every phase on the roofline: the operators are
+     * kernel groups (analytic: their FLOPs, bytes and predicted time), judged
+     * and drawn by the report's judge and chart writer like any kernels. */
+    static struct rl_trace_groups g;
+    memset(&g, 0, sizeof g);
+    int rc = RL_OK;
+    for (int ph = 0; ph <= r->n_batches && rc == RL_OK; ph++) {
         const struct rl_llm_phase_cost *c = ph < r->n_batches ? &r->decode[ph] : &r->prefill;
-        for (int i = 0; i < c->n_ops; i++) {
+        for (int i = 0; i < c->n_ops && rc == RL_OK; i++) {
             const struct rl_llm_op *o = &c->ops[i];
             if (!(o->flops > 0) || !isfinite(o->ai_flop_per_byte))
                 continue;
+            char label[48];
             if (c->phase == RL_LLM_DECODE)
-                snprintf(labels[n], sizeof labels[n], "decode b%d %s", c->batch, o->name);
+                snprintf(label, sizeof label, "decode b%d %s", c->batch, o->name);
             else
-                snprintf(labels[n], sizeof labels[n], "prefill %s", o->name);
-            p[n].label = labels[n];
-            p[n].ai_flop_per_byte = o->ai_flop_per_byte;
-            p[n].tflops = o->flops / o->time_ns / 1e3;
-            p[n].origin = RL_ORIGIN_ANALYTIC;
-            p[n].size = 1;
-            p[n].roof = -1;
-            key[n] = o->count * o->time_ns;
-            n++;
+                snprintf(label, sizeof label, "prefill %s", o->name);
+            const double bytes[RL_MEM_COUNT] = {
+                o->count * (o->weight_bytes + o->act_bytes + o->kv_bytes), NAN, NAN};
+            rc = rl_trace_groups_add(&g, label, NULL, NULL, o->roof, RL_ORIGIN_ANALYTIC,
+                                     (uint64_t)o->count, o->count * o->flops, bytes,
+                                     o->count * o->time_ns);
         }
     }
-    /* Label the operators that take the most time: sort by it. */
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && key[j] > key[j - 1]; j--) {
-            struct rl_chart_point tp = p[j];
-            p[j] = p[j - 1];
-            p[j - 1] = tp;
-            double tk = key[j];
-            key[j] = key[j - 1];
-            key[j - 1] = tk;
-        }
+    static struct rl_report rep;
+    if (rc == RL_OK)
+        rc = rl_report_build(&rep, (struct rl_ceilings *)&r->c, &g, err);
+    else
+        rl_fail(err, rc, "out of memory");
+    rl_trace_groups_release(&g);
+    if (rc)
+        return rc;
     char title[400], path[4096];
     snprintf(title, sizeof title, "%s on %s: decode (batch %d...%d) and prefill (%d tokens)",
              r->m.name, r->c.gpu_name, r->batches[0], r->batches[r->n_batches - 1], r->seq);
-    struct rl_chart chart = {title, r->c.compute, r->c.n_compute, r->c.memory, r->c.n_memory,
-                             p,     n,            12,           NULL,          0};
     snprintf(path, sizeof path, "%s/llm-roofline.svg", dir);
-    int rc = rl_chart_render(&chart, path, err);
-    free(p);
-    free(labels);
-    free(key);
+    rc = rl_report_chart(&rep, &r->c, title, path, 12, err);
+    rl_report_release(&rep);
     if (rc && rc != RL_ENOTOOL)
         return rc;
     /* (b) tokens/s and step time against batch. */
