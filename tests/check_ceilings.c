@@ -9,19 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* strdup, replaced for this executable (the library is linked statically,
- * so its calls land here) so that a test can make it fail: the one
- * allocation rl_ceilings_init makes per list. */
-static int fail_strdup;
-char *strdup(const char *s);
-char *strdup(const char *s)
-{
-    if (fail_strdup)
-        return NULL;
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-    return p ? memcpy(p, s, n) : NULL;
-}
 
 /* The bench file of a made-up run, rebuilt before each test (large: static). */
 static struct rl_bench_ceilings bench;
@@ -454,7 +441,7 @@ START_TEST(out_of_memory)
 {
     const struct rl_gpu_spec *h200 = rl_test_gpu("h200");
     char err[RL_ERRMSG_SIZE] = "";
-    fail_strdup = 1;
+    rl_test_strdup_fail = 1;
     int rc_precisions = rl_ceilings_init(&c, h200, NULL, "bf16", false, false, NULL, err);
     char err_precisions[RL_ERRMSG_SIZE];
     snprintf(err_precisions, sizeof err_precisions, "%s", err);
@@ -462,7 +449,7 @@ START_TEST(out_of_memory)
     int rc_memory = rl_ceilings_init(&c, h200, NULL, NULL, false, false, "hbm", err);
     /* Without lists nothing is allocated. */
     int rc_none = rl_ceilings_init(&c, h200, NULL, NULL, false, false, NULL, NULL);
-    fail_strdup = 0;
+    rl_test_strdup_fail = 0;
     ck_assert_int_eq(rc_precisions, RL_ENOMEM);
     ck_assert_str_eq(err_precisions, "out of memory");
     ck_assert_int_eq(rc_memory, RL_ENOMEM);

@@ -17,19 +17,6 @@
     value "\"\n"
 #define SASS(op) "sm__sass_thread_inst_executed_op_" op "_pred_on.sum"
 
-/* strdup, replaced for this executable (the library is linked statically,
- * so its calls land here) so that a test can make it fail: the group names
- * and the wide form's headers and units are its copies. */
-static int fail_strdup;
-char *strdup(const char *s);
-char *strdup(const char *s)
-{
-    if (fail_strdup)
-        return NULL;
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-    return p ? memcpy(p, s, n) : NULL;
-}
 
 static struct rl_trace_groups g;
 static struct rl_ncu_stats st;
@@ -651,15 +638,15 @@ START_TEST(copies_out_of_memory)
 {
     /* The group's name cannot be copied: said, and nothing half-read kept. */
     const char *csv = LONG_HEADER ROW("0", "k", "gpu__time_duration.sum", "nsecond", "1");
-    fail_strdup = 1;
+    rl_test_strdup_fail = 1;
     int rc = parse(csv, NAN);
-    fail_strdup = 0;
+    rl_test_strdup_fail = 0;
     ck_assert_int_eq(rc, RL_ENOMEM);
     ck_assert_str_eq(err, "out of memory");
     /* The wide form's header copies. */
-    fail_strdup = 1;
+    rl_test_strdup_fail = 1;
     rc = parse("ID,Kernel Name,gpu__time_duration.sum\n0,k,1\n", NAN);
-    fail_strdup = 0;
+    rl_test_strdup_fail = 0;
     ck_assert_int_eq(rc, RL_ENOMEM);
     ck_assert_str_eq(err, "out of memory");
 }

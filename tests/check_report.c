@@ -1425,18 +1425,6 @@ START_TEST(write_errors)
 }
 END_TEST
 
-/* strdup() for the whole test program, failing for one name on demand: the
- * report's out-of-memory path when it copies a group's name. */
-static const char *strdup_fails_for;
-
-char *strdup(const char *s)
-{
-    if (strdup_fails_for && strcmp(s, strdup_fails_for) == 0)
-        return NULL;
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    return d ? memcpy(d, s, n) : NULL;
-}
 
 START_TEST(out_of_memory_for_a_name)
 {
@@ -1449,9 +1437,9 @@ START_TEST(out_of_memory_for_a_name)
     add_full(&g, "second", one, one, "", RL_ORIGIN_MEASURED, 1, NAN, none, 1000);
     struct rl_report r;
     char err[RL_ERRMSG_SIZE];
-    strdup_fails_for = "second";
+    rl_test_strdup_fail_for = "second";
     int rc = rl_report_build(&r, &c, &g, err);
-    strdup_fails_for = NULL;
+    rl_test_strdup_fail_for = NULL;
     ck_assert_int_eq(rc, RL_ENOMEM);
     ck_assert_str_eq(err, "out of memory");
     rl_report_release(&r); /* what was built is released */

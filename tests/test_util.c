@@ -33,6 +33,18 @@ int rl_test_run_unforked(Suite *s)
     return failed == 0 ? 0 : 1;
 }
 
+int rl_test_strdup_fail;
+const char *rl_test_strdup_fail_for;
+
+char *strdup(const char *s)
+{
+    if (rl_test_strdup_fail || (rl_test_strdup_fail_for && strcmp(s, rl_test_strdup_fail_for) == 0))
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    return p ? memcpy(p, s, n) : NULL;
+}
+
 static char tmpdir[256];
 
 static void remove_tmpdir(void)

@@ -12,6 +12,13 @@ int rl_test_run(Suite *s);
  * whose process has initialised CUDA, which a forked child cannot use. */
 int rl_test_run_unforked(Suite *s);
 
+/* strdup() for the whole test program (the libraries are linked statically,
+ * so their calls land here), failing on demand to reach out-of-memory paths:
+ * every call while rl_test_strdup_fail is set, or the copy of the one string
+ * equal to rl_test_strdup_fail_for. */
+extern int rl_test_strdup_fail;
+extern const char *rl_test_strdup_fail_for;
+
 /* A fresh temporary folder (removed at exit with its content). */
 const char *rl_test_tmpdir(void);
 
