@@ -1,5 +1,5 @@
 # NVIDIA H200 SXM 141GB: roofline (datasheet and analytic ceilings)
-# Written by roofline 0.2.0. Edit freely, then redraw with:  gnuplot h200-llm.gp
+# Written by roofline 0.3.0. Edit freely, then redraw with:  gnuplot h200-llm.gp
 # Data beside it: h200-llm.roofs.dat (ceilings, one gnuplot 'index' block per
 # line, ridge points in the last block) and h200-llm.kernels.dat (kernels).
 # Ceilings: datasheet solid, measured dashed, analytic dotted. Kernels:
@@ -71,8 +71,8 @@ set label 9 "13.9" at 14.9261,4.80618e+13 left tc rgb "#555555" font ",10.5" noe
 set label 10 "103" at 110.373,3.55399e+14 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
 set label 11 "206" at 192.473,7.10797e+14 right tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
 set label 12 "412" at 441.514,1.42167e+15 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 13 "decode GEMV 1x4096x14336 bf16" at 1.16635,3.13353e+12 left font ",11.5" noenhanced front
-set label 14 "prefill GEMM 2048x4096x14336 bf16" at 201.886,6.46102e+14 left font ",11.5" noenhanced front
+set label 13 "prefill GEMM 2048x4096x14336 bf16" at 201.886,6.46102e+14 left font ",11.5" noenhanced front
+set label 14 "decode GEMV 1x4096x14336 bf16" at 1.16635,3.13353e+12 left font ",11.5" noenhanced front
 
 
 plot \
