@@ -253,17 +253,24 @@ int rl_records_parse(struct rl_record_list *l, const char *text, size_t len,
     return rc;
 }
 
+/* Does the file at path start like a roofline trace? (Unreadable: no; the
+ * reader that follows says why.) */
+static bool is_trace_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    char head[4096];
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return rl_trace_sniff(head, n);
+}
+
 int rl_records_load(struct rl_record_list *l, const char *path, char *errmsg)
 {
     /* A trace may be far larger than memory allows as a DOM: stream it. */
-    FILE *f = fopen(path, "rb");
-    if (f) {
-        char head[4096];
-        size_t n = fread(head, 1, sizeof head, f);
-        fclose(f);
-        if (rl_trace_sniff(head, n))
-            return load_trace(l, path, errmsg);
-    }
+    if (is_trace_file(path))
+        return load_trace(l, path, errmsg);
     char *text;
     size_t len;
     int rc = rl_file_read(path, &text, &len, errmsg);
@@ -277,14 +284,8 @@ int rl_records_load(struct rl_record_list *l, const char *path, char *errmsg)
 int rl_records_load_groups(struct rl_trace_groups *g, const char *path, char *errmsg)
 {
     /* A trace: the trace reader, every group (timing-only ones too). */
-    FILE *f = fopen(path, "rb");
-    if (f) {
-        char head[4096];
-        size_t n = fread(head, 1, sizeof head, f);
-        fclose(f);
-        if (rl_trace_sniff(head, n))
-            return rl_trace_groups_load(g, path, errmsg);
-    }
+    if (is_trace_file(path))
+        return rl_trace_groups_load(g, path, errmsg);
     struct rl_record_list l = {0};
     int rc = rl_records_load(&l, path, errmsg);
     for (size_t i = 0; i < l.n && rc == RL_OK; i++) {
