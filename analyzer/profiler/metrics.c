@@ -247,7 +247,7 @@ int rl_metric_set_build(const char *chip, enum rl_counter_set kind,
      * the others. */
     for (int q = 0; q < RL_Q_COUNT; q++) {
         for (int c = 0; c < RL_Q_MAX_CANDIDATES && qdefs[q].candidates[c]; c++) {
-            CUpti_Profiler_Host_Object *probe;
+            CUpti_Profiler_Host_Object *probe = NULL;
             int rc = host_open(chip, counter_avail, &probe, errmsg);
             if (rc)
                 return rc;
@@ -287,7 +287,7 @@ int rl_metric_set_build(const char *chip, enum rl_counter_set kind,
 int rl_metric_set_config(const struct rl_metric_set *set, const uint8_t *counter_avail,
                          uint8_t **image, size_t *size, char *errmsg)
 {
-    CUpti_Profiler_Host_Object *obj;
+    CUpti_Profiler_Host_Object *obj = NULL;
     int rc = host_open(set->chip, counter_avail, &obj, errmsg);
     if (rc)
         return rc;

@@ -432,7 +432,9 @@ static int dim3(struct reader *r, enum tok t, const char *key, uint32_t *out)
 }
 
 struct launch {
-    char name[1024];
+    const char *name;       /* whole: group identity is the full name */
+    char *name_buf;         /* the reader's copy, reused launch to launch */
+    size_t name_cap;
     bool have_name;
     uint32_t grid[3], block[3];
     double flops, bytes[RL_MEM_COUNT], time_ns;
@@ -450,9 +452,15 @@ static int launch_field(struct reader *r, void *ctx, const char *key)
         if (strcmp(key, "name") == 0) {
             if ((t = next(r)) != T_STRING)
                 return fail(r, RL_ESCHEMA, "'name' must be a string");
-            size_t n = r->str_len < sizeof l->name - 1 ? r->str_len : sizeof l->name - 1;
-            memcpy(l->name, r->str, n);
-            l->name[n] = 0;
+            if (r->str_len + 1 > l->name_cap) {
+                char *b = realloc(l->name_buf, r->str_len + 1);
+                if (!b)
+                    return fail(r, RL_ENOMEM, "out of memory");
+                l->name_buf = b;
+                l->name_cap = r->str_len + 1;
+            }
+            memcpy(l->name_buf, r->str, r->str_len + 1);
+            l->name = l->name_buf;
             l->have_name = true;
             return 0;
         }
@@ -545,7 +553,7 @@ static int grow_slots(struct rl_trace_groups *g)
         return RL_ENOMEM;
     for (size_t i = 0; i < g->n; i++) {
         struct launch key;
-        snprintf(key.name, sizeof key.name, "%s", g->v[i].name);
+        key.name = g->v[i].name;
         memcpy(key.grid, g->v[i].grid, sizeof key.grid);
         memcpy(key.block, g->v[i].block, sizeof key.block);
         size_t j = group_hash(&key) & (slots - 1);
@@ -616,7 +624,7 @@ int rl_trace_groups_add(struct rl_trace_groups *g, const char *name, const uint3
                         double time_ns)
 {
     struct launch l;
-    snprintf(l.name, sizeof l.name, "%s", name);
+    l.name = name;
     l.have_name = true;
     for (int i = 0; i < 3; i++) {
         l.grid[i] = grid ? grid[i] : 0;
@@ -697,7 +705,14 @@ static int counters_field(struct reader *r, void *ctx, const char *key)
     return skip_value(r, t);
 }
 
-static int read_kernels(struct reader *r, struct rl_trace_groups *g, enum tok t)
+/* The name buffer one array's launches share. */
+struct name_store {
+    char *buf;
+    size_t cap;
+};
+
+static int read_kernels_with(struct reader *r, struct rl_trace_groups *g, enum tok t,
+                             struct name_store *ns)
 {
     if (t != T_LBRACKET)
         return r->err ? r->err : fail(r, RL_ESCHEMA, "'kernels' must be an array");
@@ -711,6 +726,9 @@ static int read_kernels(struct reader *r, struct rl_trace_groups *g, enum tok t)
                                                            : "kernels[%llu] must be an object",
                                  (unsigned long long)g->sum.kernels);
         struct launch l;
+        l.name = NULL;
+        l.name_buf = ns->buf;
+        l.name_cap = ns->cap;
         l.have_name = false;
         l.grid[0] = l.grid[1] = l.grid[2] = l.block[0] = l.block[1] = l.block[2] = 0;
         l.flops = l.time_ns = NAN;
@@ -720,7 +738,10 @@ static int read_kernels(struct reader *r, struct rl_trace_groups *g, enum tok t)
         l.origin = RL_ORIGIN_MEASURED;
         l.counts = -1;
         int line = r->line;
-        if (read_object(r, &l, launch_field))
+        int rc = read_object(r, &l, launch_field);
+        ns->buf = l.name_buf;
+        ns->cap = l.name_cap;
+        if (rc)
             return r->err;
         if (!l.have_name) {
             r->line = line;
@@ -751,6 +772,14 @@ static int read_kernels(struct reader *r, struct rl_trace_groups *g, enum tok t)
                                                           : "expected ',' or ']' after a kernel");
         t = next(r);
     }
+}
+
+static int read_kernels(struct reader *r, struct rl_trace_groups *g, enum tok t)
+{
+    struct name_store ns = {NULL, 0};
+    int rc = read_kernels_with(r, g, t, &ns);
+    free(ns.buf);
+    return rc;
 }
 
 static int doc_field(struct reader *r, void *ctx, const char *key)
