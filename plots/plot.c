@@ -603,15 +603,23 @@ int rl_chart_format_from_path(const char *path)
     return -1;
 }
 
-/* Text for a gnuplot double-quoted string: escape backslash and quote. */
+/* Text for a gnuplot double-quoted string: escape backslash and quote;
+ * control characters dropped, invalid UTF-8 replaced. */
 static void put_quoted(struct rl_strbuf *b, const char *s)
 {
     rl_strbuf_append(b, "\"", 1);
-    for (; *s; s++) {
+    while (*s) {
+        size_t len = rl_utf8_char(s);
+        if (len == 0) { /* invalid UTF-8: the SVG must stay well-formed XML */
+            rl_strbuf_append(b, RL_UTF8_REPLACEMENT, 3);
+            s++;
+            continue;
+        }
         if (*s == '"' || *s == '\\')
             rl_strbuf_append(b, "\\", 1);
         if ((unsigned char)*s >= 32)
-            rl_strbuf_append(b, s, 1);
+            rl_strbuf_append(b, s, len);
+        s += len;
     }
     rl_strbuf_append(b, "\"", 1);
 }

@@ -286,7 +286,7 @@ START_TEST(bounds_and_sentences)
     ck_assert_double_eq_tol(v->v.ai_flop_per_byte[RL_MEM_DRAM], 1.0, 1e-12);
     ck_assert_double_eq_tol(v->achieved_gbs, 117.44e6 / 27300, 1e-9);
     ck_assert_double_eq_tol(v->v.pct_of_roof, 100 * (117.44e6 / 27300) / 4800, 1e-6);
-    ck_assert_msg(strstr(v->sentence, "gemv 4096x14336 bf16: 1 FLOP/B, 27.9x left of the "
+    ck_assert_msg(strstr(v->sentence, "gemv 4096x14336 bf16: 1 FLOP/B (DRAM), 27.9x left of the "
                                       "BF16-CUDA ridge (27.9 FLOP/B): bandwidth-bound (dram); "
                                       "4.3 TB/s = 89.6% of datasheet HBM3e"),
                   "%s", v->sentence);
@@ -361,14 +361,14 @@ START_TEST(neither_below_ten_percent)
     ck_assert_double_eq(a->v.pct_of_roof, 10);
     ck_assert_int_eq(a->bound, RL_BOUND_COMPUTE);
     ck_assert_str_eq(a->evidence, "");
-    ck_assert_str_eq(a->sentence, "at10: 1e+06 FLOP/B, 5e+03x right of the BF16 ridge (200 "
+    ck_assert_str_eq(a->sentence, "at10: 1e+06 FLOP/B (DRAM), 5e+03x right of the BF16 ridge (200 "
                                   "FLOP/B): compute-bound; 100 TFLOP/s = 10% of datasheet BF16 "
                                   "Tensor Core (dense)");
     const struct rl_report_row *b = row(&r, "below10");
     ck_assert_int_eq(b->bound, RL_BOUND_NEITHER);
     /* 10.001 us per launch is not short; 132 blocks fill 132 SMs. */
     ck_assert_str_eq(b->sentence,
-                     "below10: 1e+06 FLOP/B, 100 TFLOP/s = 10% of the 1e+03 TFLOP/s attainable "
+                     "below10: 1e+06 FLOP/B (DRAM), 100 TFLOP/s = 10% of the 1e+03 TFLOP/s attainable "
                      "at that intensity: bound by neither roof; neither bandwidth nor compute is "
                      "saturated: latency (dependent accesses, low occupancy, synchronisation) is "
                      "the likely limit");
@@ -406,10 +406,10 @@ START_TEST(compute_bound_distance)
     struct rl_report r;
     ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
     ck_assert_str_eq(row(&r, "gemm")->sentence,
-                     "gemm: 2.06e+03 FLOP/B, 10x right of the BF16 ridge (206 FLOP/B): "
+                     "gemm: 2.06e+03 FLOP/B (DRAM), 10x right of the BF16 ridge (206 FLOP/B): "
                      "compute-bound; 500 TFLOP/s = 50.5% of datasheet BF16 Tensor Core (dense)");
     ck_assert_str_eq(row(&r, "gemm untimed")->sentence,
-                     "gemm untimed: 2.06e+03 FLOP/B, 10x right of the BF16 ridge (206 FLOP/B): "
+                     "gemm untimed: 2.06e+03 FLOP/B (DRAM), 10x right of the BF16 ridge (206 FLOP/B): "
                      "compute-bound, at best 989 TFLOP/s (analytic: no time)");
     rl_report_release(&r);
     rl_trace_groups_release(&g);
@@ -449,7 +449,7 @@ START_TEST(lowest_memory_roof_judges)
     ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
     const struct rl_report_row *w = row(&r, "copy");
     ck_assert_double_eq_tol(w->v.pct_of_roof, 50, 1e-9);
-    ck_assert_str_eq(w->sentence, "copy: 1 FLOP/B, 247x left of the BF16 ridge (247 FLOP/B): "
+    ck_assert_str_eq(w->sentence, "copy: 1 FLOP/B (DRAM), 247x left of the BF16 ridge (247 FLOP/B): "
                                   "bandwidth-bound (dram); 2 TB/s = 50% of measured HBM3e");
     rl_report_release(&r);
     rl_trace_groups_release(&g);
@@ -489,11 +489,11 @@ START_TEST(uncounted_launches_keep_one_basis)
     ck_assert_double_eq_tol(w->v.achieved_tflops, 2, 1e-12);
     ck_assert_double_eq_tol(w->achieved_gbs, 2000, 1e-9);
     ck_assert_double_eq_tol(w->v.pct_of_roof, 50, 1e-9);
-    ck_assert_str_eq(w->sentence, "copy: 1 FLOP/B, 247x left of the BF16 ridge (247 FLOP/B): "
+    ck_assert_str_eq(w->sentence, "copy: 1 FLOP/B (DRAM), 247x left of the BF16 ridge (247 FLOP/B): "
                                   "bandwidth-bound (dram); 2 TB/s = 50% of measured HBM3e");
     const struct rl_report_row *m = row(&r, "mixed");
     ck_assert(isnan(m->v.achieved_tflops));
-    ck_assert_str_eq(m->sentence, "mixed: 1 FLOP/B, 247x left of the BF16 ridge (247 FLOP/B): "
+    ck_assert_str_eq(m->sentence, "mixed: 1 FLOP/B (DRAM), 247x left of the BF16 ridge (247 FLOP/B): "
                                   "bandwidth-bound (dram), at best 4 TFLOP/s (analytic: no time)");
     rl_report_release(&r);
     rl_trace_groups_release(&g);
@@ -670,16 +670,15 @@ static void four_kernels(struct rl_report *r, struct rl_ceilings *c)
 }
 
 #define S_COMP                                                                                   \
-    "comp: 1e+03 FLOP/B, 5x right of the BF16 ridge (200 FLOP/B): compute-bound; 500 TFLOP/s = " \
+    "comp: 1e+03 FLOP/B (DRAM), 5x right of the BF16 ridge (200 FLOP/B): compute-bound; 500 TFLOP/s = " \
     "50% of datasheet BF16 Tensor Core (dense)"
 #define S_COPY                                                                                   \
-    "copy\"q: 40% of GPU time, timing only: no FLOPs or bytes were counted (trace it with "      \
-    "counters, or --top)"
+    "copy\"q: 40% of GPU time, timing only: no FLOPs or bytes were counted (see the notes)"
 #define S_MEM                                                                                    \
-    "mem|a: 10 FLOP/B, 20x left of the BF16 ridge (200 FLOP/B): bandwidth-bound (dram); 2.5 "    \
+    "mem|a: 10 FLOP/B (DRAM), 20x left of the BF16 ridge (200 FLOP/B): bandwidth-bound (dram); 2.5 "    \
     "TB/s = 50% of datasheet HBM3"
 #define S_UNTIMED                                                                                \
-    "untimed: 100 FLOP/B, 2x left of the BF16 ridge (200 FLOP/B): bandwidth-bound (dram), at "   \
+    "untimed: 100 FLOP/B (DRAM), 2x left of the BF16 ridge (200 FLOP/B): bandwidth-bound (dram), at "   \
     "best 500 TFLOP/s (analytic: no time)"
 
 START_TEST(rows_and_sentences)
@@ -718,7 +717,7 @@ START_TEST(table_fields_and_rows)
     four_kernels(&r, &c);
     char head[200], l1[200], l2[200], l3[200], l4[200], want[1200];
     snprintf(head, sizeof head, "%-40s %6s %7s %9s %11s %11s %7s  %s\n", "KERNEL", "TIME%",
-             "LAUNCH", "AI F/B", "ACHIEVED", "ROOF", "%ROOF", "BOUND");
+             "LAUNCH", "AI(DRAM)", "ACHIEVED", "ROOF", "%ROOF", "BOUND");
     table_line(l1, sizeof l1, "comp", "50", 1, "1e+03", "500 TFLOP/s", "1e+03 TFLOP/s", "50",
                "compute");
     table_line(l2, sizeof l2, "copy\"q", "40", 1, "-", "-", "-", "-", "unknown");
@@ -755,16 +754,17 @@ START_TEST(csv_fields)
         csv,
         "name,grid,block,launches,counted,time_ns,time_share,flops,dram_bytes,l2_bytes,l1_bytes,"
         "ai_dram_flop_per_byte,ai_l2_flop_per_byte,ai_l1_flop_per_byte,achieved_tflops,"
-        "achieved_dram_gbs,attainable_tflops,pct_of_roof,ridge_flop_per_byte,roof,roof_origin,"
+        "achieved_dram_gbs,attainable_tflops,pct_of_roof,ridge_flop_per_byte,pct_of_memory_roof,"
+        "flags,roof,roof_origin,"
         "origin,bound,limiter,sentence\n"
-        "\"comp\",1x1x1,128x1x1,1,1,2000000,0.5,1e+12,1e+09,2e+09,,1000,500,,500,500,1000,50,200,"
+        "\"comp\",1x1x1,128x1x1,1,1,2000000,0.5,1e+12,1e+09,2e+09,,1000,500,,500,500,1000,50,200,,,"
         "bf16,datasheet,measured,compute,,\"" S_COMP "\"\n"
-        "\"copy\"\"q\",1x1x1,128x1x1,1,0,1600000,0.4,,,,,,,,,,,,,,,measured,unknown,,"
-        "\"copy\"\"q: 40% of GPU time, timing only: no FLOPs or bytes were counted (trace it "
-        "with counters, or --top)\"\n"
-        "\"mem|a\",4x5x3,128x2x1,1,1,400000,0.1,1e+10,1e+09,,,10,,,25,2500,50,50,200,bf16,"
+        "\"copy\"\"q\",1x1x1,128x1x1,1,0,1600000,0.4,,,,,,,,,,,,,,,,,measured,unknown,,"
+        "\"copy\"\"q: 40% of GPU time, timing only: no FLOPs or bytes were counted (see the "
+        "notes)\"\n"
+        "\"mem|a\",4x5x3,128x2x1,1,1,400000,0.1,1e+10,1e+09,,,10,,,25,2500,50,50,200,,,bf16,"
         "datasheet,measured,memory,dram,\"" S_MEM "\"\n"
-        "\"untimed\",1x1x1,128x1x1,1,1,,,1e+09,10000000,,,100,,,,,500,,200,bf16,datasheet,analytic,"
+        "\"untimed\",1x1x1,128x1x1,1,1,,,1e+09,10000000,,,100,,,,,500,,200,,,bf16,datasheet,analytic,"
         "memory,dram,\"" S_UNTIMED "\"\n");
     free(csv);
     rl_report_release(&r);
@@ -915,7 +915,7 @@ START_TEST(markdown_fields)
            "| BF16 Tensor Core (dense) | 1e+03 TFLOP/s | datasheet |\n"
            "| HBM3 | 5 TB/s | datasheet |\n"
            "\n## Kernels\n\n"
-           "| kernel | time | launches | AI (FLOP/B) | achieved | roof at its AI | % of roof | "
+           "| kernel | time | launches | AI (FLOP/DRAM byte) | achieved | roof at its AI | % of roof | "
            "bound |\n|---|---:|---:|---:|---:|---:|---:|---|\n"
            "| comp | 50% | 1 | 1e+03 | 500 TFLOP/s | 1e+03 TFLOP/s | 50 | compute |\n"
            "| copy\"q | 40% | 1 | - | - | - | - | unknown |\n"
@@ -924,7 +924,7 @@ START_TEST(markdown_fields)
            "\n## What bounds each kernel\n\n"
            "- " S_COMP "\n"
            "- " S_COPY "\n"
-           "- mem\\|a: 10 FLOP/B, 20x left of the BF16 ridge (200 FLOP/B): bandwidth-bound "
+           "- mem\\|a: 10 FLOP/B (DRAM), 20x left of the BF16 ridge (200 FLOP/B): bandwidth-bound "
            "(dram); 2.5 TB/s = 50% of datasheet HBM3\n"
            "- " S_UNTIMED "\n");
     free(m);
@@ -1054,11 +1054,11 @@ START_TEST(integer_roof_in_ops)
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
     ck_assert_str_eq(r.rows[0].sentence,
-                     "igemm: 2e+03 FLOP/B, 5x right of the INT8 ridge (400 FLOP/B): "
+                     "igemm: 2e+03 FLOP/B (DRAM), 5x right of the INT8 ridge (400 FLOP/B): "
                      "compute-bound; 1e+03 TOP/s = 50% of datasheet INT8 Tensor Core (dense)");
     char line[200], head[200], want[400];
     snprintf(head, sizeof head, "%-40s %6s %7s %9s %11s %11s %7s  %s\n", "KERNEL", "TIME%",
-             "LAUNCH", "AI F/B", "ACHIEVED", "ROOF", "%ROOF", "BOUND");
+             "LAUNCH", "AI(DRAM)", "ACHIEVED", "ROOF", "%ROOF", "BOUND");
     table_line(line, sizeof line, "igemm", "100", 1, "2e+03", "1e+03 TOP/s", "2e+03 TOP/s", "50",
                "compute");
     snprintf(want, sizeof want, "%s%s", head, line);
@@ -1132,16 +1132,16 @@ START_TEST(memory_hierarchy)
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
     ck_assert_str_eq(row(&r, "dram")->sentence,
-                     "dram: 10 FLOP/B, 20x left of the BF16 ridge (200 FLOP/B): bandwidth-bound "
+                     "dram: 10 FLOP/B (DRAM), 20x left of the BF16 ridge (200 FLOP/B): bandwidth-bound "
                      "(dram); 2.5 TB/s = 50% of datasheet HBM3");
     const struct rl_report_row *l = row(&r, "l2bound");
     ck_assert_int_eq(l->v.limiter, RL_MEM_L2);
     ck_assert_double_eq_tol(l->achieved_gbs, 5, 1e-12);
-    ck_assert_str_eq(l->sentence, "l2bound: 1 FLOP/B, 100x left of the BF16 ridge (100 FLOP/B): "
+    ck_assert_str_eq(l->sentence, "l2bound: 1 FLOP/B (L2), 100x left of the BF16 ridge (100 FLOP/B): "
                                   "bandwidth-bound (l2); 5 TB/s = 50% of datasheet L2");
     const struct rl_report_row *n = row(&r, "noDram");
     ck_assert_double_eq_tol(n->v.ai_flop_per_byte[RL_MEM_L1], 1e7, 1e-3);
-    ck_assert_str_eq(n->sentence, "noDram: 1e+06 FLOP/B, 1e+04x right of the BF16 ridge (100 "
+    ck_assert_str_eq(n->sentence, "noDram: 1e+06 FLOP/B (L2), 1e+04x right of the BF16 ridge (100 "
                                   "FLOP/B): compute-bound; 500 TFLOP/s = 50% of datasheet BF16 "
                                   "Tensor Core (dense)");
     char *dat = chart_points(&r, &c, "hierarchy");
@@ -1241,9 +1241,15 @@ START_TEST(infinite_intensity_sentence)
     struct rl_report r;
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
-    ck_assert_str_eq(r.rows[0].sentence, "regs: inf FLOP/B, -x right of the BF16 ridge (200 "
-                                         "FLOP/B): compute-bound; 500 TFLOP/s = 50% of "
-                                         "datasheet BF16 Tensor Core (dense)");
+    /* Said plainly: no "inf FLOP/B, -x right of the ridge". */
+    ck_assert_str_eq(r.rows[0].sentence, "regs: 1e+12 FLOPs and 0 DRAM bytes counted: its "
+                                         "intensity is unbounded, so it is compute-bound (not "
+                                         "drawn on a chart); 500 TFLOP/s = 50% of datasheet "
+                                         "BF16 Tensor Core (dense)");
+    ck_assert(r.rows[0].zero_bytes);
+    ck_assert_ptr_nonnull(strstr(r.notes, "1 kernel group counted FLOPs and 0 DRAM bytes (regs): "
+                                          "intensity unbounded, judged compute-bound, not drawn "
+                                          "on a chart"));
     rl_report_release(&r);
     rl_trace_groups_release(&g);
 }
@@ -1533,7 +1539,7 @@ START_TEST(run_without_a_gpu)
     snprintf(file, sizeof file, "%s/report.md", dir);
     char *md = rl_test_slurp(file);
     ck_assert_ptr_nonnull(md);
-    ck_assert_ptr_nonnull(strstr(md, "decode down GEMV 14336->4096 bf16 (ours): 1 FLOP/B, 27.9x "
+    ck_assert_ptr_nonnull(strstr(md, "decode down GEMV 14336->4096 bf16 (ours): 1 FLOP/B (DRAM), 27.9x "
                                      "left of the BF16-CUDA ridge"));
     ck_assert_ptr_nonnull(strstr(md, "analytic"));
     ck_assert_ptr_nonnull(strstr(md, "![roofline"));

@@ -1,159 +1,419 @@
 /* ncu.c - imports Nsight Compute CSV exports (long `ncu --csv` and wide `--page raw`) as kernel groups.
  *
  * Long form: one row per metric, with "ID", "Kernel Name", "Block Size",
- * "Grid Size", "Metric Name", "Metric Unit", "Metric Value" columns; rows of
- * one kernel result share an ID. Wide form (`--page raw`): one row per
- * kernel, one column per metric, units in the row under the header. Lines
- * before the header (==PROF== logs) are skipped.
+ * "Grid Size", "Metric Name", "Metric Unit", "Metric Value" columns (and
+ * more: process, device, section, rule columns); rows of one kernel result
+ * share an ID, and a row with no rule result may end before the trailing
+ * rule columns. Wide form (`--page raw`): one row per kernel, one column per
+ * metric, units in a row under the header (where ncu writes one); many
+ * columns hold text (device__attribute_display_name, launch attributes).
+ *
+ * Only the metrics roofline uses are read as numbers; every other column is
+ * text and is not judged. Lines before the header and ==PROF== lines between
+ * rows are skipped. The input is streamed: one row in memory at a time.
+ * Forms and real files: tests/data/ncu-real/SOURCES.md.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "analyzer/readers/ncu.h"
 
 #include "analyzer/readers/counts.h"
 #include "analyzer/util/error.h"
-#include "analyzer/util/fileio.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#define MAX_FIELDS 4096
+#define CHUNK_BYTES (1u << 20)
+#define MAX_FIELDS (1 << 20)
+
+/* ---- input: a window over the bytes, refilled from a file ------------------ */
+
+struct input {
+    FILE *f;               /* NULL: all the text is in the window */
+    char *chunk;           /* file mode: the buffer the window lies in */
+    size_t chunk_cap;
+    const char *p, *end;   /* unread bytes */
+    bool eof;
+};
+
+/* Keep [p, end), read more after it. RL_OK (eof set when nothing more
+ * came), RL_ENOMEM or RL_EIO. */
+static int refill(struct input *in)
+{
+    if (!in->f || in->eof) {
+        in->eof = true;
+        return RL_OK;
+    }
+    size_t keep = (size_t)(in->end - in->p);
+    if (keep == in->chunk_cap) { /* one row fills the buffer: double it */
+        size_t cap = in->chunk_cap ? 2 * in->chunk_cap : CHUNK_BYTES;
+        char *b = malloc(cap);
+        if (!b)
+            return RL_ENOMEM;
+        if (keep)
+            memcpy(b, in->p, keep);
+        free(in->chunk);
+        in->chunk = b;
+        in->chunk_cap = cap;
+    } else if (keep) {
+        memmove(in->chunk, in->p, keep);
+    }
+    size_t got = fread(in->chunk + keep, 1, in->chunk_cap - keep, in->f);
+    in->p = in->chunk;
+    in->end = in->chunk + keep + got;
+    if (got == 0) {
+        if (ferror(in->f))
+            return RL_EIO;
+        in->eof = true;
+    }
+    return RL_OK;
+}
 
 /* ---- CSV ------------------------------------------------------------------- */
 
 struct csv {
-    const char *p, *end;
+    struct input in;
+    const char *what;
     int line;          /* of the next row */
     char *buf;         /* the current row's fields, unescaped, NUL-separated */
-    size_t cap;
-    char *field[MAX_FIELDS];
-    int n;
+    size_t cap, used;
+    size_t *off;       /* field offsets into buf while a row is parsed */
+    char **field;
+    int n, fcap;
 };
 
-/* Read the next row into c->field; 1 row, 0 end, -1 malformed (errmsg set). */
-static int csv_row(struct csv *c, const char *what, int *row_line, char *errmsg)
+enum { ROW_END = 0, ROW_OK = 1, ROW_MORE = 2, ROW_ERROR = -1 };
+
+static int append(struct csv *c, const char *s, size_t k)
 {
-    if (c->p >= c->end)
-        return 0;
-    *row_line = c->line;
-    size_t used = 0;
-    c->n = 0;
-    bool more = true;
-    while (more) {
-        if (c->n == MAX_FIELDS) {
-            rl_fail(errmsg, RL_EPARSE, "'%s': line %d: more than %d columns", what, *row_line,
-                    MAX_FIELDS);
-            return -1;
-        }
-        /* A field never unescapes to more than the rest of the text. */
-        size_t rest = (size_t)(c->end - c->p) + 1;
-        if (used + rest > c->cap) {
-            size_t cap = c->cap ? c->cap : 4096;
-            while (cap < used + rest)
-                cap *= 2;
-            char *b = realloc(c->buf, cap);
-            if (!b) {
-                rl_fail(errmsg, RL_ENOMEM, "out of memory");
-                return -1;
-            }
-            /* Re-point fields into the moved buffer. */
-            for (int i = 0; i < c->n; i++)
-                c->field[i] = b + (c->field[i] - c->buf);
-            c->buf = b;
-            c->cap = cap;
-        }
-        char *out = c->buf + used;
-        c->field[c->n++] = out;
-        size_t k = 0;
-        if (c->p < c->end && *c->p == '"') {
-            c->p++;
-            for (;;) {
-                if (c->p >= c->end) {
-                    rl_fail(errmsg, RL_EPARSE, "'%s': line %d: a quoted field never ends", what,
-                            *row_line);
-                    return -1;
-                }
-                char ch = *c->p++;
-                if (ch == '"') {
-                    if (c->p < c->end && *c->p == '"') {
-                        out[k++] = '"';
-                        c->p++;
-                        continue;
-                    }
-                    break;
-                }
-                if (ch == '\n')
-                    c->line++;
-                out[k++] = ch;
-            }
-            if (c->p < c->end && *c->p != ',' && *c->p != '\n' && *c->p != '\r') {
-                rl_fail(errmsg, RL_EPARSE, "'%s': line %d: text after a closing quote", what,
-                        c->line);
-                return -1;
-            }
-        } else {
-            while (c->p < c->end && *c->p != ',' && *c->p != '\n')
-                out[k++] = *c->p++;
-            if (k && out[k - 1] == '\r')
-                k--;
-        }
-        if (c->p < c->end && *c->p == '\r')
-            c->p++;
-        out[k] = 0;
-        used += k + 1;
-        if (c->p < c->end && *c->p == ',') {
-            c->p++;
-        } else {
-            more = false;
-            if (c->p < c->end && *c->p == '\n') {
-                c->p++;
-                c->line++;
-            }
-        }
+    if (c->used + k + 1 > c->cap) {
+        size_t cap = c->cap ? c->cap : 4096;
+        while (cap < c->used + k + 1)
+            cap *= 2;
+        char *b = realloc(c->buf, cap);
+        if (!b)
+            return RL_ENOMEM;
+        c->buf = b;
+        c->cap = cap;
     }
-    return 1;
+    memcpy(c->buf + c->used, s, k);
+    c->used += k;
+    return RL_OK;
+}
+
+static int new_field(struct csv *c)
+{
+    if (c->n == c->fcap) {
+        if (c->fcap >= MAX_FIELDS)
+            return RL_EPARSE;
+        int fcap = c->fcap ? 2 * c->fcap : 256;
+        size_t *o = realloc(c->off, (size_t)fcap * sizeof *o);
+        if (!o)
+            return RL_ENOMEM;
+        c->off = o;
+        char **f = realloc(c->field, (size_t)fcap * sizeof *f);
+        if (!f)
+            return RL_ENOMEM;
+        c->field = f;
+        c->fcap = fcap;
+    }
+    c->off[c->n++] = c->used;
+    return RL_OK;
+}
+
+static int csv_fail(struct csv *c, char *errmsg, int code, int line, const char *what_is_wrong)
+{
+    if (code == RL_ENOMEM)
+        rl_fail(errmsg, code, "out of memory");
+    else if (code == RL_EPARSE && !what_is_wrong)
+        rl_fail(errmsg, code, "'%s': line %d: more than %d columns", c->what, line, MAX_FIELDS);
+    else
+        rl_fail(errmsg, code, "'%s': line %d: %s", c->what, line, what_is_wrong);
+    return ROW_ERROR;
+}
+
+/* Parse one row from the window: ROW_OK, ROW_END, ROW_MORE (the window ends
+ * inside the row and more input may come) or ROW_ERROR (errmsg set). */
+static int parse_row(struct csv *c, char *errmsg)
+{
+    const char *p = c->in.p, *end = c->in.end;
+    bool eof = c->in.eof;
+    if (p >= end)
+        return eof ? ROW_END : ROW_MORE;
+    int newlines = 0, rc;
+    c->used = 0;
+    c->n = 0;
+    for (;;) {
+        if ((rc = new_field(c)))
+            return csv_fail(c, errmsg, rc, c->line, NULL);
+        if (p < end && *p == '"') {
+            p++;
+            for (;;) {
+                const char *q = memchr(p, '"', (size_t)(end - p));
+                if (!q) {
+                    if (!eof)
+                        return ROW_MORE;
+                    return csv_fail(c, errmsg, RL_EPARSE, c->line, "a quoted field never ends");
+                }
+                for (const char *s = p; (s = memchr(s, '\n', (size_t)(q - s))); s++)
+                    newlines++;
+                if ((rc = append(c, p, (size_t)(q - p))))
+                    return csv_fail(c, errmsg, rc, c->line, NULL);
+                p = q + 1;
+                if (p >= end && !eof)
+                    return ROW_MORE; /* a doubled quote may follow */
+                if (p < end && *p == '"') {
+                    if ((rc = append(c, "\"", 1)))
+                        return csv_fail(c, errmsg, rc, c->line, NULL);
+                    p++;
+                    continue;
+                }
+                break;
+            }
+            if (p < end && *p == '\r')
+                p++;
+            if (p >= end && !eof)
+                return ROW_MORE;
+            if (p < end && *p != ',' && *p != '\n')
+                return csv_fail(c, errmsg, RL_EPARSE, c->line + newlines,
+                                "text after a closing quote");
+        } else {
+            const char *q = p;
+            while (q < end && *q != ',' && *q != '\n')
+                q++;
+            if (q >= end && !eof)
+                return ROW_MORE;
+            size_t k = (size_t)(q - p);
+            if (k && p[k - 1] == '\r')
+                k--;
+            if ((rc = append(c, p, k)))
+                return csv_fail(c, errmsg, rc, c->line, NULL);
+            p = q;
+        }
+        if ((rc = append(c, "", 1)))
+            return csv_fail(c, errmsg, rc, c->line, NULL);
+        c->buf[c->used - 1] = 0;
+        if (p < end && *p == ',') {
+            p++;
+            if (p >= end && !eof)
+                return ROW_MORE;
+            continue;
+        }
+        if (p < end && *p == '\n') {
+            p++;
+            newlines++;
+        }
+        break;
+    }
+    for (int i = 0; i < c->n; i++)
+        c->field[i] = c->buf + c->off[i];
+    c->in.p = p;
+    c->line += newlines;
+    return ROW_OK;
+}
+
+/* Read the next row into c->field: ROW_OK, ROW_END or ROW_ERROR. */
+static int csv_row(struct csv *c, int *row_line, char *errmsg)
+{
+    for (;;) {
+        *row_line = c->line;
+        int r = parse_row(c, errmsg);
+        if (r != ROW_MORE)
+            return r;
+        int rc = refill(&c->in);
+        if (rc)
+            return rl_fail(errmsg, rc, rc == RL_EIO ? "'%s': read error" : "out of memory",
+                           c->what),
+                   ROW_ERROR;
+    }
+}
+
+/* The next line's bytes without consuming them (NULL at the end); *len
+ * excludes the newline. */
+static const char *peek_line(struct csv *c, size_t *len, int *io)
+{
+    for (;;) {
+        const char *nl = memchr(c->in.p, '\n', (size_t)(c->in.end - c->in.p));
+        if (nl || c->in.eof) {
+            if (c->in.p >= c->in.end)
+                return NULL;
+            *len = (size_t)((nl ? nl : c->in.end) - c->in.p);
+            return c->in.p;
+        }
+        if ((*io = refill(&c->in)))
+            return NULL;
+    }
+}
+
+static void skip_line(struct csv *c, size_t len)
+{
+    c->in.p += len;
+    if (c->in.p < c->in.end) {
+        c->in.p++; /* the newline */
+        c->line++;
+    }
 }
 
 /* ---- values ---------------------------------------------------------------- */
 
-/* A value in base units (bytes, ns, counts); NAN for "", "n/a". -1 malformed. */
-static int value(const char *text, const char *unit, double *out)
+enum dim { DIM_COUNT, DIM_BYTES, DIM_TIME, DIM_RATE, DIM_TEXT };
+
+static const char *const dim_names[] = {"a count", "bytes", "a time", "a rate per second", ""};
+
+/* Units ncu prints, case ignored, with their scale to base units (count,
+ * byte, nanosecond, per second). */
+static const struct unit {
+    const char *name;
+    enum dim dim;
+    double scale;
+} units[] = {
+    {"", DIM_COUNT, 1},          {"inst", DIM_COUNT, 1},         {"Kinst", DIM_COUNT, 1e3},
+    {"Minst", DIM_COUNT, 1e6},   {"Ginst", DIM_COUNT, 1e9},      {"op", DIM_COUNT, 1},
+    {"ops", DIM_COUNT, 1},       {"cycle", DIM_COUNT, 1},        {"Kcycle", DIM_COUNT, 1e3},
+    {"Mcycle", DIM_COUNT, 1e6},  {"Gcycle", DIM_COUNT, 1e9},     {"warp", DIM_COUNT, 1},
+    {"thread", DIM_COUNT, 1},    {"sector", DIM_COUNT, 1},       {"request", DIM_COUNT, 1},
+    {"block", DIM_COUNT, 1},
+    {"byte", DIM_BYTES, 1},      {"B", DIM_BYTES, 1},            {"Kbyte", DIM_BYTES, 1e3},
+    {"KB", DIM_BYTES, 1e3},      {"Mbyte", DIM_BYTES, 1e6},      {"MB", DIM_BYTES, 1e6},
+    {"Gbyte", DIM_BYTES, 1e9},   {"GB", DIM_BYTES, 1e9},         {"Tbyte", DIM_BYTES, 1e12},
+    {"TB", DIM_BYTES, 1e12},     {"Kibyte", DIM_BYTES, 1024.0},  {"KiB", DIM_BYTES, 1024.0},
+    {"Mibyte", DIM_BYTES, 1048576.0},    {"MiB", DIM_BYTES, 1048576.0},
+    {"Gibyte", DIM_BYTES, 1073741824.0}, {"GiB", DIM_BYTES, 1073741824.0},
+    {"Tibyte", DIM_BYTES, 1099511627776.0}, {"TiB", DIM_BYTES, 1099511627776.0},
+    {"psecond", DIM_TIME, 1e-3}, {"ps", DIM_TIME, 1e-3},         {"nsecond", DIM_TIME, 1},
+    {"ns", DIM_TIME, 1},         {"usecond", DIM_TIME, 1e3},     {"us", DIM_TIME, 1e3},
+    {"msecond", DIM_TIME, 1e6},  {"ms", DIM_TIME, 1e6},          {"second", DIM_TIME, 1e9},
+    {"s", DIM_TIME, 1e9},
+    {"cycle/second", DIM_RATE, 1},       {"cycle/msecond", DIM_RATE, 1e3},
+    {"cycle/usecond", DIM_RATE, 1e6},    {"cycle/nsecond", DIM_RATE, 1e9},
+    {"hz", DIM_RATE, 1},         {"khz", DIM_RATE, 1e3},         {"mhz", DIM_RATE, 1e6},
+    {"ghz", DIM_RATE, 1e9},
+};
+
+static const struct unit *unit_find(const char *name)
 {
+    while (*name == ' ')
+        name++;
+    size_t n = strlen(name);
+    while (n && name[n - 1] == ' ')
+        n--;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strlen(units[i].name) == n && strncasecmp(units[i].name, name, n) == 0)
+            return &units[i];
+    return NULL;
+}
+
+/* How a file writes its numbers: ncu follows the locale. */
+struct numfmt {
+    bool decimal_comma;       /* seen "117,47" */
+    int grouping_line;        /* a line where "1,234" was read as 1234; 0 none */
+    char grouping_value[32];
+    int comma_line;           /* where the decimal comma was seen */
+};
+
+enum { NUM_OK = 0, NUM_ABSENT = 1, NUM_BAD = -1, NUM_MIXED = -2 };
+
+/* Digits in groups of three after the first one to three: "117,469,184". */
+static bool grouped(const char *s, size_t n, char sep)
+{
+    size_t i = 0, first = 0;
+    while (i < n && isdigit((unsigned char)s[i]))
+        i++, first++;
+    if (first < 1 || first > 3 || i == n || s[i] != sep)
+        return false;
+    while (i < n && s[i] == sep) {
+        i++;
+        for (int k = 0; k < 3; k++, i++)
+            if (i >= n || !isdigit((unsigned char)s[i]))
+                return false;
+    }
+    return i == n;
+}
+
+/* A number as the file writes it into *out (no unit applied). */
+static int number(struct numfmt *nf, int line, const char *text, double *out)
+{
+    while (*text == ' ')
+        text++;
+    size_t n = strlen(text);
+    while (n && text[n - 1] == ' ')
+        n--;
+    if (n == 0 || (n == 3 && strncasecmp(text, "n/a", 3) == 0) || (n == 1 && text[0] == '-'))
+        return NUM_ABSENT;
     char digits[64];
+    if (n >= sizeof digits)
+        return NUM_BAD;
+    /* Split off the sign and the exponent; the mantissa decides the locale. */
+    size_t a = (text[0] == '-' || text[0] == '+') ? 1 : 0, e = n;
+    for (size_t i = a; i < n; i++)
+        if (text[i] == 'e' || text[i] == 'E') {
+            e = i;
+            break;
+        }
+    const char *m = text + a;
+    size_t mn = e - a;
+    const char *comma = memchr(m, ',', mn), *dot = memchr(m, '.', mn);
     size_t k = 0;
-    for (const char *p = text; *p; p++) {
-        if (*p == ',' || *p == ' ')
-            continue; /* thousands separators */
-        if (k + 1 >= sizeof digits)
-            return -1;
-        digits[k++] = *p;
+    if (a)
+        digits[k++] = text[0];
+    if (!comma) {
+        /* "117.47", "1234", "117 469 184", or "117.469.184" (dot grouping) */
+        bool dots = dot && memchr(dot + 1, '.', (size_t)(m + mn - dot - 1));
+        for (size_t i = 0; i < mn; i++)
+            if (m[i] != ' ' && !(dots && m[i] == '.'))
+                digits[k++] = m[i];
+    } else if (!dot && !grouped(m, mn, ',')) {
+        /* "117,47": a decimal comma */
+        if (nf->grouping_line)
+            return NUM_MIXED;
+        if (!nf->decimal_comma)
+            nf->comma_line = line;
+        nf->decimal_comma = true;
+        for (size_t i = 0; i < mn; i++)
+            digits[k++] = m[i] == ',' ? '.' : m[i];
+    } else if (!dot) {
+        /* "1,234" or "117,469,184": grouping, unless the file writes decimal commas */
+        if (nf->decimal_comma) {
+            for (size_t i = 0; i < mn; i++)
+                digits[k++] = m[i] == ',' ? '.' : m[i];
+        } else {
+            if (!nf->grouping_line) {
+                nf->grouping_line = line;
+                snprintf(nf->grouping_value, sizeof nf->grouping_value, "%.*s", (int)n, text);
+            }
+            for (size_t i = 0; i < mn; i++)
+                if (m[i] != ',')
+                    digits[k++] = m[i];
+        }
+    } else if (dot > comma) {
+        /* "1,234.5": comma grouping, dot decimal */
+        for (size_t i = 0; i < mn; i++)
+            if (m[i] != ',')
+                digits[k++] = m[i];
+    } else {
+        /* "1.234,5": dot grouping, comma decimal */
+        if (nf->grouping_line)
+            return NUM_MIXED;
+        nf->decimal_comma = true;
+        for (size_t i = 0; i < mn; i++)
+            if (m[i] != '.')
+                digits[k++] = m[i] == ',' ? '.' : m[i];
     }
+    for (size_t i = e; i < n; i++)
+        digits[k++] = text[i];
     digits[k] = 0;
-    if (k == 0 || strcasecmp(digits, "n/a") == 0 || strcmp(digits, "-") == 0) {
-        *out = NAN;
-        return 0;
-    }
-    char *end;
-    double v = strtod(digits, &end);
-    if (*end || !isfinite(v))
-        return -1;
-    static const struct {
-        const char *unit;
-        double scale;
-    } units[] = {{"byte", 1},          {"kbyte", 1e3},      {"mbyte", 1e6},
-                 {"gbyte", 1e9},       {"tbyte", 1e12},     {"kibyte", 1024.0},
-                 {"mibyte", 1048576.0}, {"gibyte", 1073741824.0},
-                 {"nsecond", 1},       {"usecond", 1e3},    {"msecond", 1e6},
-                 {"second", 1e9}};
-    double scale = 1;
-    for (size_t i = 0; unit && i < sizeof units / sizeof units[0]; i++)
-        if (strcasecmp(unit, units[i].unit) == 0)
-            scale = units[i].scale;
-    *out = v * scale;
-    return 0;
+    if (!isdigit((unsigned char)digits[a]) && digits[a] != '.')
+        return NUM_BAD; /* "nan", "inf", "0x1p3" are not what ncu writes */
+    char *endp;
+    errno = 0;
+    double v = strtod(digits, &endp);
+    if (*endp || !isfinite(v) || memchr(digits, 'x', k) || memchr(digits, 'X', k))
+        return NUM_BAD;
+    *out = v;
+    return NUM_OK;
 }
 
 /* "(256, 1, 1)" */
@@ -168,97 +428,342 @@ static void dims(const char *text, uint32_t *out)
     }
 }
 
-/* ---- kernels --------------------------------------------------------------- */
+/* ---- the metrics read ------------------------------------------------------ */
 
-/* Quantity terms by metric name. */
-struct term {
-    char name[96];
-    int q;
+/* What a metric feeds: a counts quantity, or one of these. */
+enum {
+    X_DRAM_TOTAL = RL_Q_COUNT, /* dram__bytes.sum: read and write together */
+    X_DURATION,                /* the Speed Of Light section's "Duration" */
+    X_TENSOR_INST,             /* sm__inst_executed_pipe_tensor.sum */
+    X_DEVICE,                  /* device__attribute_display_name: text */
+    X_CYCLES,                  /* sm__cycles_elapsed.avg (or smsp__, gpc__) */
+    X_CYCLES_PER_SECOND,       /* its .per_second: time = cycles / rate */
+    X_COUNT
 };
 
-static size_t build_terms(struct term *t, size_t max)
+struct term {
+    char name[96];
+    int q;          /* the quantity it feeds */
+    int cand, part; /* which candidate of the quantity, which '+' term of it */
+    bool alias;     /* the smsp__ form of an sm__ counter */
+    enum dim dim;
+};
+
+static enum dim q_dim(int q)
+{
+    if (q == RL_Q_TIME_NS || q == X_DURATION)
+        return DIM_TIME;
+    if (q == RL_Q_DRAM_READ || q == RL_Q_DRAM_WRITE || q == RL_Q_L2_BYTES ||
+        q == RL_Q_L1_BYTES || q == X_DRAM_TOTAL)
+        return DIM_BYTES;
+    if (q == X_DEVICE)
+        return DIM_TEXT;
+    if (q == X_CYCLES_PER_SECOND)
+        return DIM_RATE;
+    return DIM_COUNT;
+}
+
+#define MAX_TERMS 96
+
+static size_t add_term(struct term *t, size_t n, const char *name, size_t len, int q, int cand,
+                       int part, bool alias)
+{
+    if (n < MAX_TERMS) {
+        snprintf(t[n].name, sizeof t[n].name, "%.*s", (int)len, name);
+        t[n].q = q;
+        t[n].cand = cand;
+        t[n].part = part;
+        t[n].alias = alias;
+        t[n].dim = q_dim(q);
+        n++;
+    }
+    return n;
+}
+
+/* Every metric name of readers/counts.c, each SASS counter also in its
+ * smsp__ form (NERSC's recipe), and the extras above. */
+static size_t build_terms(struct term *t)
 {
     size_t nq, n = 0;
     const struct rl_q_def *d = rl_q_defs(&nq);
     for (size_t q = 0; q < nq; q++)
-        for (int c = 0; c < RL_Q_MAX_CANDIDATES && d[q].candidates[c]; c++)
-            for (const char *p = d[q].candidates[c]; *p && n < max;) {
+        for (int c = 0; c < RL_Q_MAX_CANDIDATES && d[q].candidates[c]; c++) {
+            int part = 0;
+            for (const char *p = d[q].candidates[c]; *p; part++) {
                 size_t k = strcspn(p, "+");
-                snprintf(t[n].name, sizeof t[n].name, "%.*s", (int)k, p);
-                t[n++].q = (int)q;
+                n = add_term(t, n, p, k, (int)q, c, part, false);
+                if (strncmp(p, "sm__sass_", 9) == 0) {
+                    char alias[96];
+                    snprintf(alias, sizeof alias, "smsp__%.*s", (int)k - 4, p + 4);
+                    n = add_term(t, n, alias, strlen(alias), (int)q, c, part, true);
+                }
                 p += k + (p[k] == '+');
             }
+        }
+    n = add_term(t, n, "dram__bytes.sum", 15, X_DRAM_TOTAL, 0, 0, false);
+    n = add_term(t, n, "Duration", 8, X_DURATION, 0, 0, false);
+    n = add_term(t, n, "sm__inst_executed_pipe_tensor.sum", 33, X_TENSOR_INST, 0, 0, false);
+    n = add_term(t, n, "device__attribute_display_name", 30, X_DEVICE, 0, 0, false);
+    static const char *const units_[] = {"sm", "smsp", "gpc"};
+    for (int i = 0; i < 3; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s__cycles_elapsed.avg", units_[i]);
+        n = add_term(t, n, name, strlen(name), X_CYCLES, i, 0, false);
+        snprintf(name, sizeof name, "%s__cycles_elapsed.avg.per_second", units_[i]);
+        n = add_term(t, n, name, strlen(name), X_CYCLES_PER_SECOND, i, 0, false);
+    }
     return n;
 }
 
+static const struct term *term_find(const struct term *t, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(t[i].name, name) == 0)
+            return &t[i];
+    return NULL;
+}
+
+/* ---- kernels --------------------------------------------------------------- */
+
 struct kernel {
     char id[32];
-    char name[1024];
+    char *name;             /* whole: group identity is the full name */
+    size_t name_cap;
     uint32_t grid[3], block[3];
-    double q[RL_Q_COUNT];
-    double dram_total;      /* dram__bytes.sum, when read/write are absent */
-    bool any;
+    double tv[MAX_TERMS];   /* each metric read, in base units; NAN absent */
 };
 
 struct importer {
     struct rl_trace_groups *g;
     double factor;
     struct rl_ncu_stats *stats;
-    struct term terms[64];
+    struct term terms[MAX_TERMS];
     size_t n_terms;
+    bool seen[X_COUNT];     /* quantities the file has a column or row for */
+    bool device_named;      /* g->sum.gpu_name came from this file */
+    char *errmsg;
 };
 
 static void kernel_reset(struct kernel *k)
 {
-    memset(k, 0, sizeof *k);
-    for (int i = 0; i < RL_Q_COUNT; i++)
-        k->q[i] = NAN;
-    k->dram_total = NAN;
+    k->id[0] = 0;
+    if (k->name)
+        k->name[0] = 0;
+    k->grid[0] = k->grid[1] = k->grid[2] = k->block[0] = k->block[1] = k->block[2] = 0;
+    for (int i = 0; i < MAX_TERMS; i++)
+        k->tv[i] = NAN;
 }
 
-static void kernel_metric(struct importer *im, struct kernel *k, const char *metric, double v)
+/* The quantities of a kernel from its metrics: per quantity the first
+ * candidate whose every term was read (a term in its sm__ form, else in its
+ * smsp__ form), as readers/counts.c orders them. */
+static void kernel_quantities(const struct importer *im, const struct kernel *k, double *q)
 {
-    if (isnan(v))
-        return;
-    if (strcmp(metric, "dram__bytes.sum") == 0) {
-        k->dram_total = v;
-        return;
-    }
-    for (size_t i = 0; i < im->n_terms; i++)
-        if (strcmp(im->terms[i].name, metric) == 0) {
-            double *q = &k->q[im->terms[i].q];
-            *q = isnan(*q) ? v : *q + v;
-            k->any = true;
-            return;
+    for (int i = 0; i < X_COUNT; i++)
+        q[i] = NAN;
+    for (int qi = 0; qi < X_COUNT; qi++)
+        for (int c = 0; c < RL_Q_MAX_CANDIDATES && isnan(q[qi]); c++) {
+            double sum = 0;
+            bool any = false, complete = true;
+            for (int part = 0; part < RL_Q_MAX_TERMS && complete; part++) {
+                double v = NAN;
+                bool exists = false;
+                for (size_t t = 0; t < im->n_terms; t++) {
+                    const struct term *x = &im->terms[t];
+                    if (x->q != qi || x->cand != c || x->part != part)
+                        continue;
+                    exists = true;
+                    if (!isnan(k->tv[t]) && (!x->alias || isnan(v)))
+                        v = k->tv[t]; /* the sm__ form wins over the smsp__ one */
+                }
+                if (!exists)
+                    break;
+                if (isnan(v))
+                    complete = false;
+                else
+                    sum += v, any = true;
+            }
+            if (any && complete)
+                q[qi] = sum;
         }
+}
+
+static int kernel_name(struct kernel *k, const char *name)
+{
+    size_t n = strlen(name) + 1;
+    if (n > k->name_cap) {
+        char *b = realloc(k->name, n);
+        if (!b)
+            return RL_ENOMEM;
+        k->name = b;
+        k->name_cap = n;
+    }
+    memcpy(k->name, name, n);
+    return RL_OK;
+}
+
+static void device_seen(struct importer *im, const char *name)
+{
+    while (*name == ' ')
+        name++;
+    if (!*name)
+        return;
+    bool digits = true;
+    for (const char *p = name; *p; p++)
+        digits &= isdigit((unsigned char)*p) != 0;
+    if (digits)
+        return; /* "Device" holds the device's index in many exports */
+    struct rl_ncu_stats *st = im->stats;
+    /* Whole-entry match in the "; "-joined list. */
+    size_t n = strlen(name);
+    for (const char *p = st->devices; *p;) {
+        size_t k = strcspn(p, ";");
+        if (k == n && strncmp(p, name, n) == 0)
+            return;
+        p += k;
+        while (*p == ';' || *p == ' ')
+            p++;
+    }
+    st->n_devices++;
+    size_t used = strlen(st->devices);
+    if (used + n + 3 < sizeof st->devices)
+        snprintf(st->devices + used, sizeof st->devices - used, "%s%s", used ? "; " : "", name);
+    if (st->n_devices == 1 && !im->g->sum.gpu_name[0]) {
+        snprintf(im->g->sum.gpu_name, sizeof im->g->sum.gpu_name, "%s", name);
+        im->device_named = true;
+    }
+}
+
+/* A metric's value in its base unit into k; RL_OK or RL_ESCHEMA. */
+static int kernel_metric(struct importer *im, struct numfmt *nf, struct kernel *k,
+                         const struct term *t, const char *value, const char *unit_text,
+                         int line, int col, int unit_col, const char *col_name)
+{
+    im->seen[t->q] = true;
+    if (t->dim == DIM_TEXT) {
+        device_seen(im, value);
+        return RL_OK;
+    }
+    double v;
+    int r = number(nf, line, value, &v);
+    if (r == NUM_ABSENT)
+        return RL_OK;
+    const char *what = im->stats->form[0] == 'l' ? "Metric Value" : col_name;
+    if (r == NUM_MIXED)
+        return rl_fail(im->errmsg, RL_ESCHEMA,
+                       "line %d, column %d (%s): %s: '%s' has a decimal comma, but line %d's "
+                       "'%s' was read with a thousands separator: export with one locale "
+                       "(LC_ALL=C ncu ...)",
+                       line, col, what, t->name, value, nf->grouping_line, nf->grouping_value);
+    if (r != NUM_OK)
+        return rl_fail(im->errmsg, RL_ESCHEMA, "line %d, column %d (%s): %s: '%s' is not a number",
+                       line, col, what, t->name, value);
+    /* No unit (no units row or column, or an empty cell): ncu's base units,
+     * as --print-units base writes them. */
+    static const struct unit base[] = {{"", DIM_COUNT, 1}, {"byte", DIM_BYTES, 1},
+                                       {"nsecond", DIM_TIME, 1}, {"", DIM_RATE, 1}};
+    while (unit_text && *unit_text == ' ')
+        unit_text++;
+    if (unit_text && !*unit_text)
+        unit_text = NULL;
+    const struct unit *u = unit_text ? unit_find(unit_text) : &base[t->dim];
+    if (!unit_text)
+        unit_text = u->name;
+    if (!u)
+        return rl_fail(im->errmsg, RL_ESCHEMA,
+                       "line %d, column %d (%s): %s: unknown unit '%s' (value '%s')", line, unit_col,
+                       im->stats->form[0] == 'l' ? "Metric Unit" : col_name, t->name, unit_text,
+                       value);
+    if (u->dim != t->dim)
+        return rl_fail(im->errmsg, RL_ESCHEMA,
+                       "line %d, column %d (%s): %s is %s, but its unit '%s' is not (value '%s')",
+                       line, unit_col, im->stats->form[0] == 'l' ? "Metric Unit" : col_name, t->name,
+                       dim_names[t->dim], unit_text, value);
+    size_t i = (size_t)(t - im->terms);
+    if (isnan(k->tv[i]))
+        k->tv[i] = v * u->scale; /* a metric given twice (two sections): the first */
+    return RL_OK;
+}
+
+/* The FLOP counters a bytes-only export lacks, for `ncu --metrics`. */
+static void missing_flops(struct importer *im)
+{
+    char *out = im->stats->missing_flops;
+    size_t size = sizeof im->stats->missing_flops, used = strlen(out);
+    if (used)
+        return;
+    size_t nq;
+    const struct rl_q_def *d = rl_q_defs(&nq);
+    for (int q = RL_Q_DADD; q <= RL_Q_HFMA; q++)
+        if (!im->seen[q])
+            used += (size_t)snprintf(out + used, used < size ? size - used : 0, "%s%s",
+                                     used ? "," : "", d[q].candidates[0]);
+    if (used >= size)
+        out[0] = 0;
 }
 
 static int kernel_flush(struct importer *im, struct kernel *k)
 {
-    if (!k->name[0])
+    if (!k->name || !k->name[0])
         return RL_OK;
-    if (isnan(k->q[RL_Q_DRAM_READ]) && isnan(k->q[RL_Q_DRAM_WRITE]) && !isnan(k->dram_total)) {
-        k->q[RL_Q_DRAM_READ] = k->dram_total; /* the total, read and write together */
-        k->q[RL_Q_DRAM_WRITE] = 0;
+    double q[X_COUNT];
+    kernel_quantities(im, k, q);
+    if (isnan(q[RL_Q_DRAM_READ]) && isnan(q[RL_Q_DRAM_WRITE]) && !isnan(q[X_DRAM_TOTAL])) {
+        q[RL_Q_DRAM_READ] = q[X_DRAM_TOTAL]; /* the total, read and write together */
+        q[RL_Q_DRAM_WRITE] = 0;
+    }
+    if (isnan(q[RL_Q_TIME_NS]))
+        q[RL_Q_TIME_NS] = q[X_DURATION];
+    /* Time from cycles (NERSC's recipe): elapsed cycles over their rate. A
+     * duration wins; a disagreement above 5% is said. */
+    double cycles_ns = q[X_CYCLES_PER_SECOND] > 0 ? q[X_CYCLES] / q[X_CYCLES_PER_SECOND] * 1e9
+                                                   : NAN;
+    if (isnan(q[RL_Q_TIME_NS]) && !isnan(cycles_ns)) {
+        q[RL_Q_TIME_NS] = cycles_ns;
+        im->stats->time_from_cycles++;
+    } else if (!isnan(cycles_ns) && q[RL_Q_TIME_NS] > 0) {
+        double d = fabs(cycles_ns - q[RL_Q_TIME_NS]) / q[RL_Q_TIME_NS];
+        if (d > 0.05) {
+            im->stats->time_disagree++;
+            if (100 * d > im->stats->time_disagree_max_pct)
+                im->stats->time_disagree_max_pct = 100 * d;
+        }
     }
     struct rl_kernel_counts c;
-    rl_counts_derive(k->q, im->factor, &c);
+    rl_counts_derive(q, im->factor, &c);
     double bytes[RL_MEM_COUNT] = {c.dram_bytes, c.l2_bytes, c.l1_bytes};
     bool have_bytes = !isnan(bytes[0]) || !isnan(bytes[1]) || !isnan(bytes[2]);
     double flops = have_bytes ? c.flops : NAN;
-    im->stats->kernels++;
-    bool tensor = false;
+    struct rl_ncu_stats *st = im->stats;
+    st->kernels++;
+    bool tensor = false, tensor_ops = false, cuda = false;
     size_t nq;
     const struct rl_q_def *d = rl_q_defs(&nq);
-    for (size_t q = 0; q < nq; q++)
-        tensor |= d[q].roof && k->q[q] > 0;
-    if (tensor && isnan(im->factor))
-        im->stats->tensor_unknown++;
-    if (isnan(flops))
-        im->stats->without_counts++;
+    for (size_t i = 0; i < nq; i++) {
+        tensor |= d[i].roof && q[i] > 0;
+        tensor_ops |= d[i].roof && !isnan(q[i]);
+    }
+    for (int i = RL_Q_DADD; i <= RL_Q_HFMA; i++)
+        cuda |= !isnan(q[i]);
+    /* Tensor Core instructions and no op counters (NERSC's list): the
+     * CUDA-core FLOPs are a lower bound, and said. */
+    if (q[X_TENSOR_INST] > 0 && !tensor_ops && !isnan(flops))
+        st->tensor_inst_only++;
+    if (isnan(flops)) {
+        /* Why it is not on the roofline: one reason per kernel. */
+        st->without_counts++;
+        if (!have_bytes)
+            st->timing_only++;
+        else if (tensor && isnan(im->factor))
+            st->tensor_unknown++;
+        else if (!cuda && !tensor_ops) {
+            st->bytes_only++;
+            missing_flops(im);
+        }
+    }
     int rc = rl_trace_groups_add(im->g, k->name, k->grid, k->block,
                                  isnan(flops) ? "" : c.precision ? c.precision : "",
-                                 RL_ORIGIN_MEASURED, 1, flops, bytes, k->q[RL_Q_TIME_NS]);
+                                 RL_ORIGIN_MEASURED, 1, flops, bytes, q[RL_Q_TIME_NS]);
     kernel_reset(k);
     return rc;
 }
@@ -271,144 +776,328 @@ static int column(const struct csv *c, const char *name)
     return -1;
 }
 
-int rl_ncu_parse(struct rl_trace_groups *g, const char *text, size_t len, const char *what,
-                 double tensor_flops_per_op, struct rl_ncu_stats *stats, char *errmsg)
+/* Does this line start an ncu header ("ID" first)? */
+static bool header_like(const char *s, size_t n)
+{
+    return (n >= 5 && memcmp(s, "\"ID\",", 5) == 0) || (n >= 3 && memcmp(s, "ID,", 3) == 0);
+}
+
+struct layout {
+    int id, name, grid, block, device, mname, munit, mvalue, ncols;
+    bool long_form;
+    char **headers, **units;          /* wide form: per column */
+    const struct term **col_term;     /* wide form: the metric each column feeds, or NULL */
+};
+
+static void layout_release(struct layout *L)
+{
+    for (int i = 0; L->headers && i < L->ncols; i++) {
+        free(L->headers[i]);
+        if (L->units)
+            free(L->units[i]);
+    }
+    free(L->headers);
+    free(L->units);
+    free(L->col_term);
+}
+
+static int read_rows(struct importer *im, struct csv *c, struct layout *L, char *errmsg)
+{
+    struct numfmt nf = {false, 0, "", 0};
+    struct kernel k = {"", NULL, 0, {0}, {0}, {0}};
+    kernel_reset(&k);
+    int rc = RL_OK, r, line = 0;
+    bool first = true;
+    for (;;) {
+        /* ==PROF== lines (and ==WARNING==, ==ERROR==) between rows. */
+        int io = RL_OK;
+        while (!io && c->in.end - c->in.p < 2 && !c->in.eof)
+            io = refill(&c->in);
+        if (!io && c->in.end - c->in.p >= 2 && c->in.p[0] == '=' && c->in.p[1] == '=') {
+            size_t len = 0;
+            if (peek_line(c, &len, &io)) {
+                skip_line(c, len);
+                im->stats->skipped_lines++;
+                continue;
+            }
+        }
+        if (io) {
+            rc = rl_fail(errmsg, io, io == RL_EIO ? "'%s': read error" : "out of memory", c->what);
+            break;
+        }
+        if ((r = csv_row(c, &line, errmsg)) != ROW_OK) {
+            if (r == ROW_ERROR)
+                rc = RL_EPARSE;
+            break;
+        }
+        if (c->n == 1 && !c->field[0][0])
+            continue; /* a blank line */
+        if (c->n > L->ncols) {
+            rc = rl_fail(errmsg, RL_ESCHEMA, "'%s': line %d: %d columns, the header has %d",
+                         c->what, line, c->n, L->ncols);
+            break;
+        }
+        if (strcmp(c->field[0], "ID") == 0) {
+            im->stats->skipped_lines++; /* the header again: another process's export */
+            continue;
+        }
+        /* A row that ends early (no rule results): the rest is empty. */
+        int need = L->long_form ? (L->mvalue > L->mname ? L->mvalue : L->mname) : L->name;
+        if (c->n <= need || c->n <= L->id) {
+            rc = rl_fail(errmsg, RL_ESCHEMA,
+                         "'%s': line %d: %d columns, the header has %d (the row ends before "
+                         "'%s')",
+                         c->what, line, c->n, L->ncols,
+                         L->long_form ? "Metric Value" : "Kernel Name");
+            break;
+        }
+        while (c->n < L->ncols) {
+            if (new_field(c) || append(c, "", 1)) {
+                rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
+                break;
+            }
+            for (int i = 0; i < c->n; i++)
+                c->field[i] = c->buf + c->off[i];
+        }
+        if (rc)
+            break;
+        if (!L->long_form && first && !c->field[L->id][0]) { /* the units row */
+            for (int i = 0; i < L->ncols && rc == RL_OK; i++)
+                if (!(L->units[i] = strdup(c->field[i])))
+                    rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
+            im->stats->units_row = true;
+            first = false;
+            continue;
+        }
+        first = false;
+        if (strcmp(k.id, c->field[L->id]) != 0 && (rc = kernel_flush(im, &k)))
+            break;
+        snprintf(k.id, sizeof k.id, "%s", c->field[L->id]);
+        if ((rc = kernel_name(&k, c->field[L->name])))
+            break;
+        if (L->grid >= 0)
+            dims(c->field[L->grid], k.grid);
+        if (L->block >= 0)
+            dims(c->field[L->block], k.block);
+        if (L->device >= 0)
+            device_seen(im, c->field[L->device]);
+        if (L->long_form) {
+            /* Old exports give the launch only as Launch Statistics rows:
+             * "Grid Size" is the number of blocks, "Block Size" of threads. */
+            const char *mn = c->field[L->mname];
+            bool g_row = L->grid < 0 && strcmp(mn, "Grid Size") == 0;
+            if (g_row || (L->block < 0 && strcmp(mn, "Block Size") == 0)) {
+                double v;
+                if (number(&nf, line, c->field[L->mvalue], &v) == NUM_OK && v >= 0 &&
+                    v < 4294967296.0) {
+                    uint32_t *d = g_row ? k.grid : k.block;
+                    d[0] = (uint32_t)v;
+                    d[1] = d[2] = 1;
+                }
+            }
+            const struct term *t = term_find(im->terms, im->n_terms, mn);
+            if (t)
+                rc = kernel_metric(im, &nf, &k, t, c->field[L->mvalue],
+                                   L->munit >= 0 ? c->field[L->munit] : NULL, line,
+                                   L->mvalue + 1, L->munit + 1, "Metric Value");
+        } else {
+            for (int j = 0; j < L->ncols && rc == RL_OK; j++)
+                if (L->col_term[j])
+                    rc = kernel_metric(im, &nf, &k, L->col_term[j], c->field[j],
+                                       L->units[j] ? L->units[j] : NULL, line, j + 1, j + 1,
+                                       L->headers[j]);
+            if (rc == RL_OK)
+                rc = kernel_flush(im, &k); /* one row, one kernel */
+        }
+        if (rc == RL_ESCHEMA) {
+            /* kernel_metric's message lacks the file: prefix it. */
+            char tail[RL_ERRMSG_SIZE];
+            snprintf(tail, sizeof tail, "%s", errmsg ? errmsg : "");
+            rl_fail(errmsg, rc, "'%s': %s", c->what, tail);
+        }
+        if (rc)
+            break;
+    }
+    if (rc == RL_OK)
+        rc = kernel_flush(im, &k);
+    if (rc == RL_ENOMEM)
+        rl_fail(errmsg, rc, "out of memory");
+    im->stats->decimal_comma = nf.decimal_comma;
+    free(k.name);
+    return rc;
+}
+
+static int parse(struct rl_trace_groups *g, struct csv *c, double factor,
+                 struct rl_ncu_stats *stats, char *errmsg)
 {
     struct rl_ncu_stats local;
     if (!stats)
         stats = &local;
     memset(stats, 0, sizeof *stats);
-    struct csv c = {text, text + len, 1, NULL, 0, {0}, 0};
-    struct importer im = {g, tensor_flops_per_op, stats, {{{0}, 0}}, 0};
-    im.n_terms = build_terms(im.terms, sizeof im.terms / sizeof im.terms[0]);
-    int line = 0, r;
-    int id_col = -1, name_col = -1, grid_col = -1, block_col = -1, mname = -1, munit = -1,
-        mvalue = -1, ncols = 0;
-    /* The header: the first row starting with "ID" that names the kernel. */
-    while ((r = csv_row(&c, what, &line, errmsg)) == 1) {
-        if (c.n > 1 && strcmp(c.field[0], "ID") == 0 && column(&c, "Kernel Name") >= 0)
-            break;
-    }
-    if (r < 0) {
-        free(c.buf);
-        return RL_EPARSE;
-    }
-    if (r == 0) {
-        free(c.buf);
-        return rl_fail(errmsg, RL_ESCHEMA,
-                       "'%s': no Nsight Compute CSV header (a row starting with \"ID\" and "
-                       "naming \"Kernel Name\"): export with `ncu --csv` or `ncu --csv --page raw`",
-                       what);
-    }
-    id_col = column(&c, "ID");
-    name_col = column(&c, "Kernel Name");
-    grid_col = column(&c, "Grid Size");
-    block_col = column(&c, "Block Size");
-    mname = column(&c, "Metric Name");
-    munit = column(&c, "Metric Unit");
-    mvalue = column(&c, "Metric Value");
-    ncols = c.n;
-    bool long_form = mname >= 0 && mvalue >= 0;
-    snprintf(stats->form, sizeof stats->form, "%s", long_form ? "long" : "wide");
-    /* Wide form: the metric columns and, in the next row, their units. */
-    char **headers = NULL, **units = NULL;
-    int *metric_cols = NULL, n_metric = 0;
-    int rc = RL_OK;
-    if (!long_form) {
-        headers = calloc((size_t)ncols, sizeof *headers);
-        units = calloc((size_t)ncols, sizeof *units);
-        metric_cols = calloc((size_t)ncols, sizeof *metric_cols);
-        if (!headers || !units || !metric_cols)
-            rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
-        for (int i = 0; i < ncols && rc == RL_OK; i++) {
-            if (!(headers[i] = strdup(c.field[i])))
-                rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
-            else if (strstr(headers[i], "__"))
-                metric_cols[n_metric++] = i;
-        }
-        if (rc == RL_OK && n_metric == 0)
-            rc = rl_fail(errmsg, RL_ESCHEMA,
-                         "'%s': line %d: no metric columns (names like dram__bytes_read.sum) "
-                         "and no \"Metric Name\" column",
-                         what, line);
-    }
-    struct kernel k;
-    kernel_reset(&k);
-    bool units_seen = long_form;
-    while (rc == RL_OK && (r = csv_row(&c, what, &line, errmsg)) == 1) {
-        if (c.n == 1 && !c.field[0][0])
-            continue; /* a blank line */
-        if (c.n != ncols) {
-            rc = rl_fail(errmsg, RL_ESCHEMA, "'%s': line %d: %d columns, the header has %d", what,
-                         line, c.n, ncols);
+    struct importer *im = calloc(1, sizeof *im);
+    if (!im)
+        return rl_fail(errmsg, RL_ENOMEM, "out of memory");
+    im->g = g;
+    im->factor = factor;
+    im->stats = stats;
+    im->errmsg = errmsg;
+    im->n_terms = build_terms(im->terms);
+    int rc = RL_OK, line = 0, r = ROW_END;
+    /* A BOM, then lines until the header: a row starting with "ID" that
+     * names the kernel (==PROF== lines and program output come before). */
+    int io = refill(&c->in);
+    while (!io && c->in.end - c->in.p < 3 && !c->in.eof)
+        io = refill(&c->in);
+    if (!io && c->in.end - c->in.p >= 3 && memcmp(c->in.p, "\xEF\xBB\xBF", 3) == 0)
+        c->in.p += 3;
+    for (;;) {
+        size_t len = 0;
+        const char *s = io ? NULL : peek_line(c, &len, &io);
+        if (!s) {
+            r = io ? ROW_ERROR : ROW_END;
+            if (io)
+                rl_fail(errmsg, io, io == RL_EIO ? "'%s': read error" : "out of memory", c->what);
             break;
         }
-        if (!units_seen && !c.field[id_col][0]) { /* the units row */
-            for (int i = 0; i < ncols && rc == RL_OK; i++)
-                if (!(units[i] = strdup(c.field[i])))
-                    rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
-            units_seen = true;
+        if (!header_like(s, len)) {
+            skip_line(c, len);
             continue;
         }
-        units_seen = true;
-        if (strcmp(k.id, c.field[id_col]) != 0 && (rc = kernel_flush(&im, &k)))
+        if ((r = csv_row(c, &line, errmsg)) != ROW_OK)
             break;
-        snprintf(k.id, sizeof k.id, "%s", c.field[id_col]);
-        snprintf(k.name, sizeof k.name, "%s", c.field[name_col]);
-        if (grid_col >= 0)
-            dims(c.field[grid_col], k.grid);
-        if (block_col >= 0)
-            dims(c.field[block_col], k.block);
-        if (long_form) {
-            double v;
-            if (value(c.field[mvalue], munit >= 0 ? c.field[munit] : NULL, &v)) {
-                rc = rl_fail(errmsg, RL_ESCHEMA, "'%s': line %d: %s: '%s' is not a number", what,
-                             line, c.field[mname], c.field[mvalue]);
-                break;
+        if (column(c, "Kernel Name") >= 0)
+            break;
+    }
+    struct layout L = {0};
+    if (r == ROW_ERROR) {
+        rc = io ? io : RL_EPARSE;
+    } else if (r == ROW_END) {
+        rc = rl_fail(errmsg, RL_ESCHEMA,
+                     "'%s': no Nsight Compute CSV header (a row starting with \"ID\" and "
+                     "naming \"Kernel Name\"): export with `ncu --csv` or `ncu --csv --page raw`",
+                     c->what);
+    } else {
+        L.id = column(c, "ID");
+        L.name = column(c, "Kernel Name");
+        L.grid = column(c, "Grid Size");
+        L.block = column(c, "Block Size");
+        L.device = column(c, "Device");
+        L.mname = column(c, "Metric Name");
+        L.munit = column(c, "Metric Unit");
+        L.mvalue = column(c, "Metric Value");
+        L.ncols = c->n;
+        L.long_form = L.mname >= 0 && L.mvalue >= 0;
+        snprintf(stats->form, sizeof stats->form, "%s", L.long_form ? "long" : "wide");
+        if (!L.long_form) {
+            /* Wide form: the metric columns and, in the next row, their units. */
+            L.headers = calloc((size_t)L.ncols, sizeof *L.headers);
+            L.units = calloc((size_t)L.ncols, sizeof *L.units);
+            L.col_term = calloc((size_t)L.ncols, sizeof *L.col_term);
+            if (!L.headers || !L.units || !L.col_term)
+                rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
+            int metrics = 0;
+            for (int i = 0; i < L.ncols && rc == RL_OK; i++) {
+                if (!(L.headers[i] = strdup(c->field[i])))
+                    rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
+                else if (strstr(L.headers[i], "__"))
+                    metrics++;
+                if (rc == RL_OK)
+                    L.col_term[i] = term_find(im->terms, im->n_terms, L.headers[i]);
             }
-            kernel_metric(&im, &k, c.field[mname], v);
-        } else {
-            for (int j = 0; j < n_metric && rc == RL_OK; j++) {
-                int col = metric_cols[j];
-                double v;
-                if (value(c.field[col], units[col], &v))
-                    rc = rl_fail(errmsg, RL_ESCHEMA, "'%s': line %d: %s: '%s' is not a number",
-                                 what, line, headers[col], c.field[col]);
-                else
-                    kernel_metric(&im, &k, headers[col], v);
-            }
-            if (rc == RL_OK)
-                rc = kernel_flush(&im, &k); /* one row, one kernel */
+            if (rc == RL_OK && metrics == 0)
+                rc = rl_fail(errmsg, RL_ESCHEMA,
+                             "'%s': line %d: no metric columns (names like dram__bytes_read.sum) "
+                             "and no \"Metric Name\" column",
+                             c->what, line);
         }
+        if (rc == RL_OK)
+            rc = read_rows(im, c, &L, errmsg);
+        if (rc == RL_OK && stats->kernels == 0)
+            rc = rl_fail(errmsg, RL_ESCHEMA, "'%s': the CSV holds no kernel", c->what);
     }
-    if (r < 0 && rc == RL_OK)
-        rc = RL_EPARSE;
-    if (rc == RL_OK)
-        rc = kernel_flush(&im, &k);
-    if (rc == RL_ENOMEM)
-        rl_fail(errmsg, rc, "out of memory");
-    if (rc == RL_OK && stats->kernels == 0)
-        rc = rl_fail(errmsg, RL_ESCHEMA, "'%s': the CSV holds no kernel", what);
-    for (int i = 0; headers && i < ncols; i++) {
-        free(headers[i]);
-        free(units[i]);
-    }
-    free(headers);
-    free(units);
-    free(metric_cols);
-    free(c.buf);
+    if (stats->n_devices > 1 && im->device_named)
+        g->sum.gpu_name[0] = 0; /* several GPUs: none of them names the ceilings */
+    layout_release(&L);
+    free(im);
+    free(c->buf);
+    free(c->off);
+    free(c->field);
+    free(c->in.chunk);
     return rc;
+}
+
+int rl_ncu_parse(struct rl_trace_groups *g, const char *text, size_t len, const char *what,
+                 double tensor_flops_per_op, struct rl_ncu_stats *stats, char *errmsg)
+{
+    struct csv c = {{NULL, NULL, 0, text, text + len, true}, what, 1, NULL, 0, 0, NULL, NULL, 0,
+                    0};
+    return parse(g, &c, tensor_flops_per_op, stats, errmsg);
+}
+
+int rl_ncu_read(struct rl_trace_groups *g, FILE *f, const char *what,
+                double tensor_flops_per_op, struct rl_ncu_stats *stats, char *errmsg)
+{
+    struct csv c = {{f, NULL, 0, NULL, NULL, false}, what, 1, NULL, 0, 0, NULL, NULL, 0, 0};
+    return parse(g, &c, tensor_flops_per_op, stats, errmsg);
 }
 
 int rl_ncu_load(struct rl_trace_groups *g, const char *path, double tensor_flops_per_op,
                 struct rl_ncu_stats *stats, char *errmsg)
 {
-    char *text;
-    size_t len;
-    int rc = rl_file_read(path, &text, &len, errmsg);
-    if (rc)
-        return rc;
-    rc = rl_ncu_parse(g, text, len, path, tensor_flops_per_op, stats, errmsg);
-    free(text);
+    bool std_in = strcmp(path, "-") == 0;
+    FILE *f = std_in ? stdin : fopen(path, "rb");
+    if (!f)
+        return rl_fail(errmsg, RL_EIO, "cannot open '%s': %s", path, strerror(errno));
+    int rc = rl_ncu_read(g, f, std_in ? "<stdin>" : path, tensor_flops_per_op, stats, errmsg);
+    if (!std_in)
+        fclose(f);
     return rc;
+}
+
+void rl_ncu_notes(const struct rl_ncu_stats *st, char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = 0;
+#define NOTE(...)                                                                                 \
+    do {                                                                                          \
+        if (used < size && used)                                                                  \
+            out[used++] = '\n', out[used] = 0;                                                    \
+        if (used < size)                                                                          \
+            used += (size_t)snprintf(out + used, size - used, __VA_ARGS__);                       \
+    } while (0)
+    if (st->time_from_cycles)
+        NOTE("%zu of %zu kernels have no gpu__time_duration.sum: their time is "
+             "sm__cycles_elapsed.avg / sm__cycles_elapsed.avg.per_second (time from cycles)",
+             st->time_from_cycles, st->kernels);
+    if (st->time_disagree)
+        NOTE("%zu kernels' time from cycles differs from gpu__time_duration.sum by more than "
+             "5%% (up to %.3g%%): the duration is used",
+             st->time_disagree, st->time_disagree_max_pct);
+    if (st->bytes_only)
+        NOTE("%zu of %zu kernels have bytes but no FLOP counters in this export: shown as "
+             "memory points (achieved bandwidth against the memory roof); to place them on the "
+             "roofline add `--metrics %s` to the ncu command (the Tensor Core counters of your "
+             "chip: `roofline metrics --ncu --chip CHIP`)",
+             st->bytes_only, st->kernels, st->missing_flops[0] ? st->missing_flops : "...");
+    if (st->tensor_inst_only)
+        NOTE("%zu kernels ran Tensor Core instructions (sm__inst_executed_pipe_tensor.sum) but "
+             "the export has no Tensor Core op counters: their FLOPs count CUDA cores only, a "
+             "lower bound (re-export with `roofline metrics --ncu --chip CHIP`'s list)",
+             st->tensor_inst_only);
+    if (st->tensor_unknown)
+        NOTE("%zu kernels have Tensor Core ops but no FLOPs: give --tensor-flops-per-op "
+             "(the factor `roofline trace` prints in its tensor check)",
+             st->tensor_unknown);
+    if (st->timing_only)
+        NOTE("%zu of %zu kernels have no byte counters in this export: timing only (export "
+             "with `--metrics` from `roofline metrics --ncu --chip CHIP`)",
+             st->timing_only, st->kernels);
+    if (st->form[0] == 'w' && !st->units_row)
+        NOTE("the export has no units row: values were read in ncu's base units (byte, "
+             "nsecond), as `--print-units base` writes them");
+    if (st->n_devices > 1)
+        NOTE("the export holds kernels of %zu devices (%s): all are judged against one GPU's "
+             "ceilings",
+             st->n_devices, st->devices);
+#undef NOTE
 }

@@ -614,6 +614,15 @@ static int add_launch(struct rl_trace_groups *g, const struct launch *l, uint64_
         }
         for (int m = 0; m < RL_MEM_COUNT; m++)
             grp->bytes[m] += l->bytes[m]; /* NAN stays NAN: a level not measured */
+    } else if (!isnan(l->bytes[RL_MEM_DRAM]) || !isnan(l->bytes[RL_MEM_L2]) ||
+               !isnan(l->bytes[RL_MEM_L1])) {
+        grp->bytes_only += launches;
+        for (int m = 0; m < RL_MEM_COUNT; m++)
+            grp->bytes_only_bytes[m] += l->bytes[m];
+        if (!isnan(l->time_ns)) {
+            grp->bytes_only_time_ns += l->time_ns;
+            grp->bytes_only_timed += launches;
+        }
     }
     return RL_OK;
 }

@@ -21,6 +21,11 @@ struct rl_trace_group {
     double counted_time_ns;     /* the counted launches' time */
     double flops;               /* summed over counted launches */
     double bytes[RL_MEM_COUNT]; /* summed; NAN where a counted launch lacked the level */
+    /* Launches with bytes but no FLOPs (an export without FLOP counters):
+     * memory points, judged against the memory roof only. */
+    uint64_t bytes_only, bytes_only_timed;
+    double bytes_only_time_ns;
+    double bytes_only_bytes[RL_MEM_COUNT]; /* summed; NAN where one lacked the level */
 };
 
 /* Where a launch's FLOPs and bytes come from (a trace's "counts"). */

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "analyzer/report/report.h"
 
+#include "analyzer/model/gpudb.h"
 #include "analyzer/util/error.h"
 #include "plots/plot.h"
 #include "analyzer/util/strbuf.h"
@@ -90,12 +91,46 @@ static const struct rl_memory_roof *limiting_roof(const struct rl_ceilings *c,
     return best;
 }
 
-static void note(struct rl_report *r, const char *text)
+void rl_report_note(struct rl_report *r, const char *text)
 {
-    if (strstr(r->notes, text))
-        return;
-    size_t used = strlen(r->notes);
-    snprintf(r->notes + used, sizeof r->notes - used, "%s%s", used ? "\n" : "", text);
+    while (*text) {
+        size_t k = strcspn(text, "\n"), used = strlen(r->notes);
+        bool there = false;
+        for (const char *p = r->notes; *p && !there;) {
+            size_t n = strcspn(p, "\n");
+            there = n == k && strncmp(p, text, k) == 0;
+            p += n + (p[n] == '\n');
+        }
+        if (!there && k)
+            snprintf(r->notes + used, sizeof r->notes - used, "%s%.*s", used ? "\n" : "",
+                     (int)k, text);
+        text += k + (text[k] == '\n');
+    }
+}
+
+/* Does `name` (a device name from the source) name the ceilings' GPU? */
+static bool names_gpu(const struct rl_ceilings *c, const char *name)
+{
+    char want[128], have[128];
+    rl_gpudb_normalize(name, want, sizeof want);
+    rl_gpudb_normalize(c->gpu_name, have, sizeof have);
+    if (strcmp(want, have) == 0)
+        return true;
+    const struct rl_gpu_spec *s = c->spec;
+    if (!s)
+        return false;
+    rl_gpudb_normalize(s->id, have, sizeof have);
+    if (strcmp(want, have) == 0)
+        return true;
+    rl_gpudb_normalize(s->name, have, sizeof have);
+    if (strcmp(want, have) == 0)
+        return true;
+    for (int a = 0; a < s->n_aliases; a++) {
+        rl_gpudb_normalize(s->aliases[a], have, sizeof have);
+        if (strcmp(want, have) == 0)
+            return true;
+    }
+    return false;
 }
 
 /* Why a kernel far below both roofs is slow: what the record can show. */
@@ -128,11 +163,30 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
 {
     char ai[24], ridge[24], x[24], rate[32], att[32], bw[32], roof[24];
     const struct rl_compute_roof *cr = w->roof >= 0 ? &c->compute[w->roof] : NULL;
+    if (w->memory_only) {
+        const struct rl_memory_roof *m = limiting_roof(c, RL_MEM_DRAM);
+        fmt_bw(bw, sizeof bw, w->achieved_gbs);
+        const char *why = w->counted ? "no FLOPs (a data-movement kernel)"
+                                     : "no FLOP counters in this export (see the notes for the "
+                                       "metrics to add)";
+        if (!isnan(w->pct_of_memory_roof))
+            snprintf(w->sentence, sizeof w->sentence,
+                     "%s: %.3g%% of GPU time, memory point: %s of DRAM traffic = %.3g%% of %s "
+                     "%s; %s, so no intensity",
+                     w->name, 100 * w->time_share, bw, w->pct_of_memory_roof,
+                     rl_origin_name(m->origin), m->label, why);
+        else
+            snprintf(w->sentence, sizeof w->sentence,
+                     "%s: memory point (%s of DRAM traffic, no DRAM roof or time to judge it "
+                     "against); %s, so no intensity",
+                     w->name, bw, why);
+        return;
+    }
     if (w->bound == RL_BOUND_UNKNOWN) {
         if (w->counted == 0)
             snprintf(w->sentence, sizeof w->sentence,
                      "%s: %.3g%% of GPU time, timing only: no FLOPs or bytes were counted "
-                     "(trace it with counters, or --top)",
+                     "(see the notes)",
                      w->name, 100 * w->time_share);
         else
             snprintf(w->sentence, sizeof w->sentence, "%s: no intensity (no FLOPs and no bytes)",
@@ -141,20 +195,39 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
     }
     upper(roof, sizeof roof, cr->name);
     const struct rl_verdict *v = &w->v;
-    double ai_x = v->ai_flop_per_byte[v->bound == RL_BOUND_MEMORY ? v->limiter : RL_MEM_DRAM];
-    if (isnan(ai_x))
-        for (int l = 0; l < RL_MEM_COUNT && isnan(ai_x); l++)
-            ai_x = v->ai_flop_per_byte[l];
+    /* The intensity said is against the level that limits (memory-bound)
+     * or DRAM, and the sentence names it. */
+    int level = v->bound == RL_BOUND_MEMORY ? (int)v->limiter : RL_MEM_DRAM;
+    double ai_x = v->ai_flop_per_byte[level];
+    for (int l = 0; l < RL_MEM_COUNT && isnan(ai_x); l++)
+        ai_x = v->ai_flop_per_byte[level = l];
+    char lvl[8];
+    upper(lvl, sizeof lvl, rl_mem_level_name((enum rl_mem_level)level));
     fmt_g(ai, sizeof ai, ai_x);
     fmt_g(ridge, sizeof ridge, v->ridge_flop_per_byte);
     fmt_rate(att, sizeof att, v->attainable_tflops, cr->ops);
     fmt_rate(rate, sizeof rate, v->achieved_tflops, cr->ops);
     bool timed = !isnan(v->achieved_tflops);
+    if (w->zero_bytes) {
+        char fl[32];
+        snprintf(fl, sizeof fl, "%.4g", w->flops);
+        if (timed)
+            snprintf(w->sentence, sizeof w->sentence,
+                     "%s: %s FLOPs and 0 DRAM bytes counted: its intensity is unbounded, so it "
+                     "is compute-bound (not drawn on a chart); %s = %.3g%% of %s %s",
+                     w->name, fl, rate, v->pct_of_roof, rl_origin_name(cr->origin), cr->label);
+        else
+            snprintf(w->sentence, sizeof w->sentence,
+                     "%s: %s FLOPs and 0 DRAM bytes counted: its intensity is unbounded, so it "
+                     "is compute-bound (not drawn on a chart), at best %s (analytic: no time)",
+                     w->name, fl, att);
+        return;
+    }
     if (w->bound == RL_BOUND_NEITHER) {
         snprintf(w->sentence, sizeof w->sentence,
-                 "%s: %s FLOP/B, %s = %.2g%% of the %s attainable at that intensity: bound by "
-                 "neither roof; %s",
-                 w->name, ai, rate, v->pct_of_roof, att, w->evidence);
+                 "%s: %s FLOP/B (%s), %s = %.2g%% of the %s attainable at that intensity: bound "
+                 "by neither roof; %s",
+                 w->name, ai, lvl, rate, v->pct_of_roof, att, w->evidence);
         return;
     }
     if (w->bound == RL_BOUND_MEMORY) {
@@ -164,29 +237,98 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
         fmt_bw(bw, sizeof bw, level_gbs);
         if (timed)
             snprintf(w->sentence, sizeof w->sentence,
-                     "%s: %s FLOP/B, %sx left of the %s ridge (%s FLOP/B): bandwidth-bound "
+                     "%s: %s FLOP/B (%s), %sx left of the %s ridge (%s FLOP/B): bandwidth-bound "
                      "(%s); %s = %.3g%% of %s %s",
-                     w->name, ai, x, roof, ridge, rl_mem_level_name(v->limiter), bw,
+                     w->name, ai, lvl, x, roof, ridge, rl_mem_level_name(v->limiter), bw,
                      v->pct_of_roof, m ? rl_origin_name(m->origin) : "", m ? m->label : "");
         else
             snprintf(w->sentence, sizeof w->sentence,
-                     "%s: %s FLOP/B, %sx left of the %s ridge (%s FLOP/B): bandwidth-bound "
+                     "%s: %s FLOP/B (%s), %sx left of the %s ridge (%s FLOP/B): bandwidth-bound "
                      "(%s), at best %s (analytic: no time)",
-                     w->name, ai, x, roof, ridge, rl_mem_level_name(v->limiter), att);
+                     w->name, ai, lvl, x, roof, ridge, rl_mem_level_name(v->limiter), att);
         return;
     }
     fmt_g(x, sizeof x, v->ridge_distance_x > 0 ? 1 / v->ridge_distance_x : NAN);
     if (timed)
         snprintf(w->sentence, sizeof w->sentence,
-                 "%s: %s FLOP/B, %sx right of the %s ridge (%s FLOP/B): compute-bound; %s = "
+                 "%s: %s FLOP/B (%s), %sx right of the %s ridge (%s FLOP/B): compute-bound; %s = "
                  "%.3g%% of %s %s",
-                 w->name, ai, x, roof, ridge, rate, v->pct_of_roof, rl_origin_name(cr->origin),
+                 w->name, ai, lvl, x, roof, ridge, rate, v->pct_of_roof, rl_origin_name(cr->origin),
                  cr->label);
     else
         snprintf(w->sentence, sizeof w->sentence,
-                 "%s: %s FLOP/B, %sx right of the %s ridge (%s FLOP/B): compute-bound, at best "
-                 "%s (analytic: no time)",
-                 w->name, ai, x, roof, ridge, att);
+                 "%s: %s FLOP/B (%s), %sx right of the %s ridge (%s FLOP/B): compute-bound, at "
+                 "best %s (analytic: no time)",
+                 w->name, ai, lvl, x, roof, ridge, att);
+}
+
+/* The guards of one row: numbers that cannot be right as they stand. */
+static void guard(struct rl_report_row *w, const struct rl_trace_group *t)
+{
+    const double *b = w->bytes;
+    bool has_bytes = t->counted || w->memory_only;
+    w->l2_below_dram = has_bytes && b[RL_MEM_L2] >= 0 && b[RL_MEM_DRAM] > 0 &&
+                       b[RL_MEM_L2] < b[RL_MEM_DRAM];
+    w->zero_bytes = t->counted && t->flops > 0 && b[RL_MEM_DRAM] == 0;
+    w->over_roof = w->v.pct_of_roof > 100 || w->pct_of_memory_roof > 100;
+}
+
+/* One note per guard, naming the worst row and the likely causes. */
+static void guard_notes(struct rl_report *r, const struct rl_ceilings *c)
+{
+    size_t over = 0, l2 = 0, zero = 0;
+    const struct rl_report_row *worst = NULL, *first_l2 = NULL, *first_zero = NULL;
+    double worst_pct = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const struct rl_report_row *w = &r->rows[i];
+        double pct = w->memory_only ? w->pct_of_memory_roof : w->v.pct_of_roof;
+        if (w->over_roof && (over++, pct > worst_pct))
+            worst_pct = pct, worst = w;
+        if (w->l2_below_dram && !l2++)
+            first_l2 = w;
+        if (w->zero_bytes && !zero++)
+            first_zero = w;
+    }
+    char text[1024], name[64];
+    if (r->other_gpu) {
+        snprintf(text, sizeof text,
+                 "the source says the kernels ran on %s, but they are judged against the %s's "
+                 "ceilings: give --gpu for the GPU that ran them",
+                 r->source.gpu_name, c->gpu_name);
+        rl_report_note(r, text);
+    }
+    if (over) {
+        rl_str_shorten(name, sizeof name, worst->name);
+        bool other = r->other_gpu;
+        snprintf(text, sizeof text,
+                 "%zu kernel group%s above 100%% of %s roof (up to %.3g%%, %s): no kernel runs "
+                 "faster than its roof, so a number is wrong: the ceilings may be another GPU's "
+                 "than the one that ran it (%s%s%s), the Tensor Core FLOPs per op "
+                 "(--tensor-flops-per-op) may be wrong, a unit may be misread, or replay or "
+                 "sampling inflated a count",
+                 over, over == 1 ? " runs" : "s run", over == 1 ? "its" : "their", worst_pct,
+                 name, other ? "the source names " : "judged against ",
+                 other ? r->source.gpu_name : c->gpu_name,
+                 other ? "; check --gpu" : ": check --gpu");
+        rl_report_note(r, text);
+    }
+    if (l2) {
+        rl_str_shorten(name, sizeof name, first_l2->name);
+        snprintf(text, sizeof text,
+                 "%zu kernel group%s fewer L2 than DRAM bytes (%s): every DRAM byte passes "
+                 "through L2, so a counter or its unit is wrong",
+                 l2, l2 == 1 ? " has" : "s have", name);
+        rl_report_note(r, text);
+    }
+    if (zero) {
+        rl_str_shorten(name, sizeof name, first_zero->name);
+        snprintf(text, sizeof text,
+                 "%zu kernel group%s FLOPs and 0 DRAM bytes (%s): intensity unbounded, judged "
+                 "compute-bound, not drawn on a chart",
+                 zero, zero == 1 ? " counted" : "s counted", name);
+        rl_report_note(r, text);
+    }
+
 }
 
 static int judge(struct rl_report *r, struct rl_ceilings *c, const char *precision)
@@ -200,7 +342,7 @@ static int judge(struct rl_report *r, struct rl_ceilings *c, const char *precisi
     char text[RL_ERRMSG_SIZE + 96];
     snprintf(text, sizeof text, "%s: kernels of this precision are judged against the %s roof",
              err, c->compute[c->default_roof].name);
-    note(r, text);
+    rl_report_note(r, text);
     return (int)c->default_roof;
 }
 
@@ -209,6 +351,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
 {
     memset(r, 0, sizeof *r);
     r->source = g->sum;
+    r->other_gpu = g->sum.gpu_name[0] && !names_gpu(c, g->sum.gpu_name);
     r->rows = calloc(g->n ? g->n : 1, sizeof *r->rows);
     if (!r->rows)
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
@@ -238,8 +381,28 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
             w->v.ai_flop_per_byte[m] = NAN;
         w->v.achieved_tflops = w->v.attainable_tflops = w->v.pct_of_roof = NAN;
         w->v.ridge_flop_per_byte = w->v.ridge_distance_x = NAN;
+        w->pct_of_memory_roof = NAN;
         double counted_ns = t->counted_timed == t->counted ? t->counted_time_ns : NAN;
-        if (t->counted) {
+        bool data_movement = t->counted && t->flops == 0 &&
+                             (t->bytes[RL_MEM_DRAM] > 0 || t->bytes[RL_MEM_L2] > 0 ||
+                              t->bytes[RL_MEM_L1] > 0);
+        if (data_movement || (!t->counted && t->bytes_only)) {
+            /* A memory point: its DRAM bandwidth against the DRAM roof. */
+            w->memory_only = true;
+            const double *b = t->counted ? t->bytes : t->bytes_only_bytes;
+            double ns = t->counted                              ? counted_ns
+                        : t->bytes_only_timed == t->bytes_only ? t->bytes_only_time_ns
+                                                                : NAN;
+            memcpy(w->bytes, b, sizeof w->bytes);
+            if (ns > 0)
+                w->achieved_gbs = b[RL_MEM_DRAM] / ns;
+            const struct rl_memory_roof *m = limiting_roof(c, RL_MEM_DRAM);
+            if (m && !isnan(w->achieved_gbs))
+                w->pct_of_memory_roof = 100 * w->achieved_gbs / m->bandwidth_gbs;
+            for (int l = 0; data_movement && l < RL_MEM_COUNT; l++)
+                if (b[l] > 0)
+                    w->v.ai_flop_per_byte[l] = 0;
+        } else if (t->counted) {
             w->roof = judge(r, c, t->precision);
             /* The rate of the counted launches: their FLOPs over their time. */
             struct rl_kernel_perf perf = {t->flops, {t->bytes[0], t->bytes[1], t->bytes[2]},
@@ -264,27 +427,29 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
             } else {
                 char text[RL_ERRMSG_SIZE + 96];
                 snprintf(text, sizeof text, "%.60s: not judged: %s", t->name, err);
-                note(r, text);
+                rl_report_note(r, text);
             }
         }
+        guard(w, t);
         explain(w, c, counted_ns);
     }
     qsort(r->rows, r->n, sizeof *r->rows, cmp_rows);
+    guard_notes(r, c);
     if (r->source.counters_status[0] && strcmp(r->source.counters_status, "ok") != 0) {
         char text[640];
         snprintf(text, sizeof text, "counters %s%s%.500s", r->source.counters_status,
                  r->source.counters_reason[0] ? ": " : "", r->source.counters_reason);
-        note(r, text);
+        rl_report_note(r, text);
     }
     if (r->source.tensor_not_counted[0]) {
         char text[160];
         snprintf(text, sizeof text,
                  "Tensor Core work of types %s was not counted (trace with --metrics full)",
                  r->source.tensor_not_counted);
-        note(r, text);
+        rl_report_note(r, text);
     }
     if (r->source.incomplete)
-        note(r, "the trace is incomplete: the program ended on a signal");
+        rl_report_note(r, "the trace is incomplete: the program ended on a signal");
     return RL_OK;
 }
 
@@ -304,40 +469,94 @@ static const char *roof_name(const struct rl_report_row *w, const struct rl_ceil
 }
 
 
+/* The table's cells of one row: intensity against DRAM; memory points give
+ * their bandwidth against the DRAM roof. '!' marks a number above its roof. */
+struct cells {
+    char ai[16], ach[32], att[32], pct[16], share[16], bound[32];
+};
+
+static void row_cells(const struct rl_report_row *w, const struct rl_ceilings *c,
+                      struct cells *k)
+{
+    fmt_g(k->ai, sizeof k->ai, w->v.ai_flop_per_byte[RL_MEM_DRAM]);
+    bool ops = w->roof >= 0 && c->compute[w->roof].ops;
+    if (w->memory_only) {
+        const struct rl_memory_roof *m = limiting_roof(c, RL_MEM_DRAM);
+        fmt_bw(k->ach, sizeof k->ach, w->achieved_gbs);
+        fmt_bw(k->att, sizeof k->att, m ? m->bandwidth_gbs : NAN);
+        fmt_g(k->pct, sizeof k->pct, w->pct_of_memory_roof);
+        snprintf(k->bound, sizeof k->bound, "%s", w->counted ? "data movement" : "bytes only");
+    } else {
+        fmt_rate(k->ach, sizeof k->ach, w->v.achieved_tflops, ops);
+        fmt_rate(k->att, sizeof k->att, w->v.attainable_tflops, ops);
+        fmt_g(k->pct, sizeof k->pct, w->v.pct_of_roof);
+        snprintf(k->bound, sizeof k->bound, "%s%s%s%s", rl_bound_name(w->bound),
+                 w->bound == RL_BOUND_MEMORY ? " (" : "",
+                 w->bound == RL_BOUND_MEMORY ? rl_mem_level_name(w->v.limiter) : "",
+                 w->bound == RL_BOUND_MEMORY ? ")" : "");
+    }
+    if (w->over_roof) {
+        size_t n = strlen(k->pct);
+        snprintf(k->pct + n, sizeof k->pct - n, "!");
+    }
+    fmt_g(k->share, sizeof k->share, 100 * w->time_share);
+}
+
 void rl_report_table(FILE *f, const struct rl_report *r, const struct rl_ceilings *c,
                      size_t rows)
 {
     size_t n = rows && rows < r->n ? rows : r->n;
-    fprintf(f, "%-40s %6s %7s %9s %11s %11s %7s  %s\n", "KERNEL", "TIME%", "LAUNCH", "AI F/B",
+    fprintf(f, "%-40s %6s %7s %9s %11s %11s %7s  %s\n", "KERNEL", "TIME%", "LAUNCH", "AI(DRAM)",
             "ACHIEVED", "ROOF", "%ROOF", "BOUND");
+    bool marked = false;
     for (size_t i = 0; i < n; i++) {
         const struct rl_report_row *w = &r->rows[i];
-        char name[41], ai[16], ach[32], att[32], pct[16], share[16];
+        char name[41];
+        struct cells k;
         rl_str_shorten(name, sizeof name, w->name);
-        fmt_g(ai, sizeof ai, w->v.ai_flop_per_byte[RL_MEM_DRAM]);
-        bool ops = w->roof >= 0 && c->compute[w->roof].ops;
-        fmt_rate(ach, sizeof ach, w->v.achieved_tflops, ops);
-        fmt_rate(att, sizeof att, w->v.attainable_tflops, ops);
-        fmt_g(pct, sizeof pct, w->v.pct_of_roof);
-        fmt_g(share, sizeof share, 100 * w->time_share);
-        fprintf(f, "%-40s %6s %7llu %9s %11s %11s %7s  %s%s%s%s\n", name, share,
-                (unsigned long long)w->launches, ai, ach, att, pct, rl_bound_name(w->bound),
-                w->bound == RL_BOUND_MEMORY ? " (" : "",
-                w->bound == RL_BOUND_MEMORY ? rl_mem_level_name(w->v.limiter) : "",
-                w->bound == RL_BOUND_MEMORY ? ")" : "");
+        row_cells(w, c, &k);
+        marked |= w->over_roof;
+        fprintf(f, "%-40s %6s %7llu %9s %11s %11s %7s  %s\n", name, k.share,
+                (unsigned long long)w->launches, k.ai, k.ach, k.att, k.pct, k.bound);
     }
     if (n < r->n)
         fprintf(f, "... %zu more kernel groups (report.csv has them all)\n", r->n - n);
+    if (marked)
+        fputs("! above 100% of its roof: a number is wrong (see the notes)\n", f);
+}
+
+/* "over_roof;l2_below_dram;zero_bytes;memory_only": what the guards found. */
+static void row_flags(const struct rl_report_row *w, char *b, size_t n)
+{
+    snprintf(b, n, "%s%s%s%s", w->over_roof ? "over_roof;" : "",
+             w->l2_below_dram ? "l2_below_dram;" : "", w->zero_bytes ? "zero_bytes;" : "",
+             w->memory_only ? "memory_only;" : "");
+    size_t k = strlen(b);
+    if (k)
+        b[k - 1] = 0;
+}
+
+/* Each character of s to f through put (escaping), invalid UTF-8 as U+FFFD. */
+static void put_text(FILE *f, const char *s, void (*put)(FILE *, const char *, size_t))
+{
+    while (*s) {
+        size_t len = rl_utf8_char(s);
+        put(f, len ? s : RL_UTF8_REPLACEMENT, len ? len : 3);
+        s += len ? len : 1;
+    }
+}
+
+static void csv_char(FILE *f, const char *c, size_t len)
+{
+    if (*c == '"')
+        fputc('"', f);
+    fwrite(c, 1, len, f);
 }
 
 static void csv_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
+    put_text(f, s, csv_char);
     fputc('"', f);
 }
 
@@ -354,7 +573,8 @@ int rl_report_csv(FILE *f, const struct rl_report *r, const struct rl_ceilings *
     fputs("name,grid,block,launches,counted,time_ns,time_share,flops,dram_bytes,l2_bytes,"
           "l1_bytes,ai_dram_flop_per_byte,ai_l2_flop_per_byte,ai_l1_flop_per_byte,"
           "achieved_tflops,achieved_dram_gbs,attainable_tflops,pct_of_roof,"
-          "ridge_flop_per_byte,roof,roof_origin,origin,bound,limiter,sentence\n",
+          "ridge_flop_per_byte,pct_of_memory_roof,flags,roof,roof_origin,origin,bound,limiter,"
+          "sentence\n",
           f);
     for (size_t i = 0; i < r->n; i++) {
         const struct rl_report_row *w = &r->rows[i];
@@ -366,7 +586,7 @@ int rl_report_csv(FILE *f, const struct rl_report *r, const struct rl_ceilings *
         csv_number(f, w->time_share);
         csv_number(f, w->counted ? w->flops : NAN);
         for (int m = 0; m < RL_MEM_COUNT; m++)
-            csv_number(f, w->counted ? w->bytes[m] : NAN);
+            csv_number(f, w->counted || w->memory_only ? w->bytes[m] : NAN);
         for (int m = 0; m < RL_MEM_COUNT; m++)
             csv_number(f, w->v.ai_flop_per_byte[m]);
         csv_number(f, w->v.achieved_tflops);
@@ -374,7 +594,10 @@ int rl_report_csv(FILE *f, const struct rl_report *r, const struct rl_ceilings *
         csv_number(f, w->v.attainable_tflops);
         csv_number(f, w->v.pct_of_roof);
         csv_number(f, w->v.ridge_flop_per_byte);
-        fprintf(f, ",%s,%s,%s,%s,%s,", roof_name(w, c),
+        csv_number(f, w->pct_of_memory_roof);
+        char flags[80];
+        row_flags(w, flags, sizeof flags);
+        fprintf(f, ",%s,%s,%s,%s,%s,%s,", flags, roof_name(w, c),
                 w->roof >= 0 ? rl_origin_name(c->compute[w->roof].origin) : "",
                 rl_origin_name(w->origin), rl_bound_name(w->bound),
                 w->bound == RL_BOUND_MEMORY ? rl_mem_level_name(w->v.limiter) : "");
@@ -386,13 +609,20 @@ int rl_report_csv(FILE *f, const struct rl_report *r, const struct rl_ceilings *
 
 #define json_string rl_fput_json_string
 
+/* Integers (FLOPs, bytes) exact; absent values null. */
 static void json_number(FILE *f, const char *key, double v)
 {
     fprintf(f, ", \"%s\": ", key);
-    if (isfinite(v))
-        fprintf(f, "%.9g", v);
+    rl_fput_json_number(f, v);
+}
+
+/* [x, y, z], or null when the source gave no launch shape. */
+static void json_dim3(FILE *f, const char *key, const uint32_t *d)
+{
+    if (d[0] || d[1] || d[2])
+        fprintf(f, ", \"%s\": [%u, %u, %u]", key, d[0], d[1], d[2]);
     else
-        fputs("null", f);
+        fprintf(f, ", \"%s\": null", key);
 }
 
 int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings *c)
@@ -405,6 +635,12 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
     json_string(f, r->source_path);
     fprintf(f, ", \"launches\": %llu", (unsigned long long)r->launches);
     json_number(f, "time_ns", r->time_ns);
+    fputs(", \"gpu\": ", f);
+    if (r->source.gpu_name[0])
+        json_string(f, r->source.gpu_name);
+    else
+        fputs("null", f);
+    fprintf(f, ", \"other_gpu\": %s", r->other_gpu ? "true" : "false");
     fputs("},\n  \"ceilings\": [\n", f);
     for (size_t i = 0; i < c->n_compute; i++) {
         fputs("    {\"kind\": \"compute\", \"name\": ", f);
@@ -426,7 +662,7 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
     const char *p = r->notes;
     for (bool first = true; *p; first = false) {
         size_t k = strcspn(p, "\n");
-        char line[1024];
+        char line[sizeof r->notes];
         snprintf(line, sizeof line, "%.*s", (int)k, p);
         fputs(first ? "" : ", ", f);
         json_string(f, line);
@@ -437,16 +673,17 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
         const struct rl_report_row *w = &r->rows[i];
         fputs("    {\"name\": ", f);
         json_string(f, w->name);
-        fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"launches\": %llu, "
-                   "\"counted\": %llu",
-                w->grid[0], w->grid[1], w->grid[2], w->block[0], w->block[1], w->block[2],
-                (unsigned long long)w->launches, (unsigned long long)w->counted);
+        json_dim3(f, "grid", w->grid);
+        json_dim3(f, "block", w->block);
+        fprintf(f, ", \"launches\": %llu, \"counted\": %llu", (unsigned long long)w->launches,
+                (unsigned long long)w->counted);
         json_number(f, "time_ns", w->time_ns);
         json_number(f, "time_share", w->time_share);
         json_number(f, "flops", w->counted ? w->flops : NAN);
-        json_number(f, "dram_bytes", w->counted ? w->bytes[RL_MEM_DRAM] : NAN);
-        json_number(f, "l2_bytes", w->counted ? w->bytes[RL_MEM_L2] : NAN);
-        json_number(f, "l1_bytes", w->counted ? w->bytes[RL_MEM_L1] : NAN);
+        bool b = w->counted || w->memory_only;
+        json_number(f, "dram_bytes", b ? w->bytes[RL_MEM_DRAM] : NAN);
+        json_number(f, "l2_bytes", b ? w->bytes[RL_MEM_L2] : NAN);
+        json_number(f, "l1_bytes", b ? w->bytes[RL_MEM_L1] : NAN);
         json_number(f, "ai_dram_flop_per_byte", w->v.ai_flop_per_byte[RL_MEM_DRAM]);
         json_number(f, "ai_l2_flop_per_byte", w->v.ai_flop_per_byte[RL_MEM_L2]);
         json_number(f, "ai_l1_flop_per_byte", w->v.ai_flop_per_byte[RL_MEM_L1]);
@@ -455,6 +692,11 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
         json_number(f, "attainable_tflops", w->v.attainable_tflops);
         json_number(f, "pct_of_roof", w->v.pct_of_roof);
         json_number(f, "ridge_flop_per_byte", w->v.ridge_flop_per_byte);
+        json_number(f, "pct_of_memory_roof", w->pct_of_memory_roof);
+        fprintf(f, ", \"memory_only\": %s, \"over_roof\": %s, \"l2_below_dram\": %s, "
+                   "\"zero_bytes\": %s",
+                w->memory_only ? "true" : "false", w->over_roof ? "true" : "false",
+                w->l2_below_dram ? "true" : "false", w->zero_bytes ? "true" : "false");
         fputs(", \"roof\": ", f);
         json_string(f, roof_name(w, c));
         fprintf(f, ", \"roof_origin\": \"%s\", \"origin\": \"%s\", \"bound\": \"%s\"",
@@ -474,13 +716,19 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
     return ferror(f) ? -1 : 0;
 }
 
+static void md_char(FILE *f, const char *c, size_t len)
+{
+    if (*c == '|' || *c == '<' || *c == '*' || *c == '_' || *c == '`')
+        fputc('\\', f);
+    if (len == 1 && (unsigned char)*c < 0x20)
+        fputc(' ', f);
+    else
+        fwrite(c, 1, len, f);
+}
+
 static void md_cell(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        if (*s == '|' || *s == '<' || *s == '*' || *s == '_' || *s == '`')
-            fputc('\\', f);
-        fputc(*s, f);
-    }
+    put_text(f, s, md_char);
 }
 
 #define MD_ROWS 100
@@ -522,25 +770,17 @@ int rl_report_markdown(FILE *f, const struct rl_report *r, const struct rl_ceili
     }
     size_t n = r->n < MD_ROWS ? r->n : MD_ROWS;
     fprintf(f, "\n## Kernels%s\n\n", n < r->n ? " (the first 100 by time; report.csv has all)" : "");
-    fputs("| kernel | time | launches | AI (FLOP/B) | achieved | roof at its AI | % of roof | "
-          "bound |\n|---|---:|---:|---:|---:|---:|---:|---|\n",
+    fputs("| kernel | time | launches | AI (FLOP/DRAM byte) | achieved | roof at its AI | % of "
+          "roof | bound |\n|---|---:|---:|---:|---:|---:|---:|---|\n",
           f);
     for (size_t i = 0; i < n; i++) {
         const struct rl_report_row *w = &r->rows[i];
-        char ai[16], ach[32], att[32], pct[16], share[16];
-        bool ops = w->roof >= 0 && c->compute[w->roof].ops;
-        fmt_g(ai, sizeof ai, w->v.ai_flop_per_byte[RL_MEM_DRAM]);
-        fmt_rate(ach, sizeof ach, w->v.achieved_tflops, ops);
-        fmt_rate(att, sizeof att, w->v.attainable_tflops, ops);
-        fmt_g(pct, sizeof pct, w->v.pct_of_roof);
-        fmt_g(share, sizeof share, 100 * w->time_share);
+        struct cells k;
+        row_cells(w, c, &k);
         fputs("| ", f);
         md_cell(f, w->name);
-        fprintf(f, " | %s%% | %llu | %s | %s | %s | %s | %s%s%s%s |\n", share,
-                (unsigned long long)w->launches, ai, ach, att, pct, rl_bound_name(w->bound),
-                w->bound == RL_BOUND_MEMORY ? " (" : "",
-                w->bound == RL_BOUND_MEMORY ? rl_mem_level_name(w->v.limiter) : "",
-                w->bound == RL_BOUND_MEMORY ? ")" : "");
+        fprintf(f, " | %s%% | %llu | %s | %s | %s | %s | %s |\n", k.share,
+                (unsigned long long)w->launches, k.ai, k.ach, k.att, k.pct, k.bound);
     }
     fputs("\n## What bounds each kernel\n\n", f);
     for (size_t i = 0; i < n; i++) {

@@ -27,6 +27,14 @@ struct rl_report_row {
     struct rl_verdict v;            /* the model's verdict (NAN fields when unknown) */
     double achieved_gbs;            /* DRAM bytes / time */
     enum rl_bound bound;
+    /* Memory points: bytes without FLOPs (an export without FLOP counters,
+     * or a data-movement kernel): the DRAM bandwidth against its roof. */
+    bool memory_only;
+    double pct_of_memory_roof;      /* achieved DRAM GB/s / the DRAM roof x 100; NAN */
+    /* Guards: numbers a reader must not trust as they are. */
+    bool over_roof;                 /* above 100% of its roof: wrong GPU, factor or unit */
+    bool l2_below_dram;             /* fewer L2 than DRAM bytes: a counter or unit is wrong */
+    bool zero_bytes;                /* FLOPs and 0 DRAM bytes: intensity unbounded */
     char evidence[200];             /* why "neither"; "" otherwise */
     char sentence[480];             /* the one-line explanation */
 };
@@ -39,7 +47,8 @@ struct rl_report {
     struct rl_trace_summary source; /* what the trace said about itself */
     char source_path[512];
     char source_kind[16];           /* "trace", "ncu", "kernels" */
-    char notes[1024];               /* one line per note, '\n'-separated */
+    bool other_gpu;                 /* the source names a GPU the ceilings are not of */
+    char notes[4096];               /* one line per note, '\n'-separated */
 };
 
 /* Judge every group of g against the ceilings c (roofs of missing
@@ -48,6 +57,9 @@ struct rl_report {
 int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_trace_groups *g,
                     char *errmsg);
 void rl_report_release(struct rl_report *r);
+
+/* Add notes ('\n'-separated lines; a note already there is not repeated). */
+void rl_report_note(struct rl_report *r, const char *text);
 
 /* Outputs: each writes one format to f. */
 

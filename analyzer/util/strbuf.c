@@ -1,6 +1,8 @@
 /* strbuf.c - growable strings for building scripts, tables and reports; string helpers. */
 #include "analyzer/util/strbuf.h"
 
+#include <math.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,27 +82,113 @@ size_t rl_edit_distance(const char *a, const char *b)
 }
 
 
+size_t rl_utf8_char(const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    if (s[0] < 0x80)
+        return 1;
+    size_t len;
+    unsigned char lo = 0x80, hi = 0xBF; /* the second byte's range */
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        len = 2;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        len = 3;
+        if (s[0] == 0xE0)
+            lo = 0xA0; /* overlong */
+        else if (s[0] == 0xED)
+            hi = 0x9F; /* surrogates */
+    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        len = 4;
+        if (s[0] == 0xF0)
+            lo = 0x90;
+        else if (s[0] == 0xF4)
+            hi = 0x8F; /* above U+10FFFF */
+    } else
+        return 0;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0; /* the NUL stops here too */
+    return len;
+}
+
+void rl_utf8_clean(char *buf, size_t n, const char *s)
+{
+    size_t k = 0;
+    while (*s) {
+        size_t len = rl_utf8_char(s);
+        const char *put = len ? s : RL_UTF8_REPLACEMENT;
+        size_t put_len = len ? len : 3;
+        if (k + put_len + 1 > n)
+            break;
+        if (put_len == 1 && (unsigned char)*put < 0x20 && *put != '\t')
+            buf[k++] = ' ';
+        else
+            memcpy(buf + k, put, put_len), k += put_len;
+        s += len ? len : 1;
+    }
+    if (n)
+        buf[k < n ? k : n - 1] = 0;
+}
+
 void rl_str_shorten(char *buf, size_t n, const char *s)
 {
-    size_t len = strlen(s);
-    if (len < n) {
-        memcpy(buf, s, len + 1);
+    if (n == 0)
+        return;
+    /* Output bytes of each character (3 for a replaced one), and the most
+     * whole characters that leave room for "...". */
+    size_t total = 0, keep = 0;
+    bool fits = true;
+    for (const char *p = s; *p;) {
+        size_t len = rl_utf8_char(p), out = len ? len : 3;
+        if (total + out + 4 <= n)
+            keep = total + out;
+        total += out;
+        if (total + 1 > n) {
+            fits = false;
+            break;
+        }
+        p += len ? len : 1;
+    }
+    if (fits) {
+        rl_utf8_clean(buf, n, s);
+    } else if (n < 4) {
+        buf[0] = 0;
     } else {
-        memcpy(buf, s, n - 4);
-        memcpy(buf + n - 4, "...", 4);
+        rl_utf8_clean(buf, keep + 1, s);
+        memcpy(buf + keep, "...", 4);
     }
 }
 
 void rl_fput_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
+    for (const char *p = s ? s : ""; *p;) {
+        unsigned char c = (unsigned char)*p;
+        size_t len = rl_utf8_char(p);
+        if (len == 0) {
+            fputs(RL_UTF8_REPLACEMENT, f);
+            p++;
+            continue;
+        }
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
         else
-            fputc(*p, f);
+            fwrite(p, 1, len, f);
+        p += len;
     }
     fputc('"', f);
+}
+
+void rl_fput_json_number(FILE *f, double v)
+{
+    if (!isfinite(v))
+        fputs("null", f);
+    else if (v == floor(v) && fabs(v) <= 9007199254740992.0)
+        fprintf(f, "%.0f", v);
+    else
+        fprintf(f, "%.9g", v);
 }

@@ -26,10 +26,32 @@ void rl_strbuf_release(struct rl_strbuf *b);
  * than 127 bytes give the longer length. */
 size_t rl_edit_distance(const char *a, const char *b);
 
-/* s into buf, cut with "..." to fit n bytes. */
+/* s into buf, cut with "..." to fit n bytes (at a character boundary;
+ * invalid UTF-8 replaced, as rl_utf8_clean). */
 void rl_str_shorten(char *buf, size_t n, const char *s);
 
-/* s as a JSON string literal, quotes and escapes included. */
+/* Text is data: names come from programs and files and may hold any byte.
+ * Every output is valid UTF-8: a byte that does not start a valid sequence
+ * becomes U+FFFD. */
+#define RL_UTF8_REPLACEMENT "\xEF\xBF\xBD"
+
+/* The length (1-4) of the valid UTF-8 character at s, 0 when s does not
+ * start one (a stray continuation byte, an overlong or surrogate form, a
+ * sequence cut short); 1 for the NUL. */
+size_t rl_utf8_char(const char *s);
+
+/* s into buf (n bytes, always terminated), invalid bytes as U+FFFD and
+ * control characters other than tab as spaces; a character that does not
+ * fit is left out whole. */
+void rl_utf8_clean(char *buf, size_t n, const char *s);
+
+/* s as a JSON string literal, quotes and escapes included, invalid UTF-8
+ * as U+FFFD (the document always parses). */
 void rl_fput_json_string(FILE *f, const char *s);
+
+/* v as a JSON number: a whole number exactly, digit for digit, up to 2^53
+ * (FLOPs, bytes, parameters: "240518169000", never 2.40518169e+11); any
+ * other value to 9 significant digits; null for NaN and infinities. */
+void rl_fput_json_number(FILE *f, double v);
 
 #endif
