@@ -432,6 +432,10 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
         }
         guard(w, t);
         explain(w, c, counted_ns);
+        /* The sentence is output: valid UTF-8 whatever the name held. */
+        char clean[sizeof w->sentence];
+        rl_utf8_clean(clean, sizeof clean, w->sentence);
+        memcpy(w->sentence, clean, sizeof clean);
     }
     qsort(r->rows, r->n, sizeof *r->rows, cmp_rows);
     guard_notes(r, c);
