@@ -315,6 +315,51 @@ START_TEST(long_names_stay_apart)
 }
 END_TEST
 
+START_TEST(measured_ceilings_above_the_datasheet)
+{
+    /* A bench file read back beside another GPU's datasheet: its HBM (median)
+     * at 125% of the H100's is flagged in the ceilings and the notes, by
+     * report and chart alike; beside its own GPU's datasheet, nothing. */
+    const char *kernels = "[{\"name\": \"k\", \"flops\": 1e9, \"bytes\": 1e8}]";
+    const char *path = write_tmp("k.json", kernels, strlen(kernels));
+    const char *bench = rl_test_data("bench-synthetic.json");
+    struct rl_run r = rl_test_cli(NULL, "report", "--kernels", path, "--bench", bench, "--gpu",
+                                  "h100-sxm", "--json", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    cJSON *doc = cJSON_Parse(r.out);
+    ck_assert_ptr_nonnull(doc);
+    bool flagged = false;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(doc, "ceilings"))
+    {
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(c, "over_datasheet");
+        if (cJSON_IsTrue(o)) {
+            flagged = true;
+            ck_assert_double_gt(
+                cJSON_GetObjectItemCaseSensitive(c, "pct_of_datasheet")->valuedouble, 100);
+        }
+    }
+    ck_assert(flagged);
+    ck_assert(notes_have(doc, "ceiling is 125% of the datasheet's"));
+    cJSON_Delete(doc);
+    rl_run_release(&r);
+    char svg[1024];
+    snprintf(svg, sizeof svg, "%s/b.svg", rl_test_tmpdir());
+    r = rl_test_cli(NULL, "chart", "--kernels", path, "--bench", bench, "--gpu", "h100-sxm", "-o",
+                    svg, "--json", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "ceiling is 125% of the datasheet's"));
+    rl_run_release(&r);
+    r = rl_test_cli(NULL, "report", "--kernels", path, "--bench", bench, "--gpu", "h200", "--json",
+                    NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_null(strstr(r.out, "of the datasheet's"));
+    ck_assert_ptr_null(strstr(r.out, "\"over_datasheet\": true"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"over_datasheet\": false"));
+    rl_run_release(&r);
+}
+END_TEST
+
 static Suite *guards_suite(void)
 {
     Suite *s = suite_create("guards");
@@ -327,6 +372,7 @@ static Suite *guards_suite(void)
     tcase_add_test(t, zero_bytes_said_alike);
     tcase_add_test(t, text_that_is_not_utf8);
     tcase_add_test(t, long_names_stay_apart);
+    tcase_add_test(t, measured_ceilings_above_the_datasheet);
     suite_add_tcase(s, t);
     return s;
 }

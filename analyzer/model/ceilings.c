@@ -4,6 +4,7 @@
 
 #include "analyzer/util/error.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,4 +161,45 @@ void rl_ceilings_origins(const struct rl_ceilings *c, char *buf, size_t size)
              o[RL_ORIGIN_ANALYTIC] && (o[RL_ORIGIN_DATASHEET] || o[RL_ORIGIN_MEASURED]) ? " and "
                                                                                       : "",
              o[RL_ORIGIN_ANALYTIC] ? "analytic" : "");
+}
+
+double rl_ceilings_pct_of_datasheet(const struct rl_ceilings *c, bool memory, size_t i)
+{
+    if (memory) {
+        const struct rl_memory_roof *m = &c->memory[i];
+        if (m->origin != RL_ORIGIN_MEASURED)
+            return NAN;
+        for (size_t k = 0; k < c->n_memory; k++)
+            if (c->memory[k].origin == RL_ORIGIN_DATASHEET && c->memory[k].level == m->level &&
+                c->memory[k].bandwidth_gbs > 0)
+                return 100 * m->bandwidth_gbs / c->memory[k].bandwidth_gbs;
+        return NAN;
+    }
+    const struct rl_compute_roof *r = &c->compute[i];
+    if (r->origin != RL_ORIGIN_MEASURED)
+        return NAN;
+    for (size_t k = 0; k < c->n_compute; k++)
+        if (c->compute[k].origin == RL_ORIGIN_DATASHEET && strcmp(c->compute[k].name, r->name) == 0 &&
+            c->compute[k].sparse == r->sparse && c->compute[k].peak_tflops > 0)
+            return 100 * r->peak_tflops / c->compute[k].peak_tflops;
+    return NAN;
+}
+
+void rl_ceilings_check(const struct rl_ceilings *c, char *out, size_t size)
+{
+    size_t used = 0;
+    if (size)
+        out[0] = 0;
+    for (int memory = 0; memory < 2; memory++)
+        for (size_t i = 0; i < (memory ? c->n_memory : c->n_compute); i++) {
+            double pct = rl_ceilings_pct_of_datasheet(c, memory, i);
+            if (!(pct > 100) || used >= size)
+                continue;
+            used += (size_t)snprintf(
+                out + used, size - used,
+                "%sthe measured %s ceiling is %.3g%% of the datasheet's: no GPU runs above its "
+                "datasheet peak, so the bench file is another GPU's (--gpu), or its clocks, "
+                "FLOPs per instruction or units are wrong",
+                used ? "\n" : "", memory ? c->memory[i].label : c->compute[i].label, pct);
+        }
 }

@@ -38,6 +38,15 @@ int rl_ceilings_init(struct rl_ceilings *c, const struct rl_gpu_spec *spec,
  * errmsg when neither source has it. */
 int rl_ceilings_judge(struct rl_ceilings *c, const char *name, char *errmsg);
 
+/* A measured ceiling's share of the datasheet one of the same name or
+ * memory level (x 100); NAN when either is missing. Above 100 a number is
+ * wrong: clocks, the bench's FLOPs per instruction, a unit. */
+double rl_ceilings_pct_of_datasheet(const struct rl_ceilings *c, bool memory, size_t i);
+
+/* One note per measured ceiling above its datasheet one ('\n'-joined into
+ * out; "" when none). */
+void rl_ceilings_check(const struct rl_ceilings *c, char *out, size_t size);
+
 /* "datasheet", "measured", "datasheet and measured" (and "analytic" when a
  * roof was computed): what the chart's title says about its ceilings. */
 void rl_ceilings_origins(const struct rl_ceilings *c, char *buf, size_t size);

@@ -452,6 +452,9 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
                  r->source.tensor_not_counted);
         rl_report_note(r, text);
     }
+    char over[1024];
+    rl_ceilings_check(c, over, sizeof over);
+    rl_report_note(r, over);
     if (r->source.incomplete)
         rl_report_note(r, "the trace is incomplete: the program ended on a signal");
     return RL_OK;
@@ -652,6 +655,11 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
         fputs(", \"label\": ", f);
         json_string(f, c->compute[i].label);
         json_number(f, "tflops", c->compute[i].peak_tflops);
+        double pct = rl_ceilings_pct_of_datasheet(c, false, i);
+        if (!isnan(pct)) {
+            json_number(f, "pct_of_datasheet", pct);
+            fprintf(f, ", \"over_datasheet\": %s", pct > 100 ? "true" : "false");
+        }
         fprintf(f, ", \"origin\": \"%s\"},\n", rl_origin_name(c->compute[i].origin));
     }
     for (size_t i = 0; i < c->n_memory; i++) {
@@ -659,6 +667,11 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
                 rl_mem_level_name(c->memory[i].level));
         json_string(f, c->memory[i].label);
         json_number(f, "gbs", c->memory[i].bandwidth_gbs);
+        double pct = rl_ceilings_pct_of_datasheet(c, true, i);
+        if (!isnan(pct)) {
+            json_number(f, "pct_of_datasheet", pct);
+            fprintf(f, ", \"over_datasheet\": %s", pct > 100 ? "true" : "false");
+        }
         fprintf(f, ", \"origin\": \"%s\"}%s\n", rl_origin_name(c->memory[i].origin),
                 i + 1 < c->n_memory ? "," : "");
     }
