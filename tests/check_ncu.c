@@ -1106,6 +1106,27 @@ START_TEST(streamed_alike)
     fclose(f);
     ck_assert_uint_eq(strlen(only_group()->name), 3u << 20);
     ck_assert_double_eq(only_group()->time_ns, 4);
+    /* Through buffers of 1 to 13 bytes: every row crosses an edge. */
+    for (size_t chunk = 1; chunk <= 13; chunk += 4) {
+        rl_ncu_set_chunk_bytes(chunk);
+        size_t small = (size_t)snprintf(csv, cap,
+                                        "\xEF\xBB\xBF==PROF== x\r\n" LONG_HEADER
+                                        ROW("0", "a\"\"b", SASS("ffma"), "inst", "1,000")
+                                        "==PROF== between\n"
+                                        ROW("0", "a\"\"b", "lts__t_bytes.sum", "KB", "2")
+                                        ROW("1", "c", "lts__t_bytes.sum", "byte", "5"));
+        f = fmemopen(csv, small, "r");
+        rl_trace_groups_release(&g);
+        ck_assert_msg(rl_ncu_read(&g, f, "k.csv", NAN, &st, err) == 0, "chunk %zu: %s", chunk,
+                      err);
+        fclose(f);
+        ck_assert_uint_eq(g.n, 2);
+        ck_assert_str_eq(g.v[0].name, "a\"b");
+        ck_assert_double_eq(g.v[0].flops, 2000);
+        ck_assert_double_eq(g.v[0].bytes[RL_MEM_L2], 2000);
+        ck_assert_uint_eq(st.skipped_lines, 1);
+    }
+    rl_ncu_set_chunk_bytes(0);
     free(csv);
 }
 END_TEST

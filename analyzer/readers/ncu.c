@@ -26,7 +26,9 @@
 #include <string.h>
 #include <strings.h>
 
-#define CHUNK_BYTES (1u << 20)
+static size_t chunk_bytes = 1u << 20;
+
+void rl_ncu_set_chunk_bytes(size_t bytes) { chunk_bytes = bytes ? bytes : 1u << 20; }
 #define MAX_FIELDS (1 << 20)
 
 /* ---- input: a window over the bytes, refilled from a file ------------------ */
@@ -49,7 +51,7 @@ static int refill(struct input *in)
     }
     size_t keep = (size_t)(in->end - in->p);
     if (keep == in->chunk_cap) { /* one row fills the buffer: double it */
-        size_t cap = in->chunk_cap ? 2 * in->chunk_cap : CHUNK_BYTES;
+        size_t cap = in->chunk_cap ? 2 * in->chunk_cap : chunk_bytes;
         char *b = malloc(cap);
         if (!b)
             return RL_ENOMEM;

@@ -50,6 +50,10 @@ int rl_ncu_parse(struct rl_trace_groups *g, const char *text, size_t len, const 
 /* The same, streamed from f: memory bounded by one row and the groups. */
 int rl_ncu_read(struct rl_trace_groups *g, FILE *f, const char *what,
                 double tensor_flops_per_op, struct rl_ncu_stats *stats, char *errmsg);
+/* The first read buffer of rl_ncu_read (default 1 MiB; 0 restores it):
+ * tests and the fuzzer make it tiny so rows cross buffer edges everywhere. */
+void rl_ncu_set_chunk_bytes(size_t bytes);
+
 /* path "-" reads standard input. */
 int rl_ncu_load(struct rl_trace_groups *g, const char *path, double tensor_flops_per_op,
                 struct rl_ncu_stats *stats, char *errmsg);
