@@ -23,6 +23,15 @@ size_t rl_dtype_bytes(enum rl_dtype t)
     return sizes[t];
 }
 
+/* The workloads' names (kernels/workloads.c runs them), here on the host
+ * side so that the CLI checks `--builtin` without the CUDA plugin. */
+const char *const *rl_workload_names(void)
+{
+    static const char *const names[] = {"gemm",    "gemv",   "elementwise", "decode",
+                                        "prefill", "shapes", NULL};
+    return names;
+}
+
 const char *rl_float_roof(enum rl_dtype t)
 {
     return t == RL_DT_F32 ? "fp32" : t == RL_DT_F16 ? "fp16-cuda" : "bf16-cuda";

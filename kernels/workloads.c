@@ -552,12 +552,8 @@ static const struct {
                  {"prefill", run_prefill},
                  {"shapes", run_shapes}};
 
-const char *const *rl_workload_names(void)
-{
-    static const char *names[] = {"gemm",    "gemv",   "elementwise", "decode",
-                                  "prefill", "shapes", NULL};
-    return names;
-}
+/* rl_workload_names() is in costs.c: the host side (the CLI checks
+ * `--builtin` before it opens this plugin). */
 
 int rl_workload_run(const char *name, const struct rl_wl_options *opt,
                     const struct rl_wl_hooks *hooks,

@@ -55,7 +55,7 @@ struct rl_wl_options {
 };
 
 /* Names accepted by rl_workload_run: gemm, gemv, elementwise, decode,
- * prefill, shapes (NULL-terminated). */
+ * prefill, shapes (NULL-terminated). Defined in costs.c (host side). */
 const char *const *rl_workload_names(void);
 
 /* Run a workload. Returns 0; RL_ENOTFOUND for an unknown name; RL_EVERIFY

@@ -1,16 +1,18 @@
 /* check_cli.c - tests of the roofline command line: golden outputs, errors, exit codes. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include "test_util.h"
 
 #include "analyzer/util/error.h"
 #include "analyzer/util/json.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 
@@ -99,7 +101,7 @@ START_TEST(unknown_gpu_and_bad_usage)
 {
     struct rl_run r = RUN("ridge", "--gpu", "h100-sxm6", "--precision", "bf16");
     ck_assert_int_eq(r.status, 1);
-    assert_one_error_line(&r, "unknown GPU 'h100-sxm6' (closest: h100-sxm");
+    assert_one_error_line(&r, "unknown GPU 'h100-sxm6' (did you mean 'h100-sxm'?)");
     ck_assert_str_eq(r.out, "");
     rl_run_release(&r);
     r = RUN("ridge", "--gpu", "a100-sxm-80gb", "--precision", "fp8");
@@ -485,6 +487,431 @@ START_TEST(one_judge_for_report_chart_and_llm)
 }
 END_TEST
 
+/* ---- errors a person can act on -------------------------------------------- */
+
+/* A usage error: exit 2, nothing on stdout, the line saying it (with
+ * fragment) and the "see -h" line, nothing else. */
+static void assert_usage(const struct rl_run *r, const char *cmd, const char *fragment)
+{
+    ck_assert_msg(r->status == 2, "exit %d: %s", r->status, r->err);
+    ck_assert_str_eq(r->out, "");
+    ck_assert_msg(rl_test_count(r->err, "\n") == 2, "not two lines: %s", r->err);
+    char head[64], hint[96];
+    snprintf(head, sizeof head, "roofline %s: ", cmd);
+    snprintf(hint, sizeof hint, "\n(see 'roofline %s -h')\n", cmd);
+    ck_assert_msg(strncmp(r->err, head, strlen(head)) == 0, "%s", r->err);
+    ck_assert_msg(strstr(r->err, fragment) != NULL, "'%s' lacks '%s'", r->err, fragment);
+    size_t n = strlen(r->err), k = strlen(hint);
+    ck_assert_msg(n > k && strcmp(r->err + n - k, hint) == 0, "no hint line: %s", r->err);
+}
+
+/* Every command: one line and the hint, exit 2, and the nearest name for a
+ * mistyped option, precision, memory level, format, built-in or set; the
+ * same mistake the same exit code everywhere. No GPU is looked for. */
+START_TEST(usage_errors_say_the_nearest_name)
+{
+    static const char *const env[] = {"CUDA_VISIBLE_DEVICES=-1", NULL};
+    static const struct {
+        const char *cmd, *args[8], *fragment;
+    } cases[] = {
+        {"ridge", {"--gpu", "h200", "--presicion", "bf16"},
+         "unknown option '--presicion' (did you mean '--precision'?)"},
+        {"ridge", {"--gpu"}, "option '--gpu' needs a value"},
+        {"gpus", {"--json=1"}, "option '--json' takes no value"},
+        {"chart", {"-x"}, "unknown option '-x'"},
+        {"report", {"-o"}, "option '-o' needs a value"},
+        {"trace", {"--frobnicate"}, "unknown option '--frobnicate'"},
+        /* An unknown precision: usage, in every command that takes one. */
+        {"ridge", {"--gpu", "h200", "--precision", "fp7"},
+         "unknown precision 'fp7' (did you mean 'fp8'?)"},
+        {"chart", {"--gpu", "h200", "--precision", "bf16,fp7", "-o", "never.svg"},
+         "unknown precision 'fp7' (did you mean 'fp8'?)"},
+        {"llm", {"--model", "llama-3-8b", "--precision", "bf17"},
+         "unknown precision 'bf17' (did you mean 'bf16'?)"},
+        {"llm", {"--model", "llama-3-8b", "--kv-precision", "fp9"},
+         "unknown KV cache precision 'fp9' (did you mean 'fp8'?)"},
+        {"ridge", {"--gpu", "h200", "--memory", "l3"},
+         "unknown memory level 'l3' (did you mean 'l2'?)"},
+        {"chart", {"--gpu", "h200", "--memory", "hbm,l3", "-o", "never.svg"},
+         "unknown memory level 'l3' (did you mean 'l2'?)"},
+        {"report", {"--kernels", "k.json", "--format", "svg,pngg"},
+         "unknown chart format 'pngg' (did you mean 'png'?)"},
+        /* Checked before any device: not "no driver", not "no GPU". */
+        {"trace", {"--builtin", "gemmm"},
+         "unknown built-in workload 'gemmm' (did you mean 'gemm'?)"},
+        {"trace", {"--builtin", "foo"},
+         "unknown built-in workload 'foo' (one of: gemm, gemv, elementwise, decode, prefill)"},
+        {"trace", {"--builtin", "gemv", "--kernel", "gemv("}, "--kernel: bad regular expression"},
+        {"trace", {"--metrics", "ful", "--", "true"},
+         "unknown counter set 'ful' (did you mean 'full'?)"},
+        {"metrics", {"--chip", "GH100", "--set", "ful"},
+         "unknown counter set 'ful' (did you mean 'full'?)"},
+        {"bench", {"--only", "fp33"}, "unknown benchmark or group 'fp33' (did you mean 'fp32'?)"},
+        {"bench", {"--device", "x"}, "--device needs a whole number in 0..1023, not 'x'"},
+        {"llm", {"--model", "llama-3-8b", "--precision", "fp8", "--measure"},
+         "--measure runs BF16 layers, not fp8"},
+        {"llm", {"--model", "mixtral-8x7b", "--measure"},
+         "--measure runs dense layers: Mixtral-8x7B-v0.1 is a mixture of experts"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *const *a = cases[i].args;
+        struct rl_run r = rl_test_cli(env, cases[i].cmd, a[0], a[1], a[2], a[3], a[4], a[5],
+                                      a[6], a[7], (const char *)NULL);
+        assert_usage(&r, cases[i].cmd, cases[i].fragment);
+        rl_run_release(&r);
+    }
+    /* Commands: one line; the nearest, or the list. */
+    struct rl_run r = RUN("repot");
+    ck_assert_int_eq(r.status, 2);
+    assert_one_error_line(&r, "unknown command 'repot' (did you mean 'report'?)");
+    rl_run_release(&r);
+    r = RUN("help", "nosuch");
+    ck_assert_int_eq(r.status, 2);
+    assert_one_error_line(&r, "unknown command 'nosuch' (one of: gpus, ridge, chart, bench, "
+                              "trace, metrics, report, llm, run)");
+    ck_assert_str_eq(r.out, "");
+    rl_run_release(&r);
+    /* No command at all: two lines, not the whole help. */
+    r = RUN(NULL);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_int_eq(rl_test_count(r.err, "\n"), 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "(see 'roofline -h')"));
+    rl_run_release(&r);
+}
+END_TEST
+
+/* Names looked up in the data (GPUs, models, chips): one line, exit 1, the
+ * nearest name. Chips are matched ignoring case. */
+START_TEST(unknown_names_say_the_nearest)
+{
+    struct rl_run r = RUN("gpus", "show", "h10-sxm");
+    ck_assert_int_eq(r.status, 1);
+    assert_one_error_line(&r, "unknown GPU 'h10-sxm' (did you mean 'h100-sxm'?)");
+    rl_run_release(&r);
+    r = RUN("llm", "--model", "llama-3-9b");
+    ck_assert_int_eq(r.status, 1);
+    assert_one_error_line(&r, "unknown model 'llama-3-9b' (did you mean 'llama-3-8b'?)");
+    ck_assert_str_eq(r.out, "");
+    rl_run_release(&r);
+    /* Chips need CUPTI's host library: a build without CUDA says so. */
+    struct rl_run upper = RUN("metrics", "--chip", "GH100", "--ncu");
+    if (upper.status == 0) {
+        struct rl_run lower = RUN("metrics", "--chip", "gh100", "--ncu");
+        ck_assert_msg(lower.status == 0, "%s", lower.err);
+        ck_assert_str_eq(lower.out, upper.out);
+        rl_run_release(&lower);
+        r = RUN("metrics", "--chip", "GH101");
+        ck_assert_int_eq(r.status, 1);
+        assert_one_error_line(&r, "unknown chip 'GH101' (did you mean 'GH100'?)");
+        rl_run_release(&r);
+    } else {
+        ck_assert_ptr_nonnull(strstr(upper.err, "without CUDA"));
+    }
+    rl_run_release(&upper);
+}
+END_TEST
+
+/* ---- output sets: all or nothing ---------------------------------------------- */
+
+/* Entries of dir whose name contains needle. */
+static int entries_named(const char *dir, const char *needle)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += strstr(e->d_name, needle) != NULL;
+    closedir(d);
+    return n;
+}
+
+/* A new empty folder under the test's temporary one. */
+static const char *fresh_dir(const char *name, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/%s", rl_test_tmpdir(), name);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir '%s'", buf, buf);
+    ck_assert_int_eq(system(cmd), 0);
+    return buf;
+}
+
+/* The content of each dir/names[i] ("(missing)" for none), malloc'd. */
+#define SET_MAX 8
+struct set {
+    char *text[SET_MAX];
+    const char *const *names;
+};
+
+static struct set set_read(const char *dir, const char *const *names)
+{
+    struct set st = {.names = names};
+    for (size_t i = 0; names[i]; i++) {
+        ck_assert_uint_lt(i, SET_MAX);
+        char path[1200];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        st.text[i] = rl_test_slurp(path);
+        if (!st.text[i])
+            st.text[i] = strdup("(missing)");
+    }
+    return st;
+}
+
+static void set_release(struct set *st)
+{
+    for (size_t i = 0; i < SET_MAX; i++)
+        free(st->text[i]);
+}
+
+/* NULL when a and b hold the same files, else the first that differs. */
+static const char *set_differs(const struct set *a, const struct set *b)
+{
+    for (size_t i = 0; a->names[i]; i++)
+        if (strcmp(a->text[i], b->text[i]) != 0)
+            return a->names[i];
+    return NULL;
+}
+
+static bool set_has(const struct set *a, const char *text)
+{
+    for (size_t i = 0; a->names[i]; i++)
+        if (strstr(a->text[i], text))
+            return true;
+    return false;
+}
+
+static const char *const report_files[] = {"report.md", "report.json", "report.csv",
+                                           "roofline.gp", "roofline.roofs.dat",
+                                           "roofline.kernels.dat", NULL};
+
+/* Without -o, `report --json` prints and writes nothing: no folder. */
+START_TEST(report_json_alone_writes_nothing)
+{
+    char dir[1024];
+    fresh_dir("json-alone", dir, sizeof dir);
+    ck_assert_int_eq(chdir(dir), 0);
+    struct rl_run r = RUN("report", "--gpu", "h200", "--kernels",
+                          ROOFLINE_SOURCE_DIR "/data/examples/llm-decode-prefill.json", "--json");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "\"format\": \"roofline-report\""));
+    ck_assert_int_eq(entries_named(dir, ""), 2); /* . and .. */
+    rl_run_release(&r);
+}
+END_TEST
+
+/* `run --gpu nope`: the error, and no folder made (nor a stage). */
+START_TEST(run_checks_before_writing)
+{
+    char top[1024], dir[1100];
+    fresh_dir("run-nope", top, sizeof top);
+    snprintf(dir, sizeof dir, "%s/out", top);
+    static const char *const env[] = {"CUDA_VISIBLE_DEVICES=-1", NULL};
+    struct rl_run r = rl_test_cli(env, "run", "--gpu", "nope", "-o", dir, (const char *)NULL);
+    ck_assert_int_eq(r.status, 1);
+    assert_one_error_line(&r, "unknown GPU 'nope'");
+    ck_assert_str_eq(r.out, "");
+    ck_assert_int_eq(entries_named(top, ""), 2);
+    rl_run_release(&r);
+}
+END_TEST
+
+/* Integers stay integers in llm's JSON: parameters, FLOPs, bytes. */
+START_TEST(llm_json_integers_exact)
+{
+    struct rl_run r = RUN("llm", "--model", "llama-3-8b", "--batch", "1,256", "--json");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "\"parameters\": 8030261248,"));
+    /* Prefill of 2048 tokens, QKV projection: 2 x 2048 x 4096 x 6144. */
+    ck_assert_ptr_nonnull(strstr(r.out, "{\"name\": \"qkv_proj\", \"count\": 32, "
+                                        "\"flops\": 103079215104, "));
+    static const char *const keys[] = {"\"flops\": ", "\"weight_bytes\": ", "\"kv_bytes\": ",
+                                       "\"weights_bytes\": ", "\"kv_cache_bytes\": ",
+                                       "\"training_bytes\": ", "\"bytes\": ", NULL};
+    int seen = 0;
+    for (size_t k = 0; keys[k]; k++)
+        for (const char *p = strstr(r.out, keys[k]); p; p = strstr(p + 1, keys[k])) {
+            const char *v = p + strlen(keys[k]);
+            size_t digits = strspn(v, "0123456789");
+            ck_assert_msg(digits > 0 && (v[digits] == ',' || v[digits] == '}' ||
+                                         v[digits] == '\n'),
+                          "%.60s", p);
+            seen++;
+        }
+    ck_assert_int_gt(seen, 50);
+    rl_run_release(&r);
+}
+END_TEST
+
+/* A set whose member fails (gnuplot runs and fails: an error, not the
+ * warning of a missing gnuplot) leaves the previous set as it was, byte for
+ * byte, and no stage behind: report, llm, run and chart. */
+START_TEST(failed_sets_leave_the_previous_one)
+{
+    static const char *const skip[] = {"ROOFLINE_GNUPLOT=/nonexistent/gnuplot",
+                                       "CUDA_VISIBLE_DEVICES=-1", NULL};
+    static const char *const fail[] = {"ROOFLINE_GNUPLOT=/bin/false", "CUDA_VISIBLE_DEVICES=-1",
+                                       NULL};
+    const char *kernels = ROOFLINE_SOURCE_DIR "/data/examples/llm-decode-prefill.json";
+    char top[1024], dir[1100];
+    fresh_dir("failed-sets", top, sizeof top);
+
+    snprintf(dir, sizeof dir, "%s/report", top);
+    struct rl_run r = rl_test_cli(skip, "report", "--gpu", "h200", "--kernels", kernels, "-o",
+                                  dir, "--title", "first", (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    rl_run_release(&r);
+    struct set before = set_read(dir, report_files), after;
+    r = rl_test_cli(fail, "report", "--gpu", "h100-sxm", "--kernels", kernels, "-o", dir,
+                    "--title", "second", (const char *)NULL);
+    ck_assert_int_eq(r.status, 1);
+    assert_one_error_line(&r, "gnuplot failed");
+    ck_assert_msg(strstr(r.err, ".tmp.") == NULL, "a stage named: %s", r.err);
+    after = set_read(dir, report_files);
+    ck_assert_msg(!set_differs(&after, &before), "report: %s changed", set_differs(&after, &before));
+    ck_assert(set_has(&after, "first"));
+    set_release(&before);
+    set_release(&after);
+    rl_run_release(&r);
+
+    static const char *const llm_files[] = {"llm.json", "llm-roofline.gp", "llm-batch.gp",
+                                            "llm-batch.dat", NULL};
+    snprintf(dir, sizeof dir, "%s/llm", top);
+    r = rl_test_cli(skip, "llm", "--model", "llama-3-8b", "--batch", "1", "-o", dir,
+                    (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    rl_run_release(&r);
+    before = set_read(dir, llm_files);
+    r = rl_test_cli(fail, "llm", "--model", "llama-3-8b", "--batch", "1,64", "-o", dir,
+                    (const char *)NULL);
+    ck_assert_int_eq(r.status, 1);
+    after = set_read(dir, llm_files);
+    ck_assert_msg(!set_differs(&after, &before), "llm: %s changed", set_differs(&after, &before));
+    set_release(&before);
+    set_release(&after);
+    rl_run_release(&r);
+
+    static const char *const run_files[] = {"kernels-analytic.json", "report.md", "report.json",
+                                            "report.csv", "roofline.gp", NULL};
+    snprintf(dir, sizeof dir, "%s/run", top);
+    r = rl_test_cli(skip, "run", "-o", dir, "--tokens", "1024", (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    rl_run_release(&r);
+    before = set_read(dir, run_files);
+    ck_assert(!set_has(&before, ".tmp.")); /* its paths are the final ones */
+    r = rl_test_cli(fail, "run", "-o", dir, (const char *)NULL);
+    ck_assert_int_eq(r.status, 1);
+    after = set_read(dir, run_files);
+    ck_assert_msg(!set_differs(&after, &before), "run: %s changed", set_differs(&after, &before));
+    set_release(&before);
+    set_release(&after);
+    rl_run_release(&r);
+
+    /* chart: every image with its script and data, several formats. */
+    static const char *const chart_files[] = {"c.gp", "c.roofs.dat", "c.kernels.dat", NULL};
+    char svg[1200], pdf[1200];
+    snprintf(svg, sizeof svg, "%s/c.svg", top);
+    snprintf(pdf, sizeof pdf, "%s/c.pdf", top);
+    r = rl_test_cli(skip, "chart", "--gpu", "h200", "--kernels", kernels, "-o", svg, "-o", pdf,
+                    "--title", "first", (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    rl_run_release(&r);
+    before = set_read(top, chart_files);
+    r = rl_test_cli(fail, "chart", "--gpu", "h100-sxm", "--kernels", kernels, "-o", svg, "-o",
+                    pdf, "--title", "second", (const char *)NULL);
+    ck_assert_int_eq(r.status, 1);
+    after = set_read(top, chart_files);
+    ck_assert_msg(!set_differs(&after, &before), "chart: %s changed", set_differs(&after, &before));
+    set_release(&before);
+    set_release(&after);
+    rl_run_release(&r);
+    ck_assert_int_eq(entries_named(top, ".tmp."), 0);
+}
+END_TEST
+
+/* Two writers of one -o at once, many times over: each time every file
+ * comes from one of them, as it writes it alone. */
+static void race_cli(const char *name, const char *const *files, bool folder)
+{
+    static const char *const env[] = {"ROOFLINE_GNUPLOT=/nonexistent/gnuplot", NULL};
+    char top[512], out[2048], kern[2][1024], ref[2][1024];
+    fresh_dir(name, top, sizeof top);
+    static const char *const gpu[2] = {"h200", "h100-sxm"};
+    for (int w = 0; w < 2; w++) {
+        snprintf(kern[w], sizeof kern[w], "%s/kernels-%d.json", top, w);
+        char text[256];
+        snprintf(text, sizeof text,
+                 "[{\"name\": \"writer %d\", \"flops\": %d000000, \"bytes\": 1000000}]\n", w,
+                 w + 1);
+        write_text(kern[w], text);
+    }
+    /* What each writes alone. */
+    struct set alone[2];
+    for (int w = 0; w < 2; w++) {
+        snprintf(ref[w], sizeof ref[w], "%s/alone-%d", top, w);
+        mkdir(ref[w], 0777);
+        snprintf(out, sizeof out, folder ? "%s/set" : "%s/c.svg", ref[w]);
+        struct rl_run r = folder ? rl_test_cli(env, "report", "--gpu", gpu[w], "--kernels",
+                                               kern[w], "-o", out, (const char *)NULL)
+                                 : rl_test_cli(env, "chart", "--gpu", gpu[w], "--kernels",
+                                               kern[w], "-o", out, (const char *)NULL);
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        rl_run_release(&r);
+        if (folder)
+            snprintf(ref[w], sizeof ref[w], "%s/alone-%d/set", top, w);
+        alone[w] = set_read(ref[w], files);
+    }
+    for (size_t i = 0; files[i]; i++) /* every file tells its writer */
+        ck_assert_msg(strcmp(alone[0].text[i], alone[1].text[i]) != 0, "%s", files[i]);
+    char shared[1024];
+    snprintf(shared, sizeof shared, "%s/shared", top);
+    mkdir(shared, 0777);
+    snprintf(out, sizeof out, folder ? "%s/set" : "%s/c.svg", shared);
+    char dir[2048];
+    snprintf(dir, sizeof dir, folder ? "%s/set" : "%s", shared);
+    for (int round = 0; round < 40; round++) {
+        pid_t pid[2];
+        for (int w = 0; w < 2; w++) {
+            fflush(NULL);
+            pid[w] = fork();
+            ck_assert_int_ge(pid[w], 0);
+            if (pid[w] == 0) {
+                const char *argv[] = {ROOFLINE_BIN, folder ? "report" : "chart", "--gpu", gpu[w],
+                                      "--kernels", kern[w], "-o", out, NULL};
+                int devnull = open("/dev/null", O_WRONLY);
+                dup2(devnull, 1);
+                dup2(devnull, 2);
+                putenv((char *)env[0]);
+                execv(ROOFLINE_BIN, (char *const *)argv);
+                _exit(127);
+            }
+        }
+        for (int w = 0; w < 2; w++) {
+            int st;
+            ck_assert_int_eq(waitpid(pid[w], &st, 0), pid[w]);
+            ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "round %d: writer %d: %d",
+                          round, w, st);
+        }
+        struct set now = set_read(dir, files);
+        const char *d0 = set_differs(&now, &alone[0]), *d1 = set_differs(&now, &alone[1]);
+        ck_assert_msg(!d0 || !d1, "round %d: a mix of the two writers: %s not the first's, %s "
+                                  "not the second's", round, d0, d1);
+        set_release(&now);
+        ck_assert_int_eq(entries_named(shared, ".tmp."), 0);
+    }
+    set_release(&alone[0]);
+    set_release(&alone[1]);
+}
+
+START_TEST(two_report_writers_never_mix) { race_cli("race-report", report_files, true); }
+END_TEST
+
+START_TEST(two_chart_writers_never_mix)
+{
+    static const char *const files[] = {"c.gp", "c.roofs.dat", "c.kernels.dat", NULL};
+    race_cli("race-chart", files, false);
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -505,7 +932,18 @@ static Suite *cli_suite(void)
     tcase_add_test(limits, charts_skipped_without_gnuplot);
     tcase_add_test(limits, gpu_suites_run_unforked);
     tcase_add_test(limits, device_option_parsed_alike);
+    tcase_add_test(limits, usage_errors_say_the_nearest_name);
+    tcase_add_test(limits, unknown_names_say_the_nearest);
+    tcase_add_test(limits, report_json_alone_writes_nothing);
+    tcase_add_test(limits, run_checks_before_writing);
+    tcase_add_test(limits, llm_json_integers_exact);
+    tcase_add_test(limits, failed_sets_leave_the_previous_one);
     suite_add_tcase(s, limits);
+    TCase *sets = tcase_create("sets");
+    tcase_set_timeout(sets, 120);
+    tcase_add_test(sets, two_report_writers_never_mix);
+    tcase_add_test(sets, two_chart_writers_never_mix);
+    suite_add_tcase(s, sets);
     return s;
 }
 

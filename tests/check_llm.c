@@ -766,11 +766,17 @@ START_TEST(model_names_and_paths)
     char err[RL_ERRMSG_SIZE], want[2048];
     struct rl_llm_model m;
     ck_assert_int_eq(rl_llm_model_load(&m, data, "gpt-5", err), RL_ENOTFOUND);
+    /* Far from every name: the folder's own list, sorted. */
     snprintf(want, sizeof want,
-             "no model 'gpt-5' in %s/models (llama-2-7b, llama-2-13b, llama-3-8b, llama-3-70b, "
-             "mistral-7b, qwen2.5-7b, mixtral-8x7b; or a .json path)",
+             "unknown model 'gpt-5' in %s/models (llama-2-13b, llama-2-7b, llama-3-70b, "
+             "llama-3-8b, mistral-7b, mixtral-8x7b, qwen2.5-7b; or a .json path)",
              data);
     ck_assert_str_eq(err, want);
+    /* Near one: that one. */
+    ck_assert_int_eq(rl_llm_model_load(&m, data, "llama-3-9b", err), RL_ENOTFOUND);
+    ck_assert_str_eq(err, "unknown model 'llama-3-9b' (did you mean 'llama-3-8b'?)");
+    ck_assert_int_eq(rl_llm_model_load(&m, data, "Mistral-7B", err), RL_ENOTFOUND);
+    ck_assert_str_eq(err, "unknown model 'Mistral-7B' (did you mean 'mistral-7b'?)");
     /* A path that does not exist: the file's own error, not a model list. */
     ck_assert_int_eq(rl_llm_model_load(&m, data, "no/such.json", err), RL_EIO);
     ck_assert_ptr_nonnull(strstr(err, "cannot open 'no/such.json'"));

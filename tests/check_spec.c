@@ -196,7 +196,13 @@ START_TEST(unknown_gpu_names_closest)
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(rl_gpudb_lookup(&db, "h100-sxm6", &s, err), RL_ENOTFOUND);
     ck_assert_ptr_null(s);
-    ck_assert_ptr_nonnull(strstr(err, "unknown GPU 'h100-sxm6' (closest: h100-sxm"));
+    ck_assert_str_eq(err, "unknown GPU 'h100-sxm6' (did you mean 'h100-sxm'?)");
+    ck_assert_int_eq(rl_gpudb_lookup(&db, "h10-sxm", &s, err), RL_ENOTFOUND);
+    ck_assert_str_eq(err, "unknown GPU 'h10-sxm' (did you mean 'h100-sxm'?)");
+    /* Far from every GPU: the closest three, and where the list is. */
+    ck_assert_int_eq(rl_gpudb_lookup(&db, "quadro-xyz", &s, err), RL_ENOTFOUND);
+    ck_assert_ptr_nonnull(strstr(err, "unknown GPU 'quadro-xyz' (closest: "));
+    ck_assert_ptr_nonnull(strstr(err, "; 'roofline gpus' lists all)"));
     ck_assert_int_eq(rl_gpudb_lookup(&db, "a10", &s, err), RL_ENOTFOUND);
     ck_assert_int_eq(rl_gpudb_lookup(&db, "", &s, err), RL_ENOTFOUND);
     ck_assert_uint_eq(rl_edit_distance("kitten", "sitting"), 3);

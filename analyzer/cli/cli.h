@@ -6,7 +6,10 @@
  *   2. declare it below and add it to the table in main.c;
  *   3. add the file to ROOFLINE_CLI_SOURCES in CMakeLists.txt;
  *   4. document its synopsis (and JSON, if any) in README.md;
- *   5. add golden tests to tests/check_cli.c.
+ *   5. add golden tests to tests/check_cli.c;
+ *   6. bad usage through cli_usage_error() / cli_option_error() /
+ *      cli_unknown_name(), before any GPU or file; several output files
+ *      written as one set (analyzer/util/outset.h).
  */
 #ifndef RL_CLI_H
 #define RL_CLI_H
@@ -14,6 +17,7 @@
 #include "analyzer/model/gpudb.h"
 #include "analyzer/model/model.h"
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -36,10 +40,15 @@ int cmd_llm(int argc, char **argv);
 
 /* `roofline report`, as `roofline run` calls it. */
 #define CLI_MAX_TRACES 64
+struct rl_outset;
 struct cli_report_opts {
     const char *traces[CLI_MAX_TRACES];
     int n_traces;
-    const char *ncu, *kernels, *bench, *gpu, *dir, *formats, *title;
+    const char *ncu, *kernels, *bench, *gpu, *formats, *title;
+    /* The folder of the files, written as one set (NULL: no files). With
+     * `set`, dir is a stage of the caller's set, which the caller commits. */
+    const char *dir;
+    const struct rl_outset *set;
     double tensor_factor;   /* NAN: unknown */
     long rows;              /* -1: the default (20) */
     bool json;
@@ -47,6 +56,12 @@ struct cli_report_opts {
 int cli_report_run(const struct cli_report_opts *o);
 
 /* Messages: one line on stderr, "roofline: error: ..." */
+
+/* While s (may be NULL: none) is being written, messages and the paths
+ * passed to cli_unstage() name its files where they will be, not where
+ * they are staged. */
+void cli_outset_show(const struct rl_outset *s);
+void cli_unstage(char *text, size_t size);
 
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -70,9 +85,34 @@ int cli_parse_int(const char *cmd, const char *option, const char *arg, long lo,
  * are written and every other output still comes; anything else is an
  * error, reported, CLI_FAIL. */
 int cli_chart_status(int rc, const char *err);
+/* Usage errors: each is "roofline <cmd>: <msg>" and the line
+ * "(see 'roofline <cmd> -h')" on stderr, and CLI_USAGE (exit 2), before
+ * anything is written and before any GPU is looked for. A name roofline
+ * knows the whole list of (a command, option, precision, memory level,
+ * format, built-in, benchmark) is usage; a name looked up in the data (a
+ * GPU, a model, a chip) that is not there is CLI_FAIL, one line with the
+ * nearest names. */
+
 /* Print "roofline <cmd>: <msg>" and the usage hint, return CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* The usage error of an option getopt_long() refused (its '?'): unknown
+ * (with the nearest of opts), missing its value, or given one it does not
+ * take. main() turns getopt's own messages off. */
+int cli_option_error(const char *cmd, const char *optstring, const struct option *opts,
+                     char *const *argv);
+
+/* "unknown <what> '<typed>' (did you mean 'x'?)", else "(one of: ...)",
+ * from names (NULL-terminated): a usage error. */
+int cli_unknown_name(const char *cmd, const char *what, const char *typed,
+                     const char *const *names);
+
+/* Every name of a comma-separated list of precisions (compute roofs, as in
+ * `ridge -h`) or of memory levels known: CLI_OK, else the usage error of the
+ * first unknown one. */
+int cli_check_precisions(const char *cmd, const char *list);
+int cli_check_memory_levels(const char *cmd, const char *list);
 
 /* The GPU database, loaded once from the data folder. NULL on error
  * (already reported). */

@@ -5,6 +5,7 @@
 #include "analyzer/device/device.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/json.h"
+#include "analyzer/util/suggest.h"
 #include "microbench/results.h"
 
 #include <getopt.h>
@@ -130,8 +131,9 @@ int cmd_bench(int argc, char **argv)
     const char *only = NULL, *output = NULL;
     bool quick = false, json = false;
     int device = 0, c;
+    static const char optstring[] = "ho:";
     optind = 1;
-    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
         switch (c) {
         case 'q': quick = true; break;
         case 'n': only = optarg; break;
@@ -143,7 +145,7 @@ int cmd_bench(int argc, char **argv)
         case 'j': json = true; break;
         case 'l': list_benchmarks(); return CLI_OK;
         case 'h': fputs(usage_text, stdout); return CLI_OK;
-        default: return cli_usage_error("bench", "bad option");
+        default: return cli_option_error("bench", optstring, opts, argv);
         }
     }
     if (optind < argc)
@@ -165,9 +167,20 @@ int cmd_bench(int argc, char **argv)
             for (size_t i = 0; i < n_cat; i++)
                 any |= rl_mb_matches(&cat[i], t);
             if (!any) {
-                int rc = cli_usage_error("bench", "unknown benchmark or group '%s' (groups: %s; "
-                                                  "'roofline bench --list' for names)",
-                                         t, RL_MB_GROUPS);
+                /* The nearest name or group, else where the names are. */
+                char groups[] = RL_MB_GROUPS, *gs = NULL;
+                struct rl_suggest sug;
+                rl_suggest_init(&sug, t);
+                for (char *g = strtok_r(groups, ", ", &gs); g; g = strtok_r(NULL, ", ", &gs))
+                    rl_suggest_consider(&sug, g);
+                for (size_t i = 0; i < n_cat; i++)
+                    rl_suggest_consider(&sug, cat[i].name);
+                const char *best = rl_suggest_best(&sug);
+                int rc = best ? cli_usage_error("bench", "unknown benchmark or group '%s' (did "
+                                                         "you mean '%s'?)", t, best)
+                              : cli_usage_error("bench", "unknown benchmark or group '%s' "
+                                                         "(groups: %s; 'roofline bench --list' "
+                                                         "for names)", t, RL_MB_GROUPS);
                 free(list);
                 free(todo);
                 return rc;
@@ -255,7 +268,10 @@ int cmd_bench(int argc, char **argv)
         } else {
             cJSON_Delete(doc);
             print_table(&s);
-            printf("\nwrote %s\n", output);
+            char shown[4096];
+            snprintf(shown, sizeof shown, "%s", output);
+            cli_unstage(shown, sizeof shown); /* `run` writes it into its stage */
+            printf("\nwrote %s\n", shown);
         }
     }
     free(s.results);

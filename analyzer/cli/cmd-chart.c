@@ -5,6 +5,7 @@
 #include "analyzer/model/ceilings.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/json.h"
+#include "analyzer/util/outset.h"
 #include "plots/plot.h"
 #include "analyzer/readers/records.h"
 #include "analyzer/report/report.h"
@@ -67,8 +68,9 @@ int cmd_chart(int argc, char **argv)
     size_t n_out = 0;
     bool sparse = false, json = false, library = false;
     int c;
+    static const char optstring[] = "ho:";
     optind = 1;
-    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
         switch (c) {
         case 'g': gpu = optarg; break;
         case 'p': precisions = optarg; break;
@@ -85,7 +87,7 @@ int cmd_chart(int argc, char **argv)
             outputs[n_out++] = optarg;
             break;
         case 'h': fputs(usage_text, stdout); return CLI_OK;
-        default: return cli_usage_error("chart", "bad option");
+        default: return cli_option_error("chart", optstring, opts, argv);
         }
     }
     if (optind < argc)
@@ -100,6 +102,10 @@ int cmd_chart(int argc, char **argv)
         if (rl_chart_format_from_path(outputs[i]) < 0)
             return cli_usage_error("chart", "cannot tell the format of '%s': use .svg, "
                                             ".png or .pdf", outputs[i]);
+
+    if ((precisions && cli_check_precisions("chart", precisions)) ||
+        (memory && cli_check_memory_levels("chart", memory)))
+        return CLI_USAGE;
 
     char err[RL_ERRMSG_SIZE];
     static struct rl_bench_ceilings bench;
@@ -180,12 +186,28 @@ int cmd_chart(int argc, char **argv)
     rl_ceilings_origins(roofs, origins, sizeof origins);
     snprintf(default_title, sizeof default_title, "%s: roofline (%s ceilings%s)", gpu_name,
              origins, sparse ? ", 2:4 sparse" : "");
+    /* Every image with its script and data is one set: each is drawn into a
+     * stage beside it, and all appear together or none does. */
+    struct rl_outset set = {0};
+    static char staged[MAX_OUTPUTS][4096];
     int status = CLI_OK;
+    for (size_t i = 0; i < n_out && status == CLI_OK; i++)
+        if (rl_outset_file(&set, outputs[i], staged[i], sizeof staged[i], err)) {
+            cli_error("%s", err);
+            status = CLI_FAIL;
+        }
+    cli_outset_show(&set);
     for (size_t i = 0; i < n_out && status == CLI_OK; i++)
         status = cli_chart_status(rl_report_chart_series(&rep, roofs,
                                                          title ? title : default_title,
-                                                         outputs[i], 12, series, n_series, err),
+                                                         staged[i], 12, series, n_series, err),
                                   err);
+    if (status == CLI_OK && rl_outset_commit(&set, err)) {
+        cli_error("%s", err);
+        status = CLI_FAIL;
+    }
+    rl_outset_abort(&set);
+    cli_outset_show(NULL);
     if (status == CLI_OK && json) {
         rl_report_json(stdout, &rep, roofs);
     } else if (status == CLI_OK) {

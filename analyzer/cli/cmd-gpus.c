@@ -184,8 +184,9 @@ int cmd_gpus(int argc, char **argv)
         {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {0}};
     bool json = false;
     int c;
+    static const char optstring[] = "h";
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
         switch (c) {
         case 'j':
             json = true;
@@ -193,8 +194,7 @@ int cmd_gpus(int argc, char **argv)
         case 'h':
             fputs(usage_text, stdout);
             return CLI_OK;
-        default:
-            return cli_usage_error("gpus", "bad option");
+        default: return cli_option_error("gpus", optstring, opts, argv);
         }
     }
     int rest = argc - optind;

@@ -6,6 +6,7 @@
 #include "analyzer/device/device.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
+#include "analyzer/util/outset.h"
 #include "analyzer/llm/llm.h"
 #include "analyzer/readers/tracefile.h"
 #include "analyzer/report/report.h"
@@ -13,12 +14,10 @@
 #include "plots/plot.h"
 #include "analyzer/util/strbuf.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const char usage_text[] =
     "usage: roofline llm --model M [--gpu G] [--bench FILE] [--batch LIST] [--seq N]\n"
@@ -72,7 +71,9 @@ struct llm_run {
     struct rl_llm_phase_cost decode[MAX_BATCHES], prefill;
     struct measured meas[MAX_MEASURED];
     int n_meas;
-    char measure_trace[4096];
+    char measure_trace[4096];       /* where the trace is written */
+    char measure_trace_shown[4096]; /* where it will be (a set's stage unstaged) */
+    int charts_rc;                  /* RL_ENOTOOL: the scripts only (no gnuplot) */
 };
 
 static void fmt_bytes(char *b, size_t n, double v)
@@ -156,22 +157,28 @@ static void print_text(const struct llm_run *r)
            r->seq, tr);
 }
 
+/* `, "key": v` (no comma when first): every number of llm.json. */
+static void num(FILE *f, const char *key, double v, bool first)
+{
+    fprintf(f, "%s\"%s\": ", first ? "" : ", ", key);
+    rl_fput_json_number(f, v);
+}
+
 static void ops_json(FILE *f, const struct rl_llm_phase_cost *p)
 {
     fputs("[", f);
     for (int i = 0; i < p->n_ops; i++) {
         const struct rl_llm_op *o = &p->ops[i];
-        fprintf(f, "%s\n      {\"name\": \"%s\", \"count\": %d, \"flops\": %.9g, "
-                   "\"weight_bytes\": %.9g, \"activation_bytes\": %.9g, \"kv_bytes\": %.9g, ",
-                i ? "," : "", o->name, o->count, o->flops, o->weight_bytes, o->act_bytes,
-                o->kv_bytes);
-        if (isfinite(o->ai_flop_per_byte))
-            fprintf(f, "\"ai_flop_per_byte\": %.9g, ", o->ai_flop_per_byte);
-        else
-            fputs("\"ai_flop_per_byte\": null, ", f);
-        fprintf(f, "\"time_ns\": %.9g, \"roof\": \"%s\", \"bound\": \"%s\", \"linear\": %s}",
-                o->time_ns, o->roof, o->memory_bound ? "memory" : "compute",
-                o->linear ? "true" : "false");
+        fprintf(f, "%s\n      {\"name\": \"%s\"", i ? "," : "", o->name);
+        num(f, "count", o->count, false);
+        num(f, "flops", o->flops, false);
+        num(f, "weight_bytes", o->weight_bytes, false);
+        num(f, "activation_bytes", o->act_bytes, false);
+        num(f, "kv_bytes", o->kv_bytes, false);
+        num(f, "ai_flop_per_byte", o->ai_flop_per_byte, false);
+        num(f, "time_ns", o->time_ns, false);
+        fprintf(f, ", \"roof\": \"%s\", \"bound\": \"%s\", \"linear\": %s}", o->roof,
+                o->memory_bound ? "memory" : "compute", o->linear ? "true" : "false");
     }
     fputs("]", f);
 }
@@ -187,49 +194,57 @@ static int write_json(FILE *f, const struct llm_run *r)
     fputs(",\n  \"gpu\": ", f);
     rl_fput_json_string(f, r->c.gpu_name);
     fprintf(f, ",\n  \"ceilings\": \"%s\",\n  \"precision\": \"%s\",\n  \"kv_precision\": \"%s\","
-               "\n  \"seq\": %d,\n",
+               "\n  \"seq\": %d,\n  ",
             origins, rl_llm_precision_name(r->cfg.precision),
             r->cfg.kv == RL_LLM_KV_FP8 ? "fp8" : r->cfg.kv == RL_LLM_KV_FP16 ? "fp16" : "bf16",
             r->seq);
-    fprintf(f, "  \"parameters\": %.9g,\n  \"weights_bytes\": %.9g,\n  \"kv_bytes_per_token\": "
-               "%.9g,\n  \"kv_cache_bytes\": %.9g,\n",
-            rl_llm_params(&r->m), rl_llm_weights_bytes(&r->m, &r->cfg), kvt,
-            kvt * d0->batch * r->seq);
-    fprintf(f, "  \"batch\": %d,\n  \"decode_ms_per_token\": %.9g,\n  \"tokens_per_s\": %.9g,\n"
-               "  \"prefill_ms\": %.9g,\n",
-            d0->batch, d0->time_ns / 1e6, tokens_per_s(d0), r->prefill.time_ns / 1e6);
-    if (r->crossover)
-        fprintf(f, "  \"crossover_batch\": %d,\n", r->crossover);
-    else
-        fputs("  \"crossover_batch\": null,\n", f);
-    fprintf(f, "  \"training_bytes\": %.9g,\n", rl_llm_training_bytes(&r->m, 1, r->seq));
-    fputs("  \"operators\": {\"decode\": ", f);
+    num(f, "parameters", rl_llm_params(&r->m), true);
+    fputs(",\n  ", f);
+    num(f, "weights_bytes", rl_llm_weights_bytes(&r->m, &r->cfg), true);
+    fputs(",\n  ", f);
+    num(f, "kv_bytes_per_token", kvt, true);
+    fputs(",\n  ", f);
+    num(f, "kv_cache_bytes", kvt * d0->batch * r->seq, true);
+    fprintf(f, ",\n  \"batch\": %d,\n  ", d0->batch);
+    num(f, "decode_ms_per_token", d0->time_ns / 1e6, true);
+    fputs(",\n  ", f);
+    num(f, "tokens_per_s", tokens_per_s(d0), true);
+    fputs(",\n  ", f);
+    num(f, "prefill_ms", r->prefill.time_ns / 1e6, true);
+    fputs(",\n  ", f);
+    num(f, "crossover_batch", r->crossover ? r->crossover : NAN, true);
+    fputs(",\n  ", f);
+    num(f, "training_bytes", rl_llm_training_bytes(&r->m, 1, r->seq), true);
+    fputs(",\n  \"operators\": {\"decode\": ", f);
     ops_json(f, d0);
     fputs(",\n    \"prefill\": ", f);
     ops_json(f, &r->prefill);
     fputs("},\n  \"batches\": [", f);
     for (int i = 0; i < r->n_batches; i++) {
         const struct rl_llm_phase_cost *d = &r->decode[i];
-        fprintf(f, "%s\n    {\"batch\": %d, \"decode_ms_per_token\": %.9g, \"tokens_per_s\": "
-                   "%.9g, \"kv_cache_bytes\": %.9g, \"flops\": %.9g, \"bytes\": %.9g}",
-                i ? "," : "", d->batch, d->time_ns / 1e6, tokens_per_s(d),
-                kvt * d->batch * r->seq, d->flops, d->bytes);
+        fprintf(f, "%s\n    {\"batch\": %d", i ? "," : "", d->batch);
+        num(f, "decode_ms_per_token", d->time_ns / 1e6, false);
+        num(f, "tokens_per_s", tokens_per_s(d), false);
+        num(f, "kv_cache_bytes", kvt * d->batch * r->seq, false);
+        num(f, "flops", d->flops, false);
+        num(f, "bytes", d->bytes, false);
+        fputs("}", f);
     }
     fputs("\n  ]", f);
     if (r->n_meas) {
         fputs(",\n  \"measured\": {\"trace\": ", f);
-        rl_fput_json_string(f, r->measure_trace);
+        rl_fput_json_string(f, r->measure_trace_shown);
         fputs(", \"layers\": [", f);
         for (int i = 0; i < r->n_meas; i++) {
             const struct measured *x = &r->meas[i];
-            fprintf(f, "%s\n    {\"batch\": %d, \"op\": \"%s\", \"predicted_ns\": %.9g, "
-                       "\"predicted_ai_flop_per_byte\": %.9g, \"predicted_bound\": \"%s\"",
-                    i ? "," : "", x->batch, x->op, x->predicted_ns, x->predicted_ai,
-                    x->predicted_memory ? "memory" : "compute");
-            if (isfinite(x->time_ns))
-                fprintf(f, ", \"time_ns\": %.9g", x->time_ns);
-            if (isfinite(x->flops) && isfinite(x->dram_bytes) && x->dram_bytes > 0)
-                fprintf(f, ", \"ai_flop_per_byte\": %.9g", x->flops / x->dram_bytes);
+            fprintf(f, "%s\n    {\"batch\": %d, \"op\": \"%s\"", i ? "," : "", x->batch, x->op);
+            num(f, "predicted_ns", x->predicted_ns, false);
+            num(f, "predicted_ai_flop_per_byte", x->predicted_ai, false);
+            fprintf(f, ", \"predicted_bound\": \"%s\"", x->predicted_memory ? "memory" : "compute");
+            /* Not counted (or not timed): null, never zero. */
+            num(f, "time_ns", x->time_ns, false);
+            num(f, "ai_flop_per_byte", x->dram_bytes > 0 ? x->flops / x->dram_bytes : NAN,
+                false);
             fputs(", \"origin\": \"measured\"}", f);
         }
         fputs("]}", f);
@@ -261,14 +276,11 @@ static bool linear_shape(const struct rl_llm_model *m, const char *op, int64_t *
     return true;
 }
 
+/* Run the decode linear layers under the profiler (the GPU was checked by
+ * cmd_llm, dense BF16 too); the trace goes into dir (a set's stage) or ".". */
 static int measure(struct llm_run *r, const char *dir, int device)
 {
     char err[RL_ERRMSG_SIZE];
-    if (r->m.experts > 1 || r->cfg.precision != RL_LLM_BF16) {
-        cli_error("--measure runs dense BF16 layers: not %s in %s", r->m.name,
-                  rl_llm_precision_name(r->cfg.precision));
-        return CLI_FAIL;
-    }
     const struct rl_device_api *api;
     struct rl_device_info dev;
     if (cli_open_gpu("--measure needs a GPU", device, &api, &dev))
@@ -297,6 +309,8 @@ static int measure(struct llm_run *r, const char *dir, int device)
     r->n_meas = n;
     snprintf(r->measure_trace, sizeof r->measure_trace, "%s/llm-measure-trace.json",
              dir ? dir : ".");
+    snprintf(r->measure_trace_shown, sizeof r->measure_trace_shown, "%s", r->measure_trace);
+    cli_unstage(r->measure_trace_shown, sizeof r->measure_trace_shown);
     struct rl_trace_request req = {.device = device, .workload = "shapes",
                                    .out_path = r->measure_trace,
                                    .counters = RL_COUNTERS_DEFAULT, .samples = 1,
@@ -326,7 +340,7 @@ static int measure(struct llm_run *r, const char *dir, int device)
         }
     }
     cJSON_Delete(doc);
-    printf("\nmeasured on %s (trace %s; counters: %s)\n", dev.name, r->measure_trace,
+    printf("\nmeasured on %s (trace %s; counters: %s)\n", dev.name, r->measure_trace_shown,
            cal.counters_status);
     printf("%6s %-14s %12s %12s %7s %10s %10s %9s\n", "BATCH", "LAYER", "PREDICTED us",
            "MEASURED us", "RATIO", "AI pred", "AI meas", "BOUND");
@@ -413,8 +427,49 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
     return rc_xy ? rc_xy : rc;
 }
 
+/* Measure (--measure), print, and write dir's files (dir: a stage, or NULL). */
+static int write_outputs(struct llm_run *r, bool json, bool do_measure, const char *dir,
+                         int device)
+{
+    char err[RL_ERRMSG_SIZE];
+    if (do_measure && !json)
+        print_text(r);
+    if (do_measure && measure(r, dir, device))
+        return CLI_FAIL;
+    if (do_measure && !json) {
+        /* printed above */
+    } else if (json)
+        write_json(stdout, r);
+    else
+        print_text(r);
+    if (!dir)
+        return CLI_OK;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/llm.json", dir);
+    struct rl_atomic_file f;
+    int rc = rl_atomic_open(&f, path, err);
+    if (rc == RL_OK && write_json(f.fp, r)) {
+        rl_atomic_abort(&f);
+        rc = rl_fail(err, RL_EIO, "'%s': write failed", path);
+    }
+    if (rc == RL_OK)
+        rc = rl_atomic_commit(&f, err);
+    if (rc) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    r->charts_rc = charts(r, dir, err);
+    return cli_chart_status(r->charts_rc, err);
+}
+
+static const char *const kv_precisions[] = {"bf16", "fp16", "fp8", NULL};
+
 int cmd_llm(int argc, char **argv)
 {
+    const char *precisions[RL_LLM_W4A16 + 2];
+    for (int p = 0; p <= RL_LLM_W4A16; p++)
+        precisions[p] = rl_llm_precision_name((enum rl_llm_precision)p);
+    precisions[RL_LLM_W4A16 + 1] = NULL;
     static const struct option opts[] = {{"model", required_argument, NULL, 'm'},
                                          {"gpu", required_argument, NULL, 'g'},
                                          {"bench", required_argument, NULL, 'b'},
@@ -437,8 +492,9 @@ int cmd_llm(int argc, char **argv)
     bool json = false, do_measure = false;
     int c, v, device = 0;
     char *end;
+    static const char optstring[] = "ho:";
     optind = 1;
-    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
         switch (c) {
         case 'm': model = optarg; break;
         case 'g': gpu = optarg; break;
@@ -457,16 +513,16 @@ int cmd_llm(int argc, char **argv)
             break;
         case 'p':
             if ((v = rl_llm_precision_parse(optarg)) < 0)
-                return cli_usage_error("llm", "--precision: bf16, fp16, fp8, w8a8 or w4a16");
+                return cli_unknown_name("llm", "precision", optarg, precisions);
             r.cfg.precision = (enum rl_llm_precision)v;
             break;
         case 'k':
             if ((v = rl_llm_kv_parse(optarg)) < 0)
-                return cli_usage_error("llm", "--kv-precision: bf16, fp16 or fp8");
+                return cli_unknown_name("llm", "KV cache precision", optarg, kv_precisions);
             r.cfg.kv = (enum rl_llm_kv)v;
             break;
         case 'h': fputs(usage_text, stdout); return CLI_OK;
-        default: return cli_usage_error("llm", "unknown option");
+        default: return cli_option_error("llm", optstring, opts, argv);
         }
     }
     if (optind < argc)
@@ -482,18 +538,18 @@ int cmd_llm(int argc, char **argv)
         r.batches[r.n_batches++] = (int)b;
         p = *end ? end + 1 : end;
     }
+    if (do_measure && r.cfg.precision != RL_LLM_BF16)
+        return cli_usage_error("llm", "--measure runs BF16 layers, not %s",
+                               rl_llm_precision_name(r.cfg.precision));
     char err[RL_ERRMSG_SIZE], data[4096];
-    if (do_measure) { /* before anything is printed */
-        const struct rl_device_api *api;
-        struct rl_device_info dev;
-        if (cli_open_gpu("--measure needs a GPU", device, &api, &dev))
-            return CLI_FAIL;
-    }
     if (rl_data_dir(data, sizeof data, err) ||
         rl_llm_model_load(&r.m, data, model, err)) {
         cli_error("%s", err);
         return CLI_FAIL;
     }
+    if (do_measure && r.m.experts > 1)
+        return cli_usage_error("llm", "--measure runs dense layers: %s is a mixture of experts",
+                               r.m.name);
     static struct rl_bench_ceilings bench;
     const struct rl_bench_ceilings *b;
     const struct rl_gpu_spec *s;
@@ -516,44 +572,31 @@ int cmd_llm(int argc, char **argv)
         return CLI_FAIL;
     }
     r.crossover = rl_llm_crossover_batch(&r.m, &r.cfg, r.seq, &r.c, 65536);
-    /* The folder first: --measure writes its trace into it. */
-    if (dir && mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        cli_error("cannot create '%s': %s", dir, strerror(errno));
+    if (do_measure) { /* before anything is printed or written */
+        const struct rl_device_api *api;
+        struct rl_device_info dev;
+        if (cli_open_gpu("--measure needs a GPU", device, &api, &dev))
+            return CLI_FAIL;
+    }
+    /* The files are one set (--measure's trace among them): written whole
+     * or not at all. */
+    struct rl_outset set = {0};
+    const char *stage = NULL;
+    if (dir && rl_outset_folder(&set, dir, "llm", &stage, err)) {
+        cli_error("%s", err);
         return CLI_FAIL;
     }
-    if (do_measure && !json)
-        print_text(&r);
-    if (do_measure && measure(&r, dir, device))
-        return CLI_FAIL;
-    if (do_measure && !json) {
-        /* printed above */
-    } else if (json)
-        write_json(stdout, &r);
-    else
-        print_text(&r);
-    if (dir) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/llm.json", dir);
-        struct rl_atomic_file f;
-        int rc = rl_atomic_open(&f, path, err);
-        if (rc == RL_OK && write_json(f.fp, &r)) {
-            rl_atomic_abort(&f);
-            rc = rl_fail(err, RL_EIO, "'%s': write failed", path);
-        }
-        if (rc == RL_OK)
-            rc = rl_atomic_commit(&f, err);
-        if (rc) {
-            cli_error("%s", err);
-            return CLI_FAIL;
-        }
-        /* llm.json is kept whatever becomes of the charts. */
-        rc = charts(&r, dir, err);
-        if (cli_chart_status(rc, err) != CLI_OK)
-            return CLI_FAIL;
-        if (!json)
-            printf("\nwrote %s/llm.json%s\n", dir,
-                   rc == RL_ENOTOOL ? " and the chart scripts (no images: gnuplot missing)"
-                                    : ", llm-roofline.svg, llm-batch.svg");
+    cli_outset_show(&set);
+    int status = write_outputs(&r, json, do_measure, stage, device);
+    if (status == CLI_OK && dir && rl_outset_commit(&set, err)) {
+        cli_error("%s", err);
+        status = CLI_FAIL;
     }
-    return CLI_OK;
+    rl_outset_abort(&set);
+    cli_outset_show(NULL);
+    if (status == CLI_OK && dir && !json)
+        printf("\nwrote %s/llm.json%s\n", dir,
+               r.charts_rc == RL_ENOTOOL ? " and the chart scripts (no images: gnuplot missing)"
+                                         : ", llm-roofline.svg, llm-batch.svg");
+    return status;
 }

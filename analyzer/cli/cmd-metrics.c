@@ -5,7 +5,9 @@
 #include "analyzer/device/device.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/json.h"
+#include "analyzer/util/suggest.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +69,28 @@ static void print_text(const struct rl_metric_set *s, const struct rl_q_def *q, 
         printf("%s\n", strcmp(set, "default") == 0 ? " (try --set full)" : "");
 }
 
+/* The chips whose counter sets the tests check (CUPTI knows more). */
+static const char *const checked_chips[] = {"GA100", "AD102", "GH100", "GB100", "GB202", NULL};
+
+/* An unknown chip: the nearest of those and of the GPU database's chips. */
+static void unknown_chip(const char *chip)
+{
+    const struct rl_gpudb *db = cli_gpudb();
+    struct rl_suggest sug;
+    rl_suggest_init(&sug, chip);
+    for (size_t i = 0; checked_chips[i]; i++)
+        rl_suggest_consider(&sug, checked_chips[i]);
+    for (size_t i = 0; db && i < db->n; i++)
+        rl_suggest_consider(&sug, db->gpus[i].chip);
+    const char *best = rl_suggest_best(&sug);
+    if (best)
+        cli_error("unknown chip '%s' (did you mean '%s'?)", chip, best);
+    else
+        cli_error("unknown chip '%s': CUPTI names chips like GA100, AD102, GH100, GB100, "
+                  "GB202 (`roofline trace` prints the one of your GPU)",
+                  chip);
+}
+
 int cmd_metrics(int argc, char **argv)
 {
     static const struct option opts[] = {{"chip", required_argument, NULL, 'c'},
@@ -78,8 +102,9 @@ int cmd_metrics(int argc, char **argv)
     const char *chip = NULL, *set = "default";
     bool json = false, ncu = false;
     int c;
+    static const char optstring[] = "h";
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
         switch (c) {
         case 'c':
             chip = optarg;
@@ -96,8 +121,7 @@ int cmd_metrics(int argc, char **argv)
         case 'h':
             fputs(usage_text, stdout);
             return CLI_OK;
-        default:
-            return cli_usage_error("metrics", "unknown option");
+        default: return cli_option_error("metrics", optstring, opts, argv);
         }
     }
     if (optind < argc)
@@ -106,8 +130,17 @@ int cmd_metrics(int argc, char **argv)
         return cli_usage_error("metrics", "give --json or --ncu, not both");
     if (!chip)
         return cli_usage_error("metrics", "--chip NAME is required (GH100, GA100, AD102, ...)");
+    static const char *const sets[] = {"default", "full", NULL};
     if (strcmp(set, "default") != 0 && strcmp(set, "full") != 0)
-        return cli_usage_error("metrics", "--set must be default or full, not '%s'", set);
+        return cli_unknown_name("metrics", "counter set", set, sets);
+    /* CUPTI's chip names are upper case: --chip gh100 is GH100. */
+    char chip_name[32];
+    size_t n = 0;
+    for (; chip[n] && n + 1 < sizeof chip_name; n++)
+        chip_name[n] = (char)toupper((unsigned char)chip[n]);
+    chip_name[n] = '\0';
+    const char *typed = chip;
+    chip = chip_name;
     char err[RL_ERRMSG_SIZE];
     const struct rl_device_api *api;
     if (cli_open_gpu("cannot read the counter names", 0, &api, NULL))
@@ -120,9 +153,7 @@ int cmd_metrics(int argc, char **argv)
     int rc = api->metric_set(chip, strcmp(set, "full") == 0, s, err);
     if (rc) {
         if (rc == RL_ENOTFOUND)
-            cli_error("unknown chip '%s': CUPTI names chips like GA100, AD102, GH100, GB100, "
-                      "GB202 (`roofline trace` prints the one of your GPU)",
-                      chip);
+            unknown_chip(typed);
         else
             cli_error("%s", err);
         free(s);

@@ -4,6 +4,7 @@
 
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
+#include "analyzer/util/outset.h"
 #include "analyzer/readers/ncu.h"
 #include "analyzer/readers/records.h"
 #include "analyzer/report/report.h"
@@ -34,7 +35,8 @@ static const char usage_text[] =
     "                    datasheet's, and the ones kernels are judged against)\n"
     "  --gpu GPU         datasheet ceilings (default: the bench file's or the\n"
     "                    trace's GPU)\n"
-    "  -o DIR            output folder (default roofline-report)\n"
+    "  -o DIR            output folder (default roofline-report; with --json and\n"
+    "                    no -o, nothing is written)\n"
     "  --format LIST     chart formats: svg, png, pdf (default svg)\n"
     "  --rows N          kernels in the printed table (default 20; 0: all)\n"
     "  --json            print report.json instead of the table\n"
@@ -46,25 +48,19 @@ static const char usage_text[] =
 /* Write f's content through an atomic file at dir/name. */
 static int write_file(const char *dir, const char *name,
                       int (*fn)(FILE *, const struct rl_report *, const struct rl_ceilings *),
-                      const struct rl_report *r, const struct rl_ceilings *c)
+                      const struct rl_report *r, const struct rl_ceilings *c, char *err)
 {
-    char path[4096], err[RL_ERRMSG_SIZE];
+    char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     struct rl_atomic_file f;
-    if (rl_atomic_open(&f, path, err)) {
-        cli_error("%s", err);
-        return CLI_FAIL;
-    }
+    int rc = rl_atomic_open(&f, path, err);
+    if (rc)
+        return rc;
     if (fn(f.fp, r, c)) {
         rl_atomic_abort(&f);
-        cli_error("'%s': write failed", path);
-        return CLI_FAIL;
+        return rl_fail(err, RL_EIO, "'%s': write failed", path);
     }
-    if (rl_atomic_commit(&f, err)) {
-        cli_error("%s", err);
-        return CLI_FAIL;
-    }
-    return CLI_OK;
+    return rl_atomic_commit(&f, err);
 }
 
 static const char *md_chart;
@@ -72,6 +68,43 @@ static const char *md_chart;
 static int write_md(FILE *f, const struct rl_report *r, const struct rl_ceilings *c)
 {
     return rl_report_markdown(f, r, c, md_chart);
+}
+
+/* The files of a report into dir (a stage of set): the charts, report.md,
+ * report.json, report.csv. CLI_OK, or CLI_FAIL reported. */
+static int write_report(const struct cli_report_opts *o, const char *dir,
+                        const struct rl_report *r, const struct rl_ceilings *c,
+                        const char *origins)
+{
+    char err[RL_ERRMSG_SIZE], title[256], chart[4096], first_chart[64] = "";
+    snprintf(title, sizeof title, "%s: %zu kernel groups (%s ceilings)", c->gpu_name, r->n,
+             origins);
+    int status = CLI_OK;
+    char formats[256], *save = NULL;
+    snprintf(formats, sizeof formats, "%s", o->formats);
+    for (char *f = strtok_r(formats, ",", &save); f && status == CLI_OK;
+         f = strtok_r(NULL, ",", &save)) {
+        snprintf(chart, sizeof chart, "%s/roofline.%s", dir, f);
+        if (!first_chart[0])
+            snprintf(first_chart, sizeof first_chart, "roofline.%s", f);
+        int rc = rl_report_chart(r, c, o->title ? o->title : title, chart, 12, err);
+        if (rc == RL_ENOTOOL)
+            first_chart[0] = '\0'; /* no image for report.md to show */
+        status = cli_chart_status(rc, err);
+    }
+    md_chart = status == CLI_OK && first_chart[0] ? first_chart : NULL;
+    int rc = RL_OK;
+    if (status == CLI_OK)
+        rc = write_file(dir, "report.md", write_md, r, c, err);
+    if (status == CLI_OK && rc == RL_OK)
+        rc = write_file(dir, "report.json", rl_report_json, r, c, err);
+    if (status == CLI_OK && rc == RL_OK)
+        rc = write_file(dir, "report.csv", rl_report_csv, r, c, err);
+    if (rc) {
+        cli_error("%s", err);
+        status = CLI_FAIL;
+    }
+    return status;
 }
 
 int cli_report_run(const struct cli_report_opts *o)
@@ -123,51 +156,48 @@ int cli_report_run(const struct cli_report_opts *o)
     rl_trace_groups_release(&g);
     snprintf(r.source_path, sizeof r.source_path, "%s%s", source,
              o->n_traces > 1 ? " (and more traces)" : "");
+    cli_unstage(r.source_path, sizeof r.source_path); /* run's inputs sit in its stage */
     snprintf(r.source_kind, sizeof r.source_kind, "%s", kind);
-    if (o->ncu && ncu.tensor_unknown) {
-        char text[200];
-        snprintf(text, sizeof text,
-                 "%zu kernels have Tensor Core ops but no FLOPs: give --tensor-flops-per-op "
-                 "(the factor `roofline trace` prints in its tensor check)",
-                 ncu.tensor_unknown);
-        size_t used = strlen(r.notes);
-        snprintf(r.notes + used, sizeof r.notes - used, "%s%s", used ? "\n" : "", text);
+    if (o->ncu) {
+        char text[2048];
+        rl_ncu_notes(&ncu, text, sizeof text);
+        rl_report_note(&r, text);
     }
-    /* The folder and its files. */
-    if (mkdir(o->dir, 0777) != 0 && errno != EEXIST) {
-        cli_error("cannot create '%s': %s", o->dir, strerror(errno));
-        rl_report_release(&r);
-        return CLI_FAIL;
-    }
-    int status = CLI_OK;
-    char title[256], origins[64], chart[4096], first_chart[64] = "";
+    char origins[64];
     rl_ceilings_origins(&c, origins, sizeof origins);
-    snprintf(title, sizeof title, "%s: %zu kernel groups (%s ceilings)", c.gpu_name, r.n,
-             origins);
-    char *formats = strdup(o->formats), *save = NULL;
-    for (char *f = strtok_r(formats, ",", &save); f && status == CLI_OK;
-         f = strtok_r(NULL, ",", &save)) {
-        snprintf(chart, sizeof chart, "%s/roofline.%s", o->dir, f);
-        if (!first_chart[0])
-            snprintf(first_chart, sizeof first_chart, "roofline.%s", f);
-        int rc = rl_report_chart(&r, &c, o->title ? o->title : title, chart, 12, err);
-        if (rc == RL_ENOTOOL)
-            first_chart[0] = '\0'; /* no image for report.md to show */
-        status = cli_chart_status(rc, err);
+
+    /* The files, one set: written whole or not at all. */
+    int status = CLI_OK;
+    char shown[4096] = "";
+    if (o->dir) {
+        struct rl_outset own = {0};
+        const char *dir = o->dir;
+        if (!o->set && rl_outset_folder(&own, o->dir, "report", &dir, err)) {
+            cli_error("%s", err);
+            status = CLI_FAIL;
+        }
+        if (!o->set)
+            cli_outset_show(&own);
+        if (status == CLI_OK)
+            status = write_report(o, dir, &r, &c, origins);
+        if (!o->set && status == CLI_OK && rl_outset_commit(&own, err)) {
+            cli_error("%s", err);
+            status = CLI_FAIL;
+        }
+        rl_outset_abort(&own);
+        if (!o->set)
+            cli_outset_show(NULL);
+        snprintf(shown, sizeof shown, "%s", o->dir);
+        cli_unstage(shown, sizeof shown);
     }
-    free(formats);
-    md_chart = status == CLI_OK && first_chart[0] ? first_chart : NULL;
-    if (status == CLI_OK)
-        status = write_file(o->dir, "report.md", write_md, &r, &c);
-    if (status == CLI_OK)
-        status = write_file(o->dir, "report.json", rl_report_json, &r, &c);
-    if (status == CLI_OK)
-        status = write_file(o->dir, "report.csv", rl_report_csv, &r, &c);
     if (status == CLI_OK) {
         if (o->json) {
             rl_report_json(stdout, &r, &c);
         } else {
-            printf("%s: %llu launches in %zu kernel groups", source,
+            char src[1024];
+            snprintf(src, sizeof src, "%s", source);
+            cli_unstage(src, sizeof src);
+            printf("%s: %llu launches in %zu kernel groups", src,
                    (unsigned long long)r.launches, r.n);
             if (r.time_ns > 0)
                 printf(", %.4g ms of GPU time", r.time_ns / 1e6);
@@ -175,8 +205,9 @@ int cli_report_run(const struct cli_report_opts *o)
             rl_report_table(stdout, &r, &c, o->rows < 0 ? 20 : (size_t)o->rows);
             if (r.notes[0])
                 printf("\nnotes:\n  %s\n", r.notes);
-            printf("\nwrote %s/report.md, report.json, report.csv and the chart (%s)\n", o->dir,
-                   o->formats);
+            if (o->dir)
+                printf("\nwrote %s/report.md, report.json, report.csv and the chart (%s)\n",
+                       shown, o->formats);
             if (r.n) {
                 printf("\n");
                 for (size_t i = 0; i < r.n && i < 5; i++)
@@ -202,12 +233,12 @@ int cmd_report(int argc, char **argv)
                                          {"title", required_argument, NULL, 'L'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    struct cli_report_opts o = {.dir = "roofline-report", .formats = "svg", .rows = -1,
-                            .tensor_factor = NAN};
+    struct cli_report_opts o = {.formats = "svg", .rows = -1, .tensor_factor = NAN};
     int c;
     char *end;
+    static const char optstring[] = "ho:";
     optind = 1;
-    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
         switch (c) {
         case 't':
             if (o.n_traces == CLI_MAX_TRACES)
@@ -235,7 +266,7 @@ int cmd_report(int argc, char **argv)
                 return cli_usage_error("report", "--tensor-flops-per-op needs a number > 0");
             break;
         case 'h': fputs(usage_text, stdout); return CLI_OK;
-        default: return cli_usage_error("report", "unknown option");
+        default: return cli_option_error("report", optstring, opts, argv);
         }
     }
     if (optind < argc)
@@ -243,12 +274,18 @@ int cmd_report(int argc, char **argv)
     if ((o.n_traces > 0) + !!o.ncu + !!o.kernels != 1)
         return cli_usage_error("report", "give one source: --trace FILE..., --ncu FILE or "
                                          "--kernels FILE");
-    char *formats = strdup(o.formats), *save = NULL;
+    static const char *const chart_formats[] = {"svg", "png", "pdf", NULL};
+    char formats[256], *save = NULL;
+    if (snprintf(formats, sizeof formats, "%s", o.formats) >= (int)sizeof formats ||
+        !strtok_r(formats, ",", &save))
+        return cli_usage_error("report", "--format takes svg, png or pdf, comma-separated");
+    save = NULL;
+    snprintf(formats, sizeof formats, "%s", o.formats);
     for (char *f = strtok_r(formats, ",", &save); f; f = strtok_r(NULL, ",", &save))
-        if (strcmp(f, "svg") != 0 && strcmp(f, "png") != 0 && strcmp(f, "pdf") != 0) {
-            free(formats);
-            return cli_usage_error("report", "--format: '%s' is not svg, png or pdf", f);
-        }
-    free(formats);
+        if (strcmp(f, "svg") != 0 && strcmp(f, "png") != 0 && strcmp(f, "pdf") != 0)
+            return cli_unknown_name("report", "chart format", f, chart_formats);
+    /* Files only where asked for: --json alone prints, and writes nothing. */
+    if (!o.dir && !o.json)
+        o.dir = "roofline-report";
     return cli_report_run(&o);
 }

@@ -59,8 +59,9 @@ int cmd_ridge(int argc, char **argv)
     const char *gpu = NULL, *precision = NULL, *memory = "hbm";
     bool sparse = false, json = false;
     int c;
+    static const char optstring[] = "h";
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
         switch (c) {
         case 'g': gpu = optarg; break;
         case 'p': precision = optarg; break;
@@ -68,16 +69,21 @@ int cmd_ridge(int argc, char **argv)
         case 'm': memory = optarg; break;
         case 'j': json = true; break;
         case 'h': fputs(usage_text, stdout); return CLI_OK;
-        default: return cli_usage_error("ridge", "bad option");
+        default: return cli_option_error("ridge", optstring, opts, argv);
         }
     }
     if (optind < argc)
         return cli_usage_error("ridge", "unexpected argument '%s'", argv[optind]);
     if (!gpu)
         return cli_usage_error("ridge", "--gpu is required");
+    if (strchr(memory, ','))
+        return cli_usage_error("ridge", "--memory takes one level, not '%s'", memory);
+    if (cli_check_memory_levels("ridge", memory) ||
+        (precision && cli_check_precisions("ridge", precision)))
+        return CLI_USAGE;
+    if (precision && strchr(precision, ','))
+        return cli_usage_error("ridge", "--precision takes one precision, not '%s'", precision);
     int level = rl_mem_level_parse(memory);
-    if (level < 0)
-        return cli_usage_error("ridge", "unknown memory level '%s' (hbm, l2 or l1)", memory);
     const struct rl_gpu_spec *s = cli_find_gpu(gpu);
     if (!s)
         return CLI_FAIL;

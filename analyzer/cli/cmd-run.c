@@ -5,14 +5,13 @@
 #include "analyzer/device/device.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
+#include "analyzer/util/outset.h"
 #include "kernels/costs.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const char usage_text[] =
     "usage: roofline run [-o DIR] [--gpu GPU] [--device N] [--tokens N] [--no-gpu]\n"
@@ -65,14 +64,14 @@ static int write_plan(const char *path, int tokens)
     return CLI_OK;
 }
 
-static int analytic(const char *dir, const char *gpu, int tokens)
+static int analytic(const char *dir, const char *gpu, int tokens, const struct rl_outset *set)
 {
     char plan[4096];
     snprintf(plan, sizeof plan, "%s/kernels-analytic.json", dir);
     if (write_plan(plan, tokens))
         return CLI_FAIL;
-    struct cli_report_opts o = {.kernels = plan, .gpu = gpu, .dir = dir, .formats = "svg",
-                                .rows = 0, .tensor_factor = NAN};
+    struct cli_report_opts o = {.kernels = plan, .gpu = gpu, .dir = dir, .set = set,
+                                .formats = "svg", .rows = 0, .tensor_factor = NAN};
     return cli_report_run(&o);
 }
 
@@ -85,62 +84,21 @@ static int sub(int (*cmd)(int, char **), const char *const *args)
         argv[argc] = (char *)args[argc];
     argv[argc] = NULL;
     printf("\n== roofline");
-    for (int i = 0; i < argc; i++)
-        printf(" %s", argv[i]);
+    for (int i = 0; i < argc; i++) {
+        char shown[4096];
+        snprintf(shown, sizeof shown, "%s", argv[i]);
+        cli_unstage(shown, sizeof shown);
+        printf(" %s", shown);
+    }
     printf("\n");
     fflush(stdout);
     return cmd(argc, argv);
 }
 
-int cmd_run(int argc, char **argv)
+/* On the GPU: bench, the two traces and the report, into dir (a stage). */
+static int measured(const char *dir, const char *gpu, const char *device, int tokens,
+                    const struct rl_outset *set)
 {
-    static const struct option opts[] = {{"gpu", required_argument, NULL, 'g'},
-                                         {"device", required_argument, NULL, 'd'},
-                                         {"tokens", required_argument, NULL, 't'},
-                                         {"no-gpu", no_argument, NULL, 'n'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    const char *dir = "roofline-run", *gpu = NULL, *device = "0";
-    int tokens = 2048, device_index = 0;
-    bool no_gpu = false;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o': dir = optarg; break;
-        case 'g': gpu = optarg; break;
-        case 'd':
-            if (cli_parse_int("run", "--device", optarg, 0, CLI_MAX_DEVICE, &device_index))
-                return CLI_USAGE;
-            device = optarg;
-            break;
-        case 'n': no_gpu = true; break;
-        case 't':
-            if (cli_parse_int("run", "--tokens", optarg, 16, 65536, &tokens))
-                return CLI_USAGE;
-            break;
-        case 'h': fputs(usage_text, stdout); return CLI_OK;
-        default: return cli_usage_error("run", "unknown option");
-        }
-    }
-    if (optind < argc)
-        return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        cli_error("cannot create '%s': %s", dir, strerror(errno));
-        return CLI_FAIL;
-    }
-    char err[RL_ERRMSG_SIZE] = "--no-gpu";
-    const struct rl_device_api *api = NULL;
-    struct rl_device_info dev;
-    bool have_gpu = !no_gpu && rl_device_open(&api, err) == RL_OK &&
-                    api->query(device_index, &dev, err) == RL_OK;
-    if (!have_gpu) {
-        const char *g = gpu ? gpu : "h200";
-        printf("roofline run: no GPU measured (%s): the datasheet roofline of %s with the "
-               "analytic decode and prefill steps of one Llama-3-8B layer (%d tokens)\n\n",
-               err, g, tokens);
-        return analytic(dir, g, tokens);
-    }
     char bench[4096], dec[4096], pre[4096], tok[16];
     snprintf(bench, sizeof bench, "%s/bench.json", dir);
     snprintf(dec, sizeof dec, "%s/trace-decode.json", dir);
@@ -155,8 +113,83 @@ int cmd_run(int argc, char **argv)
                             "--device", device, "-o", pre, NULL};
     if (sub(cmd_trace, d_args) != CLI_OK || sub(cmd_trace, p_args) != CLI_OK)
         return CLI_FAIL;
-    printf("\n== roofline report --trace %s --trace %s --bench %s -o %s\n", dec, pre, bench, dir);
+    char shown[4 * 4096 + 64];
+    snprintf(shown, sizeof shown, "--trace %s --trace %s --bench %s -o %s", dec, pre, bench,
+             dir);
+    cli_unstage(shown, sizeof shown);
+    printf("\n== roofline report %s\n", shown);
     struct cli_report_opts o = {.traces = {dec, pre}, .n_traces = 2, .bench = bench, .gpu = gpu,
-                                .dir = dir, .formats = "svg", .rows = -1, .tensor_factor = NAN};
+                                .dir = dir, .set = set, .formats = "svg", .rows = -1,
+                                .tensor_factor = NAN};
     return cli_report_run(&o);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    static const struct option opts[] = {{"gpu", required_argument, NULL, 'g'},
+                                         {"device", required_argument, NULL, 'd'},
+                                         {"tokens", required_argument, NULL, 't'},
+                                         {"no-gpu", no_argument, NULL, 'n'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *dir = "roofline-run", *gpu = NULL, *device = "0";
+    int tokens = 2048, device_index = 0;
+    bool no_gpu = false;
+    int c;
+    static const char optstring[] = "ho:";
+    optind = 1;
+    while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': dir = optarg; break;
+        case 'g': gpu = optarg; break;
+        case 'd':
+            if (cli_parse_int("run", "--device", optarg, 0, CLI_MAX_DEVICE, &device_index))
+                return CLI_USAGE;
+            device = optarg;
+            break;
+        case 'n': no_gpu = true; break;
+        case 't':
+            if (cli_parse_int("run", "--tokens", optarg, 16, 65536, &tokens))
+                return CLI_USAGE;
+            break;
+        case 'h': fputs(usage_text, stdout); return CLI_OK;
+        default: return cli_option_error("run", optstring, opts, argv);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+    /* Everything that can be checked, before the GPU and before any file. */
+    if (gpu && !cli_find_gpu(gpu))
+        return CLI_FAIL;
+    char err[RL_ERRMSG_SIZE] = "--no-gpu";
+    const struct rl_device_api *api = NULL;
+    struct rl_device_info dev;
+    bool have_gpu = !no_gpu && rl_device_open(&api, err) == RL_OK &&
+                    api->query(device_index, &dev, err) == RL_OK;
+    /* Every file of the run is one set: the folder appears whole or not at all. */
+    struct rl_outset set = {0};
+    const char *stage;
+    char why[RL_ERRMSG_SIZE];
+    if (rl_outset_folder(&set, dir, "run", &stage, why)) {
+        cli_error("%s", why);
+        return CLI_FAIL;
+    }
+    cli_outset_show(&set);
+    int rc;
+    if (!have_gpu) {
+        const char *g = gpu ? gpu : "h200";
+        printf("roofline run: no GPU measured (%s): the datasheet roofline of %s with the "
+               "analytic decode and prefill steps of one Llama-3-8B layer (%d tokens)\n\n",
+               err, g, tokens);
+        rc = analytic(stage, g, tokens, &set);
+    } else {
+        rc = measured(stage, gpu, device, tokens, &set);
+    }
+    if (rc == CLI_OK && rl_outset_commit(&set, why)) {
+        cli_error("%s", why);
+        rc = CLI_FAIL;
+    }
+    rl_outset_abort(&set);
+    cli_outset_show(NULL);
+    return rc;
 }

@@ -4,6 +4,7 @@
 
 #include "analyzer/device/device.h"
 #include "analyzer/util/error.h"
+#include "analyzer/util/outset.h"
 #include "analyzer/readers/tracefile.h"
 #include "analyzer/profiler/protocol.h"
 
@@ -11,6 +12,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,9 +80,12 @@ static void summarize(const char *path)
         rl_trace_groups_release(&g);
         return;
     }
+    char shown[4096];
+    snprintf(shown, sizeof shown, "%s", path);
+    cli_unstage(shown, sizeof shown); /* `run` writes it into its stage */
     const struct rl_trace_summary *s = &g.sum;
     printf("%s: %llu kernels: %llu counted, %llu sampled, %llu analytic, %llu timing only\n",
-           path, (unsigned long long)s->kernels,
+           shown, (unsigned long long)s->kernels,
            (unsigned long long)s->by_counts[RL_TRACE_COUNTS_COUNTERS],
            (unsigned long long)s->by_counts[RL_TRACE_COUNTS_SAMPLED],
            (unsigned long long)s->by_counts[RL_TRACE_COUNTS_ANALYTIC],
@@ -293,32 +298,76 @@ static int top_names(char **files, size_t n, int k, const char *path)
     return rc;
 }
 
-/* Move the traces from the run folder to their final names. */
-static int place_traces(char **files, size_t n, const char *out)
+/* The stem and extension of a trace path: "t" and ".json" for "t.json". */
+static int stem_of(const char *out)
 {
-    if (n == 1) {
-        if (rename(files[0], out) != 0) {
-            cli_error("cannot write '%s': %s", out, strerror(errno));
-            return CLI_FAIL;
-        }
-        return CLI_OK;
-    }
     const char *dot = strrchr(out, '.');
     const char *slash = strrchr(out, '/');
-    int stem = dot && (!slash || dot > slash) ? (int)(dot - out) : (int)strlen(out);
-    for (size_t i = 0; i < n; i++) {
+    return dot && (!slash || dot > slash) ? (int)(dot - out) : (int)strlen(out);
+}
+
+/* Declare to set, as members to replace, the traces an earlier run left
+ * at out: out itself and every <stem>.<pid><ext> beside it. */
+static int declare_earlier(struct rl_outset *set, const char *out, char *err)
+{
+    int stem = stem_of(out);
+    const char *slash = strrchr(out, '/');
+    int dir_len = slash ? (int)(slash - out + 1) : 0;
+    char dir[4096], staged[4096];
+    snprintf(dir, sizeof dir, "%.*s", dir_len, out);
+    int rc = rl_outset_file(set, out, staged, sizeof staged, err);
+    DIR *d = opendir(dir_len ? dir : ".");
+    struct dirent *de;
+    const char *base = out + dir_len, *ext = out + stem;
+    size_t nb = (size_t)(stem - dir_len), ne = strlen(ext);
+    while (rc == RL_OK && d && (de = readdir(d))) {
+        const char *n = de->d_name;
+        size_t len = strlen(n);
+        if (len <= nb + 1 + ne || strncmp(n, base, nb) != 0 || n[nb] != '.' ||
+            strcmp(n + len - ne, ext) != 0 ||
+            strspn(n + nb + 1, "0123456789") != len - nb - 1 - ne)
+            continue;
+        char path[4600];
+        snprintf(path, sizeof path, "%s%s", dir, n);
+        rc = rl_outset_file(set, path, staged, sizeof staged, err);
+    }
+    if (d)
+        closedir(d);
+    return rc;
+}
+
+/* Move the traces from the run folder to their final names, as one set:
+ * they replace every trace an earlier run left at that name together. */
+static int place_traces(char **files, size_t n, const char *out)
+{
+    char err[RL_ERRMSG_SIZE];
+    struct rl_outset set = {0};
+    int rc = declare_earlier(&set, out, err);
+    int stem = stem_of(out);
+    for (size_t i = 0; rc == RL_OK && i < n; i++) {
         const char *base = strrchr(files[i], '/') + 1;
-        char *dest;
-        if (asprintf(&dest, "%.*s.%.*s%s", stem, out, (int)(strlen(base) - 5), base,
-                     out + stem) < 0)
-            return CLI_FAIL;
-        if (rename(files[i], dest) != 0) {
-            cli_error("cannot write '%s': %s", dest, strerror(errno));
-            free(dest);
-            return CLI_FAIL;
+        char *dest, staged[4096];
+        if (n == 1)
+            dest = strdup(out);
+        else if (asprintf(&dest, "%.*s.%.*s%s", stem, out, (int)(strlen(base) - 5), base,
+                          out + stem) < 0)
+            dest = NULL;
+        if (!dest) {
+            rc = rl_fail(err, RL_ENOMEM, "out of memory");
+            break;
         }
+        rc = rl_outset_file(&set, dest, staged, sizeof staged, err);
+        if (rc == RL_OK && rename(files[i], staged) != 0)
+            rc = rl_fail(err, RL_EIO, "cannot write '%s': %s", dest, strerror(errno));
         free(files[i]);
         files[i] = dest;
+    }
+    if (rc == RL_OK)
+        rc = rl_outset_commit(&set, err);
+    rl_outset_abort(&set);
+    if (rc) {
+        cli_error("%s", err);
+        return CLI_FAIL;
     }
     return CLI_OK;
 }
@@ -450,6 +499,26 @@ static int trace_builtin(const struct trace_opts *o, const struct rl_device_api 
     return rc ? CLI_FAIL : CLI_OK;
 }
 
+static const char *const counter_sets[] = {"none", "default", "full", NULL};
+
+/* A built-in workload's name, checked before any GPU is looked for: true,
+ * or the usage error reported. "shapes" is `llm --measure`'s, which gives
+ * the shapes: not one to ask for by name. */
+static bool builtin_known(const char *name)
+{
+    const char *names[16];
+    size_t n = 0;
+    for (const char *const *w = rl_workload_names(); *w && n < 15; w++)
+        if (strcmp(*w, "shapes") != 0)
+            names[n++] = *w;
+    names[n] = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return true;
+    cli_unknown_name("trace", "built-in workload", name, names);
+    return false;
+}
+
 int cmd_trace(int argc, char **argv)
 {
     static const struct option opts[] = {{"metrics", required_argument, NULL, 'm'},
@@ -468,9 +537,10 @@ int cmd_trace(int argc, char **argv)
                            .samples = 1,
                            .reps = 3};
     int c;
+    static const char optstring[] = "+ho:";
     optind = 1;
     /* '+': stop at the program's name, so its own options stay its own. */
-    while ((c = getopt_long(argc, argv, "+ho:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             o.out = optarg;
@@ -483,7 +553,7 @@ int cmd_trace(int argc, char **argv)
             else if (strcmp(optarg, "full") == 0)
                 o.counters = RL_COUNTERS_FULL;
             else
-                return cli_usage_error("trace", "--metrics must be none, default or full");
+                return cli_unknown_name("trace", "counter set", optarg, counter_sets);
             break;
         case 'k':
             o.kernel = optarg;
@@ -517,8 +587,7 @@ int cmd_trace(int argc, char **argv)
         case 'h':
             fputs(usage_text, stdout);
             return CLI_OK;
-        default:
-            return cli_usage_error("trace", "unknown option");
+        default: return cli_option_error("trace", optstring, opts, argv);
         }
     }
     char **program = argv + optind;
@@ -535,6 +604,19 @@ int cmd_trace(int argc, char **argv)
         return cli_usage_error("trace", "--top runs a program twice: not with --builtin");
     if (o.reps == 0)
         o.reps = 3;
+    if (o.builtin && !builtin_known(o.builtin))
+        return CLI_USAGE;
+    if (o.kernel) {
+        regex_t re;
+        int rc = regcomp(&re, o.kernel, REG_EXTENDED | REG_NOSUB);
+        if (rc) {
+            char why[160];
+            regerror(rc, &re, why, sizeof why);
+            return cli_usage_error("trace", "--kernel: bad regular expression '%s': %s",
+                                   o.kernel, why);
+        }
+        regfree(&re);
+    }
     const struct rl_device_api *api;
     struct rl_device_info dev;
     if (cli_open_gpu("cannot trace", o.device, &api, &dev))

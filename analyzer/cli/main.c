@@ -1,10 +1,13 @@
 /* main.c - the roofline command line: dispatch to one command per subcommand. */
+#define _GNU_SOURCE
 #include "analyzer/cli/cli.h"
 
 #include "analyzer/device/device.h"
 #include "analyzer/util/error.h"
+#include "analyzer/util/outset.h"
 #include "analyzer/util/paths.h"
 #include "analyzer/model/spec.h"
+#include "analyzer/util/suggest.h"
 #include "microbench/results.h"
 
 #include <errno.h>
@@ -43,19 +46,42 @@ static void usage(FILE *out)
                  "datasheet (vendor documents), analytic (computed) or measured.\n");
 }
 
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+/* An unknown command: one line, the nearest command or the list. */
+static int unknown_command(const char *name)
+{
+    const char *names[N_COMMANDS + 1];
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        names[i] = commands[i].name;
+    names[N_COMMANDS] = NULL;
+    char hint[256];
+    cli_error("unknown command '%s' (%s)", name,
+              rl_suggest_hint(hint, sizeof hint, name, names, NULL));
+    return CLI_USAGE;
+}
+
 int main(int argc, char **argv)
 {
+    opterr = 0; /* getopt's own messages: each command says it in one line */
     if (argc < 2) {
-        usage(stderr);
+        char list[256] = "";
+        for (size_t i = 0; i < N_COMMANDS; i++) {
+            size_t u = strlen(list);
+            snprintf(list + u, sizeof list - u, "%s%s", i ? ", " : "", commands[i].name);
+        }
+        fprintf(stderr, "usage: roofline <command> [<args>] (%s)\n(see 'roofline -h')\n",
+                list);
         return CLI_USAGE;
     }
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
         strcmp(argv[1], "help") == 0) {
         if (argc > 2 && strcmp(argv[1], "help") == 0) {
             char *h[] = {argv[2], "-h", NULL};
-            for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            for (size_t i = 0; i < N_COMMANDS; i++)
                 if (strcmp(argv[2], commands[i].name) == 0)
                     return commands[i].fn(2, h);
+            return unknown_command(argv[2]);
         }
         usage(stdout);
         return CLI_OK;
@@ -64,21 +90,31 @@ int main(int argc, char **argv)
         printf("roofline %s\n", ROOFLINE_VERSION);
         return CLI_OK;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; i < N_COMMANDS; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
-    cli_error("unknown command '%s' (see 'roofline -h')", argv[1]);
-    return CLI_USAGE;
+    return unknown_command(argv[1]);
 }
 
 /* ---- helpers shared by the commands ----------------------------------- */
 
+static const struct rl_outset *shown_set;
+
+void cli_outset_show(const struct rl_outset *s) { shown_set = s; }
+
+void cli_unstage(char *text, size_t size)
+{
+    if (shown_set)
+        rl_outset_unstage(shown_set, text, size);
+}
+
 static void vmessage(const char *kind, const char *fmt, va_list ap)
 {
+    char text[4096];
+    vsnprintf(text, sizeof text, fmt, ap);
+    cli_unstage(text, sizeof text);
     fflush(stdout);
-    fprintf(stderr, "roofline: %s: ", kind);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    fprintf(stderr, "roofline: %s: %s\n", kind, text);
 }
 
 void cli_error(const char *fmt, ...)
@@ -137,11 +173,93 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    fflush(stdout);
     fprintf(stderr, "roofline %s: ", cmd);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fprintf(stderr, "\n(see 'roofline %s -h')\n", cmd);
     return CLI_USAGE;
+}
+
+int cli_option_error(const char *cmd, const char *optstring, const struct option *opts,
+                     char *const *argv)
+{
+    const char *arg = optind > 0 ? argv[optind - 1] : "";
+    bool is_long = strncmp(arg, "--", 2) == 0;
+    int name_len = (int)strcspn(arg, "=");
+    if (optopt && is_long) /* a known long option */
+        return arg[name_len] ? cli_usage_error(cmd, "option '%.*s' takes no value", name_len,
+                                               arg)
+                             : cli_usage_error(cmd, "option '%s' needs a value", arg);
+    if (optopt) {
+        const char *o = optopt != ':' ? strchr(optstring, optopt) : NULL;
+        return o && o[1] == ':' ? cli_usage_error(cmd, "option '-%c' needs a value", optopt)
+                                : cli_usage_error(cmd, "unknown option '-%c'", optopt);
+    }
+    /* An unknown long option: the nearest of the command's own. */
+    char names[48][40], typed[64];
+    snprintf(typed, sizeof typed, "%.*s", name_len, arg);
+    struct rl_suggest s;
+    rl_suggest_init(&s, typed);
+    for (size_t i = 0; opts[i].name && i < 48; i++) {
+        snprintf(names[i], sizeof names[i], "--%s", opts[i].name);
+        rl_suggest_consider(&s, names[i]);
+    }
+    const char *best = rl_suggest_best(&s);
+    if (best)
+        return cli_usage_error(cmd, "unknown option '%s' (did you mean '%s'?)", typed, best);
+    return cli_usage_error(cmd, "unknown option '%s'", typed);
+}
+
+int cli_unknown_name(const char *cmd, const char *what, const char *typed,
+                     const char *const *names)
+{
+    char hint[400];
+    return cli_usage_error(cmd, "unknown %s '%s' (%s)", what, typed,
+                           rl_suggest_hint(hint, sizeof hint, typed, names, NULL));
+}
+
+/* Call check(cmd, item) on each item of a comma-separated list: CLI_OK or
+ * the first error. */
+static int each_item(const char *cmd, const char *list, int (*check)(const char *, const char *))
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", list);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int rc = check(cmd, t);
+        if (rc)
+            return rc;
+    }
+    return CLI_OK;
+}
+
+static int check_precision(const char *cmd, const char *name)
+{
+    struct rl_compute_roof r;
+    return rl_roof_describe(name, &r) == RL_OK
+               ? CLI_OK
+               : cli_unknown_name(cmd, "precision", name, rl_roof_names());
+}
+
+int cli_check_precisions(const char *cmd, const char *list)
+{
+    return each_item(cmd, list, check_precision);
+}
+
+/* Every spelling rl_mem_level_parse() takes. */
+static const char *const memory_levels[] = {"hbm", "dram", "l2", "l1", "shared", NULL};
+
+static int check_memory(const char *cmd, const char *name)
+{
+    return rl_mem_level_parse(name) >= 0
+               ? CLI_OK
+               : cli_unknown_name(cmd, "memory level", name, memory_levels);
+}
+
+int cli_check_memory_levels(const char *cmd, const char *list)
+{
+    return each_item(cmd, list, check_memory);
 }
 
 static struct rl_gpudb db;

@@ -17,7 +17,9 @@
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 #include "analyzer/util/schema.h"
+#include "analyzer/util/suggest.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +75,51 @@ int rl_llm_model_parse(struct rl_llm_model *m, const cJSON *schema, const char *
     return RL_OK;
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* RL_ENOTFOUND for a name not in data_dir/models: the nearest model, or
+ * every one (the folder's own list, so a new config is named at once). */
+static int unknown_model(const char *name, const char *data_dir, char *errmsg)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", data_dir);
+    char *names[64];
+    size_t n = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && n < 64 && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0 &&
+            strcmp(e->d_name, "schema.json") != 0 && (names[n] = strndup(e->d_name, len - 5)))
+            n++;
+    }
+    if (d)
+        closedir(d);
+    qsort(names, n, sizeof *names, by_name);
+    struct rl_suggest sug;
+    rl_suggest_init(&sug, name);
+    for (size_t i = 0; i < n; i++)
+        rl_suggest_consider(&sug, names[i]);
+    const char *best = rl_suggest_best(&sug);
+    if (best) {
+        rl_fail(errmsg, RL_ENOTFOUND, "unknown model '%s' (did you mean '%s'?)", name, best);
+    } else {
+        char list[1024] = "";
+        for (size_t i = 0; i < n; i++) {
+            size_t u = strlen(list);
+            snprintf(list + u, sizeof list - u, "%s%s", i ? ", " : "", names[i]);
+        }
+        rl_fail(errmsg, RL_ENOTFOUND, "unknown model '%s' in %s (%s%sor a .json path)", name,
+                dir, list, n ? "; " : "");
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    return RL_ENOTFOUND;
+}
+
 int rl_llm_model_load(struct rl_llm_model *m, const char *data_dir, const char *name,
                       char *errmsg)
 {
@@ -91,10 +138,7 @@ int rl_llm_model_load(struct rl_llm_model *m, const char *data_dir, const char *
     if ((rc = rl_file_read(path, &text, &len, errmsg))) {
         cJSON_Delete(schema);
         if (path[0] && strchr(name, '/') == NULL && strstr(name, ".json") == NULL)
-            return rl_fail(errmsg, RL_ENOTFOUND,
-                           "no model '%s' in %s/models (llama-2-7b, llama-2-13b, llama-3-8b, "
-                           "llama-3-70b, mistral-7b, qwen2.5-7b, mixtral-8x7b; or a .json path)",
-                           name, data_dir);
+            return unknown_model(name, data_dir, errmsg);
         return rc;
     }
     rc = rl_llm_model_parse(m, schema, text, len, path, errmsg);

@@ -4,6 +4,7 @@
 
 #include "analyzer/util/error.h"
 #include "analyzer/util/strbuf.h"
+#include "analyzer/util/suggest.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -152,35 +153,27 @@ int rl_gpudb_lookup(const struct rl_gpudb *db, const char *name,
         return RL_OK;
     char want[128];
     rl_gpudb_normalize(name, want, sizeof want);
-    /* Three closest GPUs: by edit distance, then by the length of the prefix
-     * shared with the id ("h100-sxm6" is nearer h100-nvl than a100-sxm). */
-    const struct rl_gpu_spec *best[3] = {NULL, NULL, NULL};
-    size_t dist[3] = {(size_t)-1, (size_t)-1, (size_t)-1}, pre[3] = {0, 0, 0};
+    /* The closest GPUs: by edit distance to the id, name or an alias, then
+     * by the length of the prefix shared with the id ("h100-sxm6" is nearer
+     * h100-nvl than a100-sxm). */
+    struct rl_suggest sug;
+    rl_suggest_init(&sug, want);
     for (size_t i = 0; i < db->n; i++) {
-        size_t d = distance_to(&db->gpus[i], want);
         char id[128];
         rl_gpudb_normalize(db->gpus[i].id, id, sizeof id);
         size_t p = 0;
         while (id[p] && id[p] == want[p])
             p++;
-        for (int k = 0; k < 3; k++) {
-            if (d < dist[k] || (d == dist[k] && p > pre[k])) {
-                for (int m = 2; m > k; m--) {
-                    dist[m] = dist[m - 1];
-                    pre[m] = pre[m - 1];
-                    best[m] = best[m - 1];
-                }
-                dist[k] = d;
-                pre[k] = p;
-                best[k] = &db->gpus[i];
-                break;
-            }
-        }
+        rl_suggest_add(&sug, db->gpus[i].id, distance_to(&db->gpus[i], want), p);
     }
+    const char *best = rl_suggest_best(&sug);
+    if (best)
+        return rl_fail(errmsg, RL_ENOTFOUND, "unknown GPU '%s' (did you mean '%s'?)", name,
+                       best);
     char list[160] = "";
-    for (int k = 0; k < 3 && best[k]; k++) {
+    for (size_t k = 0; k < sug.n; k++) {
         size_t u = strlen(list);
-        snprintf(list + u, sizeof list - u, "%s%s", k ? ", " : "", best[k]->id);
+        snprintf(list + u, sizeof list - u, "%s%s", k ? ", " : "", sug.name[k]);
     }
     return rl_fail(errmsg, RL_ENOTFOUND,
                    "unknown GPU '%s' (closest: %s; 'roofline gpus' lists all)", name,

@@ -27,7 +27,9 @@ const struct rl_gpu_spec *rl_gpudb_find(const struct rl_gpudb *db,
                                         const char *name);
 
 /* Like rl_gpudb_find, but on failure returns RL_ENOTFOUND with
- * "unknown GPU 'x' (closest: a, b, c; see roofline gpus)" in errmsg. */
+ * "unknown GPU 'x' (did you mean 'y'?)" in errmsg when one is near (see
+ * rl_suggest_best), else "unknown GPU 'x' (closest: a, b, c; 'roofline gpus'
+ * lists all)". */
 int rl_gpudb_lookup(const struct rl_gpudb *db, const char *name,
                     const struct rl_gpu_spec **out, char *errmsg);
 

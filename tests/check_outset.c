@@ -1,0 +1,414 @@
+/* check_outset.c - output sets: all or nothing, a failure leaves the previous set, two writers never mix. */
+#define _GNU_SOURCE
+#include "test_util.h"
+
+#include "analyzer/util/error.h"
+#include "analyzer/util/outset.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void put(const char *dir, const char *name, const char *text)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The content of dir/name, "" when missing (static buffer). */
+static const char *get(const char *dir, const char *name)
+{
+    static char text[256];
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    text[0] = '\0';
+    if (f) {
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        text[n] = '\0';
+        fclose(f);
+    }
+    return text;
+}
+
+static bool exists(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* Entries of dir whose name contains needle (stages: ".tmp."). */
+static int count_named(const char *dir, const char *needle)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += strstr(e->d_name, needle) != NULL;
+    closedir(d);
+    return n;
+}
+
+/* Files in dir, the mark not counted. */
+static int count_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* A fresh folder under the test's temporary one. */
+static const char *fresh(const char *name)
+{
+    static char path[1024];
+    snprintf(path, sizeof path, "%s/%s", rl_test_tmpdir(), name);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(mkdir(path, 0777), 0);
+    return path;
+}
+
+/* A folder set of files name=text..., committed. */
+static int write_folder(const char *dir, const char *const *files, char *err)
+{
+    struct rl_outset s = {0};
+    const char *stage;
+    int rc = rl_outset_folder(&s, dir, "test", &stage, err);
+    if (rc)
+        return rc;
+    for (size_t i = 0; files[i]; i += 2)
+        put(stage, files[i], files[i + 1]);
+    return rl_outset_commit(&s, err);
+}
+
+START_TEST(folder_set_replaced_whole)
+{
+    const char *top = fresh("whole");
+    char dir[1100], err[RL_ERRMSG_SIZE];
+    snprintf(dir, sizeof dir, "%s/out", top);
+    static const char *const a[] = {"one", "a1", "two", "a2", NULL};
+    ck_assert_msg(write_folder(dir, a, err) == 0, "%s", err);
+    ck_assert_str_eq(get(dir, "one"), "a1");
+    ck_assert_str_eq(get(dir, "two"), "a2");
+    ck_assert_str_eq(get(dir, RL_OUTSET_MARK), "roofline test\n");
+    /* The second set has one file: the first set's other file goes with it. */
+    static const char *const b[] = {"one", "b1", NULL};
+    ck_assert_msg(write_folder(dir, b, err) == 0, "%s", err);
+    ck_assert_str_eq(get(dir, "one"), "b1");
+    ck_assert(!exists(dir, "two"));
+    ck_assert_int_eq(count_named(top, ".tmp."), 0);
+    /* The folder has the mode mkdir gives, not mkdtemp's 0700. */
+    struct stat st;
+    ck_assert_int_eq(stat(dir, &st), 0);
+    mode_t mask = umask(0);
+    umask(mask);
+    ck_assert_int_eq(st.st_mode & 0777, 0777 & ~mask);
+    /* A trailing slash names the same folder. */
+    char slash[1200];
+    snprintf(slash, sizeof slash, "%s/", dir);
+    static const char *const c[] = {"three", "c3", NULL};
+    ck_assert_msg(write_folder(slash, c, err) == 0, "%s", err);
+    ck_assert_str_eq(get(dir, "three"), "c3");
+    ck_assert_int_eq(count_named(top, ".tmp."), 0);
+}
+END_TEST
+
+START_TEST(abort_leaves_the_previous_set)
+{
+    const char *top = fresh("abort");
+    char dir[1100], err[RL_ERRMSG_SIZE];
+    snprintf(dir, sizeof dir, "%s/out", top);
+    static const char *const a[] = {"one", "a1", "two", "a2", NULL};
+    ck_assert_msg(write_folder(dir, a, err) == 0, "%s", err);
+    /* A member fails: the command aborts. Nothing of the new set shows. */
+    struct rl_outset s = {0};
+    const char *stage;
+    ck_assert_int_eq(rl_outset_folder(&s, dir, "test", &stage, err), 0);
+    put(stage, "one", "b1");
+    ck_assert_int_eq(count_named(top, ".tmp."), 1);
+    rl_outset_abort(&s);
+    ck_assert_str_eq(get(dir, "one"), "a1");
+    ck_assert_str_eq(get(dir, "two"), "a2");
+    ck_assert_int_eq(count_named(top, ".tmp."), 0);
+    rl_outset_abort(&s); /* twice is harmless */
+    /* No set before: none after. */
+    char never[1100];
+    snprintf(never, sizeof never, "%s/never", top);
+    memset(&s, 0, sizeof s);
+    ck_assert_int_eq(rl_outset_folder(&s, never, "test", &stage, err), 0);
+    put(stage, "one", "x");
+    rl_outset_abort(&s);
+    ck_assert_int_ne(access(never, F_OK), 0);
+    ck_assert_int_eq(count_named(top, ".tmp."), 0);
+}
+END_TEST
+
+START_TEST(foreign_folders_are_never_replaced)
+{
+    const char *top = fresh("foreign");
+    char dir[1100], err[RL_ERRMSG_SIZE];
+    snprintf(dir, sizeof dir, "%s/mine", top);
+    ck_assert_int_eq(mkdir(dir, 0777), 0);
+    put(dir, "thesis.tex", "keep");
+    struct rl_outset s = {0};
+    const char *stage;
+    ck_assert_int_eq(rl_outset_folder(&s, dir, "test", &stage, err), RL_EIO);
+    ck_assert_ptr_nonnull(strstr(err, "holds files roofline did not write"));
+    ck_assert_str_eq(get(dir, "thesis.tex"), "keep");
+    ck_assert_int_eq(count_named(top, ".tmp."), 0);
+    /* An empty folder is fine; so is a file's place taken by nothing. */
+    snprintf(dir, sizeof dir, "%s/empty", top);
+    ck_assert_int_eq(mkdir(dir, 0777), 0);
+    static const char *const a[] = {"one", "a1", NULL};
+    ck_assert_msg(write_folder(dir, a, err) == 0, "%s", err);
+    ck_assert_str_eq(get(dir, "one"), "a1");
+    /* A file, '.', '..': not folders a set can replace. */
+    snprintf(dir, sizeof dir, "%s/file", top);
+    put(top, "file", "x");
+    ck_assert_int_eq(rl_outset_folder(&s, dir, "test", &stage, err), RL_EIO);
+    ck_assert_ptr_nonnull(strstr(err, "is not a folder"));
+    ck_assert_int_eq(rl_outset_folder(&s, ".", "test", &stage, err), RL_EIO);
+    snprintf(dir, sizeof dir, "%s/..", top);
+    ck_assert_int_eq(rl_outset_folder(&s, dir, "test", &stage, err), RL_EIO);
+    ck_assert_uint_eq(s.n, 0);
+    /* The folder above missing: said, nothing made. */
+    snprintf(dir, sizeof dir, "%s/no/such", top);
+    ck_assert_int_eq(rl_outset_folder(&s, dir, "test", &stage, err), RL_EIO);
+    ck_assert_ptr_nonnull(strstr(err, "cannot create a folder beside"));
+    ck_assert_int_eq(count_named(top, ".tmp."), 0);
+}
+END_TEST
+
+START_TEST(loose_files_all_or_nothing)
+{
+    const char *top = fresh("loose");
+    char path[1100], staged[4096], err[RL_ERRMSG_SIZE];
+    /* The first set: a.svg with its companions written beside it. */
+    struct rl_outset s = {0};
+    snprintf(path, sizeof path, "%s/a.svg", top);
+    ck_assert_int_eq(rl_outset_file(&s, path, staged, sizeof staged, err), 0);
+    ck_assert_ptr_nonnull(strstr(staged, "/.roofline.tmp."));
+    char stage[4096];
+    snprintf(stage, sizeof stage, "%.*s", (int)(strrchr(staged, '/') - staged), staged);
+    put(stage, "a.svg", "svg 1");
+    put(stage, "a.gp", "gp 1");
+    ck_assert_int_eq(count_files(top), 0); /* nothing shows before the commit */
+    ck_assert_msg(rl_outset_commit(&s, err) == 0, "%s", err);
+    ck_assert_str_eq(get(top, "a.svg"), "svg 1");
+    ck_assert_str_eq(get(top, "a.gp"), "gp 1");
+    ck_assert_int_eq(count_named(top, ".tmp."), 0);
+    /* The second: a.svg declared but not drawn (no gnuplot): the old image
+     * goes, so the script and the image never come from two runs. */
+    memset(&s, 0, sizeof s);
+    ck_assert_int_eq(rl_outset_file(&s, path, staged, sizeof staged, err), 0);
+    snprintf(stage, sizeof stage, "%.*s", (int)(strrchr(staged, '/') - staged), staged);
+    put(stage, "a.gp", "gp 2");
+    ck_assert_msg(rl_outset_commit(&s, err) == 0, "%s", err);
+    ck_assert(!exists(top, "a.svg"));
+    ck_assert_str_eq(get(top, "a.gp"), "gp 2");
+    /* A member that cannot be renamed in (a folder holds its name): the
+     * commit fails and puts back every member it had moved. */
+    put(top, "a.svg", "svg 2");
+    char blocker[1200];
+    snprintf(blocker, sizeof blocker, "%s/z.dat", top);
+    ck_assert_int_eq(mkdir(blocker, 0777), 0);
+    put(blocker, "inside", "x");
+    memset(&s, 0, sizeof s);
+    ck_assert_int_eq(rl_outset_file(&s, path, staged, sizeof staged, err), 0);
+    snprintf(stage, sizeof stage, "%.*s", (int)(strrchr(staged, '/') - staged), staged);
+    put(stage, "a.svg", "svg 3");
+    put(stage, "a.gp", "gp 3");
+    put(stage, "new.dat", "new 3");
+    put(stage, "z.dat", "z 3");
+    ck_assert_int_eq(rl_outset_commit(&s, err), RL_EIO);
+    ck_assert_ptr_nonnull(strstr(err, "z.dat"));
+    ck_assert_str_eq(get(top, "a.svg"), "svg 2");
+    ck_assert_str_eq(get(top, "a.gp"), "gp 2");
+    ck_assert(!exists(top, "new.dat"));
+    ck_assert_int_eq(count_named(top, ".tmp."), 0);
+    ck_assert_int_eq(count_named(top, ".old"), 0);
+}
+END_TEST
+
+START_TEST(parts_commit_together)
+{
+    /* Two folders of loose files: the second fails, the first is put back. */
+    const char *top = fresh("parts");
+    char d1[1100], d2[1100], p1[1200], p2[1200], staged[4096], err[RL_ERRMSG_SIZE];
+    snprintf(d1, sizeof d1, "%s/one", top);
+    snprintf(d2, sizeof d2, "%s/two", top);
+    ck_assert_int_eq(mkdir(d1, 0777), 0);
+    ck_assert_int_eq(mkdir(d2, 0777), 0);
+    put(d1, "a.svg", "old a");
+    snprintf(p1, sizeof p1, "%s/a.svg", d1);
+    snprintf(p2, sizeof p2, "%s/b.svg", d2);
+    char blocker[1300];
+    snprintf(blocker, sizeof blocker, "%s/b.svg", d2);
+    ck_assert_int_eq(mkdir(blocker, 0777), 0);
+    put(blocker, "inside", "x");
+    struct rl_outset s = {0};
+    ck_assert_int_eq(rl_outset_file(&s, p1, staged, sizeof staged, err), 0);
+    FILE *f = fopen(staged, "w");
+    fputs("new a", f);
+    fclose(f);
+    ck_assert_int_eq(rl_outset_file(&s, p2, staged, sizeof staged, err), 0);
+    f = fopen(staged, "w");
+    fputs("new b", f);
+    fclose(f);
+    ck_assert_uint_eq(s.n, 2);
+    ck_assert_int_eq(rl_outset_commit(&s, err), RL_EIO);
+    ck_assert_str_eq(get(d1, "a.svg"), "old a");
+    ck_assert_int_eq(count_named(d1, ".tmp."), 0);
+    ck_assert_int_eq(count_named(d2, ".tmp."), 0);
+}
+END_TEST
+
+START_TEST(messages_name_final_paths)
+{
+    const char *top = fresh("unstage");
+    char dir[1100], file[1100], staged[4096], err[RL_ERRMSG_SIZE];
+    snprintf(dir, sizeof dir, "%s/out", top);
+    struct rl_outset s = {0};
+    const char *stage;
+    ck_assert_int_eq(rl_outset_folder(&s, dir, "test", &stage, err), 0);
+    snprintf(file, sizeof file, "%s/b/c.svg", top);
+    char sub[1100];
+    snprintf(sub, sizeof sub, "%s/b", top);
+    ck_assert_int_eq(mkdir(sub, 0777), 0);
+    ck_assert_int_eq(rl_outset_file(&s, file, staged, sizeof staged, err), 0);
+    char text[8192], want[8192];
+    snprintf(text, sizeof text, "gnuplot failed on '%s/roofline.gp'; then '%s'", stage, staged);
+    rl_outset_unstage(&s, text, sizeof text);
+    snprintf(want, sizeof want, "gnuplot failed on '%s/roofline.gp'; then '%s'", dir, file);
+    ck_assert_str_eq(text, want);
+    rl_outset_abort(&s);
+    ck_assert_int_eq(count_named(top, ".tmp."), 0);
+    ck_assert_int_eq(count_named(sub, ".tmp."), 0);
+}
+END_TEST
+
+/* ---- two writers at once ------------------------------------------------------ */
+
+#define MEMBERS 6
+
+/* One writer: a folder set (or loose files, loose) of MEMBERS files, each
+ * holding the writer's stamp, written slowly enough that two overlap. */
+static int writer(const char *target, const char *stamp, bool loose)
+{
+    char err[RL_ERRMSG_SIZE], staged[4096];
+    struct rl_outset s = {0};
+    const char *stage = NULL;
+    char stage_buf[4096];
+    if (loose) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/m0", target);
+        if (rl_outset_file(&s, path, staged, sizeof staged, err))
+            return 1;
+        snprintf(stage_buf, sizeof stage_buf, "%.*s", (int)(strrchr(staged, '/') - staged),
+                 staged);
+        stage = stage_buf;
+    } else if (rl_outset_folder(&s, target, "test", &stage, err)) {
+        return 1;
+    }
+    for (int i = 0; i < MEMBERS; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "m%d", i);
+        put(stage, name, stamp);
+        usleep(200);
+    }
+    return rl_outset_commit(&s, err) ? 2 : 0;
+}
+
+/* Every member there, all from one writer. */
+static void assert_one_writer(const char *dir, int round)
+{
+    char first[256];
+    snprintf(first, sizeof first, "%s", get(dir, "m0"));
+    ck_assert_msg(first[0], "round %d: no m0", round);
+    for (int i = 1; i < MEMBERS; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "m%d", i);
+        ck_assert_msg(strcmp(get(dir, name), first) == 0, "round %d: %s is '%s', m0 '%s'", round,
+                      name, get(dir, name), first);
+    }
+}
+
+static void race(const char *name, bool loose)
+{
+    const char *top = fresh(name);
+    char target[1100];
+    snprintf(target, sizeof target, loose ? "%s" : "%s/out", top);
+    for (int round = 0; round < 60; round++) {
+        int go[2];
+        ck_assert_int_eq(pipe(go), 0);
+        pid_t pid[2];
+        for (int w = 0; w < 2; w++) {
+            pid[w] = fork();
+            ck_assert_int_ge(pid[w], 0);
+            if (pid[w] == 0) {
+                char c;
+                close(go[1]);
+                if (read(go[0], &c, 1) < 0) /* both start together */
+                    _exit(3);
+                char stamp[32];
+                snprintf(stamp, sizeof stamp, "writer %d round %d", w, round);
+                _exit(writer(target, stamp, loose));
+            }
+        }
+        close(go[0]);
+        close(go[1]); /* EOF: go */
+        for (int w = 0; w < 2; w++) {
+            int st;
+            ck_assert_int_eq(waitpid(pid[w], &st, 0), pid[w]);
+            ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "round %d: writer %d: %d",
+                          round, w, st);
+        }
+        assert_one_writer(target, round);
+        ck_assert_int_eq(count_named(top, ".tmp."), 0);
+    }
+}
+
+START_TEST(two_folder_writers_never_mix) { race("race-folder", false); }
+END_TEST
+
+START_TEST(two_loose_writers_never_mix) { race("race-loose", true); }
+END_TEST
+
+static Suite *outset_suite(void)
+{
+    Suite *s = suite_create("outset");
+    TCase *core = tcase_create("core");
+    tcase_set_timeout(core, 60);
+    tcase_add_test(core, folder_set_replaced_whole);
+    tcase_add_test(core, abort_leaves_the_previous_set);
+    tcase_add_test(core, loose_files_all_or_nothing);
+    tcase_add_test(core, messages_name_final_paths);
+    tcase_add_test(core, two_folder_writers_never_mix);
+    tcase_add_test(core, two_loose_writers_never_mix);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_add_test(limits, foreign_folders_are_never_replaced);
+    tcase_add_test(limits, parts_commit_together);
+    suite_add_tcase(s, limits);
+    return s;
+}
+
+int main(void) { return rl_test_run(outset_suite()); }
