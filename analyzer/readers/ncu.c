@@ -33,13 +33,27 @@ void rl_ncu_set_chunk_bytes(size_t bytes) { chunk_bytes = bytes ? bytes : 1u << 
 
 /* ---- input: a window over the bytes, refilled from a file ------------------ */
 
+/* The window lies in one writable buffer (a file's chunk, or a copy of the
+ * text): a row's fields are cut in place, never copied. */
 struct input {
     FILE *f;               /* NULL: all the text is in the window */
-    char *chunk;           /* file mode: the buffer the window lies in */
+    char *chunk;           /* the buffer the window lies in (one byte of slack) */
     size_t chunk_cap;
-    const char *p, *end;   /* unread bytes */
+    char *p, *end;         /* unread bytes */
     bool eof;
+    /* Lines, counted lazily: `line` is the number of the line at lines_to. */
+    const char *lines_to;
+    int line;
 };
+
+/* The line number at pos (pos at or after every earlier call's). */
+static int line_at(struct input *in, const char *pos)
+{
+    for (const char *q = in->lines_to; q < pos && (q = memchr(q, '\n', (size_t)(pos - q))); q++)
+        in->line++;
+    in->lines_to = pos;
+    return in->line;
+}
 
 /* Keep [p, end), read more after it. RL_OK (eof set when nothing more
  * came), RL_ENOMEM or RL_EIO. */
@@ -49,10 +63,11 @@ static int refill(struct input *in)
         in->eof = true;
         return RL_OK;
     }
+    line_at(in, in->p); /* the bytes before p go */
     size_t keep = (size_t)(in->end - in->p);
     if (keep == in->chunk_cap) { /* one row fills the buffer: double it */
         size_t cap = in->chunk_cap ? 2 * in->chunk_cap : chunk_bytes;
-        char *b = malloc(cap);
+        char *b = malloc(cap + 1);
         if (!b)
             return RL_ENOMEM;
         if (keep)
@@ -65,6 +80,7 @@ static int refill(struct input *in)
     }
     size_t got = fread(in->chunk + keep, 1, in->chunk_cap - keep, in->f);
     in->p = in->chunk;
+    in->lines_to = in->p;
     in->end = in->chunk + keep + got;
     if (got == 0) {
         if (ferror(in->f))
@@ -79,55 +95,63 @@ static int refill(struct input *in)
 struct csv {
     struct input in;
     const char *what;
-    int line;          /* of the next row */
-    char *buf;         /* the current row's fields, unescaped, NUL-separated */
-    size_t cap, used;
-    size_t *off;       /* field offsets into buf while a row is parsed */
-    char **field;
+    char *row_start;   /* of the current row, in the window */
+    int row_line;      /* its line number; 0 until asked */
+    struct span {
+        char *s;       /* in the window */
+        size_t n;
+        bool escaped;  /* holds doubled quotes */
+    } *span;
+    char **field;      /* the current row's fields, NUL-terminated in place */
     int n, fcap;
 };
 
 enum { ROW_END = 0, ROW_OK = 1, ROW_MORE = 2, ROW_ERROR = -1 };
 
-static int append(struct csv *c, const char *s, size_t k)
+static char empty_field[1];
+
+/* The line of the current row (counted on demand: only errors and rare
+ * notes need it). */
+static int row_line(struct csv *c)
 {
-    if (c->used + k + 1 > c->cap) {
-        size_t cap = c->cap ? c->cap : 4096;
-        while (cap < c->used + k + 1)
-            cap *= 2;
-        char *b = realloc(c->buf, cap);
-        if (!b)
-            return RL_ENOMEM;
-        c->buf = b;
-        c->cap = cap;
-    }
-    memcpy(c->buf + c->used, s, k);
-    c->used += k;
-    return RL_OK;
+    if (!c->row_line)
+        c->row_line = line_at(&c->in, c->row_start);
+    return c->row_line;
 }
 
-static int new_field(struct csv *c)
+static int new_field_slow(struct csv *c, char *s, size_t n, bool escaped)
 {
     if (c->n == c->fcap) {
         if (c->fcap >= MAX_FIELDS)
             return RL_EPARSE;
         int fcap = c->fcap ? 2 * c->fcap : 256;
-        size_t *o = realloc(c->off, (size_t)fcap * sizeof *o);
+        struct span *o = realloc(c->span, (size_t)fcap * sizeof *o);
         if (!o)
             return RL_ENOMEM;
-        c->off = o;
+        c->span = o;
         char **f = realloc(c->field, (size_t)fcap * sizeof *f);
         if (!f)
             return RL_ENOMEM;
         c->field = f;
         c->fcap = fcap;
     }
-    c->off[c->n++] = c->used;
+    c->span[c->n++] = (struct span){s, n, escaped};
     return RL_OK;
 }
 
-static int csv_fail(struct csv *c, char *errmsg, int code, int line, const char *what_is_wrong)
+static inline int new_field(struct csv *c, char *s, size_t n, bool escaped)
 {
+    if (c->n < c->fcap) {
+        c->span[c->n++] = (struct span){s, n, escaped};
+        return RL_OK;
+    }
+    return new_field_slow(c, s, n, escaped);
+}
+
+static int csv_fail(struct csv *c, char *errmsg, int code, const char *at,
+                    const char *what_is_wrong)
+{
+    int line = line_at(&c->in, at);
     if (code == RL_ENOMEM)
         rl_fail(errmsg, code, "out of memory");
     else if (code == RL_EPARSE && !what_is_wrong)
@@ -138,41 +162,41 @@ static int csv_fail(struct csv *c, char *errmsg, int code, int line, const char 
 }
 
 /* Parse one row from the window: ROW_OK, ROW_END, ROW_MORE (the window ends
- * inside the row and more input may come) or ROW_ERROR (errmsg set). */
+ * inside the row and more input may come: nothing was changed) or
+ * ROW_ERROR (errmsg set). */
 static int parse_row(struct csv *c, char *errmsg)
 {
-    const char *p = c->in.p, *end = c->in.end;
+    char *p = c->in.p, *end = c->in.end;
     bool eof = c->in.eof;
     if (p >= end)
         return eof ? ROW_END : ROW_MORE;
-    int newlines = 0, rc;
-    c->used = 0;
+    c->row_start = p;
+    c->row_line = 0;
     c->n = 0;
+    int rc;
     for (;;) {
-        if ((rc = new_field(c)))
-            return csv_fail(c, errmsg, rc, c->line, NULL);
+        char *s;
+        size_t n;
+        bool escaped = false;
         if (p < end && *p == '"') {
-            p++;
+            s = ++p;
             for (;;) {
-                const char *q = memchr(p, '"', (size_t)(end - p));
+                char *q = memchr(p, '"', (size_t)(end - p));
                 if (!q) {
                     if (!eof)
                         return ROW_MORE;
-                    return csv_fail(c, errmsg, RL_EPARSE, c->line, "a quoted field never ends");
+                    return csv_fail(c, errmsg, RL_EPARSE, c->row_start,
+                                    "a quoted field never ends");
                 }
-                for (const char *s = p; (s = memchr(s, '\n', (size_t)(q - s))); s++)
-                    newlines++;
-                if ((rc = append(c, p, (size_t)(q - p))))
-                    return csv_fail(c, errmsg, rc, c->line, NULL);
                 p = q + 1;
                 if (p >= end && !eof)
                     return ROW_MORE; /* a doubled quote may follow */
                 if (p < end && *p == '"') {
-                    if ((rc = append(c, "\"", 1)))
-                        return csv_fail(c, errmsg, rc, c->line, NULL);
+                    escaped = true;
                     p++;
                     continue;
                 }
+                n = (size_t)(q - s);
                 break;
             }
             if (p < end && *p == '\r')
@@ -180,48 +204,61 @@ static int parse_row(struct csv *c, char *errmsg)
             if (p >= end && !eof)
                 return ROW_MORE;
             if (p < end && *p != ',' && *p != '\n')
-                return csv_fail(c, errmsg, RL_EPARSE, c->line + newlines,
-                                "text after a closing quote");
+                return csv_fail(c, errmsg, RL_EPARSE, p, "text after a closing quote");
         } else {
-            const char *q = p;
-            while (q < end && *q != ',' && *q != '\n')
-                q++;
-            if (q >= end && !eof)
+            s = p;
+            while (p < end && *p != ',' && *p != '\n')
+                p++;
+            if (p >= end && !eof)
                 return ROW_MORE;
-            size_t k = (size_t)(q - p);
-            if (k && p[k - 1] == '\r')
-                k--;
-            if ((rc = append(c, p, k)))
-                return csv_fail(c, errmsg, rc, c->line, NULL);
-            p = q;
+            n = (size_t)(p - s);
+            if (n && s[n - 1] == '\r')
+                n--;
         }
-        if ((rc = append(c, "", 1)))
-            return csv_fail(c, errmsg, rc, c->line, NULL);
-        c->buf[c->used - 1] = 0;
+        if ((rc = new_field(c, s, n, escaped)))
+            return csv_fail(c, errmsg, rc, c->row_start, NULL);
         if (p < end && *p == ',') {
             p++;
             if (p >= end && !eof)
                 return ROW_MORE;
             continue;
         }
-        if (p < end && *p == '\n') {
+        if (p < end && *p == '\n')
             p++;
-            newlines++;
-        }
         break;
     }
-    for (int i = 0; i < c->n; i++)
-        c->field[i] = c->buf + c->off[i];
+    /* The row is whole: cut its fields in place (each ends at its closing
+     * quote, comma, CR or newline, or the buffer's slack byte). */
+    for (int i = 0; i < c->n; i++) {
+        struct span *f = &c->span[i];
+        if (f->escaped) {
+            size_t k = 0;
+            for (size_t j = 0; j < f->n; j++, k++) {
+                f->s[k] = f->s[j];
+                if (f->s[j] == '"')
+                    j++; /* "" is one quote */
+            }
+            f->n = k;
+        }
+        if (f->s[f->n] == '\n') {
+            /* A newline about to become the field's end: count it first
+             * (quoted fields, as ncu writes them, end at their quote). */
+            row_line(c);
+            line_at(&c->in, f->s + f->n);
+            c->in.line++;
+            c->in.lines_to = f->s + f->n + 1;
+        }
+        f->s[f->n] = 0;
+        c->field[i] = f->s;
+    }
     c->in.p = p;
-    c->line += newlines;
     return ROW_OK;
 }
 
 /* Read the next row into c->field: ROW_OK, ROW_END or ROW_ERROR. */
-static int csv_row(struct csv *c, int *row_line, char *errmsg)
+static int csv_row(struct csv *c, char *errmsg)
 {
     for (;;) {
-        *row_line = c->line;
         int r = parse_row(c, errmsg);
         if (r != ROW_MORE)
             return r;
@@ -253,10 +290,8 @@ static const char *peek_line(struct csv *c, size_t *len, int *io)
 static void skip_line(struct csv *c, size_t len)
 {
     c->in.p += len;
-    if (c->in.p < c->in.end) {
+    if (c->in.p < c->in.end)
         c->in.p++; /* the newline */
-        c->line++;
-    }
 }
 
 /* ---- values ---------------------------------------------------------------- */
@@ -310,6 +345,7 @@ static const struct unit *unit_find(const char *name)
 
 /* How a file writes its numbers: ncu follows the locale. */
 struct numfmt {
+    struct csv *c;            /* for the line of a first sighting */
     bool decimal_comma;       /* seen "117,47" */
     int grouping_line;        /* a line where "1,234" was read as 1234; 0 none */
     char grouping_value[32];
@@ -336,7 +372,7 @@ static bool grouped(const char *s, size_t n, char sep)
 }
 
 /* A number as the file writes it into *out (no unit applied). */
-static int number(struct numfmt *nf, int line, const char *text, double *out)
+static int number(struct numfmt *nf, const char *text, double *out)
 {
     while (*text == ' ')
         text++;
@@ -372,7 +408,7 @@ static int number(struct numfmt *nf, int line, const char *text, double *out)
         if (nf->grouping_line)
             return NUM_MIXED;
         if (!nf->decimal_comma)
-            nf->comma_line = line;
+            nf->comma_line = row_line(nf->c);
         nf->decimal_comma = true;
         for (size_t i = 0; i < mn; i++)
             digits[k++] = m[i] == ',' ? '.' : m[i];
@@ -383,7 +419,7 @@ static int number(struct numfmt *nf, int line, const char *text, double *out)
                 digits[k++] = m[i] == ',' ? '.' : m[i];
         } else {
             if (!nf->grouping_line) {
-                nf->grouping_line = line;
+                nf->grouping_line = row_line(nf->c);
                 snprintf(nf->grouping_value, sizeof nf->grouping_value, "%.*s", (int)n, text);
             }
             for (size_t i = 0; i < mn; i++)
@@ -525,6 +561,14 @@ static const struct term *term_find(const struct term *t, size_t n, const char *
     return NULL;
 }
 
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
 /* ---- kernels --------------------------------------------------------------- */
 
 struct kernel {
@@ -541,10 +585,49 @@ struct importer {
     struct rl_ncu_stats *stats;
     struct term terms[MAX_TERMS];
     size_t n_terms;
+    /* Per quantity, candidate and '+' term: the sm__ and smsp__ term
+     * indices (-1 none), built once from terms. */
+    signed char slot[X_COUNT][RL_Q_MAX_CANDIDATES][RL_Q_MAX_TERMS][2];
+    /* Metric names seen, hashed: the term each feeds (NULL: not read). */
+    struct seen_name {
+        char *name;
+        const struct term *t;
+    } names[1024];
+    size_t n_names;
     bool seen[X_COUNT];     /* quantities the file has a column or row for */
     bool device_named;      /* g->sum.gpu_name came from this file */
     char *errmsg;
 };
+
+/* The term a metric name feeds, looked up once per distinct name. */
+static const struct term *term_of(struct importer *im, const char *name)
+{
+    size_t size = sizeof im->names / sizeof im->names[0];
+    for (size_t j = name_hash(name) & (size - 1), probes = 0; probes < size;
+         j = (j + 1) & (size - 1), probes++) {
+        struct seen_name *e = &im->names[j];
+        if (!e->name) {
+            const struct term *t = term_find(im->terms, im->n_terms, name);
+            if (im->n_names + 1 < size / 2 && (e->name = strdup(name))) {
+                e->t = t;
+                im->n_names++;
+            }
+            return t;
+        }
+        if (strcmp(e->name, name) == 0)
+            return e->t;
+    }
+    return term_find(im->terms, im->n_terms, name);
+}
+
+static void importer_slots(struct importer *im)
+{
+    memset(im->slot, -1, sizeof im->slot);
+    for (size_t t = 0; t < im->n_terms; t++) {
+        const struct term *x = &im->terms[t];
+        im->slot[x->q][x->cand][x->part][x->alias] = (signed char)t;
+    }
+}
 
 static void kernel_reset(struct kernel *k)
 {
@@ -568,18 +651,13 @@ static void kernel_quantities(const struct importer *im, const struct kernel *k,
             double sum = 0;
             bool any = false, complete = true;
             for (int part = 0; part < RL_Q_MAX_TERMS && complete; part++) {
-                double v = NAN;
-                bool exists = false;
-                for (size_t t = 0; t < im->n_terms; t++) {
-                    const struct term *x = &im->terms[t];
-                    if (x->q != qi || x->cand != c || x->part != part)
-                        continue;
-                    exists = true;
-                    if (!isnan(k->tv[t]) && (!x->alias || isnan(v)))
-                        v = k->tv[t]; /* the sm__ form wins over the smsp__ one */
-                }
-                if (!exists)
+                const signed char *ix = im->slot[qi][c][part];
+                if (ix[0] < 0 && ix[1] < 0)
                     break;
+                /* The sm__ form wins over the smsp__ one. */
+                double v = ix[0] >= 0 ? k->tv[ix[0]] : NAN;
+                if (isnan(v) && ix[1] >= 0)
+                    v = k->tv[ix[1]];
                 if (isnan(v))
                     complete = false;
                 else
@@ -639,7 +717,7 @@ static void device_seen(struct importer *im, const char *name)
 /* A metric's value in its base unit into k; RL_OK or RL_ESCHEMA. */
 static int kernel_metric(struct importer *im, struct numfmt *nf, struct kernel *k,
                          const struct term *t, const char *value, const char *unit_text,
-                         int line, int col, int unit_col, const char *col_name)
+                         struct csv *c, int col, int unit_col, const char *col_name)
 {
     im->seen[t->q] = true;
     if (t->dim == DIM_TEXT) {
@@ -647,7 +725,7 @@ static int kernel_metric(struct importer *im, struct numfmt *nf, struct kernel *
         return RL_OK;
     }
     double v;
-    int r = number(nf, line, value, &v);
+    int r = number(nf, value, &v);
     if (r == NUM_ABSENT)
         return RL_OK;
     const char *what = im->stats->form[0] == 'l' ? "Metric Value" : col_name;
@@ -656,10 +734,11 @@ static int kernel_metric(struct importer *im, struct numfmt *nf, struct kernel *
                        "line %d, column %d (%s): %s: '%s' has a decimal comma, but line %d's "
                        "'%s' was read with a thousands separator: export with one locale "
                        "(LC_ALL=C ncu ...)",
-                       line, col, what, t->name, value, nf->grouping_line, nf->grouping_value);
+                       row_line(c), col, what, t->name, value, nf->grouping_line,
+                       nf->grouping_value);
     if (r != NUM_OK)
         return rl_fail(im->errmsg, RL_ESCHEMA, "line %d, column %d (%s): %s: '%s' is not a number",
-                       line, col, what, t->name, value);
+                       row_line(c), col, what, t->name, value);
     /* No unit (no units row or column, or an empty cell): ncu's base units,
      * as --print-units base writes them. */
     static const struct unit base[] = {{"", DIM_COUNT, 1}, {"byte", DIM_BYTES, 1},
@@ -673,13 +752,13 @@ static int kernel_metric(struct importer *im, struct numfmt *nf, struct kernel *
         unit_text = u->name;
     if (!u)
         return rl_fail(im->errmsg, RL_ESCHEMA,
-                       "line %d, column %d (%s): %s: unknown unit '%s' (value '%s')", line, unit_col,
+                       "line %d, column %d (%s): %s: unknown unit '%s' (value '%s')", row_line(c), unit_col,
                        im->stats->form[0] == 'l' ? "Metric Unit" : col_name, t->name, unit_text,
                        value);
     if (u->dim != t->dim)
         return rl_fail(im->errmsg, RL_ESCHEMA,
                        "line %d, column %d (%s): %s is %s, but its unit '%s' is not (value '%s')",
-                       line, unit_col, im->stats->form[0] == 'l' ? "Metric Unit" : col_name, t->name,
+                       row_line(c), unit_col, im->stats->form[0] == 'l' ? "Metric Unit" : col_name, t->name,
                        dim_names[t->dim], unit_text, value);
     size_t i = (size_t)(t - im->terms);
     if (isnan(k->tv[i]))
@@ -805,10 +884,10 @@ static void layout_release(struct layout *L)
 
 static int read_rows(struct importer *im, struct csv *c, struct layout *L, char *errmsg)
 {
-    struct numfmt nf = {false, 0, "", 0};
+    struct numfmt nf = {c, false, 0, "", 0};
     struct kernel k = {"", NULL, 0, {0}, {0}, {0}};
     kernel_reset(&k);
-    int rc = RL_OK, r, line = 0;
+    int rc = RL_OK, r;
     bool first = true;
     for (;;) {
         /* ==PROF== lines (and ==WARNING==, ==ERROR==) between rows. */
@@ -827,7 +906,7 @@ static int read_rows(struct importer *im, struct csv *c, struct layout *L, char 
             rc = rl_fail(errmsg, io, io == RL_EIO ? "'%s': read error" : "out of memory", c->what);
             break;
         }
-        if ((r = csv_row(c, &line, errmsg)) != ROW_OK) {
+        if ((r = csv_row(c, errmsg)) != ROW_OK) {
             if (r == ROW_ERROR)
                 rc = RL_EPARSE;
             break;
@@ -836,7 +915,7 @@ static int read_rows(struct importer *im, struct csv *c, struct layout *L, char 
             continue; /* a blank line */
         if (c->n > L->ncols) {
             rc = rl_fail(errmsg, RL_ESCHEMA, "'%s': line %d: %d columns, the header has %d",
-                         c->what, line, c->n, L->ncols);
+                         c->what, row_line(c), c->n, L->ncols);
             break;
         }
         if (strcmp(c->field[0], "ID") == 0) {
@@ -849,17 +928,16 @@ static int read_rows(struct importer *im, struct csv *c, struct layout *L, char 
             rc = rl_fail(errmsg, RL_ESCHEMA,
                          "'%s': line %d: %d columns, the header has %d (the row ends before "
                          "'%s')",
-                         c->what, line, c->n, L->ncols,
+                         c->what, row_line(c), c->n, L->ncols,
                          L->long_form ? "Metric Value" : "Kernel Name");
             break;
         }
         while (c->n < L->ncols) {
-            if (new_field(c) || append(c, "", 1)) {
+            if (new_field(c, empty_field, 0, false)) {
                 rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
                 break;
             }
-            for (int i = 0; i < c->n; i++)
-                c->field[i] = c->buf + c->off[i];
+            c->field[c->n - 1] = empty_field;
         }
         if (rc)
             break;
@@ -872,17 +950,20 @@ static int read_rows(struct importer *im, struct csv *c, struct layout *L, char 
             continue;
         }
         first = false;
-        if (strcmp(k.id, c->field[L->id]) != 0 && (rc = kernel_flush(im, &k)))
-            break;
-        snprintf(k.id, sizeof k.id, "%s", c->field[L->id]);
-        if ((rc = kernel_name(&k, c->field[L->name])))
-            break;
-        if (L->grid >= 0)
-            dims(c->field[L->grid], k.grid);
-        if (L->block >= 0)
-            dims(c->field[L->block], k.block);
-        if (L->device >= 0)
-            device_seen(im, c->field[L->device]);
+        /* A new kernel result: its name, launch and device, once. */
+        if (!L->long_form || strcmp(k.id, c->field[L->id]) != 0 || !k.name) {
+            if ((rc = kernel_flush(im, &k)))
+                break;
+            snprintf(k.id, sizeof k.id, "%s", c->field[L->id]);
+            if ((rc = kernel_name(&k, c->field[L->name])))
+                break;
+            if (L->grid >= 0)
+                dims(c->field[L->grid], k.grid);
+            if (L->block >= 0)
+                dims(c->field[L->block], k.block);
+            if (L->device >= 0)
+                device_seen(im, c->field[L->device]);
+        }
         if (L->long_form) {
             /* Old exports give the launch only as Launch Statistics rows:
              * "Grid Size" is the number of blocks, "Block Size" of threads. */
@@ -890,23 +971,23 @@ static int read_rows(struct importer *im, struct csv *c, struct layout *L, char 
             bool g_row = L->grid < 0 && strcmp(mn, "Grid Size") == 0;
             if (g_row || (L->block < 0 && strcmp(mn, "Block Size") == 0)) {
                 double v;
-                if (number(&nf, line, c->field[L->mvalue], &v) == NUM_OK && v >= 0 &&
+                if (number(&nf, c->field[L->mvalue], &v) == NUM_OK && v >= 0 &&
                     v < 4294967296.0) {
                     uint32_t *d = g_row ? k.grid : k.block;
                     d[0] = (uint32_t)v;
                     d[1] = d[2] = 1;
                 }
             }
-            const struct term *t = term_find(im->terms, im->n_terms, mn);
+            const struct term *t = term_of(im, mn);
             if (t)
                 rc = kernel_metric(im, &nf, &k, t, c->field[L->mvalue],
-                                   L->munit >= 0 ? c->field[L->munit] : NULL, line,
+                                   L->munit >= 0 ? c->field[L->munit] : NULL, c,
                                    L->mvalue + 1, L->munit + 1, "Metric Value");
         } else {
             for (int j = 0; j < L->ncols && rc == RL_OK; j++)
                 if (L->col_term[j])
                     rc = kernel_metric(im, &nf, &k, L->col_term[j], c->field[j],
-                                       L->units[j] ? L->units[j] : NULL, line, j + 1, j + 1,
+                                       L->units[j] ? L->units[j] : NULL, c, j + 1, j + 1,
                                        L->headers[j]);
             if (rc == RL_OK)
                 rc = kernel_flush(im, &k); /* one row, one kernel */
@@ -944,7 +1025,8 @@ static int parse(struct rl_trace_groups *g, struct csv *c, double factor,
     im->stats = stats;
     im->errmsg = errmsg;
     im->n_terms = build_terms(im->terms);
-    int rc = RL_OK, line = 0, r = ROW_END;
+    importer_slots(im);
+    int rc = RL_OK, r = ROW_END;
     /* A BOM, then lines until the header: a row starting with "ID" that
      * names the kernel (==PROF== lines and program output come before). */
     int io = refill(&c->in);
@@ -965,7 +1047,7 @@ static int parse(struct rl_trace_groups *g, struct csv *c, double factor,
             skip_line(c, len);
             continue;
         }
-        if ((r = csv_row(c, &line, errmsg)) != ROW_OK)
+        if ((r = csv_row(c, errmsg)) != ROW_OK)
             break;
         if (column(c, "Kernel Name") >= 0)
             break;
@@ -1010,7 +1092,7 @@ static int parse(struct rl_trace_groups *g, struct csv *c, double factor,
                 rc = rl_fail(errmsg, RL_ESCHEMA,
                              "'%s': line %d: no metric columns (names like dram__bytes_read.sum) "
                              "and no \"Metric Name\" column",
-                             c->what, line);
+                             c->what, row_line(c));
         }
         if (rc == RL_OK)
             rc = read_rows(im, c, &L, errmsg);
@@ -1020,9 +1102,10 @@ static int parse(struct rl_trace_groups *g, struct csv *c, double factor,
     if (stats->n_devices > 1 && im->device_named)
         g->sum.gpu_name[0] = 0; /* several GPUs: none of them names the ceilings */
     layout_release(&L);
+    for (size_t i = 0; i < sizeof im->names / sizeof im->names[0]; i++)
+        free(im->names[i].name);
     free(im);
-    free(c->buf);
-    free(c->off);
+    free(c->span);
     free(c->field);
     free(c->in.chunk);
     return rc;
@@ -1031,15 +1114,19 @@ static int parse(struct rl_trace_groups *g, struct csv *c, double factor,
 int rl_ncu_parse(struct rl_trace_groups *g, const char *text, size_t len, const char *what,
                  double tensor_flops_per_op, struct rl_ncu_stats *stats, char *errmsg)
 {
-    struct csv c = {{NULL, NULL, 0, text, text + len, true}, what, 1, NULL, 0, 0, NULL, NULL, 0,
-                    0};
+    /* A writable copy: fields are cut in place. */
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return rl_fail(errmsg, RL_ENOMEM, "out of memory");
+    memcpy(copy, text, len);
+    struct csv c = {.in = {NULL, copy, len, copy, copy + len, true, copy, 1}, .what = what};
     return parse(g, &c, tensor_flops_per_op, stats, errmsg);
 }
 
 int rl_ncu_read(struct rl_trace_groups *g, FILE *f, const char *what,
                 double tensor_flops_per_op, struct rl_ncu_stats *stats, char *errmsg)
 {
-    struct csv c = {{f, NULL, 0, NULL, NULL, false}, what, 1, NULL, 0, 0, NULL, NULL, 0, 0};
+    struct csv c = {.in = {f, NULL, 0, NULL, NULL, false, NULL, 1}, .what = what};
     return parse(g, &c, tensor_flops_per_op, stats, errmsg);
 }
 
