@@ -854,6 +854,10 @@ START_TEST(real_export_features)
     ck_assert_uint_eq(st.time_from_cycles, st.kernels);
     rl_ncu_notes(&st, notes, sizeof notes);
     ck_assert_ptr_nonnull(strstr(notes, "time from cycles"));
+    /* Tensor pipe instructions without op counters: a stated lower bound. */
+    ck_assert_uint_gt(st.tensor_inst_only, 0);
+    ck_assert_ptr_nonnull(strstr(notes, "sm__inst_executed_pipe_tensor.sum"));
+    ck_assert_ptr_nonnull(strstr(notes, "a lower bound"));
 }
 END_TEST
 

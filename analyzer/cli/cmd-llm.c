@@ -61,6 +61,7 @@ struct measured {
     double predicted_ns, predicted_ai;
     bool predicted_memory;
     double time_ns, flops, dram_bytes; /* measured; NAN when not counted */
+    bool over_roof;                    /* the report's judge: above 100% of its roof */
 };
 
 struct llm_run {
@@ -243,6 +244,9 @@ static int write_json(FILE *f, const struct llm_run *r)
             fprintf(f, ", \"predicted_bound\": \"%s\"", x->predicted_memory ? "memory" : "compute");
             /* Not counted (or not timed): null, never zero. */
             num(f, "time_ns", x->time_ns, false);
+            /* The prediction is the roofline's bound: faster than it is above
+             * the roof, a number to distrust (the guard of every judge). */
+            fprintf(f, ", \"over_roof\": %s", x->over_roof ? "true" : "false");
             num(f, "ai_flop_per_byte", x->dram_bytes > 0 ? x->flops / x->dram_bytes : NAN,
                 false);
             fputs(", \"origin\": \"measured\"}", f);
@@ -254,6 +258,42 @@ static int write_json(FILE *f, const struct llm_run *r)
 }
 
 /* ---- --measure ------------------------------------------------------------ */
+
+/* The measured layers judged by the report's judge, as every measured
+ * kernel is: its guards flag a layer above its roof. */
+static int judge_measured(struct llm_run *r)
+{
+    char err[RL_ERRMSG_SIZE];
+    static struct rl_trace_groups g;
+    memset(&g, 0, sizeof g);
+    int rc = RL_OK;
+    for (int i = 0; i < r->n_meas && rc == RL_OK; i++) {
+        const struct measured *x = &r->meas[i];
+        char name[64];
+        snprintf(name, sizeof name, "b%d %s", x->batch, x->op);
+        const double bytes[RL_MEM_COUNT] = {x->dram_bytes, NAN, NAN};
+        bool counted = !isnan(x->flops) && !isnan(x->dram_bytes);
+        rc = rl_trace_groups_add(&g, name, NULL, NULL, counted ? rl_llm_linear_roof(r->cfg.precision) : "",
+                                 RL_ORIGIN_MEASURED, 1, counted ? x->flops : NAN, bytes,
+                                 x->time_ns);
+    }
+    static struct rl_report rep;
+    if (rc == RL_OK)
+        rc = rl_report_build(&rep, &r->c, &g, err);
+    for (size_t k = 0; rc == RL_OK && k < rep.n; k++)
+        for (int i = 0; i < r->n_meas; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "b%d %s", r->meas[i].batch, r->meas[i].op);
+            if (strcmp(name, rep.rows[k].name) == 0)
+                r->meas[i].over_roof = rep.rows[k].over_roof;
+        }
+    if (rc == RL_OK)
+        rl_report_release(&rep);
+    rl_trace_groups_release(&g);
+    if (rc)
+        cli_error("%s", rc == RL_ENOMEM ? "out of memory" : err);
+    return rc ? CLI_FAIL : CLI_OK;
+}
 
 /* The shape of a decode linear layer: out x batch x in. */
 static bool linear_shape(const struct rl_llm_model *m, const char *op, int64_t *out, int64_t *in)
@@ -340,17 +380,27 @@ static int measure(struct llm_run *r, const char *dir, int device)
         }
     }
     cJSON_Delete(doc);
+    if (judge_measured(r))
+        return CLI_FAIL;
     printf("\nmeasured on %s (trace %s; counters: %s)\n", dev.name, r->measure_trace_shown,
            cal.counters_status);
     printf("%6s %-14s %12s %12s %7s %10s %10s %9s\n", "BATCH", "LAYER", "PREDICTED us",
            "MEASURED us", "RATIO", "AI pred", "AI meas", "BOUND");
+    int over = 0;
     for (int i = 0; i < n; i++) {
         const struct measured *x = &r->meas[i];
         double ai = x->dram_bytes > 0 ? x->flops / x->dram_bytes : NAN;
-        printf("%6d %-14s %12.4g %12.4g %7.3g %10.4g %10.4g %9s\n", x->batch, x->op,
+        bool fast = x->over_roof;
+        over += fast;
+        printf("%6d %-14s %12.4g %12.4g %6.3g%s %10.4g %10.4g %9s\n", x->batch, x->op,
                x->predicted_ns / 1e3, x->time_ns / 1e3, x->time_ns / x->predicted_ns,
-               x->predicted_ai, ai, x->predicted_memory ? "memory" : "compute");
+               fast ? "!" : " ", x->predicted_ai, ai, x->predicted_memory ? "memory" : "compute");
     }
+    if (over)
+        printf("! %d layer%s ran faster than the roofline allows (above 100%% of the roof): the "
+               "ceilings may be another GPU's (--gpu), the model's shapes or precision wrong, or "
+               "a count or unit misread\n",
+               over, over == 1 ? "" : "s");
     return CLI_OK;
 }
 
