@@ -541,6 +541,7 @@ static size_t build_terms(struct term *t)
     n = add_term(t, n, "dram__bytes.sum", 15, X_DRAM_TOTAL, 0, 0, false);
     n = add_term(t, n, "Duration", 8, X_DURATION, 0, 0, false);
     n = add_term(t, n, "sm__inst_executed_pipe_tensor.sum", 33, X_TENSOR_INST, 0, 0, false);
+    n = add_term(t, n, "smsp__inst_executed_pipe_tensor.sum", 35, X_TENSOR_INST, 0, 0, true);
     n = add_term(t, n, "device__attribute_display_name", 30, X_DEVICE, 0, 0, false);
     static const char *const units_[] = {"sm", "smsp", "gpc"};
     for (int i = 0; i < 3; i++) {
