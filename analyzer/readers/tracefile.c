@@ -213,6 +213,21 @@ static int read_number(struct reader *r, int first)
     return 0;
 }
 
+/* Skip blanks, counting lines; the next byte after them (-1 at the end). */
+static inline int skip_ws(struct reader *r)
+{
+    for (;;) {
+        if (peek(r) < 0)
+            return -1;
+        const char *p = r->buf + r->pos, *end = r->buf + r->len;
+        while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
+            r->line += *p++ == '\n';
+        r->pos = (size_t)(p - r->buf);
+        if (p < end)
+            return (unsigned char)*p;
+    }
+}
+
 static int expect_word(struct reader *r, const char *rest)
 {
     for (const char *p = rest; *p; p++)
@@ -224,6 +239,7 @@ static int expect_word(struct reader *r, const char *rest)
 static enum tok next(struct reader *r)
 {
     for (;;) {
+        skip_ws(r);
         int c = get(r);
         switch (c) {
         case -1: return T_EOF;
@@ -303,11 +319,7 @@ static int skip_value(struct reader *r, enum tok t)
  * only. */
 static int skip_fast(struct reader *r)
 {
-    int c;
-    while ((c = peek(r)) == ' ' || c == '\n' || c == '\t' || c == '\r') {
-        r->line += c == '\n';
-        r->pos++;
-    }
+    int c = skip_ws(r);
     if (c == '{' || c == '[')
         return skip_value(r, next(r));
     if (c == '"') {
@@ -527,13 +539,344 @@ static int launch_field(struct reader *r, void *ctx, const char *key)
     return skip_fast(r);
 }
 
+/* ---- the fast path of a launch record -------------------------------------- */
+
+/* A launch record parsed straight from the buffer, for speed: the same
+ * fields and rules as launch_field. Anything it does not expect (an
+ * escape, a value of the wrong type, the buffer's end) makes it give up
+ * with nothing consumed, and the general path reads the record (and says
+ * what is wrong). Returns 1 when the record was read, 0 to fall back. */
+
+static inline const char *fp_ws(const char *p, const char *end, int *lines)
+{
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
+        *lines += *p++ == '\n';
+    return p;
+}
+
+/* Bytes a plain string runs over: not a quote, a backslash or a control. */
+static unsigned char plain_byte[256];
+
+static void plain_bytes(void)
+{
+    for (int c = 0x20; c < 256; c++)
+        plain_byte[c] = c != '"' && c != '\\';
+}
+
+/* Eight bytes at once: none is a quote, a backslash or a control byte
+ * (the classic word-at-a-time tests, exact for these values). */
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+static inline bool word_plain(const char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    uint64_t q = w ^ (ONES * '"'), b = w ^ (ONES * '\\');
+    uint64_t hits = ((q - ONES) & ~q) | ((b - ONES) & ~b) | ((w - ONES * 0x20) & ~w);
+    return (hits & HIGHS) == 0;
+}
+
+static inline const char *plain_run(const char *q, const char *end)
+{
+    while (end - q >= 8 && word_plain(q))
+        q += 8;
+    while (q < end && plain_byte[(unsigned char)*q])
+        q++;
+    return q;
+}
+
+/* A plain string's bytes (p after its opening quote): NULL to fall back. */
+static inline const char *fp_string(const char *p, const char *end, const char **s, size_t *n)
+{
+    const char *q = memchr(p, '"', (size_t)(end - p));
+    if (!q)
+        return NULL;
+    for (const char *c = p; c < q; c++)
+        if (!plain_byte[(unsigned char)*c])
+            return NULL;
+    if (q >= end || *q != '"')
+        return NULL;
+    *s = p;
+    *n = (size_t)(q - p);
+    return q + 1;
+}
+
+/* A JSON number >= 0, or null (NAN): NULL to fall back. */
+static const char *fp_number(const char *p, const char *end, double *out)
+{
+    if (end - p >= 4 && memcmp(p, "null", 4) == 0) {
+        *out = NAN;
+        return p + 4;
+    }
+    const char *q = p;
+    uint64_t v = 0;
+    int digits = 0;
+    while (q < end && *q >= '0' && *q <= '9')
+        v = v * 10 + (uint64_t)(*q++ - '0'), digits++;
+    if (digits == 0 || q >= end)
+        return NULL;
+    if (*q != '.' && *q != 'e' && *q != 'E') {
+        if (digits > 15 || (digits > 1 && *p == '0'))
+            return NULL;
+        *out = (double)v;
+        return q;
+    }
+    while (q < end && ((*q >= '0' && *q <= '9') || *q == '.' || *q == 'e' || *q == 'E' ||
+                       *q == '+' || *q == '-'))
+        q++;
+    if (q >= end || q - p >= 63)
+        return NULL;
+    char tmp[64], *e;
+    memcpy(tmp, p, (size_t)(q - p));
+    tmp[q - p] = 0;
+    double d = strtod(tmp, &e);
+    if (*e || !(d >= 0) || !isfinite(d))
+        return NULL;
+    *out = d;
+    return q;
+}
+
+static const char *fp_dim3(const char *p, const char *end, int *lines, uint32_t *out)
+{
+    if (p >= end || *p++ != '[')
+        return NULL;
+    for (int i = 0; i < 3; i++) {
+        p = fp_ws(p, end, lines);
+        double v;
+        if (!(p = fp_number(p, end, &v)) || isnan(v) || v != floor(v) || v >= 4294967296.0)
+            return NULL;
+        out[i] = (uint32_t)v;
+        p = fp_ws(p, end, lines);
+        if (p >= end || *p++ != (i < 2 ? ',' : ']'))
+            return NULL;
+    }
+    return p;
+}
+
+/* A string's end (p after its opening quote), escapes checked as
+ * read_string checks them: NULL to fall back. */
+static const char *fp_skip_string(const char *p, const char *end)
+{
+    for (; p < end; p++) {
+        p = plain_run(p, end);
+        if (p >= end)
+            break;
+        unsigned char c = (unsigned char)*p;
+        if (c == '"')
+            return p + 1;
+        if (c < 0x20)
+            return NULL;
+        if (c == '\\') {
+            if (++p >= end || !strchr("\"\\/bfnrt", *p))
+                return NULL; /* \u and the odd ones: the general path */
+        }
+    }
+    return NULL;
+}
+
+/* A JSON number's end (its grammar exactly): NULL to fall back. */
+static const char *fp_skip_number(const char *p, const char *end)
+{
+    if (p < end && *p == '-')
+        p++;
+    if (p >= end || !(*p >= '0' && *p <= '9'))
+        return NULL;
+    if (*p == '0')
+        p++;
+    else
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+    if (p < end && *p == '.') {
+        const char *d = ++p;
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+        if (p == d)
+            return NULL;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < end && (*p == '+' || *p == '-'))
+            p++;
+        const char *d = p;
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+        if (p == d)
+            return NULL;
+    }
+    return p < end ? p : NULL;
+}
+
+/* Skip a value the record does not need, validated as JSON: anything the
+ * general path might judge differently makes it fall back (NULL). */
+static const char *fp_skip(const char *p, const char *end, int *lines)
+{
+    /* Scalars, most of a record, directly. */
+    if (p < end && ((*p >= '0' && *p <= '9') || *p == '-'))
+        return fp_skip_number(p, end);
+    if (p < end && *p == '"')
+        return fp_skip_string(p + 1, end);
+    char stack[64];
+    int depth = 0;
+    enum { S_VALUE, S_VALUE_OR_CLOSE, S_KEY, S_KEY_OR_CLOSE, S_AFTER } st = S_VALUE;
+    for (;;) {
+        p = fp_ws(p, end, lines);
+        if (p >= end)
+            return NULL;
+        char c = *p;
+        if (st == S_AFTER) {
+            if (depth == 0)
+                return p;
+            if (c == ',') {
+                p++;
+                st = stack[depth - 1] == '}' ? S_KEY : S_VALUE;
+            } else if (c == stack[depth - 1]) {
+                p++;
+                depth--;
+            } else {
+                return NULL;
+            }
+            continue;
+        }
+        if (st == S_KEY || st == S_KEY_OR_CLOSE) {
+            if (st == S_KEY_OR_CLOSE && c == '}') {
+                p++;
+                depth--;
+                st = S_AFTER;
+                continue;
+            }
+            if (c != '"' || !(p = fp_skip_string(p + 1, end)))
+                return NULL;
+            p = fp_ws(p, end, lines);
+            if (p >= end || *p++ != ':')
+                return NULL;
+            st = S_VALUE;
+            continue;
+        }
+        if (st == S_VALUE_OR_CLOSE && c == ']') {
+            p++;
+            depth--;
+            st = S_AFTER;
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            if (depth == (int)sizeof stack)
+                return NULL;
+            stack[depth++] = c == '{' ? '}' : ']';
+            p++;
+            st = c == '{' ? S_KEY_OR_CLOSE : S_VALUE_OR_CLOSE;
+            continue;
+        }
+        if (c == '"')
+            p = fp_skip_string(p + 1, end);
+        else if (end - p >= 4 && (memcmp(p, "true", 4) == 0 || memcmp(p, "null", 4) == 0))
+            p += 4;
+        else if (end - p >= 5 && memcmp(p, "false", 5) == 0)
+            p += 5;
+        else
+            p = fp_skip_number(p, end);
+        if (!p)
+            return NULL;
+        st = S_AFTER;
+    }
+}
+
+static int fast_launch(struct reader *r, struct launch *l)
+{
+    const char *p = r->buf + r->pos, *end = r->buf + r->len;
+    int lines = 0;
+    p = fp_ws(p, end, &lines);
+    if (p < end && *p == '}')
+        return 0;
+    for (;;) {
+        const char *key, *s;
+        size_t kn, n;
+        if (p >= end || *p != '"' || !(p = fp_string(p + 1, end, &key, &kn)))
+            return 0;
+        p = fp_ws(p, end, &lines);
+        if (p >= end || *p++ != ':')
+            return 0;
+        p = fp_ws(p, end, &lines);
+#define KEY(lit) (kn == sizeof lit - 1 && memcmp(key, lit, kn) == 0)
+        if (KEY("name")) {
+            if (p >= end || *p != '"' || !(p = fp_string(p + 1, end, &s, &n)))
+                return 0;
+            if (n + 1 > l->name_cap) {
+                char *b = realloc(l->name_buf, n + 1);
+                if (!b)
+                    return 0;
+                l->name_buf = b;
+                l->name_cap = n + 1;
+            }
+            memcpy(l->name_buf, s, n);
+            l->name_buf[n] = 0;
+            l->name = l->name_buf;
+            l->have_name = true;
+        } else if (KEY("grid") || KEY("block")) {
+            if (!(p = fp_dim3(p, end, &lines, key[0] == 'g' ? l->grid : l->block)))
+                return 0;
+        } else if (KEY("flops") || KEY("dram_bytes") || KEY("l2_bytes") || KEY("l1_bytes") ||
+                   KEY("time_ns")) {
+            double *out = key[0] == 'f'   ? &l->flops
+                          : key[0] == 'd' ? &l->bytes[RL_MEM_DRAM]
+                          : key[0] == 't' ? &l->time_ns
+                          : key[1] == '2' ? &l->bytes[RL_MEM_L2]
+                                          : &l->bytes[RL_MEM_L1];
+            if (!(p = fp_number(p, end, out)))
+                return 0;
+        } else if (KEY("precision") || KEY("counts") || KEY("origin")) {
+            if (p >= end || *p != '"' || !(p = fp_string(p + 1, end, &s, &n)))
+                return 0;
+            if (key[0] == 'p') {
+                size_t k = n < sizeof l->precision - 1 ? n : sizeof l->precision - 1;
+                memcpy(l->precision, s, k);
+                l->precision[k] = 0;
+            } else if (key[0] == 'c') {
+                static const char *const names[RL_TRACE_COUNTS_N] = {"counters", "sampled",
+                                                                     "analytic", "none"};
+                for (int i = 0; i < RL_TRACE_COUNTS_N; i++)
+                    if (strlen(names[i]) == n && memcmp(s, names[i], n) == 0)
+                        l->counts = i;
+            } else if (n == 8 && memcmp(s, "measured", 8) == 0) {
+                l->origin = RL_ORIGIN_MEASURED;
+            } else if (n == 8 && memcmp(s, "analytic", 8) == 0) {
+                l->origin = RL_ORIGIN_ANALYTIC;
+            } else {
+                return 0;
+            }
+        } else if (!(p = fp_skip(p, end, &lines))) {
+            return 0;
+        }
+#undef KEY
+        p = fp_ws(p, end, &lines);
+        if (p >= end)
+            return 0;
+        if (*p == '}') {
+            r->pos = (size_t)(p + 1 - r->buf);
+            r->line += lines;
+            return 1;
+        }
+        if (*p++ != ',')
+            return 0;
+        p = fp_ws(p, end, &lines);
+    }
+}
+
 /* ---- groups ---------------------------------------------------------------- */
 
 static uint64_t group_hash(const struct launch *l)
 {
+    /* The name eight bytes at a time, then its tail byte by byte. */
     uint64_t h = 1469598103934665603ull;
-    for (const unsigned char *p = (const unsigned char *)l->name; *p; p++)
-        h = (h ^ *p) * 1099511628211ull;
+    size_t n = strlen(l->name);
+    const char *p = l->name;
+    for (; n >= 8; n -= 8, p += 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+    }
+    for (; n; n--, p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
     for (int i = 0; i < 3; i++)
         h = ((h ^ l->grid[i]) * 1099511628211ull ^ l->block[i]) * 1099511628211ull;
     return h;
@@ -552,11 +895,7 @@ static int grow_slots(struct rl_trace_groups *g)
     if (!s)
         return RL_ENOMEM;
     for (size_t i = 0; i < g->n; i++) {
-        struct launch key;
-        key.name = g->v[i].name;
-        memcpy(key.grid, g->v[i].grid, sizeof key.grid);
-        memcpy(key.block, g->v[i].block, sizeof key.block);
-        size_t j = group_hash(&key) & (slots - 1);
+        size_t j = g->v[i].hash & (slots - 1);
         while (s[j])
             j = (j + 1) & (slots - 1);
         s[j] = (uint32_t)i + 1;
@@ -574,8 +913,9 @@ static int add_launch(struct rl_trace_groups *g, const struct launch *l, uint64_
 {
     if (2 * (g->n + 1) > g->slots && grow_slots(g))
         return RL_ENOMEM;
-    size_t j = group_hash(l) & (g->slots - 1);
-    while (g->slot[j] && !same(&g->v[g->slot[j] - 1], l))
+    uint64_t h = group_hash(l);
+    size_t j = h & (g->slots - 1);
+    while (g->slot[j] && !(g->v[g->slot[j] - 1].hash == h && same(&g->v[g->slot[j] - 1], l)))
         j = (j + 1) & (g->slots - 1);
     struct rl_trace_group *grp;
     if (g->slot[j]) {
@@ -595,6 +935,7 @@ static int add_launch(struct rl_trace_groups *g, const struct launch *l, uint64_
             return RL_ENOMEM;
         memcpy(grp->grid, l->grid, sizeof grp->grid);
         memcpy(grp->block, l->block, sizeof grp->block);
+        grp->hash = h;
         grp->origin = RL_ORIGIN_MEASURED;
         g->slot[j] = (uint32_t)++g->n;
     }
@@ -747,7 +1088,22 @@ static int read_kernels_with(struct reader *r, struct rl_trace_groups *g, enum t
         l.origin = RL_ORIGIN_MEASURED;
         l.counts = -1;
         int line = r->line;
-        int rc = read_object(r, &l, launch_field);
+        /* A record the fast path gives up on is read again from its start
+         * (nothing consumed) by the general path. */
+        struct launch saved = l;
+        int rc = 0;
+        if (!fast_launch(r, &l)) {
+            l = (struct launch){.name = NULL, .name_buf = l.name_buf, .name_cap = l.name_cap,
+                                .have_name = false};
+            memcpy(l.grid, saved.grid, sizeof l.grid);
+            memcpy(l.block, saved.block, sizeof l.block);
+            l.flops = saved.flops, l.time_ns = saved.time_ns;
+            memcpy(l.bytes, saved.bytes, sizeof l.bytes);
+            memcpy(l.precision, saved.precision, sizeof l.precision);
+            l.origin = saved.origin;
+            l.counts = saved.counts;
+            rc = read_object(r, &l, launch_field);
+        }
         ns->buf = l.name_buf;
         ns->cap = l.name_cap;
         if (rc)
@@ -818,6 +1174,8 @@ static int doc_field(struct reader *r, void *ctx, const char *key)
 
 int rl_trace_groups_read(struct rl_trace_groups *g, FILE *f, const char *what, char *errmsg)
 {
+    if (!plain_byte['a'])
+        plain_bytes();
     struct reader r = {.f = f, .what = what, .line = 1, .errmsg = errmsg};
     r.buf = malloc(BUF_BYTES);
     if (!r.buf)

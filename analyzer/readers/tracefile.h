@@ -12,6 +12,7 @@
 struct rl_trace_group {
     char *name;                 /* owned */
     uint32_t grid[3], block[3];
+    uint64_t hash;              /* of name, grid and block (the group table's) */
     char precision[24];         /* roof of the counted launches; "" unknown */
     enum rl_origin origin;      /* measured (counters) or analytic */
     uint64_t launches;          /* all launches */
