@@ -489,6 +489,68 @@ START_TEST(long_strings)
 }
 END_TEST
 
+START_TEST(fast_and_general_paths_agree)
+{
+    /* The reader's fast path and its general path read every record alike:
+     * escaped keys and names, duplicates, nulls, nested and unknown values,
+     * exponents, records split over lines, and errors word for word. */
+    static const char *const docs[] = {
+        HEAD "{\"name\": \"k\", \"grid\": [2, 1, 1], \"block\": [64, 1, 1], \"flops\": 1e3,"
+             " \"dram_bytes\": 2.5E2, \"l2_bytes\": null, \"time_ns\": 7, \"precision\": \"bf16\","
+             " \"counts\": \"sampled\", \"origin\": \"analytic\", \"x\": {\"a\": [1, -2.5e-3, true,"
+             " false, null, \"s\\\"q\"], \"b\": {}}, \"y\": []}]}",
+        HEAD "{\"n\\u0061me\": \"k\\tq\", \"flops\": 1, \"dram_bytes\": 1}]}",
+        HEAD "{\"name\": \"a\", \"name\": \"b\", \"flops\": 1, \"flops\": 2, \"l1_bytes\": 3}]}",
+        HEAD "{\"name\": \"k\",\n \"flops\":\n 4,\r\n \"dram_bytes\": 8\n}, {\"name\": \"j\"}]}",
+        HEAD "{\"name\": \"k\", \"x\": [1 2]}]}",
+        HEAD "{\"name\": \"k\", \"flops\": -1}]}",
+        HEAD "{\"name\": \"k\", \"grid\": [1, 2]}]}",
+        HEAD "{\"name\": \"k\", \"grid\": [1.5, 2, 3]}]}",
+        HEAD "{\"name\": \"k\", \"origin\": \"guessed\"}]}",
+        HEAD "{\"name\": \"k\", \"flops\": 01}]}",
+        HEAD "{\"name\": \"k\", \"x\": tru}]}",
+        HEAD "{\"name\": \"k\", \"x\": {\"a\" 1}}]}",
+        HEAD "{\"name\": \"k\", \"x\": \"\\u00e9\"}, {}]}",
+        HEAD "{\"flops\": 1}]}",
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        char e[2][RL_ERRMSG_SIZE];
+        int rc[2];
+        size_t n[2];
+        char names[2][256];
+        double flops[2], l1[2];
+        for (int fast = 0; fast < 2; fast++) {
+            rl_trace_set_fast_path(fast);
+            rc[fast] = read_doc(docs[i]);
+            snprintf(e[fast], sizeof e[fast], "%s", rc[fast] ? err : "");
+            n[fast] = g.n;
+            snprintf(names[fast], sizeof names[fast], "%s", g.n ? g.v[0].name : "");
+            flops[fast] = g.n ? g.v[0].flops : -1;
+            l1[fast] = g.n ? g.v[0].bytes[RL_MEM_L1] : -1;
+        }
+        rl_trace_set_fast_path(true);
+        ck_assert_msg(rc[0] == rc[1], "doc %zu: %d vs %d", i, rc[0], rc[1]);
+        ck_assert_str_eq(e[0], e[1]);
+        ck_assert_uint_eq(n[0], n[1]);
+        ck_assert_str_eq(names[0], names[1]);
+        ck_assert(flops[0] == flops[1] || (isnan(flops[0]) && isnan(flops[1])));
+        ck_assert(l1[0] == l1[1] || (isnan(l1[0]) && isnan(l1[1])));
+    }
+    /* The seeds of the fuzzer too: a trace as `roofline trace` writes it. */
+    char *text = rl_test_slurp(ROOFLINE_TEST_DATA_DIR "/../fuzz/seeds/trace/bench-6-launches.json");
+    ck_assert_ptr_nonnull(text);
+    ck_assert_msg(read_doc(text) == 0, "%s", err);
+    size_t groups = g.n;
+    double f = g.v[0].flops;
+    rl_trace_set_fast_path(false);
+    ck_assert_msg(read_doc(text) == 0, "%s", err);
+    rl_trace_set_fast_path(true);
+    ck_assert_uint_eq(g.n, groups);
+    ck_assert_double_eq(g.v[0].flops, f);
+    free(text);
+}
+END_TEST
+
 START_TEST(keys)
 {
     /* Keys with escapes or control characters take the general path; keys
@@ -1197,6 +1259,7 @@ static Suite *tracefile_suite(void)
     tcase_add_test(limits, surrogate_pairs);
     tcase_add_test(limits, string_errors);
     tcase_add_test(limits, long_strings);
+    tcase_add_test(limits, fast_and_general_paths_agree);
     tcase_add_test(limits, keys);
     tcase_add_test(limits, numbers_at_their_limits);
     tcase_add_test(limits, words);

@@ -780,8 +780,14 @@ static const char *fp_skip(const char *p, const char *end, int *lines)
     }
 }
 
+static bool fast_path = true;
+
+void rl_trace_set_fast_path(bool on) { fast_path = on; }
+
 static int fast_launch(struct reader *r, struct launch *l)
 {
+    if (!fast_path)
+        return 0;
     const char *p = r->buf + r->pos, *end = r->buf + r->len;
     int lines = 0;
     p = fp_ws(p, end, &lines);

@@ -74,6 +74,10 @@ int rl_trace_groups_add(struct rl_trace_groups *g, const char *name, const uint3
                         uint64_t launches, double flops, const double bytes[RL_MEM_COUNT],
                         double time_ns);
 
+/* The reader's fast path for launch records, on by default; tests and the
+ * fuzzer turn it off to check that both paths read alike. */
+void rl_trace_set_fast_path(bool on);
+
 /* Is this text (its first bytes) a roofline trace? */
 bool rl_trace_sniff(const char *text, size_t len);
 
