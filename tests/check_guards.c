@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define LONG_HEADER                                                                           \
     "\"ID\",\"Kernel Name\",\"Grid Size\",\"Block Size\",\"Device\",\"Metric Name\","          \
@@ -360,6 +361,48 @@ START_TEST(measured_ceilings_above_the_datasheet)
 }
 END_TEST
 
+START_TEST(ncu_from_stdin_and_without_chart)
+{
+    /* `ncu ... --csv | roofline report --ncu -`: standard input reads as the
+     * file does; --no-chart writes the report's files and no chart. */
+    const char *path = write_tmp("k.csv", H200_GEMV("NVIDIA H200"), strlen(H200_GEMV("NVIDIA H200")));
+    char dir[1024], cmd[4096];
+    snprintf(dir, sizeof dir, "%s/stdin", rl_test_tmpdir());
+    snprintf(cmd, sizeof cmd,
+             "'%s' report --ncu - --gpu h200 --no-chart -o '%s' < '%s' > '%s/out.txt' 2>&1",
+             ROOFLINE_BIN, dir, path, rl_test_tmpdir());
+    ck_assert_int_eq(system(cmd), 0);
+    char p[1200];
+    snprintf(p, sizeof p, "%s/report.json", dir);
+    char *text = rl_test_slurp(p);
+    ck_assert_ptr_nonnull(text);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    ck_assert_ptr_nonnull(doc);
+    const cJSON *k = kernel(doc, 0);
+    ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(k, "name")->valuestring, "gemv");
+    ck_assert_double_eq_tol(cJSON_GetObjectItemCaseSensitive(k, "dram_bytes")->valuedouble,
+                            117.47e6 + 28.67e3, 1e-3);
+    ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(
+                         cJSON_GetObjectItemCaseSensitive(doc, "source"), "path")->valuestring,
+                     "<stdin>");
+    cJSON_Delete(doc);
+    snprintf(p, sizeof p, "%s/roofline.svg", dir);
+    ck_assert_int_ne(access(p, F_OK), 0);
+    snprintf(p, sizeof p, "%s/roofline.gp", dir);
+    ck_assert_int_ne(access(p, F_OK), 0);
+    snprintf(p, sizeof p, "%s/report.md", dir);
+    text = rl_test_slurp(p);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_ptr_null(strstr(text, "![roofline"));
+    free(text);
+    snprintf(p, sizeof p, "%s/out.txt", rl_test_tmpdir());
+    text = rl_test_slurp(p);
+    ck_assert_ptr_nonnull(strstr(text, "(no chart)"));
+    free(text);
+}
+END_TEST
+
 static Suite *guards_suite(void)
 {
     Suite *s = suite_create("guards");
@@ -373,6 +416,7 @@ static Suite *guards_suite(void)
     tcase_add_test(t, text_that_is_not_utf8);
     tcase_add_test(t, long_names_stay_apart);
     tcase_add_test(t, measured_ceilings_above_the_datasheet);
+    tcase_add_test(t, ncu_from_stdin_and_without_chart);
     suite_add_tcase(s, t);
     return s;
 }

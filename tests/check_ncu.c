@@ -796,7 +796,12 @@ START_TEST(real_exports)
             double dram = num_or_nan(c, "dram_bytes");
             if (isnan(dram))
                 dram = num_or_nan(c, "dram_bytes_op_read_plus_write");
-            expect_near(file, "flops", flops, num_or_nan(c, "flops"));
+            /* With Tensor FLOPs inferred from instruction counts where the
+             * export gives the architecture (CC) and no op counters. */
+            double want_flops = num_or_nan(c, "flops_inferred");
+            if (isnan(want_flops))
+                want_flops = num_or_nan(c, "flops");
+            expect_near(file, "flops", flops, want_flops);
             expect_near(file, "dram bytes", any_bytes ? b[RL_MEM_DRAM] : NAN, dram);
             expect_near(file, "l2 bytes", any_bytes ? b[RL_MEM_L2] : NAN,
                         num_or_nan(c, "l2_bytes"));
@@ -806,8 +811,10 @@ START_TEST(real_exports)
             if (isnan(t))
                 t = num_or_nan(c, "time_ns_from_cycles");
             expect_near(file, "time", k->time_ns > 0 ? k->time_ns : NAN, t);
-            expect_near(file, "intensity", flops / b[RL_MEM_DRAM],
-                        num_or_nan(c, "intensity_dram"));
+            double want_ai = num_or_nan(c, "intensity_dram_inferred");
+            if (isnan(want_ai))
+                want_ai = num_or_nan(c, "intensity_dram");
+            expect_near(file, "intensity", flops / b[RL_MEM_DRAM], want_ai);
             checks++;
         }
         files++;
@@ -854,10 +861,44 @@ START_TEST(real_export_features)
     ck_assert_uint_eq(st.time_from_cycles, st.kernels);
     rl_ncu_notes(&st, notes, sizeof notes);
     ck_assert_ptr_nonnull(strstr(notes, "time from cycles"));
-    /* Tensor pipe instructions without op counters: a stated lower bound. */
+    /* Tensor pipe instructions without op counters, on an A100 (CC 8.0):
+     * FLOPs inferred at 4096 per instruction, and said. */
+    ck_assert_uint_gt(st.tensor_inferred, 0);
+    ck_assert_uint_eq(st.tensor_inst_only, 0);
+    ck_assert_ptr_nonnull(strstr(notes, "inferred (not counted) from "
+                                        "sm__inst_executed_pipe_tensor.sum"));
+    ck_assert_ptr_nonnull(strstr(notes, "sm__ops_path_tensor_* counters give exact counts"));
+    /* Without the architecture (an old header has no CC column): a stated
+     * lower bound. */
+    rl_trace_groups_release(&g);
+    ck_assert_msg(rl_ncu_load(&g, rl_test_data("ncu-real/leleucas-a100-old-kerneltime-rules-nersc.csv"),
+                              NAN, &st, err) == 0,
+                  "%s", err);
     ck_assert_uint_gt(st.tensor_inst_only, 0);
-    ck_assert_ptr_nonnull(strstr(notes, "sm__inst_executed_pipe_tensor.sum"));
+    ck_assert_uint_eq(st.tensor_inferred, 0);
+    rl_ncu_notes(&st, notes, sizeof notes);
     ck_assert_ptr_nonnull(strstr(notes, "a lower bound"));
+    /* The factors per architecture, and none where no shape dominates. */
+    ck_assert_double_eq(rl_ncu_tensor_flops_per_inst(7.0), 512);
+    ck_assert_double_eq(rl_ncu_tensor_flops_per_inst(7.2), 512);
+    ck_assert_double_eq(rl_ncu_tensor_flops_per_inst(7.5), 2048);
+    ck_assert_double_eq(rl_ncu_tensor_flops_per_inst(8.0), 4096);
+    ck_assert_double_eq(rl_ncu_tensor_flops_per_inst(8.6), 4096);
+    ck_assert_double_eq(rl_ncu_tensor_flops_per_inst(8.9), 4096);
+    ck_assert(isnan(rl_ncu_tensor_flops_per_inst(9.0)));
+    ck_assert(isnan(rl_ncu_tensor_flops_per_inst(10.0)));
+    ck_assert(isnan(rl_ncu_tensor_flops_per_inst(6.1)));
+    ck_assert(isnan(rl_ncu_tensor_flops_per_inst(NAN)));
+    /* The wide form's compute capability attributes serve too; the
+     * precision judged becomes the Tensor Core one. */
+    ck_assert_msg(parse("ID,Kernel Name,device__attribute_compute_capability_major,"
+                        "device__attribute_compute_capability_minor,"
+                        "sm__inst_executed_pipe_tensor.sum," SASS("ffma") ",lts__t_bytes.sum\n"
+                        ",,,,inst,inst,byte\n0,k,7,0,10,1,8\n",
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_double_eq(only_group()->flops, 10 * 512 + 2);
+    ck_assert_str_eq(only_group()->precision, "fp16");
 }
 END_TEST
 

@@ -52,6 +52,7 @@ struct cli_report_opts {
     double tensor_factor;   /* NAN: unknown */
     long rows;              /* -1: the default (20) */
     bool json;
+    bool no_chart;          /* --no-chart: the files without the chart */
 };
 int cli_report_run(const struct cli_report_opts *o);
 

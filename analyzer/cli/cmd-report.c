@@ -18,7 +18,8 @@
 
 static const char usage_text[] =
     "usage: roofline report (--trace FILE... | --ncu FILE | --kernels FILE) [--bench FILE]\n"
-    "                       [--gpu GPU] [-o DIR] [--format LIST] [--rows N] [--json]\n"
+    "                       [--gpu GPU] [-o DIR] [--format LIST | --no-chart] [--rows N]\n"
+    "                       [--json]\n"
     "                       [--tensor-flops-per-op F] [--title TEXT]\n"
     "\n"
     "Place every kernel group (launches of one kernel, grid and block) on the\n"
@@ -29,7 +30,9 @@ static const char usage_text[] =
     "\n"
     "  --trace FILE      a `roofline trace` file; repeat to merge processes\n"
     "  --ncu FILE        an Nsight Compute CSV: `ncu --csv` (long) or `ncu --csv\n"
-    "                    --page raw` (wide), with roofline's metrics (README)\n"
+    "                    --page raw` (wide), with roofline's metrics (README);\n"
+    "                    - reads standard input (`ncu ... --csv | roofline report\n"
+    "                    --ncu -`)\n"
     "  --kernels FILE    a kernels file (README: Kernels file)\n"
     "  --bench FILE      measured ceilings from `roofline bench` (dashed beside the\n"
     "                    datasheet's, and the ones kernels are judged against)\n"
@@ -37,7 +40,8 @@ static const char usage_text[] =
     "                    trace's GPU)\n"
     "  -o DIR            output folder (default roofline-report; with --json and\n"
     "                    no -o, nothing is written)\n"
-    "  --format LIST     chart formats: svg, png, pdf (default svg)\n"
+    "  --format LIST     chart formats: svg, png, pdf, comma-separated (default svg)\n"
+    "  --no-chart        no chart: report.md, report.json and report.csv only\n"
     "  --rows N          kernels in the printed table (default 20; 0: all)\n"
     "  --json            print report.json instead of the table\n"
     "  --tensor-flops-per-op F  FLOPs per Tensor Core op for --ncu (what\n"
@@ -81,7 +85,7 @@ static int write_report(const struct cli_report_opts *o, const char *dir,
              origins);
     int status = CLI_OK;
     char formats[256], *save = NULL;
-    snprintf(formats, sizeof formats, "%s", o->formats);
+    snprintf(formats, sizeof formats, "%s", o->no_chart ? "" : o->formats);
     for (char *f = strtok_r(formats, ",", &save); f && status == CLI_OK;
          f = strtok_r(NULL, ",", &save)) {
         snprintf(chart, sizeof chart, "%s/roofline.%s", dir, f);
@@ -121,7 +125,7 @@ int cli_report_run(const struct cli_report_opts *o)
     struct rl_ncu_stats ncu = {0};
     if (rc == RL_OK && o->ncu) {
         rc = rl_ncu_load(&g, o->ncu, o->tensor_factor, &ncu, err);
-        source = o->ncu, kind = "ncu";
+        source = strcmp(o->ncu, "-") == 0 ? "<stdin>" : o->ncu, kind = "ncu";
     }
     if (rc == RL_OK && o->kernels) {
         rc = rl_records_load_groups(&g, o->kernels, err);
@@ -203,9 +207,17 @@ int cli_report_run(const struct cli_report_opts *o)
                 printf(", %.4g ms of GPU time", r.time_ns / 1e6);
             printf("; ceilings: %s\n\n", origins);
             rl_report_table(stdout, &r, &c, o->rows < 0 ? 20 : (size_t)o->rows);
-            if (r.notes[0])
-                printf("\nnotes:\n  %s\n", r.notes);
-            if (o->dir)
+            if (r.notes[0]) {
+                printf("\nnotes:\n");
+                for (const char *p = r.notes; *p;) {
+                    size_t k = strcspn(p, "\n");
+                    printf("  %.*s\n", (int)k, p);
+                    p += k + (p[k] == '\n');
+                }
+            }
+            if (o->dir && o->no_chart)
+                printf("\nwrote %s/report.md, report.json and report.csv (no chart)\n", shown);
+            else if (o->dir)
                 printf("\nwrote %s/report.md, report.json, report.csv and the chart (%s)\n",
                        shown, o->formats);
             if (r.n) {
@@ -229,6 +241,7 @@ int cmd_report(int argc, char **argv)
                                          {"format", required_argument, NULL, 'f'},
                                          {"rows", required_argument, NULL, 'r'},
                                          {"json", no_argument, NULL, 'j'},
+                                         {"no-chart", no_argument, NULL, 'C'},
                                          {"tensor-flops-per-op", required_argument, NULL, 'T'},
                                          {"title", required_argument, NULL, 'L'},
                                          {"help", no_argument, NULL, 'h'},
@@ -253,6 +266,7 @@ int cmd_report(int argc, char **argv)
         case 'f': o.formats = optarg; break;
         case 'L': o.title = optarg; break;
         case 'j': o.json = true; break;
+        case 'C': o.no_chart = true; break;
         case 'r': {
             int rows;
             if (cli_parse_int("report", "--rows", optarg, 0, 1000000000, &rows))

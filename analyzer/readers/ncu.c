@@ -476,6 +476,8 @@ enum {
     X_DEVICE,                  /* device__attribute_display_name: text */
     X_CYCLES,                  /* sm__cycles_elapsed.avg (or smsp__, gpc__) */
     X_CYCLES_PER_SECOND,       /* its .per_second: time = cycles / rate */
+    X_CC_MAJOR,                /* device__attribute_compute_capability_major */
+    X_CC_MINOR,
     X_COUNT
 };
 
@@ -543,6 +545,8 @@ static size_t build_terms(struct term *t)
     n = add_term(t, n, "sm__inst_executed_pipe_tensor.sum", 33, X_TENSOR_INST, 0, 0, false);
     n = add_term(t, n, "smsp__inst_executed_pipe_tensor.sum", 35, X_TENSOR_INST, 0, 0, true);
     n = add_term(t, n, "device__attribute_display_name", 30, X_DEVICE, 0, 0, false);
+    n = add_term(t, n, "device__attribute_compute_capability_major", 42, X_CC_MAJOR, 0, 0, false);
+    n = add_term(t, n, "device__attribute_compute_capability_minor", 42, X_CC_MINOR, 0, 0, false);
     static const char *const units_[] = {"sm", "smsp", "gpc"};
     for (int i = 0; i < 3; i++) {
         char name[64];
@@ -574,6 +578,7 @@ static uint32_t name_hash(const char *s)
 
 struct kernel {
     char id[32];
+    double cc;              /* compute capability from the "CC" column (8.0); NAN */
     char *name;             /* whole: group identity is the full name */
     size_t name_cap;
     uint32_t grid[3], block[3];
@@ -638,6 +643,7 @@ static void kernel_reset(struct kernel *k)
     k->grid[0] = k->grid[1] = k->grid[2] = k->block[0] = k->block[1] = k->block[2] = 0;
     for (int i = 0; i < MAX_TERMS; i++)
         k->tv[i] = NAN;
+    k->cc = NAN;
 }
 
 /* The quantities of a kernel from its metrics: per quantity the first
@@ -827,10 +833,22 @@ static int kernel_flush(struct importer *im, struct kernel *k)
     }
     for (int i = RL_Q_DADD; i <= RL_Q_HFMA; i++)
         cuda |= !isnan(q[i]);
-    /* Tensor Core instructions and no op counters (NERSC's list): the
-     * CUDA-core FLOPs are a lower bound, and said. */
-    if (q[X_TENSOR_INST] > 0 && !tensor_ops && !isnan(flops))
-        st->tensor_inst_only++;
+    /* Tensor Core instructions and no op counters (NERSC's list): FLOPs
+     * inferred from the instruction shape of the architecture where one
+     * shape dominates; else the CUDA-core FLOPs are a lower bound, said. */
+    const char *precision = c.precision;
+    if (q[X_TENSOR_INST] > 0 && !tensor_ops && !isnan(flops)) {
+        double cc = !isnan(k->cc) ? k->cc : q[X_CC_MAJOR] + q[X_CC_MINOR] / 10;
+        double per_inst = rl_ncu_tensor_flops_per_inst(cc);
+        if (isnan(per_inst)) {
+            st->tensor_inst_only++;
+        } else {
+            flops += q[X_TENSOR_INST] * per_inst;
+            if (q[X_TENSOR_INST] * per_inst > c.flops)
+                precision = "fp16";
+            st->tensor_inferred++;
+        }
+    }
     if (isnan(flops)) {
         /* Why it is not on the roofline: one reason per kernel. */
         st->without_counts++;
@@ -844,7 +862,7 @@ static int kernel_flush(struct importer *im, struct kernel *k)
         }
     }
     int rc = rl_trace_groups_add(im->g, k->name, k->grid, k->block,
-                                 isnan(flops) ? "" : c.precision ? c.precision : "",
+                                 isnan(flops) ? "" : precision ? precision : "",
                                  RL_ORIGIN_MEASURED, 1, flops, bytes, q[RL_Q_TIME_NS]);
     kernel_reset(k);
     return rc;
@@ -865,7 +883,7 @@ static bool header_like(const char *s, size_t n)
 }
 
 struct layout {
-    int id, name, grid, block, device, mname, munit, mvalue, ncols;
+    int id, name, grid, block, device, cc, mname, munit, mvalue, ncols;
     bool long_form;
     char **headers, **units;          /* wide form: per column */
     const struct term **col_term;     /* wide form: the metric each column feeds, or NULL */
@@ -886,7 +904,7 @@ static void layout_release(struct layout *L)
 static int read_rows(struct importer *im, struct csv *c, struct layout *L, char *errmsg)
 {
     struct numfmt nf = {c, false, 0, "", 0};
-    struct kernel k = {"", NULL, 0, {0}, {0}, {0}};
+    struct kernel k = {.name = NULL};
     kernel_reset(&k);
     int rc = RL_OK, r;
     bool first = true;
@@ -964,6 +982,10 @@ static int read_rows(struct importer *im, struct csv *c, struct layout *L, char 
                 dims(c->field[L->block], k.block);
             if (L->device >= 0)
                 device_seen(im, c->field[L->device]);
+            char *e;
+            k.cc = L->cc >= 0 ? strtod(c->field[L->cc], &e) : NAN;
+            if (L->cc >= 0 && (*e || e == c->field[L->cc]))
+                k.cc = NAN;
         }
         if (L->long_form) {
             /* Old exports give the launch only as Launch Statistics rows:
@@ -1067,6 +1089,7 @@ static int parse(struct rl_trace_groups *g, struct csv *c, double factor,
         L.grid = column(c, "Grid Size");
         L.block = column(c, "Block Size");
         L.device = column(c, "Device");
+        L.cc = column(c, "CC");
         L.mname = column(c, "Metric Name");
         L.munit = column(c, "Metric Unit");
         L.mvalue = column(c, "Metric Value");
@@ -1144,6 +1167,28 @@ int rl_ncu_load(struct rl_trace_groups *g, const char *path, double tensor_flops
     return rc;
 }
 
+/* FLOPs per warp-level Tensor Core instruction (what
+ * sm__inst_executed_pipe_tensor counts), from the instruction shapes:
+ * - Volta (7.0, 7.2): HMMA.884; a wmma m16n16k16 (16 x 16 x 16 x 2 = 8192
+ *   FLOPs) is 16 of them: 512 per instruction (NERSC's factor).
+ * - Turing (7.5): HMMA.1688, m16n8k8: 16 x 8 x 8 x 2 = 2048.
+ * - Ampere and Ada (8.x): HMMA.16816, m16n8k16 (FP16/BF16, what GEMMs and
+ *   attention use): 16 x 8 x 16 x 2 = 4096. TF32 (m16n8k8: 2048) and INT8
+ *   (m16n8k32: 8192 ops) differ: the count cannot tell them apart.
+ * - Hopper and later: warpgroup MMAs (HGMMA.64xNx16, N up to 256, and
+ *   tcgen05) whose N the count does not give: no single factor (NAN). */
+double rl_ncu_tensor_flops_per_inst(double cc)
+{
+    if (!(cc > 0))
+        return NAN;
+    int major = (int)cc, minor = (int)lround((cc - major) * 10);
+    if (major == 7)
+        return minor < 5 ? 512 : 2048;
+    if (major == 8)
+        return 4096;
+    return NAN;
+}
+
 void rl_ncu_notes(const struct rl_ncu_stats *st, char *out, size_t size)
 {
     size_t used = 0;
@@ -1169,6 +1214,13 @@ void rl_ncu_notes(const struct rl_ncu_stats *st, char *out, size_t size)
              "roofline add `--metrics %s` to the ncu command (the Tensor Core counters of your "
              "chip: `roofline metrics --ncu --chip CHIP`)",
              st->bytes_only, st->kernels, st->missing_flops[0] ? st->missing_flops : "...");
+    if (st->tensor_inferred)
+        NOTE("%zu kernels' Tensor Core FLOPs are inferred (not counted) from "
+             "sm__inst_executed_pipe_tensor.sum x the FLOPs of the architecture's dominant MMA "
+             "shape (FP16/BF16; TF32 and INT8 instructions differ): the "
+             "sm__ops_path_tensor_* counters give exact counts (add them with `roofline "
+             "metrics --ncu --chip CHIP`'s list)",
+             st->tensor_inferred);
     if (st->tensor_inst_only)
         NOTE("%zu kernels ran Tensor Core instructions (sm__inst_executed_pipe_tensor.sum) but "
              "the export has no Tensor Core op counters: their FLOPs count CUDA cores only, a "

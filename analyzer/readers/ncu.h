@@ -14,7 +14,9 @@ struct rl_ncu_stats {
     size_t timing_only;          /*   no bytes */
     size_t bytes_only;           /*   bytes, no FLOP counters at all: memory points */
     size_t tensor_unknown;       /*   Tensor Core ops but no FLOPs-per-op factor */
-    size_t tensor_inst_only;     /* Tensor pipe instructions, no op counters: FLOPs a lower bound */
+    size_t tensor_inferred;      /* Tensor FLOPs inferred from pipe instructions x shape */
+    size_t tensor_inst_only;     /* Tensor pipe instructions, no op counters, no known
+                                  * shape: FLOPs a lower bound */
     size_t time_from_cycles;     /* timed by cycles / cycles per second (no duration) */
     size_t time_disagree;        /* both, more than 5% apart (the duration is used) */
     double time_disagree_max_pct;
@@ -57,6 +59,12 @@ void rl_ncu_set_chunk_bytes(size_t bytes);
 /* path "-" reads standard input. */
 int rl_ncu_load(struct rl_trace_groups *g, const char *path, double tensor_flops_per_op,
                 struct rl_ncu_stats *stats, char *errmsg);
+
+/* FLOPs per Tensor Core instruction (sm__inst_executed_pipe_tensor) of
+ * compute capability cc (7.0 -> 512, 7.5 -> 2048, 8.x -> 4096 for the
+ * FP16/BF16 MMA shape; NAN where no one shape dominates: Hopper and later).
+ * The derivation is in ncu.c. */
+double rl_ncu_tensor_flops_per_inst(double cc);
 
 /* The notes a report gives about an import, one per line ('\n'-joined)
  * into out: kernels without FLOPs or bytes, memory-only kernels and the

@@ -667,16 +667,20 @@ static const char *fp_skip_string(const char *p, const char *end)
         if (c < 0x20)
             return NULL;
         if (c == '\\') {
-            if (++p >= end || !strchr("\"\\/bfnrt", *p))
+            if (++p >= end || !*p || !strchr("\"\\/bfnrt", *p))
                 return NULL; /* \u and the odd ones: the general path */
         }
     }
     return NULL;
 }
 
-/* A JSON number's end (its grammar exactly): NULL to fall back. */
+/* A JSON number's end (its grammar exactly, at most 62 characters as the
+ * general path reads them): NULL to fall back. */
 static const char *fp_skip_number(const char *p, const char *end)
 {
+    const char *start = p;
+    if (end - p > 62)
+        end = p + 63; /* a longer number runs into end: fall back */
     if (p < end && *p == '-')
         p++;
     if (p >= end || !(*p >= '0' && *p <= '9'))
@@ -703,7 +707,7 @@ static const char *fp_skip_number(const char *p, const char *end)
         if (p == d)
             return NULL;
     }
-    return p < end ? p : NULL;
+    return p < end && p - start <= 62 ? p : NULL;
 }
 
 /* Skip a value the record does not need, validated as JSON: anything the
