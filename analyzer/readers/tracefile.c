@@ -549,8 +549,14 @@ static int launch_field(struct reader *r, void *ctx, const char *key)
 
 static inline const char *fp_ws(const char *p, const char *end, int *lines)
 {
-    while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
-        *lines += *p++ == '\n';
+    /* One compare for the byte that ends the run, the common case. */
+    while (p < end && (unsigned char)*p <= ' ') {
+        if (*p == '\n')
+            ++*lines;
+        else if (*p != ' ' && *p != '\t' && *p != '\r')
+            break;
+        p++;
+    }
     return p;
 }
 
@@ -589,11 +595,8 @@ static inline const char *plain_run(const char *q, const char *end)
 static inline const char *fp_string(const char *p, const char *end, const char **s, size_t *n)
 {
     const char *q = memchr(p, '"', (size_t)(end - p));
-    if (!q)
+    if (!q || plain_run(p, q) != q)
         return NULL;
-    for (const char *c = p; c < q; c++)
-        if (!plain_byte[(unsigned char)*c])
-            return NULL;
     if (q >= end || *q != '"')
         return NULL;
     *s = p;
@@ -642,8 +645,13 @@ static const char *fp_dim3(const char *p, const char *end, int *lines, uint32_t 
         return NULL;
     for (int i = 0; i < 3; i++) {
         p = fp_ws(p, end, lines);
-        double v;
-        if (!(p = fp_number(p, end, &v)) || isnan(v) || v != floor(v) || v >= 4294967296.0)
+        /* Plain integers below 2^32 (else the general path). */
+        uint64_t v = 0;
+        const char *d = p;
+        while (p < end && *p >= '0' && *p <= '9' && p - d < 10)
+            v = v * 10 + (uint64_t)(*p++ - '0');
+        if (p == d || p >= end || (*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' ||
+            *p == 'E' || (*d == '0' && p - d > 1) || v >= 4294967296ull)
             return NULL;
         out[i] = (uint32_t)v;
         p = fp_ws(p, end, lines);
