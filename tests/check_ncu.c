@@ -861,13 +861,12 @@ START_TEST(real_export_features)
     ck_assert_uint_eq(st.time_from_cycles, st.kernels);
     rl_ncu_notes(&st, notes, sizeof notes);
     ck_assert_ptr_nonnull(strstr(notes, "time from cycles"));
-    /* Tensor pipe instructions without op counters, on an A100 (CC 8.0):
-     * FLOPs inferred at 4096 per instruction, and said. */
-    ck_assert_uint_gt(st.tensor_inferred, 0);
-    ck_assert_uint_eq(st.tensor_inst_only, 0);
-    ck_assert_ptr_nonnull(strstr(notes, "inferred (not counted) from "
-                                        "sm__inst_executed_pipe_tensor.sum"));
-    ck_assert_ptr_nonnull(strstr(notes, "sm__ops_path_tensor_* counters give exact counts"));
+    /* Tensor pipe instructions without op counters, on an A100 (CC 8.0),
+     * in kernels with FP16 instructions: the count is exactly hfma / 32 (FP16
+     * shares that pipe on GA100), so nothing is inferred, and said. */
+    ck_assert_uint_gt(st.tensor_pipe_shared, 0);
+    ck_assert_uint_eq(st.tensor_inferred, 0);
+    ck_assert_ptr_nonnull(strstr(notes, "share that pipe on some GPUs (GA100)"));
     /* Without the architecture (an old header has no CC column): a stated
      * lower bound. */
     rl_trace_groups_release(&g);
@@ -891,14 +890,34 @@ START_TEST(real_export_features)
     ck_assert(isnan(rl_ncu_tensor_flops_per_inst(NAN)));
     /* The wide form's compute capability attributes serve too; the
      * precision judged becomes the Tensor Core one. */
-    ck_assert_msg(parse("ID,Kernel Name,device__attribute_compute_capability_major,"
-                        "device__attribute_compute_capability_minor,"
-                        "sm__inst_executed_pipe_tensor.sum," SASS("ffma") ",lts__t_bytes.sum\n"
-                        ",,,,inst,inst,byte\n0,k,7,0,10,1,8\n",
-                        NAN) == 0,
-                  "%s", err);
+    static const char wide_cc[] =
+        "ID,Kernel Name,device__attribute_compute_capability_major,"
+        "device__attribute_compute_capability_minor,sm__inst_executed_pipe_tensor.sum," SASS("ffma")
+        "," SASS("hfma") "," SASS("hadd") "," SASS("hmul") "," SASS("dfma") "," SASS("dadd") ","
+        SASS("dmul") ",lts__t_bytes.sum\n,,,,inst,inst,inst,inst,inst,inst,inst,inst,byte\n"
+        "0,k,7,0,10,1,0,0,0,0,0,0,8\n";
+    ck_assert_msg(parse(wide_cc, NAN) == 0, "%s", err);
     ck_assert_double_eq(only_group()->flops, 10 * 512 + 2);
     ck_assert_str_eq(only_group()->precision, "fp16");
+    ck_assert_uint_eq(st.tensor_inferred, 1);
+    rl_ncu_notes(&st, notes, sizeof notes);
+    ck_assert_ptr_nonnull(strstr(notes, "inferred (not counted) from "
+                                        "sm__inst_executed_pipe_tensor.sum"));
+    ck_assert_ptr_nonnull(strstr(notes, "sm__ops_path_tensor_* counters give exact counts"));
+    /* FP16 work beside it, or FP16 counters missing: not inferred. */
+    char text[sizeof wide_cc];
+    memcpy(text, wide_cc, sizeof wide_cc);
+    char *row = strstr(text, "0,k,7,0,10,1,0");
+    row[13] = '5'; /* hfma 5 */
+    ck_assert_msg(parse(text, NAN) == 0, "%s", err);
+    ck_assert_double_eq(only_group()->flops, 2 + 2 * 2 * 5);
+    ck_assert_uint_eq(st.tensor_pipe_shared, 1);
+    ck_assert_msg(parse("ID,Kernel Name,CC,sm__inst_executed_pipe_tensor.sum," SASS("ffma")
+                        ",lts__t_bytes.sum\n,,,inst,inst,byte\n0,k,8.0,10,1,8\n",
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_double_eq(only_group()->flops, 2);
+    ck_assert_uint_eq(st.tensor_inferred, 0);
 }
 END_TEST
 

@@ -840,7 +840,17 @@ static int kernel_flush(struct importer *im, struct kernel *k)
     if (q[X_TENSOR_INST] > 0 && !tensor_ops && !isnan(flops)) {
         double cc = !isnan(k->cc) ? k->cc : q[X_CC_MAJOR] + q[X_CC_MINOR] / 10;
         double per_inst = rl_ncu_tensor_flops_per_inst(cc);
-        if (isnan(per_inst)) {
+        /* FP16 and FP64 instructions share that pipe on some GPUs (GA100:
+         * real A100 exports count exactly hfma / 32 there): only a kernel
+         * with none of them has a count that is Tensor work alone. */
+        double shared = 0;
+        for (int i = RL_Q_DADD; i <= RL_Q_DFMA; i++)
+            shared += q[i];
+        for (int i = RL_Q_HADD; i <= RL_Q_HFMA; i++)
+            shared += q[i];
+        if (!isnan(per_inst) && !(shared == 0)) {
+            st->tensor_pipe_shared++;
+        } else if (isnan(per_inst)) {
             st->tensor_inst_only++;
         } else {
             flops += q[X_TENSOR_INST] * per_inst;
@@ -1221,6 +1231,12 @@ void rl_ncu_notes(const struct rl_ncu_stats *st, char *out, size_t size)
              "sm__ops_path_tensor_* counters give exact counts (add them with `roofline "
              "metrics --ncu --chip CHIP`'s list)",
              st->tensor_inferred);
+    if (st->tensor_pipe_shared)
+        NOTE("%zu kernels count sm__inst_executed_pipe_tensor.sum but also FP16 or FP64 "
+             "instructions, which share that pipe on some GPUs (GA100): no Tensor FLOPs are "
+             "inferred, and where a kernel did use Tensor Cores its FLOPs (CUDA cores only) are "
+             "a lower bound (the sm__ops_path_tensor_* counters give exact counts)",
+             st->tensor_pipe_shared);
     if (st->tensor_inst_only)
         NOTE("%zu kernels ran Tensor Core instructions (sm__inst_executed_pipe_tensor.sum) but "
              "the export has no Tensor Core op counters: their FLOPs count CUDA cores only, a "

@@ -15,6 +15,7 @@ struct rl_ncu_stats {
     size_t bytes_only;           /*   bytes, no FLOP counters at all: memory points */
     size_t tensor_unknown;       /*   Tensor Core ops but no FLOPs-per-op factor */
     size_t tensor_inferred;      /* Tensor FLOPs inferred from pipe instructions x shape */
+    size_t tensor_pipe_shared;   /* pipe count with FP16/FP64 work beside it: not inferred */
     size_t tensor_inst_only;     /* Tensor pipe instructions, no op counters, no known
                                   * shape: FLOPs a lower bound */
     size_t time_from_cycles;     /* timed by cycles / cycles per second (no duration) */
