@@ -551,6 +551,81 @@ START_TEST(fast_and_general_paths_agree)
 }
 END_TEST
 
+/* text of n launch records in the layout given, into a malloc'd document */
+static char *records_doc(int n, int layout, int bad_at)
+{
+    size_t cap = (size_t)n * 400 + 256, k = 0;
+    char *t = malloc(cap);
+    ck_assert_ptr_nonnull(t);
+    k += (size_t)snprintf(t + k, cap - k, "{\n  \"format\": \"roofline-trace\",\n  \"kernels\": [\n");
+    for (int i = 0; i < n; i++)
+        k += (size_t)snprintf(
+            t + k, cap - k,
+            layout == 1
+                ? "    {\"name\": \"k%d\", \"grid\": [%d, 1, 1],\n     \"counters\": {\n"
+                  "      \"ffma\": %d},\n     \"flops\": %d, \"dram_bytes\": %d, \"time_ns\": %d}%s\n"
+            : layout == 3
+                /* every line starts with a nested object that has a "name"
+                 * of its own; records start mid-line */
+                ? "{\"name\": \"k%d\", \"grid\": [%d, 1, 1], \"x\":\n{\"name\": \"inner\", "
+                  "\"ffma\": %d}, \"flops\": %d, \"dram_bytes\": %d, \"time_ns\": %d}%s "
+                : "    {\"name\": \"k%d\", \"grid\": [%d, 1, 1], \"counters\": {\"ffma\": %d}, "
+                  "\"flops\": %d, \"dram_bytes\": %d, \"time_ns\": %d}%s\n",
+            i % 37, 1 + i % 3, i, i == bad_at ? -1 : 2 * i, 64, 100 + i % 11,
+            i + 1 < n ? "," : "");
+    snprintf(t + k, cap - k, "  ],\n  \"incomplete\": false\n}\n");
+    return t;
+}
+
+START_TEST(two_cores_read_alike)
+{
+    /* Read on two cores (the helper taking the second half) or on one, a
+     * trace gives the same groups and the same errors, whatever its layout:
+     * records one per line (taken), records over several lines (the
+     * helper's guess lands inside one: discarded), an error in the second
+     * half (the helper stops before it; the main reader says it). */
+    rl_trace_set_parallel_min_bytes(1024);
+    for (int variant = 0; variant < 4; variant++) {
+        char *text = records_doc(5000, variant, variant == 2 ? 4000 : -1);
+        char e[2][RL_ERRMSG_SIZE];
+        int rc[2];
+        size_t n[2];
+        uint64_t launches[2], kernels[2];
+        double flops[2], time_ns[2];
+        for (int par = 0; par < 2; par++) {
+            rl_trace_set_parallel_min_bytes(par ? 1024 : (long long)1 << 40);
+            rc[par] = read_doc(text);
+            snprintf(e[par], sizeof e[par], "%s", rc[par] ? err : "");
+            n[par] = g.n;
+            launches[par] = 0, flops[par] = 0, time_ns[par] = 0;
+            for (size_t i = 0; i < g.n; i++)
+                launches[par] += g.v[i].launches, flops[par] += g.v[i].flops,
+                    time_ns[par] += g.v[i].time_ns;
+            kernels[par] = g.sum.kernels;
+            if (!par)
+                ck_assert_uint_eq(g.sum.read_by_helper, 0);
+            else if (variant == 0)
+                ck_assert_uint_gt(g.sum.read_by_helper, 1000); /* the second half, taken */
+            else if (variant == 3)
+                ck_assert_uint_eq(g.sum.read_by_helper, 0);    /* a guess inside a record */
+        }
+        ck_assert_msg(rc[0] == rc[1], "variant %d: %d vs %d", variant, rc[0], rc[1]);
+        ck_assert_str_eq(e[0], e[1]);
+        ck_assert_uint_eq(n[0], n[1]);
+        ck_assert_uint_eq(launches[0], launches[1]);
+        ck_assert_uint_eq(kernels[0], kernels[1]);
+        ck_assert_double_eq(flops[0], flops[1]);
+        ck_assert_double_eq(time_ns[0], time_ns[1]);
+        if (variant == 2)
+            ck_assert_ptr_nonnull(strstr(e[0], "'flops' must be >= 0"));
+        else
+            ck_assert_uint_eq(kernels[0], 5000);
+        free(text);
+    }
+    rl_trace_set_parallel_min_bytes(0);
+}
+END_TEST
+
 START_TEST(keys)
 {
     /* Keys with escapes or control characters take the general path; keys
@@ -1260,6 +1335,7 @@ static Suite *tracefile_suite(void)
     tcase_add_test(limits, string_errors);
     tcase_add_test(limits, long_strings);
     tcase_add_test(limits, fast_and_general_paths_agree);
+    tcase_add_test(limits, two_cores_read_alike);
     tcase_add_test(limits, keys);
     tcase_add_test(limits, numbers_at_their_limits);
     tcase_add_test(limits, words);

@@ -11,10 +11,13 @@
 #include "analyzer/util/error.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define BUF_BYTES (1u << 20)
 
@@ -22,7 +25,10 @@ enum tok { T_EOF, T_LBRACE, T_RBRACE, T_LBRACKET, T_RBRACKET, T_COLON, T_COMMA, 
            T_NUMBER, T_TRUE, T_FALSE, T_NULL };
 
 struct reader {
-    FILE *f;
+    FILE *f;            /* or, when NULL, fd read with pread from off */
+    int fd;
+    off_t off;
+    off_t base;         /* file offset of buf[0] */
     const char *what;
     char *buf;
     size_t len, pos;
@@ -58,7 +64,14 @@ static inline int peek(struct reader *r)
     if (r->pos == r->len) {
         if (r->eof)
             return -1;
-        r->len = fread(r->buf, 1, BUF_BYTES, r->f);
+        r->base += (off_t)r->len;
+        if (r->f) {
+            r->len = fread(r->buf, 1, BUF_BYTES, r->f);
+        } else {
+            ssize_t n = pread(r->fd, r->buf, BUF_BYTES, r->off);
+            r->len = n > 0 ? (size_t)n : 0;
+            r->off += (off_t)r->len;
+        }
         r->pos = 0;
         if (r->len < BUF_BYTES)
             r->eof = true;
@@ -927,10 +940,11 @@ static int grow_slots(struct rl_trace_groups *g)
 /* Launches group by kernel name, grid and block; the first counted launch
  * gives the group its precision and origin (timing-only launches count for
  * time). */
-static int add_launch(struct rl_trace_groups *g, const struct launch *l, uint64_t launches)
+/* The group of l's name, grid and block, made when new (NULL: no memory). */
+static struct rl_trace_group *group_of(struct rl_trace_groups *g, const struct launch *l)
 {
     if (2 * (g->n + 1) > g->slots && grow_slots(g))
-        return RL_ENOMEM;
+        return NULL;
     uint64_t h = group_hash(l);
     size_t j = h & (g->slots - 1);
     while (g->slot[j] && !(g->v[g->slot[j] - 1].hash == h && same(&g->v[g->slot[j] - 1], l)))
@@ -943,20 +957,28 @@ static int add_launch(struct rl_trace_groups *g, const struct launch *l, uint64_
             size_t cap = g->cap ? 2 * g->cap : 64;
             struct rl_trace_group *v = realloc(g->v, cap * sizeof *v);
             if (!v)
-                return RL_ENOMEM;
+                return NULL;
             g->v = v;
             g->cap = cap;
         }
         grp = &g->v[g->n];
         memset(grp, 0, sizeof *grp);
         if (!(grp->name = strdup(l->name)))
-            return RL_ENOMEM;
+            return NULL;
         memcpy(grp->grid, l->grid, sizeof grp->grid);
         memcpy(grp->block, l->block, sizeof grp->block);
         grp->hash = h;
         grp->origin = RL_ORIGIN_MEASURED;
         g->slot[j] = (uint32_t)++g->n;
     }
+    return grp;
+}
+
+static int add_launch(struct rl_trace_groups *g, const struct launch *l, uint64_t launches)
+{
+    struct rl_trace_group *grp = group_of(g, l);
+    if (!grp)
+        return RL_ENOMEM;
     if (!isnan(l->flops) && grp->counted == 0) {
         snprintf(grp->precision, sizeof grp->precision, "%s", l->precision);
         grp->origin = l->origin;
@@ -1073,10 +1095,219 @@ static int counters_field(struct reader *r, void *ctx, const char *key)
     return skip_value(r, t);
 }
 
+/* A record read: its launch added to g (FLOPs without bytes are timing
+ * only). RL_OK or RL_ENOMEM. */
+static int commit_launch(struct rl_trace_groups *g, struct launch *l)
+{
+    bool bytes = false;
+    for (int m = 0; m < RL_MEM_COUNT; m++)
+        bytes |= !isnan(l->bytes[m]);
+    if (!bytes)
+        l->flops = NAN;
+    if (isnan(l->flops))
+        l->precision[0] = 0, l->origin = RL_ORIGIN_MEASURED;
+    if (add_launch(g, l, 1))
+        return RL_ENOMEM;
+    g->sum.kernels++;
+    if (!isnan(l->time_ns))
+        g->sum.time_ns += l->time_ns;
+    if (l->counts >= 0)
+        g->sum.by_counts[l->counts]++;
+    return RL_OK;
+}
+
+static void launch_init(struct launch *l, char *name_buf, size_t name_cap)
+{
+    *l = (struct launch){.name = NULL, .name_buf = name_buf, .name_cap = name_cap};
+    l->flops = l->time_ns = NAN;
+    for (int m = 0; m < RL_MEM_COUNT; m++)
+        l->bytes[m] = NAN;
+    l->origin = RL_ORIGIN_MEASURED;
+    l->counts = -1;
+}
+
+/* b's groups (read after g's launches, in file order) added into g, as if
+ * their launches had been read one by one. */
+static int merge_groups(struct rl_trace_groups *g, const struct rl_trace_groups *b)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        const struct rl_trace_group *x = &b->v[i];
+        struct launch key = {.name = x->name};
+        memcpy(key.grid, x->grid, sizeof key.grid);
+        memcpy(key.block, x->block, sizeof key.block);
+        struct rl_trace_group *y = group_of(g, &key);
+        if (!y)
+            return RL_ENOMEM;
+        if (y->counted == 0 && x->counted) { /* the first counted launch names them */
+            memcpy(y->precision, x->precision, sizeof y->precision);
+            y->origin = x->origin;
+        }
+        y->launches += x->launches;
+        y->counted += x->counted;
+        y->counted_timed += x->counted_timed;
+        y->time_ns += x->time_ns;
+        y->counted_time_ns += x->counted_time_ns;
+        y->flops += x->flops;
+        y->bytes_only += x->bytes_only;
+        y->bytes_only_timed += x->bytes_only_timed;
+        y->bytes_only_time_ns += x->bytes_only_time_ns;
+        for (int m = 0; m < RL_MEM_COUNT; m++) {
+            y->bytes[m] += x->bytes[m];
+            y->bytes_only_bytes[m] += x->bytes_only_bytes[m];
+        }
+    }
+    g->sum.kernels += b->sum.kernels;
+    g->sum.time_ns += b->sum.time_ns;
+    for (int i = 0; i < RL_TRACE_COUNTS_N; i++)
+        g->sum.by_counts[i] += b->sum.by_counts[i];
+    return RL_OK;
+}
+
+/* Reading a large trace file on two cores: a helper thread reads the
+ * second half's launch records with the fast path, from the first record
+ * start after a newline (a newline is never inside a JSON string), into
+ * its own groups, and stops at the first record it does not take. When
+ * the main reader reaches that same record start by itself (so it was one:
+ * the layout `roofline trace` writes), it takes the helper's groups and
+ * jumps past them; otherwise it discards them. Either way the result is
+ * the one-by-one reading's, and every error is the main reader's. */
+static off_t helper_min_bytes = (off_t)32 << 20;
+
+void rl_trace_set_parallel_min_bytes(long long bytes)
+{
+    helper_min_bytes = bytes > 0 ? (off_t)bytes : (off_t)32 << 20;
+}
+
+struct helper {
+    pthread_t thread;
+    int fd;
+    off_t from;             /* where to look for a record start */
+    off_t rec_start;        /* the first record's '{' (-1: none found) */
+    off_t stop;             /* just after the last record taken */
+    int lines;              /* newlines from rec_start to stop */
+    uint64_t records;
+    struct rl_trace_groups g;
+    bool running;           /* the thread is to be joined */
+    bool active;            /* its records may still be taken */
+};
+
+static void *helper_main(void *arg)
+{
+    struct helper *h = arg;
+    struct reader r = {.f = NULL, .fd = h->fd, .off = h->from, .base = h->from, .line = 0};
+    h->rec_start = -1;
+    if (!(r.buf = malloc(BUF_BYTES)))
+        return NULL;
+    int c;
+    while ((c = get(&r)) >= 0 && c != '\n')
+        ;
+    char *name_buf = NULL;
+    size_t name_cap = 0;
+    if (c == '\n' && skip_ws(&r) == '{') {
+        h->rec_start = r.base + (off_t)r.pos;
+        r.line = 0;
+        for (;;) {
+            size_t at = r.pos;
+            r.pos++; /* the '{' */
+            struct launch l;
+            launch_init(&l, name_buf, name_cap);
+            int ok = fast_launch(&r, &l) && l.have_name;
+            name_buf = l.name_buf, name_cap = l.name_cap;
+            if (!ok && at > 0) {
+                /* The buffer may end inside the record: read on from its
+                 * start, and try it once more. */
+                r.off = r.base + (off_t)at;
+                r.base = r.off;
+                r.pos = r.len = 0;
+                r.eof = false;
+                if (peek(&r) != '{')
+                    break;
+                r.pos++;
+                launch_init(&l, name_buf, name_cap);
+                ok = fast_launch(&r, &l) && l.have_name;
+                name_buf = l.name_buf, name_cap = l.name_cap;
+            }
+            if (!ok || commit_launch(&h->g, &l))
+                break;
+            h->records++;
+            h->stop = r.base + (off_t)r.pos;
+            h->lines = r.line;
+            if (skip_ws(&r) != ',')
+                break;
+            r.pos++;
+            if (skip_ws(&r) != '{')
+                break;
+        }
+    }
+    free(name_buf);
+    free(r.buf);
+    free(r.str);
+    return NULL;
+}
+
+/* Start a helper for the rest of f from r's position, when it is worth it. */
+static void helper_start(struct helper *h, struct reader *r)
+{
+    memset(h, 0, sizeof *h);
+    struct stat st;
+    if (!fast_path || !r->f || fstat(fileno(r->f), &st) != 0 || !S_ISREG(st.st_mode) ||
+        sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        return;
+    off_t here = r->base + (off_t)r->pos;
+    if (st.st_size - here < helper_min_bytes)
+        return;
+    h->fd = fileno(r->f);
+    h->from = here + (st.st_size - here) / 2;
+    h->rec_start = -1;
+    h->running = h->active = pthread_create(&h->thread, NULL, helper_main, h) == 0;
+}
+
+static void helper_finish(struct helper *h)
+{
+    if (h->running)
+        pthread_join(h->thread, NULL);
+    h->running = false;
+}
+
+static void helper_release(struct helper *h)
+{
+    helper_finish(h);
+    rl_trace_groups_release(&h->g);
+}
+
+/* At the record starting at file offset at: take the helper's records when
+ * they start here. 1 taken (r is after them), 0 not. */
+static int helper_take(struct helper *h, struct reader *r, struct rl_trace_groups *g,
+                       off_t at)
+{
+    if (!h->active || at < h->from)
+        return 0;
+    helper_finish(h);
+    if (at < h->rec_start)
+        return 0; /* not there yet */
+    h->active = false;
+    if (at != h->rec_start || h->records == 0 || fseeko(r->f, h->stop, SEEK_SET) != 0) {
+        rl_trace_groups_release(&h->g);
+        return 0;
+    }
+    g->sum.read_by_helper += h->records;
+    if (merge_groups(g, &h->g)) {
+        fail(r, RL_ENOMEM, "out of memory");
+        return 0;
+    }
+    rl_trace_groups_release(&h->g);
+    r->base = h->stop;
+    r->pos = r->len = 0;
+    r->eof = false;
+    r->line += h->lines;
+    return 1;
+}
+
 /* The name buffer one array's launches share. */
 struct name_store {
     char *buf;
     size_t cap;
+    struct helper *helper;  /* NULL: one reader */
 };
 
 static int read_kernels_with(struct reader *r, struct rl_trace_groups *g, enum tok t,
@@ -1093,18 +1324,14 @@ static int read_kernels_with(struct reader *r, struct rl_trace_groups *g, enum t
                           : fail(r, RL_ESCHEMA, t == T_EOF ? "truncated: kernels[%llu] never ends"
                                                            : "kernels[%llu] must be an object",
                                  (unsigned long long)g->sum.kernels);
+        if (ns->helper && helper_take(ns->helper, r, g, r->base + (off_t)r->pos - 1)) {
+            t = next(r); /* after the helper's last record: ',' or ']' */
+            goto after_record;
+        }
+        if (r->err)
+            return r->err;
         struct launch l;
-        l.name = NULL;
-        l.name_buf = ns->buf;
-        l.name_cap = ns->cap;
-        l.have_name = false;
-        l.grid[0] = l.grid[1] = l.grid[2] = l.block[0] = l.block[1] = l.block[2] = 0;
-        l.flops = l.time_ns = NAN;
-        for (int m = 0; m < RL_MEM_COUNT; m++)
-            l.bytes[m] = NAN;
-        l.precision[0] = 0;
-        l.origin = RL_ORIGIN_MEASURED;
-        l.counts = -1;
+        launch_init(&l, ns->buf, ns->cap);
         int line = r->line;
         /* A record the fast path gives up on is read again from its start
          * (nothing consumed) by the general path. */
@@ -1132,21 +1359,10 @@ static int read_kernels_with(struct reader *r, struct rl_trace_groups *g, enum t
                         (unsigned long long)g->sum.kernels);
         }
         /* FLOPs without any byte count cannot be placed: timing only. */
-        bool bytes = false;
-        for (int m = 0; m < RL_MEM_COUNT; m++)
-            bytes |= !isnan(l.bytes[m]);
-        if (!bytes)
-            l.flops = NAN;
-        if (isnan(l.flops))
-            l.precision[0] = 0, l.origin = RL_ORIGIN_MEASURED;
-        if (add_launch(g, &l, 1))
+        if (commit_launch(g, &l))
             return fail(r, RL_ENOMEM, "out of memory");
-        g->sum.kernels++;
-        if (!isnan(l.time_ns))
-            g->sum.time_ns += l.time_ns;
-        if (l.counts >= 0)
-            g->sum.by_counts[l.counts]++;
         t = next(r);
+    after_record:
         if (t == T_RBRACKET)
             return 0;
         if (t != T_COMMA)
@@ -1159,8 +1375,14 @@ static int read_kernels_with(struct reader *r, struct rl_trace_groups *g, enum t
 
 static int read_kernels(struct reader *r, struct rl_trace_groups *g, enum tok t)
 {
-    struct name_store ns = {NULL, 0};
+    struct helper h = {.running = false};
+    struct name_store ns = {NULL, 0, NULL};
+    if (t == T_LBRACKET) {
+        helper_start(&h, r);
+        ns.helper = &h;
+    }
     int rc = read_kernels_with(r, g, t, &ns);
+    helper_release(&h);
     free(ns.buf);
     return rc;
 }
@@ -1194,7 +1416,9 @@ int rl_trace_groups_read(struct rl_trace_groups *g, FILE *f, const char *what, c
 {
     if (!plain_byte['a'])
         plain_bytes();
-    struct reader r = {.f = f, .what = what, .line = 1, .errmsg = errmsg};
+    off_t start = ftello(f);
+    struct reader r = {.f = f, .fd = -1, .base = start > 0 ? start : 0, .what = what, .line = 1,
+                       .errmsg = errmsg};
     r.buf = malloc(BUF_BYTES);
     if (!r.buf)
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");

@@ -48,6 +48,7 @@ struct rl_trace_summary {
     uint64_t kernels;           /* launch records read */
     uint64_t by_counts[4];      /* of those, by 'counts': enum rl_trace_counts */
     double time_ns;             /* all launches */
+    uint64_t read_by_helper;    /* launch records read on the second core */
 };
 
 struct rl_trace_groups {
@@ -77,6 +78,12 @@ int rl_trace_groups_add(struct rl_trace_groups *g, const char *name, const uint3
 /* The reader's fast path for launch records, on by default; tests and the
  * fuzzer turn it off to check that both paths read alike. */
 void rl_trace_set_fast_path(bool on);
+
+/* Files from this size (default 32 MiB; 0 restores it) are read on two
+ * cores when the machine has them: a helper reads the second half's
+ * records (with the fast path), taken only when they are records (the
+ * layout `roofline trace` writes); tests make it small. */
+void rl_trace_set_parallel_min_bytes(long long bytes);
 
 /* Is this text (its first bytes) a roofline trace? */
 bool rl_trace_sniff(const char *text, size_t len);
