@@ -400,6 +400,22 @@ START_TEST(ncu_from_stdin_and_without_chart)
     text = rl_test_slurp(p);
     ck_assert_ptr_nonnull(strstr(text, "(no chart)"));
     free(text);
+    /* A trace from a pipe too. */
+    const char *trace = "{\"format\": \"roofline-trace\", \"kernels\": [{\"name\": \"t\", "
+                        "\"flops\": 2e9, \"dram_bytes\": 1e9, \"time_ns\": 1e6}]}";
+    const char *tp = write_tmp("t.json", trace, strlen(trace));
+    snprintf(cmd, sizeof cmd,
+             "cat '%s' | '%s' report --trace - --gpu h200 --json > '%s/trace.json'", tp,
+             ROOFLINE_BIN, rl_test_tmpdir());
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(p, sizeof p, "%s/trace.json", rl_test_tmpdir());
+    text = rl_test_slurp(p);
+    doc = cJSON_Parse(text);
+    free(text);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_double_eq(cJSON_GetObjectItemCaseSensitive(kernel(doc, 0), "flops")->valuedouble,
+                        2e9);
+    cJSON_Delete(doc);
 }
 END_TEST
 

@@ -1441,6 +1441,8 @@ int rl_trace_groups_read(struct rl_trace_groups *g, FILE *f, const char *what, c
 
 int rl_trace_groups_load(struct rl_trace_groups *g, const char *path, char *errmsg)
 {
+    if (strcmp(path, "-") == 0)
+        return rl_trace_groups_read(g, stdin, "<stdin>", errmsg);
     FILE *f = fopen(path, "rb");
     if (!f)
         return rl_fail(errmsg, RL_EIO, "'%s': %s", path, strerror(errno));

@@ -64,6 +64,7 @@ struct rl_trace_groups {
  * file and line: RL_EPARSE (malformed or truncated JSON), RL_ESCHEMA (not
  * a roofline trace, a field of the wrong type), RL_ENOMEM. */
 int rl_trace_groups_read(struct rl_trace_groups *g, FILE *f, const char *what, char *errmsg);
+/* path "-" reads standard input. */
 int rl_trace_groups_load(struct rl_trace_groups *g, const char *path, char *errmsg);
 void rl_trace_groups_release(struct rl_trace_groups *g);
 
