@@ -41,6 +41,7 @@ int cmd_llm(int argc, char **argv);
 /* `roofline report`, as `roofline run` calls it. */
 #define CLI_MAX_TRACES 64
 struct rl_outset;
+struct rl_html_fact;
 struct cli_report_opts {
     const char *traces[CLI_MAX_TRACES];
     int n_traces;
@@ -53,6 +54,10 @@ struct cli_report_opts {
     long rows;              /* -1: the default (20) */
     bool json;
     bool no_chart;          /* --no-chart: the files without the chart */
+    /* What the caller knows about how the kernels were made (run: its
+     * device, build, workload), shown in report.html; may be NULL. */
+    const struct rl_html_fact *facts;
+    size_t n_facts;
 };
 int cli_report_run(const struct cli_report_opts *o);
 

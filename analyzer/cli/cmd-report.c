@@ -7,6 +7,7 @@
 #include "analyzer/util/outset.h"
 #include "analyzer/readers/ncu.h"
 #include "analyzer/readers/records.h"
+#include "analyzer/report/html.h"
 #include "analyzer/report/report.h"
 
 #include <errno.h>
@@ -25,8 +26,9 @@ static const char usage_text[] =
     "Place every kernel group (launches of one kernel, grid and block) on the\n"
     "roofline and say what bounds it: memory (which level), compute, or neither\n"
     "(far below both: latency, launch overhead, occupancy, with the evidence).\n"
-    "Writes DIR/report.md (the chart and the table), report.json, report.csv and\n"
-    "roofline.svg (with .gp and .dat beside it), and prints the top kernels.\n"
+    "Writes DIR/report.md (the chart and the table), report.json, report.csv,\n"
+    "report.html (one self-contained page: the chart to hover, the tables to sort)\n"
+    "and roofline.svg (with .gp and .dat beside it), and prints the top kernels.\n"
     "\n"
     "  --trace FILE      a `roofline trace` file; repeat to merge processes\n"
     "  --ncu FILE        an Nsight Compute CSV: `ncu --csv` (long) or `ncu --csv\n"
@@ -41,7 +43,8 @@ static const char usage_text[] =
     "  -o DIR            output folder (default roofline-report; with --json and\n"
     "                    no -o, nothing is written)\n"
     "  --format LIST     chart formats: svg, png, pdf, comma-separated (default svg)\n"
-    "  --no-chart        no chart: report.md, report.json and report.csv only\n"
+    "  --no-chart        no chart: report.md, report.json, report.csv and\n"
+    "                    report.html only (the page draws its own)\n"
     "  --rows N          kernels in the printed table (default 20; 0: all)\n"
     "  --json            print report.json instead of the table\n"
     "  --tensor-flops-per-op F  FLOPs per Tensor Core op for --ncu (what\n"
@@ -74,6 +77,16 @@ static int write_md(FILE *f, const struct rl_report *r, const struct rl_ceilings
     return rl_report_markdown(f, r, c, md_chart);
 }
 
+/* report.html's title and conditions: the caller's facts and the bench file. */
+static const char *html_title;
+static struct rl_html_fact html_facts[48];
+static size_t n_html_facts;
+
+static int write_html(FILE *f, const struct rl_report *r, const struct rl_ceilings *c)
+{
+    return rl_report_html(f, r, c, html_title, html_facts, n_html_facts);
+}
+
 /* The files of a report into dir (a stage of set): the charts, report.md,
  * report.json, report.csv. CLI_OK, or CLI_FAIL reported. */
 static int write_report(const struct cli_report_opts *o, const char *dir,
@@ -104,6 +117,20 @@ static int write_report(const struct cli_report_opts *o, const char *dir,
         rc = write_file(dir, "report.json", rl_report_json, r, c, err);
     if (status == CLI_OK && rc == RL_OK)
         rc = write_file(dir, "report.csv", rl_report_csv, r, c, err);
+    char bench[1024] = "";
+    if (o->bench) {
+        snprintf(bench, sizeof bench, "%s", o->bench);
+        cli_unstage(bench, sizeof bench);
+    }
+    n_html_facts = 0;
+    for (size_t i = 0; i < o->n_facts && n_html_facts + 1 < sizeof html_facts / sizeof *html_facts;
+         i++)
+        html_facts[n_html_facts++] = o->facts[i];
+    if (o->bench)
+        html_facts[n_html_facts++] = (struct rl_html_fact){"measured ceilings from", bench};
+    html_title = o->title;
+    if (status == CLI_OK && rc == RL_OK)
+        rc = write_file(dir, "report.html", write_html, r, c, err);
     if (rc) {
         cli_error("%s", err);
         status = CLI_FAIL;
@@ -216,9 +243,12 @@ int cli_report_run(const struct cli_report_opts *o)
                 }
             }
             if (o->dir && o->no_chart)
-                printf("\nwrote %s/report.md, report.json and report.csv (no chart)\n", shown);
+                printf("\nwrote %s/report.md, report.json, report.csv and report.html (no "
+                       "chart)\n",
+                       shown);
             else if (o->dir)
-                printf("\nwrote %s/report.md, report.json, report.csv and the chart (%s)\n",
+                printf("\nwrote %s/report.md, report.json, report.csv, report.html and the chart "
+                       "(%s)\n",
                        shown, o->formats);
             if (r.n) {
                 printf("\n");

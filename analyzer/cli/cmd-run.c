@@ -3,6 +3,7 @@
 #include "analyzer/cli/cli.h"
 
 #include "analyzer/device/device.h"
+#include "analyzer/report/html.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 #include "analyzer/util/outset.h"
@@ -10,6 +11,7 @@
 
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,14 +66,73 @@ static int write_plan(const char *path, int tokens)
     return CLI_OK;
 }
 
-static int analytic(const char *dir, const char *gpu, int tokens, const struct rl_outset *set)
+/* What run knows about how its kernels were made, for report.html. */
+struct run_facts {
+    struct rl_html_fact v[24];
+    size_t n;
+    char text[24][160];
+};
+
+static void fact(struct run_facts *f, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void fact(struct run_facts *f, const char *key, const char *fmt, ...)
+{
+    if (f->n == sizeof f->v / sizeof *f->v)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->text[f->n], sizeof f->text[f->n], fmt, ap);
+    va_end(ap);
+    f->v[f->n] = (struct rl_html_fact){key, f->text[f->n]};
+    f->n++;
+}
+
+static void run_facts(struct run_facts *f, const struct rl_device_info *dev, const char *why,
+                      const char *gpu, int tokens)
+{
+    f->n = 0;
+    if (!dev) {
+        fact(f, "run", "analytic: no GPU measured (%s)", why);
+        fact(f, "datasheet", "%s", gpu);
+    } else {
+        fact(f, "run", "measured: bench --quick, trace --builtin decode and prefill on GPU %d",
+             dev->index);
+        fact(f, "device", "%s", dev->name);
+        if (dev->uuid[0] || dev->pci_bus_id[0])
+            fact(f, "device id", "%s%s%s", dev->uuid, dev->uuid[0] && dev->pci_bus_id[0] ? ", PCI " : "",
+                 dev->pci_bus_id);
+        fact(f, "compute capability", "%d.%d, %d SMs", dev->cc_major, dev->cc_minor,
+             dev->sm_count);
+        fact(f, "clocks (maximum)", "SM %.0f MHz, memory %.0f MHz, %d-bit bus",
+             dev->sm_clock_max_mhz, dev->mem_clock_max_mhz, dev->mem_bus_bits);
+        fact(f, "memory", "%.4g GB, L2 %.4g MB, shared memory per SM %.4g KB",
+             dev->mem_bytes / 1e9, dev->l2_bytes / 1e6, dev->smem_per_sm_bytes / 1e3);
+        fact(f, "driver", "%s%sCUDA %d.%d (runtime %d.%d)", dev->driver_version,
+             dev->driver_version[0] ? ", " : "", dev->cuda_driver_version / 1000,
+             dev->cuda_driver_version % 1000 / 10, dev->cuda_runtime_version / 1000,
+             dev->cuda_runtime_version % 1000 / 10);
+        if (!isnan(dev->power_limit_w))
+            fact(f, "power limit", "%.0f W (enforced)", dev->power_limit_w);
+        if (dev->build[0])
+            fact(f, "CUDA build", "%s", dev->build);
+        if (gpu)
+            fact(f, "datasheet", "%s", gpu);
+    }
+    fact(f, "workload", "one Llama-3-8B layer: decode at batch 1 and context %d, prefill of %d "
+                        "tokens",
+         tokens, tokens);
+}
+
+static int analytic(const char *dir, const char *gpu, int tokens, const struct rl_outset *set,
+                    const struct run_facts *facts)
 {
     char plan[4096];
     snprintf(plan, sizeof plan, "%s/kernels-analytic.json", dir);
     if (write_plan(plan, tokens))
         return CLI_FAIL;
     struct cli_report_opts o = {.kernels = plan, .gpu = gpu, .dir = dir, .set = set,
-                                .formats = "svg", .rows = 0, .tensor_factor = NAN};
+                                .formats = "svg", .rows = 0, .tensor_factor = NAN,
+                                .facts = facts->v, .n_facts = facts->n};
     return cli_report_run(&o);
 }
 
@@ -97,7 +158,7 @@ static int sub(int (*cmd)(int, char **), const char *const *args)
 
 /* On the GPU: bench, the two traces and the report, into dir (a stage). */
 static int measured(const char *dir, const char *gpu, const char *device, int tokens,
-                    const struct rl_outset *set)
+                    const struct rl_outset *set, const struct run_facts *facts)
 {
     char bench[4096], dec[4096], pre[4096], tok[16];
     snprintf(bench, sizeof bench, "%s/bench.json", dir);
@@ -120,7 +181,7 @@ static int measured(const char *dir, const char *gpu, const char *device, int to
     printf("\n== roofline report %s\n", shown);
     struct cli_report_opts o = {.traces = {dec, pre}, .n_traces = 2, .bench = bench, .gpu = gpu,
                                 .dir = dir, .set = set, .formats = "svg", .rows = -1,
-                                .tensor_factor = NAN};
+                                .tensor_factor = NAN, .facts = facts->v, .n_facts = facts->n};
     return cli_report_run(&o);
 }
 
@@ -176,14 +237,17 @@ int cmd_run(int argc, char **argv)
     }
     cli_outset_show(&set);
     int rc;
+    static struct run_facts facts;
     if (!have_gpu) {
         const char *g = gpu ? gpu : "h200";
         printf("roofline run: no GPU measured (%s): the datasheet roofline of %s with the "
                "analytic decode and prefill steps of one Llama-3-8B layer (%d tokens)\n\n",
                err, g, tokens);
-        rc = analytic(stage, g, tokens, &set);
+        run_facts(&facts, NULL, err, g, tokens);
+        rc = analytic(stage, g, tokens, &set, &facts);
     } else {
-        rc = measured(stage, gpu, device, tokens, &set);
+        run_facts(&facts, &dev, NULL, gpu, tokens);
+        rc = measured(stage, gpu, device, tokens, &set, &facts);
     }
     if (rc == CLI_OK && rl_outset_commit(&set, why)) {
         cli_error("%s", why);
