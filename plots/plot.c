@@ -83,8 +83,8 @@ static const char *origin_suffix(enum rl_origin o)
                                      : "";
 }
 
-/* "FP16 Tensor Core (dense)" + "BF16 Tensor Core (dense)" ->
- * "FP16/BF16 Tensor Core (dense)" when the words after the first match. */
+/* "FP16 Tensor Core" + "BF16 Tensor Core" ->
+ * "FP16/BF16 Tensor Core" when the words after the first match. */
 static void merge_labels(char *into, size_t n, const char *other)
 {
     const char *a_rest = strchr(into, ' '), *b_rest = strchr(other, ' ');

@@ -53,6 +53,7 @@ struct cli_report_opts {
     long rows;              /* -1: the default (20) */
     bool json;
     bool no_chart;          /* --no-chart: the files without the chart */
+    size_t label_max;       /* chart labels' longest (0: default) */
 };
 int cli_report_run(const struct cli_report_opts *o);
 
