@@ -40,8 +40,8 @@ static struct rl_chart chart_of(const struct rl_chart_point *p, size_t n)
 
 START_TEST(ranges_hold_ridges_and_points)
 {
-    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0},
-                                  {"gemm", 1247, 989.4, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0}};
+    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL},
+                                  {"gemm", 1247, 989.4, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL}};
     struct rl_chart c = chart_of(p, 2);
     struct rl_chart_layout l;
     char err[RL_ERRMSG_SIZE];
@@ -104,7 +104,7 @@ START_TEST(ten_clustered_labels_do_not_overlap)
     char names[10][32];
     for (int i = 0; i < 10; i++) {
         snprintf(names[i], sizeof names[i], "kernel_%d_%s", i, i % 2 ? "gemv" : "gemm_bf16");
-        p[i] = (struct rl_chart_point){names[i], ai[i], tf[i], RL_ORIGIN_MEASURED, 0, -1, 0, 0};
+        p[i] = (struct rl_chart_point){names[i], ai[i], tf[i], RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL};
     }
     struct rl_chart c = chart_of(p, 10);
     struct rl_chart_layout l;
@@ -118,10 +118,10 @@ END_TEST
 
 START_TEST(undrawable_points_are_skipped)
 {
-    struct rl_chart_point p[4] = {{"zero bytes", INFINITY, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0},
-                                  {"zero flops", 0, 0, RL_ORIGIN_MEASURED, 0, -1, 0, 0},
-                                  {"no time", 5, NAN, RL_ORIGIN_MEASURED, 0, -1, 0, 0},
-                                  {"ok", 5, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0}};
+    struct rl_chart_point p[4] = {{"zero bytes", INFINITY, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL},
+                                  {"zero flops", 0, 0, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL},
+                                  {"no time", 5, NAN, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL},
+                                  {"ok", 5, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL}};
     struct rl_chart c = chart_of(p, 4);
     struct rl_chart_layout l;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
@@ -133,7 +133,7 @@ END_TEST
 
 START_TEST(script_carries_the_ceilings)
 {
-    struct rl_chart_point p[1] = {{"decode \"gemv\"", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0}};
+    struct rl_chart_point p[1] = {{"decode \"gemv\"", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL}};
     struct rl_chart c = chart_of(p, 1);
     struct rl_chart_layout l;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
@@ -169,8 +169,8 @@ END_TEST
 START_TEST(hierarchical_view)
 {
     /* A GEMV read once from DRAM and thrice from L2, its L1 intensity lower still. */
-    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.0, RL_ORIGIN_MEASURED, 0, 4, 0.33, 0.1},
-                                  {"gemm", 1247, 700, RL_ORIGIN_MEASURED, 0, 4, 0, NAN}};
+    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.0, RL_ORIGIN_MEASURED, 0, 4, 0.33, 0.1, NULL},
+                                  {"gemm", 1247, 700, RL_ORIGIN_MEASURED, 0, 4, 0, NAN, NULL}};
     struct rl_chart c = chart_of(p, 2);
     struct rl_chart_layout l;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
@@ -219,8 +219,8 @@ static long file_size(const char *path)
 
 START_TEST(renders_svg_png_pdf)
 {
-    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0},
-                                  {"gemm", 1247, 989.4, RL_ORIGIN_MEASURED, 0, 4, 0, 0}};
+    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL},
+                                  {"gemm", 1247, 989.4, RL_ORIGIN_MEASURED, 0, 4, 0, 0, NULL}};
     struct rl_chart c = chart_of(p, 2);
     static const char *const ext[] = {"svg", "png", "pdf"};
     static const char *const magic[] = {"<svg", "\x89PNG", "%PDF"};

@@ -839,6 +839,7 @@ int rl_report_chart_series(const struct rl_report *r, const struct rl_ceilings *
         struct rl_chart_point *q = &p[n];
         rl_chart_short_name(names[n], sizeof names[n], w->name, r->label_max);
         q->label = names[n];
+        q->name = w->name;
         q->roof = w->roof;
         q->ai_flop_per_byte = w->v.ai_flop_per_byte[RL_MEM_DRAM];
         for (int l = 1; l < RL_MEM_COUNT && isnan(q->ai_flop_per_byte); l++)
