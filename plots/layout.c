@@ -131,14 +131,15 @@ static bool segments_cross(struct rl_segment a, struct rl_segment b)
 }
 
 /* What a leader line from a marker to its label costs: it must not run
- * through a label or marker, nor cross a roof line. */
+ * through a label or marker; crossing a roof line is allowed when nothing
+ * else is free (a little). */
 static double leader_cost(const struct rl_placer *p, struct rl_segment s)
 {
     double cost = 0;
     for (size_t i = 0; i < p->n_boxes; i++)
         cost += 100 * rl_segment_length_in_box(s, p->boxes[i]);
     for (size_t i = 0; i < p->n_lines; i++)
-        cost += segments_cross(s, p->lines[i]) ? 2000 : 0;
+        cost += segments_cross(s, p->lines[i]) ? 50 : 0; /* allowed, if it must */
     return cost;
 }
 
@@ -152,7 +153,7 @@ double rl_placer_find_near(const struct rl_placer *p, double px, double py, doub
         {1, 0},     {-1, 0},     {0, 1},       {0, -1},     {1, 1},      {-1, 1},
         {1, -1},    {-1, -1},    {1, 0.5},     {-1, 0.5},   {1, -0.5},   {-1, -0.5},
         {0.5, 1},   {-0.5, 1},   {0.5, -1},    {-0.5, -1}};
-    static const double gaps[] = {3, 10, 22, 40, 64, 96};
+    static const double gaps[] = {3, 10, 22, 40, 64, 96, 130, 170};
     double best = INFINITY;
     for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++) {
         for (int d = 0; d < 16; d++) {

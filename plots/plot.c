@@ -55,6 +55,30 @@ static size_t text_len(const char *s)
     return n;
 }
 
+/* Helvetica's advance widths (Adobe's AFM metrics, 1/1000 em) for ASCII
+ * 32..126: the font every chart names. Text widths from them, not from a
+ * flat width per character (capitals and digits are wider than 0.56 em). */
+static const unsigned short helvetica[95] = {
+    278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278,
+    556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556,
+    1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778,
+    667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556,
+    333, 556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833, 556, 556,
+    556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584};
+
+/* The width of s in font (layout units), 3% to spare for renderers. */
+static double text_w(const char *s, double font)
+{
+    double em = 0;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if ((c & 0xC0) == 0x80)
+            continue;
+        em += c >= 32 && c <= 126 ? helvetica[c - 32] : 556;
+    }
+    return em / 1000 * font * 1.03;
+}
+
 static double floor_decade(double v) { return pow(10, floor(log10(v))); }
 static double ceil_decade(double v) { return pow(10, ceil(log10(v) - 1e-9)); }
 
@@ -327,7 +351,7 @@ static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
         size_t pick[2] = {0, 0};
         for (int form = 0; form < 2; form++) {
             const char *text = form == 0 ? L->label : L->short_label;
-            double w = (double)text_len(text) * CHAR_W(FONT_ROOF);
+            double w = text_w(text, FONT_ROOF);
             /* From the right end leftwards, above the line then below it; the
              * last positions let a long label run past the line's start, over
              * the empty space above the memory roofs. */
@@ -374,7 +398,7 @@ static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
         if (!L->memory)
             continue;
         L->angle_deg = angle * 180 / 3.14159265358979323846;
-        double len = (double)text_len(L->label) * CHAR_W(FONT_ROOF);
+        double len = text_w(L->label, FONT_ROOF);
         double sx0 = to_px(a, L->x0), sy0 = to_py(a, L->y0);
         double sx1 = to_px(a, L->x1), sy1 = to_py(a, L->y1);
         /* Clip the start to the plot area. */
@@ -394,13 +418,13 @@ static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
                 break;
             double ax = sx0 + t * (sx1 - sx0), ay = sy0 + t * (sy1 - sy0);
             /* Lift the baseline off the line, perpendicular to it. */
-            ax += -sin(angle) * (h * 0.75);
-            ay += cos(angle) * (h * 0.75);
+            ax += -sin(angle) * (h * 1.1);
+            ay += cos(angle) * (h * 1.1);
             n_sq = 0;
             double cost = 0;
-            for (double d = h / 2; d < len && n_sq < SQ; d += h) {
-                double cx = ax + cos(angle) * d, cy = ay + sin(angle) * d;
-                sq[n_sq] = (struct rl_box){cx - h / 2, cy - h / 2, cx + h / 2, cy + h / 2};
+            for (double d = h / 2; d < len + h / 2 && n_sq < SQ; d += h) {
+                double cx = ax + cos(angle) * d, cy = ay + sin(angle) * d, e = h / 2;
+                sq[n_sq] = (struct rl_box){cx - e, cy - e, cx + e, cy + e};
                 cost += rl_placer_cost(pl, sq[n_sq]);
                 n_sq++;
             }
@@ -413,11 +437,15 @@ static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
             if (cost == 0)
                 break;
         }
+        if (best_cost > 0) {
+            L->in_key = true; /* no clean spot along the line: in the key */
+            continue;
+        }
         for (size_t k = 0; k < best_n; k++)
             if (rl_placer_add_box(pl, best_sq[k]))
                 return RL_ENOMEM;
-        double ax = sx0 + best_t * (sx1 - sx0) - sin(angle) * (h * 0.75);
-        double ay = sy0 + best_t * (sy1 - sy0) + cos(angle) * (h * 0.75);
+        double ax = sx0 + best_t * (sx1 - sx0) - sin(angle) * (h * 1.1);
+        double ay = sy0 + best_t * (sy1 - sy0) + cos(angle) * (h * 1.1);
         L->text.box = best_n ? best_sq[0] : (struct rl_box){ax, ay, ax, ay};
         L->text_x = from_px(a, ax);
         /* gnuplot centres text vertically on its anchor. */
@@ -506,7 +534,7 @@ int rl_chart_layout(const struct rl_chart *c, struct rl_chart_layout *out,
         r->flops_per_s = L->value * 1e12;
         snprintf(r->text, sizeof r->text, "%.3g", r->ai_flop_per_byte);
         double px = to_px(&a, r->ai_flop_per_byte), py = to_py(&a, r->flops_per_s);
-        rc = rl_placer_add_box(&pl, (struct rl_box){px - 5, py - 5, px + 5, py + 5});
+        rc = rl_placer_add_box(&pl, (struct rl_box){px - 7, py - 7, px + 7, py + 7});
     }
     /* Kernel markers. Points on one spot (within 3 units) are labelled
      * once, the first in order standing for them with their count. */
@@ -560,7 +588,7 @@ int rl_chart_layout(const struct rl_chart *c, struct rl_chart_layout *out,
     for (size_t i = 0; i < out->n_ridges && !rc; i++) {
         struct rl_chart_ridge *r = &out->ridges[i];
         double px = to_px(&a, r->ai_flop_per_byte), py = to_py(&a, r->flops_per_s);
-        double w = (double)text_len(r->text) * CHAR_W(FONT_RIDGE), h = TEXT_H(FONT_RIDGE);
+        double w = text_w(r->text, FONT_RIDGE), h = TEXT_H(FONT_RIDGE);
         struct rl_box cand[] = {
             {px + 4, py - 6 - h, px + 4 + w, py - 6},
             {px - 4 - w, py - 6 - h, px - 4, py - 6},
@@ -603,15 +631,24 @@ int rl_chart_layout(const struct rl_chart *c, struct rl_chart_layout *out,
         double r = 6 * (c->points[i].size > 0 ? c->points[i].size : 1);
         double h = TEXT_H(FONT_POINT);
         double cost = rl_placer_find_near(&pl, px, py, r,
-                                          (double)text_len(out->text[i]) * CHAR_W(FONT_POINT), h,
+                                          text_w(out->text[i], FONT_POINT), h,
                                           &out->labels[i]);
         if (cost > 0) {
             out->number[i] = (int)(out->n_key + 1);
             out->key_point[out->n_key++] = i;
             char num[16];
             snprintf(num, sizeof num, "%d", out->number[i]);
-            rl_placer_find_near(&pl, px, py, r, (double)text_len(num) * CHAR_W(FONT_POINT), h,
-                                &out->labels[i]);
+            if (rl_placer_find_near(&pl, px, py, r, text_w(num, FONT_POINT), h,
+                                    &out->labels[i]) > 0) {
+                /* Not even a number fits: the key names it with its
+                 * coordinates, and the point has no label. */
+                char at[48];
+                snprintf(at, sizeof at, " (at %.3g FLOP/B)", c->points[i].ai_flop_per_byte);
+                size_t u = strlen(out->text[i]);
+                snprintf(out->text[i] + u, sizeof out->text[i] - u, "%s", at);
+                done++;
+                continue;
+            }
         }
         rc = rl_placer_add_box(&pl, out->labels[i].box);
         if (rc)
@@ -639,12 +676,12 @@ int rl_chart_layout(const struct rl_chart *c, struct rl_chart_layout *out,
         double dy = TEXT_H(FONT_KEY), w = 0;
         for (size_t k = 0; k < out->n_key; k++) {
             size_t i = out->key_point[k];
-            double lw = (double)(text_len(out->text[i]) + 4) * CHAR_W(FONT_KEY);
+            double lw = text_w(out->text[i], FONT_KEY) + 4 * CHAR_W(FONT_KEY);
             w = fmax(w, lw);
         }
         for (size_t i = 0; i < out->n_lines; i++)
             if (out->lines[i].in_key)
-                w = fmax(w, (double)text_len(out->lines[i].label) * CHAR_W(FONT_KEY));
+                w = fmax(w, text_w(out->lines[i].label, FONT_KEY));
         double hgt = dy * (double)(out->n_key + roof_rows) + 4;
         struct rl_box best = {a.px0 + 8, a.py1 - 8 - hgt, a.px0 + 8 + w, a.py1 - 8};
         double best_cost = INFINITY;
