@@ -4,6 +4,7 @@
 #include "analyzer/util/error.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,7 +96,7 @@ double rl_placer_cost(const struct rl_placer *p, struct rl_box b)
     for (size_t i = 0; i < p->n_boxes; i++)
         cost += 100 * rl_box_overlap_area(p->boxes[i], b);
     for (size_t i = 0; i < p->n_lines; i++)
-        cost += 10 * rl_segment_length_in_box(p->lines[i], b);
+        cost += 100 * rl_segment_length_in_box(p->lines[i], b);
     return cost;
 }
 
@@ -117,32 +118,79 @@ int rl_placer_place_best(struct rl_placer *p, const struct rl_box *candidates,
     return n ? rl_placer_add_box(p, candidates[best]) : RL_EINVAL;
 }
 
-int rl_placer_place_near(struct rl_placer *p, double px, double py, double r,
-                         double w, double h, struct rl_placed_label *out)
+/* Do segments a and b cross (proper intersection)? */
+static bool segments_cross(struct rl_segment a, struct rl_segment b)
 {
-    /* Directions in order of preference: right, left, above, below, then the
-     * diagonals; each at four distances from the marker's edge. */
-    static const double dirs[8][2] = {{1, 0},  {-1, 0}, {0, 1},   {0, -1},
-                                      {1, 1},  {-1, 1}, {1, -1},  {-1, -1}};
-    static const double gaps[] = {3, 18, 40, 70};
-    struct rl_box cand[8 * 4];
-    size_t n = 0;
+    double d1x = a.x1 - a.x0, d1y = a.y1 - a.y0, d2x = b.x1 - b.x0, d2y = b.y1 - b.y0;
+    double den = d1x * d2y - d1y * d2x;
+    if (fabs(den) < 1e-12)
+        return false;
+    double t = ((b.x0 - a.x0) * d2y - (b.y0 - a.y0) * d2x) / den;
+    double u = ((b.x0 - a.x0) * d1y - (b.y0 - a.y0) * d1x) / den;
+    return t > 0 && t < 1 && u > 0 && u < 1;
+}
+
+/* What a leader line from a marker to its label costs: it must not run
+ * through a label or marker; crossing a roof line is allowed when nothing
+ * else is free (a little). */
+static double leader_cost(const struct rl_placer *p, struct rl_segment s)
+{
+    double cost = 0;
+    for (size_t i = 0; i < p->n_boxes; i++)
+        cost += 100 * rl_segment_length_in_box(s, p->boxes[i]);
+    for (size_t i = 0; i < p->n_lines; i++)
+        cost += segments_cross(s, p->lines[i]) ? 50 : 0; /* allowed, if it must */
+    return cost;
+}
+
+double rl_placer_find_near(const struct rl_placer *p, double px, double py, double r, double w,
+                           double h, struct rl_placed_label *out)
+{
+    /* Directions in order of preference: right, left, above, below, the
+     * diagonals, then eight more between them; each at six distances from
+     * the marker's edge, the nearest first. */
+    static const double dirs[16][2] = {
+        {1, 0},     {-1, 0},     {0, 1},       {0, -1},     {1, 1},      {-1, 1},
+        {1, -1},    {-1, -1},    {1, 0.5},     {-1, 0.5},   {1, -0.5},   {-1, -0.5},
+        {0.5, 1},   {-0.5, 1},   {0.5, -1},    {-0.5, -1}};
+    static const double gaps[] = {3, 10, 22, 40, 64, 96, 130, 170};
+    double best = INFINITY;
     for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++) {
-        for (int d = 0; d < 8; d++) {
+        for (int d = 0; d < 16; d++) {
             double dx = dirs[d][0], dy = dirs[d][1];
             double off = r + gaps[g];
             double cx = px + dx * (off + w / 2), cy = py + dy * (off + h / 2);
             if (dx == 0)
                 cx = px;
-            cand[n++] = (struct rl_box){cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2};
+            struct rl_box b = {cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2};
+            double c = rl_placer_cost(p, b);
+            if (g >= 2 && c < best) {
+                /* The leader leaves the marker's edge and ends at the
+                 * label's near side. */
+                double lx = b.x1 <= px ? b.x1 : b.x0, ly = (b.y0 + b.y1) / 2;
+                double len = hypot(lx - px, ly - py);
+                if (len > r) {
+                    struct rl_segment seg = {px + (lx - px) * r / len, py + (ly - py) * r / len,
+                                             lx, ly};
+                    c += leader_cost(p, seg);
+                }
+            }
+            if (c < best) {
+                best = c;
+                out->box = b;
+                out->right_aligned = b.x1 <= px;
+                out->leader = g >= 2;
+            }
+            if (best == 0)
+                return 0;
         }
     }
-    size_t k;
-    int rc = rl_placer_place_best(p, cand, n, &k);
-    if (rc)
-        return rc;
-    out->box = cand[k];
-    out->right_aligned = cand[k].x1 <= px;
-    out->leader = k >= 8;
-    return RL_OK;
+    return best;
+}
+
+int rl_placer_place_near(struct rl_placer *p, double px, double py, double r,
+                         double w, double h, struct rl_placed_label *out)
+{
+    rl_placer_find_near(p, px, py, r, w, h, out);
+    return rl_placer_add_box(p, out->box);
 }

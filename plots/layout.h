@@ -41,16 +41,21 @@ int rl_placer_add_line(struct rl_placer *p, struct rl_segment s);
 
 /* Queries */
 
-/* Cost of putting a label in box b: overlap with boxes (heavy), length of
- * line inside b (light), and any part outside the area (heaviest). 0 means
- * a free spot. */
+/* Cost of putting a label in box b: overlap with boxes, length of line
+ * inside b (a roof line through a label reads as badly as two labels on
+ * each other), and any part outside the area (heaviest). 0 means a free
+ * spot. */
 double rl_placer_cost(const struct rl_placer *p, struct rl_box b);
 
 /* Placement */
 
-/* Place a w x h label next to a marker of radius r at (px, py), trying
- * positions around it at growing distances; the chosen box is added as an
- * obstacle. */
+/* The cheapest spot for a w x h label next to a marker of radius r at
+ * (px, py), among positions in 16 directions at growing distances (far
+ * ones get a leader line); nothing is added. Returns its cost (0: clean). */
+double rl_placer_find_near(const struct rl_placer *p, double px, double py, double r, double w,
+                           double h, struct rl_placed_label *out);
+
+/* The same, the chosen box added as an obstacle. */
 int rl_placer_place_near(struct rl_placer *p, double px, double py, double r,
                          double w, double h, struct rl_placed_label *out);
 

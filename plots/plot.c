@@ -55,6 +55,30 @@ static size_t text_len(const char *s)
     return n;
 }
 
+/* Helvetica's advance widths (Adobe's AFM metrics, 1/1000 em) for ASCII
+ * 32..126: the font every chart names. Text widths from them, not from a
+ * flat width per character (capitals and digits are wider than 0.56 em). */
+static const unsigned short helvetica[95] = {
+    278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278,
+    556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556,
+    1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778,
+    667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556,
+    333, 556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833, 556, 556,
+    556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584};
+
+/* The width of s in font (layout units), 3% to spare for renderers. */
+static double text_w(const char *s, double font)
+{
+    double em = 0;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if ((c & 0xC0) == 0x80)
+            continue;
+        em += c >= 32 && c <= 126 ? helvetica[c - 32] : 556;
+    }
+    return em / 1000 * font * 1.03;
+}
+
 static double floor_decade(double v) { return pow(10, floor(log10(v))); }
 static double ceil_decade(double v) { return pow(10, ceil(log10(v) - 1e-9)); }
 
@@ -83,8 +107,8 @@ static const char *origin_suffix(enum rl_origin o)
                                      : "";
 }
 
-/* "FP16 Tensor Core (dense)" + "BF16 Tensor Core (dense)" ->
- * "FP16/BF16 Tensor Core (dense)" when the words after the first match. */
+/* "FP16 Tensor Core" + "BF16 Tensor Core" ->
+ * "FP16/BF16 Tensor Core" when the words after the first match. */
 static void merge_labels(char *into, size_t n, const char *other)
 {
     const char *a_rest = strchr(into, ' '), *b_rest = strchr(other, ' ');
@@ -225,17 +249,18 @@ static size_t build_lines(const struct rl_chart *c, struct rl_chart_line *lines)
         size_t u = strlen(lines[i].label);
         snprintf(lines[i].label + u, sizeof lines[i].label - u, ": %s%s", v,
                  origin_suffix(lines[i].origin));
-        /* The short form drops the unit's name: "BF16: 760.0 TFLOP/s (measured)". */
-        char name[64];
+        /* The short form keeps the name with its unit ("BF16 Tensor Core")
+         * and the number, and drops the rate's unit and the origin (the
+         * line's dash says it): "BF16 Tensor Core: 760.0". */
+        char name[96];
         snprintf(name, sizeof name, "%.*s", (int)(strchr(lines[i].label, ':') - lines[i].label),
                  lines[i].label);
-        char *unit = strstr(name, " Tensor Core");
-        if (!unit)
-            unit = strstr(name, " CUDA cores");
-        if (unit)
-            *unit = '\0';
-        snprintf(lines[i].short_label, sizeof lines[i].short_label, "%.60s: %s%s", name, v,
-                 origin_suffix(lines[i].origin));
+        char num[48];
+        snprintf(num, sizeof num, "%s", v);
+        char *sp = strchr(num, ' ');
+        if (sp)
+            *sp = '\0';
+        snprintf(lines[i].short_label, sizeof lines[i].short_label, "%.80s: %.20s", name, num);
     }
     for (size_t i = 0; i < c->n_memory; i++) {
         const struct rl_memory_roof *m = &c->memory[i];
@@ -326,7 +351,7 @@ static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
         size_t pick[2] = {0, 0};
         for (int form = 0; form < 2; form++) {
             const char *text = form == 0 ? L->label : L->short_label;
-            double w = (double)text_len(text) * CHAR_W(FONT_ROOF);
+            double w = text_w(text, FONT_ROOF);
             /* From the right end leftwards, above the line then below it; the
              * last positions let a long label run past the line's start, over
              * the empty space above the memory roofs. */
@@ -346,8 +371,14 @@ static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
                 }
             }
         }
-        int form = cost[0] < 100 || cost[0] <= cost[1] ? 0 : 1;
+        int form = cost[0] == 0 || cost[0] <= cost[1] ? 0 : 1;
         L->use_short = form == 1;
+        if (cost[form] > 0) {
+            /* Nowhere clean on its line: named in the chart's key, in its
+             * colour, as a paper's legend does. */
+            L->in_key = true;
+            continue;
+        }
         size_t k = pick[form];
         if (rl_placer_add_box(pl, cand[form][k]))
             return RL_ENOMEM;
@@ -367,7 +398,7 @@ static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
         if (!L->memory)
             continue;
         L->angle_deg = angle * 180 / 3.14159265358979323846;
-        double len = (double)text_len(L->label) * CHAR_W(FONT_ROOF);
+        double len = text_w(L->label, FONT_ROOF);
         double sx0 = to_px(a, L->x0), sy0 = to_py(a, L->y0);
         double sx1 = to_px(a, L->x1), sy1 = to_py(a, L->y1);
         /* Clip the start to the plot area. */
@@ -387,13 +418,13 @@ static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
                 break;
             double ax = sx0 + t * (sx1 - sx0), ay = sy0 + t * (sy1 - sy0);
             /* Lift the baseline off the line, perpendicular to it. */
-            ax += -sin(angle) * (h * 0.75);
-            ay += cos(angle) * (h * 0.75);
+            ax += -sin(angle) * (h * 1.1);
+            ay += cos(angle) * (h * 1.1);
             n_sq = 0;
             double cost = 0;
-            for (double d = h / 2; d < len && n_sq < SQ; d += h) {
-                double cx = ax + cos(angle) * d, cy = ay + sin(angle) * d;
-                sq[n_sq] = (struct rl_box){cx - h / 2, cy - h / 2, cx + h / 2, cy + h / 2};
+            for (double d = h / 2; d < len + h / 2 && n_sq < SQ; d += h) {
+                double cx = ax + cos(angle) * d, cy = ay + sin(angle) * d, e = h / 2;
+                sq[n_sq] = (struct rl_box){cx - e, cy - e, cx + e, cy + e};
                 cost += rl_placer_cost(pl, sq[n_sq]);
                 n_sq++;
             }
@@ -406,11 +437,15 @@ static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
             if (cost == 0)
                 break;
         }
+        if (best_cost > 0) {
+            L->in_key = true; /* no clean spot along the line: in the key */
+            continue;
+        }
         for (size_t k = 0; k < best_n; k++)
             if (rl_placer_add_box(pl, best_sq[k]))
                 return RL_ENOMEM;
-        double ax = sx0 + best_t * (sx1 - sx0) - sin(angle) * (h * 0.75);
-        double ay = sy0 + best_t * (sy1 - sy0) + cos(angle) * (h * 0.75);
+        double ax = sx0 + best_t * (sx1 - sx0) - sin(angle) * (h * 1.1);
+        double ay = sy0 + best_t * (sy1 - sy0) + cos(angle) * (h * 1.1);
         L->text.box = best_n ? best_sq[0] : (struct rl_box){ax, ay, ax, ay};
         L->text_x = from_px(a, ax);
         /* gnuplot centres text vertically on its anchor. */
@@ -433,8 +468,13 @@ int rl_chart_layout(const struct rl_chart *c, struct rl_chart_layout *out,
     out->labels = calloc(np, sizeof *out->labels);
     out->label_x = calloc(np, sizeof *out->label_x);
     out->label_y = calloc(np, sizeof *out->label_y);
+    out->text = calloc(np, sizeof *out->text);
+    out->number = calloc(np, sizeof *out->number);
+    out->stack = calloc(np, sizeof *out->stack);
+    out->key_point = calloc(np, sizeof *out->key_point);
     if (!out->lines || !out->ridges || !out->drawn || !out->labelled ||
-        !out->labels || !out->label_x || !out->label_y) {
+        !out->labels || !out->label_x || !out->label_y || !out->text || !out->number ||
+        !out->stack || !out->key_point) {
         rl_chart_layout_release(out);
         return rl_fail(errmsg, RL_ENOMEM, "out of memory laying out the chart");
     }
@@ -494,15 +534,30 @@ int rl_chart_layout(const struct rl_chart *c, struct rl_chart_layout *out,
         r->flops_per_s = L->value * 1e12;
         snprintf(r->text, sizeof r->text, "%.3g", r->ai_flop_per_byte);
         double px = to_px(&a, r->ai_flop_per_byte), py = to_py(&a, r->flops_per_s);
-        rc = rl_placer_add_box(&pl, (struct rl_box){px - 5, py - 5, px + 5, py + 5});
+        rc = rl_placer_add_box(&pl, (struct rl_box){px - 7, py - 7, px + 7, py + 7});
     }
-    /* Kernel markers. */
+    /* Kernel markers. Points on one spot (within 3 units) are labelled
+     * once, the first in order standing for them with their count. */
     for (size_t i = 0; i < c->n_points && !rc; i++) {
         out->drawn[i] = point_drawable(&c->points[i]);
         if (!out->drawn[i])
             continue;
         double px = to_px(&a, c->points[i].ai_flop_per_byte);
         double py = to_py(&a, c->points[i].tflops * 1e12);
+        out->stack[i] = 1;
+        for (size_t j = 0; j < i; j++) {
+            if (!out->drawn[j] || out->stack[j] == 0)
+                continue;
+            double qx = to_px(&a, c->points[j].ai_flop_per_byte);
+            double qy = to_py(&a, c->points[j].tflops * 1e12);
+            if (fabs(qx - px) < 3 && fabs(qy - py) < 3) {
+                out->stack[j]++;
+                out->stack[i] = 0; /* drawn, but labelled as part of j's stack */
+                break;
+            }
+        }
+        if (out->stack[i] == 0)
+            continue;
         double s = 6 * (c->points[i].size > 0 ? c->points[i].size : 1);
         rc = rl_placer_add_box(&pl, (struct rl_box){px - s, py - s, px + s, py + s});
     }
@@ -524,16 +579,78 @@ int rl_chart_layout(const struct rl_chart *c, struct rl_chart_layout *out,
                                    a.px1 - 4, a.py0 + 10 + rows * TEXT_H(FONT_KEY)};
         rc = rl_placer_add_box(&pl, out->key);
     }
-    /* Kernel labels, in the order given, up to max_labels. */
+    /* Roof labels first (every chart has them), then ridge values, then the
+     * kernels' labels around what is left. */
+    if (!rc)
+        rc = place_line_labels(out, &pl, &a);
+    /* Ridge texts, small, beside their diamond where free; a value that
+     * has no free spot is left out (the tables give every ridge). */
+    for (size_t i = 0; i < out->n_ridges && !rc; i++) {
+        struct rl_chart_ridge *r = &out->ridges[i];
+        double px = to_px(&a, r->ai_flop_per_byte), py = to_py(&a, r->flops_per_s);
+        double w = text_w(r->text, FONT_RIDGE), h = TEXT_H(FONT_RIDGE);
+        struct rl_box cand[] = {
+            {px + 4, py - 6 - h, px + 4 + w, py - 6},
+            {px - 4 - w, py - 6 - h, px - 4, py - 6},
+            {px + 7, py - h / 2, px + 7 + w, py + h / 2},
+            {px + 6, py - 20 - h, px + 6 + w, py - 20},
+            {px - 6 - w, py - 20 - h, px - 6, py - 20},
+            {px + 4, py - 34 - h, px + 4 + w, py - 34},
+        };
+        size_t best = 0;
+        double best_cost = INFINITY;
+        for (size_t k = 0; k < sizeof cand / sizeof cand[0]; k++) {
+            double cost = rl_placer_cost(&pl, cand[k]);
+            if (cost < best_cost)
+                best_cost = cost, best = k;
+        }
+        if (best_cost > 0) {
+            r->text[0] = 0;
+            continue;
+        }
+        rc = rl_placer_add_box(&pl, cand[best]);
+        r->right_aligned = best == 1 || best == 4;
+        r->text_x = from_px(&a, r->right_aligned ? cand[best].x1 : cand[best].x0);
+        r->text_y = from_py(&a, (cand[best].y0 + cand[best].y1) / 2);
+    }
+    /* Kernel labels, in the order given, up to max_labels: the name where
+     * it sits clean (against every label, marker, roof line, the key and
+     * the border), else a number named in the chart's number key. */
     size_t max_labels = c->max_labels ? c->max_labels : DEFAULT_MAX_LABELS, done = 0;
     for (size_t i = 0; i < c->n_points && !rc && done < max_labels; i++) {
-        if (!out->drawn[i] || !c->points[i].label || !c->points[i].label[0])
+        if (!out->drawn[i] || out->stack[i] == 0 || !c->points[i].label ||
+            !c->points[i].label[0])
             continue;
         double px = to_px(&a, c->points[i].ai_flop_per_byte);
         double py = to_py(&a, c->points[i].tflops * 1e12);
-        double w = (double)text_len(c->points[i].label) * CHAR_W(FONT_POINT);
+        if (out->stack[i] > 1)
+            snprintf(out->text[i], sizeof out->text[i], "%.80s x%zu", c->points[i].label,
+                     out->stack[i]);
+        else
+            snprintf(out->text[i], sizeof out->text[i], "%s", c->points[i].label);
         double r = 6 * (c->points[i].size > 0 ? c->points[i].size : 1);
-        rc = rl_placer_place_near(&pl, px, py, r, w, TEXT_H(FONT_POINT), &out->labels[i]);
+        double h = TEXT_H(FONT_POINT);
+        double cost = rl_placer_find_near(&pl, px, py, r,
+                                          text_w(out->text[i], FONT_POINT), h,
+                                          &out->labels[i]);
+        if (cost > 0) {
+            out->number[i] = (int)(out->n_key + 1);
+            out->key_point[out->n_key++] = i;
+            char num[16];
+            snprintf(num, sizeof num, "%d", out->number[i]);
+            if (rl_placer_find_near(&pl, px, py, r, text_w(num, FONT_POINT), h,
+                                    &out->labels[i]) > 0) {
+                /* Not even a number fits: the key names it with its
+                 * coordinates, and the point has no label. */
+                char at[48];
+                snprintf(at, sizeof at, " (at %.3g FLOP/B)", c->points[i].ai_flop_per_byte);
+                size_t u = strlen(out->text[i]);
+                snprintf(out->text[i] + u, sizeof out->text[i] - u, "%s", at);
+                done++;
+                continue;
+            }
+        }
+        rc = rl_placer_add_box(&pl, out->labels[i].box);
         if (rc)
             break;
         out->labelled[i] = true;
@@ -549,23 +666,37 @@ int rl_chart_layout(const struct rl_chart *c, struct rl_chart_layout *out,
         out->label_y[i] = from_py(&a, (b->y0 + b->y1) / 2);
         done++;
     }
-    if (!rc)
-        rc = place_line_labels(out, &pl, &a);
-    /* Ridge texts, small, below-right of the marker if free. */
-    for (size_t i = 0; i < out->n_ridges && !rc; i++) {
-        struct rl_chart_ridge *r = &out->ridges[i];
-        double px = to_px(&a, r->ai_flop_per_byte), py = to_py(&a, r->flops_per_s);
-        double w = (double)text_len(r->text) * CHAR_W(FONT_RIDGE), h = TEXT_H(FONT_RIDGE);
-        struct rl_box cand[] = {
-            {px + 4, py - 6 - h, px + 4 + w, py - 6},
-            {px - 4 - w, py - 6 - h, px - 4, py - 6},
-            {px + 6, py - h / 2 - 14, px + 6 + w, py + h / 2 - 14},
-        };
-        size_t k;
-        rc = rl_placer_place_best(&pl, cand, 3, &k);
-        r->right_aligned = k == 1;
-        r->text_x = from_px(&a, r->right_aligned ? cand[k].x1 : cand[k].x0);
-        r->text_y = from_py(&a, (cand[k].y0 + cand[k].y1) / 2);
+    /* The number key: one line per numbered kernel ("3  gemm<...>"), in
+     * the first free block, scanning from the top left (the space above the
+     * roofs, where no kernel can be). */
+    size_t roof_rows = 0;
+    for (size_t i = 0; i < out->n_lines; i++)
+        roof_rows += out->lines[i].in_key;
+    if (!rc && (out->n_key || roof_rows)) {
+        double dy = TEXT_H(FONT_KEY), w = 0;
+        for (size_t k = 0; k < out->n_key; k++) {
+            size_t i = out->key_point[k];
+            double lw = text_w(out->text[i], FONT_KEY) + 4 * CHAR_W(FONT_KEY);
+            w = fmax(w, lw);
+        }
+        for (size_t i = 0; i < out->n_lines; i++)
+            if (out->lines[i].in_key)
+                w = fmax(w, text_w(out->lines[i].label, FONT_KEY));
+        double hgt = dy * (double)(out->n_key + roof_rows) + 4;
+        struct rl_box best = {a.px0 + 8, a.py1 - 8 - hgt, a.px0 + 8 + w, a.py1 - 8};
+        double best_cost = INFINITY;
+        for (double y = a.py1 - 8; y - hgt > a.py0 && best_cost > 0; y -= 8)
+            for (double x = a.px0 + 8; x + w < a.px1 && best_cost > 0; x += 12) {
+                struct rl_box b = {x, y - hgt, x + w, y};
+                double cost = rl_placer_cost(&pl, b);
+                if (cost < best_cost)
+                    best_cost = cost, best = b;
+            }
+        out->number_key = best;
+        out->number_key_dy = dy;
+        out->number_key_x = from_px(&a, best.x0 + 2);
+        out->number_key_y = from_py(&a, best.y1 - dy / 2 - 2);
+        rc = rl_placer_add_box(&pl, best);
     }
     rl_placer_release(&pl);
     if (rc) {
@@ -584,6 +715,10 @@ void rl_chart_layout_release(struct rl_chart_layout *l)
     free(l->labels);
     free(l->label_x);
     free(l->label_y);
+    free(l->text);
+    free(l->number);
+    free(l->stack);
+    free(l->key_point);
     memset(l, 0, sizeof *l);
 }
 
@@ -657,6 +792,8 @@ static void write_labels(struct rl_strbuf *gp, const struct rl_chart *c,
     int tag = 1;
     for (size_t i = 0; i < l->n_lines; i++) {
         const struct rl_chart_line *L = &l->lines[i];
+        if (L->in_key)
+            continue; /* named in the key */
         rl_strbuf_printf(gp, "set label %d ", tag++);
         put_quoted(gp, L->use_short ? L->short_label : L->label);
         rl_strbuf_printf(gp, " at %.6g,%.6g %s rotate by %.2f tc rgb \"%s\" font \",%.1f\""
@@ -666,6 +803,8 @@ static void write_labels(struct rl_strbuf *gp, const struct rl_chart *c,
     }
     for (size_t i = 0; i < l->n_ridges; i++) {
         const struct rl_chart_ridge *r = &l->ridges[i];
+        if (!r->text[0])
+            continue; /* no free spot: the tables give it */
         rl_strbuf_printf(gp, "set label %d \"%s\" at %.6g,%.6g %s tc rgb \"#555555\""
                              " font \",%.1f\" noenhanced front   # ridge, FLOP/byte\n",
                          tag++, r->text, r->text_x, r->text_y,
@@ -676,7 +815,13 @@ static void write_labels(struct rl_strbuf *gp, const struct rl_chart *c,
             continue;
         const struct rl_chart_point *p = &c->points[i];
         rl_strbuf_printf(gp, "set label %d ", tag++);
-        put_quoted(gp, p->label);
+        if (l->number[i]) {
+            char num[16];
+            snprintf(num, sizeof num, "%d", l->number[i]);
+            put_quoted(gp, num);
+        } else {
+            put_quoted(gp, l->text[i]);
+        }
         rl_strbuf_printf(gp, " at %.6g,%.6g %s font \",%.1f\" noenhanced front\n",
                          l->label_x[i], l->label_y[i],
                          l->labels[i].right_aligned ? "right" : "left", FONT_POINT);
@@ -685,6 +830,38 @@ static void write_labels(struct rl_strbuf *gp, const struct rl_chart *c,
                                  " lc rgb \"#888888\" back\n",
                              p->ai_flop_per_byte, p->tflops * 1e12, l->label_x[i],
                              l->label_y[i]);
+    }
+}
+
+/* The number key: "3  gemm<...>", one line per numbered kernel. */
+static void write_number_key(struct rl_strbuf *gp, const struct rl_chart_layout *l)
+{
+    struct axes a;
+    axes_of(l, &a);
+    double y0 = to_py(&a, l->number_key_y);
+    size_t row = 0;
+    /* Roofs with no clean spot on their line, in their colours, then the
+     * numbered kernels. */
+    for (size_t i = 0; i < l->n_lines; i++) {
+        const struct rl_chart_line *L = &l->lines[i];
+        if (!L->in_key)
+            continue;
+        rl_strbuf_printf(gp, "set label ");
+        put_quoted(gp, L->label);
+        rl_strbuf_printf(gp, " at %.6g,%.6g left tc rgb \"%s\" font \",%.1f\" noenhanced front"
+                             "   # key: a roof\n",
+                         l->number_key_x, from_py(&a, y0 - (double)row++ * l->number_key_dy),
+                         line_color(L), FONT_KEY);
+    }
+    for (size_t k = 0; k < l->n_key; k++) {
+        char line[160];
+        snprintf(line, sizeof line, "%zu  %s", k + 1, l->text[l->key_point[k]]);
+        rl_strbuf_printf(gp, "set label ");
+        put_quoted(gp, line);
+        rl_strbuf_printf(gp, " at %.6g,%.6g left font \",%.1f\" noenhanced front"
+                             "   # number key\n",
+                         l->number_key_x, from_py(&a, y0 - (double)row++ * l->number_key_dy),
+                         FONT_KEY);
     }
 }
 
@@ -739,9 +916,15 @@ static void write_kernels_dat(struct rl_strbuf *d, const struct rl_chart *c,
             continue;
         rl_strbuf_printf(d, "%.8g %.8g %s %.3g \"", p->ai_flop_per_byte, p->tflops * 1e12,
                          rl_origin_name(p->origin), p->size > 0 ? p->size : 1.0);
-        for (const char *s = p->label ? p->label : ""; *s; s++)
-            if (*s != '"' && (unsigned char)*s >= 32)
-                rl_strbuf_append(d, s, 1);
+        /* The full name (the chart shows the short one). */
+        for (const char *s = p->name ? p->name : p->label ? p->label : ""; *s;) {
+            size_t n = rl_utf8_char(s);
+            if (n == 0)
+                rl_strbuf_append(d, RL_UTF8_REPLACEMENT, 3);
+            else if (*s != '"' && (unsigned char)*s >= 32)
+                rl_strbuf_append(d, s, n);
+            s += n ? n : 1;
+        }
         const double lv[2] = {p->ai_l2_flop_per_byte, p->ai_l1_flop_per_byte};
         rl_strbuf_printf(d, "\"");
         for (int k = 0; k < 2; k++)
@@ -882,6 +1065,7 @@ int rl_chart_script(const struct rl_chart *c, const struct rl_chart_layout *l,
     struct rl_strbuf styles = {0}, labels = {0}, plot = {0};
     write_styles(&styles, l);
     write_labels(&labels, c, l);
+    write_number_key(&labels, l);
     write_plot(&plot, c, l, base);
     char title[256];
     /* The title goes into a double-quoted string: drop quotes and backslashes. */

@@ -10,7 +10,7 @@ enum rl_chart_format { RL_CHART_SVG, RL_CHART_PNG, RL_CHART_PDF };
 
 /* One kernel on the chart. */
 struct rl_chart_point {
-    const char *label;
+    const char *label;      /* as drawn (short) */
     double ai_flop_per_byte;
     double tflops;          /* achieved; for analytic points, the attainable */
     enum rl_origin origin;  /* measured: filled marker, analytic: open */
@@ -19,6 +19,7 @@ struct rl_chart_point {
     /* Hierarchical view: the intensities against L2 and L1 bytes, drawn at
      * the same rate and joined to the point (0 or NAN: not drawn). */
     double ai_l2_flop_per_byte, ai_l1_flop_per_byte;
+    const char *name;       /* in full, for the data file; NULL: the label */
 };
 
 /* A measured curve (an intensity sweep): points joined by a line. */
@@ -47,7 +48,8 @@ struct rl_chart {
 struct rl_chart_line {
     char label[160];
     char short_label[128];  /* compute roofs: precision and value only */
-    bool use_short;         /* no room for the label: the value is drawn */
+    bool use_short;         /* no room for the label: the short form is drawn */
+    bool in_key;            /* no clean spot on the line: named in the key */
     bool memory;
     enum rl_origin origin;
     double value;           /* TFLOP/s or GB/s */
@@ -75,6 +77,15 @@ struct rl_chart_layout {
     bool *labelled;         /* per point */
     struct rl_placed_label *labels; /* per point, where labelled */
     double *label_x, *label_y;      /* anchors in data coordinates */
+    char (*text)[112];              /* per point: what its label says ("gemm<...> x3") */
+    int *number;                    /* per point: its number in the key, 0 none */
+    size_t *stack;                  /* per point: kernels drawn as this one marker */
+    /* Labels that do not fit clean become numbers, named in this key. */
+    size_t *key_point;              /* the points numbered, in number order */
+    size_t n_key;
+    struct rl_box number_key;       /* where its lines sit, in layout units */
+    double number_key_x, number_key_y; /* first line's anchor, data coordinates */
+    double number_key_dy;           /* line spacing, in layout units */
     struct rl_box key;      /* where the key sits, in layout units */
 };
 

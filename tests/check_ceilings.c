@@ -148,7 +148,7 @@ START_TEST(sparse_roofs)
     ck_assert_uint_eq(c.n_compute, 2);
     ck_assert_double_eq(c.compute[0].peak_tflops, 1978.9);
     ck_assert(c.compute[0].sparse);
-    ck_assert_str_eq(c.compute[0].label, "BF16 Tensor Core (2:4 sparse)");
+    ck_assert_str_eq(c.compute[0].label, "BF16 Tensor Core, sparse");
     ck_assert_double_eq(c.compute[1].peak_tflops, 66.9);
     ck_assert(!c.compute[1].sparse);
     /* No sparse FP64 Tensor Core rate: refused with the datasheet's words. */

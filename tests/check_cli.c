@@ -217,7 +217,7 @@ START_TEST(chart_with_measured_ceilings)
     ck_assert_ptr_nonnull(strstr(script, "L2: 9.5 TB/s (measured)"));
     ck_assert_ptr_nonnull(strstr(script, "L1/shared: 30 TB/s (measured)"));
     ck_assert_ptr_nonnull(strstr(script, "title \"measured ceiling\""));
-    ck_assert_ptr_nonnull(strstr(script, "FP32 intensity sweep"));
+    ck_assert_ptr_nonnull(strstr(script, "FP32 CUDA cores intensity sweep"));
     ck_assert_ptr_nonnull(strstr(script, "datasheet, measured and analytic ceilings"));
     free(script);
     /* A broken bench file: its name and line. */

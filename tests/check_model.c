@@ -250,11 +250,11 @@ START_TEST(roofs_from_datasheet)
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(rl_roof_from_spec(h200, "bf16", false, &r, err), 0);
     ck_assert_double_eq(r.peak_tflops, 989.4);
-    ck_assert_str_eq(r.label, "BF16 Tensor Core (dense)");
+    ck_assert_str_eq(r.label, "BF16 Tensor Core");
     ck_assert_int_eq(r.origin, RL_ORIGIN_DATASHEET);
     ck_assert_int_eq(rl_roof_from_spec(h200, "BF16", true, &r, err), 0);
     ck_assert_double_eq(r.peak_tflops, 1978.9);
-    ck_assert_str_eq(r.label, "BF16 Tensor Core (2:4 sparse)");
+    ck_assert_str_eq(r.label, "BF16 Tensor Core, sparse");
     ck_assert_int_eq(rl_roof_from_spec(h200, "fp64", false, &r, err), 0);
     ck_assert_double_eq(r.peak_tflops, 33.5);
     ck_assert_int_eq(r.unit, RL_UNIT_CUDA);
@@ -330,14 +330,14 @@ START_TEST(roof_describe_without_a_datasheet)
     struct rl_compute_roof r;
     ck_assert_int_eq(rl_roof_describe("FP64", &r), RL_OK);
     ck_assert_str_eq(r.name, "fp64");
-    ck_assert_str_eq(r.label, "FP64");
+    ck_assert_str_eq(r.label, "FP64 CUDA cores");
     ck_assert_int_eq(r.unit, RL_UNIT_CUDA);
     ck_assert_int_eq(r.precision, RL_PREC_FP64);
     ck_assert(!r.sparse && !r.ops);
     ck_assert(isnan(r.peak_tflops));
     ck_assert_int_eq(r.origin, RL_ORIGIN_MEASURED);
     ck_assert_int_eq(rl_roof_describe("fp8-acc16", &r), RL_OK);
-    ck_assert_str_eq(r.label, "FP8 Tensor Core, FP16 acc (dense)");
+    ck_assert_str_eq(r.label, "FP8 Tensor Core, FP16 acc");
     ck_assert_int_eq(r.unit, RL_UNIT_TENSOR);
     ck_assert_int_eq(r.precision, RL_PREC_FP8_ACC16);
     ck_assert(!r.sparse);
@@ -365,11 +365,11 @@ START_TEST(roof_messages_word_for_word)
     ck_assert_str_eq(err, "NVIDIA H200 SXM 141GB has no FP64 Tensor Core (sparse) rate");
     /* CUDA-core labels carry no "(dense)"; only INT8 counts operations. */
     ck_assert_int_eq(rl_roof_from_spec(h200, "fp32", false, &r, err), RL_OK);
-    ck_assert_str_eq(r.label, "FP32");
+    ck_assert_str_eq(r.label, "FP32 CUDA cores");
     ck_assert_double_eq(r.peak_tflops, 66.9);
     ck_assert(!r.ops && !r.sparse);
     ck_assert_int_eq(rl_roof_from_spec(h200, "fp8", true, &r, err), RL_OK);
-    ck_assert_str_eq(r.label, "FP8 Tensor Core (2:4 sparse)");
+    ck_assert_str_eq(r.label, "FP8 Tensor Core, sparse");
     ck_assert_double_eq(r.peak_tflops, 3957.8);
     ck_assert(!r.ops && r.sparse);
     /* Memory: L2 from a datasheet that has it, its label; the missing

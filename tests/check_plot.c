@@ -3,6 +3,7 @@
 #include "test_util.h"
 
 #include "analyzer/util/error.h"
+#include "plots/labels.h"
 #include "plots/plot.h"
 
 #include <dirent.h>
@@ -39,8 +40,8 @@ static struct rl_chart chart_of(const struct rl_chart_point *p, size_t n)
 
 START_TEST(ranges_hold_ridges_and_points)
 {
-    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0},
-                                  {"gemm", 1247, 989.4, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0}};
+    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL},
+                                  {"gemm", 1247, 989.4, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL}};
     struct rl_chart c = chart_of(p, 2);
     struct rl_chart_layout l;
     char err[RL_ERRMSG_SIZE];
@@ -103,7 +104,7 @@ START_TEST(ten_clustered_labels_do_not_overlap)
     char names[10][32];
     for (int i = 0; i < 10; i++) {
         snprintf(names[i], sizeof names[i], "kernel_%d_%s", i, i % 2 ? "gemv" : "gemm_bf16");
-        p[i] = (struct rl_chart_point){names[i], ai[i], tf[i], RL_ORIGIN_MEASURED, 0, -1, 0, 0};
+        p[i] = (struct rl_chart_point){names[i], ai[i], tf[i], RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL};
     }
     struct rl_chart c = chart_of(p, 10);
     struct rl_chart_layout l;
@@ -117,10 +118,10 @@ END_TEST
 
 START_TEST(undrawable_points_are_skipped)
 {
-    struct rl_chart_point p[4] = {{"zero bytes", INFINITY, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0},
-                                  {"zero flops", 0, 0, RL_ORIGIN_MEASURED, 0, -1, 0, 0},
-                                  {"no time", 5, NAN, RL_ORIGIN_MEASURED, 0, -1, 0, 0},
-                                  {"ok", 5, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0}};
+    struct rl_chart_point p[4] = {{"zero bytes", INFINITY, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL},
+                                  {"zero flops", 0, 0, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL},
+                                  {"no time", 5, NAN, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL},
+                                  {"ok", 5, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL}};
     struct rl_chart c = chart_of(p, 4);
     struct rl_chart_layout l;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
@@ -132,7 +133,7 @@ END_TEST
 
 START_TEST(script_carries_the_ceilings)
 {
-    struct rl_chart_point p[1] = {{"decode \"gemv\"", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0}};
+    struct rl_chart_point p[1] = {{"decode \"gemv\"", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL}};
     struct rl_chart c = chart_of(p, 1);
     struct rl_chart_layout l;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
@@ -154,7 +155,7 @@ START_TEST(script_carries_the_ceilings)
     /* The BF16 roof as data: y = 989.4e12 FLOP/s, from its ridge with the
      * fastest memory roof to the right edge. */
     ck_assert_ptr_nonnull(strstr(roofs_dat.s, "29.574939 9.894e+14"));
-    ck_assert_ptr_nonnull(strstr(roofs_dat.s, "# index 0: FP64: 33.5 TFLOP/s [datasheet]"));
+    ck_assert_ptr_nonnull(strstr(roofs_dat.s, "# index 0: FP64 CUDA cores: 33.5 TFLOP/s [datasheet]"));
     ck_assert_ptr_nonnull(strstr(roofs_dat.s, "[analytic]"));
     ck_assert_uint_eq(rl_test_count(roofs_dat.s, "# index "), l.n_lines + 1);
     ck_assert_ptr_nonnull(strstr(kernels_dat.s, "1 4.8e+12 analytic 1 \"decode gemv\""));
@@ -168,8 +169,8 @@ END_TEST
 START_TEST(hierarchical_view)
 {
     /* A GEMV read once from DRAM and thrice from L2, its L1 intensity lower still. */
-    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.0, RL_ORIGIN_MEASURED, 0, 4, 0.33, 0.1},
-                                  {"gemm", 1247, 700, RL_ORIGIN_MEASURED, 0, 4, 0, NAN}};
+    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.0, RL_ORIGIN_MEASURED, 0, 4, 0.33, 0.1, NULL},
+                                  {"gemm", 1247, 700, RL_ORIGIN_MEASURED, 0, 4, 0, NAN, NULL}};
     struct rl_chart c = chart_of(p, 2);
     struct rl_chart_layout l;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
@@ -218,8 +219,8 @@ static long file_size(const char *path)
 
 START_TEST(renders_svg_png_pdf)
 {
-    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0},
-                                  {"gemm", 1247, 989.4, RL_ORIGIN_MEASURED, 0, 4, 0, 0}};
+    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL},
+                                  {"gemm", 1247, 989.4, RL_ORIGIN_MEASURED, 0, 4, 0, 0, NULL}};
     struct rl_chart c = chart_of(p, 2);
     static const char *const ext[] = {"svg", "png", "pdf"};
     static const char *const magic[] = {"<svg", "\x89PNG", "%PDF"};
@@ -304,12 +305,51 @@ START_TEST(gnuplot_failure_is_reported)
 }
 END_TEST
 
+START_TEST(short_names)
+{
+    /* Names a reader understands: C++ signatures lose return type,
+     * namespaces, template arguments and parameters; long names are cut
+     * at a word, never mid-word. */
+    static const struct {
+        const char *name, *want;
+        size_t max;
+    } cases[] = {
+        {"void gemm<float, 128, 8>(float const*, float const*, float*, int)", "gemm<...>", 0},
+        {"void at::native::vectorized_elementwise_kernel<4, at::native::silu_kernel>(int, T2)",
+         "vectorized_elementwise_kernel<...>", 40},
+        {"void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_"
+         "align8>(Params)",
+         "Kernel2<...>", 0},
+        {"ampere_sgemm_32x32_sliced1x4_tn", "ampere_sgemm_32x32...", 0},
+        {"ampere_sgemm_32x32_sliced1x4_tn", "ampere_sgemm_32x32_sliced1x4_tn", 40},
+        {"enable_if<!T7, void>::type kernel<int, int, __half>(int)", "kernel<...>", 0},
+        {"decode down GEMV 14336->4096 bf16 (ours)", "decode down GEMV...", 20},
+        {"prefill o GEMM (cuBLASLt)", "prefill o GEMM (cuBLASLt)", 0},
+        {"kernel_name_that_is_much_longer_than_the_limit_allows", "kernel_name_that_is_much...",
+         28},
+        {"x", "x", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[160];
+        rl_chart_short_name(out, sizeof out, cases[i].name, cases[i].max);
+        ck_assert_msg(strcmp(out, cases[i].want) == 0, "%s: got '%s', want '%s'",
+                      cases[i].name, out, cases[i].want);
+        ck_assert_uint_le(strlen(out), cases[i].max ? cases[i].max : RL_CHART_LABEL_MAX);
+    }
+    /* Invalid UTF-8 comes out valid. */
+    char out[64];
+    rl_chart_short_name(out, sizeof out, "k\xff", 0);
+    ck_assert_str_eq(out, "k\xEF\xBF\xBD");
+}
+END_TEST
+
 static Suite *plot_suite(void)
 {
     Suite *s = suite_create("plot");
     TCase *core = tcase_create("core");
     tcase_add_checked_fixture(core, setup, NULL);
     tcase_add_test(core, ranges_hold_ridges_and_points);
+    tcase_add_test(core, short_names);
     tcase_add_test(core, ten_clustered_labels_do_not_overlap);
     tcase_add_test(core, script_carries_the_ceilings);
     tcase_add_test(core, measured_roofs_get_their_own_style);

@@ -317,7 +317,7 @@ END_TEST
 static void toy_ceilings(struct rl_ceilings *c)
 {
     memset(c, 0, sizeof *c);
-    c->compute[0] = (struct rl_compute_roof){.name = "bf16", .label = "BF16 Tensor Core (dense)",
+    c->compute[0] = (struct rl_compute_roof){.name = "bf16", .label = "BF16 Tensor Core",
                                              .precision = RL_PREC_BF16,
                                              .unit = RL_UNIT_TENSOR,
                                              .peak_tflops = 1000,
@@ -363,7 +363,7 @@ START_TEST(neither_below_ten_percent)
     ck_assert_str_eq(a->evidence, "");
     ck_assert_str_eq(a->sentence, "at10: 1e+06 FLOP/B (DRAM), 5e+03x right of the BF16 ridge (200 "
                                   "FLOP/B): compute-bound; 100 TFLOP/s = 10% of datasheet BF16 "
-                                  "Tensor Core (dense)");
+                                  "Tensor Core");
     const struct rl_report_row *b = row(&r, "below10");
     ck_assert_int_eq(b->bound, RL_BOUND_NEITHER);
     /* 10.001 us per launch is not short; 132 blocks fill 132 SMs. */
@@ -407,7 +407,7 @@ START_TEST(compute_bound_distance)
     ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
     ck_assert_str_eq(row(&r, "gemm")->sentence,
                      "gemm: 2.06e+03 FLOP/B (DRAM), 10x right of the BF16 ridge (206 FLOP/B): "
-                     "compute-bound; 500 TFLOP/s = 50.5% of datasheet BF16 Tensor Core (dense)");
+                     "compute-bound; 500 TFLOP/s = 50.5% of datasheet BF16 Tensor Core");
     ck_assert_str_eq(row(&r, "gemm untimed")->sentence,
                      "gemm untimed: 2.06e+03 FLOP/B (DRAM), 10x right of the BF16 ridge (206 FLOP/B): "
                      "compute-bound, at best 989 TFLOP/s (analytic: no time)");
@@ -671,7 +671,7 @@ static void four_kernels(struct rl_report *r, struct rl_ceilings *c)
 
 #define S_COMP                                                                                   \
     "comp: 1e+03 FLOP/B (DRAM), 5x right of the BF16 ridge (200 FLOP/B): compute-bound; 500 TFLOP/s = " \
-    "50% of datasheet BF16 Tensor Core (dense)"
+    "50% of datasheet BF16 Tensor Core"
 #define S_COPY                                                                                   \
     "copy\"q: 40% of GPU time, timing only: no FLOPs or bytes were counted (see the notes)"
 #define S_MEM                                                                                    \
@@ -821,7 +821,7 @@ START_TEST(json_fields)
     const cJSON *cc = cJSON_GetArrayItem(ceil, 0), *cm = cJSON_GetArrayItem(ceil, 1);
     json_str_is(cc, "kind", "compute");
     json_str_is(cc, "name", "bf16");
-    json_str_is(cc, "label", "BF16 Tensor Core (dense)");
+    json_str_is(cc, "label", "BF16 Tensor Core");
     json_num_is(cc, "tflops", 1000);
     json_str_is(cc, "origin", "datasheet");
     json_str_is(cm, "kind", "memory");
@@ -912,7 +912,7 @@ START_TEST(markdown_fields)
            "datasheet. Every figure is labelled measured, datasheet or analytic.\n\n"
            "![roofline of toy](roofline.svg)\n\n"
            "## Ceilings\n\n| ceiling | value | origin |\n|---|---|---|\n"
-           "| BF16 Tensor Core (dense) | 1e+03 TFLOP/s | datasheet |\n"
+           "| BF16 Tensor Core | 1e+03 TFLOP/s | datasheet |\n"
            "| HBM3 | 5 TB/s | datasheet |\n"
            "\n## Kernels\n\n"
            "| kernel | time | launches | AI (FLOP/DRAM byte) | achieved | roof at its AI | % of roof | "
@@ -1043,7 +1043,7 @@ START_TEST(integer_roof_in_ops)
     static struct rl_ceilings c;
     toy_ceilings(&c);
     snprintf(c.compute[0].name, sizeof c.compute[0].name, "int8");
-    snprintf(c.compute[0].label, sizeof c.compute[0].label, "INT8 Tensor Core (dense)");
+    snprintf(c.compute[0].label, sizeof c.compute[0].label, "INT8 Tensor Core");
     c.compute[0].ops = true;
     c.compute[0].peak_tflops = 2000;
     struct rl_trace_groups g = {0};
@@ -1055,7 +1055,7 @@ START_TEST(integer_roof_in_ops)
     ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
     ck_assert_str_eq(r.rows[0].sentence,
                      "igemm: 2e+03 FLOP/B (DRAM), 5x right of the INT8 ridge (400 FLOP/B): "
-                     "compute-bound; 1e+03 TOP/s = 50% of datasheet INT8 Tensor Core (dense)");
+                     "compute-bound; 1e+03 TOP/s = 50% of datasheet INT8 Tensor Core");
     char line[200], head[200], want[400];
     snprintf(head, sizeof head, "%-40s %6s %7s %9s %11s %11s %7s  %s\n", "KERNEL", "TIME%",
              "LAUNCH", "AI(DRAM)", "ACHIEVED", "ROOF", "%ROOF", "BOUND");
@@ -1143,7 +1143,7 @@ START_TEST(memory_hierarchy)
     ck_assert_double_eq_tol(n->v.ai_flop_per_byte[RL_MEM_L1], 1e7, 1e-3);
     ck_assert_str_eq(n->sentence, "noDram: 1e+06 FLOP/B (L2), 1e+04x right of the BF16 ridge (100 "
                                   "FLOP/B): compute-bound; 500 TFLOP/s = 50% of datasheet BF16 "
-                                  "Tensor Core (dense)");
+                                  "Tensor Core");
     char *dat = chart_points(&r, &c, "hierarchy");
     text_eq(dat, "1000000 5e+14 measured 3 \"noDram\" NaN NaN\n"
                           "10 2.5e+13 measured 1.62 \"dram\" NaN NaN\n"
@@ -1245,7 +1245,7 @@ START_TEST(infinite_intensity_sentence)
     ck_assert_str_eq(r.rows[0].sentence, "regs: 1e+12 FLOPs and 0 DRAM bytes counted: its "
                                          "intensity is unbounded, so it is compute-bound (not "
                                          "drawn on a chart); 500 TFLOP/s = 50% of datasheet "
-                                         "BF16 Tensor Core (dense)");
+                                         "BF16 Tensor Core");
     ck_assert(r.rows[0].zero_bytes);
     ck_assert_ptr_nonnull(strstr(r.notes, "1 kernel group counted FLOPs and 0 DRAM bytes (regs): "
                                           "intensity unbounded, judged compute-bound, not drawn "

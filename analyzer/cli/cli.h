@@ -58,6 +58,7 @@ struct cli_report_opts {
      * device, build, workload), shown in report.html; may be NULL. */
     const struct rl_html_fact *facts;
     size_t n_facts;
+    size_t label_max;       /* chart labels' longest (0: default) */
 };
 int cli_report_run(const struct cli_report_opts *o);
 

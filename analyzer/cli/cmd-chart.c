@@ -20,6 +20,7 @@
 static const char usage_text[] =
     "usage: roofline chart [--gpu <gpu>] [--bench FILE] [--library] [--precision LIST]\n"
     "                      [--sparse] [--memory LIST] [--kernels FILE] [--title TEXT]\n"
+    "                      [--label-max N]\n"
     "                      [--json] -o OUT.svg|.png|.pdf [-o ...]\n"
     "\n"
     "Draw the roofline of a GPU from its datasheet and/or the ceilings measured\n"
@@ -42,6 +43,9 @@ static const char usage_text[] =
     "  --kernels FILE     kernels to place: JSON list of {name, flops, bytes,\n"
     "                     time_ns} (README: Kernels file); a trace works too\n"
     "  --title TEXT       chart title\n"
+    "  --label-max N      longest kernel label, in characters (default 28): C++\n"
+    "                     names lose return type, namespaces, template arguments\n"
+    "                     and parameters; the full names stay in OUT.kernels.dat\n"
     "  -o FILE            output image; repeat for several formats\n"
     "  --json             print the judged kernels as `report --json` does\n"
     "\n"
@@ -62,11 +66,13 @@ int cmd_chart(int argc, char **argv)
         {"kernels", required_argument, NULL, 'k'}, {"title", required_argument, NULL, 't'},
         {"output", required_argument, NULL, 'o'}, {"json", no_argument, NULL, 'j'},
         {"bench", required_argument, NULL, 'b'},  {"library", no_argument, NULL, 'L'},
+        {"label-max", required_argument, NULL, 'M'},
         {"help", no_argument, NULL, 'h'},        {0}};
     const char *gpu = NULL, *precisions = NULL, *memory = NULL, *kernels = NULL;
     const char *title = NULL, *outputs[MAX_OUTPUTS], *bench_path = NULL;
     size_t n_out = 0;
     bool sparse = false, json = false, library = false;
+    int label_max = 0;
     int c;
     static const char optstring[] = "ho:";
     optind = 1;
@@ -81,6 +87,10 @@ int cmd_chart(int argc, char **argv)
         case 'j': json = true; break;
         case 'b': bench_path = optarg; break;
         case 'L': library = true; break;
+        case 'M':
+            if (cli_parse_int("chart", "--label-max", optarg, 8, 1000, &label_max))
+                return CLI_USAGE;
+            break;
         case 'o':
             if (n_out == MAX_OUTPUTS)
                 return cli_usage_error("chart", "at most %d outputs", MAX_OUTPUTS);
@@ -159,6 +169,7 @@ int cmd_chart(int argc, char **argv)
     static struct rl_report rep;
     int rc = rl_report_build(&rep, roofs, &g, err);
     rl_trace_groups_release(&g);
+    rep.label_max = (size_t)label_max;
     if (rc) {
         cli_error("%s", err);
         return CLI_FAIL;

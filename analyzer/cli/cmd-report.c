@@ -21,7 +21,7 @@ static const char usage_text[] =
     "usage: roofline report (--trace FILE... | --ncu FILE | --kernels FILE) [--bench FILE]\n"
     "                       [--gpu GPU] [-o DIR] [--format LIST | --no-chart] [--rows N]\n"
     "                       [--json]\n"
-    "                       [--tensor-flops-per-op F] [--title TEXT]\n"
+    "                       [--tensor-flops-per-op F] [--title TEXT] [--label-max N]\n"
     "\n"
     "Place every kernel group (launches of one kernel, grid and block) on the\n"
     "roofline and say what bounds it: memory (which level), compute, or neither\n"
@@ -50,7 +50,9 @@ static const char usage_text[] =
     "  --tensor-flops-per-op F  FLOPs per Tensor Core op for --ncu (what\n"
     "                    `roofline trace` calibrates; without it Tensor Core\n"
     "                    kernels of an ncu export have no FLOPs)\n"
-    "  --title TEXT      chart title\n";
+    "  --title TEXT      chart title\n"
+    "  --label-max N     longest kernel label on the chart, in characters (default\n"
+    "                    28); the full names stay in the report's files\n";
 
 /* Write f's content through an atomic file at dir/name. */
 static int write_file(const char *dir, const char *name,
@@ -184,6 +186,7 @@ int cli_report_run(const struct cli_report_opts *o)
         rl_trace_groups_release(&g);
         return CLI_FAIL;
     }
+    r.label_max = o->label_max;
     rl_trace_groups_release(&g);
     snprintf(r.source_path, sizeof r.source_path, "%s%s", source,
              o->n_traces > 1 ? " (and more traces)" : "");
@@ -274,6 +277,7 @@ int cmd_report(int argc, char **argv)
                                          {"no-chart", no_argument, NULL, 'C'},
                                          {"tensor-flops-per-op", required_argument, NULL, 'T'},
                                          {"title", required_argument, NULL, 'L'},
+                                         {"label-max", required_argument, NULL, 'M'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     struct cli_report_opts o = {.formats = "svg", .rows = -1, .tensor_factor = NAN};
@@ -295,6 +299,13 @@ int cmd_report(int argc, char **argv)
         case 'o': o.dir = optarg; break;
         case 'f': o.formats = optarg; break;
         case 'L': o.title = optarg; break;
+        case 'M': {
+            int m;
+            if (cli_parse_int("report", "--label-max", optarg, 8, 1000, &m))
+                return CLI_USAGE;
+            o.label_max = (size_t)m;
+            break;
+        }
         case 'j': o.json = true; break;
         case 'C': o.no_chart = true; break;
         case 'r': {

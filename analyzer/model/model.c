@@ -15,8 +15,8 @@ static const struct roof_def {
     enum rl_unit unit;
     const char *label;
 } roof_defs[] = {
-    {"fp64", RL_PREC_FP64, RL_UNIT_CUDA, "FP64"},
-    {"fp32", RL_PREC_FP32, RL_UNIT_CUDA, "FP32"},
+    {"fp64", RL_PREC_FP64, RL_UNIT_CUDA, "FP64 CUDA cores"},
+    {"fp32", RL_PREC_FP32, RL_UNIT_CUDA, "FP32 CUDA cores"},
     {"fp16-cuda", RL_PREC_FP16, RL_UNIT_CUDA, "FP16 CUDA cores"},
     {"bf16-cuda", RL_PREC_BF16, RL_UNIT_CUDA, "BF16 CUDA cores"},
     {"fp64-tc", RL_PREC_FP64, RL_UNIT_TENSOR, "FP64 Tensor Core"},
@@ -103,8 +103,10 @@ static void describe(const struct roof_def *d, bool sparse, struct rl_compute_ro
 {
     memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "%s", d->name);
+    /* The name says the unit: "BF16 Tensor Core", "BF16 CUDA cores",
+     * "FP8 Tensor Core, sparse" (2:4 structured sparsity). */
     snprintf(out->label, sizeof out->label, "%s%s", d->label,
-             d->unit == RL_UNIT_CUDA ? "" : sparse ? " (2:4 sparse)" : " (dense)");
+             d->unit == RL_UNIT_TENSOR && sparse ? ", sparse" : "");
     out->precision = d->precision;
     out->unit = d->unit;
     out->sparse = sparse;

@@ -17,7 +17,7 @@ enum rl_mem_level { RL_MEM_DRAM, RL_MEM_L2, RL_MEM_L1, RL_MEM_COUNT };
 /* One compute ceiling: a horizontal roof. */
 struct rl_compute_roof {
     char name[24];   /* CLI name: "bf16", "fp32", "fp64-tc", "fp16-cuda" */
-    char label[64];  /* "BF16 Tensor Core (dense)" */
+    char label[64];  /* "BF16 Tensor Core" */
     enum rl_precision precision;
     enum rl_unit unit;
     bool sparse;

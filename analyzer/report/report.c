@@ -4,6 +4,7 @@
 
 #include "analyzer/model/gpudb.h"
 #include "analyzer/util/error.h"
+#include "plots/labels.h"
 #include "plots/plot.h"
 #include "analyzer/util/strbuf.h"
 
@@ -820,7 +821,7 @@ int rl_report_chart_series(const struct rl_report *r, const struct rl_ceilings *
                            char *errmsg)
 {
     struct rl_chart_point *p = calloc(r->n ? r->n : 1, sizeof *p);
-    char (*names)[48] = calloc(r->n ? r->n : 1, sizeof *names);
+    char (*names)[160] = calloc(r->n ? r->n : 1, sizeof *names);
     if (!p || !names) {
         free(p);
         free(names);
@@ -836,8 +837,9 @@ int rl_report_chart_series(const struct rl_report *r, const struct rl_ceilings *
         if (w->roof < 0 || w->bound == RL_BOUND_UNKNOWN)
             continue;
         struct rl_chart_point *q = &p[n];
-        rl_str_shorten(names[n], sizeof names[n], w->name);
+        rl_chart_short_name(names[n], sizeof names[n], w->name, r->label_max);
         q->label = names[n];
+        q->name = w->name;
         q->roof = w->roof;
         q->ai_flop_per_byte = w->v.ai_flop_per_byte[RL_MEM_DRAM];
         for (int l = 1; l < RL_MEM_COUNT && isnan(q->ai_flop_per_byte); l++)

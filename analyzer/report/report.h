@@ -49,6 +49,7 @@ struct rl_report {
     char source_kind[16];           /* "trace", "ncu", "kernels" */
     bool other_gpu;                 /* the source names a GPU the ceilings are not of */
     char notes[4096];               /* one line per note, '\n'-separated */
+    size_t label_max;               /* chart labels' longest, in characters (0: default) */
 };
 
 /* Judge every group of g against the ceilings c (roofs of missing

@@ -1,0 +1,119 @@
+/* labels.c - short kernel names for charts: C++ signatures without return type, template arguments and parameter lists, cut at a word. */
+#include "plots/labels.h"
+
+#include "analyzer/util/strbuf.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Is the '(' at s[i] a C++ parameter list's (right after a name or '>')? */
+static bool params_open(const char *s, size_t i)
+{
+    if (i == 0)
+        return false;
+    char c = s[i - 1];
+    return isalnum((unsigned char)c) || c == '_' || c == '>' || c == ']';
+}
+
+/* The index of the '(' opening the parameter list that ends s, or -1. */
+static long params_start(const char *s, size_t n)
+{
+    if (n == 0 || s[n - 1] != ')')
+        return -1;
+    int depth = 0;
+    for (size_t i = n; i-- > 0;) {
+        if (s[i] == ')')
+            depth++;
+        else if (s[i] == '(' && --depth == 0)
+            return params_open(s, i) ? (long)i : -1;
+    }
+    return -1;
+}
+
+void rl_chart_short_name(char *out, size_t size, const char *name, size_t max_chars)
+{
+    if (size == 0)
+        return;
+    size_t n = strlen(name);
+    char *work = malloc(n + 1);
+    if (!work) {
+        rl_str_shorten(out, size, name);
+        return;
+    }
+    memcpy(work, name, n + 1);
+    /* 1. The parameter list (and a trailing " const"), when it is C++'s. */
+    while (n > 6 && strcmp(work + n - 6, " const") == 0)
+        work[n -= 6] = 0;
+    long p = params_start(work, n);
+    bool cxx = p > 0;
+    if (cxx)
+        work[n = (size_t)p] = 0;
+    /* 2. The return type: the text before the last top-level space. */
+    size_t start = 0;
+    if (cxx) {
+        int angle = 0, paren = 0;
+        for (size_t i = 0; i < n; i++) {
+            char c = work[i];
+            angle += c == '<' ? 1 : c == '>' ? -1 : 0;
+            paren += c == '(' ? 1 : c == ')' ? -1 : 0;
+            if (c == ' ' && angle == 0 && paren == 0)
+                start = i + 1;
+        }
+    }
+    /* 3. Template arguments as <...>, namespaces dropped, in C++ names. */
+    char *t = malloc(n - start + 8);
+    if (!t) {
+        free(work);
+        rl_str_shorten(out, size, name);
+        return;
+    }
+    size_t k = 0;
+    int depth = 0;
+    for (size_t i = start; i < n; i++) {
+        char c = work[i];
+        if (cxx && c == '<') {
+            if (depth++ == 0) {
+                memcpy(t + k, "<...>", 5);
+                k += 5;
+            }
+            continue;
+        }
+        if (cxx && c == '>' && depth > 0) {
+            depth--;
+            continue;
+        }
+        if (depth > 0)
+            continue;
+        if (cxx && c == ':' && work[i + 1] == ':') {
+            k = 0; /* a namespace or class: keep what follows */
+            i++;
+            continue;
+        }
+        t[k++] = c;
+    }
+    t[k] = 0;
+    free(work);
+    /* 4. At most max_chars, cut at a word (a space, '_' or '<'), never
+     * inside one, with "..." marking the cut. */
+    if (max_chars == 0)
+        max_chars = RL_CHART_LABEL_MAX;
+    if (max_chars < 8)
+        max_chars = 8;
+    size_t len = strlen(t);
+    if (len > max_chars) {
+        size_t cut = max_chars - 3;
+        size_t word = cut;
+        while (word > max_chars / 2 && t[word] != ' ' && t[word] != '_' && t[word] != '<' &&
+               t[word] != '-')
+            word--;
+        if (word > max_chars / 2)
+            cut = word;
+        while (cut > 0 && t[cut - 1] == ' ')
+            cut--;
+        memcpy(t + cut, "...", 4);
+    }
+    rl_utf8_clean(out, size, t);
+    free(t);
+}
