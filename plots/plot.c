@@ -39,10 +39,12 @@ extern const char rl__plot_template[];
 
 #define DEFAULT_MAX_LABELS 12
 
+/* Colour-blind-safe: Okabe and Ito's palette (yellow darkened to ochre to
+ * read on white), then two greys; memory roofs dark. */
 static const char *const compute_colors[] = {
-    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
-    "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
-static const char *const memory_colors[] = {"#202020", "#6b4c9a", "#008b8b"};
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
+    "#56B4E9", "#8C6D00", "#444444", "#882255", "#999999"};
+static const char *const memory_colors[] = {"#202020", "#6A3D9A", "#00796B"};
 #define N_COMPUTE_COLORS (sizeof compute_colors / sizeof compute_colors[0])
 
 /* ---- small helpers ---------------------------------------------------- */

@@ -361,14 +361,14 @@ START_TEST(neither_below_ten_percent)
     ck_assert_double_eq(a->v.pct_of_roof, 10);
     ck_assert_int_eq(a->bound, RL_BOUND_COMPUTE);
     ck_assert_str_eq(a->evidence, "");
-    ck_assert_str_eq(a->sentence, "at10: 1e+06 FLOP/B (DRAM), 5e+03x right of the BF16 ridge (200 "
+    ck_assert_str_eq(a->sentence, "at10: 1M FLOP/B (DRAM), 5000x right of the BF16 ridge (200 "
                                   "FLOP/B): compute-bound; 100 TFLOP/s = 10% of datasheet BF16 "
                                   "Tensor Core");
     const struct rl_report_row *b = row(&r, "below10");
     ck_assert_int_eq(b->bound, RL_BOUND_NEITHER);
     /* 10.001 us per launch is not short; 132 blocks fill 132 SMs. */
     ck_assert_str_eq(b->sentence,
-                     "below10: 1e+06 FLOP/B (DRAM), 100 TFLOP/s = 10% of the 1e+03 TFLOP/s attainable "
+                     "below10: 1M FLOP/B (DRAM), 100 TFLOP/s = 10% of the 1 PFLOP/s attainable "
                      "at that intensity: bound by neither roof; neither bandwidth nor compute is "
                      "saturated: latency (dependent accesses, low occupancy, synchronisation) is "
                      "the likely limit");
@@ -406,10 +406,10 @@ START_TEST(compute_bound_distance)
     struct rl_report r;
     ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
     ck_assert_str_eq(row(&r, "gemm")->sentence,
-                     "gemm: 2.06e+03 FLOP/B (DRAM), 10x right of the BF16 ridge (206 FLOP/B): "
+                     "gemm: 2.06k FLOP/B (DRAM), 10x right of the BF16 ridge (206 FLOP/B): "
                      "compute-bound; 500 TFLOP/s = 50.5% of datasheet BF16 Tensor Core");
     ck_assert_str_eq(row(&r, "gemm untimed")->sentence,
-                     "gemm untimed: 2.06e+03 FLOP/B (DRAM), 10x right of the BF16 ridge (206 FLOP/B): "
+                     "gemm untimed: 2.06k FLOP/B (DRAM), 10x right of the BF16 ridge (206 FLOP/B): "
                      "compute-bound, at best 989 TFLOP/s (analytic: no time)");
     rl_report_release(&r);
     rl_trace_groups_release(&g);
@@ -670,7 +670,7 @@ static void four_kernels(struct rl_report *r, struct rl_ceilings *c)
 }
 
 #define S_COMP                                                                                   \
-    "comp: 1e+03 FLOP/B (DRAM), 5x right of the BF16 ridge (200 FLOP/B): compute-bound; 500 TFLOP/s = " \
+    "comp: 1k FLOP/B (DRAM), 5x right of the BF16 ridge (200 FLOP/B): compute-bound; 500 TFLOP/s = " \
     "50% of datasheet BF16 Tensor Core"
 #define S_COPY                                                                                   \
     "copy\"q: 40% of GPU time, timing only: no FLOPs or bytes were counted (see the notes)"
@@ -718,7 +718,7 @@ START_TEST(table_fields_and_rows)
     char head[200], l1[200], l2[200], l3[200], l4[200], want[1200];
     snprintf(head, sizeof head, "%-40s %6s %7s %9s %11s %11s %7s  %s\n", "KERNEL", "TIME%",
              "LAUNCH", "AI(DRAM)", "ACHIEVED", "ROOF", "%ROOF", "BOUND");
-    table_line(l1, sizeof l1, "comp", "50", 1, "1e+03", "500 TFLOP/s", "1e+03 TFLOP/s", "50",
+    table_line(l1, sizeof l1, "comp", "50", 1, "1k", "500 TFLOP/s", "1 PFLOP/s", "50",
                "compute");
     table_line(l2, sizeof l2, "copy\"q", "40", 1, "-", "-", "-", "-", "unknown");
     table_line(l3, sizeof l3, "mem|a", "10", 1, "10", "25 TFLOP/s", "50 TFLOP/s", "50",
@@ -912,15 +912,15 @@ START_TEST(markdown_fields)
            "datasheet. Every figure is labelled measured, datasheet or analytic.\n\n"
            "![roofline of toy](roofline.svg)\n\n"
            "## Ceilings\n\n| ceiling | value | origin |\n|---|---|---|\n"
-           "| BF16 Tensor Core | 1e+03 TFLOP/s | datasheet |\n"
+           "| BF16 Tensor Core | 1 PFLOP/s | datasheet |\n"
            "| HBM3 | 5 TB/s | datasheet |\n"
            "\n## Kernels\n\n"
            "| kernel | time | launches | AI (FLOP/DRAM byte) | achieved | roof at its AI | % of roof | "
            "bound |\n|---|---:|---:|---:|---:|---:|---:|---|\n"
-           "| comp | 50% | 1 | 1e+03 | 500 TFLOP/s | 1e+03 TFLOP/s | 50 | compute |\n"
+           "| comp | 50% | 1 | 1k | 500 TFLOP/s | 1 PFLOP/s | 50 | compute |\n"
            "| copy\"q | 40% | 1 | - | - | - | - | unknown |\n"
            "| mem\\|a | 10% | 1 | 10 | 25 TFLOP/s | 50 TFLOP/s | 50 | memory (dram) |\n"
-           "| untimed | -% | 1 | 100 | - | 500 TFLOP/s | - | memory (dram) |\n"
+           "| untimed | - | 1 | 100 | - | 500 TFLOP/s | - | memory (dram) |\n"
            "\n## What bounds each kernel\n\n"
            "- " S_COMP "\n"
            "- " S_COPY "\n"
@@ -1054,12 +1054,12 @@ START_TEST(integer_roof_in_ops)
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
     ck_assert_str_eq(r.rows[0].sentence,
-                     "igemm: 2e+03 FLOP/B (DRAM), 5x right of the INT8 ridge (400 FLOP/B): "
-                     "compute-bound; 1e+03 TOP/s = 50% of datasheet INT8 Tensor Core");
+                     "igemm: 2k FLOP/B (DRAM), 5x right of the INT8 ridge (400 FLOP/B): "
+                     "compute-bound; 1 POP/s = 50% of datasheet INT8 Tensor Core");
     char line[200], head[200], want[400];
     snprintf(head, sizeof head, "%-40s %6s %7s %9s %11s %11s %7s  %s\n", "KERNEL", "TIME%",
              "LAUNCH", "AI(DRAM)", "ACHIEVED", "ROOF", "%ROOF", "BOUND");
-    table_line(line, sizeof line, "igemm", "100", 1, "2e+03", "1e+03 TOP/s", "2e+03 TOP/s", "50",
+    table_line(line, sizeof line, "igemm", "100", 1, "2k", "1 POP/s", "2 POP/s", "50",
                "compute");
     snprintf(want, sizeof want, "%s%s", head, line);
     char *t = table_text(&r, &c, 0);
@@ -1067,7 +1067,7 @@ START_TEST(integer_roof_in_ops)
     free(t);
     char *m = render(md, &r, &c);
     ck_assert_ptr_nonnull(
-        strstr(m, "| igemm | 100% | 1 | 2e+03 | 1e+03 TOP/s | 2e+03 TOP/s | 50 | compute |\n"));
+        strstr(m, "| igemm | 100% | 1 | 2k | 1 POP/s | 2 POP/s | 50 | compute |\n"));
     free(m);
     rl_report_release(&r);
     rl_trace_groups_release(&g);
@@ -1141,7 +1141,7 @@ START_TEST(memory_hierarchy)
                                   "bandwidth-bound (l2); 5 TB/s = 50% of datasheet L2");
     const struct rl_report_row *n = row(&r, "noDram");
     ck_assert_double_eq_tol(n->v.ai_flop_per_byte[RL_MEM_L1], 1e7, 1e-3);
-    ck_assert_str_eq(n->sentence, "noDram: 1e+06 FLOP/B (L2), 1e+04x right of the BF16 ridge (100 "
+    ck_assert_str_eq(n->sentence, "noDram: 1M FLOP/B (L2), 10000x right of the BF16 ridge (100 "
                                   "FLOP/B): compute-bound; 500 TFLOP/s = 50% of datasheet BF16 "
                                   "Tensor Core");
     char *dat = chart_points(&r, &c, "hierarchy");

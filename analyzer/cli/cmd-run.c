@@ -131,7 +131,7 @@ static int analytic(const char *dir, const char *gpu, int tokens, const struct r
     if (write_plan(plan, tokens))
         return CLI_FAIL;
     struct cli_report_opts o = {.kernels = plan, .gpu = gpu, .dir = dir, .set = set,
-                                .formats = "svg", .rows = 0, .tensor_factor = NAN,
+                                .formats = "svg,png", .rows = 0, .tensor_factor = NAN,
                                 .facts = facts->v, .n_facts = facts->n};
     return cli_report_run(&o);
 }
@@ -180,7 +180,7 @@ static int measured(const char *dir, const char *gpu, const char *device, int to
     cli_unstage(shown, sizeof shown);
     printf("\n== roofline report %s\n", shown);
     struct cli_report_opts o = {.traces = {dec, pre}, .n_traces = 2, .bench = bench, .gpu = gpu,
-                                .dir = dir, .set = set, .formats = "svg", .rows = -1,
+                                .dir = dir, .set = set, .formats = "svg,png", .rows = -1,
                                 .tensor_factor = NAN, .facts = facts->v, .n_facts = facts->n};
     return cli_report_run(&o);
 }

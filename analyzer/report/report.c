@@ -34,18 +34,39 @@ static void fmt_rate(char *b, size_t n, double tflops, bool ops)
     const char *u = ops ? "OP/s" : "FLOP/s";
     if (isnan(tflops))
         snprintf(b, n, "-");
+    else if (tflops >= 1000)
+        snprintf(b, n, "%.3g P%s", tflops / 1000, u);
     else if (tflops >= 1)
         snprintf(b, n, "%.3g T%s", tflops, u);
     else
         snprintf(b, n, "%.3g G%s", tflops * 1000, u);
 }
 
+/* A distance from the ridge: "6.05", "5000" (x follows). */
+static void fmt_x(char *b, size_t n, double v)
+{
+    if (v >= 1000 && v < 1e9)
+        snprintf(b, n, "%.0f", v);
+    else
+        snprintf(b, n, "%.3g", v);
+}
+
+/* A number as people read it: 3 significant digits with a unit prefix
+ * past a thousand ("1.25k", "3.4M"), never "1.25e+03". */
 static void fmt_g(char *b, size_t n, double v)
 {
     if (isnan(v))
         snprintf(b, n, "-");
     else if (isinf(v))
         snprintf(b, n, "inf");
+    else if (fabs(v) >= 1e9)
+        snprintf(b, n, "%.3gG", v / 1e9);
+    else if (fabs(v) >= 1e6)
+        snprintf(b, n, "%.3gM", v / 1e6);
+    else if (fabs(v) >= 1e3)
+        snprintf(b, n, "%.3gk", v / 1e3);
+    else if (v != 0 && fabs(v) < 1e-3)
+        snprintf(b, n, "%.2e", v);
     else
         snprintf(b, n, "%.3g", v);
 }
@@ -233,7 +254,7 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
     }
     if (w->bound == RL_BOUND_MEMORY) {
         const struct rl_memory_roof *m = limiting_roof(c, v->limiter);
-        fmt_g(x, sizeof x, v->ridge_distance_x);
+        fmt_x(x, sizeof x, v->ridge_distance_x);
         double level_gbs = timed ? w->bytes[v->limiter] / counted_ns : NAN;
         fmt_bw(bw, sizeof bw, level_gbs);
         if (timed)
@@ -249,7 +270,7 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
                      w->name, ai, lvl, x, roof, ridge, rl_mem_level_name(v->limiter), att);
         return;
     }
-    fmt_g(x, sizeof x, v->ridge_distance_x > 0 ? 1 / v->ridge_distance_x : NAN);
+    fmt_x(x, sizeof x, v->ridge_distance_x > 0 ? 1 / v->ridge_distance_x : NAN);
     if (timed)
         snprintf(w->sentence, sizeof w->sentence,
                  "%s: %s FLOP/B (%s), %sx right of the %s ridge (%s FLOP/B): compute-bound; %s = "
@@ -797,7 +818,8 @@ int rl_report_markdown(FILE *f, const struct rl_report *r, const struct rl_ceili
         row_cells(w, c, &k);
         fputs("| ", f);
         md_cell(f, w->name);
-        fprintf(f, " | %s%% | %llu | %s | %s | %s | %s | %s |\n", k.share,
+        fprintf(f, " | %s%s | %llu | %s | %s | %s | %s | %s |\n", k.share,
+                strcmp(k.share, "-") ? "%" : "",
                 (unsigned long long)w->launches, k.ai, k.ach, k.att, k.pct, k.bound);
     }
     fputs("\n## What bounds each kernel\n\n", f);

@@ -46,32 +46,32 @@ set title "NVIDIA H200 SXM 141GB: roofline (datasheet and analytic ceilings)" no
 set key at graph 0.995,0.01 right bottom opaque box lw 0.5 lc rgb "#999999" samplen 2.5 spacing 1.0 font ",11.5"
 
 # Line styles: one per ceiling.
-set style line 1 lc rgb "#1f77b4" lw 2 dt 1   # FP64 CUDA cores: 33.5 TFLOP/s
-set style line 2 lc rgb "#d62728" lw 2 dt 1   # FP32 CUDA cores: 66.9 TFLOP/s
-set style line 3 lc rgb "#8c564b" lw 2 dt 1   # TF32 Tensor Core: 494.7 TFLOP/s
-set style line 4 lc rgb "#e377c2" lw 2 dt 1   # FP16/BF16 Tensor Core: 989.4 TFLOP/s
-set style line 5 lc rgb "#bcbd22" lw 2 dt 1   # FP8 Tensor Core: 1978.9 TFLOP/s
+set style line 1 lc rgb "#0072B2" lw 2 dt 1   # FP64 CUDA cores: 33.5 TFLOP/s
+set style line 2 lc rgb "#D55E00" lw 2 dt 1   # FP32 CUDA cores: 66.9 TFLOP/s
+set style line 3 lc rgb "#56B4E9" lw 2 dt 1   # TF32 Tensor Core: 494.7 TFLOP/s
+set style line 4 lc rgb "#8C6D00" lw 2 dt 1   # FP16/BF16 Tensor Core: 989.4 TFLOP/s
+set style line 5 lc rgb "#882255" lw 2 dt 1   # FP8 Tensor Core: 1978.9 TFLOP/s
 set style line 6 lc rgb "#202020" lw 2.2 dt 1   # HBM3e: 4.8 TB/s
-set style line 7 lc rgb "#008b8b" lw 2.2 dt (2,4)   # L1/shared: 33.45 TB/s (analytic)
+set style line 7 lc rgb "#00796B" lw 2.2 dt (2,4)   # L1/shared: 33.45 TB/s (analytic)
 set style line 90 lc rgb "#555555" pt 12 ps 1.1 lw 1.2   # ridge points
 set style line 91 lc rgb "#111111" pt 7 ps 1.3   # measured kernels
 set style line 92 lc rgb "#111111" pt 6 ps 1.3 lw 1.5   # analytic kernels
 
 
 # Labels: ceilings, ridge points, kernels.
-set label 1 "FP64 CUDA cores: 33.5 TFLOP/s" at 9023.13,4.33741e+13 right rotate by 0.00 tc rgb "#1f77b4" font ",12.5" noenhanced front
-set label 2 "FP32 CUDA cores: 66.9 TFLOP/s" at 9023.13,8.66187e+13 right rotate by 0.00 tc rgb "#d62728" font ",12.5" noenhanced front
-set label 3 "TF32 Tensor Core: 494.7 TFLOP/s" at 9023.13,6.40512e+14 right rotate by 0.00 tc rgb "#8c564b" font ",12.5" noenhanced front
-set label 4 "FP8 Tensor Core: 1978.9 TFLOP/s" at 250.063,2.56218e+15 right rotate by 0.00 tc rgb "#bcbd22" font ",12.5" noenhanced front
+set label 1 "FP64 CUDA cores: 33.5 TFLOP/s" at 9023.13,4.33741e+13 right rotate by 0.00 tc rgb "#0072B2" font ",12.5" noenhanced front
+set label 2 "FP32 CUDA cores: 66.9 TFLOP/s" at 9023.13,8.66187e+13 right rotate by 0.00 tc rgb "#D55E00" font ",12.5" noenhanced front
+set label 3 "TF32 Tensor Core: 494.7 TFLOP/s" at 9023.13,6.40512e+14 right rotate by 0.00 tc rgb "#56B4E9" font ",12.5" noenhanced front
+set label 4 "FP8 Tensor Core: 1978.9 TFLOP/s" at 250.063,2.56218e+15 right rotate by 0.00 tc rgb "#882255" font ",12.5" noenhanced front
 set label 5 "HBM3e: 4.8 TB/s" at 0.0130272,1.07287e+11 left rotate by 33.06 tc rgb "#202020" font ",12.5" noenhanced front
-set label 6 "L1/shared: 33.45 TB/s (analytic)" at 0.0120538,6.9187e+11 left rotate by 33.06 tc rgb "#008b8b" font ",12.5" noenhanced front
+set label 6 "L1/shared: 33.45 TB/s (analytic)" at 0.0120538,6.9187e+11 left rotate by 33.06 tc rgb "#00796B" font ",12.5" noenhanced front
 set label 7 "6.98" at 7.73475,1.66478e+13 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
 set label 8 "13.9" at 14.9261,2.29974e+13 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
 set label 9 "103" at 114.22,2.45841e+14 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
 set label 10 "206" at 220.746,3.40113e+14 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
 set label 11 "1" at 1178.23,1.5151e+15 left font ",11.5" noenhanced front
 set label 12 "decode GEMV 1x4096x14336..." at 1.16635,3.13353e+12 left font ",11.5" noenhanced front
-set label "FP16/BF16 Tensor Core: 989.4 TFLOP/s" at 0.0118687,6.36058e+15 left tc rgb "#e377c2" font ",11.5" noenhanced front   # key: a roof
+set label "FP16/BF16 Tensor Core: 989.4 TFLOP/s" at 0.0118687,6.36058e+15 left tc rgb "#8C6D00" font ",11.5" noenhanced front   # key: a roof
 set label "1  prefill GEMM 2048x4096x14..." at 0.0118687,4.35661e+15 left font ",11.5" noenhanced front   # number key
 
 
