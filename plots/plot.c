@@ -21,11 +21,12 @@
 /* The template from plots/roofline.gp.in, embedded at build time. */
 extern const char rl__plot_template[];
 
-/* Plot area as fractions of the canvas (the template's margins). */
-#define AREA_L 0.135
-#define AREA_R 0.975
-#define AREA_B 0.105
-#define AREA_T 0.925
+/* Margins around the plot area, layout units (the tick labels and the
+ * title need the same room at any size). */
+#define MARGIN_L 130.0
+#define MARGIN_R 24.0
+#define MARGIN_B 67.0
+#define MARGIN_T 48.0
 
 /* Font sizes in layout units, and the width of one character. */
 #define FONT_BASE 14.0
@@ -138,10 +139,10 @@ static void axes_of(const struct rl_chart_layout *l, struct axes *a)
     a->lx1 = log10(l->x_hi);
     a->ly0 = log10(l->y_lo);
     a->ly1 = log10(l->y_hi);
-    a->px0 = AREA_L * RL_CHART_W;
-    a->px1 = AREA_R * RL_CHART_W;
-    a->py0 = AREA_B * RL_CHART_H;
-    a->py1 = AREA_T * RL_CHART_H;
+    a->px0 = MARGIN_L;
+    a->px1 = l->w - MARGIN_R;
+    a->py0 = MARGIN_B + l->key_below;
+    a->py1 = l->h - MARGIN_T;
 }
 
 static double to_px(const struct axes *a, double x)
@@ -456,10 +457,13 @@ static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
     return RL_OK;
 }
 
-int rl_chart_layout(const struct rl_chart *c, struct rl_chart_layout *out,
-                    char *errmsg)
+/* One layout, with `below` units of canvas added under the plot for the
+ * number key (0: the key goes inside, where it finds room). */
+static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, char *errmsg,
+                       double below)
 {
     memset(out, 0, sizeof *out);
+    out->key_below = below;
     if (c->n_compute == 0 && c->n_memory == 0)
         return rl_fail(errmsg, RL_EINVAL, "a chart needs at least one ceiling");
     size_t np = c->n_points ? c->n_points : 1;
@@ -480,6 +484,8 @@ int rl_chart_layout(const struct rl_chart *c, struct rl_chart_layout *out,
         rl_chart_layout_release(out);
         return rl_fail(errmsg, RL_ENOMEM, "out of memory laying out the chart");
     }
+    out->w = c->width > 0 ? c->width : RL_CHART_W;
+    out->h = (c->height > 0 ? c->height : RL_CHART_H) + below;
     out->n_lines = build_lines(c, out->lines);
     choose_ranges(c, out);
     struct axes a;
@@ -687,6 +693,11 @@ int rl_chart_layout(const struct rl_chart *c, struct rl_chart_layout *out,
         double hgt = dy * (double)(out->n_key + roof_rows) + 4;
         struct rl_box best = {a.px0 + 8, a.py1 - 8 - hgt, a.px0 + 8 + w, a.py1 - 8};
         double best_cost = INFINITY;
+        if (below > 0) {
+            /* Under the plot, below the axis title, left aligned. */
+            best = (struct rl_box){a.px0 - 40, 6, a.px0 - 40 + w, 6 + hgt};
+            best_cost = 0;
+        }
         for (double y = a.py1 - 8; y - hgt > a.py0 && best_cost > 0; y -= 8)
             for (double x = a.px0 + 8; x + w < a.px1 && best_cost > 0; x += 12) {
                 struct rl_box b = {x, y - hgt, x + w, y};
@@ -694,6 +705,8 @@ int rl_chart_layout(const struct rl_chart *c, struct rl_chart_layout *out,
                 if (cost < best_cost)
                     best_cost = cost, best = b;
             }
+        if (best_cost > 0)
+            out->key_wants_below = hgt + 8; /* no room inside: the caller lays out again */
         out->number_key = best;
         out->number_key_dy = dy;
         out->number_key_x = from_px(&a, best.x0 + 2);
@@ -706,6 +719,19 @@ int rl_chart_layout(const struct rl_chart *c, struct rl_chart_layout *out,
         return rl_fail(errmsg, rc, "out of memory laying out the chart");
     }
     return RL_OK;
+}
+
+int rl_chart_layout(const struct rl_chart *c, struct rl_chart_layout *out, char *errmsg)
+{
+    int rc = layout_pass(c, out, errmsg, 0);
+    if (rc == RL_OK && out->key_wants_below > 0) {
+        /* The number key found no free room in the plot: the chart grows
+         * under it, and the key goes there. */
+        double below = out->key_wants_below;
+        rl_chart_layout_release(out);
+        rc = layout_pass(c, out, errmsg, below);
+    }
+    return rc;
 }
 
 void rl_chart_layout_release(struct rl_chart_layout *l)
@@ -838,9 +864,8 @@ static void write_labels(struct rl_strbuf *gp, const struct rl_chart *c,
 /* The number key: "3  gemm<...>", one line per numbered kernel. */
 static void write_number_key(struct rl_strbuf *gp, const struct rl_chart_layout *l)
 {
-    struct axes a;
-    axes_of(l, &a);
-    double y0 = to_py(&a, l->number_key_y);
+    /* In screen coordinates: the key may sit under the plot. */
+    double x = (l->number_key.x0 + 2) / l->w, y0 = l->number_key.y1 - l->number_key_dy / 2 - 2;
     size_t row = 0;
     /* Roofs with no clean spot on their line, in their colours, then the
      * numbered kernels. */
@@ -850,20 +875,19 @@ static void write_number_key(struct rl_strbuf *gp, const struct rl_chart_layout 
             continue;
         rl_strbuf_printf(gp, "set label ");
         put_quoted(gp, L->label);
-        rl_strbuf_printf(gp, " at %.6g,%.6g left tc rgb \"%s\" font \",%.1f\" noenhanced front"
-                             "   # key: a roof\n",
-                         l->number_key_x, from_py(&a, y0 - (double)row++ * l->number_key_dy),
-                         line_color(L), FONT_KEY);
+        rl_strbuf_printf(gp, " at screen %.5f,%.5f left tc rgb \"%s\" font \",%.1f\" noenhanced"
+                             " front   # key: a roof\n",
+                         x, (y0 - (double)row++ * l->number_key_dy) / l->h, line_color(L),
+                         FONT_KEY);
     }
     for (size_t k = 0; k < l->n_key; k++) {
         char line[160];
         snprintf(line, sizeof line, "%zu  %s", k + 1, l->text[l->key_point[k]]);
         rl_strbuf_printf(gp, "set label ");
         put_quoted(gp, line);
-        rl_strbuf_printf(gp, " at %.6g,%.6g left font \",%.1f\" noenhanced front"
+        rl_strbuf_printf(gp, " at screen %.5f,%.5f left font \",%.1f\" noenhanced front"
                              "   # number key\n",
-                         l->number_key_x, from_py(&a, y0 - (double)row++ * l->number_key_dy),
-                         FONT_KEY);
+                         x, (y0 - (double)row++ * l->number_key_dy) / l->h, FONT_KEY);
     }
 }
 
@@ -1029,16 +1053,41 @@ static int fill_template(struct rl_strbuf *out, const struct subst *s, size_t n,
     return RL_OK;
 }
 
-/* The gnuplot terminals of the three formats (buffers of 160, 200, 160). */
-static void terminals(char *svg, char *png, char *pdf)
+int rl_chart_size_parse(const char *text, double *w, double *h)
+{
+    if (strcmp(text, "double") == 0) {
+        *w = RL_CHART_DOUBLE_W, *h = RL_CHART_DOUBLE_H;
+        return 0;
+    }
+    if (strcmp(text, "single") == 0) {
+        *w = RL_CHART_SINGLE_W, *h = RL_CHART_SINGLE_H;
+        return 0;
+    }
+    char *end;
+    double a = strtod(text, &end);
+    if (end == text || (*end != 'x' && *end != 'X'))
+        return -1;
+    const char *p = end + 1;
+    double b = strtod(p, &end);
+    if (end == p || *end || !(a >= 320 && a <= 4000) || !(b >= 240 && b <= 4000))
+        return -1;
+    *w = a, *h = b;
+    return 0;
+}
+
+/* The gnuplot terminals of the three formats (buffers of 160, 200, 160):
+ * the same look in each - the PNG twice the SVG's pixels, the PDF 128
+ * layout units to the inch (7 in for a two-column figure). */
+static void terminals(const struct rl_chart_layout *l, char *svg, char *png, char *pdf)
 {
     snprintf(svg, 160, "svg size %.0f,%.0f dynamic font \"Helvetica,%.0f\" background rgb \"white\"",
-             RL_CHART_W, RL_CHART_H, FONT_BASE);
+             l->w, l->h, FONT_BASE);
     snprintf(png, 200,
              "pngcairo size %.0f,%.0f font \"Helvetica,%.0f\" fontscale 1.5 linewidth 2 "
-             "background rgb \"white\"", RL_CHART_W * 2, RL_CHART_H * 2, FONT_BASE);
-    snprintf(pdf, 160, "pdfcairo size 7.5in,5in font \"Helvetica,%.0f\" fontscale 0.42 linewidth 1",
-             FONT_BASE);
+             "background rgb \"white\"", l->w * 2, l->h * 2, FONT_BASE);
+    snprintf(pdf, 160,
+             "pdfcairo size %.3fin,%.3fin font \"Helvetica,%.0f\" fontscale 0.392 linewidth 1",
+             l->w / 128, l->h / 128, FONT_BASE);
 }
 
 int rl_chart_script(const struct rl_chart *c, const struct rl_chart_layout *l,
@@ -1049,16 +1098,16 @@ int rl_chart_script(const struct rl_chart *c, const struct rl_chart_layout *l,
     static const char *const ext[] = {"svg", "png", "pdf"};
     char term_svg[160], term_png[200], term_pdf[160];
     char outfile[1024], num[8][32], key[160], title_font[16];
-    terminals(term_svg, term_png, term_pdf);
+    terminals(l, term_svg, term_png, term_pdf);
     snprintf(outfile, sizeof outfile, "%s.%s", base, ext[fmt]);
     snprintf(num[0], sizeof num[0], "%.6g", l->x_lo);
     snprintf(num[1], sizeof num[1], "%.6g", l->x_hi);
     snprintf(num[2], sizeof num[2], "%.6g", l->y_lo);
     snprintf(num[3], sizeof num[3], "%.6g", l->y_hi);
-    snprintf(num[4], sizeof num[4], "%.3f", AREA_L);
-    snprintf(num[5], sizeof num[5], "%.3f", AREA_R);
-    snprintf(num[6], sizeof num[6], "%.3f", AREA_B);
-    snprintf(num[7], sizeof num[7], "%.3f", AREA_T);
+    snprintf(num[4], sizeof num[4], "%.4f", MARGIN_L / l->w);
+    snprintf(num[5], sizeof num[5], "%.4f", 1 - MARGIN_R / l->w);
+    snprintf(num[6], sizeof num[6], "%.4f", (MARGIN_B + l->key_below) / l->h);
+    snprintf(num[7], sizeof num[7], "%.4f", 1 - MARGIN_T / l->h);
     snprintf(title_font, sizeof title_font, "%.0f", FONT_TITLE);
     snprintf(key, sizeof key,
              "at graph 0.995,0.01 right bottom opaque box lw 0.5 lc rgb \"#999999\" "
@@ -1076,6 +1125,20 @@ int rl_chart_script(const struct rl_chart *c, const struct rl_chart_layout *l,
         if (*s != '"' && *s != '\\' && (unsigned char)*s >= 32)
             title[tn++] = *s;
     title[tn] = '\0';
+    /* A title wider than the canvas is cut at a word (gnuplot centres it
+     * over the plot area, which sits right of the canvas's centre). */
+    double room = 2 * (l->w - (MARGIN_L + l->w - MARGIN_R) / 2) - 16;
+    while (tn > 8 && text_w(title, FONT_TITLE) > room) {
+        char *sp = strrchr(title, ' ');
+        if (!sp || sp - title < 8)
+            break;
+        strcpy(sp, "...");
+        tn = strlen(title);
+        if (text_w(title, FONT_TITLE) <= room)
+            break;
+        title[tn - 3] = '\0';
+        tn -= 3;
+    }
     struct subst subs[] = {
         {"TITLE", title},     {"VERSION", ROOFLINE_VERSION},
         {"BASE", base},       {"OUTFILE", outfile},
@@ -1278,9 +1341,10 @@ int rl_xy_chart_render(const struct rl_xy_chart *c, const char *out_path, char *
     int rc = split_path(out_path, dir, sizeof dir, base, sizeof base, errmsg);
     if (rc)
         return rc;
-    static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"};
+    static const char *const colors[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00"};
     char term_svg[160], term_png[200], term_pdf[160];
-    terminals(term_svg, term_png, term_pdf);
+    struct rl_chart_layout size = {.w = RL_CHART_W, .h = RL_CHART_H};
+    terminals(&size, term_svg, term_png, term_pdf);
     struct rl_strbuf gp = {0}, dat = {0};
     rl_strbuf_printf(&gp, "# %s\n# Written by roofline %s. Edit freely, then redraw with:  "
                           "gnuplot %s.gp\n# Data: %s.dat, one gnuplot 'index' block per "

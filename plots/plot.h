@@ -42,7 +42,22 @@ struct rl_chart {
     size_t max_labels;      /* kernels labelled, in the order given; 0 = 12 */
     const struct rl_chart_series *series;
     size_t n_series;
+    /* Canvas in layout units (1 unit ~ 1 px of the SVG, 1/128 in of the
+     * PDF); 0: RL_CHART_W x RL_CHART_H. Fonts keep their size, so a smaller
+     * canvas is a figure for one paper column, not a shrunk one. */
+    double width, height;
 };
+
+/* Paper figure sizes (layout units): a two-column-wide figure (7 in in
+ * the PDF) and a one-column one (3.5 in), the same font size in print. */
+#define RL_CHART_DOUBLE_W 960.0
+#define RL_CHART_DOUBLE_H 640.0
+#define RL_CHART_SINGLE_W 480.0
+#define RL_CHART_SINGLE_H 360.0
+
+/* "single", "double" or "WxH" (layout units, 320..4000 x 240..4000) into
+ * *w, *h; -1 when it is none of them. */
+int rl_chart_size_parse(const char *text, double *w, double *h);
 
 /* A drawn ceiling (equal compute roofs are merged into one line). */
 struct rl_chart_line {
@@ -69,6 +84,9 @@ struct rl_chart_ridge {
 
 struct rl_chart_layout {
     double x_lo, x_hi, y_lo, y_hi; /* axis ranges: FLOP/byte and FLOP/s */
+    double w, h;            /* the canvas, layout units */
+    double key_below;       /* canvas added under the plot for the number key */
+    double key_wants_below; /* the key found no room inside: this much below */
     struct rl_chart_line *lines;
     size_t n_lines;
     struct rl_chart_ridge *ridges;

@@ -34,7 +34,7 @@ static void setup(void)
 
 static struct rl_chart chart_of(const struct rl_chart_point *p, size_t n)
 {
-    struct rl_chart c = {"NVIDIA H200: test", roofs, n_roofs, mem, n_mem, p, n, 0, NULL, 0};
+    struct rl_chart c = {"NVIDIA H200: test", roofs, n_roofs, mem, n_mem, p, n, 0, NULL, 0, 0, 0};
     return c;
 }
 
@@ -72,7 +72,7 @@ static void assert_no_overlaps(const struct rl_chart *c, const struct rl_chart_l
         if (!l->labelled[i])
             continue;
         struct rl_box a = l->labels[i].box;
-        ck_assert_msg(a.x0 >= 0 && a.x1 <= RL_CHART_W && a.y0 >= 0 && a.y1 <= RL_CHART_H,
+        ck_assert_msg(a.x0 >= 0 && a.x1 <= l->w && a.y0 >= 0 && a.y1 <= l->h,
                       "label %zu off the canvas", i);
         for (size_t j = 0; j < c->n_points; j++) {
             double px, py;
@@ -279,7 +279,7 @@ START_TEST(bad_outputs_fail_without_partial_files)
     snprintf(path, sizeof path, "%s/nognuplot.gp", rl_test_tmpdir());
     ck_assert_int_gt(file_size(path), 0);
     /* A chart needs a ceiling. */
-    struct rl_chart empty = {"x", NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0};
+    struct rl_chart empty = {"x", NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0, 0, 0};
     struct rl_chart_layout l;
     ck_assert_int_eq(rl_chart_layout(&empty, &l, err), RL_EINVAL);
 }

@@ -59,6 +59,7 @@ struct cli_report_opts {
     const struct rl_html_fact *facts;
     size_t n_facts;
     size_t label_max;       /* chart labels' longest (0: default) */
+    double chart_w, chart_h; /* chart canvas (--size), layout units; 0: default */
 };
 int cli_report_run(const struct cli_report_opts *o);
 

@@ -20,7 +20,7 @@
 static const char usage_text[] =
     "usage: roofline chart [--gpu <gpu>] [--bench FILE] [--library] [--precision LIST]\n"
     "                      [--sparse] [--memory LIST] [--kernels FILE] [--title TEXT]\n"
-    "                      [--label-max N]\n"
+    "                      [--label-max N] [--size single|double|WxH]\n"
     "                      [--json] -o OUT.svg|.png|.pdf [-o ...]\n"
     "\n"
     "Draw the roofline of a GPU from its datasheet and/or the ceilings measured\n"
@@ -46,6 +46,9 @@ static const char usage_text[] =
     "  --label-max N      longest kernel label, in characters (default 28): C++\n"
     "                     names lose return type, namespaces, template arguments\n"
     "                     and parameters; the full names stay in OUT.kernels.dat\n"
+    "  --size S           single (a one-column paper figure: 3.5 in in the PDF),\n"
+    "                     double (two columns, 7 in; the default) or WxH in\n"
+    "                     layout units (~px of the SVG); fonts keep their size\n"
     "  -o FILE            output image; repeat for several formats\n"
     "  --json             print the judged kernels as `report --json` does\n"
     "\n"
@@ -67,12 +70,14 @@ int cmd_chart(int argc, char **argv)
         {"output", required_argument, NULL, 'o'}, {"json", no_argument, NULL, 'j'},
         {"bench", required_argument, NULL, 'b'},  {"library", no_argument, NULL, 'L'},
         {"label-max", required_argument, NULL, 'M'},
+        {"size", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},        {0}};
     const char *gpu = NULL, *precisions = NULL, *memory = NULL, *kernels = NULL;
     const char *title = NULL, *outputs[MAX_OUTPUTS], *bench_path = NULL;
     size_t n_out = 0;
     bool sparse = false, json = false, library = false;
     int label_max = 0;
+    double size_w = 0, size_h = 0;
     int c;
     static const char optstring[] = "ho:";
     optind = 1;
@@ -90,6 +95,12 @@ int cmd_chart(int argc, char **argv)
         case 'M':
             if (cli_parse_int("chart", "--label-max", optarg, 8, 1000, &label_max))
                 return CLI_USAGE;
+            break;
+        case 'S':
+            if (rl_chart_size_parse(optarg, &size_w, &size_h))
+                return cli_usage_error("chart", "--size takes single, double or WxH "
+                                                "(320..4000 x 240..4000), not '%s'",
+                                       optarg);
             break;
         case 'o':
             if (n_out == MAX_OUTPUTS)
@@ -170,6 +181,7 @@ int cmd_chart(int argc, char **argv)
     int rc = rl_report_build(&rep, roofs, &g, err);
     rl_trace_groups_release(&g);
     rep.label_max = (size_t)label_max;
+    rep.chart_w = size_w, rep.chart_h = size_h;
     if (rc) {
         cli_error("%s", err);
         return CLI_FAIL;

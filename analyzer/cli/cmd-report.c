@@ -9,6 +9,7 @@
 #include "analyzer/readers/records.h"
 #include "analyzer/report/html.h"
 #include "analyzer/report/report.h"
+#include "plots/plot.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +23,7 @@ static const char usage_text[] =
     "                       [--gpu GPU] [-o DIR] [--format LIST | --no-chart] [--rows N]\n"
     "                       [--json]\n"
     "                       [--tensor-flops-per-op F] [--title TEXT] [--label-max N]\n"
+    "                       [--size single|double|WxH]\n"
     "\n"
     "Place every kernel group (launches of one kernel, grid and block) on the\n"
     "roofline and say what bounds it: memory (which level), compute, or neither\n"
@@ -52,7 +54,9 @@ static const char usage_text[] =
     "                    kernels of an ncu export have no FLOPs)\n"
     "  --title TEXT      chart title\n"
     "  --label-max N     longest kernel label on the chart, in characters (default\n"
-    "                    28); the full names stay in the report's files\n";
+    "                    28); the full names stay in the report's files\n"
+    "  --size S          chart size: single (one paper column), double (two; the\n"
+    "                    default) or WxH in layout units\n";
 
 /* Write f's content through an atomic file at dir/name. */
 static int write_file(const char *dir, const char *name,
@@ -187,6 +191,7 @@ int cli_report_run(const struct cli_report_opts *o)
         return CLI_FAIL;
     }
     r.label_max = o->label_max;
+    r.chart_w = o->chart_w, r.chart_h = o->chart_h;
     rl_trace_groups_release(&g);
     snprintf(r.source_path, sizeof r.source_path, "%s%s", source,
              o->n_traces > 1 ? " (and more traces)" : "");
@@ -278,6 +283,7 @@ int cmd_report(int argc, char **argv)
                                          {"tensor-flops-per-op", required_argument, NULL, 'T'},
                                          {"title", required_argument, NULL, 'L'},
                                          {"label-max", required_argument, NULL, 'M'},
+                                         {"size", required_argument, NULL, 'S'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     struct cli_report_opts o = {.formats = "svg", .rows = -1, .tensor_factor = NAN};
@@ -299,6 +305,12 @@ int cmd_report(int argc, char **argv)
         case 'o': o.dir = optarg; break;
         case 'f': o.formats = optarg; break;
         case 'L': o.title = optarg; break;
+        case 'S':
+            if (rl_chart_size_parse(optarg, &o.chart_w, &o.chart_h))
+                return cli_usage_error("report", "--size takes single, double or WxH "
+                                                 "(320..4000 x 240..4000), not '%s'",
+                                       optarg);
+            break;
         case 'M': {
             int m;
             if (cli_parse_int("report", "--label-max", optarg, 8, 1000, &m))

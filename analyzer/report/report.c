@@ -880,7 +880,8 @@ int rl_report_chart_series(const struct rl_report *r, const struct rl_ceilings *
         n++;
     }
     struct rl_chart chart = {title, c->compute, c->n_compute, c->memory, c->n_memory,
-                             p,     n,          labels,       series,    n_series};
+                             p,     n,          labels,       series,    n_series,
+                             r->chart_w, r->chart_h};
     int rc = rl_chart_render(&chart, out_path, errmsg);
     free(p);
     free(names);

@@ -50,6 +50,7 @@ struct rl_report {
     bool other_gpu;                 /* the source names a GPU the ceilings are not of */
     char notes[4096];               /* one line per note, '\n'-separated */
     size_t label_max;               /* chart labels' longest, in characters (0: default) */
+    double chart_w, chart_h;        /* chart canvas, layout units (0: the default) */
 };
 
 /* Judge every group of g against the ceilings c (roofs of missing
