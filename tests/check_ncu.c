@@ -928,7 +928,7 @@ START_TEST(forms_and_units)
     static const struct {
         const char *metric, *unit, *value;
         double want;
-        int q; /* 0 time, 1 dram read, 2 l2 */
+        int q; /* 0 time, 2 l2, 3 FLOPs */
     } cases[] = {
         {"gpu__time_duration.sum", "ns", "5", 5, 0},
         {"gpu__time_duration.sum", "us", "5", 5e3, 0},
@@ -943,6 +943,10 @@ START_TEST(forms_and_units)
         {"lts__t_bytes.sum", "Gibyte", "1", 1073741824.0, 2},
         {"lts__t_bytes.sum", "GB", "1.5", 1.5e9, 2},
         {"lts__t_bytes.sum", "TiB", "1", 1099511627776.0, 2},
+        {"lts__t_bytes.sum", "Tbyte", "2", 2e12, 2},
+        {SASS("ffma"), "Ginst", "2", 4e9, 3},
+        {SASS("ffma"), "Minst", "2", 4e6, 3},
+        {SASS("ffma"), "Kinst", "2", 4e3, 3},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char csv[512];
@@ -951,7 +955,9 @@ START_TEST(forms_and_units)
                  ROW("0", "k", SASS("ffma"), "inst", "1") ROW("0", "k", "l1tex__t_bytes.sum", "byte", "1"),
                  cases[i].metric, cases[i].unit, cases[i].value);
         ck_assert_msg(parse(csv, NAN) == 0, "%s: %s", cases[i].unit, err);
-        double got = cases[i].q == 0 ? only_group()->time_ns : only_group()->bytes[RL_MEM_L2];
+        double got = cases[i].q == 0   ? only_group()->time_ns
+                     : cases[i].q == 3 ? only_group()->flops /* 2 x FFMA (the first row)*/
+                                       : only_group()->bytes[RL_MEM_L2];
         ck_assert_msg(got == cases[i].want, "%s: %.17g", cases[i].unit, got);
     }
     /* A unit ncu does not print, or of the wrong kind: one clear error

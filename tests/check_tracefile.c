@@ -512,6 +512,8 @@ START_TEST(fast_and_general_paths_agree)
         HEAD "{\"name\": \"k\", \"x\": {\"a\" 1}}]}",
         HEAD "{\"name\": \"k\", \"x\": \"\\u00e9\"}, {}]}",
         HEAD "{\"flops\": 1}]}",
+        HEAD "{\"name\": \"k\", \"flops\": 123456789012345, \"dram_bytes\": 1.5e3, \"x\": [0, -0.5, 1E+2, "
+             "12345678901234567890], \"time_ns\": 0.25}]}",
     };
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
         char e[2][RL_ERRMSG_SIZE];
@@ -540,6 +542,8 @@ START_TEST(fast_and_general_paths_agree)
     char *text = rl_test_slurp(ROOFLINE_TEST_DATA_DIR "/../fuzz/seeds/trace/bench-6-launches.json");
     ck_assert_ptr_nonnull(text);
     ck_assert_msg(read_doc(text) == 0, "%s", err);
+    /* A trace as roofline writes it is read by the fast path, every record. */
+    ck_assert_uint_eq(g.sum.read_fast, g.sum.kernels);
     size_t groups = g.n;
     double f = g.v[0].flops;
     rl_trace_set_fast_path(false);

@@ -1291,6 +1291,7 @@ static int helper_take(struct helper *h, struct reader *r, struct rl_trace_group
         return 0;
     }
     g->sum.read_by_helper += h->records;
+    g->sum.read_fast += h->records;
     if (merge_groups(g, &h->g)) {
         fail(r, RL_ENOMEM, "out of memory");
         return 0;
@@ -1337,7 +1338,9 @@ static int read_kernels_with(struct reader *r, struct rl_trace_groups *g, enum t
          * (nothing consumed) by the general path. */
         struct launch saved = l;
         int rc = 0;
-        if (!fast_launch(r, &l)) {
+        if (fast_launch(r, &l)) {
+            g->sum.read_fast++;
+        } else {
             l = (struct launch){.name = NULL, .name_buf = l.name_buf, .name_cap = l.name_cap,
                                 .have_name = false};
             memcpy(l.grid, saved.grid, sizeof l.grid);

@@ -49,6 +49,7 @@ struct rl_trace_summary {
     uint64_t by_counts[4];      /* of those, by 'counts': enum rl_trace_counts */
     double time_ns;             /* all launches */
     uint64_t read_by_helper;    /* launch records read on the second core */
+    uint64_t read_fast;         /* launch records the fast path read (helper's too) */
 };
 
 struct rl_trace_groups {
