@@ -104,27 +104,41 @@ void rl_gpudb_normalize(const char *name, char *buf, size_t size)
     buf[n] = '\0';
 }
 
+/* Does the normalized want name s (its id, name or an alias)? */
+static bool names_normalized(const struct rl_gpu_spec *s, const char *want)
+{
+    char have[128];
+    rl_gpudb_normalize(s->id, have, sizeof have);
+    if (strcmp(want, have) == 0)
+        return true;
+    rl_gpudb_normalize(s->name, have, sizeof have);
+    if (strcmp(want, have) == 0)
+        return true;
+    for (int a = 0; a < s->n_aliases; a++) {
+        rl_gpudb_normalize(s->aliases[a], have, sizeof have);
+        if (strcmp(want, have) == 0)
+            return true;
+    }
+    return false;
+}
+
+bool rl_gpu_spec_named(const struct rl_gpu_spec *s, const char *name)
+{
+    char want[128];
+    rl_gpudb_normalize(name, want, sizeof want);
+    return want[0] && names_normalized(s, want);
+}
+
 const struct rl_gpu_spec *rl_gpudb_find(const struct rl_gpudb *db,
                                         const char *name)
 {
-    char want[128], have[128];
+    char want[128];
     rl_gpudb_normalize(name, want, sizeof want);
     if (!want[0])
         return NULL;
-    for (size_t i = 0; i < db->n; i++) {
-        const struct rl_gpu_spec *s = &db->gpus[i];
-        rl_gpudb_normalize(s->id, have, sizeof have);
-        if (strcmp(want, have) == 0)
-            return s;
-        rl_gpudb_normalize(s->name, have, sizeof have);
-        if (strcmp(want, have) == 0)
-            return s;
-        for (int a = 0; a < s->n_aliases; a++) {
-            rl_gpudb_normalize(s->aliases[a], have, sizeof have);
-            if (strcmp(want, have) == 0)
-                return s;
-        }
-    }
+    for (size_t i = 0; i < db->n; i++)
+        if (names_normalized(&db->gpus[i], want))
+            return &db->gpus[i];
     return NULL;
 }
 

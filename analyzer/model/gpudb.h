@@ -26,6 +26,9 @@ void rl_gpudb_release(struct rl_gpudb *db);
 const struct rl_gpu_spec *rl_gpudb_find(const struct rl_gpudb *db,
                                         const char *name);
 
+/* Does name name s, as rl_gpudb_find matches (its id, name or an alias)? */
+bool rl_gpu_spec_named(const struct rl_gpu_spec *s, const char *name);
+
 /* Like rl_gpudb_find, but on failure returns RL_ENOTFOUND with
  * "unknown GPU 'x' (did you mean 'y'?)" in errmsg when one is near (see
  * rl_suggest_best), else "unknown GPU 'x' (closest: a, b, c; 'roofline gpus'

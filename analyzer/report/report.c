@@ -136,23 +136,7 @@ static bool names_gpu(const struct rl_ceilings *c, const char *name)
     char want[128], have[128];
     rl_gpudb_normalize(name, want, sizeof want);
     rl_gpudb_normalize(c->gpu_name, have, sizeof have);
-    if (strcmp(want, have) == 0)
-        return true;
-    const struct rl_gpu_spec *s = c->spec;
-    if (!s)
-        return false;
-    rl_gpudb_normalize(s->id, have, sizeof have);
-    if (strcmp(want, have) == 0)
-        return true;
-    rl_gpudb_normalize(s->name, have, sizeof have);
-    if (strcmp(want, have) == 0)
-        return true;
-    for (int a = 0; a < s->n_aliases; a++) {
-        rl_gpudb_normalize(s->aliases[a], have, sizeof have);
-        if (strcmp(want, have) == 0)
-            return true;
-    }
-    return false;
+    return strcmp(want, have) == 0 || (c->spec && rl_gpu_spec_named(c->spec, name));
 }
 
 /* Why a kernel far below both roofs is slow: what the record can show. */
@@ -350,7 +334,6 @@ static void guard_notes(struct rl_report *r, const struct rl_ceilings *c)
                  zero, zero == 1 ? " counted" : "s counted", name);
         rl_report_note(r, text);
     }
-
 }
 
 static int judge(struct rl_report *r, struct rl_ceilings *c, const char *precision)
