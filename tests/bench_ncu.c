@@ -25,14 +25,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 #define TAGS 240
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
 
 /* One data row of the source split at its fields: ID, the text up to the
  * kernel name, the name, the rest. ncu quotes every field. */
@@ -140,7 +136,7 @@ int main(int argc, char **argv)
         char path[256], out[256];
         snprintf(path, sizeof path, "%s/ncu-%ld.csv", dir, n);
         snprintf(out, sizeof out, "%s/report-%ld", dir, n);
-        double t0 = now_s();
+        double t0 = bench_now_s();
         FILE *o = fopen(path, "w");
         if (!o) {
             perror(path);
@@ -163,34 +159,19 @@ int main(int argc, char **argv)
         struct stat st;
         stat(path, &st);
         printf("generated %ld launches, %.0f MB, in %.1f s: %s\n", n, st.st_size / 1e6,
-               now_s() - t0, path);
-        fflush(stdout);
-        double start = now_s();
-        pid_t pid = fork();
-        if (pid == 0) {
-            int devnull = open("/dev/null", O_WRONLY);
-            if (devnull >= 0)
-                dup2(devnull, 1);
-            execl(bin, bin, "report", "--ncu", path, "--gpu", "a100-sxm-80gb", "-o", out,
-                  (char *)NULL);
-            perror(bin);
-            _exit(127);
-        }
-        int status;
-        struct rusage ru;
-        if (wait4(pid, &status, 0, &ru) != pid) {
-            perror("wait4");
+               bench_now_s() - t0, path);
+        char *argv_[] = {(char *)bin, "report", "--ncu", path, "--gpu", "a100-sxm-80gb", "-o",
+                         out, NULL};
+        struct bench_run run;
+        if (!bench_run(argv_, &run))
             return 2;
-        }
-        double wall = now_s() - start;
-        rss[s] = ru.ru_maxrss / 1024.0;
-        bool run_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        double wall = run.wall_s;
+        rss[s] = run.peak_mb;
         double target_s = 2.4 * (double)n / 200000;
         printf("roofline report --ncu: exit %d, %.2f s wall (%.0f MB/s), %.2f s user, %.0f MB "
                "peak memory (targets: %.2f s, 64 MB)\n",
-               WIFEXITED(status) ? WEXITSTATUS(status) : -1, wall, st.st_size / 1e6 / wall,
-               ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6, rss[s], target_s);
-        ok &= run_ok && wall < target_s && rss[s] < 64;
+               run.exit_code, wall, st.st_size / 1e6 / wall, run.user_s, rss[s], target_s);
+        ok &= run.exit_code == 0 && wall < target_s && rss[s] < 64;
         if (!getenv("ROOFLINE_BENCH_KEEP"))
             unlink(path);
     }

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "analyzer/util/error.h"
 #include "analyzer/profiler/trace.h"
+#include "bench_util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -26,12 +27,6 @@
 
 #define NAMES 240
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
 
 int main(int argc, char **argv)
 {
@@ -101,7 +96,7 @@ int main(int argc, char **argv)
                               .gpu_name = "NVIDIA H200", .chip = "GH100", .cc_major = 9,
                               .sm_count = 132, .counters_mode = "default",
                               .counters_status = "ok", .tensor_flops_per_op = 2};
-    double t0 = now_s();
+    double t0 = bench_now_s();
     FILE *f = fopen(path, "w");
     if (!f || rl_trace_write(f, &m, k, (size_t)n, NULL, 0) || fclose(f)) {
         perror(path);
@@ -110,33 +105,19 @@ int main(int argc, char **argv)
     free(k);
     struct stat st;
     stat(path, &st);
-    printf("generated %ld launches, %.0f MB, in %.1f s: %s\n", n, st.st_size / 1e6, now_s() - t0,
+    printf("generated %ld launches, %.0f MB, in %.1f s: %s\n", n, st.st_size / 1e6, bench_now_s() - t0,
            path);
 
     /* The report, timed. */
-    fflush(stdout);
-    double start = now_s();
-    pid_t pid = fork();
-    if (pid == 0) {
-        int devnull = open("/dev/null", 1);
-        if (devnull >= 0)
-            dup2(devnull, 1);
-        execl(bin, bin, "report", "--trace", path, "--gpu", "h200", "-o", out, (char *)NULL);
-        perror(bin);
-        _exit(127);
-    }
-    int status;
-    struct rusage ru;
-    if (wait4(pid, &status, 0, &ru) != pid) {
-        perror("wait4");
+    char *argv_[] = {(char *)bin, "report", "--trace", path, "--gpu", "h200", "-o", out, NULL};
+    struct bench_run run;
+    if (!bench_run(argv_, &run))
         return 2;
-    }
-    double wall = now_s() - start, rss_mb = ru.ru_maxrss / 1024.0;
-    bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    double wall = run.wall_s, rss_mb = run.peak_mb;
+    bool ok = run.exit_code == 0;
     printf("roofline report: exit %d, %.2f s wall, %.2f s user, %.0f MB peak memory "
            "(targets: 1 s, 1024 MB)\n",
-           WIFEXITED(status) ? WEXITSTATUS(status) : -1, wall,
-           ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6, rss_mb);
+           run.exit_code, wall, run.user_s, rss_mb);
     if (getenv("ROOFLINE_BENCH_KEEP")) {
         printf("kept %s\n", dir);
         return ok && wall < 1 && rss_mb < 1024 ? 0 : 1;
