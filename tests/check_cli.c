@@ -613,18 +613,6 @@ END_TEST
 
 /* ---- output sets: all or nothing ---------------------------------------------- */
 
-/* Entries of dir whose name contains needle. */
-static int entries_named(const char *dir, const char *needle)
-{
-    DIR *d = opendir(dir);
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        n += strstr(e->d_name, needle) != NULL;
-    closedir(d);
-    return n;
-}
 
 /* A new empty folder under the test's temporary one. */
 static const char *fresh_dir(const char *name, char *buf, size_t size)
@@ -694,7 +682,7 @@ START_TEST(report_json_alone_writes_nothing)
                           ROOFLINE_SOURCE_DIR "/data/examples/llm-decode-prefill.json", "--json");
     ck_assert_msg(r.status == 0, "%s", r.err);
     ck_assert_ptr_nonnull(strstr(r.out, "\"format\": \"roofline-report\""));
-    ck_assert_int_eq(entries_named(dir, ""), 2); /* . and .. */
+    ck_assert_int_eq(rl_test_count_entries(dir, ""), 2); /* . and .. */
     rl_run_release(&r);
 }
 END_TEST
@@ -710,7 +698,7 @@ START_TEST(run_checks_before_writing)
     ck_assert_int_eq(r.status, 1);
     assert_one_error_line(&r, "unknown GPU 'nope'");
     ck_assert_str_eq(r.out, "");
-    ck_assert_int_eq(entries_named(top, ""), 2);
+    ck_assert_int_eq(rl_test_count_entries(top, ""), 2);
     rl_run_release(&r);
 }
 END_TEST
@@ -824,7 +812,7 @@ START_TEST(failed_sets_leave_the_previous_one)
     set_release(&before);
     set_release(&after);
     rl_run_release(&r);
-    ck_assert_int_eq(entries_named(top, ".tmp."), 0);
+    ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 0);
 }
 END_TEST
 
@@ -896,7 +884,7 @@ static void race_cli(const char *name, const char *const *files, bool folder)
         ck_assert_msg(!d0 || !d1, "round %d: a mix of the two writers: %s not the first's, %s "
                                   "not the second's", round, d0, d1);
         set_release(&now);
-        ck_assert_int_eq(entries_named(shared, ".tmp."), 0);
+        ck_assert_int_eq(rl_test_count_entries(shared, ".tmp."), 0);
     }
     set_release(&alone[0]);
     set_release(&alone[1]);

@@ -47,18 +47,6 @@ static bool exists(const char *dir, const char *name)
     return access(path, F_OK) == 0;
 }
 
-/* Entries of dir whose name contains needle (stages: ".tmp."). */
-static int count_named(const char *dir, const char *needle)
-{
-    DIR *d = opendir(dir);
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        n += strstr(e->d_name, needle) != NULL;
-    closedir(d);
-    return n;
-}
 
 /* Files in dir, the mark not counted. */
 static int count_files(const char *dir)
@@ -114,7 +102,7 @@ START_TEST(folder_set_replaced_whole)
     ck_assert_msg(write_folder(dir, b, err) == 0, "%s", err);
     ck_assert_str_eq(get(dir, "one"), "b1");
     ck_assert(!exists(dir, "two"));
-    ck_assert_int_eq(count_named(top, ".tmp."), 0);
+    ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 0);
     /* The folder has the mode mkdir gives, not mkdtemp's 0700. */
     struct stat st;
     ck_assert_int_eq(stat(dir, &st), 0);
@@ -127,7 +115,7 @@ START_TEST(folder_set_replaced_whole)
     static const char *const c[] = {"three", "c3", NULL};
     ck_assert_msg(write_folder(slash, c, err) == 0, "%s", err);
     ck_assert_str_eq(get(dir, "three"), "c3");
-    ck_assert_int_eq(count_named(top, ".tmp."), 0);
+    ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 0);
 }
 END_TEST
 
@@ -143,11 +131,11 @@ START_TEST(abort_leaves_the_previous_set)
     const char *stage;
     ck_assert_int_eq(rl_outset_folder(&s, dir, "test", &stage, err), 0);
     put(stage, "one", "b1");
-    ck_assert_int_eq(count_named(top, ".tmp."), 1);
+    ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 1);
     rl_outset_abort(&s);
     ck_assert_str_eq(get(dir, "one"), "a1");
     ck_assert_str_eq(get(dir, "two"), "a2");
-    ck_assert_int_eq(count_named(top, ".tmp."), 0);
+    ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 0);
     rl_outset_abort(&s); /* twice is harmless */
     /* No set before: none after. */
     char never[1100];
@@ -157,7 +145,7 @@ START_TEST(abort_leaves_the_previous_set)
     put(stage, "one", "x");
     rl_outset_abort(&s);
     ck_assert_int_ne(access(never, F_OK), 0);
-    ck_assert_int_eq(count_named(top, ".tmp."), 0);
+    ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 0);
 }
 END_TEST
 
@@ -173,7 +161,7 @@ START_TEST(foreign_folders_are_never_replaced)
     ck_assert_int_eq(rl_outset_folder(&s, dir, "test", &stage, err), RL_EIO);
     ck_assert_ptr_nonnull(strstr(err, "holds files roofline did not write"));
     ck_assert_str_eq(get(dir, "thesis.tex"), "keep");
-    ck_assert_int_eq(count_named(top, ".tmp."), 0);
+    ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 0);
     /* An empty folder is fine; so is a file's place taken by nothing. */
     snprintf(dir, sizeof dir, "%s/empty", top);
     ck_assert_int_eq(mkdir(dir, 0777), 0);
@@ -193,7 +181,7 @@ START_TEST(foreign_folders_are_never_replaced)
     snprintf(dir, sizeof dir, "%s/no/such", top);
     ck_assert_int_eq(rl_outset_folder(&s, dir, "test", &stage, err), RL_EIO);
     ck_assert_ptr_nonnull(strstr(err, "cannot create a folder beside"));
-    ck_assert_int_eq(count_named(top, ".tmp."), 0);
+    ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 0);
 }
 END_TEST
 
@@ -214,7 +202,7 @@ START_TEST(loose_files_all_or_nothing)
     ck_assert_msg(rl_outset_commit(&s, err) == 0, "%s", err);
     ck_assert_str_eq(get(top, "a.svg"), "svg 1");
     ck_assert_str_eq(get(top, "a.gp"), "gp 1");
-    ck_assert_int_eq(count_named(top, ".tmp."), 0);
+    ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 0);
     /* The second: a.svg declared but not drawn (no gnuplot): the old image
      * goes, so the script and the image never come from two runs. */
     memset(&s, 0, sizeof s);
@@ -243,8 +231,8 @@ START_TEST(loose_files_all_or_nothing)
     ck_assert_str_eq(get(top, "a.svg"), "svg 2");
     ck_assert_str_eq(get(top, "a.gp"), "gp 2");
     ck_assert(!exists(top, "new.dat"));
-    ck_assert_int_eq(count_named(top, ".tmp."), 0);
-    ck_assert_int_eq(count_named(top, ".old"), 0);
+    ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 0);
+    ck_assert_int_eq(rl_test_count_entries(top, ".old"), 0);
 }
 END_TEST
 
@@ -276,8 +264,8 @@ START_TEST(parts_commit_together)
     ck_assert_uint_eq(s.n, 2);
     ck_assert_int_eq(rl_outset_commit(&s, err), RL_EIO);
     ck_assert_str_eq(get(d1, "a.svg"), "old a");
-    ck_assert_int_eq(count_named(d1, ".tmp."), 0);
-    ck_assert_int_eq(count_named(d2, ".tmp."), 0);
+    ck_assert_int_eq(rl_test_count_entries(d1, ".tmp."), 0);
+    ck_assert_int_eq(rl_test_count_entries(d2, ".tmp."), 0);
 }
 END_TEST
 
@@ -300,8 +288,8 @@ START_TEST(messages_name_final_paths)
     snprintf(want, sizeof want, "gnuplot failed on '%s/roofline.gp'; then '%s'", dir, file);
     ck_assert_str_eq(text, want);
     rl_outset_abort(&s);
-    ck_assert_int_eq(count_named(top, ".tmp."), 0);
-    ck_assert_int_eq(count_named(sub, ".tmp."), 0);
+    ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 0);
+    ck_assert_int_eq(rl_test_count_entries(sub, ".tmp."), 0);
 }
 END_TEST
 
@@ -382,7 +370,7 @@ static void race(const char *name, bool loose)
                           round, w, st);
         }
         assert_one_writer(target, round);
-        ck_assert_int_eq(count_named(top, ".tmp."), 0);
+        ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 0);
     }
 }
 

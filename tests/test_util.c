@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,4 +228,16 @@ const struct rl_gpu_spec *rl_test_gpu(const char *id)
     const struct rl_gpu_spec *s = rl_gpudb_find(&test_db, id);
     ck_assert_msg(s != NULL, "no GPU '%s' in data/gpus", id);
     return s;
+}
+
+int rl_test_count_entries(const char *dir, const char *needle)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += strstr(e->d_name, needle) != NULL;
+    closedir(d);
+    return n;
 }

@@ -49,6 +49,9 @@ void rl_test_golden(const char *text, const char *name);
 struct rl_gpu_spec;
 const struct rl_gpu_spec *rl_test_gpu(const char *id);
 
+/* Entries of folder dir whose name contains needle (a set's stages: ".tmp."). */
+int rl_test_count_entries(const char *dir, const char *needle);
+
 /* Count occurrences of needle in hay. */
 size_t rl_test_count(const char *hay, const char *needle);
 
