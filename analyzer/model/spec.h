@@ -60,6 +60,23 @@ struct rl_spec_field {
     enum rl_spec_field_kind kind;
 };
 
+/* The GPU's links (data/gpus "links"), per GPU and per direction, as the
+ * collective model (analyzer/comm/) uses them. Datasheets print NVLink as
+ * both directions combined (H100 SXM: 900 GB/s); these are half that. */
+struct rl_gpu_links {
+    char name[32];         /* scale-up link: "NVLink 4", "Infinity Fabric"; "" none */
+    int count;             /* links per GPU; 0 none */
+    double gbs_per_link;   /* GB/s per link per direction; NAN none */
+    double gbs;            /* GB/s per direction, all links (count x per link); NAN none */
+    char reach[16];        /* "switch" (any GPU of the node through NVSwitch),
+                            * "mesh" (direct links between the GPUs of a board),
+                            * "bridge" (bridge_gpus GPUs joined by a bridge), "" none */
+    int bridge_gpus;       /* GPUs a bridge joins (2, 4); 0 unless reach is bridge */
+    int pcie_gen;          /* 3, 4, 5, 6; 0 when the host link is not PCIe (NVLink-C2C) */
+    int pcie_lanes;        /* 16 */
+    double pcie_gbs;       /* GB/s per direction (Gen4 x16: 32, Gen5 x16: 64) */
+};
+
 struct rl_gpu_spec {
     char id[32];
     char name[96];
@@ -89,6 +106,7 @@ struct rl_gpu_spec {
     double gpu_link_bandwidth_gbs; /* NAN when none */
     /* TFLOP/s (TOPS for INT8); NAN when the GPU lacks the rate. */
     double peak_tflops[RL_PEAKS_COUNT][RL_PREC_COUNT];
+    struct rl_gpu_links links;
 
     struct rl_spec_source sources[RL_SPEC_MAX_SOURCES];
     int n_sources;
