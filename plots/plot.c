@@ -1378,6 +1378,21 @@ int rl_xy_chart_render(const struct rl_xy_chart *c, const char *out_path, char *
                               "noenhanced\n",
                          i + 1, c->vline_x[i], c->vline_x[i], i + 1,
                          c->vline_label[i] ? c->vline_label[i] : "", c->vline_x[i]);
+    if (isfinite(c->shade_from_x) && c->x_max > c->shade_from_x) {
+        if (c->x_min > 0)
+            rl_strbuf_printf(&gp, "set xrange [%.8g:%.8g]\n", c->x_min, c->x_max);
+        else
+            rl_strbuf_printf(&gp, "set xrange [*:%.8g]\n", c->x_max);
+        rl_strbuf_printf(&gp, "set object 1 rect from %.8g, graph 0 to %.8g, graph 1 behind "
+                              "fc rgb \"#e8e8e8\" fs solid 1.0 noborder\n",
+                         c->shade_from_x, c->x_max);
+        for (size_t i = 0; i < c->n_shade_labels; i++)
+            rl_strbuf_printf(&gp, "set label %zu \"%s\" at graph 0.98, graph %.3g right "
+                                  "noenhanced\n",
+                             c->n_vlines + i + 1, c->shade_labels[i],
+                             c->shade_labels_low ? 0.05 + 0.06 * (double)(c->n_shade_labels - 1 - i)
+                                                 : 0.85 - 0.06 * (double)i);
+    }
     rl_strbuf_printf(&gp, "plot \\\n");
     for (size_t s = 0; s < c->n_series; s++) {
         const struct rl_xy_series *S = &c->series[s];

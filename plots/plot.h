@@ -159,6 +159,17 @@ struct rl_xy_chart {
     const double *vline_x;  /* vertical markers (a crossover) */
     const char *const *vline_label;
     size_t n_vlines;
+    /* What cannot exist (an LLM's batches that do not fit in memory):
+     * x from shade_from_x to x_max shaded grey, with shade_labels written
+     * right-aligned in its top right corner (bottom right with
+     * shade_labels_low: where curves run through the region), one under
+     * the other. x_max
+     * also ends the x axis, x_min (0: the data's) starts it. shade_from_x
+     * NAN: none. */
+    double shade_from_x, x_min, x_max;
+    const char *const *shade_labels;
+    size_t n_shade_labels;
+    bool shade_labels_low;
 };
 
 /* Write <out without ext>.gp and .dat atomically and draw out_path. */

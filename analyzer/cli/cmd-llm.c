@@ -1,13 +1,13 @@
-/* cmd-llm.c - `roofline llm`: why decode is bandwidth-bound and prefill compute-bound, operator by operator, for a model on a GPU. */
+/* cmd-llm.c - `roofline llm`: why decode is bandwidth-bound and prefill compute-bound, operator by operator, for a model on a GPU or a parallel layout of GPUs, and whether it fits. */
 #define _GNU_SOURCE
 #include "analyzer/cli/cli.h"
+#include "analyzer/cli/cmd-llm.h"
 
 #include "analyzer/model/ceilings.h"
 #include "analyzer/device/device.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 #include "analyzer/util/outset.h"
-#include "analyzer/llm/llm.h"
 #include "analyzer/readers/tracefile.h"
 #include "analyzer/report/report.h"
 #include "analyzer/util/paths.h"
@@ -22,64 +22,57 @@
 static const char usage_text[] =
     "usage: roofline llm --model M [--gpu G] [--bench FILE] [--batch LIST] [--seq N]\n"
     "                    [--precision P] [--kv-precision P] [--json] [-o DIR]\n"
+    "                    [--tp N] [--pp N] [--dp N] [--ep N] [--microbatches M]\n"
+    "                    [--train [--recompute] [--zero 0|1|2|3]]\n"
     "                    [--measure [--device N]]\n"
+    "       roofline llm --params N [--gpu G] [--tp N] [--pp N] [--dp N] [--zero S] [--json]\n"
+    "       roofline llm plan --model M --gpu G --gpus N [...]   (roofline llm plan -h)\n"
     "\n"
     "Count the FLOPs and bytes (weights, activations, KV cache) of every operator\n"
     "of a transformer for one decode step at each batch (context --seq) and for a\n"
     "prefill of --seq tokens, place them on the GPU's roofline, and total them:\n"
-    "time per decode step and tokens/s, prefill time, memory, and the crossover\n"
-    "batch from which every decode linear layer is compute-bound. Every figure is\n"
-    "analytic (the roofline's bound: no overlap, no launch latency) on datasheet\n"
-    "or measured (--bench) ceilings.\n"
+    "time per decode step and tokens/s, prefill time, memory per GPU and whether\n"
+    "it fits, and the crossover batch from which every decode linear layer is\n"
+    "compute-bound. Every figure is analytic (the roofline's bound: no overlap,\n"
+    "no launch latency) on datasheet or measured (--bench) ceilings.\n"
     "\n"
     "  --model M          llama-2-7b, llama-2-13b, llama-3-8b, llama-3-70b,\n"
     "                     mistral-7b, qwen2.5-7b, mixtral-8x7b (data/models), or a\n"
     "                     .json config\n"
+    "  --params N         a model of N parameters and no shape (7.5e9): its model\n"
+    "                     states per GPU only (2 + 2 + 12 bytes per parameter)\n"
     "  --gpu G            datasheet (default h200, or the bench file's GPU)\n"
     "  --bench FILE       measured ceilings from `roofline bench`\n"
-    "  --batch LIST       decode batches, comma-separated (default 1,8,64,256)\n"
-    "  --seq N            context of decode and length of prefill (default 2048)\n"
+    "  --batch LIST       batches, sequences per step over all GPUs, comma-separated\n"
+    "                     (default 1,8,64,256; training 8)\n"
+    "  --seq N            context of decode and length of prefill and training\n"
+    "                     sequences (default 2048)\n"
     "  --precision P      bf16 (default), fp16, fp8, w8a8, w4a16 (weights/activations)\n"
     "  --kv-precision P   bf16 (default), fp16, fp8\n"
+    "  --tp N             tensor parallel: heads and MLP split over N GPUs (Megatron)\n"
+    "  --pp N             pipeline parallel: N stages of the layers\n"
+    "  --dp N             data parallel: N replicas share the batch\n"
+    "  --ep N             expert parallel (MoE): the experts over N GPUs\n"
+    "  --microbatches M   microbatches per step through the pipeline (default 1)\n"
+    "  --train            a training step: forward, backward, optimizer (mixed\n"
+    "                     precision Adam), activations kept for the backward\n"
+    "  --recompute        training: full activation recomputation\n"
+    "  --zero S           training: ZeRO stage 0 (default), 1, 2, 3 over --dp\n"
     "  --json             JSON instead of the tables\n"
     "  -o DIR             also write DIR/llm.json, DIR/llm-roofline.svg (the\n"
     "                     operators on the roofline) and DIR/llm-batch.svg\n"
-    "                     (tokens/s and step time against batch, crossover marked)\n"
+    "                     (tokens/s and step time against batch, crossover and\n"
+    "                     the largest batch that fits marked)\n"
     "  --measure          on a GPU: run each decode linear layer's shape (GEMV at\n"
     "                     batch 1, cuBLASLt GEMM above, BF16, outputs checked) under\n"
     "                     the profiler and put measured time and intensity beside\n"
-    "                     the prediction (dense BF16 models)\n";
-
-#define MAX_BATCHES 16
-
-#define MAX_MEASURED (MAX_BATCHES * 5)
-
-/* A decode linear layer run on the GPU beside its prediction. */
-struct measured {
-    int batch;
-    char op[24];
-    double predicted_ns, predicted_ai;
-    bool predicted_memory;
-    double time_ns, flops, dram_bytes; /* measured; NAN when not counted */
-    bool over_roof;                    /* the report's judge: above 100% of its roof */
-};
-
-struct llm_run {
-    struct rl_llm_model m;
-    struct rl_llm_config cfg;
-    struct rl_ceilings c;
-    int batches[MAX_BATCHES], n_batches, seq, crossover;
-    struct rl_llm_phase_cost decode[MAX_BATCHES], prefill;
-    struct measured meas[MAX_MEASURED];
-    int n_meas;
-    char measure_trace[4096];       /* where the trace is written */
-    char measure_trace_shown[4096]; /* where it will be (a set's stage unstaged) */
-    int charts_rc;                  /* RL_ENOTOOL: the scripts only (no gnuplot) */
-};
+    "                     the prediction (dense BF16 models, one GPU)\n";
 
 static void fmt_bytes(char *b, size_t n, double v)
 {
-    if (v >= 1e9)
+    if (!isfinite(v))
+        snprintf(b, n, "?");
+    else if (v >= 1e9)
         snprintf(b, n, "%.2f GB", v / 1e9);
     else if (v >= 1e6)
         snprintf(b, n, "%.2f MB", v / 1e6);
@@ -106,302 +99,167 @@ static void print_ops(const struct rl_llm_phase_cost *p)
     }
 }
 
-static double tokens_per_s(const struct rl_llm_phase_cost *d) { return d->batch / (d->time_ns / 1e9); }
+
+static bool layout_is_one(const struct rl_llm_layout *l)
+{
+    return rl_llm_layout_gpus(l) == 1 && l->microbatches == 1;
+}
+
+static void layout_text(const struct rl_llm_layout *l, char *b, size_t n)
+{
+    int g = rl_llm_layout_gpus(l);
+    snprintf(b, n, "TP %d x PP %d x DP %d x EP %d = %d GPU%s, %d microbatch%s", l->tp, l->pp,
+             l->dp, l->ep, g, g == 1 ? "" : "s", l->microbatches,
+             l->microbatches == 1 ? "" : "es");
+}
+
+
+/* The memory of one GPU at r->batches[0] against its capacity. */
+static void print_memory(const struct llm_run *r)
+{
+    const struct rl_llm_memory *mm = &r->mem[0];
+    char lay[128], a[32], b[32], c[32], d[32], e[32], tot[32], cap[32], res[32], use[32];
+    layout_text(&r->lay, lay, sizeof lay);
+    printf("layout: %s%s\n", lay,
+           r->lay.train ? (r->lay.recompute ? "; training, full recomputation"
+                                            : "; training, no recomputation")
+                        : "; inference");
+    fmt_bytes(a, sizeof a, mm->weights_bytes);
+    fmt_bytes(b, sizeof b, mm->kv_cache_bytes);
+    fmt_bytes(c, sizeof c, mm->activations_bytes);
+    fmt_bytes(d, sizeof d, mm->gradients_bytes);
+    fmt_bytes(e, sizeof e, mm->optimizer_bytes);
+    fmt_bytes(tot, sizeof tot, mm->total_bytes);
+    fmt_bytes(cap, sizeof cap, r->cap.gpu_memory_bytes);
+    fmt_bytes(res, sizeof res, r->cap.reserve_bytes);
+    fmt_bytes(use, sizeof use, r->cap.usable_bytes);
+    if (r->params_only)
+        printf("memory per GPU, model states (ZeRO stage %d over DP %d): weights %s + "
+               "gradients %s + optimizer %s = %s",
+               r->lay.zero, r->lay.dp, a, d, e, tot);
+    else if (r->lay.train)
+        printf("memory per GPU, training batch %d x %d (ZeRO stage %d over DP %d): weights %s "
+               "+ gradients %s + optimizer %s + activations %s = %s",
+               r->batches[0], r->seq, r->lay.zero, r->lay.dp, a, d, e, c, tot);
+    else
+        printf("memory per GPU at batch %d, context %d: weights %s + KV cache %s + "
+               "activations %s = %s",
+               r->batches[0], r->seq, a, b, c, tot);
+    if (isnan(r->cap.gpu_memory_bytes)) {
+        printf(" (GPU memory unknown: no datasheet)\n");
+        return;
+    }
+    printf(" of %s (reserve %s: 1 GB + 5%%; usable %s): %s\n", cap, res, use,
+           llm_fits(r, 0) ? "fits" : "does NOT fit");
+    if (r->params_only)
+        printf("activations not counted: a parameter count has no shape (--model gives them)\n");
+    else if (r->max_fit)
+        printf("largest batch that fits: %d%s", r->max_fit,
+               r->max_fit == LLM_BATCH_LIMIT ? " (or more)" : "");
+    else
+        printf("largest batch that fits: none (batch 1 needs more)");
+    if (r->min_gpus)
+        printf("%sfewest GPUs that hold it: %d (TP %d x PP %d x DP %d x EP %d)\n",
+               r->params_only ? "" : "; ", r->min_gpus, r->min_layout.tp, r->min_layout.pp,
+               r->min_layout.dp, r->min_layout.ep);
+    else
+        printf("%sno layout of up to %d GPUs holds it\n", r->params_only ? "" : "; ",
+               LLM_MAX_GPUS);
+}
+
+static void print_step(const struct rl_llm_step *s)
+{
+    printf("time split: compute %.4g ms, memory %.4g ms, communication %.4g ms, bubble %.4g "
+           "ms (%.3g of the pipeline)\n%s\n",
+           s->compute_ns / 1e6, s->memory_ns / 1e6, s->comm_ns / 1e6, s->bubble_ns / 1e6,
+           s->bubble_fraction, s->why);
+}
+
+static void print_train(const struct llm_run *r)
+{
+    const struct rl_llm_step *s = &r->steps[0];
+    printf("training step, batch %d sequences of %d tokens: one GPU's operators, one "
+           "microbatch of %d (forward, backward%s)\n",
+           s->batch, s->seq, r->mem[0].microbatch, r->lay.recompute ? ", recomputed forward" : "");
+    print_ops(&s->micro);
+    printf("optimizer: %.4g GB of Adam state read and written, %.4g ms\n",
+           s->optimizer.weight_bytes / 1e9, s->optimizer.time_ns / 1e6);
+    printf("step %.4g ms: %.4g tokens/s; %.4g TFLOP/s per GPU\n", s->time_ns / 1e6,
+           llm_tokens_per_s(s), s->flops_per_gpu / s->time_ns / 1e3);
+    print_step(s);
+}
 
 static void print_text(const struct llm_run *r)
 {
     char origins[64], w[32], kv[32], tr[32];
     rl_ceilings_origins(&r->c, origins, sizeof origins);
+    if (r->params_only) {
+        printf("%s on %s\n", r->m.name, r->c.gpu_name);
+        print_memory(r);
+        return;
+    }
     double wbytes = rl_llm_weights_bytes(&r->m, &r->cfg);
     double kvt = rl_llm_kv_bytes_per_token(&r->m, &r->cfg);
     fmt_bytes(w, sizeof w, wbytes);
     printf("%s on %s (%s ceilings; analytic times): %s weights, %s KV cache, context %d\n",
            r->m.name, r->c.gpu_name, origins, rl_llm_precision_name(r->cfg.precision),
-           r->cfg.kv == RL_LLM_KV_FP8 ? "fp8" : r->cfg.kv == RL_LLM_KV_FP16 ? "fp16" : "bf16",
-           r->seq);
+           llm_kv_name(&r->cfg), r->seq);
     printf("parameters %.4g B; weights %s; KV cache %.0f bytes per token (%d layers x 2 x %d KV "
-           "heads x %d)\n\n",
+           "heads x %d)",
            rl_llm_params(&r->m) / 1e9, w, kvt, r->m.layers, r->m.kv_heads, r->m.head_dim);
-    const struct rl_llm_phase_cost *d0 = &r->decode[0];
-    printf("decode, batch %d, context %d: one step (a token for each sequence)\n", d0->batch,
+    if (r->m.sliding_window)
+        printf(", at most %d tokens per sequence (sliding window)", r->m.sliding_window);
+    printf("\n");
+    print_memory(r);
+    printf("\n");
+    if (r->lay.train) {
+        print_train(r);
+        return;
+    }
+    const struct rl_llm_step *d0 = &r->steps[0];
+    printf("decode, batch %d, context %d: one step (a token for each sequence)", d0->batch,
            r->seq);
-    print_ops(d0);
-    printf("step %.4g ms: %.4g tokens/s; %.3g FLOP/B over the step\n\n", d0->time_ns / 1e6,
-           tokens_per_s(d0), d0->flops / d0->bytes);
-    printf("prefill of %d tokens (time to first token)\n", r->seq);
-    print_ops(&r->prefill);
+    if (!layout_is_one(&r->lay))
+        printf("; one GPU's operators, a microbatch of %d", r->mem[0].microbatch);
+    printf("\n");
+    print_ops(&d0->micro);
+    printf("step %.4g ms: %.4g tokens/s; %.3g FLOP/B over the step\n", d0->time_ns / 1e6,
+           llm_tokens_per_s(d0), d0->micro.flops / d0->micro.bytes);
+    print_step(d0);
+    printf("\nprefill of %d tokens (time to first token)\n", r->seq);
+    print_ops(&r->prefill.micro);
     printf("prefill %.4g ms; %.3g FLOP/B over the prefill\n\n", r->prefill.time_ns / 1e6,
-           r->prefill.flops / r->prefill.bytes);
-    printf("%6s %10s %12s %10s %12s %s\n", "BATCH", "STEP ms", "TOKENS/s", "KV CACHE",
-           "MEMORY", "LINEAR LAYERS");
+           r->prefill.micro.flops / r->prefill.micro.bytes);
+    printf("%6s %10s %12s %10s %12s %5s %s\n", "BATCH", "STEP ms", "TOKENS/s", "KV/GPU",
+           "MEMORY/GPU", "FITS", "LINEAR LAYERS");
     for (int i = 0; i < r->n_batches; i++) {
-        const struct rl_llm_phase_cost *d = &r->decode[i];
+        const struct rl_llm_step *d = &r->steps[i];
         int mem_bound = 0, linear = 0;
-        for (int j = 0; j < d->n_ops; j++)
-            if (d->ops[j].linear) {
+        for (int j = 0; j < d->micro.n_ops; j++)
+            if (d->micro.ops[j].linear) {
                 linear++;
-                mem_bound += d->ops[j].memory_bound;
+                mem_bound += d->micro.ops[j].memory_bound;
             }
-        fmt_bytes(kv, sizeof kv, kvt * d->batch * r->seq);
-        fmt_bytes(tr, sizeof tr, wbytes + kvt * d->batch * r->seq);
-        printf("%6d %10.4g %12.4g %10s %12s %d of %d memory-bound\n", d->batch, d->time_ns / 1e6,
-               tokens_per_s(d), kv, tr, mem_bound, linear);
+        fmt_bytes(kv, sizeof kv, r->mem[i].kv_cache_bytes);
+        fmt_bytes(tr, sizeof tr, r->mem[i].total_bytes);
+        printf("%6d %10.4g %12.4g %10s %12s %5s %d of %d memory-bound\n", d->batch,
+               d->time_ns / 1e6, llm_tokens_per_s(d), kv, tr,
+               isnan(r->cap.gpu_memory_bytes) ? "?" : llm_fits(r, i) ? "yes" : "NO", mem_bound,
+               linear);
     }
-    if (r->crossover)
+    if (r->crossover) {
         printf("\ncrossover: from batch %d every decode linear layer is compute-bound (%s on "
-               "%s)\n",
+               "%s)",
                r->crossover, rl_llm_linear_roof(r->cfg.precision), r->c.gpu_name);
-    else
-        printf("\ncrossover: not reached up to batch 65536\n");
-    fmt_bytes(tr, sizeof tr, rl_llm_training_bytes(&r->m, 1, r->seq));
-    printf("training memory (mixed precision, Adam, batch 1 x %d, no recomputation): %s\n",
-           r->seq, tr);
-}
-
-/* `, "key": v` (no comma when first): every number of llm.json. */
-static void num(FILE *f, const char *key, double v, bool first)
-{
-    fprintf(f, "%s\"%s\": ", first ? "" : ", ", key);
-    rl_fput_json_number(f, v);
-}
-
-static void ops_json(FILE *f, const struct rl_llm_phase_cost *p)
-{
-    fputs("[", f);
-    for (int i = 0; i < p->n_ops; i++) {
-        const struct rl_llm_op *o = &p->ops[i];
-        fprintf(f, "%s\n      {\"name\": \"%s\"", i ? "," : "", o->name);
-        num(f, "count", o->count, false);
-        num(f, "flops", o->flops, false);
-        num(f, "weight_bytes", o->weight_bytes, false);
-        num(f, "activation_bytes", o->act_bytes, false);
-        num(f, "kv_bytes", o->kv_bytes, false);
-        num(f, "ai_flop_per_byte", o->ai_flop_per_byte, false);
-        num(f, "time_ns", o->time_ns, false);
-        fprintf(f, ", \"roof\": \"%s\", \"bound\": \"%s\", \"linear\": %s}", o->roof,
-                o->memory_bound ? "memory" : "compute", o->linear ? "true" : "false");
-    }
-    fputs("]", f);
-}
-
-static int write_json(FILE *f, const struct llm_run *r)
-{
-    char origins[64];
-    rl_ceilings_origins(&r->c, origins, sizeof origins);
-    const struct rl_llm_phase_cost *d0 = &r->decode[0];
-    double kvt = rl_llm_kv_bytes_per_token(&r->m, &r->cfg);
-    fputs("{\n  \"schema_version\": 1,\n  \"origin\": \"analytic\",\n  \"model\": ", f);
-    rl_fput_json_string(f, r->m.id);
-    fputs(",\n  \"gpu\": ", f);
-    rl_fput_json_string(f, r->c.gpu_name);
-    fprintf(f, ",\n  \"ceilings\": \"%s\",\n  \"precision\": \"%s\",\n  \"kv_precision\": \"%s\","
-               "\n  \"seq\": %d,\n  ",
-            origins, rl_llm_precision_name(r->cfg.precision),
-            r->cfg.kv == RL_LLM_KV_FP8 ? "fp8" : r->cfg.kv == RL_LLM_KV_FP16 ? "fp16" : "bf16",
-            r->seq);
-    num(f, "parameters", rl_llm_params(&r->m), true);
-    fputs(",\n  ", f);
-    num(f, "weights_bytes", rl_llm_weights_bytes(&r->m, &r->cfg), true);
-    fputs(",\n  ", f);
-    num(f, "kv_bytes_per_token", kvt, true);
-    fputs(",\n  ", f);
-    num(f, "kv_cache_bytes", kvt * d0->batch * r->seq, true);
-    fprintf(f, ",\n  \"batch\": %d,\n  ", d0->batch);
-    num(f, "decode_ms_per_token", d0->time_ns / 1e6, true);
-    fputs(",\n  ", f);
-    num(f, "tokens_per_s", tokens_per_s(d0), true);
-    fputs(",\n  ", f);
-    num(f, "prefill_ms", r->prefill.time_ns / 1e6, true);
-    fputs(",\n  ", f);
-    num(f, "crossover_batch", r->crossover ? r->crossover : NAN, true);
-    fputs(",\n  ", f);
-    num(f, "training_bytes", rl_llm_training_bytes(&r->m, 1, r->seq), true);
-    fputs(",\n  \"operators\": {\"decode\": ", f);
-    ops_json(f, d0);
-    fputs(",\n    \"prefill\": ", f);
-    ops_json(f, &r->prefill);
-    fputs("},\n  \"batches\": [", f);
-    for (int i = 0; i < r->n_batches; i++) {
-        const struct rl_llm_phase_cost *d = &r->decode[i];
-        fprintf(f, "%s\n    {\"batch\": %d", i ? "," : "", d->batch);
-        num(f, "decode_ms_per_token", d->time_ns / 1e6, false);
-        num(f, "tokens_per_s", tokens_per_s(d), false);
-        num(f, "kv_cache_bytes", kvt * d->batch * r->seq, false);
-        num(f, "flops", d->flops, false);
-        num(f, "bytes", d->bytes, false);
-        fputs("}", f);
-    }
-    fputs("\n  ]", f);
-    if (r->n_meas) {
-        fputs(",\n  \"measured\": {\"trace\": ", f);
-        rl_fput_json_string(f, r->measure_trace_shown);
-        fputs(", \"layers\": [", f);
-        for (int i = 0; i < r->n_meas; i++) {
-            const struct measured *x = &r->meas[i];
-            fprintf(f, "%s\n    {\"batch\": %d, \"op\": \"%s\"", i ? "," : "", x->batch, x->op);
-            num(f, "predicted_ns", x->predicted_ns, false);
-            num(f, "predicted_ai_flop_per_byte", x->predicted_ai, false);
-            fprintf(f, ", \"predicted_bound\": \"%s\"", x->predicted_memory ? "memory" : "compute");
-            /* Not counted (or not timed): null, never zero. */
-            num(f, "time_ns", x->time_ns, false);
-            /* The prediction is the roofline's bound: faster than it is above
-             * the roof, a number to distrust (the guard of every judge). */
-            fprintf(f, ", \"over_roof\": %s", x->over_roof ? "true" : "false");
-            num(f, "ai_flop_per_byte", x->dram_bytes > 0 ? x->flops / x->dram_bytes : NAN,
-                false);
-            fputs(", \"origin\": \"measured\"}", f);
-        }
-        fputs("]}", f);
-    }
-    fputs("\n}\n", f);
-    return ferror(f) ? -1 : 0;
-}
-
-/* ---- --measure ------------------------------------------------------------ */
-
-/* The measured layers judged by the report's judge, as every measured
- * kernel is: its guards flag a layer above its roof. */
-static int judge_measured(struct llm_run *r)
-{
-    char err[RL_ERRMSG_SIZE];
-    static struct rl_trace_groups g;
-    memset(&g, 0, sizeof g);
-    int rc = RL_OK;
-    for (int i = 0; i < r->n_meas && rc == RL_OK; i++) {
-        const struct measured *x = &r->meas[i];
-        char name[64];
-        snprintf(name, sizeof name, "b%d %s", x->batch, x->op);
-        const double bytes[RL_MEM_COUNT] = {x->dram_bytes, NAN, NAN};
-        bool counted = !isnan(x->flops) && !isnan(x->dram_bytes);
-        rc = rl_trace_groups_add(&g, name, NULL, NULL, counted ? rl_llm_linear_roof(r->cfg.precision) : "",
-                                 RL_ORIGIN_MEASURED, 1, counted ? x->flops : NAN, bytes,
-                                 x->time_ns);
-    }
-    static struct rl_report rep;
-    if (rc == RL_OK)
-        rc = rl_report_build(&rep, &r->c, &g, err);
-    for (size_t k = 0; rc == RL_OK && k < rep.n; k++)
-        for (int i = 0; i < r->n_meas; i++) {
-            char name[64];
-            snprintf(name, sizeof name, "b%d %s", r->meas[i].batch, r->meas[i].op);
-            if (strcmp(name, rep.rows[k].name) == 0)
-                r->meas[i].over_roof = rep.rows[k].over_roof;
-        }
-    if (rc == RL_OK)
-        rl_report_release(&rep);
-    rl_trace_groups_release(&g);
-    if (rc)
-        cli_error("%s", rc == RL_ENOMEM ? "out of memory" : err);
-    return rc ? CLI_FAIL : CLI_OK;
-}
-
-/* The shape of a decode linear layer: out x batch x in. */
-static bool linear_shape(const struct rl_llm_model *m, const char *op, int64_t *out, int64_t *in)
-{
-    const int64_t H = m->hidden, F = m->ffn, qkv = (int64_t)(m->heads + 2 * m->kv_heads) * m->head_dim;
-    if (strcmp(op, "qkv_proj") == 0)
-        *out = qkv, *in = H;
-    else if (strcmp(op, "o_proj") == 0)
-        *out = H, *in = (int64_t)m->heads * m->head_dim;
-    else if (strcmp(op, "gate_up_proj") == 0)
-        *out = 2 * F, *in = H;
-    else if (strcmp(op, "up_proj") == 0)
-        *out = F, *in = H;
-    else if (strcmp(op, "down_proj") == 0)
-        *out = H, *in = F;
-    else if (strcmp(op, "lm_head") == 0)
-        *out = m->vocab, *in = H;
-    else
-        return false;
-    return true;
-}
-
-/* Run the decode linear layers under the profiler (the GPU was checked by
- * cmd_llm, dense BF16 too); the trace goes into dir (a set's stage) or ".". */
-static int measure(struct llm_run *r, const char *dir, int device)
-{
-    char err[RL_ERRMSG_SIZE];
-    const struct rl_device_api *api;
-    struct rl_device_info dev;
-    if (cli_open_gpu("--measure needs a GPU", device, &api, &dev))
-        return CLI_FAIL;
-    static struct rl_wl_shape shapes[MAX_MEASURED];
-    int n = 0;
-    for (int b = 0; b < r->n_batches; b++)
-        for (int i = 0; i < r->decode[b].n_ops && n < MAX_MEASURED; i++) {
-            const struct rl_llm_op *o = &r->decode[b].ops[i];
-            int64_t out, in;
-            if (!o->linear || !linear_shape(&r->m, o->name, &out, &in))
-                continue;
-            snprintf(shapes[n].label, sizeof shapes[n].label, "b%d %s", r->batches[b], o->name);
-            shapes[n].m = out;
-            shapes[n].n = r->batches[b];
-            shapes[n].k = in;
-            struct measured *x = &r->meas[n];
-            x->batch = r->batches[b];
-            snprintf(x->op, sizeof x->op, "%s", o->name);
-            x->predicted_ns = o->time_ns;
-            x->predicted_ai = o->ai_flop_per_byte;
-            x->predicted_memory = o->memory_bound;
-            x->time_ns = x->flops = x->dram_bytes = NAN;
-            n++;
-        }
-    r->n_meas = n;
-    snprintf(r->measure_trace, sizeof r->measure_trace, "%s/llm-measure-trace.json",
-             dir ? dir : ".");
-    snprintf(r->measure_trace_shown, sizeof r->measure_trace_shown, "%s", r->measure_trace);
-    cli_unstage(r->measure_trace_shown, sizeof r->measure_trace_shown);
-    struct rl_trace_request req = {.device = device, .workload = "shapes",
-                                   .out_path = r->measure_trace,
-                                   .counters = RL_COUNTERS_DEFAULT, .samples = 1,
-                                   .reps = 3, .program = "roofline llm --measure",
-                                   .shapes = shapes, .n_shapes = n};
-    struct rl_calibration cal;
-    if (api->trace_builtin(&req, &cal, err)) {
-        cli_error("measuring: %s", err);
-        return CLI_FAIL;
-    }
-    cJSON *doc;
-    if (rl_json_parse_file(r->measure_trace, &doc, err)) {
-        cli_error("%s", err);
-        return CLI_FAIL;
-    }
-    const cJSON *st;
-    cJSON_ArrayForEach(st, cJSON_GetObjectItemCaseSensitive(doc, "steps"))
-    {
-        const char *label = rl_json_string(st, "label");
-        for (int i = 0; label && i < n; i++) {
-            size_t k = strlen(shapes[i].label);
-            if (strncmp(label, shapes[i].label, k) != 0 || label[k] != ' ')
-                continue;
-            r->meas[i].time_ns = rl_json_number(st, "time_ns");
-            r->meas[i].flops = rl_json_number(st, "flops");
-            r->meas[i].dram_bytes = rl_json_number(st, "dram_bytes");
-        }
-    }
-    cJSON_Delete(doc);
-    if (judge_measured(r))
-        return CLI_FAIL;
-    printf("\nmeasured on %s (trace %s; counters: %s)\n", dev.name, r->measure_trace_shown,
-           cal.counters_status);
-    printf("%6s %-14s %12s %12s %7s %10s %10s %9s\n", "BATCH", "LAYER", "PREDICTED us",
-           "MEASURED us", "RATIO", "AI pred", "AI meas", "BOUND");
-    int over = 0;
-    for (int i = 0; i < n; i++) {
-        const struct measured *x = &r->meas[i];
-        double ai = x->dram_bytes > 0 ? x->flops / x->dram_bytes : NAN;
-        bool fast = x->over_roof;
-        over += fast;
-        printf("%6d %-14s %12.4g %12.4g %6.3g%s %10.4g %10.4g %9s\n", x->batch, x->op,
-               x->predicted_ns / 1e3, x->time_ns / 1e3, x->time_ns / x->predicted_ns,
-               fast ? "!" : " ", x->predicted_ai, ai, x->predicted_memory ? "memory" : "compute");
-    }
-    if (over)
-        printf("! %d layer%s ran faster than the roofline allows (above 100%% of the roof): the "
-               "ceilings may be another GPU's (--gpu), the model's shapes or precision wrong, or "
-               "a count or unit misread\n",
-               over, over == 1 ? "" : "s");
-    return CLI_OK;
+        if (r->crossover > r->max_fit && !isnan(r->cap.gpu_memory_bytes))
+            printf("; beyond what fits (largest batch %d)", r->max_fit);
+        printf("\n");
+    } else
+        printf("\ncrossover: not reached up to batch %d\n", LLM_BATCH_LIMIT);
+    fmt_bytes(tr, sizeof tr, r->train_mem.total_bytes);
+    printf("training memory per GPU (mixed precision, Adam, batch 1 x %d, no recomputation, "
+           "ZeRO %d): %s\n",
+           r->seq, r->lay.zero, tr);
 }
 
 static int charts(const struct llm_run *r, const char *dir, char *err)
@@ -412,8 +270,10 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
     static struct rl_trace_groups g;
     memset(&g, 0, sizeof g);
     int rc = RL_OK;
-    for (int ph = 0; ph <= r->n_batches && rc == RL_OK; ph++) {
-        const struct rl_llm_phase_cost *c = ph < r->n_batches ? &r->decode[ph] : &r->prefill;
+    const int n_phases = r->lay.train ? r->n_batches : r->n_batches + 1;
+    for (int ph = 0; ph < n_phases && rc == RL_OK; ph++) {
+        const struct rl_llm_phase_cost *c =
+            ph < r->n_batches ? &r->steps[ph].micro : &r->prefill.micro;
         for (int i = 0; i < c->n_ops && rc == RL_OK; i++) {
             const struct rl_llm_op *o = &c->ops[i];
             if (!(o->flops > 0) || !isfinite(o->ai_flop_per_byte))
@@ -421,6 +281,8 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
             char label[48];
             if (c->phase == RL_LLM_DECODE)
                 snprintf(label, sizeof label, "decode b%d %s", c->batch, o->name);
+            else if (c->phase == RL_LLM_TRAIN)
+                snprintf(label, sizeof label, "train b%d %s", r->steps[ph].batch, o->name);
             else
                 snprintf(label, sizeof label, "prefill %s", o->name);
             const double bytes[RL_MEM_COUNT] = {
@@ -439,39 +301,79 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
     if (rc)
         return rc;
     char title[400], path[4096];
-    snprintf(title, sizeof title, "%s on %s: decode (batch %d...%d) and prefill (%d tokens)",
-             r->m.name, r->c.gpu_name, r->batches[0], r->batches[r->n_batches - 1], r->seq);
+    if (r->lay.train)
+        snprintf(title, sizeof title, "%s on %s: training (batch %d...%d of %d tokens)",
+                 r->m.name, r->c.gpu_name, r->batches[0], r->batches[r->n_batches - 1], r->seq);
+    else
+        snprintf(title, sizeof title, "%s on %s: decode (batch %d...%d) and prefill (%d tokens)",
+                 r->m.name, r->c.gpu_name, r->batches[0], r->batches[r->n_batches - 1], r->seq);
     snprintf(path, sizeof path, "%s/llm-roofline.svg", dir);
     rc = rl_report_chart(&rep, &r->c, title, path, 12, err);
     rl_report_release(&rep);
-    if (rc && rc != RL_ENOTOOL)
+    if ((rc && rc != RL_ENOTOOL) || r->lay.train)
         return rc;
-    /* (b) tokens/s and step time against batch. */
+    /* (b) tokens/s and step time against batch, cut at the largest batch
+     * that fits (drawn to there; the batches beyond shaded and said):
+     * they cannot run. When not even batch 1 fits, the whole curve is
+     * drawn on the shaded region. */
     double xs[24], tps[24], ms[24];
     size_t m = 0;
     int top = r->batches[r->n_batches - 1];
     if (r->crossover > top)
         top = r->crossover;
-    static struct rl_llm_phase_cost d;
-    for (int b = 1; m < 24 && b <= 2 * top; b *= 2) {
-        rl_llm_phase(&r->m, &r->cfg, RL_LLM_DECODE, b, r->seq, &d);
-        if (rl_llm_evaluate(&d, (struct rl_ceilings *)&r->c, err))
+    const bool known = !isnan(r->cap.gpu_memory_bytes);
+    const bool cut = known && r->max_fit >= 1 && r->max_fit < 2 * top;
+    static struct rl_llm_step d;
+    for (int b = 1; m < 23 && b <= 2 * top && (!cut || b <= r->max_fit); b *= 2) {
+        if (rl_llm_step(&r->m, &r->cfg, &r->lay, RL_LLM_DECODE, b, r->seq,
+                        (struct rl_ceilings *)&r->c, &d, err))
             return RL_EUNSUPPORTED;
         xs[m] = b;
-        tps[m] = tokens_per_s(&d);
+        tps[m] = llm_tokens_per_s(&d);
+        ms[m] = d.time_ns / 1e6;
+        m++;
+    }
+    if (cut && xs[m - 1] < r->max_fit) { /* the last batch that fits ends the curve */
+        if (rl_llm_step(&r->m, &r->cfg, &r->lay, RL_LLM_DECODE, r->max_fit, r->seq,
+                        (struct rl_ceilings *)&r->c, &d, err))
+            return RL_EUNSUPPORTED;
+        xs[m] = r->max_fit;
+        tps[m] = llm_tokens_per_s(&d);
         ms[m] = d.time_ns / 1e6;
         m++;
     }
     struct rl_xy_series s[2] = {{"tokens/s", xs, tps, m, false}, {"step time (ms)", xs, ms, m, true}};
     double vx = r->crossover;
-    char vl[64];
+    char vl[64], sl[2][96];
     snprintf(vl, sizeof vl, "crossover: batch %d", r->crossover);
-    const char *vls[1] = {vl};
+    const char *vls[1] = {vl}, *sls[2] = {sl[0], sl[1]};
     snprintf(title, sizeof title, "%s on %s: decode throughput against batch (context %d)",
              r->m.name, r->c.gpu_name, r->seq);
     struct rl_xy_chart xy = {title, "batch (sequences decoded together)", "tokens/s",
                              "step time (ms)", true, true, true, s, 2, &vx, vls,
-                             r->crossover ? 1 : 0};
+                             r->crossover && (!known || r->crossover <= r->max_fit) ? 1 : 0,
+                             NAN, 0, 0, sls, 0, false};
+    if (cut) {
+        /* The shaded region: at least 40% of the (log) axis and 1.5
+         * octaves, room for its labels. */
+        const double lx = log2(r->max_fit);
+        xy.shade_from_x = r->max_fit;
+        xy.x_max = exp2(fmax(fmax(lx + 1.5, lx / 0.6), log2(2.0 * top)));
+        snprintf(sl[0], sizeof sl[0], "does not fit: batch > %d", r->max_fit);
+        snprintf(sl[1], sizeof sl[1], "crossover (batch %d) does not fit", r->crossover);
+        xy.n_shade_labels = r->crossover > r->max_fit ? 2 : 1;
+    } else if (known && r->max_fit == 0) {
+        xy.shade_from_x = 1;
+        xy.x_min = 1;
+        xy.x_max = xs[m - 1];
+        xy.shade_labels_low = true;
+        snprintf(sl[0], sizeof sl[0], "does not fit: not even batch 1");
+        if (r->crossover) {
+            size_t u = strlen(sl[0]);
+            snprintf(sl[0] + u, sizeof sl[0] - u, " (crossover: %d)", r->crossover);
+        }
+        xy.n_shade_labels = 1;
+    }
     snprintf(path, sizeof path, "%s/llm-batch.svg", dir);
     int rc_xy = rl_xy_chart_render(&xy, path, err);
     return rc_xy ? rc_xy : rc;
@@ -484,12 +386,12 @@ static int write_outputs(struct llm_run *r, bool json, bool do_measure, const ch
     char err[RL_ERRMSG_SIZE];
     if (do_measure && !json)
         print_text(r);
-    if (do_measure && measure(r, dir, device))
+    if (do_measure && llm_measure(r, dir, device))
         return CLI_FAIL;
     if (do_measure && !json) {
         /* printed above */
     } else if (json)
-        write_json(stdout, r);
+        llm_write_json(stdout, r);
     else
         print_text(r);
     if (!dir)
@@ -498,7 +400,7 @@ static int write_outputs(struct llm_run *r, bool json, bool do_measure, const ch
     snprintf(path, sizeof path, "%s/llm.json", dir);
     struct rl_atomic_file f;
     int rc = rl_atomic_open(&f, path, err);
-    if (rc == RL_OK && write_json(f.fp, r)) {
+    if (rc == RL_OK && llm_write_json(f.fp, r)) {
         rl_atomic_abort(&f);
         rc = rl_fail(err, RL_EIO, "'%s': write failed", path);
     }
@@ -508,8 +410,44 @@ static int write_outputs(struct llm_run *r, bool json, bool do_measure, const ch
         cli_error("%s", err);
         return CLI_FAIL;
     }
+    if (r->params_only)
+        return CLI_OK;
     r->charts_rc = charts(r, dir, err);
     return cli_chart_status(r->charts_rc, err);
+}
+
+/* Memory, steps, what fits: everything the outputs print. */
+static int compute(struct llm_run *r, char *err)
+{
+    const int limit = LLM_BATCH_LIMIT;
+    for (int i = 0; i < r->n_batches; i++) {
+        rl_llm_memory_per_gpu(&r->m, &r->cfg, &r->lay, r->batches[i], r->seq, &r->mem[i]);
+        if (r->params_only)
+            continue;
+        int rc = rl_llm_step(&r->m, &r->cfg, &r->lay,
+                             r->lay.train ? RL_LLM_TRAIN : RL_LLM_DECODE, r->batches[i], r->seq,
+                             &r->c, &r->steps[i], err);
+        if (rc)
+            return rc;
+    }
+    const bool known = !isnan(r->cap.gpu_memory_bytes);
+    r->max_fit = known && !r->params_only
+                     ? rl_llm_max_batch(&r->m, &r->cfg, &r->lay, r->seq, &r->cap, limit)
+                     : 0;
+    r->min_gpus = known ? rl_llm_min_gpus(&r->m, &r->cfg, &r->lay, r->batches[0], r->seq,
+                                          &r->cap, LLM_NODE_GPUS, LLM_MAX_GPUS, &r->min_layout)
+                        : 0;
+    if (r->params_only || r->lay.train)
+        return RL_OK;
+    int rc = rl_llm_step(&r->m, &r->cfg, &r->lay, RL_LLM_PREFILL, 1, r->seq, &r->c,
+                         &r->prefill, err);
+    if (rc)
+        return rc;
+    struct rl_llm_layout t = r->lay;
+    t.train = true;
+    rl_llm_memory_per_gpu(&r->m, &r->cfg, &t, 1, r->seq, &r->train_mem);
+    r->crossover = rl_llm_crossover_batch(&r->m, &r->cfg, r->seq, &r->c, limit);
+    return RL_OK;
 }
 
 static const char *const kv_precisions[] = {"bf16", "fp16", "fp8", NULL};
@@ -530,17 +468,27 @@ int cmd_llm(int argc, char **argv)
                                          {"json", no_argument, NULL, 'j'},
                                          {"measure", no_argument, NULL, 'M'},
                                          {"device", required_argument, NULL, 'd'},
+                                         {"tp", required_argument, NULL, 1},
+                                         {"pp", required_argument, NULL, 2},
+                                         {"dp", required_argument, NULL, 3},
+                                         {"ep", required_argument, NULL, 4},
+                                         {"microbatches", required_argument, NULL, 5},
+                                         {"zero", required_argument, NULL, 6},
+                                         {"train", no_argument, NULL, 7},
+                                         {"recompute", no_argument, NULL, 8},
+                                         {"params", required_argument, NULL, 9},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *model = NULL, *gpu = NULL, *bench_path = NULL, *batches = "1,8,64,256",
-               *dir = NULL;
+    const char *model = NULL, *gpu = NULL, *bench_path = NULL, *batches = NULL, *dir = NULL;
     static struct llm_run r;
     memset(&r, 0, sizeof r);
     r.seq = 2048;
     r.cfg.precision = RL_LLM_BF16;
     r.cfg.kv = RL_LLM_KV_BF16;
-    bool json = false, do_measure = false;
+    r.lay = RL_LLM_LAYOUT_ONE;
+    bool json = false, do_measure = false, zero_given = false;
     int c, v, device = 0;
+    double params = 0;
     char *end;
     static const char optstring[] = "ho:";
     optind = 1;
@@ -561,6 +509,39 @@ int cmd_llm(int argc, char **argv)
             if (cli_parse_int("llm", "--seq", optarg, 1, 10000000, &r.seq))
                 return CLI_USAGE;
             break;
+        case 1:
+            if (cli_parse_int("llm", "--tp", optarg, 1, 4096, &r.lay.tp))
+                return CLI_USAGE;
+            break;
+        case 2:
+            if (cli_parse_int("llm", "--pp", optarg, 1, 4096, &r.lay.pp))
+                return CLI_USAGE;
+            break;
+        case 3:
+            if (cli_parse_int("llm", "--dp", optarg, 1, 1000000, &r.lay.dp))
+                return CLI_USAGE;
+            break;
+        case 4:
+            if (cli_parse_int("llm", "--ep", optarg, 1, 4096, &r.lay.ep))
+                return CLI_USAGE;
+            break;
+        case 5:
+            if (cli_parse_int("llm", "--microbatches", optarg, 1, 1000000, &r.lay.microbatches))
+                return CLI_USAGE;
+            break;
+        case 6:
+            if (cli_parse_int("llm", "--zero", optarg, 0, 3, &r.lay.zero))
+                return CLI_USAGE;
+            zero_given = true;
+            break;
+        case 7: r.lay.train = true; break;
+        case 8: r.lay.recompute = true; break;
+        case 9:
+            params = strtod(optarg, &end);
+            if (end == optarg || *end || !(params >= 1) || !(params <= 1e15))
+                return cli_usage_error("llm", "--params needs a parameter count from 1 to 1e15 "
+                                              "(7.5e9), not '%s'", optarg);
+            break;
         case 'p':
             if ((v = rl_llm_precision_parse(optarg)) < 0)
                 return cli_unknown_name("llm", "precision", optarg, precisions);
@@ -577,26 +558,48 @@ int cmd_llm(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("llm", "unexpected argument '%s'", argv[optind]);
-    if (!model)
-        return cli_usage_error("llm", "--model is required (e.g. llama-3-8b)");
+    if (!model && !params)
+        return cli_usage_error("llm", "--model is required (e.g. llama-3-8b), or --params N");
+    if (model && params)
+        return cli_usage_error("llm", "--model or --params, not both");
+    r.params_only = params > 0;
+    if (r.lay.recompute && !r.lay.train)
+        return cli_usage_error("llm", "--recompute is for training (--train)");
+    if (zero_given && r.lay.zero && !r.lay.train && !r.params_only)
+        return cli_usage_error("llm", "--zero partitions training state: give --train (or "
+                                      "--params)");
+    if (r.params_only && (do_measure || r.lay.train || batches || r.lay.ep > 1))
+        return cli_usage_error("llm", "--params sizes model states only: no --measure, "
+                                      "--train, --batch or --ep");
+    if (r.params_only)
+        r.lay.train = true; /* model states are training's */
+    if (!batches)
+        batches = r.lay.train ? "8" : "1,8,64,256";
     for (const char *p = batches; *p;) {
         long b = strtol(p, &end, 10);
         if (end == p || b < 1 || b > 1000000 || (*end && *end != ',') ||
-            r.n_batches == MAX_BATCHES)
+            r.n_batches == LLM_MAX_BATCHES)
             return cli_usage_error("llm", "--batch: up to %d whole numbers from 1, "
-                                          "comma-separated", MAX_BATCHES);
+                                          "comma-separated", LLM_MAX_BATCHES);
         r.batches[r.n_batches++] = (int)b;
         p = *end ? end + 1 : end;
     }
     if (do_measure && r.cfg.precision != RL_LLM_BF16)
         return cli_usage_error("llm", "--measure runs BF16 layers, not %s",
                                rl_llm_precision_name(r.cfg.precision));
+    if (do_measure && (!layout_is_one(&r.lay) || r.lay.train))
+        return cli_usage_error("llm", "--measure runs one GPU's inference layers: no layout "
+                                      "or --train");
     char err[RL_ERRMSG_SIZE], data[4096];
-    if (rl_data_dir(data, sizeof data, err) ||
-        rl_llm_model_load(&r.m, data, model, err)) {
+    if (r.params_only)
+        rl_llm_model_of_params(&r.m, params);
+    else if (rl_data_dir(data, sizeof data, err) || rl_llm_model_load(&r.m, data, model, err)) {
         cli_error("%s", err);
         return CLI_FAIL;
     }
+    const struct rl_llm_split sp = rl_llm_layout_split(&r.lay);
+    if (rl_llm_split_check(&r.m, &sp, err))
+        return cli_usage_error("llm", "%s", err);
     if (do_measure && r.m.experts > 1)
         return cli_usage_error("llm", "--measure runs dense layers: %s is a mixture of experts",
                                r.m.name);
@@ -609,19 +612,11 @@ int cmd_llm(int argc, char **argv)
         cli_error("%s", err);
         return CLI_FAIL;
     }
-    for (int i = 0; i < r.n_batches; i++) {
-        rl_llm_phase(&r.m, &r.cfg, RL_LLM_DECODE, r.batches[i], r.seq, &r.decode[i]);
-        if (rl_llm_evaluate(&r.decode[i], &r.c, err)) {
-            cli_error("%s", err);
-            return CLI_FAIL;
-        }
-    }
-    rl_llm_phase(&r.m, &r.cfg, RL_LLM_PREFILL, 1, r.seq, &r.prefill);
-    if (rl_llm_evaluate(&r.prefill, &r.c, err)) {
+    rl_llm_capacity_of(&r.cap, s ? s->memory_size_gb : NAN);
+    if (compute(&r, err)) {
         cli_error("%s", err);
         return CLI_FAIL;
     }
-    r.crossover = rl_llm_crossover_batch(&r.m, &r.cfg, r.seq, &r.c, 65536);
     if (do_measure) { /* before anything is printed or written */
         const struct rl_device_api *api;
         struct rl_device_info dev;
@@ -646,7 +641,9 @@ int cmd_llm(int argc, char **argv)
     cli_outset_show(NULL);
     if (status == CLI_OK && dir && !json)
         printf("\nwrote %s/llm.json%s\n", dir,
-               r.charts_rc == RL_ENOTOOL ? " and the chart scripts (no images: gnuplot missing)"
-                                         : ", llm-roofline.svg, llm-batch.svg");
+               r.params_only                 ? ""
+               : r.charts_rc == RL_ENOTOOL   ? " and the chart scripts (no images: gnuplot missing)"
+               : r.lay.train                 ? ", llm-roofline.svg"
+                                             : ", llm-roofline.svg, llm-batch.svg");
     return status;
 }

@@ -59,6 +59,7 @@ int rl_llm_model_parse(struct rl_llm_model *m, const cJSON *schema, const char *
     m->vocab = int_of(doc, "vocab_size");
     m->experts = int_of(doc, "experts");
     m->experts_per_token = int_of(doc, "experts_per_token");
+    m->sliding_window = int_of(doc, "sliding_window"); /* absent: 0, every position */
     const char *gating = rl_json_string(doc, "ffn_gating");
     m->gated = !gating || strcmp(gating, "swiglu") == 0;
     m->tied = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "tied_embeddings"));
@@ -197,8 +198,18 @@ static void layer_params(const struct rl_llm_model *m, double *linear, double *o
     *other = 2 * H + (m->qkv_bias ? qkv : 0) + (m->experts > 1 ? H * m->experts : 0);
 }
 
+void rl_llm_model_of_params(struct rl_llm_model *m, double params)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->id, sizeof m->id, "params");
+    snprintf(m->name, sizeof m->name, "a model of %.4g B parameters", params / 1e9);
+    m->given_params = params;
+}
+
 double rl_llm_params(const struct rl_llm_model *m)
 {
+    if (!rl_llm_model_has_shape(m))
+        return m->given_params;
     double linear, other;
     layer_params(m, &linear, &other);
     return m->layers * (linear + other) + (double)m->vocab * m->hidden * (m->tied ? 1 : 2) +
@@ -207,6 +218,8 @@ double rl_llm_params(const struct rl_llm_model *m)
 
 double rl_llm_weights_bytes(const struct rl_llm_model *m, const struct rl_llm_config *cfg)
 {
+    if (!rl_llm_model_has_shape(m))
+        return m->given_params * formats[cfg->precision].wb;
     double linear, other;
     layer_params(m, &linear, &other);
     return m->layers * (linear * formats[cfg->precision].wb + other * 2) +
@@ -217,6 +230,12 @@ double rl_llm_kv_bytes_per_token(const struct rl_llm_model *m, const struct rl_l
 {
     /* K and V, every layer, the KV heads only (GQA). */
     return 2.0 * m->layers * m->kv_heads * m->head_dim * rl_llm_kv_bytes(cfg->kv);
+}
+
+double rl_llm_kv_bytes_per_sequence(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
+                                    int seq)
+{
+    return rl_llm_kv_bytes_per_token(m, cfg) * rl_llm_attended(m, seq);
 }
 
 double rl_llm_training_bytes(const struct rl_llm_model *m, int batch, int seq)
@@ -239,28 +258,98 @@ static struct rl_llm_op *op(struct rl_llm_phase_cost *p, const char *name, int c
     return o;
 }
 
+int rl_llm_kv_heads_per_gpu(const struct rl_llm_model *m, int tp)
+{
+    return m->kv_heads >= tp ? m->kv_heads / tp : 1;
+}
+
+int rl_llm_attended(const struct rl_llm_model *m, int seq)
+{
+    return m->sliding_window > 0 && m->sliding_window < seq ? m->sliding_window : seq;
+}
+
+int rl_llm_split_check(const struct rl_llm_model *m, const struct rl_llm_split *sp, char *errmsg)
+{
+    if (sp->tp < 1 || sp->pp < 1 || sp->ep < 1)
+        return rl_fail(errmsg, RL_EINVAL, "every degree of a layout is at least 1");
+    if (!rl_llm_model_has_shape(m))
+        return RL_OK; /* a parameter count splits any way */
+    if (m->heads % sp->tp || m->ffn % sp->tp)
+        return rl_fail(errmsg, RL_EINVAL,
+                       "TP %d does not divide %s's %d heads and MLP width %d", sp->tp, m->name,
+                       m->heads, m->ffn);
+    if (m->kv_heads % sp->tp && sp->tp % m->kv_heads)
+        return rl_fail(errmsg, RL_EINVAL,
+                       "TP %d neither divides nor is a multiple of %s's %d KV heads", sp->tp,
+                       m->name, m->kv_heads);
+    if (sp->pp > m->layers)
+        return rl_fail(errmsg, RL_EINVAL, "PP %d is more stages than %s's %d layers", sp->pp,
+                       m->name, m->layers);
+    if (sp->ep > 1 && m->experts % sp->ep)
+        return rl_fail(errmsg, RL_EINVAL, "EP %d does not divide %s's %d experts%s", sp->ep,
+                       m->name, m->experts, m->experts == 1 ? " (a dense model: EP 1)" : "");
+    return RL_OK;
+}
+
 void rl_llm_phase(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
                   enum rl_llm_phase phase, int batch, int seq, struct rl_llm_phase_cost *p)
 {
+    rl_llm_phase_split(m, cfg, NULL, phase, batch, seq, p);
+}
+
+/* Query-key pairs of one sequence: decode, the attended context; prefill
+ * and training (causal), sum over positions i = 1..S of min(i, W):
+ * S (S + 1) / 2 without a window, W (W + 1) / 2 + (S - W) W with one. */
+static double pairs_per_sequence(const struct rl_llm_model *m, enum rl_llm_phase phase, int seq)
+{
+    const double S = seq, W = rl_llm_attended(m, seq);
+    if (phase == RL_LLM_DECODE)
+        return W;
+    return W * (W + 1) / 2 + (S - W) * W;
+}
+
+/* Per GPU of a split (Megatron-LM, Shoeybi et al. 2019, section 3): the
+ * QKV projection is split by columns, nh / tp query heads and
+ * rl_llm_kv_heads_per_gpu KV heads per GPU; the output projection by rows
+ * (its input, the heads, split; its output H whole, summed by an
+ * all-reduce); gate/up by columns and down by rows, F / tp each; the
+ * embedding and LM head by vocabulary rows, V / tp; norms, residuals and
+ * the router whole on every GPU. EP: E / ep experts per GPU, each token's
+ * k experts spread evenly, so a GPU serves T k token-expert pairs (its T
+ * tokens' worth, sent by all ep peers) and touches E / ep (1 - (1 - k /
+ * E)^(T ep)) experts. */
+void rl_llm_phase_split(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
+                        const struct rl_llm_split *split, enum rl_llm_phase phase, int batch,
+                        int seq, struct rl_llm_phase_cost *p)
+{
+    static const struct rl_llm_split one = {.tp = 1, .pp = 1, .ep = 1};
+    const struct rl_llm_split *sp = split ? split : &one;
     memset(p, 0, sizeof *p);
     p->phase = phase;
     p->batch = batch;
     p->seq = seq;
-    const double H = m->hidden, F = m->ffn, d = m->head_dim, V = m->vocab;
-    const double nh = m->heads, nkv = m->kv_heads, E = m->experts, k = m->experts_per_token;
+    const double t = sp->tp, ep = sp->ep;
+    const double H = m->hidden, F = m->ffn / t, d = m->head_dim, V = m->vocab / t;
+    const double nh = m->heads / t, nkv = rl_llm_kv_heads_per_gpu(m, sp->tp);
+    const double E = m->experts, k = m->experts_per_token;
     const double B = batch, S = seq;
     const double T = phase == RL_LLM_DECODE ? B : B * S;
-    const double P = phase == RL_LLM_DECODE ? B * S : B * S * (S + 1) / 2;
+    const double P = B * pairs_per_sequence(m, phase, seq);
+    /* The cache attention reads: decode, the attended positions of each
+     * sequence; prefill and training, every key and value once. */
+    const double cached = phase == RL_LLM_DECODE ? B * rl_llm_attended(m, seq) : B * S;
     const double wb = formats[cfg->precision].wb, ab = formats[cfg->precision].ab;
     const double kvb = rl_llm_kv_bytes(cfg->kv);
     const double qkv = (nh + 2 * nkv) * d;
-    const int L = m->layers;
+    const int L = (m->layers + sp->pp - 1) / sp->pp;
     const char *lin = formats[cfg->precision].roof;
     const char *cuda = cfg->precision == RL_LLM_FP16 ? "fp16-cuda" : "bf16-cuda";
     const char *attn = cfg->precision == RL_LLM_FP16 ? "fp16" : "bf16";
     /* Experts a step touches: each of T tokens picks k of E, uniformly. */
-    const double touched = E == 1 ? 1 : E * (1 - pow(1 - k / E, T));
+    const double touched = E == 1 ? 1 : E / ep * (1 - pow(1 - k / E, T * ep));
     const double mats = m->gated ? 2 : 1;
+    /* Training: the logits of every position (the loss), not the last. */
+    const double Tout = phase == RL_LLM_TRAIN ? T : B;
     struct rl_llm_op *o;
 
     o = op(p, "attn_norm", L, false, cuda);
@@ -277,12 +366,12 @@ void rl_llm_phase(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
     o = op(p, "attn_scores", L, false, attn);
     o->flops = 2 * P * nh * d + 6 * P * nh;      /* q.k, then softmax: 6 per score */
     o->act_bytes = T * nh * d * ab;              /* q */
-    o->kv_bytes = B * S * nkv * d * kvb;         /* K of every cached position, once */
+    o->kv_bytes = cached * nkv * d * kvb;        /* K of every cached position, once */
 
     o = op(p, "attn_av", L, false, attn);
     o->flops = 2 * P * nh * d;
     o->act_bytes = T * nh * d * ab;              /* out */
-    o->kv_bytes = B * S * nkv * d * kvb;         /* V */
+    o->kv_bytes = cached * nkv * d * kvb;        /* V */
 
     o = op(p, "o_proj", L, true, lin);
     o->flops = 2 * T * nh * d * H;
@@ -319,23 +408,35 @@ void rl_llm_phase(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
     o->weight_bytes = touched * F * H * wb;
     o->act_bytes = T * k * F * ab + T * k * H * ab;
 
-    o = op(p, "embedding", 1, false, cuda);      /* a gather of T rows */
-    o->weight_bytes = T * H * 2;
-    o->act_bytes = T * H * ab;
+    if (sp->pp == 1) { /* on the first stage; the last (the LM head) binds */
+        o = op(p, "embedding", 1, false, cuda);  /* a gather of T rows, V / tp on each GPU */
+        o->weight_bytes = T * H * 2 / t;
+        o->act_bytes = T * H * ab;
+    }
 
     o = op(p, "final_norm", 1, false, cuda);
     o->flops = 4 * T * H;
     o->weight_bytes = 2 * H;
     o->act_bytes = 2 * T * H * ab;
 
-    /* Logits of the last position of each sequence only. */
+    /* Logits of the last position of each sequence only (training: all). */
     o = op(p, "lm_head", 1, true, "bf16");
-    o->flops = 2 * B * H * V;
+    o->flops = 2 * Tout * H * V;
     o->weight_bytes = V * H * 2;
-    o->act_bytes = B * H * ab + B * V * 2;
+    o->act_bytes = Tout * H * ab + Tout * V * 2;
 
+    /* Training: the backward computes each product's input gradient and
+     * weight gradient, each as large as the forward product (Narayanan et
+     * al. 2021, section 5.1: backward twice the forward), reading and
+     * writing as much again each: 3 passes' FLOPs and bytes; full
+     * recomputation runs the forward once more before the backward: 4. */
+    const double passes = phase == RL_LLM_TRAIN ? (sp->recompute ? 4 : 3) : 1;
     for (int i = 0; i < p->n_ops; i++) {
-        const struct rl_llm_op *x = &p->ops[i];
+        struct rl_llm_op *x = &p->ops[i];
+        x->flops *= passes;
+        x->weight_bytes *= passes;
+        x->act_bytes *= passes;
+        x->kv_bytes *= passes;
         p->flops += x->count * x->flops;
         p->bytes += x->count * (x->weight_bytes + x->act_bytes + x->kv_bytes);
     }

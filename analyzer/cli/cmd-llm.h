@@ -1,0 +1,79 @@
+/* cmd-llm.h - what the files of `roofline llm` share: one run of the command (model, layout, ceilings, the steps and memory computed) and its parts in other files (--measure, plan). */
+#ifndef RL_CMD_LLM_H
+#define RL_CMD_LLM_H
+
+#include "analyzer/llm/layout.h"
+#include "analyzer/llm/llm.h"
+#include "analyzer/llm/memory.h"
+#include "analyzer/model/ceilings.h"
+
+#include <stdio.h>
+
+#define LLM_MAX_BATCHES 16
+#define LLM_MAX_MEASURED (LLM_MAX_BATCHES * 5)
+/* The largest batch looked at (crossover, what fits). */
+#define LLM_BATCH_LIMIT 65536
+
+/* A decode linear layer run on the GPU beside its prediction. */
+struct llm_measured {
+    int batch;
+    char op[24];
+    double predicted_ns, predicted_ai;
+    bool predicted_memory;
+    double time_ns, flops, dram_bytes; /* measured; NAN when not counted */
+    bool over_roof;                    /* the report's judge: above 100% of its roof */
+};
+
+struct llm_run {
+    struct rl_llm_model m;
+    struct rl_llm_config cfg;
+    struct rl_llm_layout lay;
+    struct rl_ceilings c;
+    struct rl_llm_capacity cap;        /* NAN without a datasheet */
+    bool params_only;                  /* --params: model states only */
+    int batches[LLM_MAX_BATCHES], n_batches, seq, crossover;
+    /* inference: decode at each batch and a prefill of one sequence;
+     * training (lay.train): train at each batch */
+    struct rl_llm_step steps[LLM_MAX_BATCHES], prefill;
+    struct rl_llm_memory mem[LLM_MAX_BATCHES];
+    struct rl_llm_memory train_mem;    /* inference: what training batch 1 would need */
+    int max_fit;                       /* largest batch that fits; 0 none */
+    int min_gpus;                      /* 0: none up to LLM_MAX_GPUS */
+    struct rl_llm_layout min_layout;
+    struct llm_measured meas[LLM_MAX_MEASURED];
+    int n_meas;
+    char measure_trace[4096];       /* where the trace is written */
+    char measure_trace_shown[4096]; /* where it will be (a set's stage unstaged) */
+    int charts_rc;                  /* RL_ENOTOOL: the scripts only (no gnuplot) */
+};
+
+#define LLM_MAX_GPUS 4096
+#define LLM_NODE_GPUS 8  /* TP stays inside a node of 8 (min_gpus) */
+
+static inline bool llm_fits(const struct llm_run *r, int i)
+{
+    return rl_llm_fits(&r->mem[i], &r->cap);
+}
+
+static inline double llm_tokens_per_s(const struct rl_llm_step *s)
+{
+    return s->tokens / (s->time_ns / 1e9);
+}
+
+static inline const char *llm_kv_name(const struct rl_llm_config *cfg)
+{
+    return cfg->kv == RL_LLM_KV_FP8 ? "fp8" : cfg->kv == RL_LLM_KV_FP16 ? "fp16" : "bf16";
+}
+
+/* Write llm.json of r to f (cmd-llm-json.c); -1 on a write error. */
+int llm_write_json(FILE *f, const struct llm_run *r);
+
+/* --measure (cmd-llm-measure.c): run the decode linear layers on the GPU
+ * under the profiler, print them beside the prediction. CLI_OK or CLI_FAIL
+ * (reported). */
+int llm_measure(struct llm_run *r, const char *dir, int device);
+
+/* `roofline llm plan` (cmd-llm-plan.c). */
+int cmd_llm_plan(int argc, char **argv);
+
+#endif

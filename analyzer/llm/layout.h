@@ -1,0 +1,59 @@
+/* layout.h - one LLM step on a parallel layout: one GPU's operators, the communication each split adds, the pipeline bubble, and what bounds the step. */
+#ifndef RL_LLM_LAYOUT_H
+#define RL_LLM_LAYOUT_H
+
+#include "analyzer/llm/llm.h"
+#include "analyzer/llm/memory.h"
+#include "analyzer/model/ceilings.h"
+
+#define RL_LLM_MAX_COMM 6
+
+/* One collective a split adds, timed by the collective model. */
+struct rl_llm_comm {
+    char name[32];             /* "TP all-reduce", "PP send/recv", "DP gradients" */
+    char collective[24];       /* "allreduce", "sendrecv", "alltoall", ... */
+    int gpus;                  /* in its group */
+    double bytes;              /* per call: nccl-tests' size */
+    double calls;              /* per step, per GPU */
+    double time_us;            /* per call */
+    char link[64];             /* the link that binds it */
+    double link_gbs;
+    enum rl_origin origin;     /* analytic (the collective model), or measured (--comm) */
+    enum rl_origin link_origin;
+};
+
+enum rl_llm_bound { RL_LLM_BOUND_COMPUTE, RL_LLM_BOUND_MEMORY, RL_LLM_BOUND_COMM, RL_LLM_BOUND_BUBBLE };
+
+/* One step: a decode step (a token for each sequence), a prefill, or a
+ * training step (forward, backward, optimizer) of `batch` sequences in all. */
+struct rl_llm_step {
+    enum rl_llm_phase phase;
+    struct rl_llm_layout layout;
+    int batch, seq;
+    struct rl_llm_phase_cost micro;   /* one GPU, one microbatch, on the roofline */
+    struct rl_llm_op optimizer;       /* training: the Adam step of the GPU's partition */
+    struct rl_llm_comm comm[RL_LLM_MAX_COMM];
+    int n_comm;
+    /* The step, split (ns): operators compute-bound and memory-bound on
+     * the roofline, communication, the pipeline's idle time. */
+    double compute_ns, memory_ns, comm_ns, bubble_ns, time_ns;
+    double bubble_fraction;           /* (P - 1) / (M + P - 1) */
+    double flops_per_gpu;             /* the GPU's FLOPs of the step */
+    double tokens;                    /* generated (decode) or processed per step */
+    enum rl_llm_bound bound;
+    char why[256];                    /* "TP 8 decode is bound by NVLink: 62% ..." */
+};
+
+const char *rl_llm_bound_name(enum rl_llm_bound b); /* "compute", "memory", "communication", "bubble" */
+
+/* The pipeline bubble of P stages and M microbatches (Narayanan et al.
+ * 2021, section 2.2.1): (P - 1) / (M + P - 1). */
+double rl_llm_bubble_fraction(int pp, int microbatches);
+
+/* The step on ceilings c. The layout must pass rl_llm_split_check; 0 or
+ * the roofline's error (a roof the GPU lacks). */
+int rl_llm_step(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
+                const struct rl_llm_layout *lay, enum rl_llm_phase phase, int batch, int seq,
+                struct rl_ceilings *c, struct rl_llm_step *out, char *errmsg);
+
+#endif
