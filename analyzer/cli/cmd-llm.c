@@ -342,17 +342,20 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
         ms[m] = d.time_ns / 1e6;
         m++;
     }
-    struct rl_xy_series s[2] = {{"tokens/s", xs, tps, m, false}, {"step time (ms)", xs, ms, m, true}};
+    struct rl_xy_series s[2] = {{.title = "tokens/s", .x = xs, .y = tps, .n = m},
+                                {.title = "step time (ms)", .x = xs, .y = ms, .n = m, .y2 = true}};
     double vx = r->crossover;
     char vl[64], sl[2][96];
     snprintf(vl, sizeof vl, "crossover: batch %d", r->crossover);
     const char *vls[1] = {vl}, *sls[2] = {sl[0], sl[1]};
     snprintf(title, sizeof title, "%s on %s: decode throughput against batch (context %d)",
              r->m.name, r->c.gpu_name, r->seq);
-    struct rl_xy_chart xy = {title, "batch (sequences decoded together)", "tokens/s",
-                             "step time (ms)", true, true, true, s, 2, &vx, vls,
-                             r->crossover && (!known || r->crossover <= r->max_fit) ? 1 : 0,
-                             NAN, 0, 0, sls, 0, false};
+    struct rl_xy_chart xy = {
+        .title = title, .xlabel = "batch (sequences decoded together)", .ylabel = "tokens/s",
+        .y2label = "step time (ms)", .logx = true, .logy = true, .logy2 = true, .series = s,
+        .n_series = 2, .vline_x = &vx, .vline_label = vls,
+        .n_vlines = r->crossover && (!known || r->crossover <= r->max_fit) ? 1 : 0,
+        .shade_from_x = NAN, .shade_labels = sls};
     if (cut) {
         /* The shaded region: at least 40% of the (log) axis and 1.5
          * octaves, room for its labels. */

@@ -39,7 +39,7 @@ struct rl_fabric {
     int gpus, nodes, gpus_per_node;
     int domain_gpus;             /* GPUs one scale-up domain joins */
     /* inside a domain (NVLink, Infinity Fabric) */
-    char intra_link[64];
+    char intra_link[96];
     double intra_gbs;            /* per GPU per direction */
     enum rl_origin intra_origin;
     /* between domains inside a node (PCIe) */
@@ -69,7 +69,7 @@ struct rl_comm_prediction {
     enum rl_collective collective;
     int gpus, nodes;
     double bytes;
-    char link[64];               /* the binding link: "NVLink 4 (switch)", "NIC: 8 x 400 Gb/s" */
+    char link[96];               /* the binding link: "NVLink 4 (switch)", "NIC: 8 x 400 Gb/s" */
     double link_gbs;             /* its GB/s per direction, per GPU (or per node for NICs) */
     double busbw_gbs, algbw_gbs;
     double bandwidth_us;         /* bytes x factor / busbw */

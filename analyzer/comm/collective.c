@@ -1,0 +1,384 @@
+/* collective.c - collectives on the interconnect: nccl-tests' bandwidth definitions and the analytic model of one collective's time.
+ *
+ * The model (README, "roofline comm") is the alpha-beta model of a ring,
+ * bounded by the slowest link the ring crosses:
+ *
+ *   time = steps x alpha + bytes x F / busbw_max
+ *
+ * where F is nccl-tests' bus factor (busbw = algbw x F), so that for a
+ * bandwidth-bound message busbw tends to busbw_max, the bandwidth of the
+ * binding link per direction:
+ *
+ * - Inside one scale-up domain (the GPUs NVLink or Infinity Fabric joins:
+ *   an NVSwitch node, a bridged pair, a board mesh) every rank sends and
+ *   receives busbw x t bytes over its own links: busbw_max is the GPU's
+ *   link bandwidth per direction (H100 SXM 18 x 25 = 450 GB/s).
+ * - A ring over several domains crosses each domain boundary once per
+ *   channel; summed over channels, what leaves a domain is one rank's whole
+ *   traffic, F x bytes. The links that carry it out are the domain's NICs
+ *   (between nodes: nics x Gb/s / 8; a DGX H100 8 x 400 Gb/s = 400 GB/s)
+ *   or its GPUs' PCIe links (d x PCIe per direction). busbw_max is the
+ *   least of the domain link and each boundary crossed.
+ * - All-to-all sends bytes/n to each peer: d - 1 parts stay in the domain
+ *   (over the GPU's links), n - d leave it; d ranks share the boundary:
+ *   t = max(bytes (d-1) / (n intra), d bytes (n-d) / (n boundary)).
+ * - Send/recv (nccl-tests' ring: r sends to r+1) crosses one link per
+ *   rank: the GPU's link inside a domain, else its share of the boundary
+ *   (node NICs / GPUs per node, or its own PCIe link).
+ * - Broadcast is a pipelined ring: every domain receives the bytes once
+ *   over its boundary, every GPU once over its link (F = 1).
+ *
+ * alpha per step is NCCL's own hop latency (src/graph/tuning.cc, hwLat, ring,
+ * LL128 protocol: NVLink 1.9 us, PCIe 2.5 us, network 4.0 us); steps are
+ * NCCL's (2(n-1) all-reduce, n-1 all-gather / reduce-scatter / broadcast /
+ * all-to-all, 1 send/recv), of which 2(m-1) or m-1 cross the m domains'
+ * boundary. NVLink SHARP (NVLS) and tree algorithms are not modelled: their
+ * all-reduce can exceed the ring's bound (nccl-tests PR #239); the
+ * prediction is of the ring, said in the README.
+ */
+#include "analyzer/comm/collective.h"
+
+#include "analyzer/comm/system.h"
+#include "analyzer/util/error.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- names ---- */
+
+static const char *const names[RL_COLL_COUNT + 1] = {
+    "allreduce", "allgather", "reducescatter", "broadcast", "alltoall", "sendrecv", NULL,
+};
+
+const char *rl_collective_name(enum rl_collective c)
+{
+    return (unsigned)c < RL_COLL_COUNT ? names[c] : "?";
+}
+
+const char *const *rl_collective_names(void)
+{
+    return names;
+}
+
+int rl_collective_parse(const char *name)
+{
+    if (!name)
+        return -1;
+    char buf[32];
+    size_t n = 0;
+    for (const char *p = name; *p && n + 1 < sizeof buf; p++)
+        if (*p != '-' && *p != '_' && *p != ' ')
+            buf[n++] = *p;
+    buf[n] = '\0';
+    if (name[0] && strlen(name) >= sizeof buf)
+        return -1;
+    for (int c = 0; c < RL_COLL_COUNT; c++)
+        if (strcasecmp(buf, names[c]) == 0)
+            return c;
+    if (strcasecmp(buf, "p2p") == 0)
+        return RL_COLL_SENDRECV;
+    return -1;
+}
+
+double rl_collective_bus_factor(enum rl_collective c, int n)
+{
+    if (n < 1)
+        return NAN;
+    switch (c) {
+    case RL_COLL_ALLREDUCE: return 2.0 * (n - 1) / n;
+    case RL_COLL_ALLGATHER:
+    case RL_COLL_REDUCESCATTER:
+    case RL_COLL_ALLTOALL: return (double)(n - 1) / n;
+    case RL_COLL_BROADCAST:
+    case RL_COLL_SENDRECV: return 1.0;
+    default: return NAN;
+    }
+}
+
+/* ---- the fabric ---- */
+
+/* Hop latencies, microseconds (NCCL tuning.cc hwLat, ring, LL128). */
+#define ALPHA_DOMAIN_US 1.9
+#define ALPHA_PCIE_US 2.5
+#define ALPHA_NET_US 4.0
+
+static bool reach_is(const struct rl_gpu_links *l, const char *r)
+{
+    return strcmp(l->reach, r) == 0;
+}
+
+int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
+                    const struct rl_system *sys, int gpus, int nodes,
+                    double nic_gbps, int nics_per_node, char *errmsg)
+{
+    memset(f, 0, sizeof *f);
+    if (!spec || gpus < 1 || nodes < 1 || gpus % nodes != 0) {
+        snprintf(errmsg, RL_ERRMSG_SIZE,
+                 "%d GPUs do not divide evenly over %d nodes", gpus, nodes);
+        return RL_EINVAL;
+    }
+    const struct rl_gpu_links *l = &spec->links;
+    f->gpus = gpus;
+    f->nodes = nodes;
+    f->gpus_per_node = gpus / nodes;
+    f->intra_origin = RL_ORIGIN_DATASHEET;
+    f->inter_origin = RL_ORIGIN_DATASHEET;
+    f->intra_gbs = NAN;
+    f->nic_gbs = NAN;
+    f->pcie_gbs = l->pcie_gbs;
+    if (l->pcie_gen > 0)
+        snprintf(f->pcie_link, sizeof f->pcie_link, "PCIe Gen%d x%d", l->pcie_gen,
+                 l->pcie_lanes);
+
+    if (sys) {
+        if (strcmp(sys->gpu, spec->id) != 0) {
+            snprintf(errmsg, RL_ERRMSG_SIZE, "%s holds %s GPUs, not %s", sys->name, sys->gpu,
+                     spec->id);
+            return RL_EINVAL;
+        }
+        if (f->gpus_per_node > sys->gpus_per_node) {
+            snprintf(errmsg, RL_ERRMSG_SIZE,
+                     "%d GPUs per node, but a %s node has %d (use more nodes)",
+                     f->gpus_per_node, sys->name, sys->gpus_per_node);
+            return RL_EINVAL;
+        }
+        snprintf(f->system, sizeof f->system, "%s", sys->id);
+        f->domain_gpus = sys->domain_gpus;
+        snprintf(f->intra_link, sizeof f->intra_link, "%s", sys->intra_link);
+        f->intra_gbs = sys->domain_gpus > 1 ? sys->intra_gbs : NAN;
+        if (sys->pcie_gbs > 0) {
+            f->pcie_gbs = sys->pcie_gbs;
+            snprintf(f->pcie_link, sizeof f->pcie_link, "%s", sys->pcie_link);
+        }
+        f->nics_per_node = sys->nics_per_node;
+        f->nic_gbs = sys->nic_gbps / 8.0;
+        snprintf(f->inter_link, sizeof f->inter_link, "%s", sys->nic);
+    } else {
+        if (l->count > 0 && reach_is(l, "switch")) {
+            if (f->gpus_per_node > 8) {
+                snprintf(errmsg, RL_ERRMSG_SIZE,
+                         "%d %s GPUs per node: an NVSwitch baseboard joins 8; name a "
+                         "larger NVLink domain with --system (e.g. gb200-nvl72)",
+                         f->gpus_per_node, spec->id);
+                return RL_EINVAL;
+            }
+            f->domain_gpus = f->gpus_per_node;
+            f->intra_gbs = l->gbs;
+            snprintf(f->intra_link, sizeof f->intra_link, "%s (switch)", l->name);
+        } else if (l->count > 0 && reach_is(l, "mesh")) {
+            f->domain_gpus = f->gpus_per_node < l->count + 1 ? f->gpus_per_node : l->count + 1;
+            /* A full mesh: each GPU reaches each of the d-1 others over its own links. */
+            int used = f->domain_gpus - 1 < l->count ? f->domain_gpus - 1 : l->count;
+            f->intra_gbs = used * l->gbs_per_link;
+            snprintf(f->intra_link, sizeof f->intra_link, "%s (mesh, %d of %d links)", l->name,
+                     used, l->count);
+        } else if (l->count > 0 && reach_is(l, "bridge")) {
+            f->domain_gpus = l->bridge_gpus > 1 ? l->bridge_gpus : 2;
+            f->intra_gbs = l->gbs;
+            snprintf(f->intra_link, sizeof f->intra_link, "%s (bridge)", l->name);
+        } else {
+            f->domain_gpus = 1;
+        }
+        if (nodes > 1) {
+            if (!(nic_gbps > 0)) {
+                snprintf(errmsg, RL_ERRMSG_SIZE,
+                         "%d nodes: no NIC rate for %s; give --system (see 'roofline gpus "
+                         "systems') or --nic-gbps",
+                         nodes, spec->id);
+                return RL_EINVAL;
+            }
+        }
+    }
+    if (nic_gbps > 0) { /* given on the command line: overrides the system's */
+        f->nic_gbs = nic_gbps / 8.0;
+        f->nics_per_node = nics_per_node > 0 ? nics_per_node : f->gpus_per_node;
+        snprintf(f->inter_link, sizeof f->inter_link, "%d x %g Gb/s NIC", f->nics_per_node,
+                 nic_gbps);
+        f->inter_origin = RL_ORIGIN_ANALYTIC; /* the user's figure */
+    }
+    if (f->domain_gpus < 1)
+        f->domain_gpus = 1;
+    return 0;
+}
+
+/* ---- the prediction ---- */
+
+/* The boundaries a collective over f crosses and the bandwidth per
+ * direction each offers one domain (see the top of the file). */
+struct bounds {
+    int d;            /* GPUs of one domain taking part */
+    int m;            /* domains taking part */
+    bool domain;      /* two or more GPUs share a domain link */
+    bool nic, pcie;   /* boundaries crossed */
+    double nic_domain_gbs, pcie_domain_gbs; /* per domain */
+    double nic_gpu_gbs, pcie_gpu_gbs;       /* one GPU's share */
+};
+
+static void bounds_of(const struct rl_fabric *f, struct bounds *b)
+{
+    memset(b, 0, sizeof *b);
+    int dom = f->domain_gpus;
+    int n = f->gpus;
+    b->d = dom < n ? dom : n;
+    b->m = (n + b->d - 1) / b->d;
+    b->domain = b->d > 1 && f->intra_gbs > 0;
+    if (b->m <= 1)
+        return;
+    double node_nic_gbs = f->nics_per_node * f->nic_gbs;
+    if (dom >= f->gpus_per_node && f->nodes > 1) {
+        /* domains of whole nodes (a DGX; an NVL72 rack of trays) */
+        b->nic = true;
+        b->nic_domain_gbs = node_nic_gbs * ((double)b->d / f->gpus_per_node);
+        b->nic_gpu_gbs = node_nic_gbs / f->gpus_per_node;
+    } else {
+        /* several domains in a node meet over PCIe; nodes over NICs */
+        b->pcie = true;
+        b->pcie_domain_gbs = b->d * f->pcie_gbs;
+        b->pcie_gpu_gbs = f->pcie_gbs;
+        if (f->nodes > 1) {
+            b->nic = true;
+            b->nic_domain_gbs = node_nic_gbs; /* a node's boundary */
+            b->nic_gpu_gbs = node_nic_gbs / f->gpus_per_node;
+        }
+    }
+}
+
+/* The least of the candidates (name, GB/s); NAN ones are skipped. */
+struct pick {
+    double gbs;
+    char link[96];
+    enum rl_origin origin;
+};
+
+static void consider(struct pick *p, double gbs, const char *link, enum rl_origin o)
+{
+    if (!(gbs > 0))
+        return;
+    if (!(p->gbs > 0) || gbs < p->gbs) {
+        p->gbs = gbs;
+        snprintf(p->link, sizeof p->link, "%s", link);
+        p->origin = o;
+    }
+}
+
+static void nic_name(const struct rl_fabric *f, char *buf, size_t n)
+{
+    if (f->inter_link[0])
+        snprintf(buf, n, "NIC: %s", f->inter_link);
+    else
+        snprintf(buf, n, "NIC: %d x %g Gb/s", f->nics_per_node, f->nic_gbs * 8.0);
+}
+
+static void pcie_name(const struct rl_fabric *f, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s", f->pcie_link[0] ? f->pcie_link : "PCIe");
+}
+
+int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double bytes,
+                    struct rl_comm_prediction *out, char *errmsg)
+{
+    memset(out, 0, sizeof *out);
+    out->collective = c;
+    out->gpus = f->gpus;
+    out->nodes = f->nodes;
+    out->bytes = bytes;
+    out->origin = RL_ORIGIN_ANALYTIC;
+    out->link_origin = RL_ORIGIN_DATASHEET;
+    if ((unsigned)c >= RL_COLL_COUNT || !(bytes >= 0) || isinf(bytes)) {
+        snprintf(errmsg, RL_ERRMSG_SIZE, "invalid collective or size (%g bytes)", bytes);
+        return RL_EINVAL;
+    }
+    int n = f->gpus;
+    if (c == RL_COLL_SENDRECV && n < 2) {
+        snprintf(errmsg, RL_ERRMSG_SIZE, "send/recv needs at least 2 GPUs");
+        return RL_EINVAL;
+    }
+    double factor = rl_collective_bus_factor(c, n);
+    if (n == 1) { /* nothing crosses a link: a local copy at most */
+        snprintf(out->link, sizeof out->link, "none (one GPU)");
+        out->link_gbs = NAN;
+        out->busbw_gbs = NAN;
+        out->algbw_gbs = NAN;
+        return 0;
+    }
+    struct bounds b;
+    bounds_of(f, &b);
+    char nic[96], pcie[64];
+    nic_name(f, nic, sizeof nic);
+    pcie_name(f, pcie, sizeof pcie);
+
+    struct pick p = {.gbs = NAN};
+    double t_bw_s = NAN; /* the bandwidth term, seconds */
+    if (c == RL_COLL_ALLTOALL) {
+        /* the slower of the parts that stay in the domain and those leaving it */
+        double t_in = 0, t_out = 0;
+        struct pick in = {.gbs = NAN}, outp = {.gbs = NAN};
+        if (b.d > 1) {
+            double gbs = b.domain ? f->intra_gbs : f->pcie_gbs;
+            consider(&in, gbs, b.domain ? f->intra_link : pcie,
+                     b.domain ? f->intra_origin : RL_ORIGIN_DATASHEET);
+            t_in = bytes * (b.d - 1) / n / (in.gbs * 1e9);
+        }
+        if (b.m > 1) {
+            if (b.pcie)
+                consider(&outp, b.pcie_domain_gbs, pcie, RL_ORIGIN_DATASHEET);
+            if (b.nic)
+                consider(&outp, b.nic_domain_gbs, nic, f->inter_origin);
+            t_out = b.d * bytes * (n - b.d) / n / (outp.gbs * 1e9);
+        }
+        p = t_out > t_in ? outp : in;
+        t_bw_s = t_out > t_in ? t_out : t_in;
+    } else if (c == RL_COLL_SENDRECV) {
+        if (b.m > 1) {
+            if (b.pcie)
+                consider(&p, b.pcie_gpu_gbs, pcie, RL_ORIGIN_DATASHEET);
+            if (b.nic)
+                consider(&p, b.nic_gpu_gbs, nic, f->inter_origin);
+        } else if (b.domain) {
+            consider(&p, f->intra_gbs, f->intra_link, f->intra_origin);
+        } else {
+            consider(&p, f->pcie_gbs, pcie, RL_ORIGIN_DATASHEET);
+        }
+        t_bw_s = bytes / (p.gbs * 1e9);
+    } else {
+        /* rings: all-reduce, all-gather, reduce-scatter, broadcast */
+        if (b.domain)
+            consider(&p, f->intra_gbs, f->intra_link, f->intra_origin);
+        else if (b.d > 1 || b.m == 1)
+            consider(&p, f->pcie_gbs, pcie, RL_ORIGIN_DATASHEET);
+        if (b.pcie)
+            consider(&p, b.pcie_domain_gbs, pcie, RL_ORIGIN_DATASHEET);
+        if (b.nic)
+            consider(&p, b.nic_domain_gbs, nic, f->inter_origin);
+        t_bw_s = bytes * factor / (p.gbs * 1e9);
+    }
+    if (!(p.gbs > 0)) {
+        snprintf(errmsg, RL_ERRMSG_SIZE,
+                 "no link bandwidth known between these GPUs (the datasheet has no links)");
+        return RL_ENOTFOUND;
+    }
+    snprintf(out->link, sizeof out->link, "%s", p.link);
+    out->link_gbs = p.gbs;
+    out->link_origin = p.origin;
+
+    /* latency: NCCL's steps, those crossing a domain boundary at its alpha */
+    int steps, cross;
+    switch (c) {
+    case RL_COLL_ALLREDUCE: steps = 2 * (n - 1); cross = 2 * (b.m - 1); break;
+    case RL_COLL_SENDRECV: steps = 1; cross = b.m > 1 ? 1 : 0; break;
+    default: steps = n - 1; cross = b.m - 1; break;
+    }
+    double alpha_in = b.domain ? ALPHA_DOMAIN_US : ALPHA_PCIE_US;
+    double alpha_out = b.nic ? ALPHA_NET_US : ALPHA_PCIE_US;
+    out->steps = steps;
+    out->latency_us = (steps - cross) * alpha_in + cross * alpha_out;
+    out->bandwidth_us = t_bw_s * 1e6;
+    out->time_us = out->bandwidth_us + out->latency_us;
+    if (out->time_us > 0) {
+        out->algbw_gbs = bytes / (out->time_us * 1e-6) / 1e9;
+        out->busbw_gbs = out->algbw_gbs * factor;
+    }
+    return 0;
+}

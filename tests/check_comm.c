@@ -1,0 +1,272 @@
+/* check_comm.c - tests of the collective model: nccl-tests' bus factors and the analytic time of each collective, against hand-worked values. */
+#include "test_util.h"
+
+#include "analyzer/comm/collective.h"
+#include "analyzer/comm/system.h"
+#include "analyzer/util/error.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* GPUs and nodes built on the stack, from their datasheets' links. */
+static struct rl_gpu_spec gpu(const char *id, const char *link, int count, double per_link,
+                              const char *reach, int bridge, int pcie_gen, double pcie_gbs)
+{
+    struct rl_gpu_spec s;
+    memset(&s, 0, sizeof s);
+    snprintf(s.id, sizeof s.id, "%s", id);
+    snprintf(s.links.name, sizeof s.links.name, "%s", link);
+    s.links.count = count;
+    s.links.gbs_per_link = count ? per_link : NAN;
+    s.links.gbs = count ? count * per_link : NAN;
+    snprintf(s.links.reach, sizeof s.links.reach, "%s", reach);
+    s.links.bridge_gpus = bridge;
+    s.links.pcie_gen = pcie_gen;
+    s.links.pcie_lanes = 16;
+    s.links.pcie_gbs = pcie_gbs;
+    return s;
+}
+
+static struct rl_gpu_spec h100(void)
+{
+    return gpu("h100-sxm", "NVLink 4", 18, 25, "switch", 0, 5, 64);
+}
+
+static struct rl_system dgx_h100(void)
+{
+    struct rl_system s;
+    memset(&s, 0, sizeof s);
+    strcpy(s.id, "dgx-h100");
+    strcpy(s.name, "NVIDIA DGX H100");
+    strcpy(s.gpu, "h100-sxm");
+    s.gpus_per_node = 8;
+    s.domain_gpus = 8;
+    strcpy(s.topology, "switch");
+    strcpy(s.intra_link, "NVLink 4 through NVSwitch");
+    s.intra_gbs = 450;
+    strcpy(s.pcie_link, "PCIe Gen5 x16");
+    s.pcie_gbs = 64;
+    s.nics_per_node = 8;
+    s.nic_gbps = 400;
+    strcpy(s.nic, "8 x 400 Gb/s NDR");
+    return s;
+}
+
+static struct rl_comm_prediction predict(const struct rl_fabric *f, enum rl_collective c,
+                                         double bytes)
+{
+    struct rl_comm_prediction p;
+    char err[RL_ERRMSG_SIZE] = "";
+    int rc = rl_comm_predict(f, c, bytes, &p, err);
+    ck_assert_msg(rc == 0, "%s", err);
+    return p;
+}
+
+static struct rl_fabric fabric(const struct rl_gpu_spec *s, const struct rl_system *sys,
+                               int gpus, int nodes)
+{
+    struct rl_fabric f;
+    char err[RL_ERRMSG_SIZE] = "";
+    int rc = rl_fabric_build(&f, s, sys, gpus, nodes, NAN, 0, err);
+    ck_assert_msg(rc == 0, "%s", err);
+    return f;
+}
+
+START_TEST(bus_factors_are_nccl_tests)
+{
+    /* doc/PERFORMANCE.md: 2(n-1)/n, (n-1)/n, 1. */
+    ck_assert_double_eq_tol(rl_collective_bus_factor(RL_COLL_ALLREDUCE, 8), 14.0 / 8, 1e-12);
+    ck_assert_double_eq_tol(rl_collective_bus_factor(RL_COLL_ALLGATHER, 8), 7.0 / 8, 1e-12);
+    ck_assert_double_eq_tol(rl_collective_bus_factor(RL_COLL_REDUCESCATTER, 4), 3.0 / 4, 1e-12);
+    ck_assert_double_eq_tol(rl_collective_bus_factor(RL_COLL_ALLTOALL, 16), 15.0 / 16, 1e-12);
+    ck_assert_double_eq(rl_collective_bus_factor(RL_COLL_BROADCAST, 8), 1);
+    ck_assert_double_eq(rl_collective_bus_factor(RL_COLL_SENDRECV, 2), 1);
+    ck_assert_double_eq(rl_collective_bus_factor(RL_COLL_ALLREDUCE, 1), 0);
+    ck_assert(isnan(rl_collective_bus_factor(RL_COLL_ALLREDUCE, 0)));
+}
+END_TEST
+
+START_TEST(names_parse)
+{
+    ck_assert_int_eq(rl_collective_parse("allreduce"), RL_COLL_ALLREDUCE);
+    ck_assert_int_eq(rl_collective_parse("all-reduce"), RL_COLL_ALLREDUCE);
+    ck_assert_int_eq(rl_collective_parse("Reduce_Scatter"), RL_COLL_REDUCESCATTER);
+    ck_assert_int_eq(rl_collective_parse("send-recv"), RL_COLL_SENDRECV);
+    ck_assert_int_eq(rl_collective_parse("p2p"), RL_COLL_SENDRECV);
+    ck_assert_int_eq(rl_collective_parse("alltoall"), RL_COLL_ALLTOALL);
+    ck_assert_int_eq(rl_collective_parse("reduce"), -1);
+    ck_assert_int_eq(rl_collective_parse(""), -1);
+    for (int c = 0; c < RL_COLL_COUNT; c++)
+        ck_assert_int_eq(rl_collective_parse(rl_collective_name(c)), c);
+}
+END_TEST
+
+/* The issue's example: all-reduce of 1 GiB on 8 H100 SXM over NVSwitch, 450
+ * GB/s per direction: bandwidth term 2^30 x 14/8 / 450e9 = 4175.7 us
+ * (algbw 450 x 8/14 = 257.1 GB/s); latency 14 steps x 1.9 us = 26.6 us;
+ * time 4202.3 us, algbw 2^30 / 4202.3 us = 255.51 GB/s, busbw x 1.75 = 447.2. */
+START_TEST(allreduce_8_h100)
+{
+    struct rl_gpu_spec s = h100();
+    struct rl_fabric f = fabric(&s, NULL, 8, 1);
+    struct rl_comm_prediction p = predict(&f, RL_COLL_ALLREDUCE, 1073741824.0);
+    ck_assert_double_eq(p.link_gbs, 450);
+    ck_assert_str_eq(p.link, "NVLink 4 (switch)");
+    ck_assert_double_eq_tol(p.bandwidth_us, 4175.66, 0.01);
+    ck_assert_int_eq(p.steps, 14);
+    ck_assert_double_eq_tol(p.latency_us, 26.6, 1e-9);
+    ck_assert_double_eq_tol(p.time_us, 4202.26, 0.01);
+    ck_assert_double_eq_tol(p.algbw_gbs, 255.51, 0.01);
+    ck_assert_double_eq_tol(p.busbw_gbs, 447.16, 0.01);
+    ck_assert_int_eq(p.origin, RL_ORIGIN_ANALYTIC);
+    ck_assert_int_eq(p.link_origin, RL_ORIGIN_DATASHEET);
+    /* Bandwidth-bound: busbw tends to the link. */
+    struct rl_comm_prediction big = predict(&f, RL_COLL_ALLREDUCE, 1e12);
+    ck_assert_double_eq_tol(big.busbw_gbs, 450, 0.01);
+    /* Latency-bound: 8 bytes take about the 14 steps. */
+    struct rl_comm_prediction tiny = predict(&f, RL_COLL_ALLREDUCE, 8);
+    ck_assert_double_eq_tol(tiny.time_us, 26.6, 0.001);
+}
+END_TEST
+
+/* Every collective on one DGX H100 (8 GPUs) at 1 GB:
+ * all-gather: 1e9 x 7/8 / 450e9 = 1944.44 us + 7 x 1.9 = 13.3 -> 1957.74;
+ * all-to-all: 1e9 x 7/8 / 450e9 the same bandwidth term (d = n);
+ * broadcast: 1e9 / 450e9 = 2222.22 + 13.3 = 2235.52;
+ * send/recv: 1e9 / 450e9 + 1.9 = 2224.12. */
+START_TEST(every_collective_in_a_node)
+{
+    struct rl_gpu_spec s = h100();
+    struct rl_system sys = dgx_h100();
+    struct rl_fabric f = fabric(&s, &sys, 8, 1);
+    ck_assert_double_eq_tol(predict(&f, RL_COLL_ALLGATHER, 1e9).time_us, 1957.74, 0.01);
+    ck_assert_double_eq_tol(predict(&f, RL_COLL_REDUCESCATTER, 1e9).time_us, 1957.74, 0.01);
+    ck_assert_double_eq_tol(predict(&f, RL_COLL_ALLTOALL, 1e9).time_us, 1957.74, 0.01);
+    ck_assert_double_eq_tol(predict(&f, RL_COLL_BROADCAST, 1e9).time_us, 2235.52, 0.01);
+    struct rl_comm_prediction sr = predict(&f, RL_COLL_SENDRECV, 1e9);
+    ck_assert_double_eq_tol(sr.time_us, 2224.12, 0.01);
+    ck_assert_int_eq(sr.steps, 1);
+}
+END_TEST
+
+/* Two DGX H100 (16 GPUs): the ring leaves each node through its 8 x 400
+ * Gb/s = 400 GB/s of NICs, below NVLink's 450: busbw bound 400.
+ * all-reduce 1 GiB: 2^30 x 30/16 / 400e9 = 5033.16 us; steps 30, 2 of them
+ * between nodes: 28 x 1.9 + 2 x 4.0 = 61.2 us.
+ * all-to-all 1 GiB: d = 8, 8 of 16 parts leave the node: 8 x 2^30 x 8/16 /
+ * 400e9 = 10737.42 us (inside: 2^30 x 7/16 / 450e9 = 1043.97 us, hidden);
+ * busbw = 15/16 x 2^30 / t = 93.75 GB/s + latency. */
+START_TEST(two_nodes_bound_by_nics)
+{
+    struct rl_gpu_spec s = h100();
+    struct rl_system sys = dgx_h100();
+    struct rl_fabric f = fabric(&s, &sys, 16, 2);
+    struct rl_comm_prediction ar = predict(&f, RL_COLL_ALLREDUCE, 1073741824.0);
+    ck_assert_double_eq(ar.link_gbs, 400);
+    ck_assert(strstr(ar.link, "NIC") != NULL);
+    ck_assert_double_eq_tol(ar.bandwidth_us, 5033.16, 0.01);
+    ck_assert_double_eq_tol(ar.latency_us, 61.2, 1e-9);
+    struct rl_comm_prediction a2a = predict(&f, RL_COLL_ALLTOALL, 1073741824.0);
+    ck_assert_double_eq_tol(a2a.bandwidth_us, 10737.42, 0.01);
+    ck_assert(strstr(a2a.link, "NIC") != NULL);
+    /* send/recv across nodes: one GPU's NIC share, 400 / 8 = 50 GB/s. */
+    struct rl_comm_prediction sr = predict(&f, RL_COLL_SENDRECV, 1e9);
+    ck_assert_double_eq(sr.link_gbs, 50);
+    ck_assert_double_eq_tol(sr.bandwidth_us, 20000, 1e-6);
+}
+END_TEST
+
+/* PCIe only (8 x L40S: no NVLink, Gen4 x16 = 32 GB/s per direction): every
+ * GPU its own domain; a ring over PCIe: all-reduce 1 GB = 1e9 x 14/8 / 32e9
+ * = 54687.5 us + 14 x 2.5 us. */
+START_TEST(pcie_only)
+{
+    struct rl_gpu_spec s = gpu("l40s", "", 0, 0, "", 0, 4, 32);
+    struct rl_fabric f = fabric(&s, NULL, 8, 1);
+    struct rl_comm_prediction p = predict(&f, RL_COLL_ALLREDUCE, 1e9);
+    ck_assert_double_eq(p.link_gbs, 32);
+    ck_assert_str_eq(p.link, "PCIe Gen4 x16");
+    ck_assert_double_eq_tol(p.time_us, 54687.5 + 35, 1e-6);
+}
+END_TEST
+
+/* Bridged pairs (A100 PCIe, NVLink 3 bridge of 2, 12 x 25 = 300 GB/s):
+ * two GPUs over the bridge; four cross PCIe between the pairs, 2 x 32 =
+ * 64 GB/s per pair: bound 64. */
+START_TEST(bridged_pairs)
+{
+    struct rl_gpu_spec s = gpu("a100-pcie-80gb", "NVLink 3", 12, 25, "bridge", 2, 4, 32);
+    struct rl_fabric two = fabric(&s, NULL, 2, 1);
+    ck_assert_double_eq(predict(&two, RL_COLL_ALLREDUCE, 1e9).link_gbs, 300);
+    struct rl_fabric four = fabric(&s, NULL, 4, 1);
+    struct rl_comm_prediction p = predict(&four, RL_COLL_ALLREDUCE, 1e9);
+    ck_assert_double_eq(p.link_gbs, 64);
+    /* send/recv between pairs: one GPU's PCIe link. */
+    ck_assert_double_eq(predict(&four, RL_COLL_SENDRECV, 1e9).link_gbs, 32);
+}
+END_TEST
+
+/* A board mesh (MI300X: 7 links of 64 GB/s per direction): 8 GPUs use all
+ * 7 (448 GB/s), 4 GPUs only the 3 that reach the others (192 GB/s). */
+START_TEST(mesh_uses_the_links_it_has)
+{
+    struct rl_gpu_spec s = gpu("mi300x", "Infinity Fabric", 7, 64, "mesh", 0, 5, 64);
+    struct rl_fabric eight = fabric(&s, NULL, 8, 1);
+    ck_assert_double_eq(predict(&eight, RL_COLL_ALLREDUCE, 1e9).link_gbs, 448);
+    struct rl_fabric four = fabric(&s, NULL, 4, 1);
+    ck_assert_double_eq(predict(&four, RL_COLL_ALLREDUCE, 1e9).link_gbs, 192);
+}
+END_TEST
+
+START_TEST(bad_fabrics_are_refused)
+{
+    struct rl_gpu_spec s = h100();
+    struct rl_fabric f;
+    char err[RL_ERRMSG_SIZE] = "";
+    /* 12 GPUs over 5 nodes */
+    ck_assert_int_eq(rl_fabric_build(&f, &s, NULL, 12, 5, NAN, 0, err), RL_EINVAL);
+    /* two nodes and no NIC rate */
+    ck_assert_int_eq(rl_fabric_build(&f, &s, NULL, 16, 2, NAN, 0, err), RL_EINVAL);
+    ck_assert(strstr(err, "--nic-gbps") != NULL);
+    /* 16 SXM GPUs in one node without an NVLink domain that large */
+    ck_assert_int_eq(rl_fabric_build(&f, &s, NULL, 16, 1, NAN, 0, err), RL_EINVAL);
+    /* a system of another GPU */
+    struct rl_system sys = dgx_h100();
+    struct rl_gpu_spec b = gpu("b200", "NVLink 5", 18, 50, "switch", 0, 5, 64);
+    ck_assert_int_eq(rl_fabric_build(&f, &b, &sys, 8, 1, NAN, 0, err), RL_EINVAL);
+    /* more GPUs per node than the system has */
+    ck_assert_int_eq(rl_fabric_build(&f, &s, &sys, 16, 1, NAN, 0, err), RL_EINVAL);
+    /* a NIC rate given: 2 nodes of 8, 8 x 200 Gb/s = 200 GB/s */
+    ck_assert_int_eq(rl_fabric_build(&f, &s, NULL, 16, 2, 200, 8, err), 0);
+    struct rl_comm_prediction p = predict(&f, RL_COLL_ALLREDUCE, 1e9);
+    ck_assert_double_eq(p.link_gbs, 200);
+    ck_assert_int_eq(p.link_origin, RL_ORIGIN_ANALYTIC);
+    /* send/recv on one GPU; negative sizes */
+    struct rl_fabric one = fabric(&s, NULL, 1, 1);
+    struct rl_comm_prediction q;
+    ck_assert_int_eq(rl_comm_predict(&one, RL_COLL_SENDRECV, 8, &q, err), RL_EINVAL);
+    ck_assert_int_eq(rl_comm_predict(&one, RL_COLL_ALLREDUCE, -1, &q, err), RL_EINVAL);
+    /* one GPU: no traffic */
+    ck_assert_int_eq(rl_comm_predict(&one, RL_COLL_ALLREDUCE, 8, &q, err), 0);
+    ck_assert_double_eq(q.time_us, 0);
+    ck_assert(isnan(q.busbw_gbs));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("comm");
+    TCase *tc = tcase_create("collective");
+    tcase_add_test(tc, bus_factors_are_nccl_tests);
+    tcase_add_test(tc, names_parse);
+    tcase_add_test(tc, allreduce_8_h100);
+    tcase_add_test(tc, every_collective_in_a_node);
+    tcase_add_test(tc, two_nodes_bound_by_nics);
+    tcase_add_test(tc, pcie_only);
+    tcase_add_test(tc, bridged_pairs);
+    tcase_add_test(tc, mesh_uses_the_links_it_has);
+    tcase_add_test(tc, bad_fabrics_are_refused);
+    suite_add_tcase(s, tc);
+    return rl_test_run(s);
+}
