@@ -54,6 +54,8 @@ static const char usage_text[] =
     "  --dp N             data parallel: N replicas share the batch\n"
     "  --ep N             expert parallel (MoE): the experts over N GPUs\n"
     "  --microbatches M   microbatches per step through the pipeline (default 1)\n"
+    "  --nic-gbps R       between nodes: NICs of R Gb/s (a group past 8 GPUs spans\n"
+    "                     nodes), --nics-per-node N of them (default one per GPU)\n"
     "  --train            a training step: forward, backward, optimizer (mixed\n"
     "                     precision Adam), activations kept for the backward\n"
     "  --recompute        training: full activation recomputation\n"
@@ -173,6 +175,16 @@ static void print_step(const struct rl_llm_step *s)
            "ms (%.3g of the pipeline)\n%s\n",
            s->compute_ns / 1e6, s->memory_ns / 1e6, s->comm_ns / 1e6, s->bubble_ns / 1e6,
            s->bubble_fraction, s->why);
+    if (!s->n_comm)
+        return;
+    printf("%-27s %5s %10s %11s %11s %10s  %s\n", "COMMUNICATION (analytic)", "GPUS",
+           "CALLS", "MB EACH", "us EACH", "ms/STEP", "LINK (GB/s per direction)");
+    for (int i = 0; i < s->n_comm; i++) {
+        const struct rl_llm_comm *c = &s->comm[i];
+        printf("%-27s %5d %10.4g %11.4g %11.4g %10.4g  %s (%.4g, %s)\n", c->name, c->gpus,
+               c->calls, c->bytes / 1e6, c->time_us, c->calls * c->time_us / 1e3, c->link,
+               c->link_gbs, rl_origin_name(c->link_origin));
+    }
 }
 
 static void print_train(const struct llm_run *r)
@@ -326,7 +338,7 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
     static struct rl_llm_step d;
     for (int b = 1; m < 23 && b <= 2 * top && (!cut || b <= r->max_fit); b *= 2) {
         if (rl_llm_step(&r->m, &r->cfg, &r->lay, RL_LLM_DECODE, b, r->seq,
-                        (struct rl_ceilings *)&r->c, &d, err))
+                        (struct rl_ceilings *)&r->c, &r->net, &d, err))
             return RL_EUNSUPPORTED;
         xs[m] = b;
         tps[m] = llm_tokens_per_s(&d);
@@ -335,7 +347,7 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
     }
     if (cut && xs[m - 1] < r->max_fit) { /* the last batch that fits ends the curve */
         if (rl_llm_step(&r->m, &r->cfg, &r->lay, RL_LLM_DECODE, r->max_fit, r->seq,
-                        (struct rl_ceilings *)&r->c, &d, err))
+                        (struct rl_ceilings *)&r->c, &r->net, &d, err))
             return RL_EUNSUPPORTED;
         xs[m] = r->max_fit;
         tps[m] = llm_tokens_per_s(&d);
@@ -429,7 +441,7 @@ static int compute(struct llm_run *r, char *err)
             continue;
         int rc = rl_llm_step(&r->m, &r->cfg, &r->lay,
                              r->lay.train ? RL_LLM_TRAIN : RL_LLM_DECODE, r->batches[i], r->seq,
-                             &r->c, &r->steps[i], err);
+                             &r->c, &r->net, &r->steps[i], err);
         if (rc)
             return rc;
     }
@@ -442,7 +454,7 @@ static int compute(struct llm_run *r, char *err)
                         : 0;
     if (r->params_only || r->lay.train)
         return RL_OK;
-    int rc = rl_llm_step(&r->m, &r->cfg, &r->lay, RL_LLM_PREFILL, 1, r->seq, &r->c,
+    int rc = rl_llm_step(&r->m, &r->cfg, &r->lay, RL_LLM_PREFILL, 1, r->seq, &r->c, &r->net,
                          &r->prefill, err);
     if (rc)
         return rc;
@@ -480,6 +492,8 @@ int cmd_llm(int argc, char **argv)
                                          {"train", no_argument, NULL, 7},
                                          {"recompute", no_argument, NULL, 8},
                                          {"params", required_argument, NULL, 9},
+                                         {"nic-gbps", required_argument, NULL, 10},
+                                         {"nics-per-node", required_argument, NULL, 11},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *model = NULL, *gpu = NULL, *bench_path = NULL, *batches = NULL, *dir = NULL;
@@ -489,6 +503,8 @@ int cmd_llm(int argc, char **argv)
     r.cfg.precision = RL_LLM_BF16;
     r.cfg.kv = RL_LLM_KV_BF16;
     r.lay = RL_LLM_LAYOUT_ONE;
+    r.net.nic_gbps = NAN;
+    r.net.gpus_per_node = LLM_NODE_GPUS;
     bool json = false, do_measure = false, zero_given = false;
     int c, v, device = 0;
     double params = 0;
@@ -544,6 +560,16 @@ int cmd_llm(int argc, char **argv)
             if (end == optarg || *end || !(params >= 1) || !(params <= 1e15))
                 return cli_usage_error("llm", "--params needs a parameter count from 1 to 1e15 "
                                               "(7.5e9), not '%s'", optarg);
+            break;
+        case 10:
+            r.net.nic_gbps = strtod(optarg, &end);
+            if (end == optarg || *end || !(r.net.nic_gbps > 0) || !(r.net.nic_gbps <= 1e5))
+                return cli_usage_error("llm", "--nic-gbps needs a rate in Gb/s per NIC, above 0 "
+                                              "(400), not '%s'", optarg);
+            break;
+        case 11:
+            if (cli_parse_int("llm", "--nics-per-node", optarg, 1, 64, &r.net.nics_per_node))
+                return CLI_USAGE;
             break;
         case 'p':
             if ((v = rl_llm_precision_parse(optarg)) < 0)
@@ -616,6 +642,7 @@ int cmd_llm(int argc, char **argv)
         return CLI_FAIL;
     }
     rl_llm_capacity_of(&r.cap, s ? s->memory_size_gb : NAN);
+    r.net.spec = s;
     if (compute(&r, err)) {
         cli_error("%s", err);
         return CLI_FAIL;

@@ -28,6 +28,7 @@ struct llm_run {
     struct rl_llm_model m;
     struct rl_llm_config cfg;
     struct rl_llm_layout lay;
+    struct rl_llm_net net;             /* how the GPUs are joined */
     struct rl_ceilings c;
     struct rl_llm_capacity cap;        /* NAN without a datasheet */
     bool params_only;                  /* --params: model states only */

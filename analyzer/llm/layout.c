@@ -21,6 +21,7 @@
  */
 #include "analyzer/llm/layout.h"
 
+#include "analyzer/comm/collective.h"
 #include "analyzer/util/error.h"
 
 #include <math.h>
@@ -95,9 +96,114 @@ static void explain(struct rl_llm_step *s, const struct rl_ceilings *c)
     }
 }
 
+int rl_llm_group_nodes(int n, int stride, int gpus_per_node)
+{
+    const long span = (long)n * stride;
+    if (n <= 1 || gpus_per_node < 1 || span <= gpus_per_node)
+        return 1;
+    int nodes = (int)((span + gpus_per_node - 1) / gpus_per_node);
+    if (nodes > n)
+        nodes = n;
+    while (n % nodes)
+        nodes++;
+    return nodes;
+}
+
+/* Time one collective of a group and add it to the step. */
+static int add_comm(struct rl_llm_step *s, const struct rl_llm_net *net, const char *name,
+                    enum rl_collective coll, int gpus, int stride, double bytes, double calls,
+                    bool in_pipeline, char *errmsg)
+{
+    if (gpus < 2 || calls <= 0 || s->n_comm == RL_LLM_MAX_COMM)
+        return RL_OK;
+    if (!net->spec)
+        return rl_fail(errmsg, RL_EINVAL,
+                       "%s: the links between the GPUs are unknown without a datasheet (give "
+                       "--gpu)",
+                       name);
+    const int per_node = net->gpus_per_node > 0 ? net->gpus_per_node : 8;
+    const int nodes = coll == RL_COLL_SENDRECV ? (stride >= per_node ? 2 : 1)
+                                               : rl_llm_group_nodes(gpus, stride, per_node);
+    struct rl_fabric f;
+    struct rl_comm_prediction pr;
+    char err[RL_ERRMSG_SIZE];
+    int rc = rl_fabric_build(&f, net->spec, net->sys, gpus, nodes, net->nic_gbps,
+                             net->nics_per_node, err);
+    if (rc == RL_OK)
+        rc = rl_comm_predict(&f, coll, bytes, &pr, err);
+    if (rc)
+        return rl_fail(errmsg, rc, "%s over %d GPUs on %d node%s: %s", name, gpus, nodes,
+                       nodes == 1 ? "" : "s", err);
+    struct rl_llm_comm *c = &s->comm[s->n_comm++];
+    snprintf(c->name, sizeof c->name, "%s", name);
+    snprintf(c->collective, sizeof c->collective, "%s", rl_collective_name(coll));
+    c->gpus = gpus;
+    c->bytes = bytes;
+    c->calls = calls;
+    c->in_pipeline = in_pipeline;
+    c->time_us = pr.time_us;
+    snprintf(c->link, sizeof c->link, "%s", pr.link);
+    c->link_gbs = pr.link_gbs;
+    c->origin = pr.origin;
+    c->link_origin = pr.link_origin;
+    return RL_OK;
+}
+
+/* The collectives of the layout, per GPU (README "roofline llm"):
+ * TP: Megatron's two all-reduces per layer in the forward (after the
+ * attention's output projection and the MLP's down projection: the f and
+ * g operators of Shoeybi et al. 2019, section 3), two more in the
+ * backward and two in a recomputed forward, of the microbatch's T x H x
+ * ab bytes; PP: each microbatch's activations (T x H x ab) sent to the
+ * next stage, and in training its gradient sent back; EP: an all-to-all
+ * to the experts and one back per layer (twice more in the backward), of
+ * the T k tokens x H x ab each GPU routes; DP (training): the gradients,
+ * 2 bytes per parameter of the GPU, all-reduced once per step; under
+ * ZeRO 1 and 2 a reduce-scatter and an all-gather of the updated 16-bit
+ * parameters (the same volume, Rajbhandari et al. section 7.2.1), under
+ * ZeRO 3 one more all-gather of the parameters (forward and backward each
+ * gather them: 3 x the parameter bytes in all, section 7.2.2). The
+ * vocabulary-parallel embedding's and the loss's small collectives are
+ * left out; no collective overlaps computation. */
+static int layout_comm(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
+                       const struct rl_llm_layout *l, enum rl_llm_phase phase, int micro,
+                       int seq, const struct rl_llm_net *net, struct rl_llm_step *s,
+                       char *errmsg)
+{
+    if (!net || !rl_llm_model_has_shape(m))
+        return RL_OK;
+    const double T = phase == RL_LLM_DECODE ? micro : (double)micro * seq;
+    const double act = T * m->hidden * rl_llm_act_bytes(cfg->precision);
+    const int M = l->microbatches, L = (m->layers + l->pp - 1) / l->pp;
+    const bool train = phase == RL_LLM_TRAIN;
+    const double passes = train ? (l->recompute ? 3 : 2) : 1; /* forwards + backward */
+    int rc = add_comm(s, net, "TP all-reduce", RL_COLL_ALLREDUCE, l->tp, 1, act,
+                      M * L * 2 * passes, true, errmsg);
+    if (rc == RL_OK && m->experts > 1)
+        rc = add_comm(s, net, "EP all-to-all", RL_COLL_ALLTOALL, l->ep, l->tp,
+                      act * m->experts_per_token, M * L * 2 * passes, true, errmsg);
+    if (rc == RL_OK && l->pp > 1)
+        rc = add_comm(s, net, "PP send/recv", RL_COLL_SENDRECV, 2, l->tp * l->ep * l->dp, act,
+                      M * (train ? 2 : 1), true, errmsg);
+    if (rc || !train || l->dp < 2)
+        return rc;
+    const struct rl_llm_split sp = rl_llm_layout_split(l);
+    const double grads = 2 * rl_llm_params_per_gpu(m, &sp), stride = l->tp * l->ep;
+    if (l->zero == 0)
+        return add_comm(s, net, "DP gradient all-reduce", RL_COLL_ALLREDUCE, l->dp, stride,
+                        grads, 1, false, errmsg);
+    rc = add_comm(s, net, "DP gradient reduce-scatter", RL_COLL_REDUCESCATTER, l->dp, stride,
+                  grads, 1, false, errmsg);
+    if (rc == RL_OK)
+        rc = add_comm(s, net, "ZeRO parameter all-gather", RL_COLL_ALLGATHER, l->dp, stride,
+                      grads, l->zero == 3 ? 2 : 1, false, errmsg);
+    return rc;
+}
+
 int rl_llm_step(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
                 const struct rl_llm_layout *lay, enum rl_llm_phase phase, int batch, int seq,
-                struct rl_ceilings *c, struct rl_llm_step *s, char *errmsg)
+                struct rl_ceilings *c, const struct rl_llm_net *net, struct rl_llm_step *s,
+                char *errmsg)
 {
     memset(s, 0, sizeof *s);
     s->phase = phase;
@@ -118,9 +224,16 @@ int rl_llm_step(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
         const struct rl_llm_op *o = &s->micro.ops[i];
         *(o->memory_bound ? &memory : &compute) += o->count * o->time_ns;
     }
+    if ((rc = layout_comm(m, cfg, &s->layout, phase, micro, seq, net, s, errmsg)))
+        return rc;
     double comm_micro = 0, comm_once = 0;
-    for (int i = 0; i < s->n_comm; i++) /* per microbatch unless once per step */
-        comm_micro += s->comm[i].calls * s->comm[i].time_us * 1e3;
+    for (int i = 0; i < s->n_comm; i++) {
+        const double ns = s->comm[i].calls * s->comm[i].time_us * 1e3;
+        if (s->comm[i].in_pipeline)
+            comm_micro += ns / M; /* its calls are per step: M microbatches' */
+        else
+            comm_once += ns;
+    }
     const double t_micro = compute + memory + comm_micro;
     s->compute_ns = M * compute;
     s->memory_ns = M * memory;

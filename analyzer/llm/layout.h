@@ -8,6 +8,21 @@
 
 #define RL_LLM_MAX_COMM 6
 
+struct rl_system;
+
+/* How the layout's GPUs are joined, for the collective model
+ * (analyzer/comm/collective.h: rl_fabric_build over the GPU's datasheet
+ * links, or a system of data/systems). Groups are placed as Megatron-LM
+ * orders ranks, TP fastest, then EP, DP and PP: a group of n GPUs at
+ * stride k spans ceil(n k / gpus_per_node) nodes. */
+struct rl_llm_net {
+    const struct rl_gpu_spec *spec;
+    const struct rl_system *sys;   /* NULL: the GPU's own links */
+    int gpus_per_node;             /* the system's, or 8 */
+    double nic_gbps;               /* between nodes, Gb/s per NIC; NAN: the system's */
+    int nics_per_node;             /* 0: one per GPU */
+};
+
 /* One collective a split adds, timed by the collective model. */
 struct rl_llm_comm {
     char name[32];             /* "TP all-reduce", "PP send/recv", "DP gradients" */
@@ -15,8 +30,10 @@ struct rl_llm_comm {
     int gpus;                  /* in its group */
     double bytes;              /* per call: nccl-tests' size */
     double calls;              /* per step, per GPU */
+    bool in_pipeline;          /* part of each microbatch's stage time (TP, PP, EP);
+                                * else once per step (DP) */
     double time_us;            /* per call */
-    char link[64];             /* the link that binds it */
+    char link[96];             /* the link that binds it */
     double link_gbs;
     enum rl_origin origin;     /* analytic (the collective model), or measured (--comm) */
     enum rl_origin link_origin;
@@ -41,7 +58,7 @@ struct rl_llm_step {
     double flops_per_gpu;             /* the GPU's FLOPs of the step */
     double tokens;                    /* generated (decode) or processed per step */
     enum rl_llm_bound bound;
-    char why[256];                    /* "TP 8 decode is bound by NVLink: 62% ..." */
+    char why[320];                    /* "TP 8 decode is bound by NVLink: 62% ..." */
 };
 
 const char *rl_llm_bound_name(enum rl_llm_bound b); /* "compute", "memory", "communication", "bubble" */
@@ -50,10 +67,17 @@ const char *rl_llm_bound_name(enum rl_llm_bound b); /* "compute", "memory", "com
  * 2021, section 2.2.1): (P - 1) / (M + P - 1). */
 double rl_llm_bubble_fraction(int pp, int microbatches);
 
-/* The step on ceilings c. The layout must pass rl_llm_split_check; 0 or
- * the roofline's error (a roof the GPU lacks). */
+/* The step on ceilings c, its collectives timed on net (NULL: none counted,
+ * as on one GPU). The layout must pass rl_llm_split_check; 0, the
+ * roofline's error (a roof the GPU lacks) or the collective model's (a
+ * group across nodes without a NIC rate, a GPU without links). */
 int rl_llm_step(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
                 const struct rl_llm_layout *lay, enum rl_llm_phase phase, int batch, int seq,
-                struct rl_ceilings *c, struct rl_llm_step *out, char *errmsg);
+                struct rl_ceilings *c, const struct rl_llm_net *net, struct rl_llm_step *out,
+                char *errmsg);
+
+/* Nodes a group of n GPUs at rank stride `stride` spans, gpus_per_node to
+ * a node (a divisor of n). */
+int rl_llm_group_nodes(int n, int stride, int gpus_per_node);
 
 #endif

@@ -1,0 +1,349 @@
+/* check_llm_layout.c - tests of an LLM step on a parallel layout: the collectives each split adds (TP, PP, EP, DP/ZeRO), the bubble in the step, what bounds it; the plan; the published Megatron-LM check. */
+#define _GNU_SOURCE
+#include "test_util.h"
+
+#include "analyzer/comm/collective.h"
+#include "analyzer/llm/layout.h"
+#include "analyzer/llm/llm.h"
+#include "analyzer/llm/memory.h"
+#include "analyzer/model/ceilings.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/json.h"
+#include "analyzer/util/paths.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char data[1024];
+static struct rl_gpu_spec h100;  /* the datasheet, with its NVLink set here */
+static struct rl_ceilings c;
+
+static const struct rl_llm_config bf16 = {RL_LLM_BF16, RL_LLM_KV_BF16};
+
+/* H100 SXM: NVLink 4, 18 links x 25 GB/s per direction = 450, through
+ * NVSwitch; PCIe Gen5 x16, 64 GB/s per direction (the H100 datasheet's
+ * 900 GB/s NVLink is both directions). */
+static void set_links(struct rl_gpu_spec *s)
+{
+    struct rl_gpu_links *l = &s->links;
+    memset(l, 0, sizeof *l);
+    snprintf(l->name, sizeof l->name, "NVLink 4");
+    l->count = 18;
+    l->gbs_per_link = 25;
+    l->gbs = 450;
+    snprintf(l->reach, sizeof l->reach, "switch");
+    l->pcie_gen = 5;
+    l->pcie_lanes = 16;
+    l->pcie_gbs = 64;
+}
+
+static void setup(void)
+{
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_data_dir(data, sizeof data, err), 0);
+    h100 = *rl_test_gpu("h100-sxm");
+    set_links(&h100);
+    ck_assert_int_eq(rl_ceilings_init(&c, &h100, NULL, NULL, false, false, NULL, err), 0);
+}
+
+static struct rl_llm_model load(const char *id)
+{
+    struct rl_llm_model m;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_llm_model_load(&m, data, id, err) == 0, "%s: %s", id, err);
+    return m;
+}
+
+static struct rl_llm_net node_net(void)
+{
+    return (struct rl_llm_net){.spec = &h100, .gpus_per_node = 8, .nic_gbps = NAN};
+}
+
+static const struct rl_llm_comm *find_comm(const struct rl_llm_step *s, const char *name)
+{
+    for (int i = 0; i < s->n_comm; i++)
+        if (strcmp(s->comm[i].name, name) == 0)
+            return &s->comm[i];
+    return NULL;
+}
+
+/* The collective model's time for one call (analyzer/comm: its own tests
+ * check it; here it is what the step must have used). */
+static double predicted_us(enum rl_collective coll, int gpus, int nodes, double nic_gbps,
+                           double bytes)
+{
+    struct rl_fabric f;
+    struct rl_comm_prediction p;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_fabric_build(&f, &h100, NULL, gpus, nodes, nic_gbps, 0, err) == 0, "%s",
+                  err);
+    ck_assert_msg(rl_comm_predict(&f, coll, bytes, &p, err) == 0, "%s", err);
+    return p.time_us;
+}
+
+START_TEST(tp_all_reduces_per_layer)
+{
+    /* Llama-3-70B, TP 8, a prefill of 1 x 2048 tokens: per layer two
+     * all-reduces of b s h x 2 B = 1 x 2048 x 8192 x 2 = 33,554,432 bytes,
+     * 80 layers: 160 per step. On NVLink 4 through NVSwitch (450 GB/s per
+     * direction) the ring takes 2 (8 - 1) = 14 hops of 1.9 us and 33.55 MB
+     * x 2 x 7/8 / 450 GB/s = 130.49 us: 157.09 us each. */
+    struct rl_llm_model m = load("llama-3-70b");
+    struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
+    l.tp = 8;
+    struct rl_llm_net net = node_net();
+    static struct rl_llm_step s;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_PREFILL, 1, 2048, &c, &net, &s, err) == 0,
+                  "%s", err);
+    ck_assert_int_eq(s.n_comm, 1);
+    const struct rl_llm_comm *tp = find_comm(&s, "TP all-reduce");
+    ck_assert_ptr_nonnull(tp);
+    ck_assert_str_eq(tp->collective, "allreduce");
+    ck_assert_int_eq(tp->gpus, 8);
+    ck_assert_double_eq(tp->bytes, 2048.0 * 8192 * 2);
+    ck_assert_double_eq(tp->calls, 160);
+    ck_assert_double_eq_tol(tp->time_us, 14 * 1.9 + 33554432.0 * 1.75 / 450e9 * 1e6, 0.01);
+    ck_assert_double_eq(tp->time_us,
+                        predicted_us(RL_COLL_ALLREDUCE, 8, 1, NAN, 2048.0 * 8192 * 2));
+    ck_assert_int_eq(tp->origin, RL_ORIGIN_ANALYTIC);
+    ck_assert_int_eq(tp->link_origin, RL_ORIGIN_DATASHEET);
+    ck_assert_ptr_nonnull(strstr(tp->link, "NVLink 4"));
+    ck_assert_double_eq_tol(s.comm_ns, 160 * tp->time_us * 1e3, 1e-3);
+    ck_assert_double_eq_tol(s.time_ns, s.compute_ns + s.memory_ns + s.comm_ns, 1e-3);
+    /* Training with recomputation: 2 forward + 2 backward + 2 recomputed
+     * per layer, of the microbatch's tokens (batch 8 over M 8: 1 x 2048). */
+    l.train = true;
+    l.recompute = true;
+    l.microbatches = 8;
+    ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 8, 2048, &c, &net, &s, err) == 0,
+                  "%s", err);
+    tp = find_comm(&s, "TP all-reduce");
+    ck_assert_double_eq(tp->bytes, 2048.0 * 8192 * 2);
+    ck_assert_double_eq(tp->calls, 8 * 80 * 6);
+    /* Decode, batch 64: 64 tokens, 64 x 8192 x 2 = 1 MiB each. */
+    l = RL_LLM_LAYOUT_ONE;
+    l.tp = 8;
+    ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_DECODE, 64, 2048, &c, &net, &s, err) == 0,
+                  "%s", err);
+    tp = find_comm(&s, "TP all-reduce");
+    ck_assert_double_eq(tp->bytes, 64.0 * 8192 * 2);
+    ck_assert_double_eq(tp->calls, 160);
+    /* One GPU: nothing to communicate. */
+    l.tp = 1;
+    ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_DECODE, 1, 2048, &c, &net, &s, err), 0);
+    ck_assert_int_eq(s.n_comm, 0);
+    ck_assert_double_eq(s.comm_ns, 0);
+}
+END_TEST
+
+START_TEST(pipeline_bubble_in_the_step)
+{
+    /* PP 4, M 8 microbatches: the pipeline takes (M + P - 1) t, the bubble
+     * (P - 1) t, 3/11 of it. Llama-3-8B, 32 layers: 8 per stage; a training
+     * batch of 8 sequences, one per microbatch. The activations cross each
+     * stage boundary forward and back: 2 x 8 send/recvs of 2048 x 4096 x 2
+     * bytes. */
+    struct rl_llm_model m = load("llama-3-8b");
+    struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
+    l.pp = 4;
+    l.microbatches = 8;
+    l.train = true;
+    struct rl_llm_net net = node_net();
+    static struct rl_llm_step s;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 8, 2048, &c, &net, &s, err) == 0,
+                  "%s", err);
+    ck_assert_double_eq_tol(s.bubble_fraction, 3.0 / 11, 1e-15);
+    const struct rl_llm_comm *pp = find_comm(&s, "PP send/recv");
+    ck_assert_ptr_nonnull(pp);
+    ck_assert_double_eq(pp->bytes, 2048.0 * 4096 * 2);
+    ck_assert_double_eq(pp->calls, 16);
+    ck_assert_int_eq(s.micro.ops[0].count, 8);
+    /* The pipeline part is (M + P - 1) t with t one microbatch on a stage
+     * (its operators and its share of the send/recvs); the bubble is
+     * (P - 1) t: bubble / (pipeline) = 3 / 11. */
+    const double pipeline = s.compute_ns + s.memory_ns + s.comm_ns + s.bubble_ns -
+                            s.optimizer.time_ns;
+    ck_assert_double_eq_tol(s.bubble_ns / pipeline, 3.0 / 11, 1e-9);
+    ck_assert_double_eq_tol(s.bubble_ns, 3 * (s.micro.time_ns + 2 * pp->time_us * 1e3), 1e-3);
+}
+END_TEST
+
+START_TEST(dp_gradients_and_zero)
+{
+    /* Llama-3-8B, DP 8, training: the gradients, 2 B x 8,030,261,248
+     * parameters = 16,060,522,496 B, all-reduced once per step; ZeRO 1: a
+     * reduce-scatter and an all-gather of as many bytes; ZeRO 3: the
+     * all-gather twice (forward and backward). */
+    struct rl_llm_model m = load("llama-3-8b");
+    struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
+    l.dp = 8;
+    l.train = true;
+    struct rl_llm_net net = node_net();
+    static struct rl_llm_step s;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 8, 2048, &c, &net, &s, err) == 0,
+                  "%s", err);
+    const struct rl_llm_comm *dp = find_comm(&s, "DP gradient all-reduce");
+    ck_assert_ptr_nonnull(dp);
+    ck_assert_double_eq(dp->bytes, 2 * 8030261248.0);
+    ck_assert_double_eq(dp->calls, 1);
+    ck_assert(!dp->in_pipeline);
+    ck_assert_double_eq_tol(s.comm_ns, dp->time_us * 1e3, 1e-3);
+    l.zero = 1;
+    ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 8, 2048, &c, &net, &s, err), 0);
+    ck_assert_ptr_null(find_comm(&s, "DP gradient all-reduce"));
+    ck_assert_double_eq(find_comm(&s, "DP gradient reduce-scatter")->bytes, 2 * 8030261248.0);
+    ck_assert_double_eq(find_comm(&s, "ZeRO parameter all-gather")->calls, 1);
+    /* ZeRO 1 runs Adam on 1/8 of the parameters: 28 B each. */
+    ck_assert_double_eq(s.optimizer.weight_bytes, 28 * 8030261248.0 / 8);
+    l.zero = 3;
+    ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 8, 2048, &c, &net, &s, err), 0);
+    ck_assert_double_eq(find_comm(&s, "ZeRO parameter all-gather")->calls, 2);
+    /* DP 16 spans two nodes of 8: without a NIC rate, said. */
+    l.dp = 16;
+    l.zero = 0;
+    ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 16, 2048, &c, &net, &s, err),
+                     RL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "DP gradient all-reduce over 16 GPUs on 2 nodes"));
+    /* With 8 x 400 Gb/s NICs a node: the ring crosses the NICs. */
+    net.nic_gbps = 400;
+    net.nics_per_node = 8;
+    ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 16, 2048, &c, &net, &s, err) == 0,
+                  "%s", err);
+    dp = find_comm(&s, "DP gradient all-reduce");
+    ck_assert_double_eq(dp->time_us,
+                        predicted_us(RL_COLL_ALLREDUCE, 16, 2, 400, 2 * 8030261248.0));
+    ck_assert_ptr_nonnull(strstr(dp->link, "NIC"));
+    /* Inference replicas do not talk. */
+    l = RL_LLM_LAYOUT_ONE;
+    l.dp = 8;
+    ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_DECODE, 8, 2048, &c, &net, &s, err), 0);
+    ck_assert_int_eq(s.n_comm, 0);
+}
+END_TEST
+
+START_TEST(ep_all_to_all)
+{
+    /* Mixtral-8x7B, EP 8, decode of 64 sequences: 8 per GPU (attention data
+     * parallel over EP); each routes 8 tokens x k 2 x 4096 x 2 B = 131,072
+     * B to the experts and back, per layer (32): 64 all-to-alls. Each GPU
+     * holds 1 expert. */
+    struct rl_llm_model m = load("mixtral-8x7b");
+    struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
+    l.ep = 8;
+    struct rl_llm_net net = node_net();
+    static struct rl_llm_step s;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_DECODE, 64, 2048, &c, &net, &s, err) == 0,
+                  "%s", err);
+    const struct rl_llm_comm *ep = find_comm(&s, "EP all-to-all");
+    ck_assert_ptr_nonnull(ep);
+    ck_assert_str_eq(ep->collective, "alltoall");
+    ck_assert_double_eq(ep->bytes, 8.0 * 2 * 4096 * 2);
+    ck_assert_double_eq(ep->calls, 64);
+    /* The expert GPU serves 8 x 2 token-expert pairs over its one expert
+     * (E / ep = 1): down_proj 2 x 16 x 14336 x 4096 FLOPs. */
+    ck_assert_str_eq(s.micro.ops[10].name, "down_proj");
+    ck_assert_double_eq(s.micro.ops[10].flops, 2.0 * 16 * 14336 * 4096);
+    ck_assert_double_eq_tol(s.micro.ops[10].weight_bytes / (14336.0 * 4096 * 2),
+                            1 - pow(0.75, 64), 1e-12);
+}
+END_TEST
+
+START_TEST(what_bounds_the_step)
+{
+    /* Llama-3-8B decode at batch 1 on one GPU: 100% memory-bound
+     * operators. TP 8 at batch 1: 64 all-reduces of 8 KiB, each some 26.6
+     * us of ring latency (14 hops x 1.9 us), 1.70 ms against 0.4 ms of
+     * weights per GPU: bound by NVLink. */
+    struct rl_llm_model m = load("llama-3-8b");
+    struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
+    struct rl_llm_net net = node_net();
+    static struct rl_llm_step s;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_DECODE, 1, 2048, &c, &net, &s, err), 0);
+    ck_assert_int_eq(s.bound, RL_LLM_BOUND_MEMORY);
+    ck_assert_str_eq(rl_llm_bound_name(s.bound), "memory");
+    ck_assert_ptr_nonnull(strstr(s.why, "one-GPU decode is bound by memory bandwidth: 100% "));
+    l.tp = 8;
+    ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_DECODE, 1, 2048, &c, &net, &s, err), 0);
+    ck_assert_int_eq(s.bound, RL_LLM_BOUND_COMM);
+    char want[160];
+    snprintf(want, sizeof want, "TP 8 decode is bound by NVLink 4 (switch): %.0f%% of the step "
+                                "is TP all-reduce",
+             100 * s.comm_ns / s.time_ns);
+    ck_assert_msg(strcmp(s.why, want) == 0, "%s", s.why);
+    ck_assert_double_eq_tol(find_comm(&s, "TP all-reduce")->time_us,
+                            14 * 1.9 + 8192.0 * 1.75 / 450e9 * 1e6, 0.01);
+    /* PP 8 with one microbatch: 7/8 of the pipeline idles. */
+    l = RL_LLM_LAYOUT_ONE;
+    l.pp = 8;
+    ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_DECODE, 1, 2048, &c, &net, &s, err), 0);
+    ck_assert_int_eq(s.bound, RL_LLM_BOUND_BUBBLE);
+    ck_assert_ptr_nonnull(strstr(s.why, "PP 8 decode is bound by the pipeline bubble"));
+    /* A prefill: compute. */
+    l = RL_LLM_LAYOUT_ONE;
+    ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_PREFILL, 1, 2048, &c, &net, &s, err), 0);
+    ck_assert_int_eq(s.bound, RL_LLM_BOUND_COMPUTE);
+}
+END_TEST
+
+START_TEST(training_flops_six_params_tokens)
+{
+    /* The training step's FLOPs: 6 x params x tokens for the products
+     * (forward 2, backward 4) plus attention, 3 x (4 P nh d + 6 P nh) per
+     * layer with P = S (S + 1) / 2 causal pairs per sequence; plus the
+     * elementwise operators. Llama-3-8B, 1 x 2048, one GPU: the linear
+     * layers' parameters are all but the embedding and the norms. */
+    struct rl_llm_model m = load("llama-3-8b");
+    struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
+    l.train = true;
+    static struct rl_llm_step s;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 1, 2048, &c, NULL, &s, err), 0);
+    double linear = 0, attention = 0;
+    for (int i = 0; i < s.micro.n_ops; i++) {
+        const struct rl_llm_op *o = &s.micro.ops[i];
+        if (o->linear)
+            linear += o->count * o->flops;
+        if (strncmp(o->name, "attn_", 5) == 0 && strcmp(o->name, "attn_norm") != 0)
+            attention += o->count * o->flops;
+    }
+    /* Linear parameters: 8,030,261,248 - embedding 128256 x 4096 - norms
+     * (65 x 4096) = 7,504,924,672. */
+    const double lin_params = 8030261248.0 - 128256.0 * 4096 - 65.0 * 4096;
+    ck_assert_double_eq(linear, 6 * lin_params * 2048);
+    const double P = 2048.0 * 2049 / 2;
+    ck_assert_double_eq(attention, 32 * 3 * (4 * P * 32 * 128 + 6 * P * 32));
+    /* Recomputation runs the forward once more: 8 x params x tokens. */
+    l.recompute = true;
+    ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 1, 2048, &c, NULL, &s, err), 0);
+    linear = 0;
+    for (int i = 0; i < s.micro.n_ops; i++)
+        if (s.micro.ops[i].linear)
+            linear += s.micro.ops[i].count * s.micro.ops[i].flops;
+    ck_assert_double_eq(linear, 8 * lin_params * 2048);
+}
+END_TEST
+
+static Suite *llm_layout_suite(void)
+{
+    Suite *s = suite_create("llm_layout");
+    TCase *core = tcase_create("core");
+    tcase_add_checked_fixture(core, setup, NULL);
+    tcase_set_timeout(core, 60);
+    tcase_add_test(core, tp_all_reduces_per_layer);
+    tcase_add_test(core, pipeline_bubble_in_the_step);
+    tcase_add_test(core, dp_gradients_and_zero);
+    tcase_add_test(core, ep_all_to_all);
+    tcase_add_test(core, what_bounds_the_step);
+    tcase_add_test(core, training_flops_six_params_tokens);
+    suite_add_tcase(s, core);
+    return s;
+}
+
+int main(void) { return rl_test_run(llm_layout_suite()); }
