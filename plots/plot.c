@@ -1341,6 +1341,26 @@ int rl_chart_render(const struct rl_chart *c, const char *out_path, char *errmsg
 
 /* ---- line charts ------------------------------------------------------------ */
 
+/* The head of a line or bar chart's script: what wrote it, the output file
+ * (outfile, from the command line or the path's name) and its terminal. */
+static void script_preamble(struct rl_strbuf *gp, const char *title, const char *base,
+                            const char *out_path, const char *data_note)
+{
+    char term_svg[160], term_png[200], term_pdf[160];
+    struct rl_chart_layout size = {.w = RL_CHART_W, .h = RL_CHART_H};
+    terminals(&size, term_svg, term_png, term_pdf);
+    rl_strbuf_printf(gp, "# %s\n# Written by roofline %s. Edit freely, then redraw with:  "
+                         "gnuplot %s.gp\n# Data: %s.dat, %s.\n",
+                     title, ROOFLINE_VERSION, base, base, data_note);
+    rl_strbuf_printf(gp, "if (!exists(\"outfile\")) outfile = \"%s%s\"\n", base,
+                     strrchr(out_path, '.'));
+    rl_strbuf_printf(gp, "ext = outfile[strlen(outfile)-2:]\n"
+                         "if (ext eq \"pdf\") { set terminal %s } else { if (ext eq \"png\") "
+                         "{ set terminal %s } else { set terminal %s } }\n"
+                         "set output outfile\nset encoding utf8\n",
+                     term_pdf, term_png, term_svg);
+}
+
 int rl_xy_chart_render(const struct rl_xy_chart *c, const char *out_path, char *errmsg)
 {
     char dir[1024], base[512];
@@ -1350,21 +1370,8 @@ int rl_xy_chart_render(const struct rl_xy_chart *c, const char *out_path, char *
     /* Okabe-Ito, as the roofline charts */
     static const char *const colors[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                                          "#E69F00", "#56B4E9", "#000000"};
-    char term_svg[160], term_png[200], term_pdf[160];
-    struct rl_chart_layout size = {.w = RL_CHART_W, .h = RL_CHART_H};
-    terminals(&size, term_svg, term_png, term_pdf);
     struct rl_strbuf gp = {0}, dat = {0};
-    rl_strbuf_printf(&gp, "# %s\n# Written by roofline %s. Edit freely, then redraw with:  "
-                          "gnuplot %s.gp\n# Data: %s.dat, one gnuplot 'index' block per "
-                          "series.\n",
-                     c->title, ROOFLINE_VERSION, base, base);
-    rl_strbuf_printf(&gp, "if (!exists(\"outfile\")) outfile = \"%s%s\"\n", base,
-                     strrchr(out_path, '.'));
-    rl_strbuf_printf(&gp, "ext = outfile[strlen(outfile)-2:]\n"
-                          "if (ext eq \"pdf\") { set terminal %s } else { if (ext eq \"png\") "
-                          "{ set terminal %s } else { set terminal %s } }\n"
-                          "set output outfile\nset encoding utf8\n",
-                     term_pdf, term_png, term_svg);
+    script_preamble(&gp, c->title, base, out_path, "one gnuplot 'index' block per series");
     rl_strbuf_printf(&gp, "set title \"%s\" noenhanced\nset xlabel \"%s\" noenhanced\n"
                           "set ylabel \"%s\" noenhanced\n",
                      c->title, c->xlabel, c->ylabel);
@@ -1432,6 +1439,68 @@ int rl_xy_chart_render(const struct rl_xy_chart *c, const char *out_path, char *
                          colors[(S->color > 0 ? (size_t)S->color - 1 : s) % 7], S->title,
                          s + 1 < c->n_series ? ", \\" : "");
     }
+    if (gp.oom || dat.oom)
+        rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
+    static const char *const ext[] = {"dat"};
+    if (rc == RL_OK)
+        rc = render_files(out_path, dir, base, &gp, ext, &dat, 1, errmsg);
+    rl_strbuf_release(&gp);
+    rl_strbuf_release(&dat);
+    return rc;
+}
+
+/* ---- stacked bars ----------------------------------------------------------- */
+
+int rl_bar_chart_render(const struct rl_bar_chart *c, const char *out_path, char *errmsg)
+{
+    char dir[1024], base[512];
+    int rc = split_path(out_path, dir, sizeof dir, base, sizeof base, errmsg);
+    if (rc)
+        return rc;
+    static const char *const colors[] = {"#0072B2", "#D55E00", "#009E73", "#E69F00",
+                                         "#CC79A7", "#56B4E9"};
+    struct rl_strbuf gp = {0}, dat = {0};
+    script_preamble(&gp, c->title, base, out_path,
+                    "one row per bar: its name, then each part, then the right axis' point");
+    rl_strbuf_printf(&gp, "set title \"%s\" noenhanced\nset xlabel \"%s\" noenhanced\n"
+                          "set ylabel \"%s\" noenhanced\n",
+                     c->title, c->xlabel, c->ylabel);
+    rl_strbuf_printf(&gp, "set grid ytics lc rgb \"#dddddd\"\nset key below horizontal box\n"
+                          "set style data histograms\nset style histogram rowstacked\n"
+                          "set style fill solid 0.85 border rgb \"#333333\"\n"
+                          "set boxwidth 0.6\nset yrange [0:*]\nset xtics nomirror\n"
+                          "set datafile separator \"\\t\"\n");
+    if (c->y2)
+        rl_strbuf_printf(&gp, "set y2label \"%s\" noenhanced\nset y2tics\nset ytics nomirror\n"
+                              "set y2range [0:*]\n",
+                         c->y2label ? c->y2label : "");
+    if (c->y2 && isfinite(c->y2_line))
+        rl_strbuf_printf(&gp, "set arrow 1 from graph 0, second %.8g to graph 1, second %.8g "
+                              "nohead dt (2,3) lc rgb \"#333333\" lw 1.5\n"
+                              "set label 1 \"%s\" at graph 0.99, second %.8g right "
+                              "offset 0,0.6 tc rgb \"#333333\" noenhanced\n",
+                         c->y2_line, c->y2_line, c->y2_line_label ? c->y2_line_label : "",
+                         c->y2_line);
+    rl_strbuf_printf(&dat, "# bar");
+    for (size_t k = 0; k < c->n_stacks; k++)
+        rl_strbuf_printf(&dat, "\t%s", c->stack_titles[k]);
+    rl_strbuf_printf(&dat, "\t%s\n", c->y2 ? c->y2_title : "-");
+    for (size_t i = 0; i < c->n_bars; i++) {
+        rl_strbuf_printf(&dat, "%s", c->bars[i]);
+        for (size_t k = 0; k < c->n_stacks; k++)
+            rl_strbuf_printf(&dat, "\t%.8g", c->values[i * c->n_stacks + k]);
+        rl_strbuf_printf(&dat, "\t%.8g\n", c->y2 ? c->y2[i] : NAN);
+    }
+    rl_strbuf_printf(&gp, "plot \\\n");
+    for (size_t k = 0; k < c->n_stacks; k++)
+        rl_strbuf_printf(&gp, "  \"%s.dat\" using %zu%s lc rgb \"%s\" title \"%s\" "
+                              "noenhanced%s\n",
+                         base, k + 2, k == 0 ? ":xtic(1)" : "", colors[k % 6],
+                         c->stack_titles[k], k + 1 < c->n_stacks || c->y2 ? ", \\" : "");
+    if (c->y2)
+        rl_strbuf_printf(&gp, "  \"%s.dat\" using 0:%zu axes x1y2 with points pt 7 ps 1.2 "
+                              "lc rgb \"#000000\" title \"%s\" noenhanced\n",
+                         base, c->n_stacks + 2, c->y2_title);
     if (gp.oom || dat.oom)
         rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
     static const char *const ext[] = {"dat"};

@@ -190,4 +190,23 @@ struct rl_xy_chart {
 /* Write <out without ext>.gp and .dat atomically and draw out_path. */
 int rl_xy_chart_render(const struct rl_xy_chart *c, const char *out_path, char *errmsg);
 
+/* Stacked bars (an LLM plan's candidates: each step's compute, memory,
+ * communication and bubble) with one point per bar on the right axis
+ * (memory per GPU) and a horizontal line there (the usable memory). */
+struct rl_bar_chart {
+    const char *title, *xlabel, *ylabel;
+    const char *const *bars;        /* each bar's name under it */
+    size_t n_bars;
+    const char *const *stack_titles;
+    size_t n_stacks;
+    const double *values;           /* n_bars x n_stacks, a bar's parts in a row */
+    const double *y2;               /* a point per bar on the right axis; NULL none */
+    const char *y2label, *y2_title;
+    double y2_line;                 /* NAN: none */
+    const char *y2_line_label;
+};
+
+/* Write <out without ext>.gp and .dat atomically and draw out_path. */
+int rl_bar_chart_render(const struct rl_bar_chart *c, const char *out_path, char *errmsg);
+
 #endif

@@ -41,7 +41,11 @@ START_TEST(every_config_and_its_parameters)
     } known[] = {{"llama-2-7b", 6738415616.0},   {"llama-2-13b", 13015864320.0},
                  {"llama-3-8b", 8030261248.0},   {"llama-3-70b", 70553706496.0},
                  {"mistral-7b", 7241732096.0},   {"qwen2.5-7b", 7615616512.0},
-                 {"mixtral-8x7b", 46702792704.0}};
+                 {"mixtral-8x7b", 46702792704.0},
+                 /* Narayanan et al. 2021's 174.6 B: 96 x (12 h^2 + 5 h) + V h + h
+                  * with h 12288, V 51200 (tied), QKV biases. */
+                 {"gpt-3-175b", 96 * (12.0 * 12288 * 12288 + 5.0 * 12288) + 51200.0 * 12288 +
+                                    12288}};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
         struct rl_llm_model m = load(known[i].id);
         ck_assert_msg(rl_llm_params(&m) == known[i].params, "%s: %.0f parameters", known[i].id,
@@ -768,7 +772,8 @@ START_TEST(model_names_and_paths)
     ck_assert_int_eq(rl_llm_model_load(&m, data, "gpt-5", err), RL_ENOTFOUND);
     /* Far from every name: the folder's own list, sorted. */
     snprintf(want, sizeof want,
-             "unknown model 'gpt-5' in %s/models (llama-2-13b, llama-2-7b, llama-3-70b, "
+             "unknown model 'gpt-5' in %s/models (gpt-3-175b, llama-2-13b, llama-2-7b, "
+             "llama-3-70b, "
              "llama-3-8b, mistral-7b, mixtral-8x7b, qwen2.5-7b; or a .json path)",
              data);
     ck_assert_str_eq(err, want);

@@ -6,6 +6,7 @@
 #include "analyzer/llm/layout.h"
 #include "analyzer/llm/llm.h"
 #include "analyzer/llm/memory.h"
+#include "analyzer/llm/plan.h"
 #include "analyzer/model/ceilings.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/json.h"
@@ -330,6 +331,145 @@ START_TEST(training_flops_six_params_tokens)
 }
 END_TEST
 
+/* A100 SXM4 80GB in a DGX A100 (Selene's nodes): NVLink 3, 12 links x 25
+ * GB/s per direction = 300 through NVSwitch; PCIe Gen4 x16, 32 GB/s; eight
+ * ConnectX-6 HDR InfiniBand NICs of 200 Gb/s for the compute fabric. */
+static struct rl_gpu_spec a100;
+static struct rl_ceilings a100_c;
+
+static void a100_setup(void)
+{
+    char err[RL_ERRMSG_SIZE];
+    a100 = *rl_test_gpu("a100-sxm-80gb");
+    struct rl_gpu_links *l = &a100.links;
+    memset(l, 0, sizeof *l);
+    snprintf(l->name, sizeof l->name, "NVLink 3");
+    l->count = 12;
+    l->gbs_per_link = 25;
+    l->gbs = 300;
+    snprintf(l->reach, sizeof l->reach, "switch");
+    l->pcie_gen = 4;
+    l->pcie_lanes = 16;
+    l->pcie_gbs = 32;
+    ck_assert_int_eq(rl_ceilings_init(&a100_c, &a100, NULL, NULL, false, false, NULL, err), 0);
+}
+
+/* Megatron's FLOPs of a training iteration with activation recomputation
+ * (Narayanan et al. 2021, section 5.1): 96 B s l h^2 (1 + s / (6 h) + V /
+ * (16 l h)). */
+static double megatron_flops(double B, double s, double l, double h, double V)
+{
+    return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+}
+
+START_TEST(megatron_gpt3_is_an_upper_bound)
+{
+    /* Narayanan et al. 2021, "Efficient Large-Scale Language Model Training
+     * on GPU Clusters Using Megatron-LM" (SC '21, arXiv 2104.04473),
+     * measured on Selene (DGX A100 80GB nodes, 8 x 200 Gb/s HDR
+     * InfiniBand), sequence 2048, vocabulary 51,200, BF16/FP16 mixed
+     * precision with activation recomputation, microbatch 1:
+     *   Table 2, PTD-P, GPT-3 175B (174.6 B): TP 8 x PP 12 (model-parallel
+     *   size 96), 384 GPUs (DP 4), batch 1536: 153 TFLOP/s per GPU;
+     *   Table 1, the 145.6 B model (h 12288, 96 heads, 80 layers): TP 8,
+     *   PP 8, 1536 GPUs (DP 24), batch 2304: 148 TFLOP/s per GPU.
+     * The prediction is a roofline's: each operator at its roof, nothing
+     * overlapped; what the cluster achieved must not exceed it. The rate
+     * is Megatron's own FLOP count over the predicted step time. */
+    a100_setup();
+    struct rl_llm_model m = load("gpt-3-175b");
+    struct rl_llm_net net = {.spec = &a100, .gpus_per_node = 8, .nic_gbps = 200,
+                             .nics_per_node = 8};
+    static const struct {
+        int layers, pp, gpus, batch;
+        double achieved_tflops;
+        const char *what;
+    } runs[] = {{96, 12, 384, 1536, 153, "Table 2, GPT-3 175B"},
+                {80, 8, 1536, 2304, 148, "Table 1, 145.6B"}};
+    for (size_t i = 0; i < 2; i++) {
+        m.layers = runs[i].layers;
+        struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
+        l.tp = 8;
+        l.pp = runs[i].pp;
+        l.dp = runs[i].gpus / (8 * runs[i].pp);
+        l.microbatches = runs[i].batch / l.dp; /* microbatch 1 */
+        l.train = true;
+        l.recompute = true;
+        static struct rl_llm_step s;
+        char err[RL_ERRMSG_SIZE];
+        ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, runs[i].batch, 2048, &a100_c,
+                                  &net, &s, err) == 0,
+                      "%s", err);
+        const double F = megatron_flops(runs[i].batch, 2048, m.layers, 12288, 51200);
+        const double predicted = F / runs[i].gpus / (s.time_ns * 1e-9) / 1e12;
+        printf("Megatron-LM %s: predicted %.1f TFLOP/s per GPU (bound: %s), achieved %.0f: "
+               "achieved / predicted %.2f\n",
+               runs[i].what, predicted, rl_llm_bound_name(s.bound), runs[i].achieved_tflops,
+               runs[i].achieved_tflops / predicted);
+        ck_assert_msg(predicted >= runs[i].achieved_tflops, "%s: predicted %.1f < achieved %.0f",
+                      runs[i].what, predicted, runs[i].achieved_tflops);
+        /* ... and below the A100's 312 TFLOP/s BF16: a bound that means something. */
+        ck_assert_double_lt(predicted, 312);
+        /* It fitted in 80 GB: so must our memory. */
+        struct rl_llm_memory mem;
+        rl_llm_memory_per_gpu(&m, &bf16, &l, runs[i].batch, 2048, &mem);
+        struct rl_llm_capacity cap;
+        rl_llm_capacity_of(&cap, 80);
+        ck_assert_msg(rl_llm_fits(&mem, &cap), "%s: %.1f GB per GPU", runs[i].what,
+                      mem.total_bytes / 1e9);
+    }
+}
+END_TEST
+
+START_TEST(plan_ranks_the_layouts)
+{
+    /* Llama-3-70B on 8 H100s, decode of 64 sequences at 2048: the splits of
+     * 8 = tp x pp x dp are the ordered factorizations of 2^3 into three,
+     * C(5, 2) = 10, every one valid (64 heads, 8 KV heads, MLP 28672, 80
+     * layers). DP 8 (a whole copy per GPU, 141 GB) cannot fit. */
+    struct rl_llm_model m = load("llama-3-70b");
+    struct rl_llm_net net = node_net();
+    struct rl_llm_capacity cap;
+    rl_llm_capacity_of(&cap, 80);
+    struct rl_llm_plan_request req = {.gpus = 8, .max_tp = 8, .phase = RL_LLM_DECODE,
+                                      .batch = 64, .seq = 2048};
+    struct rl_llm_plan plan;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_llm_plan_build(&m, &bf16, &req, &c, &net, &cap, &plan, err) == 0, "%s",
+                  err);
+    ck_assert_uint_eq(plan.n, 10);
+    ck_assert_uint_ge(plan.n_fit, 1);
+    for (size_t i = 0; i < plan.n; i++) {
+        const struct rl_llm_layout *l = &plan.c[i].step.layout;
+        ck_assert_int_eq(l->tp * l->pp * l->dp * l->ep, 8);
+        ck_assert(plan.c[i].fits == (i < plan.n_fit));
+        if (i + 1 < plan.n_fit) /* fastest first */
+            ck_assert_double_le(plan.c[i].step.time_ns, plan.c[i + 1].step.time_ns);
+        if (l->dp == 8)
+            ck_assert(!plan.c[i].fits);
+        /* the candidate's memory is the layout's */
+        struct rl_llm_memory mem;
+        rl_llm_memory_per_gpu(&m, &bf16, l, 64, 2048, &mem);
+        ck_assert_double_eq(mem.total_bytes, plan.c[i].mem.total_bytes);
+    }
+    rl_llm_plan_release(&plan);
+    /* Seven GPUs: TP must divide 64 heads: TP 1 only, PP 7 or DP 7. */
+    req.gpus = 7;
+    ck_assert_int_eq(rl_llm_plan_build(&m, &bf16, &req, &c, &net, &cap, &plan, err), 0);
+    ck_assert_uint_eq(plan.n, 2);
+    rl_llm_plan_release(&plan);
+    /* Mixtral on 8: EP is a fourth degree. */
+    struct rl_llm_model x = load("mixtral-8x7b");
+    req.gpus = 8;
+    ck_assert_int_eq(rl_llm_plan_build(&x, &bf16, &req, &c, &net, &cap, &plan, err), 0);
+    bool ep = false;
+    for (size_t i = 0; i < plan.n; i++)
+        ep |= plan.c[i].step.layout.ep > 1;
+    ck_assert(ep);
+    rl_llm_plan_release(&plan);
+}
+END_TEST
+
 static Suite *llm_layout_suite(void)
 {
     Suite *s = suite_create("llm_layout");
@@ -342,6 +482,8 @@ static Suite *llm_layout_suite(void)
     tcase_add_test(core, ep_all_to_all);
     tcase_add_test(core, what_bounds_the_step);
     tcase_add_test(core, training_flops_six_params_tokens);
+    tcase_add_test(core, megatron_gpt3_is_an_upper_bound);
+    tcase_add_test(core, plan_ranks_the_layouts);
     suite_add_tcase(s, core);
     return s;
 }

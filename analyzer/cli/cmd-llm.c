@@ -465,10 +465,12 @@ static int compute(struct llm_run *r, char *err)
     return RL_OK;
 }
 
-static const char *const kv_precisions[] = {"bf16", "fp16", "fp8", NULL};
+const char *const llm_kv_precisions[] = {"bf16", "fp16", "fp8", NULL};
 
 int cmd_llm(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "plan") == 0)
+        return cmd_llm_plan(argc - 1, argv + 1);
     const char *precisions[RL_LLM_W4A16 + 2];
     for (int p = 0; p <= RL_LLM_W4A16; p++)
         precisions[p] = rl_llm_precision_name((enum rl_llm_precision)p);
@@ -578,7 +580,7 @@ int cmd_llm(int argc, char **argv)
             break;
         case 'k':
             if ((v = rl_llm_kv_parse(optarg)) < 0)
-                return cli_unknown_name("llm", "KV cache precision", optarg, kv_precisions);
+                return cli_unknown_name("llm", "KV cache precision", optarg, llm_kv_precisions);
             r.cfg.kv = (enum rl_llm_kv)v;
             break;
         case 'h': fputs(usage_text, stdout); return CLI_OK;

@@ -74,6 +74,9 @@ int llm_write_json(FILE *f, const struct llm_run *r);
  * (reported). */
 int llm_measure(struct llm_run *r, const char *dir, int device);
 
+/* The KV cache precisions, NULL-terminated (usage errors list them). */
+extern const char *const llm_kv_precisions[];
+
 /* `roofline llm plan` (cmd-llm-plan.c). */
 int cmd_llm_plan(int argc, char **argv);
 

@@ -129,8 +129,13 @@ static int add_comm(struct rl_llm_step *s, const struct rl_llm_net *net, const c
     char err[RL_ERRMSG_SIZE];
     int rc = rl_fabric_build(&f, net->spec, net->sys, gpus, nodes, net->nic_gbps,
                              net->nics_per_node, err);
+    /* Every group of the layout runs its collective at once: groups of g
+     * GPUs per node across nodes share the node's NICs, per_node / g of
+     * them (8 DP groups of one GPU per node: an eighth of the NICs each). */
+    const double g = (double)gpus / nodes;
+    const double share = nodes > 1 && g < per_node ? per_node / g : 1;
     if (rc == RL_OK)
-        rc = rl_comm_predict(&f, coll, bytes, &pr, err);
+        rc = rl_comm_predict(&f, coll, bytes * share, &pr, err);
     if (rc)
         return rl_fail(errmsg, rc, "%s over %d GPUs on %d node%s: %s", name, gpus, nodes,
                        nodes == 1 ? "" : "s", err);
@@ -140,6 +145,7 @@ static int add_comm(struct rl_llm_step *s, const struct rl_llm_net *net, const c
     c->gpus = gpus;
     c->bytes = bytes;
     c->calls = calls;
+    c->nic_share = 1 / share;
     c->in_pipeline = in_pipeline;
     c->time_us = pr.time_us;
     snprintf(c->link, sizeof c->link, "%s", pr.link);

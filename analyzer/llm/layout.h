@@ -33,6 +33,8 @@ struct rl_llm_comm {
     bool in_pipeline;          /* part of each microbatch's stage time (TP, PP, EP);
                                 * else once per step (DP) */
     double time_us;            /* per call */
+    double nic_share;          /* of the node's NICs this group has (the rest carry
+                                * the other groups' same collective); 1 inside a node */
     char link[96];             /* the link that binds it */
     double link_gbs;
     enum rl_origin origin;     /* analytic (the collective model), or measured (--comm) */

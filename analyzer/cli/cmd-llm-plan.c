@@ -1,0 +1,393 @@
+/* cmd-llm-plan.c - `roofline llm plan`: every TP x PP x DP (x EP) layout of N GPUs that holds a model, ranked by predicted step time, with what bounds each. */
+#define _GNU_SOURCE
+#include "analyzer/cli/cli.h"
+#include "analyzer/cli/cmd-llm.h"
+
+#include "analyzer/llm/plan.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/fileio.h"
+#include "analyzer/util/outset.h"
+#include "analyzer/util/paths.h"
+#include "analyzer/util/strbuf.h"
+#include "plots/plot.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: roofline llm plan --model M --gpus N [--gpu G] [--bench FILE]\n"
+    "                         [--train [--recompute] [--zero S]] [--prefill]\n"
+    "                         [--batch B] [--seq S] [--precision P] [--kv-precision P]\n"
+    "                         [--nic-gbps R [--nics-per-node K]] [--top K]\n"
+    "                         [--json] [-o DIR]\n"
+    "\n"
+    "Enumerate the layouts of N GPUs, TP x PP x DP (x EP for a mixture of experts)\n"
+    "= N with TP inside a node, that hold the model; predict each one's step\n"
+    "(`roofline llm` on that layout: the roofline time of one GPU's operators, the\n"
+    "collectives of the split on the collective model, the pipeline bubble), rank\n"
+    "them by tokens/s and print the best few with what bounds them and their\n"
+    "memory per GPU. Every figure is analytic.\n"
+    "\n"
+    "  --model M          a model of data/models or a .json config\n"
+    "  --gpus N           GPUs in all\n"
+    "  --gpu G            datasheet (default h200, or the bench file's GPU)\n"
+    "  --bench FILE       measured ceilings from `roofline bench`\n"
+    "  --train            plan a training step (forward, backward, optimizer); else\n"
+    "                     a decode step (--prefill: a prefill)\n"
+    "  --recompute        training: full activation recomputation\n"
+    "  --zero S           training: ZeRO stage 0 (default), 1, 2, 3\n"
+    "  --batch B          sequences per step over all GPUs (default 64; training 512)\n"
+    "  --seq S            context (decode) or sequence length (default 2048)\n"
+    "  --precision P      bf16 (default), fp16, fp8, w8a8, w4a16\n"
+    "  --kv-precision P   bf16 (default), fp16, fp8\n"
+    "  --nic-gbps R       between nodes: NICs of R Gb/s, --nics-per-node K (default\n"
+    "                     one per GPU); needed when N is more than a node (8)\n"
+    "  --top K            layouts printed (default 5; the JSON has every one)\n"
+    "  --json             JSON instead of the table\n"
+    "  -o DIR             also write DIR/plan.json and DIR/llm-plan.svg (each\n"
+    "                     candidate's step split into compute, memory,\n"
+    "                     communication and bubble, and its memory per GPU)\n";
+
+struct plan_run {
+    struct rl_llm_model m;
+    struct rl_llm_config cfg;
+    struct rl_llm_plan_request req;
+    struct rl_ceilings c;
+    struct rl_llm_net net;
+    struct rl_llm_capacity cap;
+    struct rl_llm_plan plan;
+    int top;
+};
+
+static const char *phase_name(enum rl_llm_phase p)
+{
+    return p == RL_LLM_DECODE ? "decode" : p == RL_LLM_PREFILL ? "prefill" : "training";
+}
+
+static void layout_name(const struct rl_llm_layout *l, char *b, size_t n, bool ep)
+{
+    if (ep)
+        snprintf(b, n, "%dx%dx%dx%d", l->tp, l->pp, l->dp, l->ep);
+    else
+        snprintf(b, n, "%dx%dx%d", l->tp, l->pp, l->dp);
+}
+
+static void print_plan(const struct plan_run *p)
+{
+    const bool moe = p->m.experts > 1;
+    printf("%s on %d x %s: %s, batch %d, sequences of %d (analytic)\n", p->m.name, p->req.gpus,
+           p->c.gpu_name, phase_name(p->req.phase), p->req.batch, p->req.seq);
+    printf("%zu layout%s of %d GPU%s (TP x PP x DP%s, TP within %d), %zu fit in %.2f GB per "
+           "GPU (%.2f GB less a %.2f GB reserve)\n\n",
+           p->plan.n, p->plan.n == 1 ? "" : "s", p->req.gpus, p->req.gpus == 1 ? "" : "s",
+           moe ? " x EP" : "",
+           p->req.max_tp, p->plan.n_fit, p->cap.usable_bytes / 1e9,
+           p->cap.gpu_memory_bytes / 1e9, p->cap.reserve_bytes / 1e9);
+    printf("%4s %-12s %5s %10s %12s %9s %9s %9s %9s %9s %7s  %s\n", "RANK",
+           moe ? "TPxPPxDPxEP" : "TPxPPxDP", "M", "STEP ms", "TOKENS/s", "MEM GB", "COMPUTE",
+           "MEMORY", "COMM", "BUBBLE", "TFLOP/s", "BOUND");
+    size_t shown = 0;
+    for (size_t i = 0; i < p->plan.n_fit && shown < (size_t)p->top; i++, shown++) {
+        const struct rl_llm_candidate *k = &p->plan.c[i];
+        const struct rl_llm_step *s = &k->step;
+        char name[48];
+        layout_name(&s->layout, name, sizeof name, moe);
+        printf("%4zu %-12s %5d %10.4g %12.4g %9.2f %8.1f%% %8.1f%% %8.1f%% %8.1f%% %7.4g  %s\n",
+               i + 1, name, s->layout.microbatches, s->time_ns / 1e6, k->tokens_per_s,
+               k->mem.total_bytes / 1e9, 100 * s->compute_ns / s->time_ns,
+               100 * s->memory_ns / s->time_ns, 100 * s->comm_ns / s->time_ns,
+               100 * s->bubble_ns / s->time_ns, s->flops_per_gpu / s->time_ns / 1e3,
+               rl_llm_bound_name(s->bound));
+    }
+    if (p->plan.n_fit) {
+        const struct rl_llm_step *b = &p->plan.c[0].step;
+        printf("\nbest: %s\n", b->why);
+    } else {
+        const struct rl_llm_candidate *k = &p->plan.c[0];
+        char name[48];
+        layout_name(&k->step.layout, name, sizeof name, moe);
+        printf("none fits: the least memory per GPU is %.2f GB (%s), of %.2f GB usable\n",
+               k->mem.total_bytes / 1e9, name, p->cap.usable_bytes / 1e9);
+    }
+}
+
+static void num(FILE *f, const char *key, double v, bool first)
+{
+    fprintf(f, "%s\"%s\": ", first ? "" : ", ", key);
+    rl_fput_json_number(f, v);
+}
+
+static int write_json(FILE *f, const struct plan_run *p)
+{
+    fputs("{\n  \"schema_version\": 1,\n  \"origin\": \"analytic\",\n  \"model\": ", f);
+    rl_fput_json_string(f, p->m.id);
+    fputs(",\n  \"gpu\": ", f);
+    rl_fput_json_string(f, p->c.gpu_name);
+    fprintf(f, ",\n  \"gpus\": %d,\n  \"phase\": \"%s\",\n  \"batch\": %d,\n  \"seq\": %d,\n  "
+               "\"max_tp\": %d,\n  ",
+            p->req.gpus, phase_name(p->req.phase), p->req.batch, p->req.seq, p->req.max_tp);
+    num(f, "gpu_memory_bytes", p->cap.gpu_memory_bytes, true);
+    fputs(",\n  ", f);
+    num(f, "reserve_bytes", p->cap.reserve_bytes, true);
+    fprintf(f, ",\n  \"layouts\": %zu,\n  \"layouts_that_fit\": %zu,\n  \"candidates\": [",
+            p->plan.n, p->plan.n_fit);
+    for (size_t i = 0; i < p->plan.n; i++) {
+        const struct rl_llm_candidate *k = &p->plan.c[i];
+        const struct rl_llm_step *s = &k->step;
+        const struct rl_llm_layout *l = &s->layout;
+        fprintf(f, "%s\n    {\"rank\": ", i ? "," : "");
+        if (k->fits)
+            fprintf(f, "%zu", i + 1);
+        else
+            fputs("null", f);
+        fprintf(f, ", \"layout\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"ep\": %d, \"zero\": %d, "
+                   "\"microbatches\": %d}, \"fits\": %s",
+                l->tp, l->pp, l->dp, l->ep, l->zero, l->microbatches,
+                k->fits ? "true" : "false");
+        num(f, "step_ms", s->time_ns / 1e6, false);
+        num(f, "tokens_per_s", k->tokens_per_s, false);
+        num(f, "compute_ms", s->compute_ns / 1e6, false);
+        num(f, "memory_ms", s->memory_ns / 1e6, false);
+        num(f, "comm_ms_per_step", s->comm_ns / 1e6, false);
+        num(f, "bubble_ms", s->bubble_ns / 1e6, false);
+        num(f, "pipeline_bubble_fraction", s->bubble_fraction, false);
+        num(f, "tflops_per_gpu", s->flops_per_gpu / s->time_ns / 1e3, false);
+        fputs(", \"memory_per_gpu_bytes\": {", f);
+        num(f, "weights", k->mem.weights_bytes, true);
+        num(f, "kv_cache", k->mem.kv_cache_bytes, false);
+        num(f, "activations", k->mem.activations_bytes, false);
+        num(f, "gradients", k->mem.gradients_bytes, false);
+        num(f, "optimizer", k->mem.optimizer_bytes, false);
+        num(f, "total", k->mem.total_bytes, false);
+        fputs("}", f);
+        num(f, "model_state_bytes_per_gpu", k->mem.model_state_bytes, false);
+        fprintf(f, ", \"bound\": \"%s\", \"bound_reason\": ", rl_llm_bound_name(s->bound));
+        rl_fput_json_string(f, s->why);
+        fputs("}", f);
+    }
+    fputs("\n  ]\n}\n", f);
+    return ferror(f) ? -1 : 0;
+}
+
+/* The best candidates' steps as stacked bars, memory per GPU beside. */
+static int chart(const struct plan_run *p, const char *dir, char *err)
+{
+    enum { MAX_BARS = 10 };
+    static char names[MAX_BARS][48];
+    const char *bars[MAX_BARS];
+    double values[MAX_BARS * 4], mem[MAX_BARS];
+    size_t n = 0;
+    for (size_t i = 0; i < p->plan.n_fit && n < MAX_BARS; i++, n++) {
+        const struct rl_llm_step *s = &p->plan.c[i].step;
+        layout_name(&s->layout, names[n], sizeof names[n], p->m.experts > 1);
+        bars[n] = names[n];
+        values[4 * n] = s->compute_ns / 1e6;
+        values[4 * n + 1] = s->memory_ns / 1e6;
+        values[4 * n + 2] = s->comm_ns / 1e6;
+        values[4 * n + 3] = s->bubble_ns / 1e6;
+        mem[n] = p->plan.c[i].mem.total_bytes / 1e9;
+    }
+    if (!n)
+        return RL_OK; /* nothing fits: nothing to draw (said in the output) */
+    static const char *const stacks[] = {"compute", "memory", "communication", "bubble"};
+    char title[256], xl[96], line[64], path[4096];
+    snprintf(title, sizeof title, "%s on %d x %s: %s step of the best layouts", p->m.name,
+             p->req.gpus, p->c.gpu_name, phase_name(p->req.phase));
+    snprintf(xl, sizeof xl, "layout (TP x PP x DP%s), fastest first",
+             p->m.experts > 1 ? " x EP" : "");
+    snprintf(line, sizeof line, "usable: %.1f GB", p->cap.usable_bytes / 1e9);
+    struct rl_bar_chart bc = {.title = title, .xlabel = xl, .ylabel = "step time (ms)",
+                              .bars = bars, .n_bars = n, .stack_titles = stacks, .n_stacks = 4,
+                              .values = values, .y2 = mem, .y2label = "memory per GPU (GB)",
+                              .y2_title = "memory per GPU (GB)",
+                              .y2_line = p->cap.usable_bytes / 1e9, .y2_line_label = line};
+    snprintf(path, sizeof path, "%s/llm-plan.svg", dir);
+    return rl_bar_chart_render(&bc, path, err);
+}
+
+static int write_files(struct plan_run *p, const char *dir, char *err, int *chart_rc)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/plan.json", dir);
+    struct rl_atomic_file f;
+    int rc = rl_atomic_open(&f, path, err);
+    if (rc == RL_OK && write_json(f.fp, p)) {
+        rl_atomic_abort(&f);
+        rc = rl_fail(err, RL_EIO, "'%s': write failed", path);
+    }
+    if (rc == RL_OK)
+        rc = rl_atomic_commit(&f, err);
+    if (rc) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    *chart_rc = chart(p, dir, err);
+    return cli_chart_status(*chart_rc, err);
+}
+
+int cmd_llm_plan(int argc, char **argv)
+{
+    static const struct option opts[] = {{"model", required_argument, NULL, 'm'},
+                                         {"gpu", required_argument, NULL, 'g'},
+                                         {"gpus", required_argument, NULL, 'N'},
+                                         {"bench", required_argument, NULL, 'b'},
+                                         {"batch", required_argument, NULL, 'B'},
+                                         {"seq", required_argument, NULL, 's'},
+                                         {"precision", required_argument, NULL, 'p'},
+                                         {"kv-precision", required_argument, NULL, 'k'},
+                                         {"train", no_argument, NULL, 't'},
+                                         {"prefill", no_argument, NULL, 'P'},
+                                         {"recompute", no_argument, NULL, 'r'},
+                                         {"zero", required_argument, NULL, 'z'},
+                                         {"nic-gbps", required_argument, NULL, 1},
+                                         {"nics-per-node", required_argument, NULL, 2},
+                                         {"top", required_argument, NULL, 'T'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *precisions[RL_LLM_W4A16 + 2];
+    for (int i = 0; i <= RL_LLM_W4A16; i++)
+        precisions[i] = rl_llm_precision_name((enum rl_llm_precision)i);
+    precisions[RL_LLM_W4A16 + 1] = NULL;
+    static struct plan_run p;
+    memset(&p, 0, sizeof p);
+    p.cfg.precision = RL_LLM_BF16;
+    p.cfg.kv = RL_LLM_KV_BF16;
+    p.req.phase = RL_LLM_DECODE;
+    p.req.seq = 2048;
+    p.req.max_tp = LLM_NODE_GPUS;
+    p.net.nic_gbps = NAN;
+    p.net.gpus_per_node = LLM_NODE_GPUS;
+    p.top = 5;
+    const char *model = NULL, *gpu = NULL, *bench_path = NULL, *dir = NULL;
+    bool json = false, prefill = false;
+    int c, v;
+    char *end;
+    static const char optstring[] = "ho:";
+    optind = 1;
+    while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
+        switch (c) {
+        case 'm': model = optarg; break;
+        case 'g': gpu = optarg; break;
+        case 'b': bench_path = optarg; break;
+        case 'o': dir = optarg; break;
+        case 'j': json = true; break;
+        case 't': p.req.phase = RL_LLM_TRAIN; break;
+        case 'P': prefill = true; break;
+        case 'r': p.req.recompute = true; break;
+        case 'N':
+            if (cli_parse_int("llm plan", "--gpus", optarg, 1, 65536, &p.req.gpus))
+                return CLI_USAGE;
+            break;
+        case 'B':
+            if (cli_parse_int("llm plan", "--batch", optarg, 1, 1000000, &p.req.batch))
+                return CLI_USAGE;
+            break;
+        case 's':
+            if (cli_parse_int("llm plan", "--seq", optarg, 1, 10000000, &p.req.seq))
+                return CLI_USAGE;
+            break;
+        case 'z':
+            if (cli_parse_int("llm plan", "--zero", optarg, 0, 3, &p.req.zero))
+                return CLI_USAGE;
+            break;
+        case 'T':
+            if (cli_parse_int("llm plan", "--top", optarg, 1, 1000, &p.top))
+                return CLI_USAGE;
+            break;
+        case 1:
+            p.net.nic_gbps = strtod(optarg, &end);
+            if (end == optarg || *end || !(p.net.nic_gbps > 0) || !(p.net.nic_gbps <= 1e5))
+                return cli_usage_error("llm plan", "--nic-gbps needs a rate in Gb/s per NIC, "
+                                                   "above 0 (400), not '%s'", optarg);
+            break;
+        case 2:
+            if (cli_parse_int("llm plan", "--nics-per-node", optarg, 1, 64,
+                              &p.net.nics_per_node))
+                return CLI_USAGE;
+            break;
+        case 'p':
+            if ((v = rl_llm_precision_parse(optarg)) < 0)
+                return cli_unknown_name("llm plan", "precision", optarg, precisions);
+            p.cfg.precision = (enum rl_llm_precision)v;
+            break;
+        case 'k':
+            if ((v = rl_llm_kv_parse(optarg)) < 0)
+                return cli_unknown_name("llm plan", "KV cache precision", optarg,
+                                        llm_kv_precisions);
+            p.cfg.kv = (enum rl_llm_kv)v;
+            break;
+        case 'h': fputs(usage_text, stdout); return CLI_OK;
+        default: return cli_option_error("llm plan", optstring, opts, argv);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("llm plan", "unexpected argument '%s'", argv[optind]);
+    if (!model)
+        return cli_usage_error("llm plan", "--model is required (e.g. llama-3-70b)");
+    if (!p.req.gpus)
+        return cli_usage_error("llm plan", "--gpus is required (the GPUs to lay out)");
+    const bool train = p.req.phase == RL_LLM_TRAIN;
+    if (prefill && train)
+        return cli_usage_error("llm plan", "--prefill or --train, not both");
+    if ((p.req.recompute || p.req.zero) && !train)
+        return cli_usage_error("llm plan", "--recompute and --zero are for training (--train)");
+    if (prefill)
+        p.req.phase = RL_LLM_PREFILL;
+    if (!p.req.batch)
+        p.req.batch = train ? 512 : prefill ? 1 : 64;
+    char err[RL_ERRMSG_SIZE], data[4096];
+    if (rl_data_dir(data, sizeof data, err) || rl_llm_model_load(&p.m, data, model, err)) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    static struct rl_bench_ceilings bench;
+    const struct rl_bench_ceilings *b;
+    const struct rl_gpu_spec *s;
+    if (cli_ceiling_sources(gpu, bench_path, bench_path ? NULL : "h200", &bench, &b, &s))
+        return CLI_FAIL;
+    if (rl_ceilings_init(&p.c, s, b, NULL, false, false, NULL, err)) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    if (!s) {
+        cli_error("llm plan needs the GPU's datasheet (its memory and links): give --gpu");
+        return CLI_FAIL;
+    }
+    rl_llm_capacity_of(&p.cap, s->memory_size_gb);
+    p.net.spec = s;
+    if (rl_llm_plan_build(&p.m, &p.cfg, &p.req, &p.c, &p.net, &p.cap, &p.plan, err)) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    struct rl_outset set = {0};
+    const char *stage = NULL;
+    int status = CLI_OK, chart_rc = RL_OK;
+    if (dir && rl_outset_folder(&set, dir, "plan", &stage, err)) {
+        cli_error("%s", err);
+        rl_llm_plan_release(&p.plan);
+        return CLI_FAIL;
+    }
+    cli_outset_show(&set);
+    if (json)
+        write_json(stdout, &p);
+    else
+        print_plan(&p);
+    if (dir)
+        status = write_files(&p, stage, err, &chart_rc);
+    if (status == CLI_OK && dir && rl_outset_commit(&set, err)) {
+        cli_error("%s", err);
+        status = CLI_FAIL;
+    }
+    rl_outset_abort(&set);
+    cli_outset_show(NULL);
+    if (status == CLI_OK && dir && !json)
+        printf("\nwrote %s/plan.json%s\n", dir,
+               chart_rc == RL_ENOTOOL ? " and the chart script (no image: gnuplot missing)"
+               : p.plan.n_fit         ? ", llm-plan.svg"
+                                      : "");
+    rl_llm_plan_release(&p.plan);
+    return status;
+}

@@ -1,0 +1,48 @@
+/* plan.h - which parallel layout of N GPUs runs a model fastest: every TP x PP x DP (x EP) split that fits, ranked by predicted step time. */
+#ifndef RL_LLM_PLAN_H
+#define RL_LLM_PLAN_H
+
+#include "analyzer/llm/layout.h"
+#include "analyzer/llm/memory.h"
+
+#include <stddef.h>
+
+/* What to plan for. */
+struct rl_llm_plan_request {
+    int gpus;                  /* N: tp x pp x dp x ep = N */
+    int max_tp;                /* TP stays inside a scale-up domain (8 in a DGX node) */
+    enum rl_llm_phase phase;   /* RL_LLM_DECODE, RL_LLM_PREFILL or RL_LLM_TRAIN */
+    int batch, seq;            /* sequences per step over all GPUs; context or length */
+    int zero;                  /* training: ZeRO stage */
+    bool recompute;            /* training: full recomputation */
+};
+
+/* One layout: its step (the best microbatch count that fits) and memory. */
+struct rl_llm_candidate {
+    struct rl_llm_step step;   /* step.layout is the layout */
+    struct rl_llm_memory mem;
+    bool fits;
+    double tokens_per_s;
+};
+
+struct rl_llm_plan {
+    struct rl_llm_candidate *c; /* those that fit, fastest first, then those that do not
+                                 * (least memory first) */
+    size_t n, n_fit;
+};
+
+/* Enumerate every split of req->gpus GPUs (tp dividing heads, within
+ * max_tp; pp at most the layers; ep dividing the experts of a MoE; dp the
+ * rest) that rl_llm_split_check accepts; for each, the microbatch counts
+ * M = 1 and pp x 2^k up to the sequences of a GPU, keeping the fastest
+ * that fits (else the one of least memory); rank. 0, RL_ENOMEM, RL_EINVAL
+ * (no split of N exists) or the first step's error (the collective model:
+ * nodes without a NIC rate). The plan is released with
+ * rl_llm_plan_release. */
+int rl_llm_plan_build(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
+                      const struct rl_llm_plan_request *req, struct rl_ceilings *c,
+                      const struct rl_llm_net *net, const struct rl_llm_capacity *cap,
+                      struct rl_llm_plan *out, char *errmsg);
+void rl_llm_plan_release(struct rl_llm_plan *p);
+
+#endif
