@@ -278,6 +278,7 @@ START_TEST(what_bounds_the_step)
                                 "is TP all-reduce",
              100 * s.comm_ns / s.time_ns);
     ck_assert_msg(strcmp(s.why, want) == 0, "%s", s.why);
+    printf("Llama-3-8B on H100s, batch 1: %s\n", s.why);
     ck_assert_double_eq_tol(find_comm(&s, "TP all-reduce")->time_us,
                             14 * 1.9 + 8192.0 * 1.75 / 450e9 * 1e6, 0.01);
     /* PP 8 with one microbatch: 7/8 of the pipeline idles. */

@@ -99,6 +99,9 @@ static void fit_json(FILE *f, const struct llm_run *r)
         num(f, "bytes", c->bytes, false);
         num(f, "calls_per_step", c->calls, false);
         num(f, "time_us", c->time_us, false);
+        num(f, "ms_per_step", c->calls * c->time_us / 1e3, false);
+        num(f, "nic_share", c->nic_share, false);
+        fprintf(f, ", \"in_pipeline\": %s", c->in_pipeline ? "true" : "false");
         fputs(", \"link\": ", f);
         rl_fput_json_string(f, c->link);
         num(f, "link_gbs", c->link_gbs, false);
