@@ -471,6 +471,57 @@ START_TEST(plan_ranks_the_layouts)
 }
 END_TEST
 
+START_TEST(plan_command)
+{
+    struct rl_run r = rl_test_cli(NULL, "llm", "plan", "--model", "llama-3-8b", "--gpus", "1",
+                                  "--gpu", "h100-sxm", "--json", (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    cJSON *doc = cJSON_Parse(r.out);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_str_eq(rl_json_string(doc, "origin"), "analytic");
+    ck_assert_str_eq(rl_json_string(doc, "phase"), "decode");
+    ck_assert_double_eq(rl_json_number(doc, "layouts"), 1);
+    const cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "candidates"), 0);
+    ck_assert_double_eq(rl_json_number(k, "rank"), 1);
+    ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(k, "fits")));
+    ck_assert_str_eq(rl_json_string(k, "bound"), "memory");
+    static const char *const keys[] = {"layout", "step_ms", "tokens_per_s", "compute_ms",
+                                       "memory_ms", "comm_ms_per_step", "bubble_ms",
+                                       "pipeline_bubble_fraction", "memory_per_gpu_bytes",
+                                       "model_state_bytes_per_gpu", "bound_reason"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        ck_assert_msg(cJSON_GetObjectItem(k, keys[i]), "no %s", keys[i]);
+    cJSON_Delete(doc);
+    rl_run_release(&r);
+    /* Text: the table and the best one's sentence. */
+    r = rl_test_cli(NULL, "llm", "plan", "--model", "llama-3-8b", "--gpus", "1", "--gpu",
+                    "h100-sxm", (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "best: one-GPU decode is bound by memory bandwidth"));
+    rl_run_release(&r);
+    /* Llama-3-70B does not fit one H100: said, with the least it needs. */
+    r = rl_test_cli(NULL, "llm", "plan", "--model", "llama-3-70b", "--gpus", "1", "--gpu",
+                    "h100-sxm", (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "none fits: the least memory per GPU is"));
+    rl_run_release(&r);
+    /* Usage. */
+    static const char *const bad[][8] = {
+        {"llm", "plan", "--model", "llama-3-8b", NULL},
+        {"llm", "plan", "--gpus", "8", NULL},
+        {"llm", "plan", "--model", "llama-3-8b", "--gpus", "8", "--zero", "1"},
+        {"llm", "plan", "--model", "llama-3-8b", "--gpus", "0", NULL},
+        {"llm", "plan", "--model", "llama-3-8b", "--gpus", "8", "--precision", "fp7"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = rl_test_cli(NULL, bad[i][0], bad[i][1], bad[i][2], bad[i][3], bad[i][4], bad[i][5],
+                        bad[i][6], bad[i][7], (const char *)NULL);
+        ck_assert_msg(r.status == 2, "case %zu: %d %s", i, r.status, r.err);
+        rl_run_release(&r);
+    }
+}
+END_TEST
+
 static Suite *llm_layout_suite(void)
 {
     Suite *s = suite_create("llm_layout");
@@ -485,6 +536,7 @@ static Suite *llm_layout_suite(void)
     tcase_add_test(core, training_flops_six_params_tokens);
     tcase_add_test(core, megatron_gpt3_is_an_upper_bound);
     tcase_add_test(core, plan_ranks_the_layouts);
+    tcase_add_test(core, plan_command);
     suite_add_tcase(s, core);
     return s;
 }
