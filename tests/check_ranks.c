@@ -5,6 +5,7 @@
 #include "analyzer/model/ceilings.h"
 #include "analyzer/profiler/nccl.h"
 #include "analyzer/profiler/rank.h"
+#include "analyzer/profiler/trace.h"
 #include "analyzer/readers/tracefile.h"
 #include "analyzer/report/ranks.h"
 #include "analyzer/report/report.h"
@@ -13,6 +14,7 @@
 #include "analyzer/util/schema.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +102,41 @@ START_TEST(nccl_kernel_names)
     ck_assert_ptr_null(rl_nccl_range_collective("forward"));
     ck_assert_str_eq(rl_nccl_collective_label("allreduce"), "all-reduce");
     ck_assert_str_eq(rl_nccl_collective_label("sendrecv"), "send/recv");
+}
+END_TEST
+
+/* NCCL's NVTX payload as NCCL 2.19+ builds it (nvtx.h): an
+ * nvtxPayloadData_t {schemaId, size, payload} behind payload.ullValue, the
+ * payload {uint64_t comm; size_t bytes; ...}. */
+START_TEST(nccl_nvtx_payload)
+{
+    struct {
+        uint64_t comm;
+        size_t bytes;
+        int op;
+    } allreduce = {0x1234, 67108864, 0};
+    struct {
+        uint64_t schema_id;
+        size_t size;
+        const void *payload;
+    } data = {(1ull << 24) + 5, sizeof allreduce, &allreduce};
+    const int32_t ext = (int32_t)0xDFBD0009;
+    const char *coll = NULL;
+    uint64_t bytes = 0;
+    ck_assert(rl_nccl_nvtx_payload(ext, (uint64_t)(uintptr_t)&data, 1, &coll, &bytes));
+    ck_assert_str_eq(coll, "allreduce");
+    ck_assert_uint_eq(bytes, 67108864);
+    data.schema_id = (1ull << 24) + 9; /* ncclSend */
+    ck_assert(rl_nccl_nvtx_payload(ext, (uint64_t)(uintptr_t)&data, 1, &coll, &bytes));
+    ck_assert_str_eq(coll, "sendrecv");
+    data.schema_id = (1ull << 24) + 0; /* ncclCommInitRank: no message size */
+    ck_assert(!rl_nccl_nvtx_payload(ext, (uint64_t)(uintptr_t)&data, 1, &coll, &bytes));
+    data.schema_id = (1ull << 24) + 5;
+    ck_assert(!rl_nccl_nvtx_payload(3, (uint64_t)(uintptr_t)&data, 1, &coll, &bytes));
+    ck_assert(!rl_nccl_nvtx_payload(ext, 0, 1, &coll, &bytes));
+    ck_assert(!rl_nccl_nvtx_payload(ext, (uint64_t)(uintptr_t)&data, 0, &coll, &bytes));
+    data.size = 8; /* too small to hold the bytes */
+    ck_assert(!rl_nccl_nvtx_payload(ext, (uint64_t)(uintptr_t)&data, 1, &coll, &bytes));
 }
 END_TEST
 
@@ -425,7 +462,94 @@ START_TEST(report_command_files)
 }
 END_TEST
 
+/* What the tracer writes (rank object, collective, comm_bytes) matches the
+ * schema and reads back: one all-reduce of 64 MiB in 200 us, one launch
+ * outside any NCCL range. */
+START_TEST(writer_round_trip)
+{
+    struct rl_trace_kernel k[2];
+    memset(k, 0, sizeof k);
+    for (int i = 0; i < 2; i++) {
+        k[i].name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+        k[i].grid[0] = k[i].grid[1] = k[i].grid[2] = 1;
+        k[i].block[0] = 640, k[i].block[1] = k[i].block[2] = 1;
+        k[i].start_ns = 1000 + 300000 * (uint64_t)i;
+        k[i].end_ns = k[i].start_ns + 200000;
+        k[i].step = -1;
+        for (int q = 0; q < RL_Q_COUNT; q++)
+            k[i].q[q] = NAN;
+    }
+    snprintf(k[0].collective, sizeof k[0].collective, "allreduce");
+    k[0].comm_bytes = 67108864;
+    k[0].nvtx = "ncclAllReduce";
+    struct rl_rank_env rank = {.present = true, .rank = 5, .local_rank = 1, .world_size = 8,
+                               .launcher = "torchrun", .hostname = "gpu-node-3"};
+    struct rl_trace_meta m = {.tool = "roofline test", .created = "2026-11-29T00:00:00Z",
+                              .pid = 42, .program = "python train.py", .gpu_name = "NVIDIA H200",
+                              .chip = "GH100", .cc_major = 9, .sm_count = 132,
+                              .counters_mode = "none", .counters_status = "off", .rank = &rank};
+    char path[512];
+    snprintf(path, sizeof path, "%s/written.json", rl_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(rl_trace_write(f, &m, k, 2, NULL, 0), 0);
+    fclose(f);
+    cJSON *schema, *doc;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_json_parse_file(ROOFLINE_SOURCE_DIR "/data/schemas/trace.schema.json",
+                                        &schema, err), 0);
+    char *text = rl_test_slurp(path);
+    ck_assert_int_eq(rl_json_parse(text, strlen(text), path, &doc, err), 0);
+    ck_assert_msg(rl_schema_check_text(schema, doc, text, strlen(text), path, err) == 0, "%s",
+                  err);
+    ck_assert_ptr_nonnull(strstr(text, "\"collective\": \"allreduce\", \"comm_bytes\": 67108864"));
+    cJSON_Delete(doc);
+    cJSON_Delete(schema);
+    free(text);
+    struct rl_trace_groups g = {0};
+    ck_assert_int_eq(rl_trace_groups_load(&g, path, err), 0);
+    ck_assert_int_eq(g.sum.rank.rank, 5);
+    ck_assert_int_eq(g.sum.rank.local_rank, 1);
+    ck_assert_int_eq(g.sum.rank.world_size, 8);
+    ck_assert_str_eq(g.sum.rank.launcher, "torchrun");
+    ck_assert_str_eq(g.sum.rank.hostname, "gpu-node-3");
+    ck_assert_uint_eq(g.n, 1);
+    /* 1 of 2 launches carries bytes: the group's bytes are not all known */
+    ck_assert_double_eq(g.v[0].comm_bytes, 67108864);
+    ck_assert_uint_eq(g.v[0].comm_launches, 1);
+    ck_assert_uint_eq(g.v[0].launches, 2);
+    rl_trace_groups_release(&g);
+    /* Without a rank: no rank object */
+    m.rank = NULL;
+    f = fopen(path, "w");
+    ck_assert_int_eq(rl_trace_write(f, &m, k, 2, NULL, 0), 0);
+    fclose(f);
+    text = rl_test_slurp(path);
+    ck_assert_ptr_null(strstr(text, "\"rank\""));
+    free(text);
+}
+END_TEST
+
 /* ---- limits --------------------------------------------------------------------- */
+
+/* Under a launcher (here torchrun's RANK) every message names the rank. */
+START_TEST(trace_errors_name_the_rank)
+{
+    char out[4096];
+    snprintf(out, sizeof out, "%s/rank-out/", rl_test_tmpdir()); /* a folder: made only with a GPU */
+    const char *env[] = {"RANK=3", "LOCAL_RANK=1", "WORLD_SIZE=4",
+                         "ROOFLINE_CUDA_LIB=/nonexistent/libroofline_cuda.so", NULL};
+    struct rl_run r = rl_test_cli(env, "trace", "-o", out, "--", "true", NULL);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_msg(strncmp(r.err, "roofline: error: rank 3: ", 25) == 0, "%s", r.err);
+    ck_assert_int_eq(rl_test_count(r.err, "\n"), 1);
+    rl_run_release(&r);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/rank-out", rl_test_tmpdir());
+    struct stat st;
+    ck_assert_int_ne(stat(dir, &st), 0); /* nothing made */
+}
+END_TEST
 
 /* Rank 0 twice, two GPUs, two programs: notes, no failure. The old NCCL
  * name (ncclKernel_*) is communication too. */
@@ -522,6 +646,7 @@ static Suite *ranks_suite(void)
     TCase *core = tcase_create("core");
     tcase_add_checked_fixture(core, setup, NULL);
     tcase_add_test(core, nccl_kernel_names);
+    tcase_add_test(core, nccl_nvtx_payload);
     tcase_add_test(core, rank_from_environment);
     tcase_add_test(core, rank_trace_names);
     tcase_add_test(core, rank_files_match_the_schema);
@@ -530,12 +655,14 @@ static Suite *ranks_suite(void)
     tcase_add_test(core, four_ranks_sorted_with_unknown_bytes);
     tcase_add_test(core, report_command_json);
     tcase_add_test(core, report_command_files);
+    tcase_add_test(core, writer_round_trip);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, setup, NULL);
     tcase_add_test(limits, odd_sets_give_notes);
     tcase_add_test(limits, bad_and_old_rank_objects);
     tcase_add_test(limits, folder_without_traces);
+    tcase_add_test(limits, trace_errors_name_the_rank);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -2,6 +2,7 @@
 #include "analyzer/profiler/nccl.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -63,4 +64,42 @@ const char *rl_nccl_collective_label(const char *collective)
         if (strcmp(collective, colls[i].id) == 0)
             return colls[i].label;
     return collective;
+}
+
+/* nvtxPayloadData_t (nvtx3/nvToolsExtPayload.h), and the constants named in
+ * nccl.h, written here so that this file needs no NVTX header. */
+struct payload_data {
+    uint64_t schema_id;
+    size_t size;
+    const void *payload;
+};
+#define PAYLOAD_TYPE_EXT ((int32_t)0xDFBD0009)
+#define SCHEMA_ID_STATIC_START (1ull << 24)
+
+static const struct {
+    unsigned sid;
+    const char *id;
+} sids[] = {{4, "allgather"},     {5, "allreduce"}, {6, "broadcast"}, {7, "reducescatter"},
+            {8, "reduce"},        {9, "sendrecv"},  {10, "sendrecv"}, {16, "alltoall"},
+            {17, "gather"},       {18, "scatter"}};
+
+bool rl_nccl_nvtx_payload(int32_t payload_type, uint64_t payload_value, uint32_t count,
+                          const char **collective, uint64_t *bytes)
+{
+    if (payload_type != PAYLOAD_TYPE_EXT || count < 1 || !payload_value)
+        return false;
+    const struct payload_data *d = (const struct payload_data *)(uintptr_t)payload_value;
+    if (!d->payload || d->size < 2 * sizeof(uint64_t) || d->schema_id < SCHEMA_ID_STATIC_START)
+        return false;
+    uint64_t sid = d->schema_id - SCHEMA_ID_STATIC_START;
+    for (size_t i = 0; i < sizeof sids / sizeof *sids; i++)
+        if (sids[i].sid == sid) {
+            /* {uint64_t comm; size_t bytes; ...}: bytes at offset 8 */
+            size_t b;
+            memcpy(&b, (const char *)d->payload + sizeof(uint64_t), sizeof b);
+            *collective = sids[i].id;
+            *bytes = (uint64_t)b;
+            return true;
+        }
+    return false;
 }
