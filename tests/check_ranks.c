@@ -458,6 +458,13 @@ START_TEST(report_command_files)
                                       "time_ns_max_rank\n"));
     ck_assert_ptr_nonnull(strstr(csv, ",communication,allreduce,1073741824,2,1000000\n"));
     free(csv);
+    /* report.html: the page's per-rank section, drawn from its embedded ranks */
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    char *html = rl_test_slurp(path);
+    ck_assert_ptr_nonnull(html);
+    ck_assert_ptr_nonnull(strstr(html, "<section id=\"ranks-section\" hidden>"));
+    ck_assert_ptr_nonnull(strstr(html, "\"comm_share\": 0.333333333"));
+    free(html);
     rl_run_release(&r);
 }
 END_TEST
