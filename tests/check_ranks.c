@@ -612,7 +612,20 @@ START_TEST(bad_and_old_rank_objects)
     ck_assert_ptr_nonnull(strstr(r.out, "\"kind\": \"communication\""));
     ck_assert_ptr_nonnull(strstr(r.out, "bytes unknown: NCCL's NVTX ranges were not seen"));
     rl_run_release(&r);
-    /* A rank that is not an object, or not a number */
+    /* Named as a rank's trace (t.rank<R>.json): that rank, the rest unknown */
+    const char *named = write_text("old.rank2.json", HEAD KERNEL);
+    char named_copy[4096];
+    snprintf(named_copy, sizeof named_copy, "%s", named);
+    const char *other = write_text("old.rankx.json", HEAD KERNEL);
+    const char *args[] = {named_copy, other};
+    struct rl_rank_traces t;
+    ck_assert_int_eq(rl_rank_traces_load(&t, args, 2, err), 0);
+    ck_assert(rl_rank_traces_ranked(&t));
+    ck_assert_int_eq(t.groups[0].sum.rank.rank, 2);
+    ck_assert_int_eq(t.groups[0].sum.rank.world_size, -1);
+    ck_assert(!t.groups[1].sum.rank.present); /* "rankx": no number */
+    rl_rank_traces_release(&t);
+        /* A rank that is not an object, or not a number */
     memset(&g, 0, sizeof g);
     const char *bad = write_text("bad.json", HEAD "\"rank\": 3, " KERNEL);
     ck_assert_int_eq(rl_trace_groups_load(&g, bad, err), RL_ESCHEMA);

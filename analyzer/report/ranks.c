@@ -7,6 +7,7 @@
 #include "analyzer/util/error.h"
 #include "analyzer/util/strbuf.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -92,6 +93,25 @@ static int cmp_rank(const void *a, const void *b)
     return i < j ? -1 : i > j;
 }
 
+/* A trace without a rank object named as `roofline trace` names a rank's
+ * (<stem>.rank<R>.json): rank R, the rest unknown. */
+static void rank_from_name(struct rl_trace_rank *k, const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    for (const char *p = strstr(base, "rank"); p; p = strstr(p + 1, "rank")) {
+        if ((p != base && p[-1] != '.') || !isdigit((unsigned char)p[4]))
+            continue;
+        char *end;
+        long r = strtol(p + 4, &end, 10);
+        if (end != p + 4 && *end == '.' && r >= 0 && r < 1000000000L) {
+            *k = (struct rl_trace_rank){.present = true, .rank = (int)r, .local_rank = -1,
+                                        .world_size = -1};
+            return;
+        }
+    }
+}
+
 int rl_rank_traces_load(struct rl_rank_traces *t, const char *const *args, size_t n,
                         char *errmsg)
 {
@@ -107,8 +127,11 @@ int rl_rank_traces_load(struct rl_rank_traces *t, const char *const *args, size_
     }
     if (rc == RL_OK && !(t->groups = calloc(t->n ? t->n : 1, sizeof *t->groups)))
         rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
-    for (size_t i = 0; i < t->n && rc == RL_OK; i++)
+    for (size_t i = 0; i < t->n && rc == RL_OK; i++) {
         rc = rl_trace_groups_load(&t->groups[i], t->paths[i], errmsg);
+        if (rc == RL_OK && !t->groups[i].sum.rank.present)
+            rank_from_name(&t->groups[i].sum.rank, t->paths[i]);
+    }
     size_t *order = rc == RL_OK ? malloc((t->n ? t->n : 1) * sizeof *order) : NULL;
     char **paths = order ? malloc((t->n ? t->n : 1) * sizeof *paths) : NULL;
     struct rl_trace_groups *groups = paths ? malloc((t->n ? t->n : 1) * sizeof *groups) : NULL;

@@ -41,7 +41,8 @@ struct rl_rank_traces {
 };
 
 /* Read every trace of args: files, and folders (every *.json in one that is
- * a roofline trace, others skipped). The traces are sorted by rank (those
+ * a roofline trace, others skipped). A trace without a "rank" object but
+ * named as a rank's (t.rank3.json) is rank 3. The traces are sorted by rank (those
  * without one last, in the order given). Errors: the reader's, RL_EIO (a
  * folder that cannot be read, or one with no trace), RL_ENOMEM. */
 int rl_rank_traces_load(struct rl_rank_traces *t, const char *const *args, size_t n,
