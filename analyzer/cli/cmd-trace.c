@@ -353,15 +353,16 @@ static int declare_earlier(struct rl_outset *set, const char *out, char *err)
 
 /* Move the traces from the run folder to their final names, as one set:
  * they replace every trace an earlier run left at that name together. */
-/* The rank each trace names (-1 none), read by the one trace reader; a
- * rank two traces name is no one's (-1 for both). */
+/* The rank each trace names (-1 none, or a world of 1), read by the one
+ * trace reader; a rank two traces name is no one's (-1 for both). */
 static void ranks_of(char **files, size_t n, int *rank)
 {
     static struct rl_trace_groups g;
     char err[RL_ERRMSG_SIZE];
     for (size_t i = 0; i < n; i++) {
         memset(&g, 0, sizeof g);
-        rank[i] = rl_trace_groups_load(&g, files[i], err) == RL_OK && g.sum.rank.present
+        rank[i] = rl_trace_groups_load(&g, files[i], err) == RL_OK && g.sum.rank.present &&
+                          g.sum.rank.world_size != 1
                       ? g.sum.rank.rank
                       : -1;
         rl_trace_groups_release(&g);
@@ -684,7 +685,9 @@ int cmd_trace(int argc, char **argv)
     }
     struct rl_rank_env rank;
     rl_rank_env_read(&rank);
-    if (rank.present) {
+    /* A job of one (mpirun -np 1, or a Slurm batch script's SLURM_PROCID=0
+     * with SLURM_NTASKS=1) keeps the plain name. */
+    if (rank.present && rank.world_size != 1) {
         char prefix[32];
         snprintf(prefix, sizeof prefix, "rank %d: ", rank.rank);
         cli_message_prefix(prefix);
