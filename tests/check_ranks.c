@@ -611,6 +611,16 @@ START_TEST(bad_and_old_rank_objects)
     ck_assert_ptr_null(strstr(r.out, "\"ranks\": ["));
     ck_assert_ptr_nonnull(strstr(r.out, "\"kind\": \"communication\""));
     ck_assert_ptr_nonnull(strstr(r.out, "bytes unknown: NCCL's NVTX ranges were not seen"));
+    ck_assert_ptr_nonnull(strstr(r.out, "100% of GPU time, communication (NCCL all-reduce)"));
+    rl_run_release(&r);
+    /* Without a time: said, never "nan%" */
+    const char *untimed = write_text(
+        "untimed.json", HEAD "\"kernels\": [{\"name\": \"ncclKernel_Broadcast_RING_LL\", "
+                        "\"grid\": [1,1,1], \"block\": [64,1,1], \"time_ns\": null}]}");
+    r = rl_test_cli(NULL, "report", "--trace", untimed, "--gpu", "h200", "--json", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "communication (NCCL broadcast): no time, bytes unknown"));
+    ck_assert_ptr_null(strstr(r.out, "nan"));
     rl_run_release(&r);
     /* Named as a rank's trace (t.rank<R>.json): that rank, the rest unknown */
     const char *named = write_text("old.rank2.json", HEAD KERNEL);

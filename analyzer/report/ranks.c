@@ -230,11 +230,16 @@ void rl__report_comm_sentence(struct rl_report_row *w)
                      "%s: %s: %s of messages in %llu launches, no time; it moves data between "
                      "GPUs, so no roof judges it",
                      w->name, kind, bytes, (unsigned long long)w->launches);
-    } else {
+    } else if (!isnan(share)) {
         snprintf(w->sentence, sizeof w->sentence,
                  "%s: %.3g%% of GPU time, %s: time only, bytes unknown: NCCL's NVTX ranges "
                  "were not seen; it moves data between GPUs, so no roof judges it",
                  w->name, share, kind);
+    } else {
+        snprintf(w->sentence, sizeof w->sentence,
+                 "%s: %s: no time, bytes unknown: NCCL's NVTX ranges were not seen; it moves "
+                 "data between GPUs, so no roof judges it",
+                 w->name, kind);
     }
 }
 
