@@ -59,7 +59,7 @@ void rl_rank_env_read(struct rl_rank_env *e)
     e->hostname[sizeof e->hostname - 1] = 0;
 }
 
-int rl_rank_trace_path(char *buf, unsigned long size, const char *out, bool is_dir, int rank)
+int rl_rank_trace_path(char *buf, size_t size, const char *out, bool is_dir, int rank)
 {
     size_t len = strlen(out);
     if (is_dir || (len && out[len - 1] == '/'))

@@ -8,6 +8,7 @@
 #define RL_PROFILER_RANK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Variables in the order they are looked at: the first one set wins.
  *   rank:       OMPI_COMM_WORLD_RANK (Open MPI mpirun), PMIX_RANK (PMIx),
@@ -30,6 +31,6 @@ void rl_rank_env_read(struct rl_rank_env *e);
 /* A trace path for rank `rank`: "t.json" -> "t.rank<R>.json" ("t" ->
  * "t.rank<R>"); a folder (out ends in '/', or is_dir) -> "<out>/trace.rank<R>.json".
  * Returns the length written (snprintf's: >= size means cut). */
-int rl_rank_trace_path(char *buf, unsigned long size, const char *out, bool is_dir, int rank);
+int rl_rank_trace_path(char *buf, size_t size, const char *out, bool is_dir, int rank);
 
 #endif
