@@ -71,6 +71,9 @@ int cli_report_run(const struct cli_report_opts *o);
 void cli_outset_show(const struct rl_outset *s);
 void cli_unstage(char *text, size_t size);
 
+/* Words every later error and warning starts with ("rank 1: " under a
+ * launcher, so each rank's line says whose it is); NULL or "" none. */
+void cli_message_prefix(const char *prefix);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Open the CUDA plugin and, with dev, query GPU `device` into it: CLI_OK, or

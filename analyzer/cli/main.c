@@ -108,13 +108,20 @@ void cli_unstage(char *text, size_t size)
         rl_outset_unstage(shown_set, text, size);
 }
 
+static char message_prefix[64];
+
+void cli_message_prefix(const char *prefix)
+{
+    snprintf(message_prefix, sizeof message_prefix, "%s", prefix ? prefix : "");
+}
+
 static void vmessage(const char *kind, const char *fmt, va_list ap)
 {
     char text[4096];
     vsnprintf(text, sizeof text, fmt, ap);
     cli_unstage(text, sizeof text);
     fflush(stdout);
-    fprintf(stderr, "roofline: %s: %s\n", kind, text);
+    fprintf(stderr, "roofline: %s: %s%s\n", kind, message_prefix, text);
 }
 
 void cli_error(const char *fmt, ...)
