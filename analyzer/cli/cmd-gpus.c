@@ -58,6 +58,7 @@ static int list_gpus(const struct rl_gpudb *db, bool json)
             cJSON *g = cJSON_CreateObject();
             cJSON_AddStringToObject(g, "id", s->id);
             cJSON_AddStringToObject(g, "name", s->name);
+            cJSON_AddStringToObject(g, "vendor", s->vendor);
             cJSON_AddStringToObject(g, "architecture", s->architecture);
             cJSON_AddStringToObject(g, "chip", s->chip);
             cJSON_AddStringToObject(g, "compute_capability", s->compute_capability);
@@ -197,6 +198,7 @@ static int show_gpu_figures(const struct rl_gpu_spec *s, const struct rl_systemd
         cJSON_AddNumberToObject(doc, "schema_version", 1);
         cJSON_AddStringToObject(doc, "id", s->id);
         cJSON_AddStringToObject(doc, "name", s->name);
+        cJSON_AddStringToObject(doc, "vendor", s->vendor);
         cJSON_AddStringToObject(doc, "architecture", s->architecture);
         cJSON_AddStringToObject(doc, "chip", s->chip);
         cJSON_AddStringToObject(doc, "form_factor", s->form_factor);
@@ -246,9 +248,12 @@ static int show_gpu_figures(const struct rl_gpu_spec *s, const struct rl_systemd
     char size[16];
     cli_format_exact(size, sizeof size, s->memory_size_gb);
     printf("%s: %s\n", s->id, s->name);
-    printf("  %-20s %s (%s), %s %s, %s\n", "architecture", s->architecture, s->chip,
-           strcmp(s->vendor, "NVIDIA") == 0 ? "compute capability" : "gfx target",
-           s->compute_capability, s->form_factor);
+    if (strcmp(s->vendor, "NVIDIA") == 0)
+        printf("  %-20s %s (%s), compute capability %s, %s\n", "architecture",
+               s->architecture, s->chip, s->compute_capability, s->form_factor);
+    else /* AMD: chip and compute_capability are both the gfx target */
+        printf("  %-20s %s %s, gfx target %s, %s\n", "architecture", s->vendor,
+               s->architecture, s->compute_capability, s->form_factor);
     printf("  %-20s %s GB %s\n", "memory", size, s->memory_type);
     printf("  %-20s %s\n", "host link", s->host_link);
     printf("  %-20s %s\n", "GPU link", s->gpu_link[0] ? s->gpu_link : "none");
