@@ -133,6 +133,23 @@ const struct rl_gpudb *cli_gpudb(void);
  * NULL on error (already reported: unknown GPU with the closest ids). */
 const struct rl_gpu_spec *cli_find_gpu(const char *name);
 
+/* The node descriptions (data/systems/), loaded once and checked against
+ * the GPU database; NULL on error (already reported). cli_systems_dir puts
+ * the folder's path in buf (CLI_OK, else CLI_FAIL reported). */
+struct rl_systemdb;
+struct rl_system;
+const struct rl_systemdb *cli_systemdb(void);
+int cli_systems_dir(char *buf, size_t size);
+/* A system by id, name or alias; NULL on error (already reported: unknown
+ * system with the closest ids). */
+const struct rl_system *cli_find_system(const char *name);
+
+/* Commands that run on the local GPU (bench, trace, measured run) given a
+ * datasheet that is not an NVIDIA GPU: "roofline: error: AMD Instinct
+ * MI300X: WHAT needs an NVIDIA GPU with CUDA; ridge, chart and llm work with
+ * its datasheet", CLI_FAIL. CLI_OK for NVIDIA GPUs and for NULL. */
+int cli_require_cuda_gpu(const char *what, const struct rl_gpu_spec *spec);
+
 /* The sources of ceilings: the bench file (bench_path, may be NULL) loaded
  * into *bench_buf, and the datasheet of gpu, else of the bench file's GPU,
  * else of fallback (may be NULL). At least one is required. Returns CLI_OK

@@ -47,6 +47,8 @@ static const char usage_text[] =
     "                   (default 3); with counters one more run is counted\n"
     "  --tokens N       decode context and prefill length of the built-ins (2048)\n"
     "  --device N       GPU for the calibration and built-in workloads (default 0)\n"
+    "  --gpu GPU        the GPU the trace is meant for, checked before anything runs:\n"
+    "                   an AMD Instinct is refused (no CUDA), another device warned of\n"
     "  --quiet          no summary\n"
     "\n"
     "Under a launcher (mpirun, srun: OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK,\n"
@@ -62,7 +64,7 @@ static const char usage_text[] =
     "analyzer/profiler/README.md; `roofline chart --kernels FILE` reads it.\n";
 
 struct trace_opts {
-    const char *out, *builtin, *kernel;
+    const char *out, *builtin, *kernel, *gpu;
     int counters, top, samples, reps, device, tokens;
     bool quiet;
     bool ranked;    /* this roofline runs under a launcher: out is its rank's */
@@ -582,6 +584,7 @@ int cmd_trace(int argc, char **argv)
                                          {"device", required_argument, NULL, 'd'},
                                          {"tokens", required_argument, NULL, 'T'},
                                          {"quiet", no_argument, NULL, 'q'},
+                                         {"gpu", required_argument, NULL, 'g'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     struct trace_opts o = {.out = "roofline-trace.json",
@@ -635,6 +638,9 @@ int cmd_trace(int argc, char **argv)
             break;
         case 'q':
             o.quiet = true;
+            break;
+        case 'g':
+            o.gpu = optarg;
             break;
         case 'h':
             fputs(usage_text, stdout);
@@ -697,6 +703,9 @@ int cmd_trace(int argc, char **argv)
         o.out = rank_buf;
         o.ranked = true;
     }
+    const struct rl_gpu_spec *asked = o.gpu ? cli_find_gpu(o.gpu) : NULL;
+    if (o.gpu && (!asked || cli_require_cuda_gpu("trace", asked)))
+        return CLI_FAIL;
     const struct rl_device_api *api;
     struct rl_device_info dev;
     if (cli_open_gpu("cannot trace", o.device, &api, &dev))
@@ -711,5 +720,8 @@ int cmd_trace(int argc, char **argv)
             return CLI_FAIL;
         }
     }
+    if (asked && !rl_gpu_spec_named(asked, dev.name))
+        cli_warn("device %d is '%s', not %s (--gpu %s)", o.device, dev.name, asked->name,
+                 asked->id);
     return o.builtin ? trace_builtin(&o, api) : trace_program(&o, api, program);
 }
