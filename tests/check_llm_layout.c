@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char data[1024];
 static struct rl_gpu_spec h100;  /* the datasheet, with its NVLink set here */
@@ -522,6 +523,81 @@ START_TEST(plan_command)
 }
 END_TEST
 
+START_TEST(system_and_plan_files)
+{
+    /* A DGX H100: TP 8 inside the node on NVLink, the second stage in the
+     * next node: the send/recv of 64 x 8192 x 2 B crosses the NICs (8 x 400
+     * Gb/s a node), an eighth of them for each of the node's 8 pairs. */
+    struct rl_run r = rl_test_cli(NULL, "llm", "--model", "llama-3-70b", "--system", "dgx-h100",
+                                  "--tp", "8", "--pp", "2", "--microbatches", "2", "--batch",
+                                  "64", "--json", (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    cJSON *doc = cJSON_Parse(r.out);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_str_eq(rl_json_string(doc, "gpu"), "NVIDIA H100 SXM5 80GB"); /* the system's */
+    const cJSON *e;
+    bool tp = false, pp = false;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "communication"))
+    {
+        const char *name = rl_json_string(e, "name");
+        if (strcmp(name, "TP all-reduce") == 0) {
+            tp = true;
+            ck_assert_double_eq(rl_json_number(e, "bytes"), 32.0 * 8192 * 2);
+            /* 2 per layer of the stage's 40, x M 2 */
+            ck_assert_double_eq(rl_json_number(e, "calls_per_step"), 2 * 40 * 2);
+            ck_assert_ptr_nonnull(strstr(rl_json_string(e, "link"), "NVLink"));
+        } else if (strcmp(name, "PP send/recv") == 0) {
+            pp = true;
+            ck_assert_ptr_nonnull(strstr(rl_json_string(e, "link"), "NIC"));
+            ck_assert_double_eq(rl_json_number(e, "nic_share"), 0.125);
+            ck_assert_str_eq(rl_json_string(e, "link_origin"), "datasheet");
+            ck_assert_str_eq(rl_json_string(e, "origin"), "analytic");
+        }
+    }
+    ck_assert(tp && pp);
+    /* (P - 1) / (M + P - 1) = 1/3 */
+    ck_assert_double_eq_tol(rl_json_number(doc, "pipeline_bubble_fraction"), 1.0 / 3, 1e-6);
+    ck_assert(rl_json_number(doc, "comm_ms_per_step") > 0);
+    cJSON_Delete(doc);
+    rl_run_release(&r);
+    /* Another GPU than the system's: one line. */
+    r = rl_test_cli(NULL, "llm", "--model", "llama-3-70b", "--system", "dgx-h100", "--gpu",
+                    "a100-sxm-80gb", (const char *)NULL);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_int_eq(rl_test_count(r.err, "\n"), 1);
+    ck_assert_ptr_nonnull(strstr(r.err, "holds h100-sxm GPUs, not a100-sxm-80gb"));
+    rl_run_release(&r);
+    /* Two nodes without a NIC rate: said. */
+    r = rl_test_cli(NULL, "llm", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "8",
+                    "--pp", "2", (const char *)NULL);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_ptr_nonnull(strstr(r.err, "--nic-gbps"));
+    rl_run_release(&r);
+    /* The plan's files: plan.json and the stacked bars. */
+    char dir[512], path[700];
+    snprintf(dir, sizeof dir, "%s/plan", rl_test_tmpdir());
+    r = rl_test_cli(NULL, "llm", "plan", "--model", "llama-3-70b", "--gpus", "8", "--gpu",
+                    "h100-sxm", "-o", dir, (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "10 layouts of 8 GPUs"));
+    rl_run_release(&r);
+    static const char *const files[] = {"plan.json", "llm-plan.gp", "llm-plan.dat"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        ck_assert_msg(access(path, F_OK) == 0, "no %s", path);
+    }
+    snprintf(path, sizeof path, "%s/llm-plan.gp", dir);
+    char *gp = rl_test_slurp(path);
+    ck_assert_ptr_nonnull(strstr(gp, "set style histogram rowstacked"));
+    ck_assert_ptr_nonnull(strstr(gp, "title \"communication\""));
+    free(gp);
+    snprintf(path, sizeof path, "%s/llm-plan.dat", dir);
+    char *dat = rl_test_slurp(path);
+    ck_assert_ptr_nonnull(strstr(dat, "\n8x1x1\t")); /* the fastest first */
+    free(dat);
+}
+END_TEST
+
 static Suite *llm_layout_suite(void)
 {
     Suite *s = suite_create("llm_layout");
@@ -537,6 +613,7 @@ static Suite *llm_layout_suite(void)
     tcase_add_test(core, megatron_gpt3_is_an_upper_bound);
     tcase_add_test(core, plan_ranks_the_layouts);
     tcase_add_test(core, plan_command);
+    tcase_add_test(core, system_and_plan_files);
     suite_add_tcase(s, core);
     return s;
 }

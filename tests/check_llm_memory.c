@@ -103,8 +103,8 @@ START_TEST(llama_3_70b_fits_at_tp_4)
     struct rl_llm_model m = load("llama-3-70b");
     struct rl_llm_capacity h100, mi300x;
     rl_llm_capacity_of(&h100, 80);
-    /* MI300X: 192 GB HBM3 (AMD Instinct MI300X datasheet). TODO: after
-     * data/gpus/mi300x.json lands on main, also through --gpu mi300x. */
+    /* MI300X: 192 GB HBM3 (AMD Instinct MI300X datasheet; data/gpus/mi300x.json,
+     * through the command below). */
     rl_llm_capacity_of(&mi300x, 192);
     ck_assert_double_eq(h100.usable_bytes, 75e9);          /* 80 - 1 - 4 */
     ck_assert_double_eq(mi300x.usable_bytes, 181.4e9);     /* 192 - 1 - 9.6 */
@@ -344,9 +344,7 @@ START_TEST(llm_command_memory_keys)
 {
     /* Llama-3-70B on an H100: does not fit at TP 1, fits at TP 4. */
     static const char *const tps[] = {"1", "4"};
-    /* TODO: i < 2 (TP 4 through the command) once main's GPU files carry
-     * their links: TP prices its all-reduces on them. */
-    for (int i = 0; i < 1; i++) {
+    for (int i = 0; i < 2; i++) {
         struct rl_run r = rl_test_cli(NULL, "llm", "--model", "llama-3-70b", "--gpu",
                                       "h100-sxm", "--tp", tps[i], "--json", (const char *)NULL);
         ck_assert_msg(r.status == 0, "%s", r.err);
@@ -382,8 +380,19 @@ START_TEST(llm_command_memory_keys)
         cJSON_Delete(doc);
         rl_run_release(&r);
     }
+    /* A 192 GB MI300X holds it on one GPU (the datasheet's memory). */
+    struct rl_run r = rl_test_cli(NULL, "llm", "--model", "llama-3-70b", "--gpu", "mi300x",
+                                  "--json", (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    cJSON *doc = cJSON_Parse(r.out);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_double_eq(rl_json_number(doc, "gpu_memory_bytes"), 192e9);
+    ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(doc, "fits")));
+    ck_assert_double_eq(rl_json_number(doc, "min_gpus"), 1);
+    cJSON_Delete(doc);
+    rl_run_release(&r);
     /* The text says it too. */
-    struct rl_run r = rl_test_cli(NULL, "llm", "--model", "llama-3-70b", "--gpu", "h100-sxm",
+    r = rl_test_cli(NULL, "llm", "--model", "llama-3-70b", "--gpu", "h100-sxm",
                                   (const char *)NULL);
     ck_assert_msg(r.status == 0, "%s", r.err);
     ck_assert_ptr_nonnull(strstr(r.out, "= 142.16 GB of 80.00 GB (reserve 5.00 GB: 1 GB + 5%; "

@@ -3,6 +3,7 @@
 #include "analyzer/cli/cli.h"
 #include "analyzer/cli/cmd-llm.h"
 
+#include "analyzer/comm/system.h"
 #include "analyzer/llm/plan.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
@@ -17,7 +18,7 @@
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: roofline llm plan --model M --gpus N [--gpu G] [--bench FILE]\n"
+    "usage: roofline llm plan --model M --gpus N [--gpu G | --system S] [--bench FILE]\n"
     "                         [--train [--recompute] [--zero S]] [--prefill]\n"
     "                         [--batch B] [--seq S] [--precision P] [--kv-precision P]\n"
     "                         [--nic-gbps R [--nics-per-node K]] [--top K]\n"
@@ -42,8 +43,10 @@ static const char usage_text[] =
     "  --seq S            context (decode) or sequence length (default 2048)\n"
     "  --precision P      bf16 (default), fp16, fp8, w8a8, w4a16\n"
     "  --kv-precision P   bf16 (default), fp16, fp8\n"
+    "  --system S         the GPUs are a system's of data/systems (dgx-h100, gb200-nvl72,\n"
+    "                     ...): its NVLink domain (TP within it), nodes and NICs\n"
     "  --nic-gbps R       between nodes: NICs of R Gb/s, --nics-per-node K (default\n"
-    "                     one per GPU); needed when N is more than a node (8)\n"
+    "                     one per GPU); without --system, needed past a node (8)\n"
     "  --top K            layouts printed (default 5; the JSON has every one)\n"
     "  --json             JSON instead of the table\n"
     "  -o DIR             also write DIR/plan.json and DIR/llm-plan.svg (each\n"
@@ -242,6 +245,7 @@ int cmd_llm_plan(int argc, char **argv)
                                          {"recompute", no_argument, NULL, 'r'},
                                          {"zero", required_argument, NULL, 'z'},
                                          {"nic-gbps", required_argument, NULL, 1},
+                                         {"system", required_argument, NULL, 3},
                                          {"nics-per-node", required_argument, NULL, 2},
                                          {"top", required_argument, NULL, 'T'},
                                          {"json", no_argument, NULL, 'j'},
@@ -257,11 +261,10 @@ int cmd_llm_plan(int argc, char **argv)
     p.cfg.kv = RL_LLM_KV_BF16;
     p.req.phase = RL_LLM_DECODE;
     p.req.seq = 2048;
-    p.req.max_tp = LLM_NODE_GPUS;
     p.net.nic_gbps = NAN;
-    p.net.gpus_per_node = LLM_NODE_GPUS;
     p.top = 5;
-    const char *model = NULL, *gpu = NULL, *bench_path = NULL, *dir = NULL;
+    const char *model = NULL, *gpu = NULL, *bench_path = NULL, *dir = NULL,
+               *system_name = NULL;
     bool json = false, prefill = false;
     int c, v;
     char *end;
@@ -303,6 +306,7 @@ int cmd_llm_plan(int argc, char **argv)
                 return cli_usage_error("llm plan", "--nic-gbps needs a rate in Gb/s per NIC, "
                                                    "above 0 (400), not '%s'", optarg);
             break;
+        case 3: system_name = optarg; break;
         case 2:
             if (cli_parse_int("llm plan", "--nics-per-node", optarg, 1, 64,
                               &p.net.nics_per_node))
@@ -343,10 +347,14 @@ int cmd_llm_plan(int argc, char **argv)
         cli_error("%s", err);
         return CLI_FAIL;
     }
+    const struct rl_system *sys = NULL;
+    if (system_name && !(sys = cli_find_system(system_name)))
+        return CLI_FAIL;
     static struct rl_bench_ceilings bench;
     const struct rl_bench_ceilings *b;
     const struct rl_gpu_spec *s;
-    if (cli_ceiling_sources(gpu, bench_path, bench_path ? NULL : "h200", &bench, &b, &s))
+    if (cli_ceiling_sources(gpu ? gpu : !bench_path && sys ? sys->gpu : NULL, bench_path,
+                            bench_path ? NULL : "h200", &bench, &b, &s))
         return CLI_FAIL;
     if (rl_ceilings_init(&p.c, s, b, NULL, false, false, NULL, err)) {
         cli_error("%s", err);
@@ -357,7 +365,8 @@ int cmd_llm_plan(int argc, char **argv)
         return CLI_FAIL;
     }
     rl_llm_capacity_of(&p.cap, s->memory_size_gb);
-    p.net.spec = s;
+    if (llm_net_init(&p.net, s, sys, &p.req.max_tp))
+        return CLI_FAIL;
     if (rl_llm_plan_build(&p.m, &p.cfg, &p.req, &p.c, &p.net, &p.cap, &p.plan, err)) {
         cli_error("%s", err);
         return CLI_FAIL;

@@ -3,6 +3,7 @@
 #include "analyzer/cli/cli.h"
 #include "analyzer/cli/cmd-llm.h"
 
+#include "analyzer/comm/system.h"
 #include "analyzer/model/ceilings.h"
 #include "analyzer/device/device.h"
 #include "analyzer/util/error.h"
@@ -23,6 +24,7 @@ static const char usage_text[] =
     "usage: roofline llm --model M [--gpu G] [--bench FILE] [--batch LIST] [--seq N]\n"
     "                    [--precision P] [--kv-precision P] [--json] [-o DIR]\n"
     "                    [--tp N] [--pp N] [--dp N] [--ep N] [--microbatches M]\n"
+    "                    [--system S] [--nic-gbps R [--nics-per-node K]]\n"
     "                    [--train [--recompute] [--zero 0|1|2|3]]\n"
     "                    [--measure [--device N]]\n"
     "       roofline llm --params N [--gpu G] [--tp N] [--pp N] [--dp N] [--zero S] [--json]\n"
@@ -54,8 +56,11 @@ static const char usage_text[] =
     "  --dp N             data parallel: N replicas share the batch\n"
     "  --ep N             expert parallel (MoE): the experts over N GPUs\n"
     "  --microbatches M   microbatches per step through the pipeline (default 1)\n"
-    "  --nic-gbps R       between nodes: NICs of R Gb/s (a group past 8 GPUs spans\n"
-    "                     nodes), --nics-per-node N of them (default one per GPU)\n"
+    "  --system S         the GPUs are a system's of data/systems (dgx-h100, gb200-nvl72,\n"
+    "                     ...): its NVLink domain, its nodes and NICs; its GPU unless\n"
+    "                     --gpu names it\n"
+    "  --nic-gbps R       between nodes: NICs of R Gb/s (a group past a node's GPUs\n"
+    "                     spans nodes), --nics-per-node N of them (default one per GPU)\n"
     "  --train            a training step: forward, backward, optimizer (mixed\n"
     "                     precision Adam), activations kept for the backward\n"
     "  --recompute        training: full activation recomputation\n"
@@ -181,9 +186,12 @@ static void print_step(const struct rl_llm_step *s)
            "CALLS", "MB EACH", "us EACH", "ms/STEP", "LINK (GB/s per direction)");
     for (int i = 0; i < s->n_comm; i++) {
         const struct rl_llm_comm *c = &s->comm[i];
-        printf("%-27s %5d %10.4g %11.4g %11.4g %10.4g  %s (%.4g, %s)\n", c->name, c->gpus,
+        char share[48] = "";
+        if (c->nic_share < 1)
+            snprintf(share, sizeof share, "; %.3g of it for this group", c->nic_share);
+        printf("%-27s %5d %10.4g %11.4g %11.4g %10.4g  %s (%.4g, %s%s)\n", c->name, c->gpus,
                c->calls, c->bytes / 1e6, c->time_us, c->calls * c->time_us / 1e3, c->link,
-               c->link_gbs, rl_origin_name(c->link_origin));
+               c->link_gbs, rl_origin_name(c->link_origin), share);
     }
 }
 
@@ -431,6 +439,25 @@ static int write_outputs(struct llm_run *r, bool json, bool do_measure, const ch
     return cli_chart_status(r->charts_rc, err);
 }
 
+int llm_net_init(struct rl_llm_net *net, const struct rl_gpu_spec *spec,
+                 const struct rl_system *sys, int *max_tp)
+{
+    net->spec = spec;
+    net->sys = sys;
+    net->gpus_per_node = LLM_NODE_GPUS;
+    *max_tp = LLM_NODE_GPUS;
+    if (!sys)
+        return CLI_OK;
+    if (!spec || strcmp(sys->gpu, spec->id) != 0) {
+        cli_error("%s holds %s GPUs, not %s: drop --gpu or name its GPU", sys->name, sys->gpu,
+                  spec ? spec->id : "the bench file's");
+        return CLI_FAIL;
+    }
+    net->gpus_per_node = sys->gpus_per_node;
+    *max_tp = sys->domain_gpus > sys->gpus_per_node ? sys->domain_gpus : sys->gpus_per_node;
+    return CLI_OK;
+}
+
 /* Memory, steps, what fits: everything the outputs print. */
 static int compute(struct llm_run *r, char *err)
 {
@@ -450,7 +477,7 @@ static int compute(struct llm_run *r, char *err)
                      ? rl_llm_max_batch(&r->m, &r->cfg, &r->lay, r->seq, &r->cap, limit)
                      : 0;
     r->min_gpus = known ? rl_llm_min_gpus(&r->m, &r->cfg, &r->lay, r->batches[0], r->seq,
-                                          &r->cap, LLM_NODE_GPUS, LLM_MAX_GPUS, &r->min_layout)
+                                          &r->cap, r->max_tp, LLM_MAX_GPUS, &r->min_layout)
                         : 0;
     if (r->params_only || r->lay.train)
         return RL_OK;
@@ -495,10 +522,12 @@ int cmd_llm(int argc, char **argv)
                                          {"recompute", no_argument, NULL, 8},
                                          {"params", required_argument, NULL, 9},
                                          {"nic-gbps", required_argument, NULL, 10},
+                                         {"system", required_argument, NULL, 12},
                                          {"nics-per-node", required_argument, NULL, 11},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *model = NULL, *gpu = NULL, *bench_path = NULL, *batches = NULL, *dir = NULL;
+    const char *model = NULL, *gpu = NULL, *bench_path = NULL, *batches = NULL, *dir = NULL,
+               *system_name = NULL;
     static struct llm_run r;
     memset(&r, 0, sizeof r);
     r.seq = 2048;
@@ -506,7 +535,6 @@ int cmd_llm(int argc, char **argv)
     r.cfg.kv = RL_LLM_KV_BF16;
     r.lay = RL_LLM_LAYOUT_ONE;
     r.net.nic_gbps = NAN;
-    r.net.gpus_per_node = LLM_NODE_GPUS;
     bool json = false, do_measure = false, zero_given = false;
     int c, v, device = 0;
     double params = 0;
@@ -569,6 +597,7 @@ int cmd_llm(int argc, char **argv)
                 return cli_usage_error("llm", "--nic-gbps needs a rate in Gb/s per NIC, above 0 "
                                               "(400), not '%s'", optarg);
             break;
+        case 12: system_name = optarg; break;
         case 11:
             if (cli_parse_int("llm", "--nics-per-node", optarg, 1, 64, &r.net.nics_per_node))
                 return CLI_USAGE;
@@ -634,17 +663,22 @@ int cmd_llm(int argc, char **argv)
     if (do_measure && r.m.experts > 1)
         return cli_usage_error("llm", "--measure runs dense layers: %s is a mixture of experts",
                                r.m.name);
+    const struct rl_system *sys = NULL;
+    if (system_name && !(sys = cli_find_system(system_name)))
+        return CLI_FAIL;
     static struct rl_bench_ceilings bench;
     const struct rl_bench_ceilings *b;
     const struct rl_gpu_spec *s;
-    if (cli_ceiling_sources(gpu, bench_path, bench_path ? NULL : "h200", &bench, &b, &s))
+    if (cli_ceiling_sources(gpu ? gpu : !bench_path && sys ? sys->gpu : NULL, bench_path,
+                            bench_path ? NULL : "h200", &bench, &b, &s))
         return CLI_FAIL;
     if (rl_ceilings_init(&r.c, s, b, NULL, false, false, NULL, err)) {
         cli_error("%s", err);
         return CLI_FAIL;
     }
     rl_llm_capacity_of(&r.cap, s ? s->memory_size_gb : NAN);
-    r.net.spec = s;
+    if (llm_net_init(&r.net, s, sys, &r.max_tp))
+        return CLI_FAIL;
     if (compute(&r, err)) {
         cli_error("%s", err);
         return CLI_FAIL;

@@ -40,6 +40,7 @@ struct llm_run {
     struct rl_llm_memory train_mem;    /* inference: what training batch 1 would need */
     int max_fit;                       /* largest batch that fits; 0 none */
     int min_gpus;                      /* 0: none up to LLM_MAX_GPUS */
+    int max_tp;                        /* TP inside a node or NVLink domain */
     struct rl_llm_layout min_layout;
     struct llm_measured meas[LLM_MAX_MEASURED];
     int n_meas;
@@ -73,6 +74,12 @@ int llm_write_json(FILE *f, const struct llm_run *r);
  * under the profiler, print them beside the prediction. CLI_OK or CLI_FAIL
  * (reported). */
 int llm_measure(struct llm_run *r, const char *dir, int device);
+
+/* How the GPUs are joined: spec's links, or sys (--system, may be NULL;
+ * its GPU must be spec), with --nic-gbps as given in net; *max_tp gets the
+ * largest TP inside a node or NVLink domain. CLI_OK, or CLI_FAIL reported. */
+int llm_net_init(struct rl_llm_net *net, const struct rl_gpu_spec *spec,
+                 const struct rl_system *sys, int *max_tp);
 
 /* The KV cache precisions, NULL-terminated (usage errors list them). */
 extern const char *const llm_kv_precisions[];

@@ -22,6 +22,7 @@
 #include "analyzer/llm/layout.h"
 
 #include "analyzer/comm/collective.h"
+#include "analyzer/comm/system.h"
 #include "analyzer/util/error.h"
 
 #include <math.h>
@@ -127,8 +128,26 @@ static int add_comm(struct rl_llm_step *s, const struct rl_llm_net *net, const c
     struct rl_fabric f;
     struct rl_comm_prediction pr;
     char err[RL_ERRMSG_SIZE];
-    int rc = rl_fabric_build(&f, net->spec, net->sys, gpus, nodes, net->nic_gbps,
-                             net->nics_per_node, err);
+    /* A system's fabric puts the group's GPUs in domains of domain_gpus;
+     * a group of fewer GPUs per node than the node holds (one DP rank per
+     * node) has that many per domain: its fabric is built from the GPU's
+     * own links and the system's NICs (their origin stays the system
+     * file's datasheet). An NVLink domain wider than a node (GB200 NVL72)
+     * keeps the system's. */
+    const struct rl_system *sys = net->sys;
+    double nic_gbps = net->nic_gbps;
+    int nics = net->nics_per_node;
+    bool sys_nics = false;
+    if (sys && nodes > 1 && gpus / nodes < sys->gpus_per_node &&
+        sys->domain_gpus <= sys->gpus_per_node) {
+        if (!(nic_gbps > 0)) {
+            nic_gbps = sys->nic_gbps;
+            nics = sys->nics_per_node;
+            sys_nics = true;
+        }
+        sys = NULL;
+    }
+    int rc = rl_fabric_build(&f, net->spec, sys, gpus, nodes, nic_gbps, nics, err);
     /* Every group of the layout runs its collective at once: groups of g
      * GPUs per node across nodes share the node's NICs, per_node / g of
      * them (8 DP groups of one GPU per node: an eighth of the NICs each). */
@@ -151,7 +170,7 @@ static int add_comm(struct rl_llm_step *s, const struct rl_llm_net *net, const c
     snprintf(c->link, sizeof c->link, "%s", pr.link);
     c->link_gbs = pr.link_gbs;
     c->origin = pr.origin;
-    c->link_origin = pr.link_origin;
+    c->link_origin = sys_nics ? RL_ORIGIN_DATASHEET : pr.link_origin;
     return RL_OK;
 }
 

@@ -463,6 +463,13 @@ int rl_llm_evaluate(struct rl_llm_phase_cost *p, struct rl_ceilings *c, char *er
     for (int i = 0; i < p->n_ops; i++) {
         struct rl_llm_op *o = &p->ops[i];
         int r = rl_ceilings_judge(c, o->roof, errmsg);
+        if (r < 0 && strstr(o->roof, "-cuda")) {
+            /* No 16-bit vector rate on the datasheet (AMD Instinct lists
+             * none): the elementwise work runs in FP32 on the vector units. */
+            char err2[RL_ERRMSG_SIZE];
+            if ((r = rl_ceilings_judge(c, "fp32", err2)) >= 0)
+                o->roof = "fp32";
+        }
         if (r < 0)
             return RL_EUNSUPPORTED;
         const double peak = c->compute[r].peak_tflops * 1e12, bw = mem->bandwidth_gbs * 1e9;
