@@ -3,6 +3,7 @@
 #include "test_util.h"
 
 #include "analyzer/comm/collective.h"
+#include "analyzer/comm/system.h"
 #include "analyzer/llm/layout.h"
 #include "analyzer/llm/llm.h"
 #include "analyzer/llm/memory.h"
@@ -24,29 +25,15 @@ static struct rl_ceilings c;
 
 static const struct rl_llm_config bf16 = {RL_LLM_BF16, RL_LLM_KV_BF16};
 
-/* H100 SXM: NVLink 4, 18 links x 25 GB/s per direction = 450, through
- * NVSwitch; PCIe Gen5 x16, 64 GB/s per direction (the H100 datasheet's
- * 900 GB/s NVLink is both directions). */
-static void set_links(struct rl_gpu_spec *s)
-{
-    struct rl_gpu_links *l = &s->links;
-    memset(l, 0, sizeof *l);
-    snprintf(l->name, sizeof l->name, "NVLink 4");
-    l->count = 18;
-    l->gbs_per_link = 25;
-    l->gbs = 450;
-    snprintf(l->reach, sizeof l->reach, "switch");
-    l->pcie_gen = 5;
-    l->pcie_lanes = 16;
-    l->pcie_gbs = 64;
-}
-
 static void setup(void)
 {
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(rl_data_dir(data, sizeof data, err), 0);
+    /* The datasheet's links: NVLink 4, 18 x 25 GB/s per direction = 450,
+     * through NVSwitch (the H100 datasheet's 900 GB/s is both directions). */
     h100 = *rl_test_gpu("h100-sxm");
-    set_links(&h100);
+    ck_assert_double_eq(h100.links.gbs, 450);
+    ck_assert_str_eq(h100.links.reach, "switch");
     ck_assert_int_eq(rl_ceilings_init(&c, &h100, NULL, NULL, false, false, NULL, err), 0);
 }
 
@@ -333,27 +320,26 @@ START_TEST(training_flops_six_params_tokens)
 }
 END_TEST
 
-/* A100 SXM4 80GB in a DGX A100 (Selene's nodes): NVLink 3, 12 links x 25
- * GB/s per direction = 300 through NVSwitch; PCIe Gen4 x16, 32 GB/s; eight
- * ConnectX-6 HDR InfiniBand NICs of 200 Gb/s for the compute fabric. */
+/* A100 SXM4 80GB in a DGX A100 (Selene's nodes), from data/gpus and
+ * data/systems: NVLink 3, 12 links x 25 GB/s per direction = 300 through
+ * NVSwitch; eight ConnectX-6 HDR InfiniBand NICs of 200 Gb/s a node. */
 static struct rl_gpu_spec a100;
 static struct rl_ceilings a100_c;
+static struct rl_systemdb systems;
 
-static void a100_setup(void)
+static const struct rl_system *a100_setup(void)
 {
-    char err[RL_ERRMSG_SIZE];
+    char err[RL_ERRMSG_SIZE], dir[1100];
     a100 = *rl_test_gpu("a100-sxm-80gb");
-    struct rl_gpu_links *l = &a100.links;
-    memset(l, 0, sizeof *l);
-    snprintf(l->name, sizeof l->name, "NVLink 3");
-    l->count = 12;
-    l->gbs_per_link = 25;
-    l->gbs = 300;
-    snprintf(l->reach, sizeof l->reach, "switch");
-    l->pcie_gen = 4;
-    l->pcie_lanes = 16;
-    l->pcie_gbs = 32;
+    ck_assert_double_eq(a100.links.gbs, 300);
     ck_assert_int_eq(rl_ceilings_init(&a100_c, &a100, NULL, NULL, false, false, NULL, err), 0);
+    snprintf(dir, sizeof dir, "%s/systems", data);
+    ck_assert_msg(rl_systemdb_load(&systems, dir, NULL, err) == 0, "%s", err);
+    const struct rl_system *dgx = rl_systemdb_find(&systems, "dgx-a100");
+    ck_assert_ptr_nonnull(dgx);
+    ck_assert_int_eq(dgx->nics_per_node, 8);
+    ck_assert_double_eq(dgx->nic_gbps, 200);
+    return dgx;
 }
 
 /* Megatron's FLOPs of a training iteration with activation recomputation
@@ -378,10 +364,9 @@ START_TEST(megatron_gpt3_is_an_upper_bound)
      * The prediction is a roofline's: each operator at its roof, nothing
      * overlapped; what the cluster achieved must not exceed it. The rate
      * is Megatron's own FLOP count over the predicted step time. */
-    a100_setup();
+    const struct rl_system *dgx = a100_setup();
     struct rl_llm_model m = load("gpt-3-175b");
-    struct rl_llm_net net = {.spec = &a100, .gpus_per_node = 8, .nic_gbps = 200,
-                             .nics_per_node = 8};
+    struct rl_llm_net net = {.spec = &a100, .sys = dgx, .gpus_per_node = 8, .nic_gbps = NAN};
     static const struct {
         int layers, pp, gpus, batch;
         double achieved_tflops;
@@ -420,6 +405,7 @@ START_TEST(megatron_gpt3_is_an_upper_bound)
         ck_assert_msg(rl_llm_fits(&mem, &cap), "%s: %.1f GB per GPU", runs[i].what,
                       mem.total_bytes / 1e9);
     }
+    rl_systemdb_release(&systems);
 }
 END_TEST
 
