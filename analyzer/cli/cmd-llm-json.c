@@ -86,6 +86,7 @@ static void fit_json(FILE *f, const struct llm_run *r)
     num(f, "comm_ms", s->comm_ns / 1e6, false);
     num(f, "bubble_ms", s->bubble_ns / 1e6, false);
     num(f, "flops_per_gpu", s->flops_per_gpu, false);
+    num(f, "microbatches", s->layout.microbatches, false); /* at most the GPU's sequences */
     num(f, "tflops_per_gpu", s->flops_per_gpu / s->time_ns / 1e3, false);
     fputs("}", f);
     fprintf(f, ",\n  \"bound\": \"%s\",\n  \"bound_reason\": ", rl_llm_bound_name(s->bound));

@@ -235,10 +235,12 @@ int rl_llm_step(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
     s->layout = *lay;
     s->batch = batch;
     s->seq = seq;
-    const int M = lay->microbatches < 1 ? 1 : lay->microbatches, P = lay->pp;
+    const int share = lay->dp * lay->ep, per_gpu = (batch + share - 1) / share;
+    /* No more microbatches than the GPU has sequences. */
+    const int M = lay->microbatches < 1 ? 1 : lay->microbatches < per_gpu ? lay->microbatches
+                                                                           : per_gpu;
+    const int P = lay->pp, micro = (per_gpu + M - 1) / M;
     s->layout.microbatches = M;
-    const int share = lay->dp * lay->ep;
-    const int per_gpu = (batch + share - 1) / share, micro = (per_gpu + M - 1) / M;
     const struct rl_llm_split sp = rl_llm_layout_split(lay);
     rl_llm_phase_split(m, cfg, &sp, phase, micro, seq, &s->micro);
     int rc = rl_llm_evaluate(&s->micro, c, errmsg);

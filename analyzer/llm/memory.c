@@ -136,8 +136,12 @@ void rl_llm_memory_per_gpu(const struct rl_llm_model *m, const struct rl_llm_con
 {
     memset(out, 0, sizeof *out);
     const struct rl_llm_split sp = rl_llm_layout_split(lay);
-    const int share = lay->dp * lay->ep, mb = lay->microbatches < 1 ? 1 : lay->microbatches;
+    const int share = lay->dp * lay->ep;
     out->sequences = (batch + share - 1) / share;
+    /* No more microbatches than the GPU has sequences. */
+    const int mb = lay->microbatches < 1 ? 1 : lay->microbatches < out->sequences
+                                                    ? lay->microbatches
+                                                    : out->sequences;
     out->microbatch = (out->sequences + mb - 1) / mb;
     out->params = rl_llm_params_per_gpu(m, &sp);
     out->activations_counted = rl_llm_model_has_shape(m);
