@@ -437,7 +437,7 @@ START_TEST(batch_chart_cut_where_it_stops_fitting)
     snprintf(path, sizeof path, "%s/llm-batch.gp", dir);
     char *gp = rl_test_slurp(path);
     ck_assert_ptr_nonnull(gp);
-    ck_assert_msg(strstr(gp, "\"does not fit: batch > 57\""), "%s", gp);
+    ck_assert_msg(strstr(gp, "\"batch > 57 does not fit in 75.0 GB\""), "%s", gp);
     ck_assert_msg(strstr(gp, "\"crossover (batch 346) does not fit\""), "%s", gp);
     ck_assert_msg(strstr(gp, "set object 1 rect from 57, graph 0 to "), "%s", gp);
     free(gp);

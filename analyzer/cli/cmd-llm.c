@@ -382,7 +382,8 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
         const double lx = log2(r->max_fit);
         xy.shade_from_x = r->max_fit;
         xy.x_max = exp2(fmax(fmax(lx + 1.5, lx / 0.6), log2(2.0 * top)));
-        snprintf(sl[0], sizeof sl[0], "does not fit: batch > %d", r->max_fit);
+        snprintf(sl[0], sizeof sl[0], "batch > %d does not fit in %.1f GB", r->max_fit,
+                 r->cap.usable_bytes / 1e9);
         snprintf(sl[1], sizeof sl[1], "crossover (batch %d) does not fit", r->crossover);
         xy.n_shade_labels = r->crossover > r->max_fit ? 2 : 1;
     } else if (known && r->max_fit == 0) {
@@ -390,7 +391,8 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
         xy.x_min = 1;
         xy.x_max = xs[m - 1];
         xy.shade_labels_low = true;
-        snprintf(sl[0], sizeof sl[0], "does not fit: not even batch 1");
+        snprintf(sl[0], sizeof sl[0], "not even batch 1 fits in %.1f GB",
+                 r->cap.usable_bytes / 1e9);
         if (r->crossover) {
             size_t u = strlen(sl[0]);
             snprintf(sl[0] + u, sizeof sl[0] - u, " (crossover: %d)", r->crossover);
