@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* GPUs and nodes built on the stack, from their datasheets' links. */
@@ -376,6 +377,57 @@ START_TEST(cli_bad_usage)
 }
 END_TEST
 
+/* Work that communicates, on the roofline (tests/data/comm/tp-layer.json,
+ * H100 SXM: BF16 989.4 TFLOP/s, HBM3 3350 GB/s, NVLink 4 450 GB/s per
+ * direction). A layer of 1e12 FLOP reading 1e9 bytes of HBM (1000 FLOP/B,
+ * right of the 295 FLOP/B ridge) that sends 2e9 bytes: 500 FLOP per byte
+ * communicated x 450 GB/s = 225 TFLOP/s < 989.4: bound by the link, whose
+ * BF16 ridge is 989.4 / 0.45 = 2198.7 FLOP/B, 4.4x right of it. Timed at 8
+ * ms: 125 TFLOP/s = 55.6% of 225. Sending 1e8 bytes (10000 FLOP/B: 4500
+ * TFLOP/s) it stays compute-bound. */
+START_TEST(cli_link_roof_on_the_roofline)
+{
+    char out[4200];
+    snprintf(out, sizeof out, "%s/tp.svg", rl_test_tmpdir());
+    struct rl_run r = RUN("chart", "--gpu", "h100-sxm", "--kernels",
+                          rl_test_data("comm/tp-layer.json"), "-o", out, "--json");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    cJSON *doc = cJSON_Parse(r.out);
+    ck_assert_ptr_nonnull(doc);
+    const cJSON *k, *ks = cJSON_GetObjectItem(doc, "kernels");
+    int seen = 0;
+    cJSON_ArrayForEach(k, ks) {
+        const char *name = str(k, "name");
+        if (strcmp(name, "tp8-mlp-layer") == 0) {
+            ck_assert_str_eq(str(k, "bound"), "link");
+            ck_assert_double_eq_tol(num(k, "ai_link_flop_per_byte"), 500, 1e-9);
+            ck_assert_double_eq_tol(num(k, "link_attainable_tflops"), 225, 1e-9);
+            ck_assert_double_eq(num(k, "link_gbs_per_direction"), 450);
+            ck_assert_str_eq(str(k, "link_origin"), "datasheet");
+            ck_assert(strstr(str(k, "sentence"), "bound by NVLink 4") != NULL);
+            seen++;
+        } else if (strcmp(name, "tp8-mlp-layer-timed") == 0) {
+            ck_assert_str_eq(str(k, "bound"), "link");
+            ck_assert_double_eq_tol(num(k, "pct_of_roof"), 125.0 / 225 * 100, 1e-6);
+            seen++;
+        } else if (strcmp(name, "little-comm") == 0 || strcmp(name, "gemm-local") == 0) {
+            ck_assert_str_eq(str(k, "bound"), "compute");
+            seen++;
+        }
+    }
+    ck_assert_int_eq(seen, 4);
+    cJSON_Delete(doc);
+    /* The link roof and the communicated intensities are drawn. */
+    snprintf(out, sizeof out, "%s/tp.gp", rl_test_tmpdir());
+    char *gp = rl_test_slurp(out);
+    ck_assert_ptr_nonnull(gp);
+    ck_assert(strstr(gp, "NVLink 4 (link)") != NULL);
+    ck_assert(strstr(gp, "FLOP per byte communicated") != NULL);
+    free(gp);
+    rl_run_release(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("comm");
@@ -395,6 +447,7 @@ int main(void)
     tcase_add_test(cl, cli_every_gpu_every_collective);
     tcase_add_test(cl, cli_system_two_nodes);
     tcase_add_test(cl, cli_bad_usage);
+    tcase_add_test(cl, cli_link_roof_on_the_roofline);
     suite_add_tcase(s, cl);
     return rl_test_run(s);
 }
