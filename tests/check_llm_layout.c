@@ -584,6 +584,51 @@ START_TEST(system_and_plan_files)
 }
 END_TEST
 
+START_TEST(train_and_bubble_through_the_command)
+{
+    /* PP 4, M 8 without --batch: the default batches give each of the 8
+     * microbatches a sequence, and the bubble is 3/11. */
+    struct rl_run r = rl_test_cli(NULL, "llm", "--model", "llama-3-8b", "--gpu", "h100-sxm",
+                                  "--pp", "4", "--microbatches", "8", "--json",
+                                  (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    cJSON *doc = cJSON_Parse(r.out);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_double_eq_tol(rl_json_number(doc, "pipeline_bubble_fraction"), 3.0 / 11, 1e-6);
+    ck_assert_double_eq(rl_json_number(doc, "batch"), 8);
+    cJSON_Delete(doc);
+    rl_run_release(&r);
+    /* A training step: its operators, gradients and optimizer states. */
+    char dir[512], path[700];
+    snprintf(dir, sizeof dir, "%s/llm-train", rl_test_tmpdir());
+    r = rl_test_cli(NULL, "llm", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--train",
+                    "--recompute", "--dp", "8", "--zero", "2", "--batch", "16", "--json", "-o",
+                    dir, (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    doc = cJSON_Parse(r.out);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_ptr_nonnull(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "operators"), "train"));
+    ck_assert(rl_json_number(doc, "step_ms") > 0);
+    const cJSON *mem = cJSON_GetObjectItem(doc, "memory_per_gpu_bytes");
+    /* ZeRO 2 over DP 8: 2 B x params whole, gradients and optimizer / 8 */
+    ck_assert_double_eq(rl_json_number(mem, "weights"), 2 * 8030261248.0);
+    ck_assert_double_eq(rl_json_number(mem, "gradients"), 2 * 8030261248.0 / 8);
+    ck_assert_double_eq(rl_json_number(mem, "optimizer"), 12 * 8030261248.0 / 8);
+    ck_assert_double_eq(rl_json_number(mem, "kv_cache"), 0);
+    ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "layout"), "recompute")));
+    cJSON_Delete(doc);
+    rl_run_release(&r);
+    /* Its files: llm.json and the operators on the roofline; no batch
+     * chart (a decode chart). */
+    snprintf(path, sizeof path, "%s/llm.json", dir);
+    ck_assert_msg(access(path, F_OK) == 0, "no %s", path);
+    snprintf(path, sizeof path, "%s/llm-roofline.gp", dir);
+    ck_assert_msg(access(path, F_OK) == 0, "no %s", path);
+    snprintf(path, sizeof path, "%s/llm-batch.gp", dir);
+    ck_assert_msg(access(path, F_OK) != 0, "%s written", path);
+}
+END_TEST
+
 static Suite *llm_layout_suite(void)
 {
     Suite *s = suite_create("llm_layout");
@@ -600,6 +645,7 @@ static Suite *llm_layout_suite(void)
     tcase_add_test(core, plan_ranks_the_layouts);
     tcase_add_test(core, plan_command);
     tcase_add_test(core, system_and_plan_files);
+    tcase_add_test(core, train_and_bubble_through_the_command);
     suite_add_tcase(s, core);
     return s;
 }

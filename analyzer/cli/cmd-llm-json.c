@@ -178,8 +178,8 @@ int llm_write_json(FILE *f, const struct llm_run *r)
         num(f, "kv_cache_bytes",
             r->lay.train ? 0 : rl_llm_kv_bytes_per_sequence(&r->m, &r->cfg, r->seq) * d->batch,
             false);
-        num(f, "flops", d->micro.flops * r->lay.microbatches, false);
-        num(f, "bytes", d->micro.bytes * r->lay.microbatches, false);
+        num(f, "flops", d->micro.flops * d->layout.microbatches, false);
+        num(f, "bytes", d->micro.bytes * d->layout.microbatches, false);
         fprintf(f, ", \"fits\": %s, \"memory_per_gpu_bytes\": ",
                 isnan(r->cap.gpu_memory_bytes) ? "null" : llm_fits(r, i) ? "true" : "false");
         memory_json(f, &r->mem[i]);

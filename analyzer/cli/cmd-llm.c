@@ -46,7 +46,7 @@ static const char usage_text[] =
     "  --gpu G            datasheet (default h200, or the bench file's GPU)\n"
     "  --bench FILE       measured ceilings from `roofline bench`\n"
     "  --batch LIST       batches, sequences per step over all GPUs, comma-separated\n"
-    "                     (default 1,8,64,256; training 8)\n"
+    "                     (default 1,8,64,256; training 8; each at least M x DP x EP)\n"
     "  --seq N            context of decode and length of prefill and training\n"
     "                     sequences (default 2048)\n"
     "  --precision P      bf16 (default), fp16, fp8, w8a8, w4a16 (weights/activations)\n"
@@ -635,6 +635,7 @@ int cmd_llm(int argc, char **argv)
                                       "--train, --batch or --ep");
     if (r.params_only)
         r.lay.train = true; /* model states are training's */
+    const bool default_batches = !batches;
     if (!batches)
         batches = r.lay.train ? "8" : "1,8,64,256";
     for (const char *p = batches; *p;) {
@@ -645,6 +646,19 @@ int cmd_llm(int argc, char **argv)
                                           "comma-separated", LLM_MAX_BATCHES);
         r.batches[r.n_batches++] = (int)b;
         p = *end ? end + 1 : end;
+    }
+    if (default_batches) {
+        /* The defaults give every microbatch of every GPU a sequence at
+         * least: M x DP x EP (--batch as given is taken as given). */
+        const long least = (long)r.lay.microbatches * r.lay.dp * r.lay.ep;
+        int n = 0;
+        for (int i = 0; i < r.n_batches; i++) {
+            int b = r.batches[i] < least ? (int)(least < 1000000 ? least : 1000000)
+                                         : r.batches[i];
+            if (!n || b != r.batches[n - 1])
+                r.batches[n++] = b;
+        }
+        r.n_batches = n;
     }
     if (do_measure && r.cfg.precision != RL_LLM_BF16)
         return cli_usage_error("llm", "--measure runs BF16 layers, not %s",
