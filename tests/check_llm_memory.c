@@ -265,6 +265,22 @@ START_TEST(tp_shapes_by_hand)
     bad = (struct rl_llm_split){.tp = 1, .pp = 1, .ep = 2};
     ck_assert_int_eq(rl_llm_split_check(&m, &bad, err), RL_EINVAL);
     ck_assert_str_eq(err, "EP 2 does not divide tiny's 1 experts (a dense model: EP 1)");
+    /* The shapes one GPU runs: TP 2, decode of 2: qkv 2 tokens x 8 -> 8,
+     * o 2 x 4 -> 8, gate/up 2 x 8 -> 16, down 2 x 8 -> 8, LM head 2 x 8 ->
+     * 5; attention 2 heads, 1 KV head, 5 keys. */
+    sp = (struct rl_llm_split){.tp = 2, .pp = 1, .ep = 1};
+    rl_llm_phase_split(&m, &bf16, &sp, RL_LLM_DECODE, 2, 5, &p);
+    static const double shapes[][3] = {{0}, {2, 8, 8}, {0}, {0}, {2, 4, 8}, {0}, {0},
+                                       {2, 8, 16}, {0}, {2, 8, 8}, {0}, {0}, {2, 8, 5}};
+    for (int i = 0; i < p.n_ops; i++) {
+        ck_assert_msg(p.ops[i].tokens == shapes[i][0] && p.ops[i].in == shapes[i][1] &&
+                          p.ops[i].out == shapes[i][2],
+                      "%s: %g x %g -> %g", p.ops[i].name, p.ops[i].tokens, p.ops[i].in,
+                      p.ops[i].out);
+    }
+    ck_assert_double_eq(p.ops[2].heads, 2);
+    ck_assert_double_eq(p.ops[2].kv_heads, 1);
+    ck_assert_double_eq(p.ops[2].keys, 5);
 }
 END_TEST
 

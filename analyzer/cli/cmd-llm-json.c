@@ -26,6 +26,19 @@ static void ops_json(FILE *f, const struct rl_llm_phase_cost *p)
         num(f, "kv_bytes", o->kv_bytes, false);
         num(f, "ai_flop_per_byte", o->ai_flop_per_byte, false);
         num(f, "time_ns", o->time_ns, false);
+        if (o->linear) {
+            fputs(", \"shape\": {", f);
+            num(f, "tokens", o->tokens, true);
+            num(f, "in", o->in, false);
+            num(f, "out", o->out, false);
+            fputs("}", f);
+        } else if (o->heads > 0) {
+            fputs(", \"shape\": {", f);
+            num(f, "heads", o->heads, true);
+            num(f, "kv_heads", o->kv_heads, false);
+            num(f, "keys", o->keys, false);
+            fputs("}", f);
+        }
         fprintf(f, ", \"roof\": \"%s\", \"bound\": \"%s\", \"linear\": %s}", o->roof,
                 o->memory_bound ? "memory" : "compute", o->linear ? "true" : "false");
     }

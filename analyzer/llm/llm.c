@@ -358,22 +358,26 @@ void rl_llm_phase_split(const struct rl_llm_model *m, const struct rl_llm_config
     o->act_bytes = 2 * T * H * ab;
 
     o = op(p, "qkv_proj", L, true, lin);
+    o->tokens = T, o->in = H, o->out = qkv;
     o->flops = 2 * T * H * qkv + (m->qkv_bias ? T * qkv : 0);
     o->weight_bytes = H * qkv * wb + (m->qkv_bias ? 2 * qkv : 0);
     o->act_bytes = T * H * ab + T * nh * d * ab; /* x in, q out */
     o->kv_bytes = T * 2 * nkv * d * kvb;         /* k, v into the cache */
 
     o = op(p, "attn_scores", L, false, attn);
+    o->heads = nh, o->kv_heads = nkv, o->keys = P / (phase == RL_LLM_DECODE ? B : T);
     o->flops = 2 * P * nh * d + 6 * P * nh;      /* q.k, then softmax: 6 per score */
     o->act_bytes = T * nh * d * ab;              /* q */
     o->kv_bytes = cached * nkv * d * kvb;        /* K of every cached position, once */
 
     o = op(p, "attn_av", L, false, attn);
+    o->heads = nh, o->kv_heads = nkv, o->keys = P / (phase == RL_LLM_DECODE ? B : T);
     o->flops = 2 * P * nh * d;
     o->act_bytes = T * nh * d * ab;              /* out */
     o->kv_bytes = cached * nkv * d * kvb;        /* V */
 
     o = op(p, "o_proj", L, true, lin);
+    o->tokens = T, o->in = nh * d, o->out = H;
     o->flops = 2 * T * nh * d * H;
     o->weight_bytes = nh * d * H * wb;
     o->act_bytes = T * nh * d * ab + T * H * ab;
@@ -395,6 +399,7 @@ void rl_llm_phase_split(const struct rl_llm_model *m, const struct rl_llm_config
     }
 
     o = op(p, m->gated ? "gate_up_proj" : "up_proj", L, true, lin);
+    o->tokens = T * k, o->in = H, o->out = F * mats;
     o->flops = 2 * T * k * H * F * mats;
     o->weight_bytes = touched * H * F * mats * wb;
     o->act_bytes = T * k * H * ab + T * k * F * mats * ab;
@@ -404,6 +409,7 @@ void rl_llm_phase_split(const struct rl_llm_model *m, const struct rl_llm_config
     o->act_bytes = T * k * F * (m->gated ? 3 : 2) * ab;
 
     o = op(p, "down_proj", L, true, lin);
+    o->tokens = T * k, o->in = F, o->out = H;
     o->flops = 2 * T * k * F * H;
     o->weight_bytes = touched * F * H * wb;
     o->act_bytes = T * k * F * ab + T * k * H * ab;
@@ -421,6 +427,7 @@ void rl_llm_phase_split(const struct rl_llm_model *m, const struct rl_llm_config
 
     /* Logits of the last position of each sequence only (training: all). */
     o = op(p, "lm_head", 1, true, "bf16");
+    o->tokens = Tout, o->in = H, o->out = V;
     o->flops = 2 * Tout * H * V;
     o->weight_bytes = V * H * 2;
     o->act_bytes = Tout * H * ab + Tout * V * 2;

@@ -68,6 +68,12 @@ struct rl_llm_op {
     double flops;               /* per occurrence */
     double weight_bytes, act_bytes, kv_bytes;
     const char *roof;           /* compute roof name */
+    /* One GPU's shape: a linear layer's tokens x in -> out (per expert
+     * pair for MoE: tokens are token-expert pairs); attention's heads and
+     * KV heads on the GPU and the keys a query reads (on average: causal
+     * prefill (S + 1) / 2). 0 when none. */
+    double tokens, in, out;
+    double heads, kv_heads, keys;
     /* on the roofline (filled by rl_llm_evaluate) */
     double ai_flop_per_byte;
     double time_ns;             /* attainable: max(FLOPs / peak, bytes / bandwidth), per occurrence */
