@@ -155,9 +155,12 @@ static int add_comm(struct rl_llm_step *s, const struct rl_llm_net *net, const c
     const double share = nodes > 1 && g < per_node ? per_node / g : 1;
     if (rc == RL_OK)
         rc = rl_comm_predict(&f, coll, bytes * share, &pr, err);
-    if (rc)
+    if (rc) {
+        char said[32]; /* the model's message may start with the node count: said once */
+        size_t n = (size_t)snprintf(said, sizeof said, "%d nodes: ", nodes);
         return rl_fail(errmsg, rc, "%s over %d GPUs on %d node%s: %s", name, gpus, nodes,
-                       nodes == 1 ? "" : "s", err);
+                       nodes == 1 ? "" : "s", strncmp(err, said, n) == 0 ? err + n : err);
+    }
     struct rl_llm_comm *c = &s->comm[s->n_comm++];
     snprintf(c->name, sizeof c->name, "%s", name);
     snprintf(c->collective, sizeof c->collective, "%s", rl_collective_name(coll));
