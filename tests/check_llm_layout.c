@@ -553,8 +553,18 @@ START_TEST(system_and_plan_files)
     ck_assert_int_eq(rl_test_count(r.err, "\n"), 1);
     ck_assert_ptr_nonnull(strstr(r.err, "holds h100-sxm GPUs, not a100-sxm-80gb"));
     rl_run_release(&r);
-    /* Two nodes without a NIC rate: said. */
+    /* Two nodes of H100 SXMs without --system: the NICs of the database's
+     * system with that GPU (the DGX H100's 8 x 400 Gb/s), said. */
     r = rl_test_cli(NULL, "llm", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "8",
+                    "--pp", "2", "--json", (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    doc = cJSON_Parse(r.out);
+    ck_assert_str_eq(rl_json_string(doc, "nics_from_system"), "dgx-h100");
+    cJSON_Delete(doc);
+    rl_run_release(&r);
+    /* H100 PCIe: no system of the database holds it: without a NIC rate,
+     * said. */
+    r = rl_test_cli(NULL, "llm", "--model", "llama-3-70b", "--gpu", "h100-pcie", "--tp", "8",
                     "--pp", "2", (const char *)NULL);
     ck_assert_int_eq(r.status, 1);
     ck_assert_ptr_nonnull(strstr(r.err, "--nic-gbps"));

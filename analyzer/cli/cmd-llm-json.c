@@ -1,6 +1,8 @@
 /* cmd-llm-json.c - llm.json: the JSON of one `roofline llm` run (README "roofline llm" lists its keys). */
 #include "analyzer/cli/cmd-llm.h"
 
+#include "analyzer/comm/system.h"
+
 #include "analyzer/util/strbuf.h"
 
 #include <math.h>
@@ -104,6 +106,13 @@ static void fit_json(FILE *f, const struct llm_run *r)
     fputs("}", f);
     fprintf(f, ",\n  \"bound\": \"%s\",\n  \"bound_reason\": ", rl_llm_bound_name(s->bound));
     rl_fput_json_string(f, s->why);
+    fputs(",\n  \"nics_from_system\": ", f); /* NICs between nodes taken from data/systems */
+    if (r->net.nic_system)
+        rl_fput_json_string(f, r->net.nic_system->id);
+    else if (r->net.sys)
+        rl_fput_json_string(f, r->net.sys->id);
+    else
+        fputs("null", f);
     fputs(",\n  \"communication\": [", f);
     for (int i = 0; i < s->n_comm; i++) {
         const struct rl_llm_comm *c = &s->comm[i];

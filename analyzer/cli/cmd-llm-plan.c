@@ -107,6 +107,11 @@ static void print_plan(const struct plan_run *p)
     if (p->plan.n_fit) {
         const struct rl_llm_step *b = &p->plan.c[0].step;
         printf("\nbest: %s\n", b->why);
+        if (p->net.nic_system && p->req.gpus > LLM_NODE_GPUS)
+            printf("between nodes: the NICs of %s (%d x %g Gb/s, data/systems/%s.json); "
+                   "--system or --nic-gbps to say otherwise\n",
+                   p->net.nic_system->name, p->net.nic_system->nics_per_node,
+                   p->net.nic_system->nic_gbps, p->net.nic_system->id);
     } else {
         const struct rl_llm_candidate *k = &p->plan.c[0];
         char name[48];

@@ -174,7 +174,7 @@ static void print_memory(const struct llm_run *r)
                LLM_MAX_GPUS);
 }
 
-static void print_step(const struct rl_llm_step *s)
+static void print_step(const struct rl_llm_step *s, const struct rl_system *nic_system)
 {
     printf("time split: compute %.4g ms, memory %.4g ms, communication %.4g ms, bubble %.4g "
            "ms (%.3g of the pipeline)\n%s\n",
@@ -182,6 +182,15 @@ static void print_step(const struct rl_llm_step *s)
            s->bubble_fraction, s->why);
     if (!s->n_comm)
         return;
+    if (nic_system)
+        for (int i = 0; i < s->n_comm; i++)
+            if (strstr(s->comm[i].link, "NIC")) {
+                printf("between nodes: the NICs of %s (%d x %g Gb/s, data/systems/%s.json); "
+                       "--system or --nic-gbps to say otherwise\n",
+                       nic_system->name, nic_system->nics_per_node, nic_system->nic_gbps,
+                       nic_system->id);
+                break;
+            }
     printf("%-27s %5s %10s %11s %11s %10s  %s\n", "COMMUNICATION (analytic)", "GPUS",
            "CALLS", "MB EACH", "us EACH", "ms/STEP", "LINK (GB/s per direction)");
     for (int i = 0; i < s->n_comm; i++) {
@@ -206,7 +215,7 @@ static void print_train(const struct llm_run *r)
            s->optimizer.weight_bytes / 1e9, s->optimizer.time_ns / 1e6);
     printf("step %.4g ms: %.4g tokens/s; %.4g TFLOP/s per GPU\n", s->time_ns / 1e6,
            llm_tokens_per_s(s), s->flops_per_gpu / s->time_ns / 1e3);
-    print_step(s);
+    print_step(s, r->net.nic_system);
 }
 
 static void print_text(const struct llm_run *r)
@@ -245,7 +254,7 @@ static void print_text(const struct llm_run *r)
     print_ops(&d0->micro);
     printf("step %.4g ms: %.4g tokens/s; %.3g FLOP/B over the step\n", d0->time_ns / 1e6,
            llm_tokens_per_s(d0), d0->micro.flops / d0->micro.bytes);
-    print_step(d0);
+    print_step(d0, r->net.nic_system);
     printf("\nprefill of %d tokens (time to first token)\n", r->seq);
     print_ops(&r->prefill.micro);
     printf("prefill %.4g ms; %.3g FLOP/B over the prefill\n\n", r->prefill.time_ns / 1e6,
@@ -448,8 +457,18 @@ int llm_net_init(struct rl_llm_net *net, const struct rl_gpu_spec *spec,
     net->sys = sys;
     net->gpus_per_node = LLM_NODE_GPUS;
     *max_tp = LLM_NODE_GPUS;
-    if (!sys)
+    if (!sys) {
+        /* Nodes of 8 joined as a system of the database with this GPU
+         * joins them (a DGX: its domain is its node), unless --nic-gbps. */
+        const struct rl_systemdb *db = spec && !(net->nic_gbps > 0) ? cli_systemdb() : NULL;
+        for (size_t i = 0; db && i < db->n && !net->nic_system; i++) {
+            const struct rl_system *y = &db->systems[i];
+            if (strcmp(y->gpu, spec->id) == 0 && y->gpus_per_node == LLM_NODE_GPUS &&
+                y->domain_gpus <= y->gpus_per_node && y->nic_gbps > 0)
+                net->nic_system = y;
+        }
         return CLI_OK;
+    }
     if (!spec || strcmp(sys->gpu, spec->id) != 0) {
         cli_error("%s holds %s GPUs, not %s: drop --gpu or name its GPU", sys->name, sys->gpu,
                   spec ? spec->id : "the bench file's");

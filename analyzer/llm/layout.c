@@ -138,6 +138,11 @@ static int add_comm(struct rl_llm_step *s, const struct rl_llm_net *net, const c
     double nic_gbps = net->nic_gbps;
     int nics = net->nics_per_node;
     bool sys_nics = false;
+    if (!sys && !(nic_gbps > 0) && nodes > 1 && net->nic_system) {
+        nic_gbps = net->nic_system->nic_gbps;
+        nics = net->nic_system->nics_per_node;
+        sys_nics = true;
+    }
     if (sys && nodes > 1 && gpus / nodes < sys->gpus_per_node &&
         sys->domain_gpus <= sys->gpus_per_node) {
         if (!(nic_gbps > 0)) {

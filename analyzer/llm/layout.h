@@ -21,6 +21,9 @@ struct rl_llm_net {
     int gpus_per_node;             /* the system's, or 8 */
     double nic_gbps;               /* between nodes, Gb/s per NIC; NAN: the system's */
     int nics_per_node;             /* 0: one per GPU */
+    /* Between nodes when neither sys nor nic_gbps says: the NICs of this
+     * system (one of data/systems with this GPU); NULL none. */
+    const struct rl_system *nic_system;
 };
 
 /* One collective a split adds, timed by the collective model. */
