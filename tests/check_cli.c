@@ -568,7 +568,7 @@ START_TEST(usage_errors_say_the_nearest_name)
     r = RUN("help", "nosuch");
     ck_assert_int_eq(r.status, 2);
     assert_one_error_line(&r, "unknown command 'nosuch' (one of: gpus, ridge, chart, bench, "
-                              "trace, metrics, report, llm, run)");
+                              "trace, metrics, report, llm, comm, run)");
     ck_assert_str_eq(r.out, "");
     rl_run_release(&r);
     /* No command at all: two lines, not the whole help. */

@@ -37,6 +37,9 @@ int cmd_metrics(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_llm(int argc, char **argv);
+/* `roofline comm --measure` (cmd-comm-measure.c): cmd_comm hands it its argv
+ * as received when --measure is given. */
+int cli_comm_measure(int argc, char **argv);
 
 /* `roofline report`, as `roofline run` calls it. */
 #define CLI_MAX_TRACES 64

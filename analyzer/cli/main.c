@@ -33,6 +33,9 @@ static const struct command {
     {"metrics", cmd_metrics, "list the hardware counters read on a chip (no GPU needed)"},
     {"report", cmd_report, "place and explain every kernel of a trace or ncu export"},
     {"llm", cmd_llm, "why LLM decode is bandwidth-bound and prefill compute-bound"},
+    /* Until cmd-comm.c (the analytic `comm`, which calls cli_comm_measure for
+     * --measure) lands: the measured half alone. Replaced on merge. */
+    {"comm", cli_comm_measure, "NCCL collectives and copy bandwidth, measured (needs GPUs)"},
     {"run", cmd_run, "the main job: bench, trace decode and prefill, report (or analytic)"},
 };
 
