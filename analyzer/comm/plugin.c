@@ -92,8 +92,10 @@ void rl__note(struct rl__ctx *c, const char *fmt, ...)
 static long long last_tick_ms;
 static int watchdog_timeout_s;
 static volatile int watchdog_stop;
+#ifdef ROOFLINE_HAVE_MPI
 static volatile int mpi_live;      /* MPI_Init done, MPI_Finalize not yet */
 static int mpi_abort_ok;           /* MPI_THREAD_MULTIPLE: MPI_Abort from the watchdog */
+#endif
 static int watchdog_rank;
 
 static long long now_ms(void)
@@ -128,6 +130,7 @@ static void *watchdog(void *arg)
     return NULL;
 }
 
+#ifdef ROOFLINE_HAVE_MPI
 static char term_line[128];
 
 static void on_term(int sig)
@@ -137,6 +140,7 @@ static void on_term(int sig)
     (void)n;
     _exit(1);
 }
+#endif
 
 /* ---- launchers ------------------------------------------------------- */
 
