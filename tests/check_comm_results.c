@@ -32,7 +32,8 @@ START_TEST(synthetic_file_loads)
     ck_assert_str_eq(r.link_name, "NVLink 4");
     ck_assert_double_eq(r.link_gbs, 450);
     ck_assert_str_eq(r.mpi, "");
-    ck_assert_int_eq(r.iters, -1);
+    ck_assert_int_eq(r.iters, 20);
+    ck_assert_double_eq(r.fewer_above_bytes, 64 * MiB);
     ck_assert_uint_eq(r.n_series, 2);
     ck_assert_uint_eq(r.n_devices, 2);
     ck_assert_str_eq(r.devices[1].pci_bus_id, "0000:2A:00.0");
@@ -81,12 +82,15 @@ START_TEST(busbw_interpolates_in_log_bytes)
     /* The curve: out-of-place only, by size. */
     double x[4], y[4];
     const struct rl_comm_series *s = rl_comm_results_series(&r, RL_COLL_ALLREDUCE);
-    ck_assert_uint_eq(rl_comm_series_curve(s, x, y, 4), 2);
+    ck_assert_uint_eq(rl_comm_series_curve(s, false, x, y, 4), 2);
     ck_assert_double_eq(x[0], MiB);
     ck_assert_double_eq(y[0], 100);
     ck_assert_double_eq(x[1], 4 * MiB);
     ck_assert_double_eq(y[1], 300);
-    ck_assert_uint_eq(rl_comm_series_curve(s, NULL, NULL, 0), 2);
+    ck_assert_uint_eq(rl_comm_series_curve(s, false, NULL, NULL, 0), 2);
+    ck_assert_uint_eq(rl_comm_series_curve(s, true, x, y, 1), 2); /* one asked, two there */
+    ck_assert_double_eq(x[0], MiB);
+    ck_assert_double_eq_tol(y[0], 57.142857, 1e-9);
     rl_comm_results_release(&r);
 }
 END_TEST
@@ -117,10 +121,10 @@ static int load_edited(const char *from, const char *to, char *err)
 START_TEST(bad_files_name_file_and_line)
 {
     char err[RL_ERRMSG_SIZE];
-    /* A rate that is a string, on line 31 of the file. */
+    /* A rate that is a string, on line 32 of the file. */
     ck_assert_int_eq(load_edited("\"busbw_gbs\": 300", "\"busbw_gbs\": \"fast\"", err),
                      RL_ESCHEMA);
-    ck_assert_msg(strstr(err, "edited.json': line 31") && strstr(err, "busbw_gbs"), "%s", err);
+    ck_assert_msg(strstr(err, "edited.json': line 32") && strstr(err, "busbw_gbs"), "%s", err);
     ck_assert_int_eq(load_edited("\"kind\": \"roofline-comm\"", "\"kind\": \"roofline-bench\"",
                                  err), RL_ESCHEMA);
     ck_assert_msg(strstr(err, "line 4"), "%s", err);
@@ -153,7 +157,9 @@ static struct rl_comm_raw *raw_fixture(void)
     raw->nccl_version = 22809;
     raw->cuda_runtime = 13000;
     raw->cuda_driver = 12080;
-    raw->iters = raw->warmup = -1;
+    raw->iters = 20;
+    raw->warmup = 5;
+    raw->fewer_above_bytes = 64 * MiB;
     raw->n_devices = 8;
     for (int i = 0; i < 8; i++) {
         raw->devices[i].rank = i;

@@ -430,8 +430,9 @@ static int measure(const struct rl_comm_request *q, struct rl_comm_raw *out, cha
     c->req = q;
     c->out = out;
     c->errmsg = errmsg;
-    out->iters = q->iters;
-    out->warmup = q->warmup;
+    out->iters = q->iters >= 0 ? q->iters : RL_COMM_DEFAULT_ITERS;
+    out->warmup = q->warmup >= 0 ? q->warmup : RL_COMM_DEFAULT_WARMUP;
+    out->fewer_above_bytes = q->iters >= 0 && q->warmup >= 0 ? 0 : RL_COMM_FEWER_ABOVE_BYTES;
     struct launch l = detect_launcher();
     snprintf(out->launcher, sizeof out->launcher, "%s", l.name ? l.name : "");
     who_prefix[0] = '\0';

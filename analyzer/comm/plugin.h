@@ -91,7 +91,8 @@ struct rl_comm_raw {
     char launcher[16];         /* mpirun, srun, torchrun; "" none */
     int nccl_version;          /* 22809 = 2.28.9 */
     int cuda_runtime, cuda_driver; /* 13000 = 13.0 */
-    int iters, warmup;         /* as asked (-1: defaults) */
+    int iters, warmup;         /* as asked, or the defaults (20, 5) */
+    double fewer_above_bytes;  /* the defaults halve above this size; 0: never */
     int n_devices;             /* one per rank, in rank order */
     struct rl_comm_raw_device devices[RL_COMM_MAX_RANKS];
     int n_colls;

@@ -54,6 +54,7 @@ int rl_comm_results_from_raw(struct rl_comm_results *r, const struct rl_comm_raw
     snprintf(r->launcher, sizeof r->launcher, "%s", raw->launcher);
     r->iters = raw->iters;
     r->warmup = raw->warmup;
+    r->fewer_above_bytes = raw->fewer_above_bytes;
     snprintf(r->gpu, sizeof r->gpu, "%s", gpu);
     snprintf(r->gpu_id, sizeof r->gpu_id, "%s", gpu_id);
     snprintf(r->link_name, sizeof r->link_name, "%s", link_name);
@@ -185,8 +186,10 @@ cJSON *rl_comm_results_json(const struct rl_comm_results *r)
         cJSON_AddStringToObject(o, "pci_bus_id", d->pci_bus_id);
         cJSON_AddItemToArray(devs, o);
     }
-    add_int_or_null(cond, "iters", r->iters);
-    add_int_or_null(cond, "warmup", r->warmup);
+    cJSON_AddNumberToObject(cond, "iters", r->iters);
+    cJSON_AddNumberToObject(cond, "warmup", r->warmup);
+    if (r->fewer_above_bytes > 0)
+        cJSON_AddNumberToObject(cond, "fewer_above_bytes", r->fewer_above_bytes);
     cJSON_AddStringToObject(doc, "gpu", r->gpu);
     cJSON_AddItemToObject(doc, "gpu_id", str_or_null(r->gpu_id));
     cJSON *link = cJSON_AddObjectToObject(doc, "link");

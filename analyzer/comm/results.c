@@ -116,9 +116,10 @@ static int read_doc(struct rl_comm_results *r, const cJSON *doc, const char *wha
     copy_str(r->cuda_driver, sizeof r->cuda_driver, cond, "cuda_driver");
     copy_str(r->mpi, sizeof r->mpi, cond, "mpi");
     copy_str(r->launcher, sizeof r->launcher, cond, "launcher");
-    double it = num(cond, "iters"), wu = num(cond, "warmup");
-    r->iters = isnan(it) ? -1 : (int)it;
-    r->warmup = isnan(wu) ? -1 : (int)wu;
+    r->iters = (int)num(cond, "iters");
+    r->warmup = (int)num(cond, "warmup");
+    double fewer = num(cond, "fewer_above_bytes");
+    r->fewer_above_bytes = isnan(fewer) ? 0 : fewer;
     const cJSON *hosts = cJSON_GetObjectItemCaseSensitive(cond, "hosts");
     const cJSON *devs = cJSON_GetObjectItemCaseSensitive(cond, "devices");
     const cJSON *colls = cJSON_GetObjectItemCaseSensitive(doc, "collectives");
@@ -234,14 +235,20 @@ static size_t curve(const struct rl_comm_series *s, bool algbw, double *x, doubl
         double v = algbw ? p->algbw_gbs : p->busbw_gbs;
         if (p->in_place || !isfinite(v) || !(p->bytes > 0))
             continue;
-        if (n < max) {
-            /* insertion by bytes */
-            size_t k = n;
-            while (k > 0 && x[k - 1] > p->bytes) {
-                x[k] = x[k - 1];
-                y[k] = y[k - 1];
-                k--;
-            }
+        /* Insertion by bytes, keeping the `max` smallest. */
+        size_t k = n < max ? n : max;
+        if (k > 0 && k == max && !(x[k - 1] > p->bytes)) {
+            n++;
+            continue;
+        }
+        if (k == max && k > 0)
+            k--; /* the largest kept gives way */
+        while (k > 0 && x[k - 1] > p->bytes) {
+            x[k] = x[k - 1];
+            y[k] = y[k - 1];
+            k--;
+        }
+        if (max > 0) {
             x[k] = p->bytes;
             y[k] = v;
         }
@@ -250,12 +257,12 @@ static size_t curve(const struct rl_comm_series *s, bool algbw, double *x, doubl
     return n;
 }
 
-size_t rl_comm_series_curve(const struct rl_comm_series *s, double *bytes, double *busbw_gbs,
-                            size_t max)
+size_t rl_comm_series_curve(const struct rl_comm_series *s, bool algbw, double *bytes,
+                            double *gbs, size_t max)
 {
-    if (!bytes || !busbw_gbs)
+    if (!bytes || !gbs)
         max = 0;
-    return curve(s, false, bytes, busbw_gbs, max);
+    return curve(s, algbw, bytes, gbs, max);
 }
 
 /* Linear in log(bytes) between the measured sizes around `bytes`:

@@ -73,7 +73,8 @@ struct rl_comm_results {
     char launcher[16];         /* mpirun, srun, torchrun; "" none (JSON null) */
     struct rl_comm_device *devices;
     size_t n_devices;
-    int iters, warmup;         /* as asked; -1: the defaults (20, 5, fewer above 64 MiB) */
+    int iters, warmup;         /* as asked, or the defaults (20, 5) */
+    double fewer_above_bytes;  /* the defaults halve per doubling above this; 0: never */
     /* the GPU and its datasheet link */
     char gpu[96];              /* "NVIDIA H200" */
     char gpu_id[32];           /* "h200"; "" not in the database (JSON null) */
@@ -121,11 +122,12 @@ const char *rl_comm_schema_text(void);
 /* The series of collective c, or NULL when it was not measured. */
 const struct rl_comm_series *rl_comm_results_series(const struct rl_comm_results *r,
                                                     enum rl_collective c);
-/* Out-of-place points of a series, in order of bytes, with a finite busbw:
- * up to max of them into bytes[] and busbw_gbs[] (either may be NULL);
- * returns how many there are. What `chart --comm` draws. */
-size_t rl_comm_series_curve(const struct rl_comm_series *s, double *bytes, double *busbw_gbs,
-                            size_t max);
+/* Out-of-place points of a series, in order of bytes, with a finite busbw
+ * (algbw when `algbw`: a one-GPU run's busbw is 0): up to max of them into
+ * bytes[] and gbs[] (NULL: none); returns how many there are. What `chart
+ * --comm` draws. */
+size_t rl_comm_series_curve(const struct rl_comm_series *s, bool algbw, double *bytes,
+                            double *gbs, size_t max);
 /* Out-of-place busbw of c at `bytes`: linear in log(bytes) between the two
  * measured sizes around it, the end value beyond either end; NAN when c was
  * not measured (or has no out-of-place point), or bytes <= 0. */
