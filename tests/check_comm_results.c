@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MiB (1024.0 * 1024)
 #define GiB (1024.0 * 1024 * 1024)
@@ -330,6 +331,79 @@ START_TEST(usage_errors_exit_2)
 }
 END_TEST
 
+START_TEST(cli_with_a_fake_plugin)
+{
+    /* The CLI's half on made-up raw times (tests/comm/fake_plugin.c): 8
+     * ranks, bytes / 1e5 us per size, so algbw = 100 GB/s at every size;
+     * all-reduce busbw = 100 x 2 x 7 / 8 = 175, all-gather 100 x 7 / 8 =
+     * 87.5, broadcast 100; H100 SXM's link (data/gpus) is the datasheet's. */
+    char path[1024], opt[1100];
+    snprintf(path, sizeof path, "%s/fake-comm.json", rl_test_tmpdir());
+    snprintf(opt, sizeof opt, "%s", path);
+    const char *const env[] = {"ROOFLINE_COMM_LIB=" ROOFLINE_FAKE_COMM_LIB, NULL};
+    struct rl_run r = rl_test_cli(env, "comm", "--measure", "--min-bytes", "1M", "--max-bytes",
+                                  "4M", "--collective", "allreduce,allgather,broadcast,sendrecv",
+                                  "-o", opt, NULL);
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.out, "allreduce (float, sum), 8 GPUs"), "%.2000s", r.out);
+    ck_assert_msg(strstr(r.out, "4 MiB"), "%.2000s", r.out);
+    ck_assert_msg(strstr(r.out, "175.00"), "%.2000s", r.out);
+    ck_assert_msg(strstr(r.out, "skipped: skipped by the fake plugin"), "%.2000s", r.out);
+    ck_assert_msg(strstr(r.out, "copy h2d uni"), "%.2000s", r.out);
+    ck_assert_msg(strstr(r.out, "wrote "), "%.2000s", r.out);
+    rl_run_release(&r);
+    struct rl_comm_results res = load_ok(path);
+    ck_assert_uint_eq(res.n_series, 4);
+    ck_assert_str_eq(res.gpu_id, "h100-sxm");
+    ck_assert_double_eq_tol(rl_comm_results_busbw_gbs(&res, RL_COLL_ALLREDUCE, 2 * MiB), 175,
+                            1e-9);
+    ck_assert_double_eq_tol(rl_comm_results_busbw_gbs(&res, RL_COLL_ALLGATHER, 3 * MiB), 87.5,
+                            1e-9);
+    ck_assert_double_eq_tol(rl_comm_results_busbw_gbs(&res, RL_COLL_BROADCAST, 8 * MiB), 100,
+                            1e-9);
+    ck_assert(isnan(rl_comm_results_busbw_gbs(&res, RL_COLL_SENDRECV, MiB)));
+    ck_assert_int_eq(res.iters, 20);
+    ck_assert(!res.check_failed);
+    /* % of link: when data/gpus gives H100 SXM's links, 175 / link x 100. */
+    const struct rl_comm_point *p = &res.series[0].points[0];
+    if (res.link_gbs > 0)
+        ck_assert_double_eq_tol(p->pct_of_link, 100 * 175 / res.link_gbs, 1e-3);
+    else
+        ck_assert(isnan(p->pct_of_link));
+    rl_comm_results_release(&res);
+
+    /* --json: the same document on stdout. */
+    r = rl_test_cli(env, "comm", "--measure", "--max-bytes", "16", "--json", "-o", opt, NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_msg(strstr(r.out, "\"roofline-comm\"") && strstr(r.out, "\"collectives\""),
+                  "%.300s", r.out);
+    rl_run_release(&r);
+
+    /* A wrong element: the file is written and says so, exit 1, one line. */
+    const char *const wrong[] = {"ROOFLINE_COMM_LIB=" ROOFLINE_FAKE_COMM_LIB, "FAKE_COMM_WRONG=1",
+                                 NULL};
+    r = rl_test_cli(wrong, "comm", "--measure", "--max-bytes", "64", "-o", opt, NULL);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_msg(strstr(r.err, "roofline: error: comm --measure: a check failed"), "%s", r.err);
+    rl_run_release(&r);
+    res = load_ok(path);
+    ck_assert(res.check_failed);
+    ck_assert_int_eq(res.series[0].points[1].wrong, 3);
+    rl_comm_results_release(&res);
+
+    /* A failed run: one line, exit 1, no file. */
+    const char *const fail[] = {"ROOFLINE_COMM_LIB=" ROOFLINE_FAKE_COMM_LIB, "FAKE_COMM_FAIL=1",
+                                NULL};
+    snprintf(opt, sizeof opt, "%s/none.json", rl_test_tmpdir());
+    r = rl_test_cli(fail, "comm", "--measure", "-o", opt, NULL);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_str_eq(r.err, "roofline: error: cannot measure: rank 1: NCCL: remote process exited "
+                            "or there was a network error (fake)\n");
+    ck_assert(access(opt, F_OK) != 0);
+    rl_run_release(&r);
+}
+END_TEST
+
 static Suite *comm_results_suite(void)
 {
     Suite *s = suite_create("comm_results");
@@ -338,6 +412,7 @@ static Suite *comm_results_suite(void)
     tcase_add_test(core, busbw_interpolates_in_log_bytes);
     tcase_add_test(core, rates_from_raw_times);
     tcase_add_test(core, one_rank_has_no_bus_traffic);
+    tcase_add_test(core, cli_with_a_fake_plugin);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, bad_files_name_file_and_line);

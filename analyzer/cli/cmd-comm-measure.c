@@ -331,7 +331,8 @@ int cli_comm_measure(int argc, char **argv)
     struct rl_comm_results res;
     int rc = rl_comm_results_from_raw(&res, raw, name, spec ? spec->id : "",
                                       spec ? spec->links.name : "",
-                                      spec ? spec->links.gbs : NAN, date, ROOFLINE_VERSION, err);
+                                      spec && spec->links.gbs > 0 ? spec->links.gbs : NAN, date,
+                                      ROOFLINE_VERSION, err);
     free(raw);
     if (rc) {
         cli_error("%s", err);
