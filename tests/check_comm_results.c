@@ -41,6 +41,7 @@ START_TEST(synthetic_file_loads)
     const struct rl_comm_series *sr = rl_comm_results_series(&r, RL_COLL_SENDRECV);
     ck_assert_ptr_nonnull(sr);
     ck_assert_int_eq(sr->points[1].wrong, -1); /* null: not checked */
+    ck_assert(isnan(sr->points[1].time_max_us)); /* absent */
     ck_assert_str_eq(sr->redop, "");
     ck_assert(!r.check_failed);
     const struct rl_comm_copy *p2p = rl_comm_results_copy(&r, "p2p", "ce", "uni");
@@ -242,6 +243,7 @@ START_TEST(rates_from_raw_times)
     ck_assert_double_eq_tol(rl_comm_results_busbw_gbs(&back, RL_COLL_ALLREDUCE, GiB), 469.762048,
                             1e-4);
     ck_assert_int_eq(back.series[0].points[1].wrong, 2);
+    ck_assert_double_eq(back.series[0].points[0].time_max_us, 4100);
     const struct rl_comm_copy *h2d = rl_comm_results_copy(&back, "h2d", "ce", "uni");
     ck_assert_int_eq(h2d->cols, 8);
     ck_assert(isnan(h2d->matrix_gbs[3]));

@@ -102,6 +102,7 @@ int rl_comm_results_from_raw(struct rl_comm_results *r, const struct rl_comm_raw
             p->in_place = x->in_place;
             p->iters = x->iters;
             p->time_us = x->time_us;
+            p->time_max_us = x->time_max_us;
             p->wrong = x->wrong;
             rates(p, s->collective, raw->ranks, link_gbs);
             if (p->wrong > 0)
@@ -216,6 +217,7 @@ cJSON *rl_comm_results_json(const struct rl_comm_results *r)
             cJSON_AddBoolToObject(x, "in_place", p->in_place);
             cJSON_AddNumberToObject(x, "iters", p->iters);
             rl_json_add_number(x, "time_us", rl_json_round(p->time_us, 6));
+            rl_json_add_number(x, "time_max_us", rl_json_round(p->time_max_us, 6));
             rl_json_add_number(x, "algbw_gbs", rl_json_round(p->algbw_gbs, 6));
             rl_json_add_number(x, "busbw_gbs", rl_json_round(p->busbw_gbs, 6));
             rl_json_add_number(x, "pct_of_link", rl_json_round(p->pct_of_link, 4));

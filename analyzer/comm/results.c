@@ -66,6 +66,7 @@ static int read_series(struct rl_comm_series *s, const cJSON *j)
         pt->in_place = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "in_place"));
         pt->iters = (int)num(p, "iters");
         pt->time_us = num(p, "time_us");
+        pt->time_max_us = num(p, "time_max_us");
         pt->algbw_gbs = num(p, "algbw_gbs");
         pt->busbw_gbs = num(p, "busbw_gbs");
         pt->pct_of_link = num(p, "pct_of_link");

@@ -23,7 +23,8 @@ struct rl_comm_point {
     double count;              /* elements per rank's call */
     bool in_place;
     int iters;                 /* timed launches */
-    double time_us;            /* per launch, averaged over ranks */
+    double time_us;            /* per launch, averaged over ranks (nccl-tests' -a 1) */
+    double time_max_us;        /* the slowest rank's; NAN when the file has none */
     double algbw_gbs;          /* bytes / time */
     double busbw_gbs;          /* algbw x rl_collective_bus_factor(c, gpus) */
     double pct_of_link;        /* busbw / link, %; NAN without a link or with factor 0 */
