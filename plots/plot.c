@@ -45,7 +45,8 @@ extern const char rl__plot_template[];
 static const char *const compute_colors[] = {
     "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
     "#56B4E9", "#8C6D00", "#444444", "#882255", "#999999"};
-static const char *const memory_colors[] = {"#202020", "#6A3D9A", "#00796B"};
+/* DRAM, L2, L1, then the link (RL_CHART_LINK_LEVEL) */
+static const char *const memory_colors[] = {"#202020", "#6A3D9A", "#00796B", "#B8860B"};
 #define N_COMPUTE_COLORS (sizeof compute_colors / sizeof compute_colors[0])
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -307,8 +308,9 @@ static void choose_ranges(const struct rl_chart *c, struct rl_chart_layout *l)
             continue;
         ai_lo = fmin(ai_lo, p->ai_flop_per_byte / 4);
         ai_hi = fmax(ai_hi, p->ai_flop_per_byte * 6);
-        const double lv[2] = {p->ai_l2_flop_per_byte, p->ai_l1_flop_per_byte};
-        for (int k = 0; k < 2; k++)
+        const double lv[3] = {p->ai_l2_flop_per_byte, p->ai_l1_flop_per_byte,
+                              p->ai_link_flop_per_byte};
+        for (int k = 0; k < 3; k++)
             if (lv[k] > 0 && isfinite(lv[k])) {
                 ai_lo = fmin(ai_lo, lv[k] / 4);
                 ai_hi = fmax(ai_hi, lv[k] * 6);
@@ -795,7 +797,7 @@ static const char *dash_of(enum rl_origin o)
 
 static const char *line_color(const struct rl_chart_line *L)
 {
-    return L->memory ? memory_colors[L->color % 3] : compute_colors[L->color];
+    return L->memory ? memory_colors[L->color % 4] : compute_colors[L->color];
 }
 
 static void write_styles(struct rl_strbuf *gp, const struct rl_chart_layout *l)
@@ -933,8 +935,8 @@ static void write_kernels_dat(struct rl_strbuf *d, const struct rl_chart *c,
                               const struct rl_chart_layout *l)
 {
     rl_strbuf_printf(d, "# kernels: arithmetic intensity (FLOP/byte), performance "
-                        "(FLOP/s), origin, marker scale, name, L2 and L1 intensities "
-                        "(NaN: not measured)\n");
+                        "(FLOP/s), origin, marker scale, name, L2 and L1 intensities, "
+                        "FLOP per byte communicated (NaN: not measured)\n");
     size_t n = 0;
     for (size_t i = 0; i < c->n_points; i++) {
         const struct rl_chart_point *p = &c->points[i];
@@ -951,15 +953,16 @@ static void write_kernels_dat(struct rl_strbuf *d, const struct rl_chart *c,
                 rl_strbuf_append(d, s, n);
             s += n ? n : 1;
         }
-        const double lv[2] = {p->ai_l2_flop_per_byte, p->ai_l1_flop_per_byte};
+        const double lv[3] = {p->ai_l2_flop_per_byte, p->ai_l1_flop_per_byte,
+                              p->ai_link_flop_per_byte};
         rl_strbuf_printf(d, "\"");
-        for (int k = 0; k < 2; k++)
+        for (int k = 0; k < 3; k++)
             rl_strbuf_printf(d, lv[k] > 0 && isfinite(lv[k]) ? " %.8g" : " NaN", lv[k]);
         rl_strbuf_printf(d, "\n");
         n++;
     }
     if (n == 0)
-        rl_strbuf_printf(d, "NaN NaN none 1 \"\" NaN NaN\n");
+        rl_strbuf_printf(d, "NaN NaN none 1 \"\" NaN NaN NaN\n");
 }
 
 static void write_plot(struct rl_strbuf *gp, const struct rl_chart *c,
@@ -989,17 +992,20 @@ static void write_plot(struct rl_strbuf *gp, const struct rl_chart *c,
         if (origins[o])
             rl_strbuf_printf(gp, "  NaN with lines lc rgb \"#333333\" lw 2 %s title \"%s\", \\\n",
                              dash_of((enum rl_origin)o), origin_title[o]);
-    bool levels[2] = {false, false};
+    bool levels[3] = {false, false, false};
     for (size_t i = 0; i < c->n_points; i++)
         if (l->drawn[i]) {
             levels[0] |= c->points[i].ai_l2_flop_per_byte > 0;
             levels[1] |= c->points[i].ai_l1_flop_per_byte > 0;
+            levels[2] |= c->points[i].ai_link_flop_per_byte > 0 &&
+                         isfinite(c->points[i].ai_link_flop_per_byte);
         }
     /* Hierarchical view: each kernel's L2 and L1 intensities at its rate,
      * joined to its DRAM point. */
-    static const char *const level_title[2] = {"L2 intensity", "L1 intensity"};
-    static const int level_pt[2] = {9, 13};
-    for (int k = 0; k < 2; k++)
+    static const char *const level_title[3] = {"L2 intensity", "L1 intensity",
+                                               "FLOP per byte communicated"};
+    static const int level_pt[3] = {9, 13, 12};
+    for (int k = 0; k < 3; k++)
         if (levels[k]) {
             rl_strbuf_printf(gp, "  \"%s.kernels.dat\" using 1:2:($%d-$1):(0) with vectors "
                                  "nohead lc rgb \"#aaaaaa\" lw 0.8 notitle, \\\n",
@@ -1341,7 +1347,9 @@ int rl_xy_chart_render(const struct rl_xy_chart *c, const char *out_path, char *
     int rc = split_path(out_path, dir, sizeof dir, base, sizeof base, errmsg);
     if (rc)
         return rc;
-    static const char *const colors[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00"};
+    /* Okabe-Ito, as the roofline charts */
+    static const char *const colors[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                         "#E69F00", "#56B4E9", "#000000"};
     char term_svg[160], term_png[200], term_pdf[160];
     struct rl_chart_layout size = {.w = RL_CHART_W, .h = RL_CHART_H};
     terminals(&size, term_svg, term_png, term_pdf);
@@ -1378,6 +1386,18 @@ int rl_xy_chart_render(const struct rl_xy_chart *c, const char *out_path, char *
                               "noenhanced\n",
                          i + 1, c->vline_x[i], c->vline_x[i], i + 1,
                          c->vline_label[i] ? c->vline_label[i] : "", c->vline_x[i]);
+    for (size_t i = 0; i < c->n_hlines; i++)
+        rl_strbuf_printf(&gp, "set arrow %zu from graph 0, first %.8g to graph 1, first %.8g "
+                              "nohead dt (2,3) lc rgb \"#333333\" lw 1.5\n"
+                              "set label %zu \"%s\" at graph 0.99, first %.8g right "
+                              "offset 0,0.6 tc rgb \"#333333\" noenhanced\n",
+                         c->n_vlines + i + 1, c->hline_y[i], c->hline_y[i],
+                         c->n_vlines + i + 1, c->hline_label[i] ? c->hline_label[i] : "",
+                         c->hline_y[i]);
+    if (c->x_bytes)
+        rl_strbuf_printf(&gp, "set xtics (\"1 B\" 1, \"32 B\" 32, \"1 KiB\" 1024, "
+                              "\"32 KiB\" 32768, \"1 MiB\" 1048576, \"32 MiB\" 33554432, "
+                              "\"1 GiB\" 1073741824, \"32 GiB\" 34359738368)\n");
     rl_strbuf_printf(&gp, "plot \\\n");
     for (size_t s = 0; s < c->n_series; s++) {
         const struct rl_xy_series *S = &c->series[s];
@@ -1391,8 +1411,10 @@ int rl_xy_chart_render(const struct rl_xy_chart *c, const char *out_path, char *
         if (!drawn)
             rl_strbuf_printf(&dat, "NaN NaN\n");
         rl_strbuf_printf(&gp, "  \"%s.dat\" index %zu using 1:2 axes %s with linespoints "
-                              "lw 2 pt 7 ps 0.6 lc rgb \"%s\" title \"%s\" noenhanced%s\n",
-                         base, s, S->y2 ? "x1y2" : "x1y1", colors[s % 5], S->title,
+                              "lw 2 pt %d ps 0.6 %slc rgb \"%s\" title \"%s\" noenhanced%s\n",
+                         base, s, S->y2 ? "x1y2" : "x1y1", S->dashed ? 6 : 7,
+                         S->dashed ? "dt (8,4) " : "",
+                         colors[(S->color > 0 ? (size_t)S->color - 1 : s) % 7], S->title,
                          s + 1 < c->n_series ? ", \\" : "");
     }
     if (gp.oom || dat.oom)

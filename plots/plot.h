@@ -20,7 +20,15 @@ struct rl_chart_point {
      * the same rate and joined to the point (0 or NAN: not drawn). */
     double ai_l2_flop_per_byte, ai_l1_flop_per_byte;
     const char *name;       /* in full, for the data file; NULL: the label */
+    /* Work that communicates: FLOP per byte sent over the link, drawn at
+     * the same rate against the link roof (a memory roof of level
+     * RL_CHART_LINK_LEVEL) and joined to the point; 0 or NAN: none. */
+    double ai_link_flop_per_byte;
 };
+
+/* The level a link roof takes in rl_chart's memory[] (past the memory
+ * levels: the judge, rl_classify, skips it; rl_classify_link judges it). */
+#define RL_CHART_LINK_LEVEL RL_MEM_COUNT
 
 /* A measured curve (an intensity sweep): points joined by a line. */
 struct rl_chart_series {
@@ -149,6 +157,8 @@ struct rl_xy_series {
     const double *x, *y;
     size_t n;
     bool y2;                /* on the right axis */
+    bool dashed;            /* a prediction beside measured curves */
+    int color;              /* palette colour + 1 (a prediction takes its curve's); 0: in order */
 };
 
 struct rl_xy_chart {
@@ -159,6 +169,11 @@ struct rl_xy_chart {
     const double *vline_x;  /* vertical markers (a crossover) */
     const char *const *vline_label;
     size_t n_vlines;
+    /* horizontal ceilings (a link's GB/s), labelled at the right end */
+    const double *hline_y;
+    const char *const *hline_label;
+    size_t n_hlines;
+    bool x_bytes;           /* x is a size in bytes: ticks at 1 KiB, 1 MiB, ... */
 };
 
 /* Write <out without ext>.gp and .dat atomically and draw out_path. */

@@ -573,6 +573,43 @@ START_TEST(classify_messages_word_for_word)
 }
 END_TEST
 
+/* A tensor-parallel layer that does 1e12 FLOP, reads 1e9 bytes of HBM and
+ * all-reduces 1e9 bytes per GPU. HBM alone allows min(1000, 1000 FLOP/B x
+ * 5000 GB/s) = 1000 TFLOP/s (compute-bound); the 450 GB/s link only 1000
+ * FLOP/B x 450 GB/s = 450 TFLOP/s: the link binds. Its ridge is 1000 TFLOP/s
+ * / 450 GB/s = 2222.2 FLOP/byte, 2.22x right of the layer. Timed at 4 ms:
+ * 250 TFLOP/s, 55.6% of 450. With 1e8 bytes communicated (10000 FLOP/B:
+ * 4500 TFLOP/s) the link does not bind and the verdict stays. */
+START_TEST(link_roof_binds_a_tp_layer)
+{
+    struct rl_kernel_perf k = kernel(1e12, 1e9, 4e6);
+    struct rl_verdict v = judge(k);
+    ck_assert_int_eq(v.bound, RL_BOUND_COMPUTE);
+    struct rl_link_roof nvl = {.label = "NVLink 4", .bandwidth_gbs = 450};
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_classify_link(&v, k.flops, 1e9, k.time_ns, &roof, &nvl, err), 0);
+    ck_assert_int_eq(v.bound, RL_BOUND_LINK);
+    ck_assert_str_eq(rl_bound_name(v.bound), "link");
+    ck_assert_double_eq_tol(v.ai_link_flop_per_byte, 1000, 1e-9);
+    ck_assert_double_eq_tol(v.attainable_tflops, 450, 1e-9);
+    ck_assert_double_eq_tol(v.ridge_flop_per_byte, 2222.2222, 1e-3);
+    ck_assert_double_eq_tol(v.ridge_distance_x, 2.2222, 1e-3);
+    ck_assert_double_eq_tol(v.pct_of_roof, 250.0 / 450 * 100, 1e-9);
+
+    struct rl_verdict w = judge(k);
+    ck_assert_int_eq(rl_classify_link(&w, k.flops, 1e8, k.time_ns, &roof, &nvl, err), 0);
+    ck_assert_int_eq(w.bound, RL_BOUND_COMPUTE);
+    ck_assert_double_eq_tol(w.link_attainable_tflops, 4500, 1e-9);
+    ck_assert_double_eq_tol(w.attainable_tflops, 1000, 1e-9);
+    /* nothing communicated: unchanged, no link intensity */
+    ck_assert_int_eq(rl_classify_link(&w, k.flops, 0, k.time_ns, &roof, &nvl, err), 0);
+    ck_assert(isnan(w.ai_link_flop_per_byte));
+    struct rl_link_roof none = {.bandwidth_gbs = 0};
+    ck_assert_int_eq(rl_classify_link(&w, k.flops, 1e9, k.time_ns, &roof, &none, err),
+                     RL_EINVAL);
+}
+END_TEST
+
 static Suite *model_suite(void)
 {
     Suite *s = suite_create("model");
@@ -601,8 +638,10 @@ static Suite *model_suite(void)
     tcase_add_test(limits, classify_zero_and_underflow);
     tcase_add_test(limits, classify_reads_only_the_roofs_given);
     tcase_add_test(limits, classify_messages_word_for_word);
+    tcase_add_test(limits, link_roof_binds_a_tp_layer);
     suite_add_tcase(s, limits);
     return s;
 }
+
 
 int main(void) { return rl_test_run(model_suite()); }

@@ -40,8 +40,8 @@ static struct rl_chart chart_of(const struct rl_chart_point *p, size_t n)
 
 START_TEST(ranges_hold_ridges_and_points)
 {
-    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL},
-                                  {"gemm", 1247, 989.4, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL}};
+    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0},
+                                  {"gemm", 1247, 989.4, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0}};
     struct rl_chart c = chart_of(p, 2);
     struct rl_chart_layout l;
     char err[RL_ERRMSG_SIZE];
@@ -104,7 +104,7 @@ START_TEST(ten_clustered_labels_do_not_overlap)
     char names[10][32];
     for (int i = 0; i < 10; i++) {
         snprintf(names[i], sizeof names[i], "kernel_%d_%s", i, i % 2 ? "gemv" : "gemm_bf16");
-        p[i] = (struct rl_chart_point){names[i], ai[i], tf[i], RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL};
+        p[i] = (struct rl_chart_point){names[i], ai[i], tf[i], RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0};
     }
     struct rl_chart c = chart_of(p, 10);
     struct rl_chart_layout l;
@@ -118,10 +118,10 @@ END_TEST
 
 START_TEST(undrawable_points_are_skipped)
 {
-    struct rl_chart_point p[4] = {{"zero bytes", INFINITY, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL},
-                                  {"zero flops", 0, 0, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL},
-                                  {"no time", 5, NAN, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL},
-                                  {"ok", 5, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL}};
+    struct rl_chart_point p[4] = {{"zero bytes", INFINITY, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0},
+                                  {"zero flops", 0, 0, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0},
+                                  {"no time", 5, NAN, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0},
+                                  {"ok", 5, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0}};
     struct rl_chart c = chart_of(p, 4);
     struct rl_chart_layout l;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
@@ -133,7 +133,7 @@ END_TEST
 
 START_TEST(script_carries_the_ceilings)
 {
-    struct rl_chart_point p[1] = {{"decode \"gemv\"", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL}};
+    struct rl_chart_point p[1] = {{"decode \"gemv\"", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0}};
     struct rl_chart c = chart_of(p, 1);
     struct rl_chart_layout l;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
@@ -169,8 +169,8 @@ END_TEST
 START_TEST(hierarchical_view)
 {
     /* A GEMV read once from DRAM and thrice from L2, its L1 intensity lower still. */
-    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.0, RL_ORIGIN_MEASURED, 0, 4, 0.33, 0.1, NULL},
-                                  {"gemm", 1247, 700, RL_ORIGIN_MEASURED, 0, 4, 0, NAN, NULL}};
+    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.0, RL_ORIGIN_MEASURED, 0, 4, 0.33, 0.1, NULL, 0},
+                                  {"gemm", 1247, 700, RL_ORIGIN_MEASURED, 0, 4, 0, NAN, NULL, 0}};
     struct rl_chart c = chart_of(p, 2);
     struct rl_chart_layout l;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
@@ -180,12 +180,79 @@ START_TEST(hierarchical_view)
     ck_assert_ptr_nonnull(strstr(gp.s, "title \"L2 intensity\""));
     ck_assert_ptr_nonnull(strstr(gp.s, "title \"L1 intensity\""));
     ck_assert_ptr_nonnull(strstr(gp.s, "using 1:2:($6-$1):(0) with vectors"));
-    ck_assert_ptr_nonnull(strstr(k.s, "\"gemv\" 0.33 0.1\n"));
-    ck_assert_ptr_nonnull(strstr(k.s, "\"gemm\" NaN NaN\n"));
+    ck_assert_ptr_nonnull(strstr(k.s, "\"gemv\" 0.33 0.1 NaN\n"));
+    ck_assert_ptr_nonnull(strstr(k.s, "\"gemm\" NaN NaN NaN\n"));
+    /* nothing communicates: no link intensity in the key */
+    ck_assert_ptr_null(strstr(gp.s, "FLOP per byte communicated"));
     rl_strbuf_release(&gp);
     rl_strbuf_release(&r);
     rl_strbuf_release(&k);
     rl_chart_layout_release(&l);
+}
+END_TEST
+
+/* A TP layer that communicates: its FLOP per byte sent is drawn at its rate
+ * against the link roof (level RL_CHART_LINK_LEVEL, its own colour), joined
+ * to its HBM point (column 8). */
+START_TEST(link_roof_and_comm_intensity)
+{
+    struct rl_compute_roof roofs[1] = {{.name = "bf16", .label = "BF16 Tensor Core",
+                                        .peak_tflops = 989.4, .origin = RL_ORIGIN_DATASHEET}};
+    struct rl_memory_roof mem[2] = {
+        {.level = RL_MEM_DRAM, .label = "HBM3", .bandwidth_gbs = 3350},
+        {.level = RL_CHART_LINK_LEVEL, .label = "NVLink 4", .bandwidth_gbs = 450}};
+    struct rl_chart_point p[1] = {{.label = "tp-layer", .ai_flop_per_byte = 500, .tflops = 400,
+                                   .origin = RL_ORIGIN_ANALYTIC, .roof = 0,
+                                   .ai_link_flop_per_byte = 800}};
+    struct rl_chart c = {.title = "t", .compute = roofs, .n_compute = 1, .memory = mem,
+                         .n_memory = 2, .points = p, .n_points = 1};
+    struct rl_chart_layout l;
+    ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
+    /* the link roof's ridge (989.4 / 450 = 2198.7 FLOP/B) is in view */
+    ck_assert(l.x_hi > 2198.7);
+    struct rl_strbuf gp = {0}, r = {0}, k = {0};
+    ck_assert_int_eq(rl_chart_script(&c, &l, RL_CHART_SVG, "h", &gp, &r, &k, NULL), 0);
+    ck_assert_ptr_nonnull(strstr(gp.s, "title \"FLOP per byte communicated\""));
+    ck_assert_ptr_nonnull(strstr(gp.s, "using 1:2:($8-$1):(0) with vectors"));
+    ck_assert_ptr_nonnull(strstr(gp.s, "#B8860B"));
+    ck_assert_ptr_nonnull(strstr(k.s, "\"tp-layer\" NaN NaN 800\n"));
+    rl_strbuf_release(&gp);
+    rl_strbuf_release(&r);
+    rl_strbuf_release(&k);
+    rl_chart_layout_release(&l);
+}
+END_TEST
+
+/* Bus bandwidth against message size: a measured curve, its prediction
+ * dashed in the same colour, the link as a labelled horizontal line, bytes
+ * on x. */
+START_TEST(xy_chart_ceilings_and_predictions)
+{
+    const double x[3] = {1024, 1048576, 1073741824.0}, y[3] = {0.5, 120, 370},
+                 yp[3] = {0.9, 200, 447};
+    struct rl_xy_series s[2] = {
+        {.title = "allreduce (measured)", .x = x, .y = y, .n = 3, .color = 2},
+        {.title = "allreduce (analytic)", .x = x, .y = yp, .n = 3, .dashed = true, .color = 2}};
+    const double h[1] = {450};
+    const char *hl[1] = {"NVLink 4: 450 GB/s per direction (datasheet)"};
+    struct rl_xy_chart c = {.title = "busbw", .xlabel = "bytes", .ylabel = "GB/s",
+                            .logx = true, .logy = true, .series = s, .n_series = 2,
+                            .hline_y = h, .hline_label = hl, .n_hlines = 1, .x_bytes = true};
+    char path[4200];
+    snprintf(path, sizeof path, "%s/comm.svg", rl_test_tmpdir());
+    char err[RL_ERRMSG_SIZE] = "";
+    int rc = rl_xy_chart_render(&c, path, err);
+    ck_assert_msg(rc == 0 || rc == RL_ENOTOOL, "%s", err);
+    snprintf(path, sizeof path, "%s/comm.gp", rl_test_tmpdir());
+    char *gp = rl_test_slurp(path);
+    ck_assert_ptr_nonnull(gp);
+    ck_assert_ptr_nonnull(strstr(gp, "set arrow 1 from graph 0, first 450 to graph 1, first 450"));
+    ck_assert_ptr_nonnull(strstr(gp, "NVLink 4: 450 GB/s per direction (datasheet)"));
+    ck_assert_ptr_nonnull(strstr(gp, "\"1 KiB\" 1024"));
+    /* both in the second colour; the prediction dashed, open markers */
+    ck_assert_int_eq((int)rl_test_count(gp, "lc rgb \"#D55E00\""), 2);
+    ck_assert_ptr_nonnull(strstr(gp, "pt 6 ps 0.6 dt (8,4) lc rgb \"#D55E00\""));
+    free(gp);
 }
 END_TEST
 
@@ -219,8 +286,8 @@ static long file_size(const char *path)
 
 START_TEST(renders_svg_png_pdf)
 {
-    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL},
-                                  {"gemm", 1247, 989.4, RL_ORIGIN_MEASURED, 0, 4, 0, 0, NULL}};
+    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0},
+                                  {"gemm", 1247, 989.4, RL_ORIGIN_MEASURED, 0, 4, 0, 0, NULL, 0}};
     struct rl_chart c = chart_of(p, 2);
     static const char *const ext[] = {"svg", "png", "pdf"};
     static const char *const magic[] = {"<svg", "\x89PNG", "%PDF"};
@@ -354,6 +421,8 @@ static Suite *plot_suite(void)
     tcase_add_test(core, script_carries_the_ceilings);
     tcase_add_test(core, measured_roofs_get_their_own_style);
     tcase_add_test(core, hierarchical_view);
+    tcase_add_test(core, link_roof_and_comm_intensity);
+    tcase_add_test(core, xy_chart_ceilings_and_predictions);
     tcase_add_test(core, renders_svg_png_pdf);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");

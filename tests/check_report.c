@@ -958,9 +958,9 @@ START_TEST(chart_points_from_verdicts)
     struct rl_report r;
     four_kernels(&r, &c);
     char *dat = chart_points(&r, &c, "four");
-    text_eq(dat, "1000 5e+14 measured 3 \"comp\" 500 NaN\n"
-                          "10 2.5e+13 measured 1.62 \"mem|a\" NaN NaN\n"
-                          "100 5e+14 analytic 1 \"untimed\" NaN NaN\n");
+    text_eq(dat, "1000 5e+14 measured 3 \"comp\" 500 NaN NaN\n"
+                          "10 2.5e+13 measured 1.62 \"mem|a\" NaN NaN NaN\n"
+                          "100 5e+14 analytic 1 \"untimed\" NaN NaN NaN\n");
     free(dat);
     /* An image format the chart cannot draw: the error, not 0. */
     char err[RL_ERRMSG_SIZE];
@@ -1145,9 +1145,9 @@ START_TEST(memory_hierarchy)
                                   "FLOP/B): compute-bound; 500 TFLOP/s = 50% of datasheet BF16 "
                                   "Tensor Core");
     char *dat = chart_points(&r, &c, "hierarchy");
-    text_eq(dat, "1000000 5e+14 measured 3 \"noDram\" NaN NaN\n"
-                          "10 2.5e+13 measured 1.62 \"dram\" NaN NaN\n"
-                          "1000 5e+12 measured 1.29 \"l2bound\" 1 NaN\n");
+    text_eq(dat, "1000000 5e+14 measured 3 \"noDram\" NaN NaN NaN\n"
+                          "10 2.5e+13 measured 1.62 \"dram\" NaN NaN NaN\n"
+                          "1000 5e+12 measured 1.29 \"l2bound\" 1 NaN NaN\n");
     free(dat);
     rl_report_release(&r);
     rl_trace_groups_release(&g);

@@ -36,7 +36,8 @@ static const struct rl_gpu_spec *gpu(const char *name)
 static const char *const required_ids[] = {
     "v100-sxm2", "a100-sxm-40gb", "a100-sxm-80gb", "a100-pcie-80gb", "h100-sxm",
     "h100-pcie", "h100-nvl",  "h200",          "gh200",         "l4",
-    "l40s",      "rtx-4090",  "b200",          "rtx-3090",      NULL};
+    "l40s",      "rtx-4090",  "b200",          "rtx-3090",      "mi300x",
+    "mi325x",    "mi355x",    NULL};
 
 START_TEST(every_shipped_spec_loads_and_lints)
 {
@@ -254,7 +255,7 @@ START_TEST(wrong_type_names_key_and_line)
     char *t = edit(h100_text(), "\"bf16_tflops\": 989.4", "\"bf16_tflops\": \"989.4\"");
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
-    ck_assert_str_eq(err, "'bad.json': line 35: tensor_core_dense.bf16_tflops: expected "
+    ck_assert_str_eq(err, "'bad.json': line 46: tensor_core_dense.bf16_tflops: expected "
                           "number or null, got string");
     free(t);
 }
@@ -433,12 +434,13 @@ START_TEST(names_and_field_values)
     /* The table: sm_count first, an int; every key found at its index. */
     size_t n;
     const struct rl_spec_field *f = rl_spec_fields(&n);
-    ck_assert_uint_eq(n, 11 + 4 + 9 + 9);
+    ck_assert_uint_eq(n, 11 + 4 + 9 + 9 + 7); /* scalars, CUDA, dense, sparse, links */
     ck_assert_str_eq(f[0].key, "sm_count");
     ck_assert_int_eq(f[0].kind, RL_FIELD_INT);
     for (size_t i = 0; i < n; i++)
         ck_assert_int_eq(rl_spec_field_index(f[i].key), (int)i);
-    ck_assert_int_eq(rl_spec_field_index("tensor_core_sparse.fp8_fp16acc_tflops"), (int)n - 1);
+    ck_assert_int_eq(rl_spec_field_index("tensor_core_sparse.fp8_fp16acc_tflops"), (int)n - 8);
+    ck_assert_int_eq(rl_spec_field_index("links.pcie_gbs_per_direction"), (int)n - 1);
     ck_assert_int_eq(rl_spec_field_index("sm"), -1);
     ck_assert_int_eq(rl_spec_field_index(""), -1);
     /* Values through the table: the int and a double. */
@@ -513,7 +515,7 @@ START_TEST(parse_fills_what_the_schema_lacks_with_nan)
     ck_assert_str_eq(h100->memory_type, "HBM3");
     ck_assert_int_eq(h100->n_aliases, 6);
     ck_assert_str_eq(h100->aliases[0], "H100 SXM5");
-    ck_assert_int_eq(h100->n_sources, 4);
+    ck_assert_int_eq(h100->n_sources, 6);
     ck_assert_str_eq(h100->sources[2].id, "clk");
     ck_assert_str_eq(h100->sources[2].kind, "derived");
     ck_assert_int_eq(h100->source_of[0], 0); /* sm_count: "wp" */
@@ -565,13 +567,13 @@ START_TEST(at_most_sixteen_aliases_and_twelve_sources)
     ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
     ck_assert_str_eq(err, "'bad.json': more than 16 aliases");
     free(t);
-    /* H100 lists 4 sources: 8 more make 12, 9 more 13. */
-    t = with_sources(8);
+    /* H100 lists 6 sources: 6 more make 12, 7 more 13. */
+    t = with_sources(6);
     ck_assert_msg(rl_gpu_spec_parse(&s, db.schema, t, strlen(t), "bad.json", err) == 0, "%s",
                   err);
     ck_assert_int_eq(s.n_sources, 12);
     free(t);
-    t = with_sources(9);
+    t = with_sources(7);
     ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
     ck_assert_str_eq(err, "'bad.json': more than 12 sources");
     free(t);
@@ -581,38 +583,38 @@ END_TEST
 START_TEST(provenance_messages_carry_the_line)
 {
     char err[RL_ERRMSG_SIZE];
-    /* A number without a source: the line of "provenance" (61). The first
+    /* A number without a source: the line of "provenance" (76). The first
      * field, sm_count, is checked too. */
     char *t = edit(h100_text(), "\"sm_count\": \"wp\",", "");
     ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
-    ck_assert_str_eq(err, "'bad.json': line 61: 'sm_count' has no source: add it to "
+    ck_assert_str_eq(err, "'bad.json': line 76: 'sm_count' has no source: add it to "
                           "'provenance'");
     free(t);
     t = edit(h100_text(), "\"tdp_w\": \"ds\",", "");
     ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
-    ck_assert_str_eq(err, "'bad.json': line 61: 'tdp_w' has no source: add it to 'provenance'");
+    ck_assert_str_eq(err, "'bad.json': line 76: 'tdp_w' has no source: add it to 'provenance'");
     free(t);
-    /* A bad entry: its own line (69). */
+    /* A bad entry: its own line (84). */
     t = edit(h100_text(), "\"tdp_w\": \"ds\"", "\"tdp_w\": \"nope\"");
     ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
-    ck_assert_str_eq(err, "'bad.json': line 69: provenance 'tdp_w' names a source that "
+    ck_assert_str_eq(err, "'bad.json': line 84: provenance 'tdp_w' names a source that "
                           "'sources' does not list");
     free(t);
     /* An empty source id is not a source. */
     t = edit(h100_text(), "\"tdp_w\": \"ds\"", "\"tdp_w\": \"\"");
     ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
-    ck_assert_str_eq(err, "'bad.json': line 69: provenance 'tdp_w' names a source that "
+    ck_assert_str_eq(err, "'bad.json': line 84: provenance 'tdp_w' names a source that "
                           "'sources' does not list");
     free(t);
     t = edit(h100_text(), "\"tdp_w\": \"ds\"", "\"tdp_watts\": \"ds\"");
     ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
-    ck_assert_str_eq(err, "'bad.json': line 69: provenance 'tdp_watts' is not a numeric key of "
+    ck_assert_str_eq(err, "'bad.json': line 84: provenance 'tdp_watts' is not a numeric key of "
                           "the schema");
     free(t);
     /* A source for a null. */
     t = edit(h100_text(), "\"gpu_link_bandwidth_gbs\": 900", "\"gpu_link_bandwidth_gbs\": null");
     ck_assert_int_eq(parse_text(t, err), RL_ESCHEMA);
-    ck_assert_str_eq(err, "'bad.json': line 71: provenance 'gpu_link_bandwidth_gbs' is null: a "
+    ck_assert_str_eq(err, "'bad.json': line 86: provenance 'gpu_link_bandwidth_gbs' is null: a "
                           "null value has no source");
     free(t);
     /* The first source ("wp") is a source. */
@@ -639,7 +641,7 @@ START_TEST(load_errors)
     free(t);
     ck_assert_int_eq(rl_gpu_spec_load(&s, db.schema, path, err), RL_ESCHEMA);
     char want[sizeof path + 128];
-    snprintf(want, sizeof want, "'%s': line 35: tensor_core_dense.bf16_tflops: expected number "
+    snprintf(want, sizeof want, "'%s': line 46: tensor_core_dense.bf16_tflops: expected number "
              "or null, got string", path);
     ck_assert_str_eq(err, want);
     /* And one that does: loaded. */

@@ -74,6 +74,9 @@ int cli_report_run(const struct cli_report_opts *o);
 void cli_outset_show(const struct rl_outset *s);
 void cli_unstage(char *text, size_t size);
 
+/* Words every later error and warning starts with ("rank 1: " under a
+ * launcher, so each rank's line says whose it is); NULL or "" none. */
+void cli_message_prefix(const char *prefix);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Open the CUDA plugin and, with dev, query GPU `device` into it: CLI_OK, or
@@ -132,6 +135,23 @@ const struct rl_gpudb *cli_gpudb(void);
 /* A GPU by id, name or alias, or a spec file path (anything ending in .json).
  * NULL on error (already reported: unknown GPU with the closest ids). */
 const struct rl_gpu_spec *cli_find_gpu(const char *name);
+
+/* The node descriptions (data/systems/), loaded once and checked against
+ * the GPU database; NULL on error (already reported). cli_systems_dir puts
+ * the folder's path in buf (CLI_OK, else CLI_FAIL reported). */
+struct rl_systemdb;
+struct rl_system;
+const struct rl_systemdb *cli_systemdb(void);
+int cli_systems_dir(char *buf, size_t size);
+/* A system by id, name or alias; NULL on error (already reported: unknown
+ * system with the closest ids). */
+const struct rl_system *cli_find_system(const char *name);
+
+/* Commands that run on the local GPU (bench, trace, measured run) given a
+ * datasheet that is not an NVIDIA GPU: "roofline: error: AMD Instinct
+ * MI300X: WHAT needs an NVIDIA GPU with CUDA; ridge, chart and llm work with
+ * its datasheet", CLI_FAIL. CLI_OK for NVIDIA GPUs and for NULL. */
+int cli_require_cuda_gpu(const char *what, const struct rl_gpu_spec *spec);
 
 /* The sources of ceilings: the bench file (bench_path, may be NULL) loaded
  * into *bench_buf, and the datasheet of gpu, else of the bench file's GPU,

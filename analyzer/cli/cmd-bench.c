@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 static const char usage_text[] =
-    "usage: roofline bench [--quick] [--only LIST] [--device N] [-o FILE] [--json]\n"
+    "usage: roofline bench [--quick] [--only LIST] [--device N] [--gpu GPU] [-o FILE] [--json]\n"
     "\n"
     "Measure what the GPU really does: peak FLOP/s per precision on CUDA cores and\n"
     "Tensor Cores, HBM bandwidth (read, write, copy, triad), the L1/L2/DRAM\n"
@@ -29,6 +29,8 @@ static const char usage_text[] =
     "                 or names (fp32, bf16, hbm-copy, cache-sweep, gemm-bf16, ...;\n"
     "                 'roofline bench --list' shows them)\n"
     "  --device N     CUDA device index (default 0)\n"
+    "  --gpu GPU      datasheet to compare with (default: the one whose name the\n"
+    "                 driver reports); an AMD Instinct is refused: no CUDA there\n"
     "  -o FILE        JSON file (default roofline-bench-<gpu>-<time>.json)\n"
     "  --json         print the JSON instead of the table\n"
     "  --list         list the benchmarks and exit\n"
@@ -127,8 +129,9 @@ int cmd_bench(int argc, char **argv)
         {"quick", no_argument, NULL, 'q'},        {"only", required_argument, NULL, 'n'},
         {"device", required_argument, NULL, 'd'}, {"output", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, 'j'},         {"list", no_argument, NULL, 'l'},
+        {"gpu", required_argument, NULL, 'g'},
         {"help", no_argument, NULL, 'h'},         {0}};
-    const char *only = NULL, *output = NULL;
+    const char *only = NULL, *output = NULL, *gpu = NULL;
     bool quick = false, json = false;
     int device = 0, c;
     static const char optstring[] = "ho:";
@@ -142,6 +145,7 @@ int cmd_bench(int argc, char **argv)
                 return CLI_USAGE;
             break;
         case 'o': output = optarg; break;
+        case 'g': gpu = optarg; break;
         case 'j': json = true; break;
         case 'l': list_benchmarks(); return CLI_OK;
         case 'h': fputs(usage_text, stdout); return CLI_OK;
@@ -150,6 +154,10 @@ int cmd_bench(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
+    /* The datasheet asked for, before any GPU: an AMD one cannot be measured. */
+    const struct rl_gpu_spec *asked = gpu ? cli_find_gpu(gpu) : NULL;
+    if (gpu && (!asked || cli_require_cuda_gpu("bench", asked)))
+        return CLI_FAIL;
 
     /* Which benchmarks. */
     size_t n_cat;
@@ -212,7 +220,10 @@ int cmd_bench(int argc, char **argv)
         return CLI_FAIL;
     }
     const struct rl_gpudb *db = cli_gpudb();
-    s.spec = db ? rl_gpudb_find(db, s.dev.name) : NULL;
+    s.spec = asked ? asked : db ? rl_gpudb_find(db, s.dev.name) : NULL;
+    if (asked && !rl_gpu_spec_named(asked, s.dev.name))
+        cli_warn("device %d is '%s', not %s: percentages are of --gpu %s's datasheet", device,
+                 s.dev.name, asked->name, asked->id);
     if (!s.spec)
         cli_warn("'%s' is not in the datasheet database: measuring it anyway, without "
                  "datasheet percentages (add data/gpus/<id>.json)", s.dev.name);

@@ -462,16 +462,19 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
         ms[m] = d.time_ns / 1e6;
         m++;
     }
-    struct rl_xy_series s[2] = {{"tokens/s", xs, tps, m, false}, {"step time (ms)", xs, ms, m, true}};
+    struct rl_xy_series s[2] = {{.title = "tokens/s", .x = xs, .y = tps, .n = m},
+                                {.title = "step time (ms)", .x = xs, .y = ms, .n = m, .y2 = true}};
     double vx = r->crossover;
     char vl[64];
     snprintf(vl, sizeof vl, "crossover: batch %d", r->crossover);
     const char *vls[1] = {vl};
     snprintf(title, sizeof title, "%s on %s: decode throughput against batch (context %d)",
              r->m.name, r->c.gpu_name, r->seq);
-    struct rl_xy_chart xy = {title, "batch (sequences decoded together)", "tokens/s",
-                             "step time (ms)", true, true, true, s, 2, &vx, vls,
-                             r->crossover ? 1 : 0};
+    struct rl_xy_chart xy = {.title = title, .xlabel = "batch (sequences decoded together)",
+                             .ylabel = "tokens/s", .y2label = "step time (ms)", .logx = true,
+                             .logy = true, .logy2 = true, .series = s, .n_series = 2,
+                             .vline_x = &vx, .vline_label = vls,
+                             .n_vlines = r->crossover ? 1 : 0};
     snprintf(path, sizeof path, "%s/llm-batch.svg", dir);
     int rc_xy = rl_xy_chart_render(&xy, path, err);
     return rc_xy ? rc_xy : rc;

@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char usage_text[] =
     "usage: roofline metrics --chip NAME [--set default|full] [--json | --ncu]\n"
@@ -81,7 +82,8 @@ static void unknown_chip(const char *chip)
     for (size_t i = 0; checked_chips[i]; i++)
         rl_suggest_consider(&sug, checked_chips[i]);
     for (size_t i = 0; db && i < db->n; i++)
-        rl_suggest_consider(&sug, db->gpus[i].chip);
+        if (strcmp(db->gpus[i].vendor, "NVIDIA") == 0) /* CUPTI knows NVIDIA chips only */
+            rl_suggest_consider(&sug, db->gpus[i].chip);
     const char *best = rl_suggest_best(&sug);
     if (best)
         cli_error("unknown chip '%s' (did you mean '%s'?)", chip, best);
@@ -141,6 +143,14 @@ int cmd_metrics(int argc, char **argv)
     chip_name[n] = '\0';
     const char *typed = chip;
     chip = chip_name;
+    /* A chip (gfx942) or name (MI300X) of a GPU CUPTI cannot count. */
+    const struct rl_gpudb *db = cli_gpudb();
+    for (size_t i = 0; db && i < db->n; i++) {
+        const struct rl_gpu_spec *g = &db->gpus[i];
+        if (strcmp(g->vendor, "NVIDIA") != 0 &&
+            (strcasecmp(g->chip, typed) == 0 || rl_gpu_spec_named(g, typed)))
+            return cli_require_cuda_gpu("metrics (CUPTI counters)", g);
+    }
     char err[RL_ERRMSG_SIZE];
     const struct rl_device_api *api;
     if (cli_open_gpu("cannot read the counter names", 0, &api, NULL))

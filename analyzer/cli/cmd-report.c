@@ -8,6 +8,7 @@
 #include "analyzer/readers/ncu.h"
 #include "analyzer/readers/records.h"
 #include "analyzer/report/html.h"
+#include "analyzer/report/ranks.h"
 #include "analyzer/report/report.h"
 #include "plots/plot.h"
 
@@ -19,7 +20,8 @@
 #include <sys/stat.h>
 
 static const char usage_text[] =
-    "usage: roofline report (--trace FILE... | --ncu FILE | --kernels FILE) [--bench FILE]\n"
+    "usage: roofline report (--trace FILE|DIR... | TRACE... | --ncu FILE | --kernels FILE)\n"
+    "                       [--bench FILE]\n"
     "                       [--gpu GPU] [-o DIR] [--format LIST | --no-chart] [--rows N]\n"
     "                       [--json]\n"
     "                       [--tensor-flops-per-op F] [--title TEXT] [--label-max N]\n"
@@ -32,7 +34,10 @@ static const char usage_text[] =
     "report.html (one self-contained page: the chart to hover, the tables to sort)\n"
     "and roofline.svg (with .gp and .dat beside it), and prints the top kernels.\n"
     "\n"
-    "  --trace FILE      a `roofline trace` file; repeat to merge processes\n"
+    "  --trace FILE|DIR  a `roofline trace` file, or a folder of them (every trace\n"
+    "                    in it); repeat, or name traces after the options, for the\n"
+    "                    ranks of a parallel job: a section per rank (time, NCCL\n"
+    "                    communication share, top kernels) and the kernels merged\n"
     "  --ncu FILE        an Nsight Compute CSV: `ncu --csv` (long) or `ncu --csv\n"
     "                    --page raw` (wide), with roofline's metrics (README);\n"
     "                    - reads standard input (`ncu ... --csv | roofline report\n"
@@ -151,10 +156,17 @@ int cli_report_run(const struct cli_report_opts *o)
     memset(&g, 0, sizeof g);
     const char *source = NULL, *kind = NULL;
     int rc = RL_OK;
-    for (int i = 0; i < o->n_traces && rc == RL_OK; i++)
-        rc = rl_trace_groups_load(&g, o->traces[i], err);
-    if (o->n_traces)
+    /* Traces: each read on its own (a rank each), then merged. */
+    static struct rl_rank_traces ranks;
+    memset(&ranks, 0, sizeof ranks);
+    if (o->n_traces) {
+        rc = rl_rank_traces_load(&ranks, o->traces, (size_t)o->n_traces, err);
+        if (rc == RL_OK && (ranks.n > 1 || rl_rank_traces_ranked(&ranks)))
+            rc = rl_rank_traces_merge(&ranks, &g, err);
+        else if (rc == RL_OK)
+            g = ranks.groups[0], memset(&ranks.groups[0], 0, sizeof g);
         source = o->traces[0], kind = "trace";
+    }
     struct rl_ncu_stats ncu = {0};
     if (rc == RL_OK && o->ncu) {
         rc = rl_ncu_load(&g, o->ncu, o->tensor_factor, &ncu, err);
@@ -167,6 +179,7 @@ int cli_report_run(const struct cli_report_opts *o)
     if (rc) {
         cli_error("%s", err);
         rl_trace_groups_release(&g);
+        rl_rank_traces_release(&ranks);
         return CLI_FAIL;
     }
     /* Ceilings: the bench file's and/or the datasheet's (else the trace's GPU). */
@@ -176,25 +189,32 @@ int cli_report_run(const struct cli_report_opts *o)
     if (cli_ceiling_sources(o->gpu, o->bench, g.sum.gpu_name[0] ? g.sum.gpu_name : NULL, &bench,
                             &b, &s)) {
         rl_trace_groups_release(&g);
+        rl_rank_traces_release(&ranks);
         return CLI_FAIL;
     }
     static struct rl_ceilings c;
     if (rl_ceilings_init(&c, s, b, NULL, false, false, NULL, err)) {
         cli_error("%s", err);
         rl_trace_groups_release(&g);
+        rl_rank_traces_release(&ranks);
         return CLI_FAIL;
     }
     static struct rl_report r;
-    if (rl_report_build(&r, &c, &g, err)) {
+    if (rl_report_build(&r, &c, &g, err) ||
+        (ranks.n && rl_rank_traces_ranked(&ranks) && rl_report_ranks(&r, &ranks, err))) {
         cli_error("%s", err);
         rl_trace_groups_release(&g);
+        rl_rank_traces_release(&ranks);
+        rl_report_release(&r);
         return CLI_FAIL;
     }
+    size_t n_traces = ranks.n;
+    rl_rank_traces_release(&ranks);
     r.label_max = o->label_max;
     r.chart_w = o->chart_w, r.chart_h = o->chart_h;
     rl_trace_groups_release(&g);
     snprintf(r.source_path, sizeof r.source_path, "%s%s", source,
-             o->n_traces > 1 ? " (and more traces)" : "");
+             n_traces > 1 ? " (and more traces)" : "");
     cli_unstage(r.source_path, sizeof r.source_path); /* run's inputs sit in its stage */
     snprintf(r.source_kind, sizeof r.source_kind, "%s", kind);
     if (o->ncu) {
@@ -336,8 +356,12 @@ int cmd_report(int argc, char **argv)
         default: return cli_option_error("report", optstring, opts, argv);
         }
     }
-    if (optind < argc)
-        return cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
+    /* Traces may follow the options: `roofline report t.rank*.json`. */
+    for (; optind < argc; optind++) {
+        if (o.n_traces == CLI_MAX_TRACES)
+            return cli_usage_error("report", "at most %d traces", CLI_MAX_TRACES);
+        o.traces[o.n_traces++] = argv[optind];
+    }
     if ((o.n_traces > 0) + !!o.ncu + !!o.kernels != 1)
         return cli_usage_error("report", "give one source: --trace FILE..., --ncu FILE or "
                                          "--kernels FILE");

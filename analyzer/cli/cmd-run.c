@@ -220,9 +220,17 @@ int cmd_run(int argc, char **argv)
     if (optind < argc)
         return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
     /* Everything that can be checked, before the GPU and before any file. */
-    if (gpu && !cli_find_gpu(gpu))
+    const struct rl_gpu_spec *asked = gpu ? cli_find_gpu(gpu) : NULL;
+    if (gpu && !asked)
         return CLI_FAIL;
     char err[RL_ERRMSG_SIZE] = "--no-gpu";
+    /* A datasheet CUDA cannot run (an AMD Instinct): the analytic report
+     * only, whatever GPU is present, and its first line says why. */
+    if (asked && strcmp(asked->vendor, "NVIDIA") != 0) {
+        no_gpu = true;
+        snprintf(err, sizeof err, "%s: bench and trace need an NVIDIA GPU with CUDA",
+                 asked->name);
+    }
     const struct rl_device_api *api = NULL;
     struct rl_device_info dev;
     bool have_gpu = !no_gpu && rl_device_open(&api, err) == RL_OK &&

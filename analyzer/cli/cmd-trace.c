@@ -7,6 +7,7 @@
 #include "analyzer/util/outset.h"
 #include "analyzer/readers/tracefile.h"
 #include "analyzer/profiler/protocol.h"
+#include "analyzer/profiler/rank.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,8 +31,10 @@ static const char usage_text[] =
     "L2 and L1 bytes from hardware counters for the selected ones. A program that\n"
     "starts several CUDA processes (torchrun) gives one trace per process.\n"
     "\n"
-    "  -o FILE          trace file (default roofline-trace.json; several processes:\n"
-    "                   FILE with .<pid> before its extension)\n"
+    "  -o FILE|DIR/     trace file (default roofline-trace.json; DIR/: DIR/trace.json);\n"
+    "                   a process that names its rank (RANK ... under torchrun):\n"
+    "                   FILE with .rank<R> before its extension; several processes\n"
+    "                   without one: .<pid>\n"
     "  --metrics SET    none (timing only), default (2 replay passes on GH100) or\n"
     "                   full (every counter the chip has)\n"
     "  --kernel REGEX   count only kernels whose demangled name matches (POSIX ERE)\n"
@@ -43,7 +47,15 @@ static const char usage_text[] =
     "                   (default 3); with counters one more run is counted\n"
     "  --tokens N       decode context and prefill length of the built-ins (2048)\n"
     "  --device N       GPU for the calibration and built-in workloads (default 0)\n"
+    "  --gpu GPU        the GPU the trace is meant for, checked before anything runs:\n"
+    "                   an AMD Instinct is refused (no CUDA), another device warned of\n"
     "  --quiet          no summary\n"
+    "\n"
+    "Under a launcher (mpirun, srun: OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK,\n"
+    "SLURM_PROCID or RANK set) each rank writes its own trace, FILE.rank<R>:\n"
+    "  mpirun -np 8 roofline trace -o t.json -- python train.py   (t.rank0.json ...)\n"
+    "  roofline trace -o t.json -- torchrun --nproc-per-node 8 train.py  (the same)\n"
+    "and `roofline report --trace DIR` reads them all.\n"
     "\n"
     "Counters replay each counted kernel once per pass, serialising launches: the\n"
     "program runs slower, timing-only tracing barely so. When counters are not\n"
@@ -52,9 +64,10 @@ static const char usage_text[] =
     "analyzer/profiler/README.md; `roofline chart --kernels FILE` reads it.\n";
 
 struct trace_opts {
-    const char *out, *builtin, *kernel;
+    const char *out, *builtin, *kernel, *gpu;
     int counters, top, samples, reps, device, tokens;
     bool quiet;
+    bool ranked;    /* this roofline runs under a launcher: out is its rank's */
 };
 
 /* ---- reading traces back: summary and --top ---------------------------------- */
@@ -324,8 +337,12 @@ static int declare_earlier(struct rl_outset *set, const char *out, char *err)
         const char *n = de->d_name;
         size_t len = strlen(n);
         if (len <= nb + 1 + ne || strncmp(n, base, nb) != 0 || n[nb] != '.' ||
-            strcmp(n + len - ne, ext) != 0 ||
-            strspn(n + nb + 1, "0123456789") != len - nb - 1 - ne)
+            strcmp(n + len - ne, ext) != 0)
+            continue;
+        /* <stem>.<pid><ext> and <stem>.rank<R><ext> */
+        size_t skip = strncmp(n + nb + 1, "rank", 4) == 0 ? 4 : 0;
+        if (len <= nb + 1 + skip + ne ||
+            strspn(n + nb + 1 + skip, "0123456789") != len - nb - 1 - skip - ne)
             continue;
         char path[4600];
         snprintf(path, sizeof path, "%s%s", dir, n);
@@ -338,16 +355,52 @@ static int declare_earlier(struct rl_outset *set, const char *out, char *err)
 
 /* Move the traces from the run folder to their final names, as one set:
  * they replace every trace an earlier run left at that name together. */
-static int place_traces(char **files, size_t n, const char *out)
+/* The rank each trace names (-1 none, or a world of 1), read by the one
+ * trace reader; a rank two traces name is no one's (-1 for both). */
+static void ranks_of(char **files, size_t n, int *rank)
+{
+    static struct rl_trace_groups g;
+    char err[RL_ERRMSG_SIZE];
+    for (size_t i = 0; i < n; i++) {
+        memset(&g, 0, sizeof g);
+        rank[i] = rl_trace_groups_load(&g, files[i], err) == RL_OK && g.sum.rank.present &&
+                          g.sum.rank.world_size != 1
+                      ? g.sum.rank.rank
+                      : -1;
+        rl_trace_groups_release(&g);
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (rank[i] >= 0 && rank[i] == rank[j]) {
+                int r = rank[i];
+                for (size_t k = 0; k < n; k++)
+                    if (rank[k] == r)
+                        rank[k] = -1;
+            }
+}
+
+/* ranked: out is already this rank's (roofline under a launcher); else
+ * the processes that name their rank (torchrun's children) get
+ * out.rank<R>, the others out.<pid> (out itself when alone). */
+static int place_traces(char **files, size_t n, const char *out, bool ranked)
 {
     char err[RL_ERRMSG_SIZE];
     struct rl_outset set = {0};
     int rc = declare_earlier(&set, out, err);
     int stem = stem_of(out);
+    int *rank = calloc(n ? n : 1, sizeof *rank);
+    if (!rank)
+        rc = rl_fail(err, RL_ENOMEM, "out of memory");
+    else if (!ranked)
+        ranks_of(files, n, rank);
     for (size_t i = 0; rc == RL_OK && i < n; i++) {
         const char *base = strrchr(files[i], '/') + 1;
         char *dest, staged[4096];
-        if (n == 1)
+        char named[4096];
+        if (!ranked && rank[i] >= 0 &&
+            rl_rank_trace_path(named, sizeof named, out, false, rank[i]) < (int)sizeof named)
+            dest = strdup(named);
+        else if (n == 1)
             dest = strdup(out);
         else if (asprintf(&dest, "%.*s.%.*s%s", stem, out, (int)(strlen(base) - 5), base,
                           out + stem) < 0)
@@ -362,6 +415,7 @@ static int place_traces(char **files, size_t n, const char *out)
         free(files[i]);
         files[i] = dest;
     }
+    free(rank);
     if (rc == RL_OK)
         rc = rl_outset_commit(&set, err);
     rl_outset_abort(&set);
@@ -447,9 +501,9 @@ static int trace_program(const struct trace_opts *o, const struct rl_device_api 
                   code);
         rc = CLI_FAIL;
     } else {
-        rc = place_traces(files, n, o->out);
+        rc = place_traces(files, n, o->out, o->ranked);
         for (size_t i = 0; rc == CLI_OK && !o->quiet && i < n; i++)
-            summarize(n == 1 ? o->out : files[i]);
+            summarize(files[i]);
     }
     free_list(files, n);
     if (code != 0) {
@@ -530,6 +584,7 @@ int cmd_trace(int argc, char **argv)
                                          {"device", required_argument, NULL, 'd'},
                                          {"tokens", required_argument, NULL, 'T'},
                                          {"quiet", no_argument, NULL, 'q'},
+                                         {"gpu", required_argument, NULL, 'g'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     struct trace_opts o = {.out = "roofline-trace.json",
@@ -584,6 +639,9 @@ int cmd_trace(int argc, char **argv)
         case 'q':
             o.quiet = true;
             break;
+        case 'g':
+            o.gpu = optarg;
+            break;
         case 'h':
             fputs(usage_text, stdout);
             return CLI_OK;
@@ -617,9 +675,53 @@ int cmd_trace(int argc, char **argv)
         }
         regfree(&re);
     }
+    /* -o DIR/ (or an existing folder): DIR/trace.json. Under a launcher
+     * each rank writes its own file, and every message names the rank. */
+    static char out_buf[4096], rank_buf[4096];
+    struct stat st;
+    size_t out_len = strlen(o.out);
+    bool out_dir = (out_len && o.out[out_len - 1] == '/') ||
+                   (stat(o.out, &st) == 0 && S_ISDIR(st.st_mode));
+    if (out_dir) {
+        if (snprintf(out_buf, sizeof out_buf, "%.*s/trace.json",
+                     (int)(o.out[out_len - 1] == '/' ? out_len - 1 : out_len),
+                     o.out) >= (int)sizeof out_buf)
+            return cli_usage_error("trace", "-o: path too long");
+        o.out = out_buf;
+    }
+    struct rl_rank_env rank;
+    rl_rank_env_read(&rank);
+    /* A job of one (mpirun -np 1, or a Slurm batch script's SLURM_PROCID=0
+     * with SLURM_NTASKS=1) keeps the plain name. */
+    if (rank.present && rank.world_size != 1) {
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "rank %d: ", rank.rank);
+        cli_message_prefix(prefix);
+        if (rl_rank_trace_path(rank_buf, sizeof rank_buf, o.out, false, rank.rank) >=
+            (int)sizeof rank_buf)
+            return cli_usage_error("trace", "-o: path too long");
+        o.out = rank_buf;
+        o.ranked = true;
+    }
+    const struct rl_gpu_spec *asked = o.gpu ? cli_find_gpu(o.gpu) : NULL;
+    if (o.gpu && (!asked || cli_require_cuda_gpu("trace", asked)))
+        return CLI_FAIL;
     const struct rl_device_api *api;
     struct rl_device_info dev;
     if (cli_open_gpu("cannot trace", o.device, &api, &dev))
         return CLI_FAIL;
+    if (out_dir) {
+        /* The folder, made once the GPU is there (nothing is left behind
+         * when it is not); ranks make it at once: EEXIST is no error. */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(o.out, '/') - o.out), o.out);
+        if (dir[0] && mkdir(dir, 0777) != 0 && errno != EEXIST) {
+            cli_error("cannot create '%s': %s", dir, strerror(errno));
+            return CLI_FAIL;
+        }
+    }
+    if (asked && !rl_gpu_spec_named(asked, dev.name))
+        cli_warn("device %d is '%s', not %s (--gpu %s)", o.device, dev.name, asked->name,
+                 asked->id);
     return o.builtin ? trace_builtin(&o, api) : trace_program(&o, api, program);
 }

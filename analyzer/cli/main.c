@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "analyzer/cli/cli.h"
 
+#include "analyzer/comm/system.h"
 #include "analyzer/device/device.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/outset.h"
@@ -111,13 +112,20 @@ void cli_unstage(char *text, size_t size)
         rl_outset_unstage(shown_set, text, size);
 }
 
+static char message_prefix[64];
+
+void cli_message_prefix(const char *prefix)
+{
+    snprintf(message_prefix, sizeof message_prefix, "%s", prefix ? prefix : "");
+}
+
 static void vmessage(const char *kind, const char *fmt, va_list ap)
 {
     char text[4096];
     vsnprintf(text, sizeof text, fmt, ap);
     cli_unstage(text, sizeof text);
     fflush(stdout);
-    fprintf(stderr, "roofline: %s: %s\n", kind, text);
+    fprintf(stderr, "roofline: %s: %s%s\n", kind, message_prefix, text);
 }
 
 void cli_error(const char *fmt, ...)
@@ -312,6 +320,62 @@ const struct rl_gpu_spec *cli_find_gpu(const char *name)
         return NULL;
     }
     return s;
+}
+
+static struct rl_systemdb sysdb;
+static bool sysdb_loaded;
+
+static void release_sysdb(void) { rl_systemdb_release(&sysdb); }
+
+int cli_systems_dir(char *buf, size_t size)
+{
+    char dir[4096], err[RL_ERRMSG_SIZE];
+    if (rl_data_dir(dir, sizeof dir, err)) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    snprintf(buf, size, "%s/systems", dir);
+    return CLI_OK;
+}
+
+const struct rl_systemdb *cli_systemdb(void)
+{
+    if (sysdb_loaded)
+        return &sysdb;
+    const struct rl_gpudb *gpus = cli_gpudb();
+    char dir[4200], err[RL_ERRMSG_SIZE];
+    if (!gpus || cli_systems_dir(dir, sizeof dir))
+        return NULL;
+    if (rl_systemdb_load(&sysdb, dir, gpus, err)) {
+        cli_error("%s", err);
+        return NULL;
+    }
+    sysdb_loaded = true;
+    atexit(release_sysdb);
+    return &sysdb;
+}
+
+const struct rl_system *cli_find_system(const char *name)
+{
+    const struct rl_systemdb *d = cli_systemdb();
+    if (!d)
+        return NULL;
+    char err[RL_ERRMSG_SIZE];
+    const struct rl_system *s;
+    if (rl_systemdb_lookup(d, name, &s, err)) {
+        cli_error("%s", err);
+        return NULL;
+    }
+    return s;
+}
+
+int cli_require_cuda_gpu(const char *what, const struct rl_gpu_spec *spec)
+{
+    if (!spec || strcmp(spec->vendor, "NVIDIA") == 0)
+        return CLI_OK;
+    cli_error("%s: %s needs an NVIDIA GPU with CUDA; ridge, chart and llm work with its "
+              "datasheet", spec->name, what);
+    return CLI_FAIL;
 }
 
 int cli_print_json(cJSON *doc)

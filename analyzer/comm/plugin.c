@@ -20,6 +20,7 @@
 #include "analyzer/comm/harness.h"
 
 #include "analyzer/comm/collective.h"
+#include "analyzer/profiler/rank.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -155,27 +156,22 @@ static int env_int(const char *name)
     return v && *v ? atoi(v) : -1;
 }
 
+/* The launcher, from the one list of its variables (analyzer/profiler/
+ * rank.h, which `roofline trace` reads too): Open MPI's, PMIx's and
+ * MPICH's are mpirun's, unless Slurm started the step (srun --mpi=pmix). */
 static struct launch detect_launcher(void)
 {
-    struct launch l = {NULL, -1, -1};
-    if (getenv("SLURM_STEP_ID") && getenv("SLURM_PROCID")) {
-        l.name = "srun";
-        l.rank = env_int("SLURM_PROCID");
-        l.size = env_int("SLURM_NTASKS") > 0 ? env_int("SLURM_NTASKS")
-                                             : env_int("SLURM_STEP_NUM_TASKS");
-    } else if (getenv("OMPI_COMM_WORLD_SIZE")) {
-        l.name = "mpirun";
-        l.rank = env_int("OMPI_COMM_WORLD_RANK");
-        l.size = env_int("OMPI_COMM_WORLD_SIZE");
-    } else if (getenv("PMI_SIZE") || getenv("PMIX_RANK")) {
-        l.name = "mpirun";
-        l.rank = env_int(getenv("PMI_RANK") ? "PMI_RANK" : "PMIX_RANK");
-        l.size = env_int("PMI_SIZE");
-    } else if (getenv("TORCHELASTIC_RUN_ID") || (getenv("LOCAL_WORLD_SIZE") && getenv("RANK"))) {
+    struct rl_rank_env e;
+    rl_rank_env_read(&e);
+    struct launch l = {NULL, e.rank, e.world_size};
+    if (!e.present)
+        return l;
+    if (strcmp(e.launcher, "torchrun") == 0)
         l.name = "torchrun";
-        l.rank = env_int("RANK");
-        l.size = env_int("WORLD_SIZE");
-    }
+    else if (strcmp(e.launcher, "srun") == 0 || getenv("SLURM_STEP_ID"))
+        l.name = "srun";
+    else
+        l.name = "mpirun";
     return l;
 }
 

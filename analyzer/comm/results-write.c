@@ -220,7 +220,7 @@ cJSON *rl_comm_results_json(const struct rl_comm_results *r)
             rl_json_add_number(x, "time_max_us", rl_json_round(p->time_max_us, 6));
             rl_json_add_number(x, "algbw_gbs", rl_json_round(p->algbw_gbs, 6));
             rl_json_add_number(x, "busbw_gbs", rl_json_round(p->busbw_gbs, 6));
-            rl_json_add_number(x, "pct_of_link", rl_json_round(p->pct_of_link, 4));
+            rl_json_add_number(x, "pct_of_link", rl_json_round(p->pct_of_link, 6));
             add_int_or_null(x, "wrong", p->wrong);
             cJSON_AddItemToArray(res, x);
         }

@@ -119,6 +119,17 @@ int rl_ceilings_init(struct rl_ceilings *c, const struct rl_gpu_spec *spec,
     if (!spec && !bench)
         return rl_fail(errmsg, RL_EINVAL, "no datasheet and no bench file: no ceilings");
     snprintf(c->gpu_name, sizeof c->gpu_name, "%s", spec ? spec->name : bench->gpu_name);
+    if (spec && spec->links.gbs > 0) {
+        snprintf(c->link.label, sizeof c->link.label, "%s", spec->links.name);
+        c->link.bandwidth_gbs = spec->links.gbs;
+        c->has_link = true;
+    } else if (spec && spec->links.pcie_gbs > 0) {
+        snprintf(c->link.label, sizeof c->link.label, "PCIe Gen%d x%d", spec->links.pcie_gen,
+                 spec->links.pcie_lanes);
+        c->link.bandwidth_gbs = spec->links.pcie_gbs;
+        c->has_link = true;
+    }
+    c->link.origin = RL_ORIGIN_DATASHEET;
     char err[RL_ERRMSG_SIZE];
     if (precisions) {
         char *list = strdup(precisions), *save = NULL;
@@ -202,4 +213,16 @@ void rl_ceilings_check(const struct rl_ceilings *c, char *out, size_t size)
                 "FLOPs per instruction or units are wrong",
                 used ? "\n" : "", memory ? c->memory[i].label : c->compute[i].label, pct);
         }
+}
+
+int rl_ceilings_set_link(struct rl_ceilings *c, const char *label, double gbs,
+                         enum rl_origin origin, char *errmsg)
+{
+    if (!(gbs > 0) || isinf(gbs))
+        return rl_fail(errmsg, RL_EINVAL, "link bandwidth must be > 0, got %g GB/s", gbs);
+    snprintf(c->link.label, sizeof c->link.label, "%s", label);
+    c->link.bandwidth_gbs = gbs;
+    c->link.origin = origin;
+    c->has_link = true;
+    return RL_OK;
 }

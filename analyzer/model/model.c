@@ -75,6 +75,8 @@ const char *rl_bound_name(enum rl_bound bound)
         return "compute";
     case RL_BOUND_NEITHER:
         return "neither";
+    case RL_BOUND_LINK:
+        return "link";
     case RL_BOUND_UNKNOWN:
         break;
     }
@@ -227,6 +229,7 @@ int rl_classify(const struct rl_kernel_perf *k, const struct rl_compute_roof *c,
         out->ai_flop_per_byte[l] = NAN;
     out->attainable_tflops = out->achieved_tflops = out->pct_of_roof = NAN;
     out->headroom_x = out->ridge_flop_per_byte = out->ridge_distance_x = NAN;
+    out->ai_link_flop_per_byte = out->link_attainable_tflops = NAN;
 
     double best = INFINITY;
     int limiter = -1, usable = 0;
@@ -274,6 +277,36 @@ int rl_classify(const struct rl_kernel_perf *k, const struct rl_compute_roof *c,
             if (out->achieved_tflops > 0)
                 out->headroom_x = out->attainable_tflops / out->achieved_tflops;
         }
+    }
+    return RL_OK;
+}
+
+int rl_classify_link(struct rl_verdict *v, double flops, double comm_bytes, double time_ns,
+                     const struct rl_compute_roof *c, const struct rl_link_roof *link,
+                     char *errmsg)
+{
+    v->ai_link_flop_per_byte = v->link_attainable_tflops = NAN;
+    if (!(comm_bytes > 0) || isinf(comm_bytes) || !(flops >= 0))
+        return RL_OK;
+    if (!link || !(link->bandwidth_gbs > 0) || isinf(link->bandwidth_gbs))
+        return rl_fail(errmsg, RL_EINVAL, "link bandwidth must be > 0, got %g GB/s",
+                       link ? link->bandwidth_gbs : NAN);
+    double ai = flops / comm_bytes;
+    double att = memory_roof_tflops(ai, link->bandwidth_gbs);
+    v->ai_link_flop_per_byte = ai;
+    v->link_attainable_tflops = att;
+    if (!(att < v->attainable_tflops) && !isnan(v->attainable_tflops))
+        return RL_OK;
+    v->attainable_tflops = att;
+    v->bound = RL_BOUND_LINK;
+    v->ridge_flop_per_byte = rl_ridge_flop_per_byte(c->peak_tflops, link->bandwidth_gbs);
+    v->ridge_distance_x = ai > 0 ? v->ridge_flop_per_byte / ai : INFINITY;
+    v->pct_of_roof = v->headroom_x = NAN;
+    if (!isnan(time_ns) && time_ns > 0 && att > 0) {
+        v->achieved_tflops = flops / time_ns * 1e-3;
+        v->pct_of_roof = v->achieved_tflops / att * 100;
+        if (v->achieved_tflops > 0)
+            v->headroom_x = att / v->achieved_tflops;
     }
     return RL_OK;
 }

@@ -39,7 +39,16 @@ enum rl_bound {
     RL_BOUND_UNKNOWN, /* no intensity (no FLOPs and no bytes) */
     RL_BOUND_MEMORY,  /* left of the ridge of its limiting memory level */
     RL_BOUND_COMPUTE, /* at or right of every ridge */
-    RL_BOUND_NEITHER  /* far below both roofs (the report's judge, with a time) */
+    RL_BOUND_NEITHER, /* far below both roofs (the report's judge, with a time) */
+    RL_BOUND_LINK     /* left of the ridge of its interconnect roof (rl_classify_link) */
+};
+
+/* The interconnect as a roof: FLOP per byte communicated x the link's
+ * bandwidth per direction (NVLink, a NIC; rl_ceilings' link). */
+struct rl_link_roof {
+    char label[64];    /* "NVLink 4", "PCIe Gen4 x16", "NVLink 4 (measured all-reduce busbw)" */
+    double bandwidth_gbs; /* per direction, per GPU */
+    enum rl_origin origin;
 };
 
 /* A kernel as the model sees it. Unknown quantities are NAN. */
@@ -61,6 +70,9 @@ struct rl_verdict {
     double ridge_distance_x;   /* ridge / AI (>1: left of the ridge) */
     enum rl_bound bound;
     enum rl_mem_level limiter; /* meaningful when bound == RL_BOUND_MEMORY */
+    /* Against the link (rl_classify_link); NAN when not judged there. */
+    double ai_link_flop_per_byte;  /* FLOPs / bytes communicated */
+    double link_attainable_tflops; /* ai_link x link bandwidth */
 };
 
 /* Names */
@@ -113,5 +125,16 @@ double rl_attainable_tflops(double peak_tflops, double bandwidth_gbs,
 int rl_classify(const struct rl_kernel_perf *k, const struct rl_compute_roof *c,
                 const struct rl_memory_roof *mem, size_t n_mem,
                 struct rl_verdict *out, char *errmsg);
+
+/* The link roof applied to a verdict of rl_classify: a kernel, layer or
+ * step that also sends comm_bytes (per GPU, over the link) can go no faster
+ * than comm_bytes / link bandwidth, i.e. ai_link x bandwidth FLOP/s. When
+ * that is below v's attainable rate, the link binds: bound RL_BOUND_LINK,
+ * attainable, ridge (peak / link bandwidth), pct and headroom recomputed.
+ * comm_bytes <= 0 or NAN: nothing changes (ai_link NAN). RL_EINVAL for a
+ * link bandwidth <= 0. */
+int rl_classify_link(struct rl_verdict *v, double flops, double comm_bytes, double time_ns,
+                     const struct rl_compute_roof *c, const struct rl_link_roof *link,
+                     char *errmsg);
 
 #endif

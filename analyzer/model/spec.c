@@ -6,12 +6,15 @@
 #include "analyzer/util/schema.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SCALAR(key, label, unit, kind)                                         \
     {#key, label, unit, offsetof(struct rl_gpu_spec, key), kind}
+#define LINK(member, key, label, unit, kind)                                   \
+    {"links." key, label, unit, offsetof(struct rl_gpu_spec, links.member), kind}
 #define PEAK(table, tkey, prec, pkey, label, unit)                             \
     {tkey "." pkey, label, unit,                                               \
      offsetof(struct rl_gpu_spec, peak_tflops[table][prec]), RL_FIELD_NUMBER}
@@ -46,6 +49,17 @@ static const struct rl_spec_field fields[] = {
     PEAK(RL_PEAKS_CUDA, "cuda_core", RL_PREC_BF16, "bf16_tflops", "BF16 CUDA cores", "TFLOP/s"),
     TENSOR_PEAKS(RL_PEAKS_TENSOR_DENSE, "tensor_core_dense", "dense"),
     TENSOR_PEAKS(RL_PEAKS_TENSOR_SPARSE, "tensor_core_sparse", "sparse"),
+    /* The links, per GPU and per direction (struct rl_gpu_links). Counts of
+     * 0 are "none" and print as such, like a null number. */
+    LINK(count, "gpu_link_count", "GPU links", "", RL_FIELD_INT),
+    LINK(gbs_per_link, "gpu_link_gbs_per_link", "GPU link, one link per direction", "GB/s",
+         RL_FIELD_NUMBER),
+    LINK(gbs, "gpu_link_gbs_per_direction", "GPU links, per direction", "GB/s",
+         RL_FIELD_NUMBER),
+    LINK(bridge_gpus, "bridge_gpus", "GPUs per bridge", "", RL_FIELD_INT),
+    LINK(pcie_gen, "pcie_gen", "PCIe generation", "", RL_FIELD_INT),
+    LINK(pcie_lanes, "pcie_lanes", "PCIe lanes", "", RL_FIELD_INT),
+    LINK(pcie_gbs, "pcie_gbs_per_direction", "PCIe, per direction", "GB/s", RL_FIELD_NUMBER),
 };
 
 #define N_FIELDS (sizeof fields / sizeof fields[0])
@@ -95,8 +109,8 @@ static double *field_double(struct rl_gpu_spec *s, size_t i)
 double rl_gpu_spec_field_value(const struct rl_gpu_spec *spec, size_t i)
 {
     const char *base = (const char *)spec + fields[i].offset;
-    if (fields[i].kind == RL_FIELD_INT)
-        return *(const int *)base;
+    if (fields[i].kind == RL_FIELD_INT) /* 0: none (every count is >= 1) */
+        return *(const int *)base ? *(const int *)base : NAN;
     return *(const double *)base;
 }
 
@@ -157,6 +171,9 @@ static int fill(struct rl_gpu_spec *spec, const cJSON *doc, const char *text,
     COPY(host_link, "host_link");
     COPY(gpu_link, "gpu_link");
     COPY(notes, "notes");
+    const cJSON *links = cJSON_GetObjectItemCaseSensitive(doc, "links");
+    copy_str(spec->links.name, sizeof spec->links.name, links, "gpu_link");
+    copy_str(spec->links.reach, sizeof spec->links.reach, links, "gpu_link_reach");
 
     const cJSON *it;
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "aliases")) {
@@ -263,6 +280,51 @@ static int fp32_lanes_per_sm(const char *chip)
     return strcmp(chip, "GV100") == 0 || strcmp(chip, "GA100") == 0 ? 64 : 128;
 }
 
+/* a and b within 1% of b. */
+static bool near(double a, double b) { return fabs(a - b) <= 0.01 * fabs(b); }
+
+/* The links agree with themselves and with the datasheet's both-direction
+ * figures: count x per link = per direction; 2 x per direction = the
+ * datasheet's GPU link (H100 SXM: 18 x 25 = 450, 2 x 450 = 900) and, for a
+ * PCIe host link, 2 x PCIe per direction = host link (Gen5 x16: 2 x 64 = 128). */
+static int lint_links(const struct rl_gpu_spec *spec, char *errmsg)
+{
+    const struct rl_gpu_links *l = &spec->links;
+    bool has = !isnan(l->gbs);
+    if (has != (l->name[0] != '\0') || has != (l->count > 0) || has != !isnan(l->gbs_per_link) ||
+        has != (l->reach[0] != '\0'))
+        return rl_fail(errmsg, RL_ESCHEMA,
+                       "%s: links: gpu_link, gpu_link_count, gpu_link_gbs_per_link, "
+                       "gpu_link_gbs_per_direction and gpu_link_reach are all set or all null",
+                       spec->id);
+    if (has && !near(l->count * l->gbs_per_link, l->gbs))
+        return rl_fail(errmsg, RL_ESCHEMA,
+                       "%s: links: %d links x %g GB/s = %g, not the %g GB/s per direction",
+                       spec->id, l->count, l->gbs_per_link, l->count * l->gbs_per_link, l->gbs);
+    if (has != !isnan(spec->gpu_link_bandwidth_gbs))
+        return rl_fail(errmsg, RL_ESCHEMA, "%s: links.gpu_link_gbs_per_direction and "
+                       "gpu_link_bandwidth_gbs are both set or both null", spec->id);
+    if (has && !near(2 * l->gbs, spec->gpu_link_bandwidth_gbs))
+        return rl_fail(errmsg, RL_ESCHEMA,
+                       "%s: links: 2 x %g GB/s per direction is not the datasheet's %g GB/s "
+                       "(both directions): is a both-direction figure quoted per direction?",
+                       spec->id, l->gbs, spec->gpu_link_bandwidth_gbs);
+    if ((strcmp(l->reach, "bridge") == 0) != (l->bridge_gpus >= 2))
+        return rl_fail(errmsg, RL_ESCHEMA,
+                       "%s: links: bridge_gpus is set exactly when gpu_link_reach is 'bridge'",
+                       spec->id);
+    bool pcie = strncmp(spec->host_link, "PCIe", 4) == 0;
+    if (pcie != (l->pcie_gen > 0) || pcie != (l->pcie_lanes > 0) || pcie != !isnan(l->pcie_gbs))
+        return rl_fail(errmsg, RL_ESCHEMA,
+                       "%s: links: pcie_gen, pcie_lanes and pcie_gbs_per_direction are set "
+                       "exactly when host_link is PCIe ('%s')", spec->id, spec->host_link);
+    if (pcie && !near(2 * l->pcie_gbs, spec->host_link_bandwidth_gbs))
+        return rl_fail(errmsg, RL_ESCHEMA,
+                       "%s: links: 2 x %g GB/s PCIe per direction is not the datasheet's %g GB/s",
+                       spec->id, l->pcie_gbs, spec->host_link_bandwidth_gbs);
+    return RL_OK;
+}
+
 int rl_gpu_spec_lint(const struct rl_gpu_spec *spec, char *errmsg)
 {
     const double *dense = spec->peak_tflops[RL_PEAKS_TENSOR_DENSE];
@@ -299,5 +361,5 @@ int rl_gpu_spec_lint(const struct rl_gpu_spec *spec, char *errmsg)
         return rl_fail(errmsg, RL_ESCHEMA,
                        "%s: tensor clock %.0f MHz above boost clock %.0f MHz",
                        spec->id, spec->tensor_clock_mhz, spec->boost_clock_mhz);
-    return RL_OK;
+    return lint_links(spec, errmsg);
 }

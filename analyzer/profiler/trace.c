@@ -105,6 +105,12 @@ static void write_kernel(FILE *f, const struct rl_trace_kernel *k, double factor
         key(f, "nvtx", false);
         put_string(f, k->nvtx);
     }
+    if (k->collective[0]) {
+        key(f, "collective", false);
+        put_string(f, k->collective);
+        if (k->comm_bytes)
+            fprintf(f, ", \"comm_bytes\": %llu", (unsigned long long)k->comm_bytes);
+    }
     if (step) {
         key(f, "step", false);
         put_string(f, step->label);
@@ -300,6 +306,23 @@ int rl_trace_write(FILE *f, const struct rl_trace_meta *m, const struct rl_trace
     put_string(f, m->created);
     fprintf(f, ",\n  \"pid\": %ld,\n  \"program\": ", m->pid);
     put_string(f, m->program);
+    if (m->rank && m->rank->present) {
+        const struct rl_rank_env *r = m->rank;
+        fprintf(f, ",\n  \"rank\": {\"rank\": %d", r->rank);
+        if (r->local_rank >= 0)
+            fprintf(f, ", \"local_rank\": %d", r->local_rank);
+        else
+            fputs(", \"local_rank\": null", f);
+        if (r->world_size > 0)
+            fprintf(f, ", \"world_size\": %d", r->world_size);
+        else
+            fputs(", \"world_size\": null", f);
+        fputs(", \"launcher\": ", f);
+        put_string(f, r->launcher);
+        fputs(", \"hostname\": ", f);
+        put_string(f, r->hostname);
+        fputc('}', f);
+    }
     fputs(",\n  \"gpu\": {\"name\": ", f);
     put_string(f, m->gpu_name);
     fputs(", \"chip\": ", f);

@@ -7,6 +7,7 @@
 #define RL_PROFILER_TRACE_H
 
 #include "analyzer/profiler/metrics.h"
+#include "analyzer/profiler/rank.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -28,6 +29,11 @@ struct rl_trace_kernel {
     uint64_t start_ns, end_ns;  /* GPU timestamps */
     uint32_t stream, device, context, correlation, graph;
     char *nvtx;                 /* enclosing NVTX ranges, "outer/inner"; owned, may be NULL */
+    /* An NCCL kernel launched inside NCCL's NVTX range of a collective
+     * (ncclAllReduce ...): the collective ("allreduce"; "" none) and the
+     * message size its payload gave (0: none given). */
+    char collective[16];
+    uint64_t comm_bytes;
     int step;                   /* index into the trace's steps, -1 outside any */
     int run;                    /* which run of the step (0 first) */
     bool timing_only;           /* launched in a timing-only run: never counted */
@@ -66,6 +72,7 @@ struct rl_trace_meta {
     const char *notes;          /* NULL or one line */
     const char *setconfig;      /* "once", "per-launch"; NULL without counters */
     uint64_t launches_in_capture; /* selected launches timed only: stream being captured */
+    const struct rl_rank_env *rank; /* under a launcher: the "rank" object; NULL or !present: none */
 };
 
 /* Write a whole trace as JSON to f. Returns 0 or -1 (I/O error). */

@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include "analyzer/profiler/tracer.h"
+#include "analyzer/profiler/nccl.h"
 
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
@@ -136,6 +137,8 @@ struct launch {
     int run;         /* the step's run (rl_tracer_step_begin_run) */
     bool clean;      /* a timing-only run: never counted */
     bool counted;
+    char collective[16]; /* launched inside NCCL's NVTX range of a collective; "" */
+    uint64_t comm_bytes; /* that range's message size; 0 unknown */
     double q[RL_Q_COUNT];
 };
 
@@ -196,6 +199,14 @@ static struct tracer {
     bool profiler_initialized;
     enum setconfig_mode setconfig;
     unsigned armed;              /* launches armed since the last SetConfig */
+    /* the rank of a parallel job this process is (the trace's "rank") */
+    struct rl_rank_env rank;
+    /* NVTX strings registered by handle (NCCL names its ranges so) */
+    struct {
+        const void *handle;
+        char name[NVTX_NAME];
+    } strings[64];
+    size_t n_strings;
     /* signals */
     struct sigaction old_sa[32];
     volatile sig_atomic_t in_signal;
@@ -206,6 +217,10 @@ static struct tracer {
 static __thread uint32_t t_runtime_corr;
 static __thread int t_nvtx_depth;
 static __thread char t_nvtx[NVTX_DEPTH][NVTX_NAME];
+/* Per NVTX level: the NCCL collective its range is, and its message size
+ * (analyzer/profiler/nccl.h: NCCL's payload). */
+static __thread char t_nccl[NVTX_DEPTH][16];
+static __thread uint64_t t_nccl_bytes[NVTX_DEPTH];
 static __thread long t_counting = -1; /* launch index being counted */
 static __thread int t_nested;         /* launch callbacks inside a counted launch (replay) */
 
@@ -892,6 +907,14 @@ static void on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
                          T.step_clean);
         if (idx < 0)
             free(nvtx);
+        /* The innermost NCCL collective range around the launch. */
+        int top = (t_nvtx_depth < NVTX_DEPTH ? t_nvtx_depth : NVTX_DEPTH) - 1;
+        for (int d = top; idx >= 0 && d >= 0; d--)
+            if (t_nccl[d][0]) {
+                memcpy(T.l[idx].collective, t_nccl[d], sizeof T.l[idx].collective);
+                T.l[idx].comm_bytes = t_nccl_bytes[d];
+                break;
+            }
     } else {
         free(nvtx);
     }
@@ -920,14 +943,63 @@ static void on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 
 static void nvtx_push(const char *msg)
 {
-    if (t_nvtx_depth < NVTX_DEPTH)
+    if (t_nvtx_depth < NVTX_DEPTH) {
         snprintf(t_nvtx[t_nvtx_depth], NVTX_NAME, "%s", msg && msg[0] ? msg : "?");
+        t_nccl[t_nvtx_depth][0] = 0;
+        t_nccl_bytes[t_nvtx_depth] = 0;
+    }
     t_nvtx_depth++;
+}
+
+/* A registered string's text (nvtxDomainRegisterStringA), or NULL. */
+static const char *registered(const void *handle)
+{
+    const char *name = NULL;
+    pthread_mutex_lock(&T.lock);
+    for (size_t i = 0; i < T.n_strings && !name; i++)
+        if (T.strings[i].handle == handle)
+            name = T.strings[i].name;
+    pthread_mutex_unlock(&T.lock);
+    return name;
+}
+
+static void nvtx_register(const nvtxDomainRegisterStringA_params *p, const void *ret)
+{
+    if (!p || !p->string || !ret)
+        return;
+    const void *handle = *(const nvtxStringHandle_t *)ret;
+    pthread_mutex_lock(&T.lock);
+    if (handle && T.n_strings < sizeof T.strings / sizeof *T.strings) {
+        T.strings[T.n_strings].handle = handle;
+        snprintf(T.strings[T.n_strings].name, NVTX_NAME, "%s", p->string);
+        T.n_strings++;
+    }
+    pthread_mutex_unlock(&T.lock);
 }
 
 static void nvtx_push_attr(const nvtxEventAttributes_t *a)
 {
-    nvtx_push(a && a->messageType == NVTX_MESSAGE_TYPE_ASCII ? a->message.ascii : "?");
+    const char *msg = "?", *name;
+    if (a && a->messageType == NVTX_MESSAGE_TYPE_ASCII)
+        msg = a->message.ascii;
+    else if (a && a->messageType == NVTX_MESSAGE_TYPE_REGISTERED &&
+             (name = registered(a->message.registered)))
+        msg = name;
+    nvtx_push(msg);
+    /* NCCL's collective ranges: the collective and its message size from
+     * the payload (its schema id names the call; the range's name, when
+     * registered and seen, says the same). */
+    const char *coll = NULL;
+    uint64_t bytes = 0;
+    int d = t_nvtx_depth - 1;
+    if (a && d < NVTX_DEPTH &&
+        rl_nccl_nvtx_payload(a->payloadType, a->payload.ullValue, (uint32_t)a->reserved0, &coll,
+                             &bytes)) {
+        snprintf(t_nccl[d], sizeof t_nccl[d], "%s", coll);
+        t_nccl_bytes[d] = bytes;
+    } else if (d < NVTX_DEPTH && (coll = rl_nccl_range_collective(msg))) {
+        snprintf(t_nccl[d], sizeof t_nccl[d], "%s", coll); /* bytes unknown */
+    }
 }
 
 static void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData *d)
@@ -946,6 +1018,9 @@ static void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData *d)
     case CUPTI_CBID_NVTX_nvtxDomainRangePop:
         if (t_nvtx_depth > 0)
             t_nvtx_depth--;
+        break;
+    case CUPTI_CBID_NVTX_nvtxDomainRegisterStringA:
+        nvtx_register(d->functionParams, d->functionReturnValue);
         break;
     default:
         break;
@@ -1092,7 +1167,7 @@ static const CUpti_CallbackId runtime_launches[] = {
 static const CUpti_CallbackId nvtx_ids[] = {
     CUPTI_CBID_NVTX_nvtxRangePushA,        CUPTI_CBID_NVTX_nvtxRangePushEx,
     CUPTI_CBID_NVTX_nvtxRangePop,          CUPTI_CBID_NVTX_nvtxDomainRangePushEx,
-    CUPTI_CBID_NVTX_nvtxDomainRangePop,
+    CUPTI_CBID_NVTX_nvtxDomainRangePop,    CUPTI_CBID_NVTX_nvtxDomainRegisterStringA,
 };
 
 /* ---- start / finish ------------------------------------------------------ */
@@ -1178,6 +1253,8 @@ int rl_tracer_start(const struct rl_tracer_options *opt, char *errmsg)
     T.opt.tensor_check = T.tensor_check;
     T.factor = opt->tensor_flops_per_op;
     T.prof = PROF_UNSET;
+    rl_rank_env_read(&T.rank); /* torchrun's children: each its own RANK */
+    T.n_strings = 0;
     T.reason[0] = T.notes[0] = 0;
     T.step_now = -1;
     T.step_run = 0;
@@ -1376,6 +1453,11 @@ static void join(void)
         k->timing_only = l->clean;
         if (l->nvtx && !k->nvtx)
             k->nvtx = strdup(l->nvtx);
+        /* NCCL's kernel inside NCCL's range: the collective and its bytes. */
+        if (l->collective[0] && k->name && rl_nccl_kernel(k->name, NULL, 0)) {
+            memcpy(k->collective, l->collective, sizeof k->collective);
+            k->comm_bytes = l->comm_bytes;
+        }
         /* A graph launch shares one correlation id among its kernels:
          * its counters (never read) and NVTX path only. */
         if (l->counted && !k->graph) {
@@ -1428,6 +1510,7 @@ static int write_trace(bool incomplete, int signal, char *errmsg)
                      : T.setconfig == SETCONFIG_PER_LAUNCH ? "per-launch"
                                                            : "once",
         .launches_in_capture = T.in_capture,
+        .rank = &T.rank,
     };
     struct rl_atomic_file f;
     int rc = rl_atomic_open(&f, T.out_path, errmsg);

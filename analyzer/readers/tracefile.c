@@ -466,6 +466,8 @@ struct launch {
     char precision[24];
     enum rl_origin origin;
     int counts;             /* enum rl_trace_counts; -1: not given */
+    double comm_bytes;      /* NAN: not given */
+    char collective[24];
 };
 
 static int launch_field(struct reader *r, void *ctx, const char *key)
@@ -528,6 +530,14 @@ static int launch_field(struct reader *r, void *ctx, const char *key)
         }
         break;
     case 'c':
+        if (strcmp(key, "comm_bytes") == 0)
+            return number_or_null(r, next(r), key, &l->comm_bytes);
+        if (strcmp(key, "collective") == 0) {
+            if ((t = next(r)) != T_STRING)
+                return fail(r, RL_ESCHEMA, "'collective' must be a string");
+            snprintf(l->collective, sizeof l->collective, "%s", r->str);
+            return 0;
+        }
         if (strcmp(key, "counts") == 0) {
             static const char *const names[RL_TRACE_COUNTS_N] = {"counters", "sampled",
                                                                  "analytic", "none"};
@@ -845,6 +855,15 @@ static int fast_launch(struct reader *r, struct launch *l)
         } else if (KEY("grid") || KEY("block")) {
             if (!(p = fp_dim3(p, end, &lines, key[0] == 'g' ? l->grid : l->block)))
                 return 0;
+        } else if (KEY("comm_bytes")) {
+            if (!(p = fp_number(p, end, &l->comm_bytes)))
+                return 0;
+        } else if (KEY("collective")) {
+            if (p >= end || *p != '"' || !(p = fp_string(p + 1, end, &s, &n)))
+                return 0;
+            size_t k = n < sizeof l->collective - 1 ? n : sizeof l->collective - 1;
+            memcpy(l->collective, s, k);
+            l->collective[k] = 0;
         } else if (KEY("flops") || KEY("dram_bytes") || KEY("l2_bytes") || KEY("l1_bytes") ||
                    KEY("time_ns")) {
             double *out = key[0] == 'f'   ? &l->flops
@@ -986,6 +1005,12 @@ static int add_launch(struct rl_trace_groups *g, const struct launch *l, uint64_
     grp->launches += launches;
     if (!isnan(l->time_ns))
         grp->time_ns += l->time_ns;
+    if (!isnan(l->comm_bytes) && l->comm_bytes >= 0) {
+        grp->comm_bytes += l->comm_bytes;
+        grp->comm_launches += launches;
+    }
+    if (l->collective[0] && !grp->collective[0])
+        memcpy(grp->collective, l->collective, sizeof grp->collective);
     if (!isnan(l->flops)) {
         grp->counted += launches;
         grp->flops += l->flops;
@@ -1024,6 +1049,8 @@ int rl_trace_groups_add(struct rl_trace_groups *g, const char *name, const uint3
     l.origin = origin;
     l.flops = flops;
     l.time_ns = time_ns;
+    l.comm_bytes = NAN;
+    l.collective[0] = 0;
     memcpy(l.bytes, bytes, sizeof l.bytes);
     if (add_launch(g, &l, launches ? launches : 1))
         return RL_ENOMEM;
@@ -1064,6 +1091,33 @@ static int gpu_field(struct reader *r, void *ctx, const char *key)
         s->sm_count = r->num >= 0 && r->num < 1e6 ? (int)r->num : 0; /* 0: unknown */
         return 0;
     }
+    return skip_value(r, t);
+}
+
+static int rank_number(struct reader *r, enum tok t, int *out)
+{
+    if (t == T_NULL)
+        return 0;
+    if (t != T_NUMBER || !(r->num >= 0 && r->num < 1e9))
+        return fail(r, RL_ESCHEMA, "'rank' fields must be whole numbers >= 0 or null");
+    *out = (int)r->num;
+    return 0;
+}
+
+static int rank_field(struct reader *r, void *ctx, const char *key)
+{
+    struct rl_trace_rank *k = ctx;
+    enum tok t = next(r);
+    if (strcmp(key, "rank") == 0)
+        return rank_number(r, t, &k->rank);
+    if (strcmp(key, "local_rank") == 0)
+        return rank_number(r, t, &k->local_rank);
+    if (strcmp(key, "world_size") == 0)
+        return rank_number(r, t, &k->world_size);
+    if (strcmp(key, "launcher") == 0)
+        return string_into(r, t, k->launcher, sizeof k->launcher);
+    if (strcmp(key, "hostname") == 0)
+        return string_into(r, t, k->hostname, sizeof k->hostname);
     return skip_value(r, t);
 }
 
@@ -1124,6 +1178,7 @@ static void launch_init(struct launch *l, char *name_buf, size_t name_cap)
         l->bytes[m] = NAN;
     l->origin = RL_ORIGIN_MEASURED;
     l->counts = -1;
+    l->comm_bytes = NAN;
 }
 
 /* b's groups (read after g's launches, in file order) added into g, as if
@@ -1151,6 +1206,10 @@ static int merge_groups(struct rl_trace_groups *g, const struct rl_trace_groups 
         y->bytes_only += x->bytes_only;
         y->bytes_only_timed += x->bytes_only_timed;
         y->bytes_only_time_ns += x->bytes_only_time_ns;
+        y->comm_bytes += x->comm_bytes;
+        y->comm_launches += x->comm_launches;
+        if (x->collective[0] && !y->collective[0])
+            memcpy(y->collective, x->collective, sizeof y->collective);
         for (int m = 0; m < RL_MEM_COUNT; m++) {
             y->bytes[m] += x->bytes[m];
             y->bytes_only_bytes[m] += x->bytes_only_bytes[m];
@@ -1160,6 +1219,32 @@ static int merge_groups(struct rl_trace_groups *g, const struct rl_trace_groups 
     g->sum.time_ns += b->sum.time_ns;
     for (int i = 0; i < RL_TRACE_COUNTS_N; i++)
         g->sum.by_counts[i] += b->sum.by_counts[i];
+    return RL_OK;
+}
+
+int rl_trace_groups_merge_rank(struct rl_trace_groups *g, const struct rl_trace_groups *rank)
+{
+    if (!g->n && !g->sum.kernels && !g->sum.gpu_name[0]) {
+        /* The first rank describes the merge; merge_groups adds the totals. */
+        g->sum = rank->sum;
+        g->sum.kernels = 0;
+        g->sum.time_ns = 0;
+        memset(g->sum.by_counts, 0, sizeof g->sum.by_counts);
+    }
+    if (merge_groups(g, rank))
+        return RL_ENOMEM;
+    for (size_t i = 0; i < rank->n; i++) {
+        const struct rl_trace_group *x = &rank->v[i];
+        struct launch key = {.name = x->name};
+        memcpy(key.grid, x->grid, sizeof key.grid);
+        memcpy(key.block, x->block, sizeof key.block);
+        struct rl_trace_group *y = group_of(g, &key); /* there: merge_groups made it */
+        if (!y)
+            return RL_ENOMEM;
+        y->ranks++;
+        if (y->time_ns_max_rank < x->time_ns)
+            y->time_ns_max_rank = x->time_ns;
+    }
     return RL_OK;
 }
 
@@ -1350,6 +1435,8 @@ static int read_kernels_with(struct reader *r, struct rl_trace_groups *g, enum t
             memcpy(l.precision, saved.precision, sizeof l.precision);
             l.origin = saved.origin;
             l.counts = saved.counts;
+            l.comm_bytes = saved.comm_bytes;
+            memcpy(l.collective, saved.collective, sizeof l.collective);
             rc = read_object(r, &l, launch_field);
         }
         ns->buf = l.name_buf;
@@ -1412,6 +1499,16 @@ static int doc_field(struct reader *r, void *ctx, const char *key)
     }
     if (strcmp(key, "notes") == 0 && t == T_STRING)
         return string_into(r, t, d->g->sum.notes, sizeof d->g->sum.notes);
+    if (strcmp(key, "program") == 0 && t == T_STRING)
+        return string_into(r, t, d->g->sum.program, sizeof d->g->sum.program);
+    if (strcmp(key, "rank") == 0 && t == T_LBRACE) {
+        struct rl_trace_rank *k = &d->g->sum.rank;
+        *k = (struct rl_trace_rank){.present = true, .rank = -1, .local_rank = -1,
+                                    .world_size = -1};
+        return read_object(r, k, rank_field);
+    }
+    if (strcmp(key, "rank") == 0 && t != T_NULL)
+        return fail(r, RL_ESCHEMA, "'rank' must be an object");
     return skip_value(r, t);
 }
 

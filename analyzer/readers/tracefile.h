@@ -27,6 +27,26 @@ struct rl_trace_group {
     uint64_t bytes_only, bytes_only_timed;
     double bytes_only_time_ns;
     double bytes_only_bytes[RL_MEM_COUNT]; /* summed; NAN where one lacked the level */
+    /* Communication (NCCL kernels): the message bytes of the collective
+     * each launch ran, from NCCL's NVTX range around it (the trace's
+     * "comm_bytes"), summed over the launches that carry one. */
+    double comm_bytes;
+    uint64_t comm_launches;     /* launches with comm_bytes */
+    char collective[24];        /* "allreduce" ... from the trace; "" not given */
+    /* Merged from several ranks' traces (rl_trace_groups_merge_rank): the
+     * ranks that launched it and the largest one rank's time; 0 for one
+     * trace. */
+    uint32_t ranks;
+    double time_ns_max_rank;
+};
+
+/* A trace's "rank" object: which process of a parallel job wrote it
+ * (README, "Trace files"). */
+struct rl_trace_rank {
+    bool present;               /* the trace has a "rank" object */
+    int rank, local_rank, world_size; /* -1: not given */
+    char launcher[24];          /* "mpirun", "srun", "torchrun", ... */
+    char hostname[128];
 };
 
 /* Where a launch's FLOPs and bytes come from (a trace's "counts"). */
@@ -50,6 +70,8 @@ struct rl_trace_summary {
     double time_ns;             /* all launches */
     uint64_t read_by_helper;    /* launch records read on the second core */
     uint64_t read_fast;         /* launch records the fast path read (helper's too) */
+    char program[256];          /* the traced command line; "" not given */
+    struct rl_trace_rank rank;  /* the rank that wrote it (the last trace read's) */
 };
 
 struct rl_trace_groups {
@@ -76,6 +98,12 @@ int rl_trace_groups_add(struct rl_trace_groups *g, const char *name, const uint3
                         const uint32_t block[3], const char *precision, enum rl_origin origin,
                         uint64_t launches, double flops, const double bytes[RL_MEM_COUNT],
                         double time_ns);
+
+/* Add one rank's groups (read into their own rl_trace_groups) to g, the
+ * merge of several ranks: sums as for one trace, and each group's `ranks`
+ * and `time_ns_max_rank` kept. g's summary keeps its own (first) rank and
+ * GPU, with the launch and time totals summed. RL_ENOMEM on failure. */
+int rl_trace_groups_merge_rank(struct rl_trace_groups *g, const struct rl_trace_groups *rank);
 
 /* The reader's fast path for launch records, on by default; tests and the
  * fuzzer turn it off to check that both paths read alike. */

@@ -3,6 +3,8 @@
 #include "analyzer/report/report.h"
 
 #include "analyzer/model/gpudb.h"
+#include "analyzer/profiler/nccl.h"
+#include "analyzer/report/ranks.h"
 #include "analyzer/util/error.h"
 #include "plots/labels.h"
 #include "plots/plot.h"
@@ -169,6 +171,10 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
 {
     char ai[24], ridge[24], x[24], rate[32], att[32], bw[32], roof[24];
     const struct rl_compute_roof *cr = w->roof >= 0 ? &c->compute[w->roof] : NULL;
+    if (w->comm) {
+        rl__report_comm_sentence(w);
+        return;
+    }
     if (w->memory_only) {
         const struct rl_memory_roof *m = limiting_roof(c, RL_MEM_DRAM);
         fmt_bw(bw, sizeof bw, w->achieved_gbs);
@@ -387,6 +393,27 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
         w->v.achieved_tflops = w->v.attainable_tflops = w->v.pct_of_roof = NAN;
         w->v.ridge_flop_per_byte = w->v.ridge_distance_x = NAN;
         w->pct_of_memory_roof = NAN;
+        w->comm_bytes = w->comm_algbw_gbs = NAN;
+        w->ranks = t->ranks;
+        w->time_ns_max_rank = t->ranks ? t->time_ns_max_rank : NAN;
+        w->comm = rl_nccl_kernel(t->name, w->collective, sizeof w->collective) ||
+                  t->collective[0];
+        if (t->collective[0])
+            memcpy(w->collective, t->collective, sizeof w->collective);
+        if (w->comm) {
+            /* Not a FLOP kernel: its time counts, no roof judges it. */
+            if (t->comm_launches == t->launches && t->launches)
+                w->comm_bytes = t->comm_bytes;
+            if (w->comm_bytes >= 0 && w->time_ns > 0)
+                w->comm_algbw_gbs = w->comm_bytes / w->time_ns;
+            if (!isnan(w->time_ns))
+                r->comm_time_ns += w->time_ns;
+            explain(w, c, NAN);
+            char clean_comm[sizeof w->sentence];
+            rl_utf8_clean(clean_comm, sizeof clean_comm, w->sentence);
+            memcpy(w->sentence, clean_comm, sizeof clean_comm);
+            continue;
+        }
         double counted_ns = t->counted_timed == t->counted ? t->counted_time_ns : NAN;
         bool data_movement = t->counted && t->flops == 0 &&
                              (t->bytes[RL_MEM_DRAM] > 0 || t->bytes[RL_MEM_L2] > 0 ||
@@ -444,6 +471,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
     }
     qsort(r->rows, r->n, sizeof *r->rows, cmp_rows);
     guard_notes(r, c);
+    rl__report_comm_notes(r);
     if (r->source.counters_status[0] && strcmp(r->source.counters_status, "ok") != 0) {
         char text[640];
         snprintf(text, sizeof text, "counters %s%s%.500s", r->source.counters_status,
@@ -470,6 +498,7 @@ void rl_report_release(struct rl_report *r)
     for (size_t i = 0; i < r->n; i++)
         free(r->rows[i].name);
     free(r->rows);
+    free(r->ranks);
     memset(r, 0, sizeof *r);
 }
 
@@ -484,7 +513,7 @@ static const char *roof_name(const struct rl_report_row *w, const struct rl_ceil
 /* The table's cells of one row: intensity against DRAM; memory points give
  * their bandwidth against the DRAM roof. '!' marks a number above its roof. */
 struct cells {
-    char ai[16], ach[32], att[32], pct[16], share[16], bound[32];
+    char ai[16], ach[32], att[32], pct[16], share[16], bound[48];
 };
 
 static void row_cells(const struct rl_report_row *w, const struct rl_ceilings *c,
@@ -492,7 +521,12 @@ static void row_cells(const struct rl_report_row *w, const struct rl_ceilings *c
 {
     fmt_g(k->ai, sizeof k->ai, w->v.ai_flop_per_byte[RL_MEM_DRAM]);
     bool ops = w->roof >= 0 && c->compute[w->roof].ops;
-    if (w->memory_only) {
+    if (w->comm) {
+        fmt_bw(k->ach, sizeof k->ach, w->comm_algbw_gbs);
+        snprintf(k->att, sizeof k->att, "-");
+        snprintf(k->pct, sizeof k->pct, "-");
+        rl__report_comm_kind(w, k->bound, sizeof k->bound);
+    } else if (w->memory_only) {
         const struct rl_memory_roof *m = limiting_roof(c, RL_MEM_DRAM);
         fmt_bw(k->ach, sizeof k->ach, w->achieved_gbs);
         fmt_bw(k->att, sizeof k->att, m ? m->bandwidth_gbs : NAN);
@@ -535,6 +569,7 @@ void rl_report_table(FILE *f, const struct rl_report *r, const struct rl_ceiling
         fprintf(f, "... %zu more kernel groups (report.csv has them all)\n", r->n - n);
     if (marked)
         fputs("! above 100% of its roof: a number is wrong (see the notes)\n", f);
+    rl__report_ranks_table(f, r);
 }
 
 /* "over_roof;l2_below_dram;zero_bytes;memory_only": what the guards found. */
@@ -586,8 +621,11 @@ int rl_report_csv(FILE *f, const struct rl_report *r, const struct rl_ceilings *
           "l1_bytes,ai_dram_flop_per_byte,ai_l2_flop_per_byte,ai_l1_flop_per_byte,"
           "achieved_tflops,achieved_dram_gbs,attainable_tflops,pct_of_roof,"
           "ridge_flop_per_byte,pct_of_memory_roof,flags,roof,roof_origin,origin,bound,limiter,"
-          "sentence\n",
+          "sentence",
           f);
+    /* Communication and ranks add columns only where there are some. */
+    bool comm = rl__report_has_comm(r);
+    fputs(comm ? ",kind,collective,comm_bytes,ranks,time_ns_max_rank\n" : "\n", f);
     for (size_t i = 0; i < r->n; i++) {
         const struct rl_report_row *w = &r->rows[i];
         csv_string(f, w->name);
@@ -611,9 +649,18 @@ int rl_report_csv(FILE *f, const struct rl_report *r, const struct rl_ceilings *
         row_flags(w, flags, sizeof flags);
         fprintf(f, ",%s,%s,%s,%s,%s,%s,", flags, roof_name(w, c),
                 w->roof >= 0 ? rl_origin_name(c->compute[w->roof].origin) : "",
-                rl_origin_name(w->origin), rl_bound_name(w->bound),
+                rl_origin_name(w->origin), w->comm ? "communication" : rl_bound_name(w->bound),
                 w->bound == RL_BOUND_MEMORY ? rl_mem_level_name(w->v.limiter) : "");
         csv_string(f, w->sentence);
+        if (comm) {
+            fprintf(f, ",%s,%s", w->comm ? "communication" : "kernel", w->collective);
+            if (isfinite(w->comm_bytes))
+                fprintf(f, ",%.0f", w->comm_bytes); /* bytes exact */
+            else
+                fputs(",", f);
+            fprintf(f, ",%u", w->ranks);
+            csv_number(f, w->time_ns_max_rank);
+        }
         fputc('\n', f);
     }
     return ferror(f) ? -1 : 0;
@@ -690,7 +737,10 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
         json_string(f, line);
         p += k + (p[k] == '\n');
     }
-    fputs("],\n  \"kernels\": [\n", f);
+    fputs("],\n", f);
+    rl__report_ranks_json(f, r);
+    bool tagged = rl__report_has_comm(r);
+    fputs("  \"kernels\": [\n", f);
     for (size_t i = 0; i < r->n; i++) {
         const struct rl_report_row *w = &r->rows[i];
         fputs("    {\"name\": ", f);
@@ -719,11 +769,12 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
                    "\"zero_bytes\": %s",
                 w->memory_only ? "true" : "false", w->over_roof ? "true" : "false",
                 w->l2_below_dram ? "true" : "false", w->zero_bytes ? "true" : "false");
+        rl__report_comm_json(f, w, tagged, r->n_ranks > 0);
         fputs(", \"roof\": ", f);
         json_string(f, roof_name(w, c));
         fprintf(f, ", \"roof_origin\": \"%s\", \"origin\": \"%s\", \"bound\": \"%s\"",
                 w->roof >= 0 ? rl_origin_name(c->compute[w->roof].origin) : "",
-                rl_origin_name(w->origin), rl_bound_name(w->bound));
+                rl_origin_name(w->origin), w->comm ? "communication" : rl_bound_name(w->bound));
         if (w->bound == RL_BOUND_MEMORY)
             fprintf(f, ", \"limiter\": \"%s\"", rl_mem_level_name(w->v.limiter));
         if (w->evidence[0]) {
@@ -805,6 +856,7 @@ int rl_report_markdown(FILE *f, const struct rl_report *r, const struct rl_ceili
                 strcmp(k.share, "-") ? "%" : "",
                 (unsigned long long)w->launches, k.ai, k.ach, k.att, k.pct, k.bound);
     }
+    rl__report_ranks_markdown(f, r);
     fputs("\n## What bounds each kernel\n\n", f);
     for (size_t i = 0; i < n; i++) {
         fputs("- ", f);

@@ -35,6 +35,17 @@ struct rl_report_row {
     bool over_roof;                 /* above 100% of its roof: wrong GPU, factor or unit */
     bool l2_below_dram;             /* fewer L2 than DRAM bytes: a counter or unit is wrong */
     bool zero_bytes;                /* FLOPs and 0 DRAM bytes: intensity unbounded */
+    /* Communication: an NCCL kernel (ncclDevKernel_*, ncclKernel_*) or a
+     * group the trace says ran a collective. Counted in time, never judged
+     * against a roof (it moves data between GPUs, not FLOPs). */
+    bool comm;
+    char collective[24];            /* "allreduce" ...; "" unknown */
+    double comm_bytes;              /* message bytes over all launches; NAN unknown */
+    double comm_algbw_gbs;          /* comm_bytes / time (nccl-tests' algbw); NAN */
+    /* Merged from several ranks: how many launched it, and the largest one
+     * rank's time (time_ns is the sum). 0 and NAN for one trace. */
+    uint32_t ranks;
+    double time_ns_max_rank;
     char evidence[200];             /* why "neither"; "" otherwise */
     char sentence[480];             /* the one-line explanation */
 };
@@ -51,6 +62,11 @@ struct rl_report {
     char notes[4096];               /* one line per note, '\n'-separated */
     size_t label_max;               /* chart labels' longest, in characters (0: default) */
     double chart_w, chart_h;        /* chart canvas, layout units (0: the default) */
+    double comm_time_ns;            /* of the communication rows */
+    /* Several ranks' traces (analyzer/report/ranks.h): one entry each, by
+     * rank; NULL and 0 for one trace without a rank. Owned. */
+    struct rl_report_rank *ranks;
+    size_t n_ranks;
 };
 
 /* Judge every group of g against the ceilings c (roofs of missing

@@ -1,0 +1,82 @@
+/* ranks.h - traces of a parallel job, one per rank: loaded from files and folders, reported per rank and merged; NCCL kernels as communication. */
+#ifndef RL_REPORT_RANKS_H
+#define RL_REPORT_RANKS_H
+
+#include "analyzer/readers/tracefile.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct rl_report;
+struct rl_report_row;
+
+/* The kernels that took a rank the most time. */
+#define RL_RANK_TOP 5
+
+/* One rank's trace, as the report shows it. */
+struct rl_report_rank {
+    int rank, local_rank, world_size;  /* -1: the trace does not say */
+    char host[128], gpu[96], launcher[24];
+    char path[512];                 /* the trace file */
+    uint64_t launches;
+    double kernel_time_ns;          /* all its launches */
+    double comm_time_ns;            /* its NCCL kernels' */
+    double comm_share;              /* comm_time_ns / kernel_time_ns; NAN without time */
+    double comm_bytes;              /* its NCCL kernels' message bytes; NAN unknown */
+    struct {
+        char name[160];
+        double time_ns;
+        bool comm;
+    } top[RL_RANK_TOP];             /* by time, largest first */
+    size_t n_top;
+};
+
+/* Several traces, each read into its own groups. */
+struct rl_rank_traces {
+    char **paths;                   /* owned */
+    struct rl_trace_groups *groups; /* one per path; owned */
+    size_t n;
+};
+
+/* Read every trace of args: files, and folders (every *.json in one that is
+ * a roofline trace, others skipped). A trace without a "rank" object but
+ * named as a rank's (t.rank3.json) is rank 3. The traces are sorted by rank (those
+ * without one last, in the order given). Errors: the reader's, RL_EIO (a
+ * folder that cannot be read, or one with no trace), RL_ENOMEM. */
+int rl_rank_traces_load(struct rl_rank_traces *t, const char *const *args, size_t n,
+                        char *errmsg);
+void rl_rank_traces_release(struct rl_rank_traces *t);
+
+/* Is this a multi-rank report: does a trace name its rank (a "rank"
+ * object)? Traces without one (`run`'s decode and prefill, old traces of
+ * several processes) are merged with no section per rank. */
+bool rl_rank_traces_ranked(const struct rl_rank_traces *t);
+
+/* The merge of every rank's groups into g (empty): group sums over ranks,
+ * with `ranks` and `time_ns_max_rank` (rl_trace_groups_merge_rank).
+ * RL_ENOMEM on failure. */
+int rl_rank_traces_merge(const struct rl_rank_traces *t, struct rl_trace_groups *g,
+                         char *errmsg);
+
+/* r's per-rank section from t (r built from the merge), with the notes a
+ * reader needs: the same rank twice, GPUs of different kinds, traces of
+ * different programs, ranks missing from world_size. RL_ENOMEM. */
+int rl_report_ranks(struct rl_report *r, const struct rl_rank_traces *t, char *errmsg);
+
+/* For report.c: the communication rows' words and the ranks' sections of
+ * each output. */
+void rl__report_comm_sentence(struct rl_report_row *w);
+void rl__report_comm_kind(const struct rl_report_row *w, char *buf, size_t size);
+void rl__report_comm_notes(struct rl_report *r);
+/* Does r have communication rows or ranks? Then every row of report.json
+ * and report.csv says its kind (older reports' columns stay as they were
+ * otherwise). */
+bool rl__report_has_comm(const struct rl_report *r);
+void rl__report_comm_json(FILE *f, const struct rl_report_row *w, bool tagged, bool ranked);
+void rl__report_ranks_table(FILE *f, const struct rl_report *r);
+void rl__report_ranks_json(FILE *f, const struct rl_report *r);
+void rl__report_ranks_markdown(FILE *f, const struct rl_report *r);
+
+#endif
