@@ -147,14 +147,8 @@ static void on_term(int sig)
 
 struct launch {
     const char *name;          /* mpirun, srun, torchrun, NULL */
-    int rank, size;            /* from the environment; -1 unknown */
+    int rank, size, local_rank; /* from the environment; -1 unknown */
 };
-
-static int env_int(const char *name)
-{
-    const char *v = getenv(name);
-    return v && *v ? atoi(v) : -1;
-}
 
 /* The launcher, from the one list of its variables (analyzer/profiler/
  * rank.h, which `roofline trace` reads too): Open MPI's, PMIx's and
@@ -163,7 +157,7 @@ static struct launch detect_launcher(void)
 {
     struct rl_rank_env e;
     rl_rank_env_read(&e);
-    struct launch l = {NULL, e.rank, e.world_size};
+    struct launch l = {NULL, e.rank, e.world_size, e.local_rank};
     if (!e.present)
         return l;
     if (strcmp(e.launcher, "torchrun") == 0)
@@ -471,9 +465,8 @@ static int measure(const struct rl_comm_request *q, struct rl_comm_raw *out, cha
                 MPI_Comm_rank(node, &local_rank);
                 MPI_Comm_size(node, &local_size);
                 MPI_Comm_free(&node);
-            } else if (env_int("OMPI_COMM_WORLD_LOCAL_RANK") >= 0) {
-                local_rank = env_int("OMPI_COMM_WORLD_LOCAL_RANK");
-                local_size = env_int("OMPI_COMM_WORLD_LOCAL_SIZE");
+            } else if (l.local_rank >= 0) {
+                local_rank = l.local_rank; /* the launcher's word; the node's size unknown */
             }
             char v[MPI_MAX_LIBRARY_VERSION_STRING];
             int n = 0;
