@@ -211,6 +211,57 @@ static void print_tables(const struct rl_comm_results *r)
            "elements that differ from the exact expected output (n/a: not checked).\n");
 }
 
+/* Rank 0's part: rates, the file, the tables; CLI_OK, or CLI_FAIL reported. */
+static int write_results(const struct rl_comm_raw *raw, const struct rl_gpu_spec *spec,
+                         const char *date, const struct tm *tm, const char *output, bool json)
+{
+    char err[RL_ERRMSG_SIZE];
+    const char *name = raw->n_devices > 0 ? raw->devices[0].name : "";
+    if (!spec) {
+        const struct rl_gpudb *db = cli_gpudb();
+        spec = db ? rl_gpudb_find(db, name) : NULL;
+        if (!spec)
+            cli_warn("'%s' is not in the datasheet database: no link to compare with (give "
+                     "--gpu or add data/gpus/<id>.json)", name);
+    }
+    struct rl_comm_results res;
+    int rc = rl_comm_results_from_raw(&res, raw, name, spec ? spec->id : "",
+                                      spec ? spec->links.name : "",
+                                      spec && spec->links.gbs > 0 ? spec->links.gbs : NAN, date,
+                                      ROOFLINE_VERSION, err);
+    if (rc) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    char path[512];
+    if (!output) {
+        char stamp[32];
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", tm);
+        snprintf(path, sizeof path, "roofline-comm-%s-%s.json", spec ? spec->id : "unknown-gpu",
+                 stamp);
+        output = path;
+    }
+    int status = CLI_OK;
+    cJSON *doc = rl_comm_results_json(&res);
+    if (rl_json_write_file(doc, output, err)) {
+        cli_error("%s", err);
+        status = CLI_FAIL;
+    }
+    if (json) {
+        cli_print_json(doc);
+    } else {
+        cJSON_Delete(doc);
+        print_tables(&res);
+        printf("\nwrote %s\n", output);
+    }
+    if (res.check_failed) {
+        cli_error("comm --measure: a check failed (wrong > 0; '%s' says so)", output);
+        status = CLI_FAIL;
+    }
+    rl_comm_results_release(&res);
+    return status;
+}
+
 int cli_comm_measure(int argc, char **argv)
 {
     enum { O_MEASURE = 256, O_COLL, O_MIN, O_MAX, O_ITERS, O_WARMUP, O_DTYPE, O_GPUS,
@@ -311,58 +362,17 @@ int cli_comm_measure(int argc, char **argv)
         cli_error("out of memory");
         return CLI_FAIL;
     }
+    int status;
     if (api->measure(&req, raw, err)) {
         cli_error("cannot measure: %s", err);
-        free(raw);
-        return CLI_FAIL;
-    }
-    if (!raw->root) { /* rank 0 writes the file */
-        free(raw);
-        return CLI_OK;
-    }
-    const char *name = raw->n_devices > 0 ? raw->devices[0].name : "";
-    if (!spec) {
-        const struct rl_gpudb *db = cli_gpudb();
-        spec = db ? rl_gpudb_find(db, name) : NULL;
-        if (!spec)
-            cli_warn("'%s' is not in the datasheet database: no link to compare with (give "
-                     "--gpu or add data/gpus/<id>.json)", name);
-    }
-    struct rl_comm_results res;
-    int rc = rl_comm_results_from_raw(&res, raw, name, spec ? spec->id : "",
-                                      spec ? spec->links.name : "",
-                                      spec && spec->links.gbs > 0 ? spec->links.gbs : NAN, date,
-                                      ROOFLINE_VERSION, err);
-    free(raw);
-    if (rc) {
-        cli_error("%s", err);
-        return CLI_FAIL;
-    }
-    char path[512];
-    if (!output) {
-        char stamp[32];
-        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-        snprintf(path, sizeof path, "roofline-comm-%s-%s.json", spec ? spec->id : "unknown-gpu",
-                 stamp);
-        output = path;
-    }
-    int status = CLI_OK;
-    cJSON *doc = rl_comm_results_json(&res);
-    if (rl_json_write_file(doc, output, err)) {
-        cli_error("%s", err);
         status = CLI_FAIL;
-    }
-    if (json) {
-        cli_print_json(doc);
     } else {
-        cJSON_Delete(doc);
-        print_tables(&res);
-        printf("\nwrote %s\n", output);
+        status = raw->root ? write_results(raw, spec, date, &tm, output, json) : CLI_OK;
     }
-    if (res.check_failed) {
-        cli_error("comm --measure: a check failed (wrong > 0; '%s' says so)", output);
-        status = CLI_FAIL;
-    }
-    rl_comm_results_release(&res);
+    free(raw);
+    fflush(stdout);
+    fflush(stderr);
+    if (api->finish)
+        api->finish(); /* every rank has had its say before MPI ends */
     return status;
 }

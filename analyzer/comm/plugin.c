@@ -98,6 +98,9 @@ static volatile int mpi_live;      /* MPI_Init done, MPI_Finalize not yet */
 static int mpi_abort_ok;           /* MPI_THREAD_MULTIPLE: MPI_Abort from the watchdog */
 #endif
 static int watchdog_rank;
+static pthread_t dog;
+static bool dog_up;
+static bool finalize_ok;           /* every rank will reach finish(): MPI may end cleanly */
 
 static long long now_ms(void)
 {
@@ -427,10 +430,8 @@ static int measure(const struct rl_comm_request *q, struct rl_comm_raw *out, cha
     snprintf(out->launcher, sizeof out->launcher, "%s", l.name ? l.name : "");
     who_prefix[0] = '\0';
     watchdog_rank = l.rank > 0 ? l.rank : 0;
-    pthread_t dog;
-    bool dog_up = false;
     rl__tick();
-    if (q->timeout_s > 0) {
+    if (q->timeout_s > 0 && !dog_up) {
         watchdog_timeout_s = q->timeout_s;
         watchdog_stop = 0;
         dog_up = pthread_create(&dog, NULL, watchdog, NULL) == 0;
@@ -496,10 +497,8 @@ static int measure(const struct rl_comm_request *q, struct rl_comm_raw *out, cha
         else if (first_bad < c->world_size && !rc)
             rc = rl__fail(c, RL_EIO, "stopping: rank %d could not start (its own line says why)",
                           first_bad);
-        if (rc) {
-            MPI_Finalize();
-            mpi_live = 0;
-        }
+        /* Agreed: every rank stops here, so MPI may end cleanly (finish()). */
+        finalize_ok = rc != 0;
     }
 #endif
     if (!rc) {
@@ -527,10 +526,23 @@ static int measure(const struct rl_comm_request *q, struct rl_comm_raw *out, cha
     }
     if (!rc)
         rc = run(c);
+    /* A rank that failed on its own leaves MPI as it is (finish() does not
+     * end it): its exit makes the launcher end the others, which may be
+     * waiting for it. */
+    if (!rc)
+        finalize_ok = true;
+    rl__tick();
+    free(c);
+    return rc;
+}
+
+/* After the CLI has said what it has to say: MPI_Finalize (when every rank
+ * got here: it waits for the others, so that no rank's exit ends a rank
+ * still printing), then the watchdog is stopped. */
+static void finish(void)
+{
 #ifdef ROOFLINE_HAVE_MPI
-    /* A failed rank leaves MPI as it is: its exit makes the launcher end the
-     * others, which may be waiting for it. */
-    if (!rc && c->mpi) {
+    if (mpi_live && finalize_ok) {
         MPI_Finalize();
         mpi_live = 0;
         signal(SIGTERM, SIG_DFL);
@@ -539,18 +551,18 @@ static int measure(const struct rl_comm_request *q, struct rl_comm_raw *out, cha
     if (dog_up) {
         watchdog_stop = 1;
         pthread_join(dog, NULL);
+        dog_up = false;
     }
-    free(c);
-    return rc;
 }
 
 static const struct rl_comm_api api = {
     .abi = RL_COMM_ABI,
     .measure = measure,
+    .finish = finish,
     .build = ROOFLINE_COMM_BUILD,
 };
 
-__attribute__((visibility("default"))) const struct rl_comm_api *rl_comm_api_v1(void)
+__attribute__((visibility("default"))) const struct rl_comm_api *RL_COMM_ENTRY(void)
 {
     return &api;
 }

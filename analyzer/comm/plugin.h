@@ -17,8 +17,14 @@
 extern "C" {
 #endif
 
-#define RL_COMM_ABI 1
-#define RL_COMM_SYMBOL "rl_comm_api_v1"
+#define RL_COMM_ABI 2
+/* The entry's name carries the ABI: rl_comm_api_v2. */
+#define RL_COMM__STR(x) #x
+#define RL_COMM__XSTR(x) RL_COMM__STR(x)
+#define RL_COMM__CAT(a, b) a##b
+#define RL_COMM__XCAT(a, b) RL_COMM__CAT(a, b)
+#define RL_COMM_ENTRY RL_COMM__XCAT(rl_comm_api_v, RL_COMM_ABI)
+#define RL_COMM_SYMBOL "rl_comm_api_v" RL_COMM__XSTR(RL_COMM_ABI)
 #define RL_COMM_LIB_ENV "ROOFLINE_COMM_LIB"
 /* Test hook: "die:R" makes rank R _exit(3) right after MPI_Init (or, in
  * one process, before the GPUs are opened); "hang:R" makes rank R sleep
@@ -114,6 +120,12 @@ struct rl_comm_api {
      * GPU), RL_EIO (CUDA, NCCL or MPI; a peer that died or
      * hung). */
     int (*measure)(const struct rl_comm_request *req, struct rl_comm_raw *out, char *errmsg);
+    /* Once the caller has printed and written what it had to, on every
+     * rank, success or not: MPI_Finalize where every rank reaches it (it
+     * waits for them, so that no rank's exit ends one still printing; not
+     * after a rank's own failure, which must exit for the launcher to end
+     * the others), the watchdog stopped. */
+    void (*finish)(void);
     const char *build;         /* "NCCL 2.28.9, CUDA 13.0, Open MPI" */
 };
 

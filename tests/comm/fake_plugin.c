@@ -80,9 +80,14 @@ static int measure(const struct rl_comm_request *q, struct rl_comm_raw *out, cha
     return RL_OK;
 }
 
-static const struct rl_comm_api api = {.abi = RL_COMM_ABI, .measure = measure, .build = "fake"};
+static void finish(void)
+{
+}
 
-__attribute__((visibility("default"))) const struct rl_comm_api *rl_comm_api_v1(void)
+static const struct rl_comm_api api = {
+    .abi = RL_COMM_ABI, .measure = measure, .finish = finish, .build = "fake"};
+
+__attribute__((visibility("default"))) const struct rl_comm_api *RL_COMM_ENTRY(void)
 {
     return &api;
 }
