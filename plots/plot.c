@@ -46,7 +46,7 @@ static const char *const compute_colors[] = {
     "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
     "#56B4E9", "#8C6D00", "#444444", "#882255", "#999999"};
 /* DRAM, L2, L1, then the link (RL_CHART_LINK_LEVEL) */
-static const char *const memory_colors[] = {"#202020", "#6A3D9A", "#00796B", "#B8860B"};
+static const char *const memory_colors[] = {"#202020", "#6A3D9A", "#00796B", "#A50026"};
 #define N_COMPUTE_COLORS (sizeof compute_colors / sizeof compute_colors[0])
 
 /* ---- small helpers ---------------------------------------------------- */

@@ -4,9 +4,11 @@
 #include "analyzer/comm/collective.h"
 #include "analyzer/comm/system.h"
 #include "analyzer/util/error.h"
+#include "analyzer/util/json.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* GPUs and nodes built on the stack, from their datasheets' links. */
@@ -254,6 +256,178 @@ START_TEST(bad_fabrics_are_refused)
 }
 END_TEST
 
+/* ---- the command ---- */
+
+#define RUN(...) rl_test_cli(NULL, __VA_ARGS__, (const char *)NULL)
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, key);
+    ck_assert_msg(cJSON_IsNumber(v), "no number '%s'", key);
+    return v->valuedouble;
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, key);
+    ck_assert_msg(cJSON_IsString(v), "no string '%s'", key);
+    return v->valuestring;
+}
+
+/* The issue's example from the shipped datasheet (data/gpus/h100-sxm.json:
+ * 18 x 25 GB/s), every key it names. */
+START_TEST(cli_allreduce_json)
+{
+    struct rl_run r = RUN("comm", "--gpu", "h100-sxm", "--gpus", "8", "--collective",
+                          "allreduce", "--bytes", "1GiB", "--json");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    cJSON *doc = cJSON_Parse(r.out);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_str_eq(str(doc, "collective"), "allreduce");
+    ck_assert_double_eq(num(doc, "gpus"), 8);
+    ck_assert_double_eq(num(doc, "nodes"), 1);
+    ck_assert_double_eq(num(doc, "bytes"), 1073741824.0);
+    ck_assert(strstr(str(doc, "link"), "NVLink 4") != NULL);
+    ck_assert_double_eq(num(doc, "link_gbs_per_direction"), 450);
+    ck_assert_double_eq_tol(num(doc, "algbw_gbs"), 255.51, 0.01);
+    ck_assert_double_eq_tol(num(doc, "busbw_gbs"), 447.16, 0.01);
+    ck_assert_double_eq_tol(num(doc, "time_us"), 4202.26, 0.01);
+    ck_assert_str_eq(str(doc, "origin"), "analytic");
+    ck_assert_str_eq(str(doc, "link_origin"), "datasheet");
+    cJSON_Delete(doc);
+    rl_run_release(&r);
+}
+END_TEST
+
+/* Every collective, for every GPU of the database, answers (a GPU without
+ * NVLink over PCIe), and a sweep gives one prediction per size and collective. */
+START_TEST(cli_every_gpu_every_collective)
+{
+    const char *const gpus[] = {"v100-sxm2", "a100-sxm-80gb", "a100-pcie-80gb", "h100-sxm",
+                                "h100-pcie", "h100-nvl", "h200", "b200", "gh200", "l4",
+                                "l40s", "rtx-3090", "rtx-4090", NULL};
+    for (int i = 0; gpus[i]; i++) {
+        struct rl_run r = RUN("comm", "--gpu", gpus[i], "--gpus", "2", "--min-bytes", "8",
+                              "--max-bytes", "1M", "--json");
+        ck_assert_msg(r.status == 0, "%s: %s", gpus[i], r.err);
+        cJSON *doc = cJSON_Parse(r.out);
+        const cJSON *p = cJSON_GetObjectItem(doc, "predictions");
+        /* 6 collectives x 18 sizes (8 B .. 1 MiB) */
+        ck_assert_int_eq(cJSON_GetArraySize(p), 6 * 18);
+        const cJSON *it;
+        cJSON_ArrayForEach(it, p) {
+            ck_assert(num(it, "time_us") > 0);
+            ck_assert(num(it, "busbw_gbs") <= num(it, "link_gbs_per_direction") + 1e-9);
+        }
+        cJSON_Delete(doc);
+        rl_run_release(&r);
+    }
+}
+END_TEST
+
+/* Two DGX H100 nodes: bound by the NICs (8 x 400 Gb/s), from the system file. */
+START_TEST(cli_system_two_nodes)
+{
+    struct rl_run r = RUN("comm", "--system", "dgx-h100", "--gpus", "16", "--collective",
+                          "allreduce", "--bytes", "1G", "--json");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    cJSON *doc = cJSON_Parse(r.out);
+    ck_assert_double_eq(num(doc, "nodes"), 2);
+    ck_assert_double_eq(num(doc, "link_gbs_per_direction"), 400);
+    ck_assert(strstr(str(doc, "link"), "NIC") != NULL);
+    ck_assert_str_eq(str(doc, "system"), "dgx-h100");
+    cJSON_Delete(doc);
+    rl_run_release(&r);
+}
+END_TEST
+
+START_TEST(cli_bad_usage)
+{
+    struct {
+        const char *a[10];
+        const char *msg;
+    } cases[] = {
+        {{"comm", "--gpu", "h100-sxm", "--gpus", "8", "--collective", "allredux", NULL},
+         "did you mean 'allreduce'"},
+        {{"comm", "--gpu", "h100-sxm", "--gpus", "8", "--bytes", "12Q", NULL}, "--bytes"},
+        {{"comm", "--gpu", "h100-sxm", "--gpus", "0", NULL}, "--gpus"},
+        {{"comm", "--gpus", "8", NULL}, "--gpu or --system"},
+        {{"comm", "--gpu", "h100-sxm", NULL}, "--gpus is required"},
+        {{"comm", "--gpu", "h100-sxm", "--gpus", "8", "--bytes", "1G", "--min-bytes", "8", NULL},
+         "not both"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *const *a = cases[i].a;
+        struct rl_run r = rl_test_cli(NULL, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8],
+                                      (const char *)NULL);
+        ck_assert_msg(r.status == 2, "case %zu: exit %d: %s", i, r.status, r.err);
+        ck_assert_msg(strstr(r.err, cases[i].msg) != NULL, "case %zu: %s", i, r.err);
+        rl_run_release(&r);
+    }
+    /* runtime errors: exit 1, one line */
+    struct rl_run r = RUN("comm", "--gpu", "h100-sxm", "--gpus", "12", "--nodes", "5");
+    ck_assert_int_eq(r.status, 1);
+    ck_assert(strstr(r.err, "divide evenly") != NULL);
+    ck_assert_int_eq((int)rl_test_count(r.err, "\n"), 1);
+    rl_run_release(&r);
+    r = RUN("comm", "--gpu", "h10-sxm", "--gpus", "8");
+    ck_assert_int_eq(r.status, 1);
+    ck_assert(strstr(r.err, "h100-sxm") != NULL);
+    rl_run_release(&r);
+}
+END_TEST
+
+/* Work that communicates, on the roofline (tests/data/comm/tp-layer.json,
+ * H100 SXM: BF16 989.4 TFLOP/s, HBM3 3350 GB/s, NVLink 4 450 GB/s per
+ * direction). A layer of 1e12 FLOP reading 1e9 bytes of HBM (1000 FLOP/B,
+ * right of the 295 FLOP/B ridge) that sends 2e9 bytes: 500 FLOP per byte
+ * communicated x 450 GB/s = 225 TFLOP/s < 989.4: bound by the link, whose
+ * BF16 ridge is 989.4 / 0.45 = 2198.7 FLOP/B, 4.4x right of it. Timed at 8
+ * ms: 125 TFLOP/s = 55.6% of 225. Sending 1e8 bytes (10000 FLOP/B: 4500
+ * TFLOP/s) it stays compute-bound. */
+START_TEST(cli_link_roof_on_the_roofline)
+{
+    char out[4200];
+    snprintf(out, sizeof out, "%s/tp.svg", rl_test_tmpdir());
+    struct rl_run r = RUN("chart", "--gpu", "h100-sxm", "--kernels",
+                          rl_test_data("comm/tp-layer.json"), "-o", out, "--json");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    cJSON *doc = cJSON_Parse(r.out);
+    ck_assert_ptr_nonnull(doc);
+    const cJSON *k, *ks = cJSON_GetObjectItem(doc, "kernels");
+    int seen = 0;
+    cJSON_ArrayForEach(k, ks) {
+        const char *name = str(k, "name");
+        if (strcmp(name, "tp8-mlp-layer") == 0) {
+            ck_assert_str_eq(str(k, "bound"), "link");
+            ck_assert_double_eq_tol(num(k, "ai_link_flop_per_byte"), 500, 1e-9);
+            ck_assert_double_eq_tol(num(k, "link_attainable_tflops"), 225, 1e-9);
+            ck_assert_double_eq(num(k, "link_gbs_per_direction"), 450);
+            ck_assert_str_eq(str(k, "link_origin"), "datasheet");
+            ck_assert(strstr(str(k, "sentence"), "bound by NVLink 4") != NULL);
+            seen++;
+        } else if (strcmp(name, "tp8-mlp-layer-timed") == 0) {
+            ck_assert_str_eq(str(k, "bound"), "link");
+            ck_assert_double_eq_tol(num(k, "pct_of_roof"), 125.0 / 225 * 100, 1e-6);
+            seen++;
+        } else if (strcmp(name, "little-comm") == 0 || strcmp(name, "gemm-local") == 0) {
+            ck_assert_str_eq(str(k, "bound"), "compute");
+            seen++;
+        }
+    }
+    ck_assert_int_eq(seen, 4);
+    cJSON_Delete(doc);
+    /* The link roof and the communicated intensities are drawn. */
+    snprintf(out, sizeof out, "%s/tp.gp", rl_test_tmpdir());
+    char *gp = rl_test_slurp(out);
+    ck_assert_ptr_nonnull(gp);
+    ck_assert(strstr(gp, "NVLink 4 (link)") != NULL);
+    ck_assert(strstr(gp, "FLOP per byte communicated") != NULL);
+    free(gp);
+    rl_run_release(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("comm");
@@ -268,5 +442,12 @@ int main(void)
     tcase_add_test(tc, mesh_uses_the_links_it_has);
     tcase_add_test(tc, bad_fabrics_are_refused);
     suite_add_tcase(s, tc);
+    TCase *cl = tcase_create("cli");
+    tcase_add_test(cl, cli_allreduce_json);
+    tcase_add_test(cl, cli_every_gpu_every_collective);
+    tcase_add_test(cl, cli_system_two_nodes);
+    tcase_add_test(cl, cli_bad_usage);
+    tcase_add_test(cl, cli_link_roof_on_the_roofline);
+    suite_add_tcase(s, cl);
     return rl_test_run(s);
 }

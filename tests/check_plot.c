@@ -214,7 +214,7 @@ START_TEST(link_roof_and_comm_intensity)
     ck_assert_int_eq(rl_chart_script(&c, &l, RL_CHART_SVG, "h", &gp, &r, &k, NULL), 0);
     ck_assert_ptr_nonnull(strstr(gp.s, "title \"FLOP per byte communicated\""));
     ck_assert_ptr_nonnull(strstr(gp.s, "using 1:2:($8-$1):(0) with vectors"));
-    ck_assert_ptr_nonnull(strstr(gp.s, "#B8860B"));
+    ck_assert_ptr_nonnull(strstr(gp.s, "#A50026"));
     ck_assert_ptr_nonnull(strstr(k.s, "\"tp-layer\" NaN NaN 800\n"));
     rl_strbuf_release(&gp);
     rl_strbuf_release(&r);

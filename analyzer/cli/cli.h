@@ -37,8 +37,8 @@ int cmd_metrics(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_llm(int argc, char **argv);
-/* `roofline comm --measure` (cmd-comm-measure.c): cmd_comm hands it its argv
- * as received when --measure is given. */
+int cmd_comm(int argc, char **argv);
+/* `roofline comm --measure` (cmd-comm-measure.c): argv as cmd_comm got it. */
 int cli_comm_measure(int argc, char **argv);
 
 /* `roofline report`, as `roofline run` calls it. */
@@ -91,6 +91,11 @@ int cli_open_gpu(const char *what, int device, const struct rl_device_api **api,
  * CLI_USAGE (exit 2). Every command parses its integer options with it. */
 int cli_parse_int(const char *cmd, const char *option, const char *arg, long lo, long hi,
                   int *out);
+/* A size in bytes: a number with an optional suffix, K (or k)/M/G/T (and KiB..TiB)
+ * powers of 1024 as nccl-tests' -b/-e, kB/MB/GB/TB powers of 1000. CLI_OK,
+ * else the usage error (exit 2). */
+int cli_parse_bytes(const char *cmd, const char *option, const char *arg, double *out);
+
 /* The largest GPU index any --device takes. */
 #define CLI_MAX_DEVICE 1023
 

@@ -8,7 +8,6 @@
 #include "analyzer/util/error.h"
 #include "analyzer/util/json.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -33,7 +32,7 @@ static const char usage_text[] =
     "\n"
     "  --collective LIST  allreduce, allgather, reducescatter, broadcast, alltoall,\n"
     "                     sendrecv, comma-separated, or all (default)\n"
-    "  --min-bytes B      smallest message (default 8; suffixes k, M, G = KiB, MiB, GiB)\n"
+    "  --min-bytes B      smallest message (default 8; k/K, M, G = KiB, MiB, GiB)\n"
     "  --max-bytes B      largest (default 1G); sizes double from min to max\n"
     "  --iters N          timed launches per size (default 20, halved per doubling above\n"
     "                     64 MiB, at least 5)\n"
@@ -52,40 +51,19 @@ static const char usage_text[] =
     "link (GB/s per direction) is the datasheet's. Exit 1 when a check fails (the\n"
     "file is written and says so).\n";
 
-/* A size: a whole number with an optional binary suffix, as nccl-tests'
- * -b/-e take them: k/K/KiB = 2^10, M/MiB = 2^20, G/GiB = 2^30, T/TiB = 2^40;
- * a trailing B is allowed ("64MB" = 64 MiB, as nccl-tests reads it). */
+/* A size (cli_parse_bytes: nccl-tests' suffixes), a whole number of bytes
+ * in lo..hi. */
 static int parse_bytes(const char *option, const char *arg, double lo, double hi, double *out)
 {
-    errno = 0;
-    char *end;
-    double v = strtod(arg, &end);
-    double mul = 1;
-    if (end == arg || errno || !isfinite(v) || v < 0 || floor(v) != v)
-        goto bad;
-    static const struct {
-        const char *suffix;
-        double mul;
-    } units[] = {{"", 1},          {"B", 1},          {"k", 1024.0},       {"K", 1024.0},
-                 {"KB", 1024.0},   {"kB", 1024.0},    {"KiB", 1024.0},     {"M", 1048576.0},
-                 {"MB", 1048576.0}, {"MiB", 1048576.0}, {"G", 1073741824.0}, {"GB", 1073741824.0},
-                 {"GiB", 1073741824.0}, {"T", 1099511627776.0}, {"TB", 1099511627776.0},
-                 {"TiB", 1099511627776.0}};
-    size_t i;
-    for (i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcmp(end, units[i].suffix) == 0)
-            break;
-    if (i == sizeof units / sizeof units[0])
-        goto bad;
-    mul = units[i].mul;
-    v *= mul;
-    if (v < lo || v > hi)
-        goto bad;
+    double v;
+    int rc = cli_parse_bytes(CMD, option, arg, &v);
+    if (rc)
+        return rc;
+    if (floor(v) != v || v < lo || v > hi)
+        return cli_usage_error(CMD, "%s needs a whole number of bytes from %.0f to %.0f, not '%s'",
+                               option, lo, hi, arg);
     *out = v;
     return CLI_OK;
-bad:
-    return cli_usage_error(CMD, "%s needs a size in bytes from %.0f to %.0f (suffixes k, M, G: "
-                           "KiB, MiB, GiB), not '%s'", option, lo, hi, arg);
 }
 
 static int parse_collectives(const char *list, unsigned *mask)

@@ -34,9 +34,7 @@ static const struct command {
     {"metrics", cmd_metrics, "list the hardware counters read on a chip (no GPU needed)"},
     {"report", cmd_report, "place and explain every kernel of a trace or ncu export"},
     {"llm", cmd_llm, "why LLM decode is bandwidth-bound and prefill compute-bound"},
-    /* Until cmd-comm.c (the analytic `comm`, which calls cli_comm_measure for
-     * --measure) lands: the measured half alone. Replaced on merge. */
-    {"comm", cli_comm_measure, "NCCL collectives and copy bandwidth, measured (needs GPUs)"},
+    {"comm", cmd_comm, "collectives on the interconnect: predicted, or measured with NCCL"},
     {"run", cmd_run, "the main job: bench, trace decode and prefill, report (or analytic)"},
 };
 
@@ -155,6 +153,32 @@ int cli_parse_int(const char *cmd, const char *option, const char *arg, long lo,
                                hi, arg);
     *out = (int)v;
     return CLI_OK;
+}
+
+int cli_parse_bytes(const char *cmd, const char *option, const char *arg, double *out)
+{
+    /* nccl-tests' -b/-e: K (or k), M, G, T are powers of 1024 (so are KiB..TiB);
+     * kB, MB, GB, TB powers of 1000. */
+    static const struct { const char *suffix; double scale; } units[] = {
+        {"", 1},          {"B", 1},          {"K", 1024.0},     {"k", 1024.0},
+        {"KiB", 1024.0},
+        {"M", 1048576.0}, {"MiB", 1048576.0}, {"G", 1073741824.0}, {"GiB", 1073741824.0},
+        {"T", 1099511627776.0}, {"TiB", 1099511627776.0},
+        {"kB", 1e3},      {"MB", 1e6},       {"GB", 1e9},       {"TB", 1e12},
+    };
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (end != arg && errno != ERANGE && isfinite(v) && v >= 0)
+        for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+            if (strcmp(end, units[i].suffix) == 0 && (*end || end[-1] != '.')) {
+                *out = v * units[i].scale;
+                if (*out > 1e18)
+                    break;
+                return CLI_OK;
+            }
+    return cli_usage_error(cmd, "%s needs a size in bytes (8, 64K, 1M, 1G, 1GiB, 1GB), not '%s'",
+                           option, arg);
 }
 
 int cli_open_gpu(const char *what, int device, const struct rl_device_api **api,

@@ -194,8 +194,7 @@ int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
     if (nic_gbps > 0) { /* given on the command line: overrides the system's */
         f->nic_gbs = nic_gbps / 8.0;
         f->nics_per_node = nics_per_node > 0 ? nics_per_node : f->gpus_per_node;
-        snprintf(f->inter_link, sizeof f->inter_link, "%d x %g Gb/s NIC", f->nics_per_node,
-                 nic_gbps);
+        f->inter_link[0] = '\0'; /* a rate, no product */
         f->inter_origin = RL_ORIGIN_ANALYTIC; /* the user's figure */
     }
     if (f->domain_gpus < 1)
@@ -263,12 +262,12 @@ static void consider(struct pick *p, double gbs, const char *link, enum rl_origi
     }
 }
 
-static void nic_name(const struct rl_fabric *f, char *buf, size_t n)
+/* "NICs: 8 x 400 Gb/s per node (ConnectX-7 ...)"; one GPU's share with share. */
+static void nic_name(const struct rl_fabric *f, bool share, char *buf, size_t n)
 {
-    if (f->inter_link[0])
-        snprintf(buf, n, "NIC: %s", f->inter_link);
-    else
-        snprintf(buf, n, "NIC: %d x %g Gb/s", f->nics_per_node, f->nic_gbs * 8.0);
+    snprintf(buf, n, "%s%d x %g Gb/s per node%s%.48s%s", share ? "NIC share of " : "NICs: ",
+             f->nics_per_node, f->nic_gbs * 8.0, f->inter_link[0] ? " (" : "", f->inter_link,
+             f->inter_link[0] ? ")" : "");
 }
 
 static void pcie_name(const struct rl_fabric *f, char *buf, size_t n)
@@ -305,8 +304,9 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
     }
     struct bounds b;
     bounds_of(f, &b);
-    char nic[96], pcie[64];
-    nic_name(f, nic, sizeof nic);
+    char nic[96], nic_share[96], pcie[64];
+    nic_name(f, false, nic, sizeof nic);
+    nic_name(f, true, nic_share, sizeof nic_share);
     pcie_name(f, pcie, sizeof pcie);
 
     struct pick p = {.gbs = NAN};
@@ -335,7 +335,7 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
             if (b.pcie)
                 consider(&p, b.pcie_gpu_gbs, pcie, RL_ORIGIN_DATASHEET);
             if (b.nic)
-                consider(&p, b.nic_gpu_gbs, nic, f->inter_origin);
+                consider(&p, b.nic_gpu_gbs, nic_share, f->inter_origin);
         } else if (b.domain) {
             consider(&p, f->intra_gbs, f->intra_link, f->intra_origin);
         } else {

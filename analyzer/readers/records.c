@@ -100,7 +100,7 @@ static int get_quantity(struct ctx *c, const cJSON *o, const char *key,
 
 static const char *const known_keys[] = {
     "name", "flops", "bytes", "dram_bytes", "l2_bytes", "l1_bytes", "time_ns",
-    "count", "precision", "origin", NULL};
+    "count", "precision", "origin", "comm_bytes", NULL};
 
 static int parse_record(struct ctx *c, const cJSON *o, struct rl_kernel_record *r)
 {
@@ -139,7 +139,8 @@ static int parse_record(struct ctx *c, const cJSON *o, struct rl_kernel_record *
     r->perf.bytes[RL_MEM_DRAM] = isnan(bytes) ? dram_bytes : bytes;
     if ((rc = get_quantity(c, o, "l2_bytes", false, &r->perf.bytes[RL_MEM_L2])) ||
         (rc = get_quantity(c, o, "l1_bytes", false, &r->perf.bytes[RL_MEM_L1])) ||
-        (rc = get_quantity(c, o, "time_ns", false, &r->perf.time_ns)))
+        (rc = get_quantity(c, o, "time_ns", false, &r->perf.time_ns)) ||
+        (rc = get_quantity(c, o, "comm_bytes", false, &r->comm_bytes)))
         return rc;
     if (isnan(r->perf.bytes[RL_MEM_DRAM]) && isnan(r->perf.bytes[RL_MEM_L2]) &&
         isnan(r->perf.bytes[RL_MEM_L1]))
@@ -290,8 +291,9 @@ int rl_records_load_groups(struct rl_trace_groups *g, const char *path, char *er
     int rc = rl_records_load(&l, path, errmsg);
     for (size_t i = 0; i < l.n && rc == RL_OK; i++) {
         const struct rl_kernel_record *k = &l.v[i];
-        rc = rl_trace_groups_add(g, k->name, NULL, NULL, k->precision, k->origin, k->count,
-                                 k->perf.flops, k->perf.bytes, k->perf.time_ns);
+        rc = rl_trace_groups_add_comm(g, k->name, NULL, NULL, k->precision, k->origin,
+                                      k->count, k->perf.flops, k->perf.bytes, k->perf.time_ns,
+                                      k->comm_bytes);
     }
     rl_record_list_release(&l);
     return rc;

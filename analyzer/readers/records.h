@@ -11,6 +11,7 @@ struct rl_kernel_record {
     char *name;           /* owned */
     char precision[24];   /* roof to judge it against ("bf16"); "" = default */
     struct rl_kernel_perf perf;
+    double comm_bytes;    /* bytes it sends over the link (per GPU); NAN: none */
     uint64_t count;       /* launches aggregated into this record (>= 1) */
     enum rl_origin origin;/* measured (a trace) or analytic (a formula) */
     char signature[64];   /* traces: "grid 128x1x1 block 256x1x1" of the launches merged; "" */
@@ -32,7 +33,8 @@ void rl_record_list_release(struct rl_record_list *l);
 /* Parse a kernels document: a JSON array of records, or an object with a
  * "kernels" array (as `roofline trace` writes). Each record:
  *   name (string), flops (number), bytes or dram_bytes (number),
- *   optional l2_bytes, l1_bytes, time_ns, count, precision, origin.
+ *   optional l2_bytes, l1_bytes, time_ns, count, precision, origin, comm_bytes
+ *   (bytes it sends over the GPU link: judged against the link roof).
  * Errors name the file, the line and the record:
  * "'k.json': line 7: kernels[1] 'gemv': 'flops' must be a number >= 0".
  * A trace ("format": "roofline-trace") is read leniently: launches without

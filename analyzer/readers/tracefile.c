@@ -1038,6 +1038,16 @@ int rl_trace_groups_add(struct rl_trace_groups *g, const char *name, const uint3
                         uint64_t launches, double flops, const double bytes[RL_MEM_COUNT],
                         double time_ns)
 {
+    return rl_trace_groups_add_comm(g, name, grid, block, precision, origin, launches, flops,
+                                    bytes, time_ns, NAN);
+}
+
+int rl_trace_groups_add_comm(struct rl_trace_groups *g, const char *name,
+                             const uint32_t grid[3], const uint32_t block[3],
+                             const char *precision, enum rl_origin origin, uint64_t launches,
+                             double flops, const double bytes[RL_MEM_COUNT], double time_ns,
+                             double comm_bytes)
+{
     struct launch l;
     l.name = name;
     l.have_name = true;
@@ -1049,7 +1059,7 @@ int rl_trace_groups_add(struct rl_trace_groups *g, const char *name, const uint3
     l.origin = origin;
     l.flops = flops;
     l.time_ns = time_ns;
-    l.comm_bytes = NAN;
+    l.comm_bytes = comm_bytes;
     l.collective[0] = 0;
     memcpy(l.bytes, bytes, sizeof l.bytes);
     if (add_launch(g, &l, launches ? launches : 1))

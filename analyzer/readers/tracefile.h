@@ -99,6 +99,14 @@ int rl_trace_groups_add(struct rl_trace_groups *g, const char *name, const uint3
                         uint64_t launches, double flops, const double bytes[RL_MEM_COUNT],
                         double time_ns);
 
+/* The same, for work that also communicates comm_bytes over the link (all
+ * launches together; NAN: none), as a kernels file's "comm_bytes" says. */
+int rl_trace_groups_add_comm(struct rl_trace_groups *g, const char *name,
+                             const uint32_t grid[3], const uint32_t block[3],
+                             const char *precision, enum rl_origin origin, uint64_t launches,
+                             double flops, const double bytes[RL_MEM_COUNT], double time_ns,
+                             double comm_bytes);
+
 /* Add one rank's groups (read into their own rl_trace_groups) to g, the
  * merge of several ranks: sums as for one trace, and each group's `ranks`
  * and `time_ns_max_rank` kept. g's summary keeps its own (first) rank and

@@ -242,6 +242,27 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
                  w->name, ai, lvl, rate, v->pct_of_roof, att, w->evidence);
         return;
     }
+    if (w->bound == RL_BOUND_LINK) {
+        char link_bw[32], comm_ai[24];
+        fmt_x(x, sizeof x, v->ridge_distance_x);
+        fmt_bw(link_bw, sizeof link_bw, c->link.bandwidth_gbs);
+        fmt_g(comm_ai, sizeof comm_ai, v->ai_link_flop_per_byte);
+        if (timed)
+            snprintf(w->sentence, sizeof w->sentence,
+                     "%s: %s FLOP per byte communicated, %sx left of the %s ridge against the "
+                     "link (%s FLOP/B): bound by %s (%s per direction, %s), not by %s; %s = "
+                     "%.3g%% of that roof",
+                     w->name, comm_ai, x, roof, ridge, c->link.label, link_bw,
+                     rl_origin_name(c->link.origin), lvl, rate, v->pct_of_roof);
+        else
+            snprintf(w->sentence, sizeof w->sentence,
+                     "%s: %s FLOP per byte communicated, %sx left of the %s ridge against the "
+                     "link (%s FLOP/B): bound by %s (%s per direction, %s), not by %s, at best "
+                     "%s (analytic: no time)",
+                     w->name, comm_ai, x, roof, ridge, c->link.label, link_bw,
+                     rl_origin_name(c->link.origin), lvl, att);
+        return;
+    }
     if (w->bound == RL_BOUND_MEMORY) {
         const struct rl_memory_roof *m = limiting_roof(c, v->limiter);
         fmt_x(x, sizeof x, v->ridge_distance_x);
@@ -442,6 +463,12 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
             char err[RL_ERRMSG_SIZE];
             if (rl_classify(&perf, &c->compute[w->roof], c->memory, c->n_memory, &w->v, err) ==
                 RL_OK) {
+                /* Work that also communicates: the link is one more roof. */
+                if (t->comm_bytes > 0 && t->comm_launches == t->launches && c->has_link) {
+                    w->comm_bytes = t->comm_bytes;
+                    rl_classify_link(&w->v, t->flops, t->comm_bytes, counted_ns,
+                                     &c->compute[w->roof], &c->link, err);
+                }
                 w->bound = w->v.bound;
                 if (!isnan(w->v.pct_of_roof) && w->v.pct_of_roof < RL_REPORT_NEITHER_PCT &&
                     w->bound != RL_BOUND_UNKNOWN) {
@@ -777,6 +804,20 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
                 rl_origin_name(w->origin), w->comm ? "communication" : rl_bound_name(w->bound));
         if (w->bound == RL_BOUND_MEMORY)
             fprintf(f, ", \"limiter\": \"%s\"", rl_mem_level_name(w->v.limiter));
+        if (!w->comm && w->comm_bytes > 0) {
+            /* against the link roof (rl_classify_link) */
+            fputs(", \"comm_bytes\": ", f);
+            rl_fput_json_number(f, w->comm_bytes);
+            fputs(", \"ai_link_flop_per_byte\": ", f);
+            rl_fput_json_number(f, w->v.ai_link_flop_per_byte);
+            fputs(", \"link_attainable_tflops\": ", f);
+            rl_fput_json_number(f, w->v.link_attainable_tflops);
+            fputs(", \"link\": ", f);
+            json_string(f, c->link.label);
+            fputs(", \"link_gbs_per_direction\": ", f);
+            rl_fput_json_number(f, c->link.bandwidth_gbs);
+            fprintf(f, ", \"link_origin\": \"%s\"", rl_origin_name(c->link.origin));
+        }
         if (w->evidence[0]) {
             fputs(", \"evidence\": ", f);
             json_string(f, w->evidence);
@@ -885,6 +926,7 @@ int rl_report_chart_series(const struct rl_report *r, const struct rl_ceilings *
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
     }
     double max_share = 0;
+    bool links = false;
     for (size_t i = 0; i < r->n; i++)
         if (r->rows[i].time_share > max_share)
             max_share = r->rows[i].time_share;
@@ -912,10 +954,24 @@ int rl_report_chart_series(const struct rl_report *r, const struct rl_ceilings *
             q->ai_l2_flop_per_byte = w->v.ai_flop_per_byte[RL_MEM_L2];
             q->ai_l1_flop_per_byte = w->v.ai_flop_per_byte[RL_MEM_L1];
         }
+        q->ai_link_flop_per_byte = w->v.ai_link_flop_per_byte;
+        links |= w->v.ai_link_flop_per_byte > 0;
         n++;
     }
-    struct rl_chart chart = {title, c->compute, c->n_compute, c->memory, c->n_memory,
-                             p,     n,          labels,       series,    n_series,
+    /* The link roof, drawn when something communicates. */
+    struct rl_memory_roof mem[2 * RL_MEM_COUNT + 1];
+    size_t n_mem = c->n_memory;
+    memcpy(mem, c->memory, c->n_memory * sizeof mem[0]);
+    if (links && c->has_link) {
+        struct rl_memory_roof *m = &mem[n_mem++];
+        memset(m, 0, sizeof *m);
+        m->level = (enum rl_mem_level)RL_CHART_LINK_LEVEL;
+        snprintf(m->label, sizeof m->label, "%.40s (link)", c->link.label);
+        m->bandwidth_gbs = c->link.bandwidth_gbs;
+        m->origin = c->link.origin;
+    }
+    struct rl_chart chart = {title, c->compute, c->n_compute, mem,    n_mem,
+                             p,     n,          labels,       series, n_series,
                              r->chart_w, r->chart_h};
     int rc = rl_chart_render(&chart, out_path, errmsg);
     free(p);
