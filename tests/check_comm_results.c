@@ -323,6 +323,16 @@ START_TEST(usage_errors_exit_2)
     ck_assert_int_eq(h.status, 0);
     ck_assert(strstr(h.out, "--collective LIST|all"));
     rl_run_release(&h);
+    /* Unknown or AMD datasheet: one runtime line, exit 1, before the plugin. */
+    struct rl_run g = rl_test_cli(env, "comm", "--measure", "--gpu", "h100-sxn", NULL);
+    ck_assert_int_eq(g.status, 1);
+    ck_assert_msg(strstr(g.err, "h100-sxm") && rl_test_count(g.err, "\n") == 1, "%s", g.err);
+    rl_run_release(&g);
+    g = rl_test_cli(env, "comm", "--measure", "--gpu", "mi300x", NULL);
+    ck_assert_int_eq(g.status, 1);
+    ck_assert_msg(strstr(g.err, "needs an NVIDIA GPU") && !strstr(g.err, "ROOFLINE_COMM_LIB"),
+                  "%s", g.err);
+    rl_run_release(&g);
     /* Good usage, missing plugin: one runtime line, exit 1. */
     struct rl_run r = rl_test_cli(env, "comm", "--measure", "--max-bytes", "64MiB", NULL);
     ck_assert_int_eq(r.status, 1);

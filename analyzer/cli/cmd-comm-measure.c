@@ -320,9 +320,10 @@ int cli_comm_measure(int argc, char **argv)
     req.copies = !no_copies;
     if (copies_only)
         req.collectives = 0;
-    /* The datasheet asked for, before any GPU. */
+    /* The datasheet asked for, before any GPU: NCCL measures NVIDIA GPUs only. */
     const struct rl_gpu_spec *spec = NULL;
-    if (gpu_name && !(spec = cli_find_gpu(gpu_name)))
+    if (gpu_name && (!(spec = cli_find_gpu(gpu_name)) ||
+                     cli_require_cuda_gpu("comm --measure", spec)))
         return CLI_FAIL;
     char err[RL_ERRMSG_SIZE];
     const struct rl_comm_api *api;
