@@ -1375,7 +1375,8 @@ int rl_xy_chart_render(const struct rl_xy_chart *c, const char *out_path, char *
     rl_strbuf_printf(&gp, "set title \"%s\" noenhanced\nset xlabel \"%s\" noenhanced\n"
                           "set ylabel \"%s\" noenhanced\n",
                      c->title, c->xlabel, c->ylabel);
-    rl_strbuf_printf(&gp, "set grid lc rgb \"#dddddd\"\nset key top left box opaque\n");
+    rl_strbuf_printf(&gp, "set grid lc rgb \"#dddddd\"\nset key %s box opaque\n",
+                     c->key ? c->key : "top left");
     if (c->logx)
         rl_strbuf_printf(&gp, "set logscale x 2\n");
     if (c->logy)
@@ -1436,9 +1437,14 @@ int rl_xy_chart_render(const struct rl_xy_chart *c, const char *out_path, char *
                               "lw 2 pt %d ps 0.6 %slc rgb \"%s\" title \"%s\" noenhanced%s\n",
                          base, s, S->y2 ? "x1y2" : "x1y1", S->dashed ? 6 : 7,
                          S->dashed ? "dt (8,4) " : "",
-                         colors[(S->color > 0 ? (size_t)S->color - 1 : s) % 7], S->title,
-                         s + 1 < c->n_series ? ", \\" : "");
+                         colors[(S->color > 0 ? (size_t)S->color - 1 : s) % 7],
+                         S->dashed && c->dashed_title ? "" : S->title,
+                         s + 1 < c->n_series || c->dashed_title ? ", \\" : "");
     }
+    if (c->dashed_title)
+        rl_strbuf_printf(&gp, "  NaN with lines dt (8,4) lw 2 lc rgb \"#333333\" title \"%s\" "
+                              "noenhanced\n",
+                         c->dashed_title);
     if (gp.oom || dat.oom)
         rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
     static const char *const ext[] = {"dat"};

@@ -174,6 +174,10 @@ struct rl_xy_chart {
     const char *const *hline_label;
     size_t n_hlines;
     bool x_bytes;           /* x is a size in bytes: ticks at 1 KiB, 1 MiB, ... */
+    const char *key;        /* gnuplot key position ("bottom right"); NULL: top left */
+    /* Set: dashed series are left out of the key, which names them once
+     * with this title in a black dashed line ("analytic (dashed)"). */
+    const char *dashed_title;
     /* What cannot exist (an LLM's batches that do not fit in memory):
      * x from shade_from_x to x_max shaded grey, with shade_labels written
      * right-aligned in its top right corner (bottom right with

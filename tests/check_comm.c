@@ -428,6 +428,48 @@ START_TEST(cli_link_roof_on_the_roofline)
 }
 END_TEST
 
+/* `chart --comm` on tests/data/comm/synthetic.json (8 H100, all-reduce
+ * out-of-place busbw 100 GB/s at 1 MiB, 300 at 4 MiB; send/recv 8 B): the
+ * measured curves, their analytic predictions dashed (the file's GPU is in
+ * the database), NVLink 4's 450 GB/s per direction as the ceiling. */
+START_TEST(cli_chart_comm)
+{
+    char out[4200], gp_path[4200], dat_path[4200];
+    snprintf(out, sizeof out, "%s/comm.svg", rl_test_tmpdir());
+    struct rl_run r = RUN("chart", "--comm", rl_test_data("comm/synthetic.json"), "-o", out);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    rl_run_release(&r);
+    snprintf(gp_path, sizeof gp_path, "%s/comm.gp", rl_test_tmpdir());
+    snprintf(dat_path, sizeof dat_path, "%s/comm.dat", rl_test_tmpdir());
+    char *gp = rl_test_slurp(gp_path), *dat = rl_test_slurp(dat_path);
+    ck_assert_ptr_nonnull(gp);
+    ck_assert_ptr_nonnull(dat);
+    ck_assert(strstr(gp, "NVLink 4: 450 GB/s per direction (datasheet)") != NULL);
+    ck_assert(strstr(gp, "first 450 to graph 1, first 450") != NULL);
+    ck_assert(strstr(gp, "title \"allreduce (measured)\"") != NULL);
+    ck_assert(strstr(gp, "title \"sendrecv (measured)\"") != NULL);
+    ck_assert(strstr(gp, "analytic (ring model), dashed") != NULL);
+    /* measured all-reduce, out of place, in order of size */
+    ck_assert(strstr(dat, "1048576 100\n4194304 300\n") != NULL);
+    /* its prediction at 1 MiB: 2^20 x 14/8 / 450e9 = 4.078 us + 14 x 1.9 us
+     * = 30.678 us; busbw = 2^20 / 30.678 us x 1.75 = 59.81 GB/s */
+    ck_assert(strstr(dat, "1048576 59.81") != NULL);
+    free(gp);
+    free(dat);
+    /* --comm draws bandwidth, not kernels */
+    r = RUN("chart", "--comm", rl_test_data("comm/synthetic.json"), "--kernels", "k.json", "-o",
+            out);
+    ck_assert_int_eq(r.status, 2);
+    rl_run_release(&r);
+    /* a file that is not one: one line, exit 1, nothing written */
+    snprintf(out, sizeof out, "%s/bad.svg", rl_test_tmpdir());
+    r = RUN("chart", "--comm", rl_test_data("comm/tp-layer.json"), "-o", out);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_int_eq((int)rl_test_count(r.err, "\n"), 1);
+    rl_run_release(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("comm");
@@ -448,6 +490,7 @@ int main(void)
     tcase_add_test(cl, cli_system_two_nodes);
     tcase_add_test(cl, cli_bad_usage);
     tcase_add_test(cl, cli_link_roof_on_the_roofline);
+    tcase_add_test(cl, cli_chart_comm);
     suite_add_tcase(s, cl);
     return rl_test_run(s);
 }

@@ -91,7 +91,7 @@ int cli_open_gpu(const char *what, int device, const struct rl_device_api **api,
  * CLI_USAGE (exit 2). Every command parses its integer options with it. */
 int cli_parse_int(const char *cmd, const char *option, const char *arg, long lo, long hi,
                   int *out);
-/* A size in bytes: a number with an optional suffix, K/M/G/T (and KiB..TiB)
+/* A size in bytes: a number with an optional suffix, K (or k)/M/G/T (and KiB..TiB)
  * powers of 1024 as nccl-tests' -b/-e, kB/MB/GB/TB powers of 1000. CLI_OK,
  * else the usage error (exit 2). */
 int cli_parse_bytes(const char *cmd, const char *option, const char *arg, double *out);

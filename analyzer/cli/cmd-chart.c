@@ -12,6 +12,11 @@
 #include "analyzer/util/strbuf.h"
 #include "microbench/results.h"
 
+#include "analyzer/comm/collective.h"
+#include "analyzer/comm/results.h"
+#include "analyzer/comm/system.h"
+#include "plots/commchart.h"
+
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -22,6 +27,8 @@ static const char usage_text[] =
     "                      [--sparse] [--memory LIST] [--kernels FILE] [--title TEXT]\n"
     "                      [--label-max N] [--size single|double|WxH]\n"
     "                      [--json] -o OUT.svg|.png|.pdf [-o ...]\n"
+    "       roofline chart --comm FILE [--gpu G] [--system S] [--title TEXT]\n"
+    "                      -o OUT.svg|.png|.pdf [-o ...]\n"
     "\n"
     "Draw the roofline of a GPU from its datasheet and/or the ceilings measured\n"
     "by 'roofline bench', with kernels placed on it.\n"
@@ -51,6 +58,12 @@ static const char usage_text[] =
     "                     layout units (~px of the SVG); fonts keep their size\n"
     "  -o FILE            output image; repeat for several formats\n"
     "  --json             print the judged kernels as `report --json` does\n"
+    "  --comm FILE        a 'roofline comm --measure' file: each collective's bus\n"
+    "                     bandwidth against message size (log-log), the datasheet\n"
+    "                     link per direction as its ceiling (the NICs too across\n"
+    "                     nodes), each collective's analytic prediction dashed;\n"
+    "                     --gpu/--system name the datasheet when the file's GPU is\n"
+    "                     not in the database or to compare with another\n"
     "\n"
     "Kernels are judged as `roofline report` judges them (the same verdicts,\n"
     "bounds and fallbacks): each against the roof of its 'precision' (default:\n"
@@ -60,6 +73,70 @@ static const char usage_text[] =
     "attainable rate as an analytic point. --json prints the report JSON.\n";
 
 #define MAX_OUTPUTS 8
+
+/* `chart --comm FILE`: the measured curves, their predictions and the link. */
+static int chart_comm(const char *path, const char *gpu, const char *system, const char *title,
+                      const char *const *outputs, size_t n_out)
+{
+    static struct rl_comm_results r;
+    char err[RL_ERRMSG_SIZE];
+    if (rl_comm_results_load(&r, path, err)) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    /* The datasheet to predict with: --gpu, else the system's, else the file's. */
+    const struct rl_system *sys = system ? cli_find_system(system) : NULL;
+    const struct rl_gpu_spec *spec = NULL;
+    int status = CLI_OK;
+    if (system && !sys)
+        status = CLI_FAIL;
+    else if (gpu || sys)
+        status = (spec = cli_find_gpu(gpu ? gpu : sys->gpu)) ? CLI_OK : CLI_FAIL;
+    else if (r.gpu_id[0])
+        spec = cli_find_gpu(r.gpu_id);
+    struct rl_fabric f;
+    const struct rl_fabric *fp = NULL;
+    if (status == CLI_OK && spec && r.ranks > 1) {
+        if (rl_fabric_build(&f, spec, sys, r.ranks, r.nodes > 0 ? r.nodes : 1, NAN, 0, err))
+            cli_warn("no prediction beside the measurement: %s", err);
+        else
+            fp = &f;
+    }
+    if (status == CLI_OK && spec && !(r.link_gbs > 0) && spec->links.gbs > 0) {
+        /* a file measured before the database knew the link */
+        snprintf(r.link_name, sizeof r.link_name, "%s", spec->links.name);
+        r.link_gbs = spec->links.gbs;
+    }
+    char default_title[256];
+    snprintf(default_title, sizeof default_title, "%s x %d%s: NCCL %s against message size",
+             r.gpu, r.ranks, r.nodes > 1 ? " (several nodes)" : "",
+             r.ranks > 1 ? "bus bandwidth" : "algorithm bandwidth (one GPU)");
+    struct rl_outset set = {0};
+    static char staged[MAX_OUTPUTS][4096];
+    for (size_t i = 0; i < n_out && status == CLI_OK; i++)
+        if (rl_outset_file(&set, outputs[i], staged[i], sizeof staged[i], err)) {
+            cli_error("%s", err);
+            status = CLI_FAIL;
+        }
+    cli_outset_show(&set);
+    for (size_t i = 0; i < n_out && status == CLI_OK; i++)
+        status = cli_chart_status(
+            rl_comm_chart_render(&r, fp, title ? title : default_title, staged[i], err), err);
+    if (status == CLI_OK && rl_outset_commit(&set, err)) {
+        cli_error("%s", err);
+        status = CLI_FAIL;
+    }
+    rl_outset_abort(&set);
+    cli_outset_show(NULL);
+    for (size_t i = 0; status == CLI_OK && i < n_out; i++) {
+        char base[1024];
+        snprintf(base, sizeof base, "%.*s", (int)(strrchr(outputs[i], '.') - outputs[i]),
+                 outputs[i]);
+        printf("wrote %s (and %s.gp, %s.dat)\n", outputs[i], base, base);
+    }
+    rl_comm_results_release(&r);
+    return status;
+}
 
 int cmd_chart(int argc, char **argv)
 {
@@ -71,9 +148,11 @@ int cmd_chart(int argc, char **argv)
         {"bench", required_argument, NULL, 'b'},  {"library", no_argument, NULL, 'L'},
         {"label-max", required_argument, NULL, 'M'},
         {"size", required_argument, NULL, 'S'},
+        {"comm", required_argument, NULL, 'c'},  {"system", required_argument, NULL, 'Y'},
         {"help", no_argument, NULL, 'h'},        {0}};
     const char *gpu = NULL, *precisions = NULL, *memory = NULL, *kernels = NULL;
     const char *title = NULL, *outputs[MAX_OUTPUTS], *bench_path = NULL;
+    const char *comm = NULL, *system = NULL;
     size_t n_out = 0;
     bool sparse = false, json = false, library = false;
     int label_max = 0;
@@ -92,6 +171,8 @@ int cmd_chart(int argc, char **argv)
         case 'j': json = true; break;
         case 'b': bench_path = optarg; break;
         case 'L': library = true; break;
+        case 'c': comm = optarg; break;
+        case 'Y': system = optarg; break;
         case 'M':
             if (cli_parse_int("chart", "--label-max", optarg, 8, 1000, &label_max))
                 return CLI_USAGE;
@@ -113,6 +194,21 @@ int cmd_chart(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("chart", "unexpected argument '%s'", argv[optind]);
+    if (comm) {
+        if (kernels || bench_path || precisions || memory || sparse || library || json)
+            return cli_usage_error("chart", "--comm draws bandwidth against message size: "
+                                            "no --kernels, --bench, --precision, --memory, "
+                                            "--sparse, --library or --json with it");
+        if (n_out == 0)
+            return cli_usage_error("chart", "-o OUT.svg|.png|.pdf is required");
+        for (size_t i = 0; i < n_out; i++)
+            if (rl_chart_format_from_path(outputs[i]) < 0)
+                return cli_usage_error("chart", "cannot tell the format of '%s': use .svg, "
+                                                ".png or .pdf", outputs[i]);
+        return chart_comm(comm, gpu, system, title, outputs, n_out);
+    }
+    if (system)
+        return cli_usage_error("chart", "--system goes with --comm");
     if (!gpu && !bench_path)
         return cli_usage_error("chart", "--gpu or --bench is required");
     if (library && !bench_path)

@@ -157,10 +157,11 @@ int cli_parse_int(const char *cmd, const char *option, const char *arg, long lo,
 
 int cli_parse_bytes(const char *cmd, const char *option, const char *arg, double *out)
 {
-    /* nccl-tests' -b/-e: K, M, G, T are powers of 1024 (so are KiB..TiB);
+    /* nccl-tests' -b/-e: K (or k), M, G, T are powers of 1024 (so are KiB..TiB);
      * kB, MB, GB, TB powers of 1000. */
     static const struct { const char *suffix; double scale; } units[] = {
-        {"", 1},          {"B", 1},          {"K", 1024.0},     {"KiB", 1024.0},
+        {"", 1},          {"B", 1},          {"K", 1024.0},     {"k", 1024.0},
+        {"KiB", 1024.0},
         {"M", 1048576.0}, {"MiB", 1048576.0}, {"G", 1073741824.0}, {"GiB", 1073741824.0},
         {"T", 1099511627776.0}, {"TiB", 1099511627776.0},
         {"kB", 1e3},      {"MB", 1e6},       {"GB", 1e9},       {"TB", 1e12},
