@@ -3,6 +3,7 @@
 #include "test_util.h"
 
 #include "analyzer/comm/collective.h"
+#include "analyzer/comm/results.h"
 #include "analyzer/comm/system.h"
 #include "analyzer/llm/layout.h"
 #include "analyzer/llm/llm.h"
@@ -639,6 +640,61 @@ START_TEST(train_and_bubble_through_the_command)
 }
 END_TEST
 
+START_TEST(measured_collectives)
+{
+    /* tests/data/comm/synthetic.json (made-up numbers: the reader's
+     * fixture): an 8-GPU, one-node all-reduce at 100 GB/s busbw at 1 MiB,
+     * 300 at 4 MiB and beyond. Llama-3-70B TP 8, decode of 64: 64 x 8192 x
+     * 2 = 1 MiB per all-reduce: 1,048,576 x 2 x 7/8 / 100e9 = 18.35 us;
+     * prefill of 2048: 32 MiB, 300 GB/s: 195.7 us. TP 4 was not measured:
+     * analytic. */
+    char path[1200], err[RL_ERRMSG_SIZE];
+    snprintf(path, sizeof path, "%s", rl_test_data("comm/synthetic.json"));
+    static struct rl_comm_results res;
+    ck_assert_msg(rl_comm_results_load(&res, path, err) == 0, "%s", err);
+    struct rl_llm_model m = load("llama-3-70b");
+    struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
+    l.tp = 8;
+    struct rl_llm_net net = node_net();
+    net.measured = &res;
+    static struct rl_llm_step s;
+    ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_DECODE, 64, 2048, &c, &net, &s, err), 0);
+    const struct rl_llm_comm *tp = find_comm(&s, "TP all-reduce");
+    ck_assert_double_eq_tol(tp->time_us, 1048576.0 * 1.75 / 100e9 * 1e6, 1e-9);
+    ck_assert_int_eq(tp->origin, RL_ORIGIN_MEASURED);
+    ck_assert_int_eq(tp->link_origin, RL_ORIGIN_MEASURED);
+    ck_assert_double_eq(tp->link_gbs, 100);
+    ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_PREFILL, 1, 2048, &c, &net, &s, err), 0);
+    tp = find_comm(&s, "TP all-reduce");
+    ck_assert_double_eq_tol(tp->time_us, 33554432.0 * 1.75 / 300e9 * 1e6, 1e-9);
+    l.tp = 4;
+    ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_DECODE, 64, 2048, &c, &net, &s, err), 0);
+    tp = find_comm(&s, "TP all-reduce");
+    ck_assert_int_eq(tp->origin, RL_ORIGIN_ANALYTIC);
+    rl_comm_results_release(&res);
+    /* Through the command; a file of another GPU refused. */
+    struct rl_run r = rl_test_cli(NULL, "llm", "--model", "llama-3-70b", "--gpu", "h100-sxm",
+                                  "--tp", "8", "--batch", "64", "--comm", path, "--json",
+                                  (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    cJSON *doc = cJSON_Parse(r.out);
+    const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "communication"), 0);
+    ck_assert_str_eq(rl_json_string(e, "origin"), "measured");
+    ck_assert_double_eq_tol(rl_json_number(e, "time_us"), 18.350080, 1e-5);
+    cJSON_Delete(doc);
+    rl_run_release(&r);
+    r = rl_test_cli(NULL, "llm", "--model", "llama-3-70b", "--gpu", "h200", "--tp", "8",
+                    "--comm", path, (const char *)NULL);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_ptr_nonnull(strstr(r.err, "was measured on h100-sxm, not h200"));
+    rl_run_release(&r);
+    r = rl_test_cli(NULL, "llm", "plan", "--model", "llama-3-70b", "--gpu", "h100-sxm",
+                    "--gpus", "8", "--comm", path, (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    rl_run_release(&r);
+}
+END_TEST
+
 static Suite *llm_layout_suite(void)
 {
     Suite *s = suite_create("llm_layout");
@@ -656,6 +712,7 @@ static Suite *llm_layout_suite(void)
     tcase_add_test(core, plan_command);
     tcase_add_test(core, system_and_plan_files);
     tcase_add_test(core, train_and_bubble_through_the_command);
+    tcase_add_test(core, measured_collectives);
     suite_add_tcase(s, core);
     return s;
 }

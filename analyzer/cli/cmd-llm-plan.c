@@ -3,6 +3,7 @@
 #include "analyzer/cli/cli.h"
 #include "analyzer/cli/cmd-llm.h"
 
+#include "analyzer/comm/results.h"
 #include "analyzer/comm/system.h"
 #include "analyzer/llm/plan.h"
 #include "analyzer/util/error.h"
@@ -21,7 +22,7 @@ static const char usage_text[] =
     "usage: roofline llm plan --model M --gpus N [--gpu G | --system S] [--bench FILE]\n"
     "                         [--train [--recompute] [--zero S]] [--prefill]\n"
     "                         [--batch B] [--seq S] [--precision P] [--kv-precision P]\n"
-    "                         [--nic-gbps R [--nics-per-node K]] [--top K]\n"
+    "                         [--comm FILE] [--nic-gbps R [--nics-per-node K]] [--top K]\n"
     "                         [--json] [-o DIR]\n"
     "\n"
     "Enumerate the layouts of N GPUs, TP x PP x DP (x EP for a mixture of experts)\n"
@@ -45,6 +46,8 @@ static const char usage_text[] =
     "  --kv-precision P   bf16 (default), fp16, fp8\n"
     "  --system S         the GPUs are a system's of data/systems (dgx-h100, gb200-nvl72,\n"
     "                     ...): its NVLink domain (TP within it), nodes and NICs\n"
+    "  --comm FILE        measured collectives (`roofline comm --measure`): groups of\n"
+    "                     the GPUs and nodes measured timed on them\n"
     "  --nic-gbps R       between nodes: NICs of R Gb/s, --nics-per-node K (default\n"
     "                     one per GPU); without --system, needed past a node (8)\n"
     "  --top K            layouts printed (default 5; the JSON has every one)\n"
@@ -251,6 +254,7 @@ int cmd_llm_plan(int argc, char **argv)
                                          {"zero", required_argument, NULL, 'z'},
                                          {"nic-gbps", required_argument, NULL, 1},
                                          {"system", required_argument, NULL, 3},
+                                         {"comm", required_argument, NULL, 4},
                                          {"nics-per-node", required_argument, NULL, 2},
                                          {"top", required_argument, NULL, 'T'},
                                          {"json", no_argument, NULL, 'j'},
@@ -269,7 +273,7 @@ int cmd_llm_plan(int argc, char **argv)
     p.net.nic_gbps = NAN;
     p.top = 5;
     const char *model = NULL, *gpu = NULL, *bench_path = NULL, *dir = NULL,
-               *system_name = NULL;
+               *system_name = NULL, *comm_path = NULL;
     bool json = false, prefill = false;
     int c, v;
     char *end;
@@ -312,6 +316,7 @@ int cmd_llm_plan(int argc, char **argv)
                                                    "above 0 (400), not '%s'", optarg);
             break;
         case 3: system_name = optarg; break;
+        case 4: comm_path = optarg; break;
         case 2:
             if (cli_parse_int("llm plan", "--nics-per-node", optarg, 1, 64,
                               &p.net.nics_per_node))
@@ -372,7 +377,16 @@ int cmd_llm_plan(int argc, char **argv)
     rl_llm_capacity_of(&p.cap, s->memory_size_gb);
     if (llm_net_init(&p.net, s, sys, &p.req.max_tp))
         return CLI_FAIL;
-    if (rl_llm_plan_build(&p.m, &p.cfg, &p.req, &p.c, &p.net, &p.cap, &p.plan, err)) {
+    static struct rl_comm_results measured;
+    if (comm_path) {
+        if (llm_comm_load(comm_path, s, &measured))
+            return CLI_FAIL;
+        p.net.measured = &measured;
+    }
+    int rc = rl_llm_plan_build(&p.m, &p.cfg, &p.req, &p.c, &p.net, &p.cap, &p.plan, err);
+    if (comm_path)
+        rl_comm_results_release(&measured); /* the plan keeps no pointer into it */
+    if (rc) {
         cli_error("%s", err);
         return CLI_FAIL;
     }

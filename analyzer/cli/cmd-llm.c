@@ -3,6 +3,7 @@
 #include "analyzer/cli/cli.h"
 #include "analyzer/cli/cmd-llm.h"
 
+#include "analyzer/comm/results.h"
 #include "analyzer/comm/system.h"
 #include "analyzer/model/ceilings.h"
 #include "analyzer/device/device.h"
@@ -24,7 +25,7 @@ static const char usage_text[] =
     "usage: roofline llm --model M [--gpu G] [--bench FILE] [--batch LIST] [--seq N]\n"
     "                    [--precision P] [--kv-precision P] [--json] [-o DIR]\n"
     "                    [--tp N] [--pp N] [--dp N] [--ep N] [--microbatches M]\n"
-    "                    [--system S] [--nic-gbps R [--nics-per-node K]]\n"
+    "                    [--system S] [--comm FILE] [--nic-gbps R [--nics-per-node K]]\n"
     "                    [--train [--recompute] [--zero 0|1|2|3]]\n"
     "                    [--measure [--device N]]\n"
     "       roofline llm --params N [--gpu G] [--tp N] [--pp N] [--dp N] [--zero S] [--json]\n"
@@ -59,6 +60,9 @@ static const char usage_text[] =
     "  --system S         the GPUs are a system's of data/systems (dgx-h100, gb200-nvl72,\n"
     "                     ...): its NVLink domain, its nodes and NICs; its GPU unless\n"
     "                     --gpu names it\n"
+    "  --comm FILE        measured collectives (`roofline comm --measure -o FILE`): a\n"
+    "                     group of the GPUs and nodes measured is timed on their bus\n"
+    "                     bandwidth at its size (measured), others analytic\n"
     "  --nic-gbps R       between nodes: NICs of R Gb/s (a group past a node's GPUs\n"
     "                     spans nodes), --nics-per-node N of them (default one per GPU)\n"
     "  --train            a training step: forward, backward, optimizer (mixed\n"
@@ -191,16 +195,17 @@ static void print_step(const struct rl_llm_step *s, const struct rl_system *nic_
                        nic_system->id);
                 break;
             }
-    printf("%-27s %5s %10s %11s %11s %10s  %s\n", "COMMUNICATION (analytic)", "GPUS",
-           "CALLS", "MB EACH", "us EACH", "ms/STEP", "LINK (GB/s per direction)");
+    printf("%-27s %5s %10s %11s %11s %10s %-9s %s\n", "COMMUNICATION", "GPUS", "CALLS",
+           "MB EACH", "us EACH", "ms/STEP", "TIME", "LINK (GB/s per direction)");
     for (int i = 0; i < s->n_comm; i++) {
         const struct rl_llm_comm *c = &s->comm[i];
         char share[48] = "";
         if (c->nic_share < 1)
             snprintf(share, sizeof share, "; %.3g of it for this group", c->nic_share);
-        printf("%-27s %5d %10.4g %11.4g %11.4g %10.4g  %s (%.4g, %s%s)\n", c->name, c->gpus,
-               c->calls, c->bytes / 1e6, c->time_us, c->calls * c->time_us / 1e3, c->link,
-               c->link_gbs, rl_origin_name(c->link_origin), share);
+        printf("%-27s %5d %10.4g %11.4g %11.4g %10.4g %-9s %s (%.4g, %s%s)\n", c->name,
+               c->gpus, c->calls, c->bytes / 1e6, c->time_us, c->calls * c->time_us / 1e3,
+               rl_origin_name(c->origin), c->link, c->link_gbs, rl_origin_name(c->link_origin),
+               share);
     }
 }
 
@@ -479,6 +484,22 @@ int llm_net_init(struct rl_llm_net *net, const struct rl_gpu_spec *spec,
     return CLI_OK;
 }
 
+int llm_comm_load(const char *path, const struct rl_gpu_spec *spec, struct rl_comm_results *res)
+{
+    char err[RL_ERRMSG_SIZE];
+    if (rl_comm_results_load(res, path, err)) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    if (res->gpu_id[0] && spec && strcmp(res->gpu_id, spec->id) != 0) {
+        cli_error("'%s' was measured on %s, not %s: give --gpu %s", path, res->gpu_id,
+                  spec->id, res->gpu_id);
+        rl_comm_results_release(res);
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
 /* Memory, steps, what fits: everything the outputs print. */
 static int compute(struct llm_run *r, char *err)
 {
@@ -513,6 +534,45 @@ static int compute(struct llm_run *r, char *err)
     return RL_OK;
 }
 
+/* Compute, print and write (cmd_llm's second half). */
+static int run_llm(struct llm_run *r, bool json, bool do_measure, const char *dir, int device)
+{
+    char err[RL_ERRMSG_SIZE];
+    if (compute(r, err)) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    if (do_measure) { /* before anything is printed or written */
+        const struct rl_device_api *api;
+        struct rl_device_info dev;
+        if (cli_open_gpu("--measure needs a GPU", device, &api, &dev))
+            return CLI_FAIL;
+    }
+    /* The files are one set (--measure's trace among them): written whole
+     * or not at all. */
+    struct rl_outset set = {0};
+    const char *stage = NULL;
+    if (dir && rl_outset_folder(&set, dir, "llm", &stage, err)) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    cli_outset_show(&set);
+    int status = write_outputs(r, json, do_measure, stage, device);
+    if (status == CLI_OK && dir && rl_outset_commit(&set, err)) {
+        cli_error("%s", err);
+        status = CLI_FAIL;
+    }
+    rl_outset_abort(&set);
+    cli_outset_show(NULL);
+    if (status == CLI_OK && dir && !json)
+        printf("\nwrote %s/llm.json%s\n", dir,
+               r->params_only                 ? ""
+               : r->charts_rc == RL_ENOTOOL   ? " and the chart scripts (no images: gnuplot missing)"
+               : r->lay.train                 ? ", llm-roofline.svg"
+                                             : ", llm-roofline.svg, llm-batch.svg");
+    return status;
+}
+
 const char *const llm_kv_precisions[] = {"bf16", "fp16", "fp8", NULL};
 
 int cmd_llm(int argc, char **argv)
@@ -544,11 +604,12 @@ int cmd_llm(int argc, char **argv)
                                          {"params", required_argument, NULL, 9},
                                          {"nic-gbps", required_argument, NULL, 10},
                                          {"system", required_argument, NULL, 12},
+                                         {"comm", required_argument, NULL, 13},
                                          {"nics-per-node", required_argument, NULL, 11},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *model = NULL, *gpu = NULL, *bench_path = NULL, *batches = NULL, *dir = NULL,
-               *system_name = NULL;
+               *system_name = NULL, *comm_path = NULL;
     static struct llm_run r;
     memset(&r, 0, sizeof r);
     r.seq = 2048;
@@ -619,6 +680,7 @@ int cmd_llm(int argc, char **argv)
                                               "(400), not '%s'", optarg);
             break;
         case 12: system_name = optarg; break;
+        case 13: comm_path = optarg; break;
         case 11:
             if (cli_parse_int("llm", "--nics-per-node", optarg, 1, 64, &r.net.nics_per_node))
                 return CLI_USAGE;
@@ -714,37 +776,15 @@ int cmd_llm(int argc, char **argv)
     rl_llm_capacity_of(&r.cap, s ? s->memory_size_gb : NAN);
     if (llm_net_init(&r.net, s, sys, &r.max_tp))
         return CLI_FAIL;
-    if (compute(&r, err)) {
-        cli_error("%s", err);
-        return CLI_FAIL;
-    }
-    if (do_measure) { /* before anything is printed or written */
-        const struct rl_device_api *api;
-        struct rl_device_info dev;
-        if (cli_open_gpu("--measure needs a GPU", device, &api, &dev))
+    static struct rl_comm_results measured;
+    if (comm_path) {
+        if (llm_comm_load(comm_path, s, &measured))
             return CLI_FAIL;
+        r.net.measured = &measured;
     }
-    /* The files are one set (--measure's trace among them): written whole
-     * or not at all. */
-    struct rl_outset set = {0};
-    const char *stage = NULL;
-    if (dir && rl_outset_folder(&set, dir, "llm", &stage, err)) {
-        cli_error("%s", err);
-        return CLI_FAIL;
-    }
-    cli_outset_show(&set);
-    int status = write_outputs(&r, json, do_measure, stage, device);
-    if (status == CLI_OK && dir && rl_outset_commit(&set, err)) {
-        cli_error("%s", err);
-        status = CLI_FAIL;
-    }
-    rl_outset_abort(&set);
-    cli_outset_show(NULL);
-    if (status == CLI_OK && dir && !json)
-        printf("\nwrote %s/llm.json%s\n", dir,
-               r.params_only                 ? ""
-               : r.charts_rc == RL_ENOTOOL   ? " and the chart scripts (no images: gnuplot missing)"
-               : r.lay.train                 ? ", llm-roofline.svg"
-                                             : ", llm-roofline.svg, llm-batch.svg");
+    int status = run_llm(&r, json, do_measure, dir, device);
+    if (comm_path)
+        rl_comm_results_release(&measured);
     return status;
 }
+

@@ -81,6 +81,11 @@ int llm_measure(struct llm_run *r, const char *dir, int device);
 int llm_net_init(struct rl_llm_net *net, const struct rl_gpu_spec *spec,
                  const struct rl_system *sys, int *max_tp);
 
+/* --comm FILE: measured collectives into *res (its GPU must be spec's);
+ * CLI_OK, or CLI_FAIL reported. Released with rl_comm_results_release. */
+struct rl_comm_results;
+int llm_comm_load(const char *path, const struct rl_gpu_spec *spec, struct rl_comm_results *res);
+
 /* The KV cache precisions, NULL-terminated (usage errors list them). */
 extern const char *const llm_kv_precisions[];
 

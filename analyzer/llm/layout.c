@@ -22,6 +22,7 @@
 #include "analyzer/llm/layout.h"
 
 #include "analyzer/comm/collective.h"
+#include "analyzer/comm/results.h"
 #include "analyzer/comm/system.h"
 #include "analyzer/util/error.h"
 
@@ -165,6 +166,22 @@ static int add_comm(struct rl_llm_step *s, const struct rl_llm_net *net, const c
         size_t n = (size_t)snprintf(said, sizeof said, "%d nodes: ", nodes);
         return rl_fail(errmsg, rc, "%s over %d GPUs on %d node%s: %s", name, gpus, nodes,
                        nodes == 1 ? "" : "s", strncmp(err, said, n) == 0 ? err + n : err);
+    }
+    /* Measured, for the group's size and nodes: time from busbw. */
+    const struct rl_comm_series *ms =
+        net->measured ? rl_comm_results_series(net->measured, coll) : NULL;
+    double busbw = NAN;
+    if (ms && ms->gpus == gpus && ms->nodes == nodes && share == 1)
+        busbw = rl_comm_results_busbw_gbs(net->measured, coll, bytes);
+    if (busbw > 0) {
+        const double factor = rl_collective_bus_factor(coll, gpus);
+        pr.time_us = bytes * factor / (busbw * 1e9) * 1e6;
+        pr.origin = RL_ORIGIN_MEASURED;
+        pr.link_origin = RL_ORIGIN_MEASURED;
+        pr.link_gbs = busbw;
+        snprintf(pr.link, sizeof pr.link, "%s (measured busbw)",
+                 net->measured->link_name[0] ? net->measured->link_name : "the link");
+        sys_nics = false;
     }
     struct rl_llm_comm *c = &s->comm[s->n_comm++];
     snprintf(c->name, sizeof c->name, "%s", name);

@@ -9,6 +9,7 @@
 #define RL_LLM_MAX_COMM 6
 
 struct rl_system;
+struct rl_comm_results;
 
 /* How the layout's GPUs are joined, for the collective model
  * (analyzer/comm/collective.h: rl_fabric_build over the GPU's datasheet
@@ -24,6 +25,11 @@ struct rl_llm_net {
     /* Between nodes when neither sys nor nic_gbps says: the NICs of this
      * system (one of data/systems with this GPU); NULL none. */
     const struct rl_system *nic_system;
+    /* Measured bus bandwidths (`roofline comm --measure`, --comm FILE):
+     * a collective of a group of the GPU count and nodes measured is
+     * timed on them, nccl-tests' bytes x factor / busbw at its size
+     * (origin measured); others on the analytic model. NULL none. */
+    const struct rl_comm_results *measured;
 };
 
 /* One collective a split adds, timed by the collective model. */
