@@ -313,8 +313,12 @@ int cmd_comm(int argc, char **argv)
            "algbw GB/s", "busbw GB/s", "link GB/s", "bound by");
     for (int i = 0; i < n_preds; i++)
         print_row(&preds[i]);
-    printf("link GB/s: per direction, %s; times and bandwidths: analytic (ring + NCCL's "
+    printf("link GB/s: per direction, %s%s; times and bandwidths: analytic (ring + NCCL's "
            "per-step latency)\n",
-           n_preds && preds[0].link_origin == RL_ORIGIN_ANALYTIC ? "as given" : "datasheet");
+           n_preds ? rl_origin_name(preds[0].link_origin) : "datasheet",
+           !isnan(nic_gbps) ? " (NICs as given)"
+           : n_preds && preds[0].link_origin == RL_ORIGIN_ANALYTIC
+               ? " (from the datasheet's figure)"
+               : "");
     return CLI_OK;
 }

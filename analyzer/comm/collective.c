@@ -123,7 +123,12 @@ int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
     f->gpus = gpus;
     f->nodes = nodes;
     f->gpus_per_node = gpus / nodes;
-    f->intra_origin = RL_ORIGIN_DATASHEET;
+    /* A link figure is the datasheet's, or analytic where the file derives
+     * it (per direction as half of the both-directions figure printed). */
+    int gi = rl_spec_field_index("links.gpu_link_gbs_per_direction");
+    int pi = rl_spec_field_index("links.pcie_gbs_per_direction");
+    f->intra_origin = gi >= 0 ? rl_gpu_spec_field_origin(spec, (size_t)gi) : RL_ORIGIN_DATASHEET;
+    f->pcie_origin = pi >= 0 ? rl_gpu_spec_field_origin(spec, (size_t)pi) : RL_ORIGIN_DATASHEET;
     f->inter_origin = RL_ORIGIN_DATASHEET;
     f->intra_gbs = NAN;
     f->nic_gbs = NAN;
@@ -318,12 +323,12 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
         if (b.d > 1) {
             double gbs = b.domain ? f->intra_gbs : f->pcie_gbs;
             consider(&in, gbs, b.domain ? f->intra_link : pcie,
-                     b.domain ? f->intra_origin : RL_ORIGIN_DATASHEET);
+                     b.domain ? f->intra_origin : f->pcie_origin);
             t_in = bytes * (b.d - 1) / n / (in.gbs * 1e9);
         }
         if (b.m > 1) {
             if (b.pcie)
-                consider(&outp, b.pcie_domain_gbs, pcie, RL_ORIGIN_DATASHEET);
+                consider(&outp, b.pcie_domain_gbs, pcie, f->pcie_origin);
             if (b.nic)
                 consider(&outp, b.nic_domain_gbs, nic, f->inter_origin);
             t_out = b.d * bytes * (n - b.d) / n / (outp.gbs * 1e9);
@@ -333,13 +338,13 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
     } else if (c == RL_COLL_SENDRECV) {
         if (b.m > 1) {
             if (b.pcie)
-                consider(&p, b.pcie_gpu_gbs, pcie, RL_ORIGIN_DATASHEET);
+                consider(&p, b.pcie_gpu_gbs, pcie, f->pcie_origin);
             if (b.nic)
                 consider(&p, b.nic_gpu_gbs, nic_share, f->inter_origin);
         } else if (b.domain) {
             consider(&p, f->intra_gbs, f->intra_link, f->intra_origin);
         } else {
-            consider(&p, f->pcie_gbs, pcie, RL_ORIGIN_DATASHEET);
+            consider(&p, f->pcie_gbs, pcie, f->pcie_origin);
         }
         t_bw_s = bytes / (p.gbs * 1e9);
     } else {
@@ -347,9 +352,9 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
         if (b.domain)
             consider(&p, f->intra_gbs, f->intra_link, f->intra_origin);
         else if (b.d > 1 || b.m == 1)
-            consider(&p, f->pcie_gbs, pcie, RL_ORIGIN_DATASHEET);
+            consider(&p, f->pcie_gbs, pcie, f->pcie_origin);
         if (b.pcie)
-            consider(&p, b.pcie_domain_gbs, pcie, RL_ORIGIN_DATASHEET);
+            consider(&p, b.pcie_domain_gbs, pcie, f->pcie_origin);
         if (b.nic)
             consider(&p, b.nic_domain_gbs, nic, f->inter_origin);
         t_bw_s = bytes * factor / (p.gbs * 1e9);

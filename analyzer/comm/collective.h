@@ -45,6 +45,7 @@ struct rl_fabric {
     /* between domains inside a node (PCIe) */
     char pcie_link[32];
     double pcie_gbs;
+    enum rl_origin pcie_origin;
     /* between nodes */
     char inter_link[64];
     double nic_gbs;              /* per NIC per direction */

@@ -129,7 +129,11 @@ int rl_ceilings_init(struct rl_ceilings *c, const struct rl_gpu_spec *spec,
         c->link.bandwidth_gbs = spec->links.pcie_gbs;
         c->has_link = true;
     }
-    c->link.origin = RL_ORIGIN_DATASHEET;
+    /* the datasheet's, or analytic where the file derives it (per direction) */
+    int li = rl_spec_field_index(spec && spec->links.gbs > 0 ? "links.gpu_link_gbs_per_direction"
+                                                            : "links.pcie_gbs_per_direction");
+    c->link.origin = spec && li >= 0 ? rl_gpu_spec_field_origin(spec, (size_t)li)
+                                     : RL_ORIGIN_DATASHEET;
     char err[RL_ERRMSG_SIZE];
     if (precisions) {
         char *list = strdup(precisions), *save = NULL;
