@@ -221,6 +221,52 @@ START_TEST(mesh_uses_the_links_it_has)
 }
 END_TEST
 
+/* Fewer GPUs per node than a node holds, and domains that span nodes:
+ * - pipeline neighbours one per DGX H100 node (2 GPUs, 2 nodes): not over
+ *   NVLink; each GPU reaches its own NIC (8 NICs / 8 GPUs): 400 Gb/s = 50
+ *   GB/s per direction; send/recv 1 GB = 20000 us + 4 us;
+ * - 4 GPUs per node on 2 DGX: half the NICs, 200 GB/s per node;
+ * - a GB200 NVL72 (4 GPUs per tray, 72 in one NVLink domain): 8 GPUs on 2
+ *   trays stay on NVLink 5 (900 GB/s); 144 on 36 trays cross between two
+ *   racks over 18 trays x 4 x 400 Gb/s = 3600 GB/s per domain, above the
+ *   900 of NVLink: NVLink binds the ring; all-to-all (72 of 144 parts
+ *   leave): 72 x 2^30 x 72/144 / 3600e9 = 10737.4 us. */
+START_TEST(partial_nodes_and_spanning_domains)
+{
+    struct rl_gpu_spec s = h100();
+    struct rl_system sys = dgx_h100();
+    struct rl_fabric pp = fabric(&s, &sys, 2, 2);
+    struct rl_comm_prediction p = predict(&pp, RL_COLL_SENDRECV, 1e9);
+    ck_assert_double_eq(p.link_gbs, 50);
+    ck_assert(strstr(p.link, "NIC") != NULL);
+    ck_assert_double_eq_tol(p.time_us, 20004, 1e-6);
+    ck_assert_double_eq(predict(&pp, RL_COLL_ALLREDUCE, 1e9).link_gbs, 50);
+    struct rl_fabric half = fabric(&s, &sys, 8, 2);
+    ck_assert_double_eq(predict(&half, RL_COLL_ALLREDUCE, 1e9).link_gbs, 200);
+
+    struct rl_gpu_spec b = gpu("b200", "NVLink 5", 18, 50, "switch", 0, 5, 64);
+    struct rl_system nvl;
+    memset(&nvl, 0, sizeof nvl);
+    strcpy(nvl.id, "gb200-nvl72");
+    strcpy(nvl.gpu, "b200");
+    nvl.gpus_per_node = 4;
+    nvl.domain_gpus = 72;
+    strcpy(nvl.intra_link, "NVLink 5 through NVLink Switch trays");
+    nvl.intra_gbs = 900;
+    nvl.nics_per_node = 4;
+    nvl.nic_gbps = 400;
+    struct rl_fabric two_trays = fabric(&b, &nvl, 8, 2);
+    struct rl_comm_prediction q = predict(&two_trays, RL_COLL_ALLREDUCE, 1e9);
+    ck_assert_double_eq(q.link_gbs, 900);
+    ck_assert(strstr(q.link, "NVLink 5") != NULL);
+    struct rl_fabric racks = fabric(&b, &nvl, 144, 36);
+    ck_assert_double_eq(predict(&racks, RL_COLL_ALLREDUCE, 1e9).link_gbs, 900);
+    struct rl_comm_prediction a2a = predict(&racks, RL_COLL_ALLTOALL, 1073741824.0);
+    ck_assert_double_eq(a2a.link_gbs, 3600);
+    ck_assert_double_eq_tol(a2a.bandwidth_us, 10737.42, 0.01);
+}
+END_TEST
+
 START_TEST(bad_fabrics_are_refused)
 {
     struct rl_gpu_spec s = h100();
@@ -484,6 +530,7 @@ int main(void)
     tcase_add_test(tc, bridged_pairs);
     tcase_add_test(tc, mesh_uses_the_links_it_has);
     tcase_add_test(tc, bad_fabrics_are_refused);
+    tcase_add_test(tc, partial_nodes_and_spanning_domains);
     suite_add_tcase(s, tc);
     TCase *cl = tcase_create("cli");
     tcase_add_test(cl, cli_allreduce_json);

@@ -150,7 +150,12 @@ int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
             return RL_EINVAL;
         }
         snprintf(f->system, sizeof f->system, "%s", sys->id);
+        f->node_gpus = sys->gpus_per_node;
         f->domain_gpus = sys->domain_gpus;
+        /* a domain larger than a node spans nodes (an NVL72's trays) */
+        f->domain_nodes = sys->domain_gpus > sys->gpus_per_node && sys->gpus_per_node > 0
+                              ? sys->domain_gpus / sys->gpus_per_node
+                              : 1;
         snprintf(f->intra_link, sizeof f->intra_link, "%s", sys->intra_link);
         f->intra_gbs = sys->domain_gpus > 1 ? sys->intra_gbs : NAN;
         if (sys->pcie_gbs > 0) {
@@ -204,6 +209,10 @@ int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
     }
     if (f->domain_gpus < 1)
         f->domain_gpus = 1;
+    if (f->node_gpus < f->gpus_per_node)
+        f->node_gpus = f->gpus_per_node;
+    if (f->domain_nodes < 1)
+        f->domain_nodes = 1;
     return 0;
 }
 
@@ -223,19 +232,28 @@ struct bounds {
 static void bounds_of(const struct rl_fabric *f, struct bounds *b)
 {
     memset(b, 0, sizeof *b);
-    int dom = f->domain_gpus;
-    int n = f->gpus;
-    b->d = dom < n ? dom : n;
+    int gpn = f->gpus_per_node, n = f->gpus;
+    /* the GPUs of one domain taking part: those of its nodes, up to its size */
+    int span = f->nodes < f->domain_nodes ? f->nodes : f->domain_nodes;
+    b->d = f->domain_nodes > 1 ? gpn * span : gpn;
+    if (b->d > f->domain_gpus)
+        b->d = f->domain_gpus;
+    if (b->d > n)
+        b->d = n;
+    if (b->d < 1)
+        b->d = 1;
     b->m = (n + b->d - 1) / b->d;
     b->domain = b->d > 1 && f->intra_gbs > 0;
     if (b->m <= 1)
         return;
-    double node_nic_gbs = f->nics_per_node * f->nic_gbs;
-    if (dom >= f->gpus_per_node && f->nodes > 1) {
+    /* the NICs the node's GPUs taking part reach: their share of the node's */
+    double share = f->node_gpus > 0 && gpn < f->node_gpus ? (double)gpn / f->node_gpus : 1;
+    double node_nic_gbs = f->nics_per_node * f->nic_gbs * share;
+    if (b->d >= gpn && f->nodes > 1) {
         /* domains of whole nodes (a DGX; an NVL72 rack of trays) */
         b->nic = true;
-        b->nic_domain_gbs = node_nic_gbs * ((double)b->d / f->gpus_per_node);
-        b->nic_gpu_gbs = node_nic_gbs / f->gpus_per_node;
+        b->nic_domain_gbs = node_nic_gbs * ((double)b->d / gpn);
+        b->nic_gpu_gbs = node_nic_gbs / gpn;
     } else {
         /* several domains in a node meet over PCIe; nodes over NICs */
         b->pcie = true;
@@ -244,7 +262,7 @@ static void bounds_of(const struct rl_fabric *f, struct bounds *b)
         if (f->nodes > 1) {
             b->nic = true;
             b->nic_domain_gbs = node_nic_gbs; /* a node's boundary */
-            b->nic_gpu_gbs = node_nic_gbs / f->gpus_per_node;
+            b->nic_gpu_gbs = node_nic_gbs / gpn;
         }
     }
 }

@@ -36,8 +36,10 @@ double rl_collective_bus_factor(enum rl_collective c, int n);
 
 /* What a collective over n GPUs on `nodes` nodes crosses. */
 struct rl_fabric {
-    int gpus, nodes, gpus_per_node;
+    int gpus, nodes, gpus_per_node; /* gpus_per_node: taking part, on each node */
+    int node_gpus;               /* GPUs a node holds (the system's; else gpus_per_node) */
     int domain_gpus;             /* GPUs one scale-up domain joins */
+    int domain_nodes;            /* nodes one domain spans: 1, or 18 trays of a GB200 NVL72 */
     /* inside a domain (NVLink, Infinity Fabric) */
     char intra_link[96];
     double intra_gbs;            /* per GPU per direction */
@@ -57,10 +59,12 @@ struct rl_fabric {
 /* The fabric of `gpus` GPUs of spec over `nodes` nodes: from sys when given
  * (its NICs, its domain; its GPU must be spec), else from the GPU's own
  * links (every GPU of a node joined by the scale-up link for reach
- * "switch", bridged pairs for "bridge", PCIe otherwise), with
- * nic_gbps x nics_per_node between nodes (nic_gbps NAN: a system of the
- * database with this GPU gives them, else RL_EINVAL "give --system or
- * --nic-gbps" for nodes > 1). gpus must divide evenly over nodes. */
+ * "switch", bridged pairs for "bridge", a board mesh, PCIe otherwise), with
+ * nics_per_node NICs of nic_gbps between nodes (given: overrides the
+ * system's; neither for nodes > 1: RL_EINVAL "give --system or
+ * --nic-gbps"; the CLI first looks for a system of the database with this
+ * GPU). gpus must divide evenly over nodes. Fewer GPUs per node than the
+ * node holds use their share of its NICs (one NIC per GPU in a DGX). */
 int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
                     const struct rl_system *sys, int gpus, int nodes,
                     double nic_gbps, int nics_per_node, char *errmsg);
