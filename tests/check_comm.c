@@ -126,9 +126,17 @@ START_TEST(allreduce_8_h100)
     /* Bandwidth-bound: busbw tends to the link. */
     struct rl_comm_prediction big = predict(&f, RL_COLL_ALLREDUCE, 1e12);
     ck_assert_double_eq_tol(big.busbw_gbs, 450, 0.01);
-    /* Latency-bound: 8 bytes take about the 14 steps. */
+    ck_assert_str_eq(p.protocol, "Simple");
+    /* Latency-bound: 8 bytes go by LL, 14 steps x 0.47 us = 6.58 us plus
+     * 8 x 14/8 / (450e9 / 4) = 0.000124 us. */
     struct rl_comm_prediction tiny = predict(&f, RL_COLL_ALLREDUCE, 8);
-    ck_assert_double_eq_tol(tiny.time_us, 26.6, 0.001);
+    ck_assert_double_eq_tol(tiny.time_us, 6.580124, 1e-6);
+    ck_assert_str_eq(tiny.protocol, "LL");
+    /* The crossover: LL's 6.58 + 1.75 x B / 112.5e9 against Simple's 26.6 +
+     * 1.75 x B / 450e9: equal at B = 20.02 us / (1.75 x (4 - 1) / 450e9) =
+     * 1.716 MB; 1 MiB still goes by LL, 2 MiB by Simple. */
+    ck_assert_str_eq(predict(&f, RL_COLL_ALLREDUCE, 1048576).protocol, "LL");
+    ck_assert_str_eq(predict(&f, RL_COLL_ALLREDUCE, 2097152).protocol, "Simple");
 }
 END_TEST
 
@@ -498,9 +506,9 @@ START_TEST(cli_chart_comm)
     ck_assert(strstr(gp, "analytic (ring model), dashed") != NULL);
     /* measured all-reduce, out of place, in order of size */
     ck_assert(strstr(dat, "1048576 100\n4194304 300\n") != NULL);
-    /* its prediction at 1 MiB: 2^20 x 14/8 / 450e9 = 4.078 us + 14 x 1.9 us
-     * = 30.678 us; busbw = 2^20 / 30.678 us x 1.75 = 59.81 GB/s */
-    ck_assert(strstr(dat, "1048576 59.81") != NULL);
+    /* its prediction at 1 MiB, by LL: 2^20 x 14/8 / (450e9 / 4) = 16.311 us
+     * + 14 x 0.47 us = 22.891 us; busbw = 2^20 / 22.891 us x 1.75 = 80.16 GB/s */
+    ck_assert_msg(strstr(dat, "1048576 80.16") != NULL, "%s", dat);
     free(gp);
     free(dat);
     /* --comm draws bandwidth, not kernels */

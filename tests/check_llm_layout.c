@@ -248,9 +248,12 @@ END_TEST
 START_TEST(what_bounds_the_step)
 {
     /* Llama-3-8B decode at batch 1 on one GPU: 100% memory-bound
-     * operators. TP 8 at batch 1: 64 all-reduces of 8 KiB, each some 26.6
-     * us of ring latency (14 hops x 1.9 us), 1.70 ms against 0.4 ms of
-     * weights per GPU: bound by NVLink. */
+     * operators. TP 8 at batch 1: 64 all-reduces of 8 KiB, each by NCCL's
+     * LL protocol 14 hops x 0.47 us + 8192 x 1.75 / (450e9 / 4) = 6.707 us,
+     * 0.43 ms against some 0.6 ms of weights per GPU (2 GB at 3350 GB/s):
+     * still bound by memory. Without NVLink (the same GPUs on PCIe Gen5 x16,
+     * 64 GB/s: 14 x 1.0 us + 8192 x 1.75 / 16e9 = 14.896 us each, 0.95 ms):
+     * bound by PCIe. */
     struct rl_llm_model m = load("llama-3-8b");
     struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
     struct rl_llm_net net = node_net();
@@ -262,15 +265,24 @@ START_TEST(what_bounds_the_step)
     ck_assert_ptr_nonnull(strstr(s.why, "one-GPU decode is bound by memory bandwidth: 100% "));
     l.tp = 8;
     ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_DECODE, 1, 2048, &c, &net, &s, err), 0);
+    ck_assert_int_eq(s.bound, RL_LLM_BOUND_MEMORY);
+    ck_assert_double_eq_tol(find_comm(&s, "TP all-reduce")->time_us,
+                            14 * 0.47 + 8192.0 * 1.75 / (450e9 / 4) * 1e6, 0.001);
+    struct rl_gpu_spec pcie = h100;
+    pcie.links.count = 0;
+    pcie.links.gbs = pcie.links.gbs_per_link = NAN;
+    pcie.links.reach[0] = '\0';
+    struct rl_llm_net slow = {.spec = &pcie, .gpus_per_node = 8, .nic_gbps = NAN};
+    ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_DECODE, 1, 2048, &c, &slow, &s, err), 0);
     ck_assert_int_eq(s.bound, RL_LLM_BOUND_COMM);
     char want[160];
-    snprintf(want, sizeof want, "TP 8 decode is bound by NVLink 4 (switch): %.0f%% of the step "
+    snprintf(want, sizeof want, "TP 8 decode is bound by PCIe Gen5 x16: %.0f%% of the step "
                                 "is TP all-reduce",
              100 * s.comm_ns / s.time_ns);
     ck_assert_msg(strcmp(s.why, want) == 0, "%s", s.why);
-    printf("Llama-3-8B on H100s, batch 1: %s\n", s.why);
+    printf("Llama-3-8B on PCIe H100s, batch 1: %s\n", s.why);
     ck_assert_double_eq_tol(find_comm(&s, "TP all-reduce")->time_us,
-                            14 * 1.9 + 8192.0 * 1.75 / 450e9 * 1e6, 0.01);
+                            14 * 1.0 + 8192.0 * 1.75 / (64e9 / 4) * 1e6, 0.001);
     /* PP 8 with one microbatch: 7/8 of the pipeline idles. */
     l = RL_LLM_LAYOUT_ONE;
     l.pp = 8;

@@ -67,6 +67,7 @@ static cJSON *prediction_json(const struct rl_comm_prediction *p)
     rl_json_add_number(o, "bandwidth_us", rl_json_round(p->bandwidth_us, 6));
     rl_json_add_number(o, "latency_us", rl_json_round(p->latency_us, 6));
     cJSON_AddNumberToObject(o, "steps", p->steps);
+    cJSON_AddStringToObject(o, "protocol", p->protocol);
     cJSON_AddStringToObject(o, "origin", rl_origin_name(p->origin));
     return o;
 }

@@ -28,9 +28,11 @@
  * - Broadcast is a pipelined ring: every domain receives the bytes once
  *   over its boundary, every GPU once over its link (F = 1).
  *
- * alpha per step is NCCL's own hop latency (src/graph/tuning.cc, hwLat, ring,
- * LL128 protocol: NVLink 1.9 us, PCIe 2.5 us, network 4.0 us); steps are
- * NCCL's (2(n-1) all-reduce, n-1 all-gather / reduce-scatter / broadcast /
+ * alpha per step is NCCL's own hop latency (src/graph/tuning.cc, hwLat,
+ * ring), for the faster of two protocols at each size: LL (NVLink 0.47 us,
+ * PCIe 1.0, network 2.7; a quarter of the bandwidth) and the bandwidth
+ * protocol (LL128's 1.9, 2.5, 4.0; the full link). Steps are NCCL's
+ * (2(n-1) all-reduce, n-1 all-gather / reduce-scatter / broadcast /
  * all-to-all, 1 send/recv), of which 2(m-1) or m-1 cross the m domains'
  * boundary. NVLink SHARP (NVLS) and tree algorithms are not modelled: their
  * all-reduce can exceed the ring's bound (nccl-tests PR #239); the
@@ -99,10 +101,18 @@ double rl_collective_bus_factor(enum rl_collective c, int n)
 
 /* ---- the fabric ---- */
 
-/* Hop latencies, microseconds (NCCL tuning.cc hwLat, ring, LL128). */
-#define ALPHA_DOMAIN_US 1.9
-#define ALPHA_PCIE_US 2.5
-#define ALPHA_NET_US 4.0
+/* Two protocols, as NCCL chooses between them by the time its own model
+ * predicts (src/graph/tuning.cc): LL, 8-byte stores with flags, the least
+ * latency at a quarter of the bandwidth (its ring LL busBw x 1/4), for small
+ * messages; and the bandwidth protocols at the full link with LL128's hop
+ * latency. Hop latencies, microseconds (tuning.cc hwLat, ring: LL / LL128),
+ * by link: NVLink (the domain), PCIe, network. */
+enum { PROTO_LL, PROTO_BW, PROTO_COUNT };
+static const char *const proto_name[PROTO_COUNT] = {"LL", "Simple"};
+static const double proto_bw_share[PROTO_COUNT] = {0.25, 1.0};
+static const double alpha_domain_us[PROTO_COUNT] = {0.47, 1.9};
+static const double alpha_pcie_us[PROTO_COUNT] = {1.0, 2.5};
+static const double alpha_net_us[PROTO_COUNT] = {2.7, 4.0};
 
 static bool reach_is(const struct rl_gpu_links *l, const char *r)
 {
@@ -320,6 +330,7 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
     double factor = rl_collective_bus_factor(c, n);
     if (n == 1) { /* nothing crosses a link: a local copy at most */
         snprintf(out->link, sizeof out->link, "none (one GPU)");
+        snprintf(out->protocol, sizeof out->protocol, "none");
         out->link_gbs = NAN;
         out->busbw_gbs = NAN;
         out->algbw_gbs = NAN;
@@ -393,12 +404,20 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
     case RL_COLL_SENDRECV: steps = 1; cross = b.m > 1 ? 1 : 0; break;
     default: steps = n - 1; cross = b.m - 1; break;
     }
-    double alpha_in = b.domain ? ALPHA_DOMAIN_US : ALPHA_PCIE_US;
-    double alpha_out = b.nic ? ALPHA_NET_US : ALPHA_PCIE_US;
     out->steps = steps;
-    out->latency_us = (steps - cross) * alpha_in + cross * alpha_out;
-    out->bandwidth_us = t_bw_s * 1e6;
-    out->time_us = out->bandwidth_us + out->latency_us;
+    /* the faster protocol at this size */
+    for (int q = 0; q < PROTO_COUNT; q++) {
+        double alpha_in = b.domain ? alpha_domain_us[q] : alpha_pcie_us[q];
+        double alpha_out = b.nic ? alpha_net_us[q] : alpha_pcie_us[q];
+        double lat = (steps - cross) * alpha_in + cross * alpha_out;
+        double bw = t_bw_s * 1e6 / proto_bw_share[q];
+        if (q == 0 || lat + bw < out->time_us) {
+            out->latency_us = lat;
+            out->bandwidth_us = bw;
+            out->time_us = lat + bw;
+            snprintf(out->protocol, sizeof out->protocol, "%s", proto_name[q]);
+        }
+    }
     if (out->time_us > 0) {
         out->algbw_gbs = bytes / (out->time_us * 1e-6) / 1e9;
         out->busbw_gbs = out->algbw_gbs * factor;

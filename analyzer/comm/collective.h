@@ -81,6 +81,7 @@ struct rl_comm_prediction {
     double latency_us;           /* steps x per-step latency */
     int steps;
     double time_us;              /* bandwidth_us + latency_us */
+    char protocol[8];            /* the faster at this size: "LL" or "Simple" */
     enum rl_origin origin;       /* analytic */
     enum rl_origin link_origin;  /* of link_gbs: datasheet */
 };
