@@ -604,6 +604,17 @@ START_TEST(link_roof_binds_a_tp_layer)
     /* nothing communicated: unchanged, no link intensity */
     ck_assert_int_eq(rl_classify_link(&w, k.flops, 0, k.time_ns, &roof, &nvl, err), 0);
     ck_assert(isnan(w.ai_link_flop_per_byte));
+    /* no FLOPs (a copy): not placed against the link */
+    struct rl_verdict z = judge(kernel(0, 1e9, 4e6));
+    ck_assert_int_eq(rl_classify_link(&z, 0, 1e9, 4e6, &roof, &nvl, err), 0);
+    ck_assert(isnan(z.ai_link_flop_per_byte));
+    ck_assert_int_ne(z.bound, RL_BOUND_LINK);
+    /* untimed (time 0): bound by the link, no achieved rate */
+    struct rl_verdict u = judge(kernel(1e12, 1e9, 0));
+    ck_assert_int_eq(rl_classify_link(&u, 1e12, 1e9, 0, &roof, &nvl, err), 0);
+    ck_assert_int_eq(u.bound, RL_BOUND_LINK);
+    ck_assert(isnan(u.pct_of_roof));
+    ck_assert(isnan(u.achieved_tflops));
     struct rl_link_roof none = {.bandwidth_gbs = 0};
     ck_assert_int_eq(rl_classify_link(&w, k.flops, 1e9, k.time_ns, &roof, &none, err),
                      RL_EINVAL);
