@@ -307,8 +307,7 @@ int rl_classify_link(struct rl_verdict *v, double flops, double comm_bytes, doub
     if (!isnan(time_ns) && time_ns > 0) { /* att > 0: flops and comm_bytes are */
         v->achieved_tflops = flops / time_ns * 1e-3;
         v->pct_of_roof = v->achieved_tflops / att * 100;
-        if (v->achieved_tflops > 0)
-            v->headroom_x = att / v->achieved_tflops;
+        v->headroom_x = att / v->achieved_tflops; /* achieved > 0: flops and time are */
     }
     return RL_OK;
 }
