@@ -538,6 +538,21 @@ START_TEST(fast_and_general_paths_agree)
         ck_assert(flops[0] == flops[1] || (isnan(flops[0]) && isnan(flops[1])));
         ck_assert(l1[0] == l1[1] || (isnan(l1[0]) && isnan(l1[1])));
     }
+    /* A short name after a long one, both paths: whole, nothing of the
+     * longer left behind in the buffer the reader reuses. */
+    for (int fast = 0; fast < 2; fast++) {
+        rl_trace_set_fast_path(fast);
+        ck_assert_msg(read_doc(HEAD "{\"name\": \"a_long_kernel_name\", \"flops\": 1, "
+                                    "\"dram_bytes\": 1}, {\"name\": \"ab\", \"flops\": 1, "
+                                    "\"dram_bytes\": 1}]}") == 0,
+                      "%s", err);
+        rl_trace_set_fast_path(true);
+        ck_assert_uint_eq(g.n, 2);
+        bool short_seen = false;
+        for (size_t k = 0; k < g.n; k++)
+            short_seen |= strcmp(g.v[k].name, "ab") == 0;
+        ck_assert_msg(short_seen, "fast %d: %s, %s", fast, g.v[0].name, g.v[1].name);
+    }
     /* The seeds of the fuzzer too: a trace as `roofline trace` writes it. */
     char *text = rl_test_slurp(ROOFLINE_TEST_DATA_DIR "/../fuzz/seeds/trace/bench-6-launches.json");
     ck_assert_ptr_nonnull(text);
