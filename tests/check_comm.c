@@ -275,6 +275,49 @@ START_TEST(partial_nodes_and_spanning_domains)
 }
 END_TEST
 
+/* Domains of unequal size (n not a multiple of d): the ring crosses the
+ * boundary of the smallest one too, which has the fewest links out.
+ * - 3 RTX 3090 (bridged pairs, 4 x 14.0625 = 56.25 GB/s; PCIe Gen4 x16 32):
+ *   domains {0,1} and {2}; the ring leaves {2} through its one PCIe link,
+ *   32 GB/s, below the pair's 2 x 32 = 64 and the bridge's 56.25: bound 32.
+ * - 76 B200 of a GB200 NVL72 on 19 trays: one rack's 72 (18 trays) and one
+ *   tray of 4; that tray's 4 x 400 Gb/s = 200 GB/s binds the ring (not the
+ *   900 of NVLink, nor the rack's 18 x 200 = 3600). all-to-all 1 GiB: the
+ *   tray's 4 ranks send 72 of 76 parts out: 4 x 2^30 x 72/76 / 200e9 =
+ *   20344.58 us (the rack's 72: 72 x 2^30 x 4/76 / 3600e9 = 1130.25 us;
+ *   inside: 2^30 x 71/76 / 900e9 = 1114.55 us). */
+START_TEST(uneven_domains_bind_at_the_smallest)
+{
+    struct rl_gpu_spec g = gpu("rtx-3090", "NVLink 3", 4, 14.0625, "bridge", 2, 4, 32);
+    struct rl_fabric three = fabric(&g, NULL, 3, 1);
+    struct rl_comm_prediction p = predict(&three, RL_COLL_ALLREDUCE, 1e9);
+    ck_assert_double_eq(p.link_gbs, 32);
+    ck_assert_str_eq(p.link, "PCIe Gen4 x16");
+    /* four GPUs: two whole pairs, 64 per pair above the bridge: the bridge binds */
+    struct rl_fabric four = fabric(&g, NULL, 4, 1);
+    ck_assert_double_eq(predict(&four, RL_COLL_ALLREDUCE, 1e9).link_gbs, 56.25);
+
+    struct rl_gpu_spec b = gpu("b200", "NVLink 5", 18, 50, "switch", 0, 5, 64);
+    struct rl_system nvl;
+    memset(&nvl, 0, sizeof nvl);
+    strcpy(nvl.id, "gb200-nvl72");
+    strcpy(nvl.gpu, "b200");
+    nvl.gpus_per_node = 4;
+    nvl.domain_gpus = 72;
+    strcpy(nvl.intra_link, "NVLink 5 through NVLink Switch trays");
+    nvl.intra_gbs = 900;
+    nvl.nics_per_node = 4;
+    nvl.nic_gbps = 400;
+    struct rl_fabric f = fabric(&b, &nvl, 76, 19);
+    struct rl_comm_prediction ar = predict(&f, RL_COLL_ALLREDUCE, 1e9);
+    ck_assert_double_eq(ar.link_gbs, 200);
+    ck_assert(strstr(ar.link, "NIC") != NULL);
+    struct rl_comm_prediction a2a = predict(&f, RL_COLL_ALLTOALL, 1073741824.0);
+    ck_assert_double_eq(a2a.link_gbs, 200);
+    ck_assert_double_eq_tol(a2a.bandwidth_us, 20344.58, 0.01);
+}
+END_TEST
+
 START_TEST(bad_fabrics_are_refused)
 {
     struct rl_gpu_spec s = h100();
@@ -539,6 +582,7 @@ int main(void)
     tcase_add_test(tc, mesh_uses_the_links_it_has);
     tcase_add_test(tc, bad_fabrics_are_refused);
     tcase_add_test(tc, partial_nodes_and_spanning_domains);
+    tcase_add_test(tc, uneven_domains_bind_at_the_smallest);
     suite_add_tcase(s, tc);
     TCase *cl = tcase_create("cli");
     tcase_add_test(cl, cli_allreduce_json);

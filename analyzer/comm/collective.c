@@ -18,10 +18,15 @@
  *   traffic, F x bytes. The links that carry it out are the domain's NICs
  *   (between nodes: nics x Gb/s / 8; a DGX H100 8 x 400 Gb/s = 400 GB/s)
  *   or its GPUs' PCIe links (d x PCIe per direction). busbw_max is the
- *   least of the domain link and each boundary crossed.
+ *   least of the domain link and each boundary crossed. When d does not
+ *   divide n the last domain is smaller (3 GPUs of bridged pairs: {0,1},
+ *   {2}; 76 GPUs of an NVL72: 72 + 4): its boundary, d_min GPUs' links,
+ *   carries the same traffic and binds.
  * - All-to-all sends bytes/n to each peer: d - 1 parts stay in the domain
  *   (over the GPU's links), n - d leave it; d ranks share the boundary:
- *   t = max(bytes (d-1) / (n intra), d bytes (n-d) / (n boundary)).
+ *   t = max(bytes (d-1) / (n intra), d bytes (n-d) / (n boundary)), the
+ *   second at the smallest domain (d_min, its boundary), whose ranks send
+ *   the most parts out.
  * - Send/recv (nccl-tests' ring: r sends to r+1) crosses one link per
  *   rank: the GPU's link inside a domain, else its share of the boundary
  *   (node NICs / GPUs per node, or its own PCIe link).
@@ -233,6 +238,7 @@ int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
 struct bounds {
     int d;            /* GPUs of one domain taking part */
     int m;            /* domains taking part */
+    int d_min;        /* GPUs of the smallest: the last one's when d does not divide n */
     bool domain;      /* two or more GPUs share a domain link */
     bool nic, pcie;   /* boundaries crossed */
     double nic_domain_gbs, pcie_domain_gbs; /* per domain */
@@ -252,7 +258,16 @@ static void bounds_of(const struct rl_fabric *f, struct bounds *b)
         b->d = n;
     if (b->d < 1)
         b->d = 1;
-    b->m = (n + b->d - 1) / b->d;
+    if (f->domain_nodes > 1 || b->d >= gpn) {
+        /* domains of whole nodes, or spanning them */
+        b->m = (n + b->d - 1) / b->d;
+        b->d_min = n - (b->m - 1) * b->d;
+    } else {
+        /* domains inside each node: a node of 3 bridged GPUs holds {0,1}, {2} */
+        int per_node = (gpn + b->d - 1) / b->d;
+        b->m = per_node * f->nodes;
+        b->d_min = gpn - (per_node - 1) * b->d;
+    }
     b->domain = b->d > 1 && f->intra_gbs > 0;
     if (b->m <= 1)
         return;
@@ -261,13 +276,15 @@ static void bounds_of(const struct rl_fabric *f, struct bounds *b)
     double node_nic_gbs = f->nics_per_node * f->nic_gbs * share;
     if (b->d >= gpn && f->nodes > 1) {
         /* domains of whole nodes (a DGX; an NVL72 rack of trays) */
+        /* the smallest domain has the fewest NICs: its boundary binds */
         b->nic = true;
-        b->nic_domain_gbs = node_nic_gbs * ((double)b->d / gpn);
+        b->nic_domain_gbs = node_nic_gbs * ((double)b->d_min / gpn);
         b->nic_gpu_gbs = node_nic_gbs / gpn;
     } else {
-        /* several domains in a node meet over PCIe; nodes over NICs */
+        /* several domains in a node meet over PCIe (the smallest's links
+         * bind); nodes over NICs */
         b->pcie = true;
-        b->pcie_domain_gbs = b->d * f->pcie_gbs;
+        b->pcie_domain_gbs = b->d_min * f->pcie_gbs;
         b->pcie_gpu_gbs = f->pcie_gbs;
         if (f->nodes > 1) {
             b->nic = true;
@@ -356,11 +373,13 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
             t_in = bytes * (b.d - 1) / n / (in.gbs * 1e9);
         }
         if (b.m > 1) {
+            /* the boundaries are the smallest domain's, whose d_min ranks
+             * send the most parts out: n - d_min */
             if (b.pcie)
                 consider(&outp, b.pcie_domain_gbs, pcie, f->pcie_origin);
             if (b.nic)
                 consider(&outp, b.nic_domain_gbs, nic, f->inter_origin);
-            t_out = b.d * bytes * (n - b.d) / n / (outp.gbs * 1e9);
+            t_out = b.d_min * bytes * (n - b.d_min) / n / (outp.gbs * 1e9);
         }
         p = t_out > t_in ? outp : in;
         t_bw_s = t_out > t_in ? t_out : t_in;
