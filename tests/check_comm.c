@@ -318,6 +318,46 @@ START_TEST(uneven_domains_bind_at_the_smallest)
 }
 END_TEST
 
+/* A mesh joins each pair of GPUs by one link (MI300X platform: 7 x 64 GB/s
+ * per direction, data/systems/mi300x-platform.json: "a pair alone gets
+ * 64"): a subset of the board's GPUs uses the links among them, from the
+ * system file as from the GPU's, and send/recv (r to r+1, one peer) one
+ * link: 1 GB / 64 GB/s = 15625 us + 1.9 us. */
+START_TEST(mesh_subsets_and_one_peer)
+{
+    struct rl_gpu_spec s = gpu("mi300x", "Infinity Fabric", 7, 64, "mesh", 0, 5, 64);
+    struct rl_system sys;
+    memset(&sys, 0, sizeof sys);
+    strcpy(sys.id, "mi300x-platform");
+    strcpy(sys.gpu, "mi300x");
+    sys.gpus_per_node = 8;
+    sys.domain_gpus = 8;
+    strcpy(sys.topology, "mesh");
+    strcpy(sys.intra_link, "Infinity Fabric full mesh");
+    sys.intra_gbs = 448;
+    strcpy(sys.pcie_link, "PCIe Gen5 x16");
+    sys.pcie_gbs = 64;
+    sys.nics_per_node = 8;
+    sys.nic_gbps = 400;
+    struct rl_fabric eight = fabric(&s, &sys, 8, 1);
+    ck_assert_double_eq(predict(&eight, RL_COLL_ALLREDUCE, 1e9).link_gbs, 448);
+    struct rl_fabric two = fabric(&s, &sys, 2, 1);
+    ck_assert_double_eq(predict(&two, RL_COLL_ALLREDUCE, 1e9).link_gbs, 64);
+    struct rl_fabric four = fabric(&s, &sys, 4, 1);
+    ck_assert_double_eq(predict(&four, RL_COLL_ALLREDUCE, 1e9).link_gbs, 192);
+    /* send/recv: one link to the next GPU, from the system and from the GPU alone */
+    struct rl_comm_prediction sr = predict(&eight, RL_COLL_SENDRECV, 1e9);
+    ck_assert_double_eq(sr.link_gbs, 64);
+    ck_assert_double_eq_tol(sr.time_us, 15626.9, 1e-6);
+    struct rl_fabric alone = fabric(&s, NULL, 8, 1);
+    ck_assert_double_eq(predict(&alone, RL_COLL_SENDRECV, 1e9).link_gbs, 64);
+    /* inside a switch the pair gets the whole link */
+    struct rl_gpu_spec h = h100();
+    struct rl_fabric sw = fabric(&h, NULL, 8, 1);
+    ck_assert_double_eq(predict(&sw, RL_COLL_SENDRECV, 1e9).link_gbs, 450);
+}
+END_TEST
+
 START_TEST(bad_fabrics_are_refused)
 {
     struct rl_gpu_spec s = h100();
@@ -583,6 +623,7 @@ int main(void)
     tcase_add_test(tc, bad_fabrics_are_refused);
     tcase_add_test(tc, partial_nodes_and_spanning_domains);
     tcase_add_test(tc, uneven_domains_bind_at_the_smallest);
+    tcase_add_test(tc, mesh_subsets_and_one_peer);
     suite_add_tcase(s, tc);
     TCase *cl = tcase_create("cli");
     tcase_add_test(cl, cli_allreduce_json);

@@ -28,8 +28,11 @@
  *   second at the smallest domain (d_min, its boundary), whose ranks send
  *   the most parts out.
  * - Send/recv (nccl-tests' ring: r sends to r+1) crosses one link per
- *   rank: the GPU's link inside a domain, else its share of the boundary
- *   (node NICs / GPUs per node, or its own PCIe link).
+ *   rank: the GPU's link inside a domain (in a mesh the one link that joins
+ *   the pair: MI300X 64 GB/s, not its 7 x 64), else its share of the
+ *   boundary (node NICs / GPUs per node, or its own PCIe link).
+ * - A mesh of d GPUs taking part of a board of D uses d - 1 of each GPU's
+ *   D - 1 links (from the GPU's links or the system's per-GPU figure / (D-1)).
  * - Broadcast is a pipelined ring: every domain receives the bytes once
  *   over its boundary, every GPU once over its link (F = 1).
  *
@@ -173,6 +176,19 @@ int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
                               : 1;
         snprintf(f->intra_link, sizeof f->intra_link, "%s", sys->intra_link);
         f->intra_gbs = sys->domain_gpus > 1 ? sys->intra_gbs : NAN;
+        if (strcmp(sys->topology, "mesh") == 0 && sys->domain_gpus > 1) {
+            /* a board mesh: one link to each of the domain_gpus - 1 others;
+             * the GPUs taking part use those among them */
+            int d = f->gpus_per_node < sys->domain_gpus ? f->gpus_per_node : sys->domain_gpus;
+            f->peer_gbs = sys->intra_gbs / (sys->domain_gpus - 1);
+            snprintf(f->peer_link, sizeof f->peer_link, "%s (one link to the peer)",
+                     sys->intra_link);
+            if (d > 1 && d < sys->domain_gpus) {
+                f->intra_gbs = (d - 1) * f->peer_gbs;
+                snprintf(f->intra_link, sizeof f->intra_link, "%.60s (%d of %d links)",
+                         sys->intra_link, d - 1, sys->domain_gpus - 1);
+            }
+        }
         if (sys->pcie_gbs > 0) {
             f->pcie_gbs = sys->pcie_gbs;
             snprintf(f->pcie_link, sizeof f->pcie_link, "%s", sys->pcie_link);
@@ -199,6 +215,9 @@ int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
             f->intra_gbs = used * l->gbs_per_link;
             snprintf(f->intra_link, sizeof f->intra_link, "%s (mesh, %d of %d links)", l->name,
                      used, l->count);
+            f->peer_gbs = l->gbs_per_link;
+            snprintf(f->peer_link, sizeof f->peer_link, "%s (mesh, one link to the peer)",
+                     l->name);
         } else if (l->count > 0 && reach_is(l, "bridge")) {
             f->domain_gpus = l->bridge_gpus > 1 ? l->bridge_gpus : 2;
             f->intra_gbs = l->gbs;
@@ -389,6 +408,8 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
                 consider(&p, b.pcie_gpu_gbs, pcie, f->pcie_origin);
             if (b.nic)
                 consider(&p, b.nic_gpu_gbs, nic_share, f->inter_origin);
+        } else if (b.domain && f->peer_gbs > 0) {
+            consider(&p, f->peer_gbs, f->peer_link, f->intra_origin); /* a mesh's one link */
         } else if (b.domain) {
             consider(&p, f->intra_gbs, f->intra_link, f->intra_origin);
         } else {

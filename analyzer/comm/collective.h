@@ -43,6 +43,8 @@ struct rl_fabric {
     /* inside a domain (NVLink, Infinity Fabric) */
     char intra_link[96];
     double intra_gbs;            /* per GPU per direction */
+    char peer_link[96];          /* one GPU to one other of its domain: a mesh's one link */
+    double peer_gbs;             /* its GB/s per direction (send/recv); 0: intra_gbs */
     enum rl_origin intra_origin;
     /* between domains inside a node (PCIe) */
     char pcie_link[32];
