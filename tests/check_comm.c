@@ -479,6 +479,33 @@ START_TEST(cli_system_two_nodes)
 }
 END_TEST
 
+/* --nodes alone takes the NICs of the first system with the GPU (here
+ * dgx-h100: 8 x 400 Gb/s for 8 GPUs): one GPU per node uses its share,
+ * 400 GB/s / 8 = 50 GB/s, as with --system dgx-h100; 8 GPUs per node all 400. */
+START_TEST(cli_nodes_take_the_system_nic_share)
+{
+    const char *const sizes[][2] = {{"2", "50"}, {"16", "400"}};
+    for (int i = 0; i < 2; i++) {
+        struct rl_run r = RUN("comm", "--gpu", "h100-sxm", "--gpus", sizes[i][0], "--nodes", "2",
+                              "--collective", "allreduce", "--bytes", "1G", "--json");
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        cJSON *doc = cJSON_Parse(r.out);
+        ck_assert_ptr_nonnull(doc);
+        ck_assert_str_eq(str(doc, "nic_from_system"), "dgx-h100");
+        ck_assert_double_eq(num(doc, "link_gbs_per_direction"), atof(sizes[i][1]));
+        cJSON_Delete(doc);
+        rl_run_release(&r);
+        struct rl_run q = RUN("comm", "--system", "dgx-h100", "--gpus", sizes[i][0], "--nodes",
+                              "2", "--collective", "allreduce", "--bytes", "1G", "--json");
+        ck_assert_msg(q.status == 0, "%s", q.err);
+        doc = cJSON_Parse(q.out);
+        ck_assert_double_eq(num(doc, "link_gbs_per_direction"), atof(sizes[i][1]));
+        cJSON_Delete(doc);
+        rl_run_release(&q);
+    }
+}
+END_TEST
+
 START_TEST(cli_bad_usage)
 {
     struct {
@@ -629,6 +656,7 @@ int main(void)
     tcase_add_test(cl, cli_allreduce_json);
     tcase_add_test(cl, cli_every_gpu_every_collective);
     tcase_add_test(cl, cli_system_two_nodes);
+    tcase_add_test(cl, cli_nodes_take_the_system_nic_share);
     tcase_add_test(cl, cli_bad_usage);
     tcase_add_test(cl, cli_link_roof_on_the_roofline);
     tcase_add_test(cl, cli_chart_comm);

@@ -266,6 +266,9 @@ int cmd_comm(int argc, char **argv)
     if (nic_from) {
         f.inter_origin = RL_ORIGIN_DATASHEET;
         snprintf(f.inter_link, sizeof f.inter_link, "%s", nic_from->nic);
+        /* its NICs serve its node's GPUs: fewer GPUs per node use their share */
+        if (nic_from->gpus_per_node > f.node_gpus)
+            f.node_gpus = nic_from->gpus_per_node;
     }
 
     struct rl_comm_prediction preds[RL_COLL_COUNT * MAX_SIZES];
