@@ -476,6 +476,15 @@ START_TEST(cli_system_two_nodes)
     ck_assert_str_eq(str(doc, "system"), "dgx-h100");
     cJSON_Delete(doc);
     rl_run_release(&r);
+    /* the NIC's name whole, as its system file gives it (55 characters) */
+    r = RUN("comm", "--system", "mi300x-platform", "--gpus", "16", "--collective", "sendrecv",
+            "--bytes", "1G", "--json");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    doc = cJSON_Parse(r.out);
+    ck_assert_str_eq(str(doc, "link"), "NIC share of 8 x 400 Gb/s per node (400 Gb/s RDMA NIC "
+                                       "per GPU (the server vendor's choice))");
+    cJSON_Delete(doc);
+    rl_run_release(&r);
 }
 END_TEST
 

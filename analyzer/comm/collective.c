@@ -326,7 +326,7 @@ static void consider(struct pick *p, double gbs, const char *link, enum rl_origi
         return;
     if (!(p->gbs > 0) || gbs < p->gbs) {
         p->gbs = gbs;
-        snprintf(p->link, sizeof p->link, "%s", link);
+        snprintf(p->link, sizeof p->link, "%.*s", (int)sizeof p->link - 1, link);
         p->origin = o;
     }
 }
@@ -334,7 +334,7 @@ static void consider(struct pick *p, double gbs, const char *link, enum rl_origi
 /* "NICs: 8 x 400 Gb/s per node (ConnectX-7 ...)"; one GPU's share with share. */
 static void nic_name(const struct rl_fabric *f, bool share, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s%d x %g Gb/s per node%s%.48s%s", share ? "NIC share of " : "NICs: ",
+    snprintf(buf, n, "%s%d x %g Gb/s per node%s%s%s", share ? "NIC share of " : "NICs: ",
              f->nics_per_node, f->nic_gbs * 8.0, f->inter_link[0] ? " (" : "", f->inter_link,
              f->inter_link[0] ? ")" : "");
 }
@@ -374,7 +374,7 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
     }
     struct bounds b;
     bounds_of(f, &b);
-    char nic[96], nic_share[96], pcie[64];
+    char nic[160], nic_share[160], pcie[64]; /* cut to the prediction's link[] when chosen */
     nic_name(f, false, nic, sizeof nic);
     nic_name(f, true, nic_share, sizeof nic_share);
     pcie_name(f, pcie, sizeof pcie);
