@@ -381,6 +381,10 @@ START_TEST(bad_fabrics_are_refused)
     struct rl_comm_prediction p = predict(&f, RL_COLL_ALLREDUCE, 1e9);
     ck_assert_double_eq(p.link_gbs, 200);
     ck_assert_int_eq(p.link_origin, RL_ORIGIN_ANALYTIC);
+    /* more GPUs than any fabric (steps 2(n-1) would overflow an int) */
+    struct rl_gpu_spec l = gpu("l40s", "", 0, 0, "", 0, 4, 32);
+    ck_assert_int_eq(rl_fabric_build(&f, &l, NULL, 2000000000, 1, NAN, 0, err), RL_EINVAL);
+    ck_assert_int_eq(rl_fabric_build(&f, &l, NULL, RL_FABRIC_MAX_GPUS, 1, NAN, 0, err), 0);
     /* send/recv on one GPU; negative sizes */
     struct rl_fabric one = fabric(&s, NULL, 1, 1);
     struct rl_comm_prediction q;

@@ -141,6 +141,10 @@ START_TEST(bad_files_name_file_and_line)
     ck_assert_int_eq(load_edited("\"check\": \"passed\",", "", err), RL_ESCHEMA);
     ck_assert_int_eq(load_edited("\"ranks\": 8,", "\"ranks\": 8,,", err), RL_EPARSE);
     ck_assert_int_eq(load_edited("\"wrong\": null", "\"wrong\": -1", err), RL_ESCHEMA);
+    /* counts past what an int holds (read as ints): refused, not wrapped */
+    ck_assert_int_eq(load_edited("\"ranks\": 8,", "\"ranks\": 1e12,", err), RL_ESCHEMA);
+    ck_assert_msg(strstr(err, "ranks"), "%s", err);
+    ck_assert_int_eq(load_edited("\"gpus\": 8,", "\"gpus\": 2147483648,", err), RL_ESCHEMA);
     struct rl_comm_results r;
     ck_assert_int_eq(rl_comm_results_load(&r, "/nonexistent/comm.json", err), RL_EIO);
 }

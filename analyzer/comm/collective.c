@@ -132,6 +132,10 @@ int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
                     double nic_gbps, int nics_per_node, char *errmsg)
 {
     memset(f, 0, sizeof *f);
+    if (gpus > RL_FABRIC_MAX_GPUS) {
+        snprintf(errmsg, RL_ERRMSG_SIZE, "%d GPUs: at most %d", gpus, RL_FABRIC_MAX_GPUS);
+        return RL_EINVAL;
+    }
     if (!spec || gpus < 1 || nodes < 1 || gpus % nodes != 0) {
         snprintf(errmsg, RL_ERRMSG_SIZE,
                  "%d GPUs do not divide evenly over %d nodes", gpus, nodes);
