@@ -648,6 +648,50 @@ START_TEST(cli_chart_comm)
 }
 END_TEST
 
+/* `chart --comm` on a file of 16 ranks on 2 nodes (the synthetic file's
+ * H100s, edited) without --system: the NICs of the first system with the
+ * GPU (dgx-h100: 8 x 400 Gb/s = 400 GB/s per node) as `comm --nodes 2`
+ * takes them: the NIC ceiling drawn and the predictions dashed, no warning. */
+START_TEST(cli_chart_comm_two_nodes)
+{
+    char *text = rl_test_slurp(rl_test_data("comm/synthetic.json"));
+    ck_assert_ptr_nonnull(text);
+    char path[4200], out[4200], gp_path[4200];
+    snprintf(path, sizeof path, "%s/two-nodes.json", rl_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    /* "ranks": 8 -> 16, every "nodes": 1 -> 2, every "gpus": 8 -> 16 */
+    for (const char *p = text; *p;) {
+        if (strncmp(p, "\"ranks\": 8", 10) == 0) {
+            fputs("\"ranks\": 16", f);
+            p += 10;
+        } else if (strncmp(p, "\"nodes\": 1", 10) == 0) {
+            fputs("\"nodes\": 2", f);
+            p += 10;
+        } else if (strncmp(p, "\"gpus\": 8", 9) == 0) {
+            fputs("\"gpus\": 16", f);
+            p += 9;
+        } else {
+            fputc(*p++, f);
+        }
+    }
+    fclose(f);
+    free(text);
+    snprintf(out, sizeof out, "%s/two-nodes.svg", rl_test_tmpdir());
+    struct rl_run r = RUN("chart", "--comm", path, "-o", out);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "warning") == NULL, "%s", r.err);
+    rl_run_release(&r);
+    snprintf(gp_path, sizeof gp_path, "%s/two-nodes.gp", rl_test_tmpdir());
+    char *gp = rl_test_slurp(gp_path);
+    ck_assert_ptr_nonnull(gp);
+    ck_assert_msg(strstr(gp, "NICs: 8 x 400 Gb/s = 400 GB/s per node (datasheet)") != NULL, "%s",
+                  gp);
+    ck_assert(strstr(gp, "pt 6 ps 0.6 dt (8,4)") != NULL); /* a dashed prediction */
+    free(gp);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("comm");
@@ -673,6 +717,7 @@ int main(void)
     tcase_add_test(cl, cli_bad_usage);
     tcase_add_test(cl, cli_link_roof_on_the_roofline);
     tcase_add_test(cl, cli_chart_comm);
+    tcase_add_test(cl, cli_chart_comm_two_nodes);
     suite_add_tcase(s, cl);
     return rl_test_run(s);
 }
