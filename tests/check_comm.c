@@ -251,6 +251,12 @@ START_TEST(partial_nodes_and_spanning_domains)
     ck_assert_double_eq(predict(&pp, RL_COLL_ALLREDUCE, 1e9).link_gbs, 50);
     struct rl_fabric half = fabric(&s, &sys, 8, 2);
     ck_assert_double_eq(predict(&half, RL_COLL_ALLREDUCE, 1e9).link_gbs, 200);
+    /* the same NIC rate given (--nic-gbps 400, no --nics-per-node): one NIC
+     * per GPU of the node, 8, of which the 4 GPUs use half: 200 again */
+    char err[RL_ERRMSG_SIZE] = "";
+    struct rl_fabric given;
+    ck_assert_int_eq(rl_fabric_build(&given, &s, &sys, 8, 2, 400, 0, err), 0);
+    ck_assert_double_eq(predict(&given, RL_COLL_ALLREDUCE, 1e9).link_gbs, 200);
 
     struct rl_gpu_spec b = gpu("b200", "NVLink 5", 18, 50, "switch", 0, 5, 64);
     struct rl_system nvl;

@@ -32,7 +32,7 @@ static const char usage_text[] =
     "  --system S         a node of data/systems ('roofline gpus systems'): its\n"
     "                     NVLink domain, PCIe and NICs\n"
     "  --nic-gbps R       NIC rate between nodes, Gb/s per direction (overrides the\n"
-    "                     system's); --nics-per-node M (default: one per GPU)\n"
+    "                     system's); --nics-per-node M (default: one per GPU of a node)\n"
     "  --collective C     allreduce, allgather, reducescatter, broadcast, alltoall,\n"
     "                     sendrecv, a comma list, or all (default: all)\n"
     "  --bytes B          message size, nccl-tests' (all-gather/reduce-scatter: the\n"

@@ -241,7 +241,11 @@ int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
     }
     if (nic_gbps > 0) { /* given on the command line: overrides the system's */
         f->nic_gbs = nic_gbps / 8.0;
-        f->nics_per_node = nics_per_node > 0 ? nics_per_node : f->gpus_per_node;
+        /* default: one NIC per GPU of the node (the system's node size, of
+         * which fewer GPUs taking part use their share in bounds_of) */
+        f->nics_per_node = nics_per_node > 0 ? nics_per_node
+                           : f->node_gpus > 0 ? f->node_gpus
+                                              : f->gpus_per_node;
         f->inter_link[0] = '\0'; /* a rate, no product */
         f->inter_origin = RL_ORIGIN_ANALYTIC; /* the user's figure */
     }
