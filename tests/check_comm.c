@@ -698,6 +698,51 @@ START_TEST(cli_chart_comm_two_nodes)
 }
 END_TEST
 
+/* A file with more sizes than a measure run makes (70 out-of-place
+ * send/recv points, 1 B .. 2^69 B): every one drawn, none read or written
+ * past the chart's arrays (UBSan: index 64 out of bounds). */
+START_TEST(cli_chart_comm_many_sizes)
+{
+    char *text = rl_test_slurp(rl_test_data("comm/synthetic.json"));
+    ck_assert_ptr_nonnull(text);
+    const char *from = strstr(text, "\"collective\": \"sendrecv\"");
+    ck_assert_ptr_nonnull(from);
+    const char *open = strchr(strstr(from, "\"results\""), '['), *close = strchr(open, ']');
+    char path[4200], out[4200], dat_path[4200];
+    snprintf(path, sizeof path, "%s/many.json", rl_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "%.*s", (int)(open + 1 - text), text);
+    for (int i = 0; i < 70; i++)
+        fprintf(f, "%s{\"bytes\": %.17g, \"count\": 1, \"in_place\": false, \"iters\": 20, "
+                   "\"time_us\": 10, \"algbw_gbs\": %d, \"busbw_gbs\": %d, \"pct_of_link\": 1, "
+                   "\"wrong\": 0}",
+                i ? ", " : "", ldexp(1, i), i + 1, i + 1);
+    fputs(close, f);
+    fclose(f);
+    free(text);
+    snprintf(out, sizeof out, "%s/many.svg", rl_test_tmpdir());
+    struct rl_run r = RUN("chart", "--comm", path, "-o", out);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    rl_run_release(&r);
+    snprintf(dat_path, sizeof dat_path, "%s/many.dat", rl_test_tmpdir());
+    char *dat = rl_test_slurp(dat_path);
+    ck_assert_ptr_nonnull(dat);
+    /* the last size and its value: 2^69 B at 70 GB/s */
+    ck_assert_msg(strstr(dat, "5.9029581e+20 70\n") != NULL, "%.3000s", dat);
+    /* 70 measured points in the send/recv block: its lines up to the next */
+    const char *blk = strstr(dat, "# index 2: sendrecv (measured)\n");
+    ck_assert_ptr_nonnull(blk);
+    const char *end = strstr(blk, "# index 3");
+    ck_assert_ptr_nonnull(end);
+    int lines = 0;
+    for (const char *p = strchr(blk, '\n') + 1; p < end; p = strchr(p, '\n') + 1)
+        lines += *p != '\n';
+    ck_assert_int_eq(lines, 70);
+    free(dat);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("comm");
@@ -724,6 +769,7 @@ int main(void)
     tcase_add_test(cl, cli_link_roof_on_the_roofline);
     tcase_add_test(cl, cli_chart_comm);
     tcase_add_test(cl, cli_chart_comm_two_nodes);
+    tcase_add_test(cl, cli_chart_comm_many_sizes);
     suite_add_tcase(s, cl);
     return rl_test_run(s);
 }
