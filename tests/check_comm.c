@@ -548,6 +548,16 @@ START_TEST(cli_bad_usage)
         ck_assert_msg(strstr(r.err, cases[i].msg) != NULL, "case %zu: %s", i, r.err);
         rl_run_release(&r);
     }
+    /* a long list of valid names (30 x "allreduce,", 300 characters) is valid */
+    char list[400] = "";
+    for (int i = 0; i < 30; i++)
+        strcat(list, i ? ",allreduce" : "allreduce");
+    strcat(list, ",sendrecv");
+    struct rl_run l = RUN("comm", "--gpu", "h100-sxm", "--gpus", "8", "--collective", list,
+                          "--bytes", "1G");
+    ck_assert_msg(l.status == 0, "%s", l.err);
+    ck_assert(strstr(l.out, "sendrecv") != NULL);
+    rl_run_release(&l);
     /* runtime errors: exit 1, one line */
     struct rl_run r = RUN("comm", "--gpu", "h100-sxm", "--gpus", "12", "--nodes", "5");
     ck_assert_int_eq(r.status, 1);

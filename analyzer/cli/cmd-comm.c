@@ -120,17 +120,24 @@ static int parse_collectives(const char *arg, bool want[RL_COLL_COUNT])
             want[c] = true;
         return CLI_OK;
     }
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", arg);
-    char *save = NULL;
-    int n = 0;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int c = rl_collective_parse(t);
-        if (c < 0)
-            return cli_unknown_name("comm", "collective", t, rl_collective_names());
-        want[c] = true;
-        n++;
+    char *buf = strdup(arg), *save = NULL; /* any length */
+    if (!buf) {
+        cli_error("out of memory");
+        return CLI_FAIL;
     }
+    int n = 0, rc = CLI_OK;
+    for (char *t = strtok_r(buf, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+        int c = rl_collective_parse(t);
+        if (c < 0) {
+            rc = cli_unknown_name("comm", "collective", t, rl_collective_names());
+        } else {
+            want[c] = true;
+            n++;
+        }
+    }
+    free(buf);
+    if (rc)
+        return rc;
     if (!n)
         return cli_usage_error("comm", "--collective needs a name");
     return CLI_OK;
