@@ -251,6 +251,9 @@ START_TEST(partial_nodes_and_spanning_domains)
     ck_assert_double_eq(predict(&pp, RL_COLL_ALLREDUCE, 1e9).link_gbs, 50);
     struct rl_fabric half = fabric(&s, &sys, 8, 2);
     ck_assert_double_eq(predict(&half, RL_COLL_ALLREDUCE, 1e9).link_gbs, 200);
+    /* named as the share it is, not as the node's whole 8 x 400 Gb/s */
+    ck_assert_str_eq(predict(&half, RL_COLL_ALLREDUCE, 1e9).link,
+                     "NIC share of 8 x 400 Gb/s per node (8 x 400 Gb/s NDR)");
     /* the same NIC rate given (--nic-gbps 400, no --nics-per-node): one NIC
      * per GPU of the node, 8, of which the 4 GPUs use half: 200 again */
     char err[RL_ERRMSG_SIZE] = "";

@@ -385,6 +385,8 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
     char nic[160], nic_share[160], pcie[64]; /* cut to the prediction's link[] when chosen */
     nic_name(f, false, nic, sizeof nic);
     nic_name(f, true, nic_share, sizeof nic_share);
+    /* fewer GPUs per node than it holds: they use their share of its NICs */
+    bool part = f->node_gpus > f->gpus_per_node;
     pcie_name(f, pcie, sizeof pcie);
 
     struct pick p = {.gbs = NAN};
@@ -405,7 +407,7 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
             if (b.pcie)
                 consider(&outp, b.pcie_domain_gbs, pcie, f->pcie_origin);
             if (b.nic)
-                consider(&outp, b.nic_domain_gbs, nic, f->inter_origin);
+                consider(&outp, b.nic_domain_gbs, part ? nic_share : nic, f->inter_origin);
             t_out = b.d_min * bytes * (n - b.d_min) / n / (outp.gbs * 1e9);
         }
         p = t_out > t_in ? outp : in;
@@ -433,7 +435,7 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
         if (b.pcie)
             consider(&p, b.pcie_domain_gbs, pcie, f->pcie_origin);
         if (b.nic)
-            consider(&p, b.nic_domain_gbs, nic, f->inter_origin);
+            consider(&p, b.nic_domain_gbs, part ? nic_share : nic, f->inter_origin);
         t_bw_s = bytes * factor / (p.gbs * 1e9);
     }
     if (!(p.gbs > 0)) {
