@@ -81,6 +81,9 @@ int rl_comm_chart_render(const struct rl_comm_results *r, const struct rl_fabric
         hls[n_h] = hl[n_h];
         n_h++;
     }
+    bool predicted = false; /* the legend names the dashed curves only when there are some */
+    for (size_t i = 0; i < n_series; i++)
+        predicted |= series[i].dashed;
     struct rl_xy_chart c = {.title = title,
                             .xlabel = "message size (bytes, nccl-tests' size)",
                             .ylabel = one ? "algorithm bandwidth (GB/s)"
@@ -94,7 +97,7 @@ int rl_comm_chart_render(const struct rl_comm_results *r, const struct rl_fabric
                             .n_hlines = n_h,
                             .x_bytes = true,
                             .key = "bottom right",
-                            .dashed_title = "analytic (ring model), dashed"};
+                            .dashed_title = predicted ? "analytic (ring model), dashed" : NULL};
     rc = rl_xy_chart_render(&c, out_path, errmsg);
 done:
     for (size_t j = 0; j < 2 * RL_COLL_COUNT; j++) {

@@ -653,6 +653,27 @@ START_TEST(cli_chart_comm)
     ck_assert_msg(strstr(dat, "1048576 80.16") != NULL, "%s", dat);
     free(gp);
     free(dat);
+    /* a GPU the database does not know: no prediction, so no legend for one */
+    char *text = rl_test_slurp(rl_test_data("comm/synthetic.json"));
+    char *at = strstr(text, "\"gpu_id\": \"h100-sxm\"");
+    ck_assert_ptr_nonnull(at);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/unknown-gpu.json", rl_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    fprintf(f, "%.*s\"gpu_id\": null%s", (int)(at - text), text,
+            at + strlen("\"gpu_id\": \"h100-sxm\""));
+    fclose(f);
+    free(text);
+    snprintf(out, sizeof out, "%s/unknown-gpu.svg", rl_test_tmpdir());
+    r = RUN("chart", "--comm", path, "-o", out);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    rl_run_release(&r);
+    snprintf(gp_path, sizeof gp_path, "%s/unknown-gpu.gp", rl_test_tmpdir());
+    gp = rl_test_slurp(gp_path);
+    ck_assert_ptr_nonnull(gp);
+    ck_assert(strstr(gp, "title \"allreduce (measured)\"") != NULL);
+    ck_assert_msg(strstr(gp, "analytic (ring model), dashed") == NULL, "%s", gp);
+    free(gp);
     /* --comm draws bandwidth, not kernels */
     r = RUN("chart", "--comm", rl_test_data("comm/synthetic.json"), "--kernels", "k.json", "-o",
             out);
