@@ -11,15 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_POINTS 64
-
 int rl_comm_chart_render(const struct rl_comm_results *r, const struct rl_fabric *f,
                          const char *title, const char *out_path, char *errmsg)
 {
     size_t n_series = 0;
     struct rl_xy_series series[2 * RL_COLL_COUNT];
-    static double xs[2 * RL_COLL_COUNT][MAX_POINTS], ys[2 * RL_COLL_COUNT][MAX_POINTS];
+    /* every out-of-place size of the file (a measure run has at most 40) */
+    double *xs[2 * RL_COLL_COUNT] = {0}, *ys[2 * RL_COLL_COUNT] = {0};
     static char titles[2 * RL_COLL_COUNT][96];
+    int rc = RL_OK;
     /* One GPU: nothing crosses a link and busbw is 0 (nccl-tests' factor):
      * its algbw is drawn, with no link ceiling. */
     bool one = r->ranks <= 1;
@@ -28,9 +28,14 @@ int rl_comm_chart_render(const struct rl_comm_results *r, const struct rl_fabric
         if (!s)
             continue;
         size_t k = n_series;
-        size_t n = rl_comm_series_curve(s, one, xs[k], ys[k], MAX_POINTS);
+        size_t n = rl_comm_series_curve(s, one, NULL, NULL, 0);
         if (!n)
             continue;
+        if (!(xs[k] = malloc(n * sizeof *xs[k])) || !(ys[k] = malloc(n * sizeof *ys[k]))) {
+            rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
+            goto done;
+        }
+        rl_comm_series_curve(s, one, xs[k], ys[k], n);
         snprintf(titles[k], sizeof titles[k], "%s (measured)", rl_collective_name(c));
         series[n_series++] = (struct rl_xy_series){.title = titles[k], .x = xs[k], .y = ys[k],
                                                    .n = n, .color = c + 1};
@@ -38,6 +43,10 @@ int rl_comm_chart_render(const struct rl_comm_results *r, const struct rl_fabric
             continue;
         /* the analytic prediction at the same sizes, dashed in its colour */
         size_t j = n_series;
+        if (!(xs[j] = malloc(n * sizeof *xs[j])) || !(ys[j] = malloc(n * sizeof *ys[j]))) {
+            rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
+            goto done;
+        }
         for (size_t i = 0; i < n; i++) {
             struct rl_comm_prediction p;
             xs[j][i] = xs[k][i];
@@ -49,8 +58,10 @@ int rl_comm_chart_render(const struct rl_comm_results *r, const struct rl_fabric
         series[n_series++] = (struct rl_xy_series){.title = titles[j], .x = xs[j], .y = ys[j],
                                                    .n = n, .dashed = true, .color = c + 1};
     }
-    if (!n_series)
-        return rl_fail(errmsg, RL_EINVAL, "the comm file has no collective results to draw");
+    if (!n_series) {
+        rc = rl_fail(errmsg, RL_EINVAL, "the comm file has no collective results to draw");
+        goto done;
+    }
     double h[2];
     static char hl[2][128];
     const char *hls[2];
@@ -70,6 +81,9 @@ int rl_comm_chart_render(const struct rl_comm_results *r, const struct rl_fabric
         hls[n_h] = hl[n_h];
         n_h++;
     }
+    bool predicted = false; /* the legend names the dashed curves only when there are some */
+    for (size_t i = 0; i < n_series; i++)
+        predicted |= series[i].dashed;
     struct rl_xy_chart c = {.title = title,
                             .xlabel = "message size (bytes, nccl-tests' size)",
                             .ylabel = one ? "algorithm bandwidth (GB/s)"
@@ -83,6 +97,12 @@ int rl_comm_chart_render(const struct rl_comm_results *r, const struct rl_fabric
                             .n_hlines = n_h,
                             .x_bytes = true,
                             .key = "bottom right",
-                            .dashed_title = "analytic (ring model), dashed"};
-    return rl_xy_chart_render(&c, out_path, errmsg);
+                            .dashed_title = predicted ? "analytic (ring model), dashed" : NULL};
+    rc = rl_xy_chart_render(&c, out_path, errmsg);
+done:
+    for (size_t j = 0; j < 2 * RL_COLL_COUNT; j++) {
+        free(xs[j]);
+        free(ys[j]);
+    }
+    return rc;
 }

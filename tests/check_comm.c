@@ -251,6 +251,15 @@ START_TEST(partial_nodes_and_spanning_domains)
     ck_assert_double_eq(predict(&pp, RL_COLL_ALLREDUCE, 1e9).link_gbs, 50);
     struct rl_fabric half = fabric(&s, &sys, 8, 2);
     ck_assert_double_eq(predict(&half, RL_COLL_ALLREDUCE, 1e9).link_gbs, 200);
+    /* named as the share it is, not as the node's whole 8 x 400 Gb/s */
+    ck_assert_str_eq(predict(&half, RL_COLL_ALLREDUCE, 1e9).link,
+                     "NIC share of 8 x 400 Gb/s per node (8 x 400 Gb/s NDR)");
+    /* the same NIC rate given (--nic-gbps 400, no --nics-per-node): one NIC
+     * per GPU of the node, 8, of which the 4 GPUs use half: 200 again */
+    char err[RL_ERRMSG_SIZE] = "";
+    struct rl_fabric given;
+    ck_assert_int_eq(rl_fabric_build(&given, &s, &sys, 8, 2, 400, 0, err), 0);
+    ck_assert_double_eq(predict(&given, RL_COLL_ALLREDUCE, 1e9).link_gbs, 200);
 
     struct rl_gpu_spec b = gpu("b200", "NVLink 5", 18, 50, "switch", 0, 5, 64);
     struct rl_system nvl;
@@ -272,6 +281,89 @@ START_TEST(partial_nodes_and_spanning_domains)
     struct rl_comm_prediction a2a = predict(&racks, RL_COLL_ALLTOALL, 1073741824.0);
     ck_assert_double_eq(a2a.link_gbs, 3600);
     ck_assert_double_eq_tol(a2a.bandwidth_us, 10737.42, 0.01);
+}
+END_TEST
+
+/* Domains of unequal size (n not a multiple of d): the ring crosses the
+ * boundary of the smallest one too, which has the fewest links out.
+ * - 3 RTX 3090 (bridged pairs, 4 x 14.0625 = 56.25 GB/s; PCIe Gen4 x16 32):
+ *   domains {0,1} and {2}; the ring leaves {2} through its one PCIe link,
+ *   32 GB/s, below the pair's 2 x 32 = 64 and the bridge's 56.25: bound 32.
+ * - 76 B200 of a GB200 NVL72 on 19 trays: one rack's 72 (18 trays) and one
+ *   tray of 4; that tray's 4 x 400 Gb/s = 200 GB/s binds the ring (not the
+ *   900 of NVLink, nor the rack's 18 x 200 = 3600). all-to-all 1 GiB: the
+ *   tray's 4 ranks send 72 of 76 parts out: 4 x 2^30 x 72/76 / 200e9 =
+ *   20344.58 us (the rack's 72: 72 x 2^30 x 4/76 / 3600e9 = 1130.25 us;
+ *   inside: 2^30 x 71/76 / 900e9 = 1114.55 us). */
+START_TEST(uneven_domains_bind_at_the_smallest)
+{
+    struct rl_gpu_spec g = gpu("rtx-3090", "NVLink 3", 4, 14.0625, "bridge", 2, 4, 32);
+    struct rl_fabric three = fabric(&g, NULL, 3, 1);
+    struct rl_comm_prediction p = predict(&three, RL_COLL_ALLREDUCE, 1e9);
+    ck_assert_double_eq(p.link_gbs, 32);
+    ck_assert_str_eq(p.link, "PCIe Gen4 x16");
+    /* four GPUs: two whole pairs, 64 per pair above the bridge: the bridge binds */
+    struct rl_fabric four = fabric(&g, NULL, 4, 1);
+    ck_assert_double_eq(predict(&four, RL_COLL_ALLREDUCE, 1e9).link_gbs, 56.25);
+
+    struct rl_gpu_spec b = gpu("b200", "NVLink 5", 18, 50, "switch", 0, 5, 64);
+    struct rl_system nvl;
+    memset(&nvl, 0, sizeof nvl);
+    strcpy(nvl.id, "gb200-nvl72");
+    strcpy(nvl.gpu, "b200");
+    nvl.gpus_per_node = 4;
+    nvl.domain_gpus = 72;
+    strcpy(nvl.intra_link, "NVLink 5 through NVLink Switch trays");
+    nvl.intra_gbs = 900;
+    nvl.nics_per_node = 4;
+    nvl.nic_gbps = 400;
+    struct rl_fabric f = fabric(&b, &nvl, 76, 19);
+    struct rl_comm_prediction ar = predict(&f, RL_COLL_ALLREDUCE, 1e9);
+    ck_assert_double_eq(ar.link_gbs, 200);
+    ck_assert(strstr(ar.link, "NIC") != NULL);
+    struct rl_comm_prediction a2a = predict(&f, RL_COLL_ALLTOALL, 1073741824.0);
+    ck_assert_double_eq(a2a.link_gbs, 200);
+    ck_assert_double_eq_tol(a2a.bandwidth_us, 20344.58, 0.01);
+}
+END_TEST
+
+/* A mesh joins each pair of GPUs by one link (MI300X platform: 7 x 64 GB/s
+ * per direction, data/systems/mi300x-platform.json: "a pair alone gets
+ * 64"): a subset of the board's GPUs uses the links among them, from the
+ * system file as from the GPU's, and send/recv (r to r+1, one peer) one
+ * link: 1 GB / 64 GB/s = 15625 us + 1.9 us. */
+START_TEST(mesh_subsets_and_one_peer)
+{
+    struct rl_gpu_spec s = gpu("mi300x", "Infinity Fabric", 7, 64, "mesh", 0, 5, 64);
+    struct rl_system sys;
+    memset(&sys, 0, sizeof sys);
+    strcpy(sys.id, "mi300x-platform");
+    strcpy(sys.gpu, "mi300x");
+    sys.gpus_per_node = 8;
+    sys.domain_gpus = 8;
+    strcpy(sys.topology, "mesh");
+    strcpy(sys.intra_link, "Infinity Fabric full mesh");
+    sys.intra_gbs = 448;
+    strcpy(sys.pcie_link, "PCIe Gen5 x16");
+    sys.pcie_gbs = 64;
+    sys.nics_per_node = 8;
+    sys.nic_gbps = 400;
+    struct rl_fabric eight = fabric(&s, &sys, 8, 1);
+    ck_assert_double_eq(predict(&eight, RL_COLL_ALLREDUCE, 1e9).link_gbs, 448);
+    struct rl_fabric two = fabric(&s, &sys, 2, 1);
+    ck_assert_double_eq(predict(&two, RL_COLL_ALLREDUCE, 1e9).link_gbs, 64);
+    struct rl_fabric four = fabric(&s, &sys, 4, 1);
+    ck_assert_double_eq(predict(&four, RL_COLL_ALLREDUCE, 1e9).link_gbs, 192);
+    /* send/recv: one link to the next GPU, from the system and from the GPU alone */
+    struct rl_comm_prediction sr = predict(&eight, RL_COLL_SENDRECV, 1e9);
+    ck_assert_double_eq(sr.link_gbs, 64);
+    ck_assert_double_eq_tol(sr.time_us, 15626.9, 1e-6);
+    struct rl_fabric alone = fabric(&s, NULL, 8, 1);
+    ck_assert_double_eq(predict(&alone, RL_COLL_SENDRECV, 1e9).link_gbs, 64);
+    /* inside a switch the pair gets the whole link */
+    struct rl_gpu_spec h = h100();
+    struct rl_fabric sw = fabric(&h, NULL, 8, 1);
+    ck_assert_double_eq(predict(&sw, RL_COLL_SENDRECV, 1e9).link_gbs, 450);
 }
 END_TEST
 
@@ -298,6 +390,10 @@ START_TEST(bad_fabrics_are_refused)
     struct rl_comm_prediction p = predict(&f, RL_COLL_ALLREDUCE, 1e9);
     ck_assert_double_eq(p.link_gbs, 200);
     ck_assert_int_eq(p.link_origin, RL_ORIGIN_ANALYTIC);
+    /* more GPUs than any fabric (steps 2(n-1) would overflow an int) */
+    struct rl_gpu_spec l = gpu("l40s", "", 0, 0, "", 0, 4, 32);
+    ck_assert_int_eq(rl_fabric_build(&f, &l, NULL, 2000000000, 1, NAN, 0, err), RL_EINVAL);
+    ck_assert_int_eq(rl_fabric_build(&f, &l, NULL, RL_FABRIC_MAX_GPUS, 1, NAN, 0, err), 0);
     /* send/recv on one GPU; negative sizes */
     struct rl_fabric one = fabric(&s, NULL, 1, 1);
     struct rl_comm_prediction q;
@@ -393,6 +489,42 @@ START_TEST(cli_system_two_nodes)
     ck_assert_str_eq(str(doc, "system"), "dgx-h100");
     cJSON_Delete(doc);
     rl_run_release(&r);
+    /* the NIC's name whole, as its system file gives it (55 characters) */
+    r = RUN("comm", "--system", "mi300x-platform", "--gpus", "16", "--collective", "sendrecv",
+            "--bytes", "1G", "--json");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    doc = cJSON_Parse(r.out);
+    ck_assert_str_eq(str(doc, "link"), "NIC share of 8 x 400 Gb/s per node (400 Gb/s RDMA NIC "
+                                       "per GPU (the server vendor's choice))");
+    cJSON_Delete(doc);
+    rl_run_release(&r);
+}
+END_TEST
+
+/* --nodes alone takes the NICs of the first system with the GPU (here
+ * dgx-h100: 8 x 400 Gb/s for 8 GPUs): one GPU per node uses its share,
+ * 400 GB/s / 8 = 50 GB/s, as with --system dgx-h100; 8 GPUs per node all 400. */
+START_TEST(cli_nodes_take_the_system_nic_share)
+{
+    const char *const sizes[][2] = {{"2", "50"}, {"16", "400"}};
+    for (int i = 0; i < 2; i++) {
+        struct rl_run r = RUN("comm", "--gpu", "h100-sxm", "--gpus", sizes[i][0], "--nodes", "2",
+                              "--collective", "allreduce", "--bytes", "1G", "--json");
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        cJSON *doc = cJSON_Parse(r.out);
+        ck_assert_ptr_nonnull(doc);
+        ck_assert_str_eq(str(doc, "nic_from_system"), "dgx-h100");
+        ck_assert_double_eq(num(doc, "link_gbs_per_direction"), atof(sizes[i][1]));
+        cJSON_Delete(doc);
+        rl_run_release(&r);
+        struct rl_run q = RUN("comm", "--system", "dgx-h100", "--gpus", sizes[i][0], "--nodes",
+                              "2", "--collective", "allreduce", "--bytes", "1G", "--json");
+        ck_assert_msg(q.status == 0, "%s", q.err);
+        doc = cJSON_Parse(q.out);
+        ck_assert_double_eq(num(doc, "link_gbs_per_direction"), atof(sizes[i][1]));
+        cJSON_Delete(doc);
+        rl_run_release(&q);
+    }
 }
 END_TEST
 
@@ -419,6 +551,16 @@ START_TEST(cli_bad_usage)
         ck_assert_msg(strstr(r.err, cases[i].msg) != NULL, "case %zu: %s", i, r.err);
         rl_run_release(&r);
     }
+    /* a long list of valid names (30 x "allreduce,", 300 characters) is valid */
+    char list[400] = "";
+    for (int i = 0; i < 30; i++)
+        strcat(list, i ? ",allreduce" : "allreduce");
+    strcat(list, ",sendrecv");
+    struct rl_run l = RUN("comm", "--gpu", "h100-sxm", "--gpus", "8", "--collective", list,
+                          "--bytes", "1G");
+    ck_assert_msg(l.status == 0, "%s", l.err);
+    ck_assert(strstr(l.out, "sendrecv") != NULL);
+    rl_run_release(&l);
     /* runtime errors: exit 1, one line */
     struct rl_run r = RUN("comm", "--gpu", "h100-sxm", "--gpus", "12", "--nodes", "5");
     ck_assert_int_eq(r.status, 1);
@@ -511,6 +653,27 @@ START_TEST(cli_chart_comm)
     ck_assert_msg(strstr(dat, "1048576 80.16") != NULL, "%s", dat);
     free(gp);
     free(dat);
+    /* a GPU the database does not know: no prediction, so no legend for one */
+    char *text = rl_test_slurp(rl_test_data("comm/synthetic.json"));
+    char *at = strstr(text, "\"gpu_id\": \"h100-sxm\"");
+    ck_assert_ptr_nonnull(at);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/unknown-gpu.json", rl_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    fprintf(f, "%.*s\"gpu_id\": null%s", (int)(at - text), text,
+            at + strlen("\"gpu_id\": \"h100-sxm\""));
+    fclose(f);
+    free(text);
+    snprintf(out, sizeof out, "%s/unknown-gpu.svg", rl_test_tmpdir());
+    r = RUN("chart", "--comm", path, "-o", out);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    rl_run_release(&r);
+    snprintf(gp_path, sizeof gp_path, "%s/unknown-gpu.gp", rl_test_tmpdir());
+    gp = rl_test_slurp(gp_path);
+    ck_assert_ptr_nonnull(gp);
+    ck_assert(strstr(gp, "title \"allreduce (measured)\"") != NULL);
+    ck_assert_msg(strstr(gp, "analytic (ring model), dashed") == NULL, "%s", gp);
+    free(gp);
     /* --comm draws bandwidth, not kernels */
     r = RUN("chart", "--comm", rl_test_data("comm/synthetic.json"), "--kernels", "k.json", "-o",
             out);
@@ -522,6 +685,95 @@ START_TEST(cli_chart_comm)
     ck_assert_int_eq(r.status, 1);
     ck_assert_int_eq((int)rl_test_count(r.err, "\n"), 1);
     rl_run_release(&r);
+}
+END_TEST
+
+/* `chart --comm` on a file of 16 ranks on 2 nodes (the synthetic file's
+ * H100s, edited) without --system: the NICs of the first system with the
+ * GPU (dgx-h100: 8 x 400 Gb/s = 400 GB/s per node) as `comm --nodes 2`
+ * takes them: the NIC ceiling drawn and the predictions dashed, no warning. */
+START_TEST(cli_chart_comm_two_nodes)
+{
+    char *text = rl_test_slurp(rl_test_data("comm/synthetic.json"));
+    ck_assert_ptr_nonnull(text);
+    char path[4200], out[4200], gp_path[4200];
+    snprintf(path, sizeof path, "%s/two-nodes.json", rl_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    /* "ranks": 8 -> 16, every "nodes": 1 -> 2, every "gpus": 8 -> 16 */
+    for (const char *p = text; *p;) {
+        if (strncmp(p, "\"ranks\": 8", 10) == 0) {
+            fputs("\"ranks\": 16", f);
+            p += 10;
+        } else if (strncmp(p, "\"nodes\": 1", 10) == 0) {
+            fputs("\"nodes\": 2", f);
+            p += 10;
+        } else if (strncmp(p, "\"gpus\": 8", 9) == 0) {
+            fputs("\"gpus\": 16", f);
+            p += 9;
+        } else {
+            fputc(*p++, f);
+        }
+    }
+    fclose(f);
+    free(text);
+    snprintf(out, sizeof out, "%s/two-nodes.svg", rl_test_tmpdir());
+    struct rl_run r = RUN("chart", "--comm", path, "-o", out);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "warning") == NULL, "%s", r.err);
+    rl_run_release(&r);
+    snprintf(gp_path, sizeof gp_path, "%s/two-nodes.gp", rl_test_tmpdir());
+    char *gp = rl_test_slurp(gp_path);
+    ck_assert_ptr_nonnull(gp);
+    ck_assert_msg(strstr(gp, "NICs: 8 x 400 Gb/s = 400 GB/s per node (datasheet)") != NULL, "%s",
+                  gp);
+    ck_assert(strstr(gp, "pt 6 ps 0.6 dt (8,4)") != NULL); /* a dashed prediction */
+    free(gp);
+}
+END_TEST
+
+/* A file with more sizes than a measure run makes (70 out-of-place
+ * send/recv points, 1 B .. 2^69 B): every one drawn, none read or written
+ * past the chart's arrays (UBSan: index 64 out of bounds). */
+START_TEST(cli_chart_comm_many_sizes)
+{
+    char *text = rl_test_slurp(rl_test_data("comm/synthetic.json"));
+    ck_assert_ptr_nonnull(text);
+    const char *from = strstr(text, "\"collective\": \"sendrecv\"");
+    ck_assert_ptr_nonnull(from);
+    const char *open = strchr(strstr(from, "\"results\""), '['), *close = strchr(open, ']');
+    char path[4200], out[4200], dat_path[4200];
+    snprintf(path, sizeof path, "%s/many.json", rl_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "%.*s", (int)(open + 1 - text), text);
+    for (int i = 0; i < 70; i++)
+        fprintf(f, "%s{\"bytes\": %.17g, \"count\": 1, \"in_place\": false, \"iters\": 20, "
+                   "\"time_us\": 10, \"algbw_gbs\": %d, \"busbw_gbs\": %d, \"pct_of_link\": 1, "
+                   "\"wrong\": 0}",
+                i ? ", " : "", ldexp(1, i), i + 1, i + 1);
+    fputs(close, f);
+    fclose(f);
+    free(text);
+    snprintf(out, sizeof out, "%s/many.svg", rl_test_tmpdir());
+    struct rl_run r = RUN("chart", "--comm", path, "-o", out);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    rl_run_release(&r);
+    snprintf(dat_path, sizeof dat_path, "%s/many.dat", rl_test_tmpdir());
+    char *dat = rl_test_slurp(dat_path);
+    ck_assert_ptr_nonnull(dat);
+    /* the last size and its value: 2^69 B at 70 GB/s */
+    ck_assert_msg(strstr(dat, "5.9029581e+20 70\n") != NULL, "%.3000s", dat);
+    /* 70 measured points in the send/recv block: its lines up to the next */
+    const char *blk = strstr(dat, "# index 2: sendrecv (measured)\n");
+    ck_assert_ptr_nonnull(blk);
+    const char *end = strstr(blk, "# index 3");
+    ck_assert_ptr_nonnull(end);
+    int lines = 0;
+    for (const char *p = strchr(blk, '\n') + 1; p < end; p = strchr(p, '\n') + 1)
+        lines += *p != '\n';
+    ck_assert_int_eq(lines, 70);
+    free(dat);
 }
 END_TEST
 
@@ -586,14 +838,19 @@ int main(void)
     tcase_add_test(tc, mesh_uses_the_links_it_has);
     tcase_add_test(tc, bad_fabrics_are_refused);
     tcase_add_test(tc, partial_nodes_and_spanning_domains);
+    tcase_add_test(tc, uneven_domains_bind_at_the_smallest);
+    tcase_add_test(tc, mesh_subsets_and_one_peer);
     suite_add_tcase(s, tc);
     TCase *cl = tcase_create("cli");
     tcase_add_test(cl, cli_allreduce_json);
     tcase_add_test(cl, cli_every_gpu_every_collective);
     tcase_add_test(cl, cli_system_two_nodes);
+    tcase_add_test(cl, cli_nodes_take_the_system_nic_share);
     tcase_add_test(cl, cli_bad_usage);
     tcase_add_test(cl, cli_link_roof_on_the_roofline);
     tcase_add_test(cl, cli_chart_comm);
+    tcase_add_test(cl, cli_chart_comm_two_nodes);
+    tcase_add_test(cl, cli_chart_comm_many_sizes);
     tcase_add_test(cl, cli_llm_step_on_the_link_roof);
     suite_add_tcase(s, cl);
     return rl_test_run(s);

@@ -141,6 +141,10 @@ START_TEST(bad_files_name_file_and_line)
     ck_assert_int_eq(load_edited("\"check\": \"passed\",", "", err), RL_ESCHEMA);
     ck_assert_int_eq(load_edited("\"ranks\": 8,", "\"ranks\": 8,,", err), RL_EPARSE);
     ck_assert_int_eq(load_edited("\"wrong\": null", "\"wrong\": -1", err), RL_ESCHEMA);
+    /* counts past what an int holds (read as ints): refused, not wrapped */
+    ck_assert_int_eq(load_edited("\"ranks\": 8,", "\"ranks\": 1e12,", err), RL_ESCHEMA);
+    ck_assert_msg(strstr(err, "ranks"), "%s", err);
+    ck_assert_int_eq(load_edited("\"gpus\": 8,", "\"gpus\": 2147483648,", err), RL_ESCHEMA);
     struct rl_comm_results r;
     ck_assert_int_eq(rl_comm_results_load(&r, "/nonexistent/comm.json", err), RL_EIO);
 }
@@ -402,6 +406,18 @@ START_TEST(cli_with_a_fake_plugin)
     ck_assert(res.check_failed);
     ck_assert_int_eq(res.series[0].points[1].wrong, 3);
     rl_comm_results_release(&res);
+
+    /* A file that cannot be written: the tables still print (the
+     * measurement is not lost), one line, exit 1, and no "wrote". */
+    r = rl_test_cli(env, "comm", "--measure", "--max-bytes", "16", "-o",
+                    "/nonexistent/dir/comm.json", NULL);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_msg(strstr(r.out, "allreduce (float, sum)"), "%.300s", r.out);
+    ck_assert_msg(!strstr(r.out, "wrote "), "%s", r.out);
+    ck_assert_msg(strstr(r.err, "roofline: error: cannot write '/nonexistent/dir/comm.json'"),
+                  "%s", r.err);
+    ck_assert_int_eq(rl_test_count(r.err, "\n"), 1);
+    rl_run_release(&r);
 
     /* A failed run: one line, exit 1, no file. */
     const char *const fail[] = {"ROOFLINE_COMM_LIB=" ROOFLINE_FAKE_COMM_LIB, "FAKE_COMM_FAIL=1",

@@ -97,10 +97,28 @@ static int chart_comm(const char *path, const char *gpu, const char *system, con
     struct rl_fabric f;
     const struct rl_fabric *fp = NULL;
     if (status == CLI_OK && spec && r.ranks > 1) {
-        if (rl_fabric_build(&f, spec, sys, r.ranks, r.nodes > 0 ? r.nodes : 1, NAN, 0, err))
+        int nodes = r.nodes > 0 ? r.nodes : 1;
+        /* Several nodes and no --system: the NICs of the first system with
+         * this GPU, as `comm --nodes K` takes them (its node size too). */
+        const struct rl_system *nic_from = NULL;
+        const struct rl_systemdb *db = !sys && nodes > 1 ? cli_systemdb() : NULL;
+        for (size_t i = 0; db && i < db->n && !nic_from; i++)
+            if (strcmp(db->systems[i].gpu, spec->id) == 0 &&
+                db->systems[i].gpus_per_node >= r.ranks / nodes)
+                nic_from = &db->systems[i];
+        if (nic_from ? rl_fabric_build(&f, spec, NULL, r.ranks, nodes, nic_from->nic_gbps,
+                                       nic_from->nics_per_node, err)
+                     : rl_fabric_build(&f, spec, sys, r.ranks, nodes, NAN, 0, err)) {
             cli_warn("no prediction beside the measurement: %s", err);
-        else
+        } else {
+            if (nic_from) {
+                f.inter_origin = RL_ORIGIN_DATASHEET;
+                snprintf(f.inter_link, sizeof f.inter_link, "%s", nic_from->nic);
+                if (nic_from->gpus_per_node > f.node_gpus)
+                    f.node_gpus = nic_from->gpus_per_node;
+            }
             fp = &f;
+        }
     }
     if (status == CLI_OK && spec && !(r.link_gbs > 0) && spec->links.gbs > 0) {
         /* a file measured before the database knew the link */

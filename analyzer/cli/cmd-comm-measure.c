@@ -230,9 +230,10 @@ static int write_results(const struct rl_comm_raw *raw, const struct rl_gpu_spec
     } else {
         cJSON_Delete(doc);
         print_tables(&res);
-        printf("\nwrote %s\n", output);
+        if (status == CLI_OK)
+            printf("\nwrote %s\n", output);
     }
-    if (res.check_failed) {
+    if (res.check_failed && status == CLI_OK) { /* else the one line said the file failed */
         cli_error("comm --measure: a check failed (wrong > 0; '%s' says so)", output);
         status = CLI_FAIL;
     }

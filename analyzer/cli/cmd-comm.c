@@ -32,7 +32,7 @@ static const char usage_text[] =
     "  --system S         a node of data/systems ('roofline gpus systems'): its\n"
     "                     NVLink domain, PCIe and NICs\n"
     "  --nic-gbps R       NIC rate between nodes, Gb/s per direction (overrides the\n"
-    "                     system's); --nics-per-node M (default: one per GPU)\n"
+    "                     system's); --nics-per-node M (default: one per GPU of a node)\n"
     "  --collective C     allreduce, allgather, reducescatter, broadcast, alltoall,\n"
     "                     sendrecv, a comma list, or all (default: all)\n"
     "  --bytes B          message size, nccl-tests' (all-gather/reduce-scatter: the\n"
@@ -120,17 +120,24 @@ static int parse_collectives(const char *arg, bool want[RL_COLL_COUNT])
             want[c] = true;
         return CLI_OK;
     }
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", arg);
-    char *save = NULL;
-    int n = 0;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int c = rl_collective_parse(t);
-        if (c < 0)
-            return cli_unknown_name("comm", "collective", t, rl_collective_names());
-        want[c] = true;
-        n++;
+    char *buf = strdup(arg), *save = NULL; /* any length */
+    if (!buf) {
+        cli_error("out of memory");
+        return CLI_FAIL;
     }
+    int n = 0, rc = CLI_OK;
+    for (char *t = strtok_r(buf, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+        int c = rl_collective_parse(t);
+        if (c < 0) {
+            rc = cli_unknown_name("comm", "collective", t, rl_collective_names());
+        } else {
+            want[c] = true;
+            n++;
+        }
+    }
+    free(buf);
+    if (rc)
+        return rc;
     if (!n)
         return cli_usage_error("comm", "--collective needs a name");
     return CLI_OK;
@@ -266,6 +273,9 @@ int cmd_comm(int argc, char **argv)
     if (nic_from) {
         f.inter_origin = RL_ORIGIN_DATASHEET;
         snprintf(f.inter_link, sizeof f.inter_link, "%s", nic_from->nic);
+        /* its NICs serve its node's GPUs: fewer GPUs per node use their share */
+        if (nic_from->gpus_per_node > f.node_gpus)
+            f.node_gpus = nic_from->gpus_per_node;
     }
 
     struct rl_comm_prediction preds[RL_COLL_COUNT * MAX_SIZES];

@@ -18,13 +18,21 @@
  *   traffic, F x bytes. The links that carry it out are the domain's NICs
  *   (between nodes: nics x Gb/s / 8; a DGX H100 8 x 400 Gb/s = 400 GB/s)
  *   or its GPUs' PCIe links (d x PCIe per direction). busbw_max is the
- *   least of the domain link and each boundary crossed.
+ *   least of the domain link and each boundary crossed. When d does not
+ *   divide n the last domain is smaller (3 GPUs of bridged pairs: {0,1},
+ *   {2}; 76 GPUs of an NVL72: 72 + 4): its boundary, d_min GPUs' links,
+ *   carries the same traffic and binds.
  * - All-to-all sends bytes/n to each peer: d - 1 parts stay in the domain
  *   (over the GPU's links), n - d leave it; d ranks share the boundary:
- *   t = max(bytes (d-1) / (n intra), d bytes (n-d) / (n boundary)).
+ *   t = max(bytes (d-1) / (n intra), d bytes (n-d) / (n boundary)), the
+ *   second at the smallest domain (d_min, its boundary), whose ranks send
+ *   the most parts out.
  * - Send/recv (nccl-tests' ring: r sends to r+1) crosses one link per
- *   rank: the GPU's link inside a domain, else its share of the boundary
- *   (node NICs / GPUs per node, or its own PCIe link).
+ *   rank: the GPU's link inside a domain (in a mesh the one link that joins
+ *   the pair: MI300X 64 GB/s, not its 7 x 64), else its share of the
+ *   boundary (node NICs / GPUs per node, or its own PCIe link).
+ * - A mesh of d GPUs taking part of a board of D uses d - 1 of each GPU's
+ *   D - 1 links (from the GPU's links or the system's per-GPU figure / (D-1)).
  * - Broadcast is a pipelined ring: every domain receives the bytes once
  *   over its boundary, every GPU once over its link (F = 1).
  *
@@ -124,6 +132,10 @@ int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
                     double nic_gbps, int nics_per_node, char *errmsg)
 {
     memset(f, 0, sizeof *f);
+    if (gpus > RL_FABRIC_MAX_GPUS) {
+        snprintf(errmsg, RL_ERRMSG_SIZE, "%d GPUs: at most %d", gpus, RL_FABRIC_MAX_GPUS);
+        return RL_EINVAL;
+    }
     if (!spec || gpus < 1 || nodes < 1 || gpus % nodes != 0) {
         snprintf(errmsg, RL_ERRMSG_SIZE,
                  "%d GPUs do not divide evenly over %d nodes", gpus, nodes);
@@ -168,6 +180,19 @@ int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
                               : 1;
         snprintf(f->intra_link, sizeof f->intra_link, "%s", sys->intra_link);
         f->intra_gbs = sys->domain_gpus > 1 ? sys->intra_gbs : NAN;
+        if (strcmp(sys->topology, "mesh") == 0 && sys->domain_gpus > 1) {
+            /* a board mesh: one link to each of the domain_gpus - 1 others;
+             * the GPUs taking part use those among them */
+            int d = f->gpus_per_node < sys->domain_gpus ? f->gpus_per_node : sys->domain_gpus;
+            f->peer_gbs = sys->intra_gbs / (sys->domain_gpus - 1);
+            snprintf(f->peer_link, sizeof f->peer_link, "%s (one link to the peer)",
+                     sys->intra_link);
+            if (d > 1 && d < sys->domain_gpus) {
+                f->intra_gbs = (d - 1) * f->peer_gbs;
+                snprintf(f->intra_link, sizeof f->intra_link, "%.60s (%d of %d links)",
+                         sys->intra_link, d - 1, sys->domain_gpus - 1);
+            }
+        }
         if (sys->pcie_gbs > 0) {
             f->pcie_gbs = sys->pcie_gbs;
             snprintf(f->pcie_link, sizeof f->pcie_link, "%s", sys->pcie_link);
@@ -194,6 +219,9 @@ int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
             f->intra_gbs = used * l->gbs_per_link;
             snprintf(f->intra_link, sizeof f->intra_link, "%s (mesh, %d of %d links)", l->name,
                      used, l->count);
+            f->peer_gbs = l->gbs_per_link;
+            snprintf(f->peer_link, sizeof f->peer_link, "%s (mesh, one link to the peer)",
+                     l->name);
         } else if (l->count > 0 && reach_is(l, "bridge")) {
             f->domain_gpus = l->bridge_gpus > 1 ? l->bridge_gpus : 2;
             f->intra_gbs = l->gbs;
@@ -213,7 +241,11 @@ int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
     }
     if (nic_gbps > 0) { /* given on the command line: overrides the system's */
         f->nic_gbs = nic_gbps / 8.0;
-        f->nics_per_node = nics_per_node > 0 ? nics_per_node : f->gpus_per_node;
+        /* default: one NIC per GPU of the node (the system's node size, of
+         * which fewer GPUs taking part use their share in bounds_of) */
+        f->nics_per_node = nics_per_node > 0 ? nics_per_node
+                           : f->node_gpus > 0 ? f->node_gpus
+                                              : f->gpus_per_node;
         f->inter_link[0] = '\0'; /* a rate, no product */
         f->inter_origin = RL_ORIGIN_ANALYTIC; /* the user's figure */
     }
@@ -233,6 +265,7 @@ int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
 struct bounds {
     int d;            /* GPUs of one domain taking part */
     int m;            /* domains taking part */
+    int d_min;        /* GPUs of the smallest: the last one's when d does not divide n */
     bool domain;      /* two or more GPUs share a domain link */
     bool nic, pcie;   /* boundaries crossed */
     double nic_domain_gbs, pcie_domain_gbs; /* per domain */
@@ -252,7 +285,16 @@ static void bounds_of(const struct rl_fabric *f, struct bounds *b)
         b->d = n;
     if (b->d < 1)
         b->d = 1;
-    b->m = (n + b->d - 1) / b->d;
+    if (f->domain_nodes > 1 || b->d >= gpn) {
+        /* domains of whole nodes, or spanning them */
+        b->m = (n + b->d - 1) / b->d;
+        b->d_min = n - (b->m - 1) * b->d;
+    } else {
+        /* domains inside each node: a node of 3 bridged GPUs holds {0,1}, {2} */
+        int per_node = (gpn + b->d - 1) / b->d;
+        b->m = per_node * f->nodes;
+        b->d_min = gpn - (per_node - 1) * b->d;
+    }
     b->domain = b->d > 1 && f->intra_gbs > 0;
     if (b->m <= 1)
         return;
@@ -261,13 +303,15 @@ static void bounds_of(const struct rl_fabric *f, struct bounds *b)
     double node_nic_gbs = f->nics_per_node * f->nic_gbs * share;
     if (b->d >= gpn && f->nodes > 1) {
         /* domains of whole nodes (a DGX; an NVL72 rack of trays) */
+        /* the smallest domain has the fewest NICs: its boundary binds */
         b->nic = true;
-        b->nic_domain_gbs = node_nic_gbs * ((double)b->d / gpn);
+        b->nic_domain_gbs = node_nic_gbs * ((double)b->d_min / gpn);
         b->nic_gpu_gbs = node_nic_gbs / gpn;
     } else {
-        /* several domains in a node meet over PCIe; nodes over NICs */
+        /* several domains in a node meet over PCIe (the smallest's links
+         * bind); nodes over NICs */
         b->pcie = true;
-        b->pcie_domain_gbs = b->d * f->pcie_gbs;
+        b->pcie_domain_gbs = b->d_min * f->pcie_gbs;
         b->pcie_gpu_gbs = f->pcie_gbs;
         if (f->nodes > 1) {
             b->nic = true;
@@ -290,7 +334,7 @@ static void consider(struct pick *p, double gbs, const char *link, enum rl_origi
         return;
     if (!(p->gbs > 0) || gbs < p->gbs) {
         p->gbs = gbs;
-        snprintf(p->link, sizeof p->link, "%s", link);
+        snprintf(p->link, sizeof p->link, "%.*s", (int)sizeof p->link - 1, link);
         p->origin = o;
     }
 }
@@ -298,7 +342,7 @@ static void consider(struct pick *p, double gbs, const char *link, enum rl_origi
 /* "NICs: 8 x 400 Gb/s per node (ConnectX-7 ...)"; one GPU's share with share. */
 static void nic_name(const struct rl_fabric *f, bool share, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s%d x %g Gb/s per node%s%.48s%s", share ? "NIC share of " : "NICs: ",
+    snprintf(buf, n, "%s%d x %g Gb/s per node%s%s%s", share ? "NIC share of " : "NICs: ",
              f->nics_per_node, f->nic_gbs * 8.0, f->inter_link[0] ? " (" : "", f->inter_link,
              f->inter_link[0] ? ")" : "");
 }
@@ -338,9 +382,11 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
     }
     struct bounds b;
     bounds_of(f, &b);
-    char nic[96], nic_share[96], pcie[64];
+    char nic[160], nic_share[160], pcie[64]; /* cut to the prediction's link[] when chosen */
     nic_name(f, false, nic, sizeof nic);
     nic_name(f, true, nic_share, sizeof nic_share);
+    /* fewer GPUs per node than it holds: they use their share of its NICs */
+    bool part = f->node_gpus > f->gpus_per_node;
     pcie_name(f, pcie, sizeof pcie);
 
     struct pick p = {.gbs = NAN};
@@ -356,11 +402,13 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
             t_in = bytes * (b.d - 1) / n / (in.gbs * 1e9);
         }
         if (b.m > 1) {
+            /* the boundaries are the smallest domain's, whose d_min ranks
+             * send the most parts out: n - d_min */
             if (b.pcie)
                 consider(&outp, b.pcie_domain_gbs, pcie, f->pcie_origin);
             if (b.nic)
-                consider(&outp, b.nic_domain_gbs, nic, f->inter_origin);
-            t_out = b.d * bytes * (n - b.d) / n / (outp.gbs * 1e9);
+                consider(&outp, b.nic_domain_gbs, part ? nic_share : nic, f->inter_origin);
+            t_out = b.d_min * bytes * (n - b.d_min) / n / (outp.gbs * 1e9);
         }
         p = t_out > t_in ? outp : in;
         t_bw_s = t_out > t_in ? t_out : t_in;
@@ -370,6 +418,8 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
                 consider(&p, b.pcie_gpu_gbs, pcie, f->pcie_origin);
             if (b.nic)
                 consider(&p, b.nic_gpu_gbs, nic_share, f->inter_origin);
+        } else if (b.domain && f->peer_gbs > 0) {
+            consider(&p, f->peer_gbs, f->peer_link, f->intra_origin); /* a mesh's one link */
         } else if (b.domain) {
             consider(&p, f->intra_gbs, f->intra_link, f->intra_origin);
         } else {
@@ -385,7 +435,7 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
         if (b.pcie)
             consider(&p, b.pcie_domain_gbs, pcie, f->pcie_origin);
         if (b.nic)
-            consider(&p, b.nic_domain_gbs, nic, f->inter_origin);
+            consider(&p, b.nic_domain_gbs, part ? nic_share : nic, f->inter_origin);
         t_bw_s = bytes * factor / (p.gbs * 1e9);
     }
     if (!(p.gbs > 0)) {

@@ -34,6 +34,10 @@ const char *const *rl_collective_names(void);
  * broadcast, send/recv 1. n = 1 gives 0 for the first four (no traffic). */
 double rl_collective_bus_factor(enum rl_collective c, int n);
 
+/* The most GPUs (and nodes) a fabric holds: the CLI's --gpus limit; NCCL's
+ * step counts, 2(n-1), stay ints. */
+#define RL_FABRIC_MAX_GPUS (1 << 20)
+
 /* What a collective over n GPUs on `nodes` nodes crosses. */
 struct rl_fabric {
     int gpus, nodes, gpus_per_node; /* gpus_per_node: taking part, on each node */
@@ -43,6 +47,8 @@ struct rl_fabric {
     /* inside a domain (NVLink, Infinity Fabric) */
     char intra_link[96];
     double intra_gbs;            /* per GPU per direction */
+    char peer_link[96];          /* one GPU to one other of its domain: a mesh's one link */
+    double peer_gbs;             /* its GB/s per direction (send/recv); 0: intra_gbs */
     enum rl_origin intra_origin;
     /* between domains inside a node (PCIe) */
     char pcie_link[32];
@@ -63,7 +69,7 @@ struct rl_fabric {
  * nics_per_node NICs of nic_gbps between nodes (given: overrides the
  * system's; neither for nodes > 1: RL_EINVAL "give --system or
  * --nic-gbps"; the CLI first looks for a system of the database with this
- * GPU). gpus must divide evenly over nodes. Fewer GPUs per node than the
+ * GPU). gpus (at most RL_FABRIC_MAX_GPUS) must divide evenly over nodes. Fewer GPUs per node than the
  * node holds use their share of its NICs (one NIC per GPU in a DGX). */
 int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
                     const struct rl_system *sys, int gpus, int nodes,
