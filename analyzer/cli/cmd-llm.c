@@ -530,7 +530,7 @@ static int compute(struct llm_run *r, char *err)
     struct rl_llm_layout t = r->lay;
     t.train = true;
     rl_llm_memory_per_gpu(&r->m, &r->cfg, &t, 1, r->seq, &r->train_mem);
-    r->crossover = rl_llm_crossover_batch(&r->m, &r->cfg, r->seq, &r->c, limit);
+    r->crossover = rl_llm_layout_crossover_batch(&r->m, &r->cfg, &r->lay, r->seq, &r->c, limit);
     return RL_OK;
 }
 

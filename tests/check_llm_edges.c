@@ -1,0 +1,124 @@
+/* check_llm_edges.c - tests of `roofline llm` and `llm plan` at the edges of their inputs: the crossover on a layout, layouts too large to count, --params results, --measure on a GPU without CUDA. */
+#define _GNU_SOURCE
+#include "test_util.h"
+
+#include "analyzer/llm/layout.h"
+#include "analyzer/llm/llm.h"
+#include "analyzer/llm/memory.h"
+#include "analyzer/model/ceilings.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/json.h"
+#include "analyzer/util/paths.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char data[1024];
+
+static void setup(void)
+{
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_data_dir(data, sizeof data, err), 0);
+}
+
+static struct rl_llm_model load(const char *id)
+{
+    struct rl_llm_model m;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_llm_model_load(&m, data, id, err) == 0, "%s: %s", id, err);
+    return m;
+}
+
+static const struct rl_llm_config bf16 = {RL_LLM_BF16, RL_LLM_KV_BF16};
+
+static cJSON *run_json(struct rl_run *r)
+{
+    ck_assert_msg(r->status == 0, "%s", r->err);
+    cJSON *doc = cJSON_Parse(r->out);
+    ck_assert_msg(doc != NULL, "%s", r->out);
+    return doc;
+}
+
+START_TEST(crossover_on_the_layout)
+{
+    /* Llama-2-7B on an H100 SXM (989.4 TFLOP/s BF16, 3350 GB/s: ridge r
+     * = 295.34 FLOP/B). A linear layer of K in, N out at T tokens, BF16
+     * weights and activations: AI = T K N / (K N + T K + T N), compute-
+     * bound from T >= r K N / (K N - r (K + N)). One GPU: the 4096 x 4096
+     * projections bind, 295.34 x 16777216 / (16777216 - 295.34 x 8192) =
+     * 345.1: 346 (README, the issue). */
+    struct rl_llm_model m = load("llama-2-7b");
+    struct rl_ceilings c;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_ceilings_init(&c, rl_test_gpu("h100-sxm"), NULL, NULL, false, false,
+                                      NULL, err),
+                     0);
+    struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
+    ck_assert_int_eq(rl_llm_crossover_batch(&m, &bf16, 2048, &c, 65536), 346);
+    ck_assert_int_eq(rl_llm_layout_crossover_batch(&m, &bf16, &l, 2048, &c, 65536), 346);
+    /* DP 4: each GPU decodes ceil(b / 4) sequences; 346 of them from b =
+     * 345 x 4 + 1 = 1381 (at b = 346 each GPU has 87: memory-bound). */
+    l.dp = 4;
+    ck_assert_int_eq(rl_llm_layout_crossover_batch(&m, &bf16, &l, 2048, &c, 65536), 1381);
+    /* PP 2, M 2: a microbatch of ceil(b / 2) sequences, 346 from b = 691. */
+    l = RL_LLM_LAYOUT_ONE;
+    l.pp = 2;
+    l.microbatches = 2;
+    ck_assert_int_eq(rl_llm_layout_crossover_batch(&m, &bf16, &l, 2048, &c, 65536), 691);
+    /* TP 8: one GPU's o_proj is 512 in x 4096 out, the narrowest: 295.34
+     * x 2097152 / (2097152 - 295.34 x 4608) = 841.4: 842 (down_proj,
+     * 1376 x 4096, needs 414; lm_head 4096 x 4000, 346). */
+    l = RL_LLM_LAYOUT_ONE;
+    l.tp = 8;
+    ck_assert_int_eq(rl_llm_layout_crossover_batch(&m, &bf16, &l, 2048, &c, 65536), 842);
+    ck_assert_int_eq(rl_llm_layout_crossover_batch(&m, &bf16, &l, 2048, &c, 841), 0);
+    /* At the crossover one GPU's step has every linear layer
+     * compute-bound; one batch before, not. */
+    static struct rl_llm_step s;
+    for (int b = 841; b <= 842; b++) {
+        ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_DECODE, b, 2048, &c, NULL, &s, err),
+                         0);
+        bool all = true;
+        for (int i = 0; i < s.micro.n_ops; i++)
+            all = all && (!s.micro.ops[i].linear || !s.micro.ops[i].memory_bound);
+        ck_assert(all == (b == 842));
+    }
+
+    /* Through the command: DP 4's crossover is 1381, beyond the 228 that
+     * fit (57 per GPU x 4). */
+    struct rl_run r = rl_test_cli(NULL, "llm", "--model", "llama-2-7b", "--gpu", "h100-sxm",
+                                  "--dp", "4", "--json", (const char *)NULL);
+    cJSON *doc = run_json(&r);
+    ck_assert_double_eq(rl_json_number(doc, "crossover_batch"), 1381);
+    ck_assert_double_eq(rl_json_number(doc, "max_batch_that_fits"), 228);
+    ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(doc, "crossover_fits")));
+    cJSON_Delete(doc);
+    rl_run_release(&r);
+    /* TP 8: 842; the table says which layers are memory-bound either
+     * side of it (o_proj alone at 841). */
+    r = rl_test_cli(NULL, "llm", "--model", "llama-2-7b", "--gpu", "h100-sxm", "--tp", "8",
+                    "--batch", "841,842", (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.out, "from batch 842 every decode linear layer"), "%s", r.out);
+    ck_assert_msg(strstr(r.out, "   841 ") && strstr(strstr(r.out, "   841 "), "1 of 5 memory"),
+                  "%s", r.out);
+    ck_assert_msg(strstr(r.out, "   842 ") && strstr(strstr(r.out, "   842 "), "0 of 5 memory"),
+                  "%s", r.out);
+    rl_run_release(&r);
+}
+END_TEST
+
+static Suite *llm_edges_suite(void)
+{
+    Suite *s = suite_create("llm_edges");
+    TCase *core = tcase_create("core");
+    tcase_add_checked_fixture(core, setup, NULL);
+    tcase_set_timeout(core, 120);
+    tcase_add_test(core, crossover_on_the_layout);
+    suite_add_tcase(s, core);
+    return s;
+}
+
+int main(void) { return rl_test_run(llm_edges_suite()); }
