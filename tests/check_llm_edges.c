@@ -110,6 +110,28 @@ START_TEST(crossover_on_the_layout)
 }
 END_TEST
 
+START_TEST(layouts_too_large_to_count)
+{
+    /* TP 96 x PP 96 x DP 1e6 = 9.216e9 GPUs does not fit an int: the
+     * count wrapped to 626065408 in the JSON (and UBSan reported the
+     * overflow). A usage error now. */
+    struct rl_run r = rl_test_cli(NULL, "llm", "--model", "gpt-3-175b", "--gpu", "h100-sxm",
+                                  "--tp", "96", "--pp", "96", "--dp", "1000000", "--json",
+                                  (const char *)NULL);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_msg(strstr(r.err, "9216000000 GPUs"), "%s", r.err);
+    ck_assert_str_eq(r.out, "");
+    rl_run_release(&r);
+    /* At the bound it runs: TP 8 x PP 1 x DP 125000 = 1e6 GPUs. */
+    r = rl_test_cli(NULL, "llm", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--tp", "8",
+                    "--dp", "125000", "--json", (const char *)NULL);
+    cJSON *doc = run_json(&r);
+    ck_assert_double_eq(rl_json_number(cJSON_GetObjectItem(doc, "layout"), "gpus"), 1e6);
+    cJSON_Delete(doc);
+    rl_run_release(&r);
+}
+END_TEST
+
 static Suite *llm_edges_suite(void)
 {
     Suite *s = suite_create("llm_edges");
@@ -118,6 +140,11 @@ static Suite *llm_edges_suite(void)
     tcase_set_timeout(core, 120);
     tcase_add_test(core, crossover_on_the_layout);
     suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_add_checked_fixture(limits, setup, NULL);
+    tcase_set_timeout(limits, 120);
+    tcase_add_test(limits, layouts_too_large_to_count);
+    suite_add_tcase(s, limits);
     return s;
 }
 

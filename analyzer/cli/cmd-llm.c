@@ -714,6 +714,10 @@ int cmd_llm(int argc, char **argv)
     if (r.params_only && (do_measure || r.lay.train || batches || r.lay.ep > 1))
         return cli_usage_error("llm", "--params sizes model states only: no --measure, "
                                       "--train, --batch or --ep");
+    if ((long long)r.lay.tp * r.lay.pp * r.lay.dp * r.lay.ep > LLM_MAX_LAYOUT_GPUS)
+        return cli_usage_error("llm", "TP x PP x DP x EP is %lld GPUs: at most %d",
+                               (long long)r.lay.tp * r.lay.pp * r.lay.dp * r.lay.ep,
+                               LLM_MAX_LAYOUT_GPUS);
     if (r.params_only)
         r.lay.train = true; /* model states are training's */
     const bool default_batches = !batches;
