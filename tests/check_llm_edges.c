@@ -132,6 +132,32 @@ START_TEST(layouts_too_large_to_count)
 }
 END_TEST
 
+START_TEST(params_results_carry_every_key)
+{
+    /* Every llm result carries the issue's keys; --params (no shape, no
+     * step) too: the bubble of its layout, (P - 1) / (M + P - 1) = 3 / 11
+     * at PP 4, M 8; no communication or bound known: null. */
+    struct rl_run r = rl_test_cli(NULL, "llm", "--params", "7.5e9", "--dp", "64", "--pp", "4",
+                                  "--microbatches", "8", "--zero", "1", "--json",
+                                  (const char *)NULL);
+    cJSON *doc = run_json(&r);
+    static const char *const keys[] = {"fits", "gpu_memory_bytes", "memory_per_gpu_bytes",
+                                       "max_batch_that_fits", "min_gpus", "layout",
+                                       "pipeline_bubble_fraction", "comm_ms_per_step",
+                                       "model_state_bytes_per_gpu", "bound"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        ck_assert_msg(cJSON_GetObjectItem(doc, keys[k]), "no %s", keys[k]);
+    ck_assert_double_eq_tol(rl_json_number(doc, "pipeline_bubble_fraction"), 3.0 / 11, 1e-9);
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(doc, "comm_ms_per_step")));
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(doc, "bound")));
+    /* ZeRO 1 over DP 64 of the 7.5e9 / 4 parameters a stage holds:
+     * (2 + 2) x 1.875e9 + 12 x 1.875e9 / 64 = 7.5e9 + 0.3515625e9. */
+    ck_assert_double_eq_tol(rl_json_number(doc, "model_state_bytes_per_gpu"), 7.8515625e9, 1);
+    cJSON_Delete(doc);
+    rl_run_release(&r);
+}
+END_TEST
+
 static Suite *llm_edges_suite(void)
 {
     Suite *s = suite_create("llm_edges");
@@ -144,6 +170,7 @@ static Suite *llm_edges_suite(void)
     tcase_add_checked_fixture(limits, setup, NULL);
     tcase_set_timeout(limits, 120);
     tcase_add_test(limits, layouts_too_large_to_count);
+    tcase_add_test(limits, params_results_carry_every_key);
     suite_add_tcase(s, limits);
     return s;
 }
