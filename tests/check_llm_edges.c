@@ -158,6 +158,22 @@ START_TEST(params_results_carry_every_key)
 }
 END_TEST
 
+START_TEST(measure_needs_an_nvidia_gpu)
+{
+    /* --measure runs the layers on this machine's GPU: an MI300X's
+     * prediction beside an NVIDIA GPU's measurement would be two GPUs.
+     * Refused as bench and trace refuse it, before anything runs. */
+    struct rl_run r = rl_test_cli(NULL, "llm", "--model", "llama-3-8b", "--gpu", "mi300x",
+                                  "--measure", (const char *)NULL);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_msg(strstr(r.err, "AMD Instinct MI300X: llm --measure needs an NVIDIA GPU"), "%s",
+                  r.err);
+    ck_assert_int_eq(rl_test_count(r.err, "\n"), 1);
+    ck_assert_str_eq(r.out, "");
+    rl_run_release(&r);
+}
+END_TEST
+
 static Suite *llm_edges_suite(void)
 {
     Suite *s = suite_create("llm_edges");
@@ -171,6 +187,7 @@ static Suite *llm_edges_suite(void)
     tcase_set_timeout(limits, 120);
     tcase_add_test(limits, layouts_too_large_to_count);
     tcase_add_test(limits, params_results_carry_every_key);
+    tcase_add_test(limits, measure_needs_an_nvidia_gpu);
     suite_add_tcase(s, limits);
     return s;
 }

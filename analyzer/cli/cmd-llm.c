@@ -773,6 +773,8 @@ int cmd_llm(int argc, char **argv)
     if (cli_ceiling_sources(gpu ? gpu : !bench_path && sys ? sys->gpu : NULL, bench_path,
                             bench_path ? NULL : "h200", &bench, &b, &s))
         return CLI_FAIL;
+    if (do_measure && cli_require_cuda_gpu("llm --measure", s))
+        return CLI_FAIL; /* it runs the layers on this machine's NVIDIA GPU */
     if (rl_ceilings_init(&r.c, s, b, NULL, false, false, NULL, err)) {
         cli_error("%s", err);
         return CLI_FAIL;
