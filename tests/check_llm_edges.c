@@ -174,6 +174,61 @@ START_TEST(measure_needs_an_nvidia_gpu)
 }
 END_TEST
 
+START_TEST(roofline_chart_marks_what_does_not_fit)
+{
+    /* Llama-2-7B on an H100: up to batch 57 fits (75 GB usable), so of
+     * the default batches 1, 8, 64, 256 the last two cannot run; the
+     * operator roofline drew their operators unmarked. Now "b64*" and
+     * "b256*", the title saying what * is; batch 1 and 8 and the prefill
+     * unmarked. */
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/marks", rl_test_tmpdir());
+    struct rl_run r = rl_test_cli(NULL, "llm", "--model", "llama-2-7b", "--gpu", "h100-sxm",
+                                  "-o", dir, (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    rl_run_release(&r);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/llm-roofline.kernels.dat", dir);
+    char *dat = rl_test_slurp(path);
+    ck_assert_ptr_nonnull(dat);
+    ck_assert_msg(strstr(dat, "\"decode b256* gate_up_proj\""), "not in the kernels file");
+    ck_assert_msg(strstr(dat, "\"decode b64* o_proj\""), "not in the kernels file");
+    ck_assert_msg(strstr(dat, "\"decode b8 gate_up_proj\""), "not in the kernels file");
+    ck_assert_msg(strstr(dat, "\"decode b1 gate_up_proj\""), "not in the kernels file");
+    ck_assert_msg(strstr(dat, "\"prefill qkv_proj\""), "not in the kernels file");
+    ck_assert(!strstr(dat, "b8*") && !strstr(dat, "b1*") && !strstr(dat, "prefill*"));
+    free(dat);
+    snprintf(path, sizeof path, "%s/llm-roofline.gp", dir);
+    char *gp = rl_test_slurp(path);
+    ck_assert_ptr_nonnull(gp);
+    ck_assert_msg(strstr(gp, "on NVIDIA H100 SXM5 80GB: * does not fit in 75.0 GB;"), "no note in the title");
+    free(gp);
+    /* Llama-3-70B training on one H100: not even batch 8 fits, every
+     * operator marked; on eight at ZeRO 3 it fits: none. */
+    snprintf(dir, sizeof dir, "%s/marks-train", rl_test_tmpdir());
+    r = rl_test_cli(NULL, "llm", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--train",
+                    "-o", dir, (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    rl_run_release(&r);
+    snprintf(path, sizeof path, "%s/llm-roofline.kernels.dat", dir);
+    dat = rl_test_slurp(path);
+    ck_assert_ptr_nonnull(dat);
+    ck_assert_msg(strstr(dat, "\"train b8* qkv_proj\""), "not in the kernels file");
+    ck_assert(!strstr(dat, "\"train b8 "));
+    free(dat);
+    snprintf(dir, sizeof dir, "%s/marks-fit", rl_test_tmpdir());
+    r = rl_test_cli(NULL, "llm", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--batch", "1",
+                    "-o", dir, (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    rl_run_release(&r);
+    snprintf(path, sizeof path, "%s/llm-roofline.gp", dir);
+    gp = rl_test_slurp(path);
+    ck_assert_ptr_nonnull(gp);
+    ck_assert(!strstr(gp, "does not fit") && !strstr(gp, "b1*"));
+    free(gp);
+}
+END_TEST
+
 static Suite *llm_edges_suite(void)
 {
     Suite *s = suite_create("llm_edges");
@@ -181,6 +236,7 @@ static Suite *llm_edges_suite(void)
     tcase_add_checked_fixture(core, setup, NULL);
     tcase_set_timeout(core, 120);
     tcase_add_test(core, crossover_on_the_layout);
+    tcase_add_test(core, roofline_chart_marks_what_does_not_fit);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, setup, NULL);

@@ -305,20 +305,31 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
     memset(&g, 0, sizeof g);
     int rc = RL_OK;
     const int n_phases = r->lay.train ? r->n_batches : r->n_batches + 1;
+    const bool known = !isnan(r->cap.gpu_memory_bytes);
+    int n_marked = 0;
     for (int ph = 0; ph < n_phases && rc == RL_OK; ph++) {
         const struct rl_llm_phase_cost *c =
             ph < r->n_batches ? &r->steps[ph].micro : &r->prefill.micro;
+        /* A batch whose memory does not fit cannot run: its operators are
+         * drawn marked, "decode b256* ...", the title saying what * means
+         * (the chart shortens long labels: the mark stays near the front).
+         * The prefill of one sequence: when not even batch 1 fits. */
+        const char *mark = known && (ph < r->n_batches ? !llm_fits(r, ph) : r->max_fit == 0)
+                               ? "*"
+                               : "";
+        n_marked += *mark != 0;
         for (int i = 0; i < c->n_ops && rc == RL_OK; i++) {
             const struct rl_llm_op *o = &c->ops[i];
             if (!(o->flops > 0) || !isfinite(o->ai_flop_per_byte))
                 continue;
             char label[48];
             if (c->phase == RL_LLM_DECODE)
-                snprintf(label, sizeof label, "decode b%d %s", c->batch, o->name);
+                snprintf(label, sizeof label, "decode b%d%s %s", c->batch, mark, o->name);
             else if (c->phase == RL_LLM_TRAIN)
-                snprintf(label, sizeof label, "train b%d %s", r->steps[ph].batch, o->name);
+                snprintf(label, sizeof label, "train b%d%s %s", r->steps[ph].batch, mark,
+                         o->name);
             else
-                snprintf(label, sizeof label, "prefill %s", o->name);
+                snprintf(label, sizeof label, "prefill%s %s", mark, o->name);
             const double bytes[RL_MEM_COUNT] = {
                 o->count * (o->weight_bytes + o->act_bytes + o->kv_bytes), NAN, NAN};
             rc = rl_trace_groups_add(&g, label, NULL, NULL, o->roof, RL_ORIGIN_ANALYTIC,
@@ -334,13 +345,17 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
     rl_trace_groups_release(&g);
     if (rc)
         return rc;
-    char title[400], path[4096];
+    char title[400], note[64] = "", path[4096];
+    if (n_marked) /* first: a title too wide is cut at its end */
+        snprintf(note, sizeof note, "* does not fit in %.1f GB; ", r->cap.usable_bytes / 1e9);
     if (r->lay.train)
-        snprintf(title, sizeof title, "%s on %s: training (batch %d...%d of %d tokens)",
-                 r->m.name, r->c.gpu_name, r->batches[0], r->batches[r->n_batches - 1], r->seq);
+        snprintf(title, sizeof title, "%s on %s: %straining (batch %d...%d of %d tokens)",
+                 r->m.name, r->c.gpu_name, note, r->batches[0], r->batches[r->n_batches - 1],
+                 r->seq);
     else
-        snprintf(title, sizeof title, "%s on %s: decode (batch %d...%d) and prefill (%d tokens)",
-                 r->m.name, r->c.gpu_name, r->batches[0], r->batches[r->n_batches - 1], r->seq);
+        snprintf(title, sizeof title,
+                 "%s on %s: %sdecode (batch %d...%d) and prefill (%d tokens)", r->m.name,
+                 r->c.gpu_name, note, r->batches[0], r->batches[r->n_batches - 1], r->seq);
     snprintf(path, sizeof path, "%s/llm-roofline.svg", dir);
     rc = rl_report_chart(&rep, &r->c, title, path, 12, err);
     rl_report_release(&rep);
@@ -355,7 +370,6 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
     int top = r->batches[r->n_batches - 1];
     if (r->crossover > top)
         top = r->crossover;
-    const bool known = !isnan(r->cap.gpu_memory_bytes);
     const bool cut = known && r->max_fit >= 1 && r->max_fit < 2 * top;
     static struct rl_llm_step d;
     for (int b = 1; m < 23 && b <= 2 * top && (!cut || b <= r->max_fit); b *= 2) {
