@@ -229,6 +229,54 @@ START_TEST(roofline_chart_marks_what_does_not_fit)
 }
 END_TEST
 
+START_TEST(plan_results_carry_every_key)
+{
+    /* Every llm result carries the issue's keys: a plan's candidates had
+     * no max_batch_that_fits, the plan no min_gpus. Llama-3-70B decode on
+     * 8 H100s, batch 64 at 2048: TP 8's GPU holds 141.1 / 8 = 17.6 GB of
+     * weights and 671.1 MB / 8 = 83.9 MB of KV cache per sequence (one of
+     * the 8 KV heads), so (75 - 17.641 - 0.101 of activations) / 0.08389
+     * = 682.6: 682 sequences; the fewest GPUs at batch 64 are 3 (PP 3: 47.0 GB of
+     * weights + 64 x 671.1 MB / 3 = 14.3 GB of cache; TP 2 needs 70.6 +
+     * 21.5 GB, over 75). */
+    struct rl_run r = rl_test_cli(NULL, "llm", "plan", "--model", "llama-3-70b", "--gpu",
+                                  "h100-sxm", "--gpus", "8", "--json", (const char *)NULL);
+    cJSON *doc = run_json(&r);
+    ck_assert_double_eq(rl_json_number(doc, "min_gpus"), 3);
+    const cJSON *ml = cJSON_GetObjectItem(doc, "min_gpus_layout");
+    ck_assert_double_eq(rl_json_number(ml, "pp"), 3);
+    ck_assert_double_eq(rl_json_number(ml, "tp"), 1);
+    const cJSON *c;
+    int n = 0;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "candidates"))
+    {
+        static const char *const keys[] = {"fits", "memory_per_gpu_bytes",
+                                           "max_batch_that_fits", "layout",
+                                           "pipeline_bubble_fraction", "comm_ms_per_step",
+                                           "model_state_bytes_per_gpu", "bound"};
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            ck_assert_msg(cJSON_GetObjectItem(c, keys[k]), "no %s", keys[k]);
+        const double mb = rl_json_number(c, "max_batch_that_fits");
+        /* It fits at batch 64 exactly when it holds 64 or more. */
+        ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(c, "fits")) == (mb >= 64));
+        const cJSON *l = cJSON_GetObjectItem(c, "layout");
+        if (rl_json_number(l, "tp") == 8)
+            ck_assert_double_eq(mb, 682);
+        n++;
+    }
+    ck_assert_int_eq(n, 10);
+    cJSON_Delete(doc);
+    rl_run_release(&r);
+    /* On one GPU nothing fits: the text says how many would. */
+    r = rl_test_cli(NULL, "llm", "plan", "--model", "llama-3-70b", "--gpu", "h100-sxm",
+                    "--gpus", "1", (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.out, "fewest GPUs that hold it: 3 (TP 1 x PP 3 x DP 1 x EP 1)"), "%s",
+                  r.out);
+    rl_run_release(&r);
+}
+END_TEST
+
 static Suite *llm_edges_suite(void)
 {
     Suite *s = suite_create("llm_edges");
@@ -237,6 +285,7 @@ static Suite *llm_edges_suite(void)
     tcase_set_timeout(core, 120);
     tcase_add_test(core, crossover_on_the_layout);
     tcase_add_test(core, roofline_chart_marks_what_does_not_fit);
+    tcase_add_test(core, plan_results_carry_every_key);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, setup, NULL);
