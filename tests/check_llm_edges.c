@@ -277,6 +277,30 @@ START_TEST(plan_results_carry_every_key)
 }
 END_TEST
 
+START_TEST(batch_lists_without_a_number)
+{
+    /* --batch "" gave no batch: the memory of batches[0] divided by a
+     * zero microbatch count (SIGFPE, exit 136); "8," ended in an empty
+     * entry and was taken as "8". Both usage errors, as ",8" and "8,,1"
+     * were. */
+    static const char *const bad[] = {"", "8,", ",8", "8,,1", ","};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct rl_run r = rl_test_cli(NULL, "llm", "--model", "llama-3-8b", "--gpu", "h100-sxm",
+                                      "--batch", bad[i], "--json", (const char *)NULL);
+        ck_assert_msg(r.status == 2, "'%s': exit %d", bad[i], r.status);
+        ck_assert_msg(strstr(r.err, "--batch: up to 16 whole numbers"), "%s", r.err);
+        ck_assert_str_eq(r.out, "");
+        rl_run_release(&r);
+    }
+    struct rl_run r = rl_test_cli(NULL, "llm", "--model", "llama-3-8b", "--gpu", "h100-sxm",
+                                  "--batch", "8,1", "--json", (const char *)NULL);
+    cJSON *doc = run_json(&r);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "batches")), 2);
+    cJSON_Delete(doc);
+    rl_run_release(&r);
+}
+END_TEST
+
 static Suite *llm_edges_suite(void)
 {
     Suite *s = suite_create("llm_edges");
@@ -291,6 +315,7 @@ static Suite *llm_edges_suite(void)
     tcase_add_checked_fixture(limits, setup, NULL);
     tcase_set_timeout(limits, 120);
     tcase_add_test(limits, layouts_too_large_to_count);
+    tcase_add_test(limits, batch_lists_without_a_number);
     tcase_add_test(limits, params_results_carry_every_key);
     tcase_add_test(limits, measure_needs_an_nvidia_gpu);
     suite_add_tcase(s, limits);

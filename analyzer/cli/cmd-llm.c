@@ -737,10 +737,12 @@ int cmd_llm(int argc, char **argv)
     const bool default_batches = !batches;
     if (!batches)
         batches = r.lay.train ? "8" : "1,8,64,256";
-    for (const char *p = batches; *p;) {
+    /* One number at least ("" had none: a division by zero), none empty
+     * ("8," ends in one). */
+    for (const char *p = batches; !r.n_batches || *p;) {
         long b = strtol(p, &end, 10);
         if (end == p || b < 1 || b > 1000000 || (*end && *end != ',') ||
-            r.n_batches == LLM_MAX_BATCHES)
+            (*end == ',' && !end[1]) || r.n_batches == LLM_MAX_BATCHES)
             return cli_usage_error("llm", "--batch: up to %d whole numbers from 1, "
                                           "comma-separated", LLM_MAX_BATCHES);
         r.batches[r.n_batches++] = (int)b;
