@@ -301,6 +301,65 @@ START_TEST(batch_lists_without_a_number)
 }
 END_TEST
 
+START_TEST(counts_past_an_int)
+{
+    /* A config of 999,999,999 layers (the schema sets no maximum): M x L
+     * x 2 TP all-reduces per step, 4 x 999999999 x 2 = 7,999,999,992,
+     * was an int product: it wrapped negative and the all-reduces were
+     * dropped (UBSan: signed overflow); the operator table's SHARE, 100 x
+     * count x time, printed negative percentages. */
+    struct rl_llm_model m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "deep");
+    m.layers = 999999999;
+    m.hidden = m.ffn = 64;
+    m.heads = m.kv_heads = 2;
+    m.head_dim = 32;
+    m.vocab = 100;
+    m.experts = m.experts_per_token = 1;
+    m.gated = true;
+    struct rl_ceilings c;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_ceilings_init(&c, rl_test_gpu("h100-sxm"), NULL, NULL, false, false,
+                                      NULL, err),
+                     0);
+    struct rl_llm_net net = {.spec = rl_test_gpu("h100-sxm"), .gpus_per_node = 8,
+                             .nic_gbps = NAN};
+    struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
+    l.tp = 2;
+    l.microbatches = 4;
+    static struct rl_llm_step s;
+    ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_DECODE, 4, 16, &c, &net, &s, err) == 0, "%s",
+                  err);
+    ck_assert_int_eq(s.n_comm, 1);
+    ck_assert_str_eq(s.comm[0].name, "TP all-reduce");
+    ck_assert_double_eq(s.comm[0].calls, 7999999992.0);
+
+    /* The command's table: no share below zero. */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/deep.json", rl_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"schema_version\": 1, \"id\": \"deep\", \"name\": \"deep\", \"layers\": "
+          "999999999, \"hidden_size\": 64, \"ffn_size\": 64, \"ffn_gating\": \"swiglu\", "
+          "\"heads\": 2, \"kv_heads\": 2, \"head_dim\": 32, \"vocab_size\": 100, "
+          "\"tied_embeddings\": true, \"experts\": 1, \"experts_per_token\": 1, "
+          "\"qkv_bias\": false, \"source\": \"https://example.com\"}\n",
+          f);
+    fclose(f);
+    struct rl_run r = rl_test_cli(NULL, "llm", "--model", path, "--gpu", "h100-sxm", "--batch",
+                                  "1", (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    for (const char *p = strstr(r.out, "%  "); p; p = strstr(p + 1, "%  ")) {
+        const char *q = p;
+        while (q > r.out && q[-1] != ' ')
+            q--;
+        ck_assert_msg(*q != '-', "a negative share: %.40s", q);
+    }
+    rl_run_release(&r);
+}
+END_TEST
+
 static Suite *llm_edges_suite(void)
 {
     Suite *s = suite_create("llm_edges");
@@ -316,6 +375,7 @@ static Suite *llm_edges_suite(void)
     tcase_set_timeout(limits, 120);
     tcase_add_test(limits, layouts_too_large_to_count);
     tcase_add_test(limits, batch_lists_without_a_number);
+    tcase_add_test(limits, counts_past_an_int);
     tcase_add_test(limits, params_results_carry_every_key);
     tcase_add_test(limits, measure_needs_an_nvidia_gpu);
     suite_add_tcase(s, limits);

@@ -105,7 +105,7 @@ static void print_ops(const struct rl_llm_phase_cost *p)
         printf("%-14s %5d %11.4g %11.4g %11.4g %11.4g %9s %10.4g %5.1f%%  %s (%s)\n", o->name,
                o->count, o->count * o->flops / 1e9, o->count * o->weight_bytes / 1e6,
                o->count * o->act_bytes / 1e6, o->count * o->kv_bytes / 1e6, ai,
-               o->count * o->time_ns / 1e3, 100 * o->count * o->time_ns / p->time_ns,
+               o->count * o->time_ns / 1e3, 100.0 * o->count * o->time_ns / p->time_ns,
                o->memory_bound ? "memory" : "compute", o->roof);
     }
 }

@@ -260,10 +260,10 @@ static int layout_comm(const struct rl_llm_model *m, const struct rl_llm_config 
     const bool train = phase == RL_LLM_TRAIN;
     const double passes = train ? (l->recompute ? 3 : 2) : 1; /* forwards + backward */
     int rc = add_comm(s, net, "TP all-reduce", RL_COLL_ALLREDUCE, l->tp, 1, act,
-                      M * L * 2 * passes, true, errmsg);
+                      (double)M * L * 2 * passes, true, errmsg);
     if (rc == RL_OK && m->experts > 1)
         rc = add_comm(s, net, "EP all-to-all", RL_COLL_ALLTOALL, l->ep, l->tp,
-                      act * m->experts_per_token, M * L * 2 * passes, true, errmsg);
+                      act * m->experts_per_token, (double)M * L * 2 * passes, true, errmsg);
     if (rc == RL_OK && l->pp > 1)
         rc = add_comm(s, net, "PP send/recv", RL_COLL_SENDRECV, 2, l->tp * l->ep * l->dp, act,
                       M * (train ? 2 : 1), true, errmsg);
