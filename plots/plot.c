@@ -571,6 +571,25 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
         double s = 6 * (c->points[i].size > 0 ? c->points[i].size : 1);
         rc = rl_placer_add_box(&pl, (struct rl_box){px - s, py - s, px + s, py + s});
     }
+    /* The hierarchical view's joins (a point to its L2, L1 and link
+     * intensities at the same rate) and their markers: lines and boxes to
+     * avoid. */
+    for (size_t i = 0; i < c->n_points && !rc; i++) {
+        if (!out->drawn[i])
+            continue;
+        const struct rl_chart_point *p = &c->points[i];
+        const double lv[3] = {p->ai_l2_flop_per_byte, p->ai_l1_flop_per_byte,
+                              p->ai_link_flop_per_byte};
+        double px = to_px(&a, p->ai_flop_per_byte), py = to_py(&a, p->tflops * 1e12);
+        for (int k = 0; k < 3 && !rc; k++) {
+            if (!(lv[k] > 0) || !isfinite(lv[k]))
+                continue;
+            double qx = to_px(&a, lv[k]);
+            rc = rl_placer_add_line(&pl, (struct rl_segment){px, py, qx, py});
+            if (!rc)
+                rc = rl_placer_add_box(&pl, (struct rl_box){qx - 5, py - 5, qx + 5, py + 5});
+        }
+    }
     /* Measured curves: their segments are lines to avoid. */
     for (size_t s = 0; s < c->n_series && !rc; s++)
         for (size_t i = 0; i + 1 < c->series[s].n && !rc; i++) {

@@ -525,6 +525,53 @@ START_TEST(cli_chart_comm)
 }
 END_TEST
 
+/* `llm` split over GPUs puts each step on the roofline against the link
+ * too: Llama-3-8B on 8 L40S (no NVLink: PCIe Gen4 x16, 32 GB/s per
+ * direction) at TP 8, batch 1: its FLOPs over the bytes its links carry
+ * (64 all-reduces of 8 KiB x 2 x 7/8 per step and GPU). */
+START_TEST(cli_llm_step_on_the_link_roof)
+{
+    char dir[4200], path[4300];
+    snprintf(dir, sizeof dir, "%s/llm-tp", rl_test_tmpdir());
+    struct rl_run r = RUN("llm", "--model", "llama-3-8b", "--gpu", "l40s", "--tp", "8", "-o", dir);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    rl_run_release(&r);
+    snprintf(path, sizeof path, "%s/llm-roofline.kernels.dat", dir);
+    char *dat = rl_test_slurp(path);
+    ck_assert_ptr_nonnull(dat);
+    const char *line = strstr(dat, "\"decode b1 step, TP 8 PP 1 DP 1 EP 1\"");
+    ck_assert_ptr_nonnull(line);
+    /* the last column: FLOP per byte communicated, a number */
+    const char *end = strchr(line, '\n');
+    const char *last = end;
+    while (last > line && last[-1] != ' ')
+        last--;
+    double ai_link = strtod(last, NULL);
+    ck_assert_msg(ai_link > 0, "%.*s", (int)(end - line), line);
+    free(dat);
+    /* its FLOPs per GPU (llm.json step.flops_per_gpu) / the 64 x 8192 x
+     * 2 x 7/8 = 917504 bytes its links carry */
+    snprintf(path, sizeof path, "%s/llm.json", dir);
+    char *js = rl_test_slurp(path);
+    cJSON *doc = cJSON_Parse(js);
+    ck_assert_ptr_nonnull(doc);
+    const cJSON *step = cJSON_GetObjectItem(doc, "step");
+    double flops = num(step, "flops_per_gpu");
+    const cJSON *tp = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "communication"), 0);
+    ck_assert_str_eq(str(tp, "name"), "TP all-reduce");
+    ck_assert_double_eq(num(tp, "bytes"), 8192);
+    ck_assert_double_eq(num(tp, "calls_per_step"), 64);
+    ck_assert_double_eq_tol(ai_link, flops / (64 * 8192 * 2.0 * 7 / 8), 1e-3);
+    cJSON_Delete(doc);
+    free(js);
+    snprintf(path, sizeof path, "%s/llm-roofline.gp", dir);
+    char *gp = rl_test_slurp(path);
+    ck_assert_ptr_nonnull(gp);
+    ck_assert(strstr(gp, "PCIe Gen4 x16 (link)") != NULL);
+    free(gp);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("comm");
@@ -547,6 +594,7 @@ int main(void)
     tcase_add_test(cl, cli_bad_usage);
     tcase_add_test(cl, cli_link_roof_on_the_roofline);
     tcase_add_test(cl, cli_chart_comm);
+    tcase_add_test(cl, cli_llm_step_on_the_link_roof);
     suite_add_tcase(s, cl);
     return rl_test_run(s);
 }

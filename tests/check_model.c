@@ -604,6 +604,42 @@ START_TEST(link_roof_binds_a_tp_layer)
     /* nothing communicated: unchanged, no link intensity */
     ck_assert_int_eq(rl_classify_link(&w, k.flops, 0, k.time_ns, &roof, &nvl, err), 0);
     ck_assert(isnan(w.ai_link_flop_per_byte));
+    /* no FLOPs (a copy): not placed against the link */
+    struct rl_verdict z = judge(kernel(0, 1e9, 4e6));
+    ck_assert_int_eq(rl_classify_link(&z, 0, 1e9, 4e6, &roof, &nvl, err), 0);
+    ck_assert(isnan(z.ai_link_flop_per_byte));
+    ck_assert_int_ne(z.bound, RL_BOUND_LINK);
+    /* untimed (time 0): bound by the link, no achieved rate */
+    struct rl_verdict u = judge(kernel(1e12, 1e9, 0));
+    ck_assert_int_eq(rl_classify_link(&u, 1e12, 1e9, 0, &roof, &nvl, err), 0);
+    ck_assert_int_eq(u.bound, RL_BOUND_LINK);
+    ck_assert(isnan(u.pct_of_roof));
+    ck_assert(isnan(u.achieved_tflops));
+    /* Small figures are figures: half a byte sent (intensity 2e12, the link
+     * does not bind), a 0.5 GB/s link (1e12 FLOP, 1e9 bytes: 1000 FLOP/B x
+     * 0.5 GB/s = 0.5 TFLOP/s binds), timed at 0.5 ns; an intensity below 1
+     * (1e9 FLOP over 2e9 bytes: 0.5, x 450 GB/s = 0.225 TFLOP/s, ridge
+     * 1000 / 0.45 = 2222.2, 4444.4x right), slow (timed 40 ms: 0.025
+     * TFLOP/s, headroom 0.225 / 0.025 = 9x). */
+    struct rl_verdict h = judge(k);
+    ck_assert_int_eq(rl_classify_link(&h, 1e12, 0.5, 4e6, &roof, &nvl, err), 0);
+    ck_assert_double_eq_tol(h.ai_link_flop_per_byte, 2e12, 1);
+    ck_assert_int_eq(h.bound, RL_BOUND_COMPUTE);
+    struct rl_link_roof slow_link = {.label = "slow", .bandwidth_gbs = 0.5};
+    struct rl_verdict sl = judge(kernel(1e12, 1e9, 0.5));
+    ck_assert_int_eq(rl_classify_link(&sl, 1e12, 1e9, 0.5, &roof, &slow_link, err), 0);
+    ck_assert_int_eq(sl.bound, RL_BOUND_LINK);
+    ck_assert_double_eq_tol(sl.attainable_tflops, 0.5, 1e-12);
+    ck_assert_double_eq_tol(sl.achieved_tflops, 2e9, 1); /* 1e12 FLOP in 0.5 ns: 2e21 FLOP/s */
+    ck_assert_double_eq_tol(sl.pct_of_roof, 2e9 / 0.5 * 100, 1e3);
+    struct rl_verdict lo = judge(kernel(1e9, 1e6, 4e7));
+    ck_assert_int_eq(rl_classify_link(&lo, 1e9, 2e9, 4e7, &roof, &nvl, err), 0);
+    ck_assert_int_eq(lo.bound, RL_BOUND_LINK);
+    ck_assert_double_eq_tol(lo.attainable_tflops, 0.225, 1e-12);
+    ck_assert_double_eq_tol(lo.ridge_distance_x, 2222.2222 / 0.5, 1e-3);
+    ck_assert_double_eq_tol(lo.achieved_tflops, 0.025, 1e-12);
+    ck_assert_double_eq_tol(lo.headroom_x, 9, 1e-9);
+    ck_assert_double_eq_tol(lo.pct_of_roof, 0.025 / 0.225 * 100, 1e-9);
     struct rl_link_roof none = {.bandwidth_gbs = 0};
     ck_assert_int_eq(rl_classify_link(&w, k.flops, 1e9, k.time_ns, &roof, &none, err),
                      RL_EINVAL);

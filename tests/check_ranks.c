@@ -654,6 +654,14 @@ START_TEST(bad_and_old_rank_objects)
     ck_assert_int_eq(g.sum.rank.local_rank, -1);
     ck_assert_int_eq(g.sum.rank.world_size, -1);
     rl_trace_groups_release(&g);
+    /* ... and one without the rank: unknown (-1), never rank 1 or 0 */
+    memset(&g, 0, sizeof g);
+    const char *norank = write_text("norank.json", HEAD "\"rank\": {\"world_size\": 8}, " KERNEL);
+    ck_assert_int_eq(rl_trace_groups_load(&g, norank, err), 0);
+    ck_assert(g.sum.rank.present);
+    ck_assert_int_eq(g.sum.rank.rank, -1);
+    ck_assert_int_eq(g.sum.rank.world_size, 8);
+    rl_trace_groups_release(&g);
 }
 END_TEST
 

@@ -1128,6 +1128,8 @@ START_TEST(memory_hierarchy)
      * 1e4x right of the L2 ridge), not L1's (1e7). */
     const double b_nodram[3] = {NAN, 1e6, 1e5};
     add_full(&g, "noDram", one, one, "", RL_ORIGIN_MEASURED, 1, 1e12, b_nodram, 2e6);
+    const double b_copy[3] = {2e9, 0, NAN};
+    add_full(&g, "copy", one, one, "", RL_ORIGIN_MEASURED, 1, 0, b_copy, 1e6);
     struct rl_report r;
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
@@ -1141,6 +1143,13 @@ START_TEST(memory_hierarchy)
                                   "bandwidth-bound (l2); 5 TB/s = 50% of datasheet L2");
     const struct rl_report_row *n = row(&r, "noDram");
     ck_assert_double_eq_tol(n->v.ai_flop_per_byte[RL_MEM_L1], 1e7, 1e-3);
+    /* A copy (no FLOPs): intensity 0 where it moved bytes, none where it
+     * moved 0 (its L2 here) or was not measured (L1). */
+    const struct rl_report_row *cp = row(&r, "copy");
+    ck_assert(cp->memory_only);
+    ck_assert_double_eq(cp->v.ai_flop_per_byte[RL_MEM_DRAM], 0);
+    ck_assert(isnan(cp->v.ai_flop_per_byte[RL_MEM_L2]));
+    ck_assert(isnan(cp->v.ai_flop_per_byte[RL_MEM_L1]));
     ck_assert_str_eq(n->sentence, "noDram: 1M FLOP/B (L2), 10000x right of the BF16 ridge (100 "
                                   "FLOP/B): compute-bound; 500 TFLOP/s = 50% of datasheet BF16 "
                                   "Tensor Core");

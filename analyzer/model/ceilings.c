@@ -218,15 +218,3 @@ void rl_ceilings_check(const struct rl_ceilings *c, char *out, size_t size)
                 used ? "\n" : "", memory ? c->memory[i].label : c->compute[i].label, pct);
         }
 }
-
-int rl_ceilings_set_link(struct rl_ceilings *c, const char *label, double gbs,
-                         enum rl_origin origin, char *errmsg)
-{
-    if (!(gbs > 0) || isinf(gbs))
-        return rl_fail(errmsg, RL_EINVAL, "link bandwidth must be > 0, got %g GB/s", gbs);
-    snprintf(c->link.label, sizeof c->link.label, "%s", label);
-    c->link.bandwidth_gbs = gbs;
-    c->link.origin = origin;
-    c->has_link = true;
-    return RL_OK;
-}

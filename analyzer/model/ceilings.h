@@ -22,8 +22,7 @@ struct rl_ceilings {
     size_t default_roof;                       /* judges kernels without a precision */
     char gpu_name[96];
     /* The interconnect roof for work that communicates (comm_bytes): the
-     * datasheet's scale-up link per direction (NVLink), else PCIe; or what
-     * rl_ceilings_set_link() put there (a measured busbw, a system's NIC). */
+     * datasheet's scale-up link per direction (NVLink), else PCIe. */
     struct rl_link_roof link;
     bool has_link;
 };
@@ -42,11 +41,6 @@ int rl_ceilings_init(struct rl_ceilings *c, const struct rl_gpu_spec *spec,
  * measured) when not drawn yet: measured first. Its index, or -1 with
  * errmsg when neither source has it. */
 int rl_ceilings_judge(struct rl_ceilings *c, const char *name, char *errmsg);
-
-/* Replace the link roof (a measured comm file's bus bandwidth, a node's
- * NICs). RL_EINVAL for a bandwidth <= 0. */
-int rl_ceilings_set_link(struct rl_ceilings *c, const char *label, double gbs,
-                         enum rl_origin origin, char *errmsg);
 
 /* A measured ceiling's share of the datasheet one of the same name or
  * memory level (x 100); NAN when either is missing. Above 100 a number is

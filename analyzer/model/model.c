@@ -286,7 +286,9 @@ int rl_classify_link(struct rl_verdict *v, double flops, double comm_bytes, doub
                      char *errmsg)
 {
     v->ai_link_flop_per_byte = v->link_attainable_tflops = NAN;
-    if (!(comm_bytes > 0) || isinf(comm_bytes) || !(flops >= 0))
+    /* Nothing sent, or no FLOPs to place (a pure copy has intensity 0 on
+     * every roof): nothing to judge against the link. */
+    if (!(comm_bytes > 0) || isinf(comm_bytes) || !(flops > 0) || isinf(flops))
         return RL_OK;
     if (!link || !(link->bandwidth_gbs > 0) || isinf(link->bandwidth_gbs))
         return rl_fail(errmsg, RL_EINVAL, "link bandwidth must be > 0, got %g GB/s",
@@ -302,11 +304,10 @@ int rl_classify_link(struct rl_verdict *v, double flops, double comm_bytes, doub
     v->ridge_flop_per_byte = rl_ridge_flop_per_byte(c->peak_tflops, link->bandwidth_gbs);
     v->ridge_distance_x = ai > 0 ? v->ridge_flop_per_byte / ai : INFINITY;
     v->pct_of_roof = v->headroom_x = NAN;
-    if (!isnan(time_ns) && time_ns > 0 && att > 0) {
+    if (!isnan(time_ns) && time_ns > 0) { /* att > 0: flops and comm_bytes are */
         v->achieved_tflops = flops / time_ns * 1e-3;
         v->pct_of_roof = v->achieved_tflops / att * 100;
-        if (v->achieved_tflops > 0)
-            v->headroom_x = att / v->achieved_tflops;
+        v->headroom_x = att / v->achieved_tflops; /* achieved > 0: flops and time are */
     }
     return RL_OK;
 }

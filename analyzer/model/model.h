@@ -131,8 +131,8 @@ int rl_classify(const struct rl_kernel_perf *k, const struct rl_compute_roof *c,
  * than comm_bytes / link bandwidth, i.e. ai_link x bandwidth FLOP/s. When
  * that is below v's attainable rate, the link binds: bound RL_BOUND_LINK,
  * attainable, ridge (peak / link bandwidth), pct and headroom recomputed.
- * comm_bytes <= 0 or NAN: nothing changes (ai_link NAN). RL_EINVAL for a
- * link bandwidth <= 0. */
+ * comm_bytes <= 0 or NAN, or no FLOPs: nothing changes (ai_link NAN).
+ * RL_EINVAL for a link bandwidth <= 0. */
 int rl_classify_link(struct rl_verdict *v, double flops, double comm_bytes, double time_ns,
                      const struct rl_compute_roof *c, const struct rl_link_roof *link,
                      char *errmsg);
