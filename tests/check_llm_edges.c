@@ -203,6 +203,19 @@ START_TEST(roofline_chart_marks_what_does_not_fit)
     ck_assert_ptr_nonnull(gp);
     ck_assert_msg(strstr(gp, "on NVIDIA H100 SXM5 80GB: * does not fit in 75.0 GB;"), "no note in the title");
     free(gp);
+    /* A split step (its FLOPs against the link roof too) is marked the
+     * same: Llama-2-7B at TP 2 holds some 127 sequences, not 512. */
+    snprintf(dir, sizeof dir, "%s/marks-tp", rl_test_tmpdir());
+    r = rl_test_cli(NULL, "llm", "--model", "llama-2-7b", "--gpu", "h100-sxm", "--tp", "2",
+                    "--batch", "1,512", "-o", dir, (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    rl_run_release(&r);
+    snprintf(path, sizeof path, "%s/llm-roofline.kernels.dat", dir);
+    dat = rl_test_slurp(path);
+    ck_assert_ptr_nonnull(dat);
+    ck_assert_msg(strstr(dat, "\"decode b512* step, TP 2 PP 1 DP 1 EP 1\""), "no marked step");
+    ck_assert_msg(strstr(dat, "\"decode b1 step, TP 2 PP 1 DP 1 EP 1\""), "no step");
+    free(dat);
     /* Llama-3-70B training on one H100: not even batch 8 fits, every
      * operator marked; on eight at ZeRO 3 it fits: none. */
     snprintf(dir, sizeof dir, "%s/marks-train", rl_test_tmpdir());

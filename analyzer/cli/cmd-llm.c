@@ -356,10 +356,10 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
         if (rc == RL_OK && comm_bytes > 0 && c->flops > 0 && st->flops_per_gpu > 0) {
             char label[64];
             const struct rl_llm_layout *L = &st->layout;
-            snprintf(label, sizeof label, "%s b%d step, TP %d PP %d DP %d EP %d",
+            snprintf(label, sizeof label, "%s b%d%s step, TP %d PP %d DP %d EP %d",
                      c->phase == RL_LLM_DECODE ? "decode" : c->phase == RL_LLM_TRAIN ? "train"
                                                                                    : "prefill",
-                     st->batch, L->tp, L->pp, L->dp, L->ep);
+                     st->batch, mark, L->tp, L->pp, L->dp, L->ep);
             /* the microbatch's bytes scaled to the step's FLOPs */
             const double bytes[RL_MEM_COUNT] = {step_bytes * st->flops_per_gpu / c->flops, NAN,
                                                 NAN};
