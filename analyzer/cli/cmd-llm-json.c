@@ -87,8 +87,14 @@ static void fit_json(FILE *f, const struct llm_run *r)
     if (r->min_gpus)
         fprintf(f, ",\n  \"min_gpus_layout\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"ep\": %d}",
                 r->min_layout.tp, r->min_layout.pp, r->min_layout.dp, r->min_layout.ep);
-    if (r->params_only)
+    if (r->params_only) {
+        /* No shape, no step: the bubble is the layout's alone (P and M as
+         * given), no communication or bound is known. */
+        fputs(",\n  ", f);
+        num(f, "pipeline_bubble_fraction", rl_llm_bubble_fraction(l->pp, l->microbatches), true);
+        fputs(",\n  \"comm_ms_per_step\": null,\n  \"bound\": null", f);
         return;
+    }
     const struct rl_llm_step *s = &r->steps[0];
     fputs(",\n  ", f);
     num(f, "pipeline_bubble_fraction", s->bubble_fraction, true);

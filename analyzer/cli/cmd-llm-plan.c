@@ -65,6 +65,8 @@ struct plan_run {
     struct rl_llm_capacity cap;
     struct rl_llm_plan plan;
     int top;
+    int min_gpus;                  /* the fewest GPUs that hold it; 0 none up to LLM_MAX_GPUS */
+    struct rl_llm_layout min_layout;
 };
 
 static const char *phase_name(enum rl_llm_phase p)
@@ -121,6 +123,12 @@ static void print_plan(const struct plan_run *p)
         layout_name(&k->step.layout, name, sizeof name, moe);
         printf("none fits: the least memory per GPU is %.2f GB (%s), of %.2f GB usable\n",
                k->mem.total_bytes / 1e9, name, p->cap.usable_bytes / 1e9);
+        if (p->min_gpus)
+            printf("fewest GPUs that hold it: %d (TP %d x PP %d x DP %d x EP %d)\n",
+                   p->min_gpus, p->min_layout.tp, p->min_layout.pp, p->min_layout.dp,
+                   p->min_layout.ep);
+        else
+            printf("no layout of up to %d GPUs holds it\n", LLM_MAX_GPUS);
     }
 }
 
@@ -142,6 +150,11 @@ static int write_json(FILE *f, const struct plan_run *p)
     num(f, "gpu_memory_bytes", p->cap.gpu_memory_bytes, true);
     fputs(",\n  ", f);
     num(f, "reserve_bytes", p->cap.reserve_bytes, true);
+    fputs(",\n  ", f);
+    num(f, "min_gpus", p->min_gpus ? p->min_gpus : NAN, true);
+    if (p->min_gpus)
+        fprintf(f, ",\n  \"min_gpus_layout\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"ep\": %d}",
+                p->min_layout.tp, p->min_layout.pp, p->min_layout.dp, p->min_layout.ep);
     fprintf(f, ",\n  \"layouts\": %zu,\n  \"layouts_that_fit\": %zu,\n  \"candidates\": [",
             p->plan.n, p->plan.n_fit);
     for (size_t i = 0; i < p->plan.n; i++) {
@@ -157,6 +170,9 @@ static int write_json(FILE *f, const struct plan_run *p)
                    "\"microbatches\": %d}, \"fits\": %s",
                 l->tp, l->pp, l->dp, l->ep, l->zero, l->microbatches,
                 k->fits ? "true" : "false");
+        /* The largest batch this layout (its microbatches) holds at --seq. */
+        num(f, "max_batch_that_fits",
+            rl_llm_max_batch(&p->m, &p->cfg, l, p->req.seq, &p->cap, LLM_BATCH_LIMIT), false);
         num(f, "step_ms", s->time_ns / 1e6, false);
         num(f, "tokens_per_s", k->tokens_per_s, false);
         num(f, "compute_ms", s->compute_ns / 1e6, false);
@@ -384,6 +400,14 @@ int cmd_llm_plan(int argc, char **argv)
         p.net.measured = &measured;
     }
     int rc = rl_llm_plan_build(&p.m, &p.cfg, &p.req, &p.c, &p.net, &p.cap, &p.plan, err);
+    if (rc == RL_OK) { /* the fewest GPUs that hold it, as `roofline llm` counts them */
+        struct rl_llm_layout one = RL_LLM_LAYOUT_ONE;
+        one.train = train;
+        one.recompute = train && p.req.recompute;
+        one.zero = train ? p.req.zero : 0;
+        p.min_gpus = rl_llm_min_gpus(&p.m, &p.cfg, &one, p.req.batch, p.req.seq, &p.cap,
+                                     p.req.max_tp, LLM_MAX_GPUS, &p.min_layout);
+    }
     if (comm_path)
         rl_comm_results_release(&measured); /* the plan keeps no pointer into it */
     if (rc) {

@@ -106,7 +106,7 @@ static void print_ops(const struct rl_llm_phase_cost *p)
         printf("%-14s %5d %11.4g %11.4g %11.4g %11.4g %9s %10.4g %5.1f%%  %s (%s)\n", o->name,
                o->count, o->count * o->flops / 1e9, o->count * o->weight_bytes / 1e6,
                o->count * o->act_bytes / 1e6, o->count * o->kv_bytes / 1e6, ai,
-               o->count * o->time_ns / 1e3, 100 * o->count * o->time_ns / p->time_ns,
+               o->count * o->time_ns / 1e3, 100.0 * o->count * o->time_ns / p->time_ns,
                o->memory_bound ? "memory" : "compute", o->roof);
     }
 }
@@ -306,20 +306,31 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
     memset(&g, 0, sizeof g);
     int rc = RL_OK;
     const int n_phases = r->lay.train ? r->n_batches : r->n_batches + 1;
+    const bool known = !isnan(r->cap.gpu_memory_bytes);
+    int n_marked = 0;
     for (int ph = 0; ph < n_phases && rc == RL_OK; ph++) {
         const struct rl_llm_phase_cost *c =
             ph < r->n_batches ? &r->steps[ph].micro : &r->prefill.micro;
+        /* A batch whose memory does not fit cannot run: its operators are
+         * drawn marked, "decode b256* ...", the title saying what * means
+         * (the chart shortens long labels: the mark stays near the front).
+         * The prefill of one sequence: when not even batch 1 fits. */
+        const char *mark = known && (ph < r->n_batches ? !llm_fits(r, ph) : r->max_fit == 0)
+                               ? "*"
+                               : "";
+        n_marked += *mark != 0;
         for (int i = 0; i < c->n_ops && rc == RL_OK; i++) {
             const struct rl_llm_op *o = &c->ops[i];
             if (!(o->flops > 0) || !isfinite(o->ai_flop_per_byte))
                 continue;
             char label[48];
             if (c->phase == RL_LLM_DECODE)
-                snprintf(label, sizeof label, "decode b%d %s", c->batch, o->name);
+                snprintf(label, sizeof label, "decode b%d%s %s", c->batch, mark, o->name);
             else if (c->phase == RL_LLM_TRAIN)
-                snprintf(label, sizeof label, "train b%d %s", r->steps[ph].batch, o->name);
+                snprintf(label, sizeof label, "train b%d%s %s", r->steps[ph].batch, mark,
+                         o->name);
             else
-                snprintf(label, sizeof label, "prefill %s", o->name);
+                snprintf(label, sizeof label, "prefill%s %s", mark, o->name);
             const double bytes[RL_MEM_COUNT] = {
                 o->count * (o->weight_bytes + o->act_bytes + o->kv_bytes), NAN, NAN};
             rc = rl_trace_groups_add(&g, label, NULL, NULL, o->roof, RL_ORIGIN_ANALYTIC,
@@ -345,10 +356,10 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
         if (rc == RL_OK && comm_bytes > 0 && c->flops > 0 && st->flops_per_gpu > 0) {
             char label[64];
             const struct rl_llm_layout *L = &st->layout;
-            snprintf(label, sizeof label, "%s b%d step, TP %d PP %d DP %d EP %d",
+            snprintf(label, sizeof label, "%s b%d%s step, TP %d PP %d DP %d EP %d",
                      c->phase == RL_LLM_DECODE ? "decode" : c->phase == RL_LLM_TRAIN ? "train"
                                                                                    : "prefill",
-                     st->batch, L->tp, L->pp, L->dp, L->ep);
+                     st->batch, mark, L->tp, L->pp, L->dp, L->ep);
             /* the microbatch's bytes scaled to the step's FLOPs */
             const double bytes[RL_MEM_COUNT] = {step_bytes * st->flops_per_gpu / c->flops, NAN,
                                                 NAN};
@@ -365,13 +376,17 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
     rl_trace_groups_release(&g);
     if (rc)
         return rc;
-    char title[400], path[4096];
+    char title[400], note[64] = "", path[4096];
+    if (n_marked) /* first: a title too wide is cut at its end */
+        snprintf(note, sizeof note, "* does not fit in %.1f GB; ", r->cap.usable_bytes / 1e9);
     if (r->lay.train)
-        snprintf(title, sizeof title, "%s on %s: training (batch %d...%d of %d tokens)",
-                 r->m.name, r->c.gpu_name, r->batches[0], r->batches[r->n_batches - 1], r->seq);
+        snprintf(title, sizeof title, "%s on %s: %straining (batch %d...%d of %d tokens)",
+                 r->m.name, r->c.gpu_name, note, r->batches[0], r->batches[r->n_batches - 1],
+                 r->seq);
     else
-        snprintf(title, sizeof title, "%s on %s: decode (batch %d...%d) and prefill (%d tokens)",
-                 r->m.name, r->c.gpu_name, r->batches[0], r->batches[r->n_batches - 1], r->seq);
+        snprintf(title, sizeof title,
+                 "%s on %s: %sdecode (batch %d...%d) and prefill (%d tokens)", r->m.name,
+                 r->c.gpu_name, note, r->batches[0], r->batches[r->n_batches - 1], r->seq);
     snprintf(path, sizeof path, "%s/llm-roofline.svg", dir);
     rc = rl_report_chart(&rep, &r->c, title, path, 12, err);
     rl_report_release(&rep);
@@ -386,7 +401,6 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
     int top = r->batches[r->n_batches - 1];
     if (r->crossover > top)
         top = r->crossover;
-    const bool known = !isnan(r->cap.gpu_memory_bytes);
     const bool cut = known && r->max_fit >= 1 && r->max_fit < 2 * top;
     static struct rl_llm_step d;
     for (int b = 1; m < 23 && b <= 2 * top && (!cut || b <= r->max_fit); b *= 2) {
@@ -561,7 +575,7 @@ static int compute(struct llm_run *r, char *err)
     struct rl_llm_layout t = r->lay;
     t.train = true;
     rl_llm_memory_per_gpu(&r->m, &r->cfg, &t, 1, r->seq, &r->train_mem);
-    r->crossover = rl_llm_crossover_batch(&r->m, &r->cfg, r->seq, &r->c, limit);
+    r->crossover = rl_llm_layout_crossover_batch(&r->m, &r->cfg, &r->lay, r->seq, &r->c, limit);
     return RL_OK;
 }
 
@@ -745,15 +759,21 @@ int cmd_llm(int argc, char **argv)
     if (r.params_only && (do_measure || r.lay.train || batches || r.lay.ep > 1))
         return cli_usage_error("llm", "--params sizes model states only: no --measure, "
                                       "--train, --batch or --ep");
+    if ((long long)r.lay.tp * r.lay.pp * r.lay.dp * r.lay.ep > LLM_MAX_LAYOUT_GPUS)
+        return cli_usage_error("llm", "TP x PP x DP x EP is %lld GPUs: at most %d",
+                               (long long)r.lay.tp * r.lay.pp * r.lay.dp * r.lay.ep,
+                               LLM_MAX_LAYOUT_GPUS);
     if (r.params_only)
         r.lay.train = true; /* model states are training's */
     const bool default_batches = !batches;
     if (!batches)
         batches = r.lay.train ? "8" : "1,8,64,256";
-    for (const char *p = batches; *p;) {
+    /* One number at least ("" had none: a division by zero), none empty
+     * ("8," ends in one). */
+    for (const char *p = batches; !r.n_batches || *p;) {
         long b = strtol(p, &end, 10);
         if (end == p || b < 1 || b > 1000000 || (*end && *end != ',') ||
-            r.n_batches == LLM_MAX_BATCHES)
+            (*end == ',' && !end[1]) || r.n_batches == LLM_MAX_BATCHES)
             return cli_usage_error("llm", "--batch: up to %d whole numbers from 1, "
                                           "comma-separated", LLM_MAX_BATCHES);
         r.batches[r.n_batches++] = (int)b;
@@ -800,6 +820,8 @@ int cmd_llm(int argc, char **argv)
     if (cli_ceiling_sources(gpu ? gpu : !bench_path && sys ? sys->gpu : NULL, bench_path,
                             bench_path ? NULL : "h200", &bench, &b, &s))
         return CLI_FAIL;
+    if (do_measure && cli_require_cuda_gpu("llm --measure", s))
+        return CLI_FAIL; /* it runs the layers on this machine's NVIDIA GPU */
     if (rl_ceilings_init(&r.c, s, b, NULL, false, false, NULL, err)) {
         cli_error("%s", err);
         return CLI_FAIL;

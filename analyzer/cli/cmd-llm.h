@@ -50,6 +50,7 @@ struct llm_run {
 };
 
 #define LLM_MAX_GPUS 4096
+#define LLM_MAX_LAYOUT_GPUS 1000000 /* TP x PP x DP x EP of --tp ... --ep: an int */
 #define LLM_NODE_GPUS 8  /* TP stays inside a node of 8 (min_gpus) */
 
 static inline bool llm_fits(const struct llm_run *r, int i)

@@ -98,6 +98,38 @@ static void explain(struct rl_llm_step *s, const struct rl_ceilings *c)
     }
 }
 
+int rl_llm_layout_crossover_batch(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
+                                  const struct rl_llm_layout *lay, int seq, struct rl_ceilings *c,
+                                  int max_batch)
+{
+    static struct rl_llm_phase_cost p;
+    const struct rl_llm_split sp = rl_llm_layout_split(lay);
+    const int share = lay->dp * lay->ep;
+    char err[RL_ERRMSG_SIZE];
+    int last = 0;
+    for (int b = 1; b <= max_batch; b++) {
+        /* The microbatch of rl_llm_step: no more microbatches than the
+         * GPU has sequences. */
+        const int per_gpu = (b + share - 1) / share;
+        const int M = lay->microbatches < 1          ? 1
+                      : lay->microbatches < per_gpu ? lay->microbatches
+                                                    : per_gpu;
+        const int micro = (per_gpu + M - 1) / M;
+        if (micro == last)
+            continue; /* the same shapes as at b - 1 */
+        last = micro;
+        rl_llm_phase_split(m, cfg, &sp, RL_LLM_DECODE, micro, seq, &p);
+        if (rl_llm_evaluate(&p, c, err))
+            return 0;
+        bool all = true;
+        for (int i = 0; i < p.n_ops && all; i++)
+            all = !p.ops[i].linear || !p.ops[i].memory_bound;
+        if (all)
+            return b;
+    }
+    return 0;
+}
+
 int rl_llm_group_nodes(int n, int stride, int gpus_per_node)
 {
     const long span = (long)n * stride;
@@ -228,10 +260,10 @@ static int layout_comm(const struct rl_llm_model *m, const struct rl_llm_config 
     const bool train = phase == RL_LLM_TRAIN;
     const double passes = train ? (l->recompute ? 3 : 2) : 1; /* forwards + backward */
     int rc = add_comm(s, net, "TP all-reduce", RL_COLL_ALLREDUCE, l->tp, 1, act,
-                      M * L * 2 * passes, true, errmsg);
+                      (double)M * L * 2 * passes, true, errmsg);
     if (rc == RL_OK && m->experts > 1)
         rc = add_comm(s, net, "EP all-to-all", RL_COLL_ALLTOALL, l->ep, l->tp,
-                      act * m->experts_per_token, M * L * 2 * passes, true, errmsg);
+                      act * m->experts_per_token, (double)M * L * 2 * passes, true, errmsg);
     if (rc == RL_OK && l->pp > 1)
         rc = add_comm(s, net, "PP send/recv", RL_COLL_SENDRECV, 2, l->tp * l->ep * l->dp, act,
                       M * (train ? 2 : 1), true, errmsg);

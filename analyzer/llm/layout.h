@@ -87,6 +87,16 @@ int rl_llm_step(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
                 struct rl_ceilings *c, const struct rl_llm_net *net, struct rl_llm_step *out,
                 char *errmsg);
 
+/* The smallest batch (sequences per step over all GPUs) from which every
+ * decode linear layer of one GPU of the layout is compute-bound: its
+ * shard's shapes at its microbatch as rl_llm_step cuts it (ceil(ceil(b /
+ * (dp ep)) / M) sequences), so DP 4 needs 4 x the one-GPU crossover and
+ * TP's narrower layers more still; 0 when none up to max_batch. One GPU:
+ * rl_llm_crossover_batch's. */
+int rl_llm_layout_crossover_batch(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
+                                  const struct rl_llm_layout *lay, int seq, struct rl_ceilings *c,
+                                  int max_batch);
+
 /* Nodes a group of n GPUs at rank stride `stride` spans, gpus_per_node to
  * a node (a divisor of n). */
 int rl_llm_group_nodes(int n, int stride, int gpus_per_node);
