@@ -373,6 +373,32 @@ START_TEST(counts_past_an_int)
 }
 END_TEST
 
+/* llm plan past a node with no NIC rate known (H100 PCIe: no system file):
+ * the layouts whose groups cross nodes are left out and said, the rest
+ * ranked. 16 GPUs, 8 a node, Llama-3-70B (64 heads, 80 layers), TP within
+ * 8: TP 1 x PP 1..16 (5), TP 2 x PP 1..8 (4), TP 4 x PP 1..4 (3), TP 8 x
+ * PP 1..2 (2) = 14 splits; in decode only PP's send/recv crosses nodes,
+ * where TP x PP = 16 > 8: TP 1 PP 16, TP 2 PP 8, TP 4 PP 4, TP 8 PP 2, so 4
+ * left out, 10 ranked. */
+START_TEST(plan_skips_what_it_cannot_time)
+{
+    struct rl_run r = rl_test_cli(NULL, "llm", "plan", "--model", "llama-3-70b", "--gpu",
+                                  "h100-pcie", "--gpus", "16", "--json", (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "\"layouts\": 10,"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"layouts_skipped\": 4,"));
+    ck_assert_ptr_nonnull(strstr(r.out, "no NIC rate for h100-pcie"));
+    rl_run_release(&r);
+    /* with a NIC rate, none left out */
+    r = rl_test_cli(NULL, "llm", "plan", "--model", "llama-3-70b", "--gpu", "h100-pcie", "--gpus",
+                    "16", "--nic-gbps", "400", "--json", (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "\"layouts\": 14,"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"layouts_skipped\": 0,"));
+    rl_run_release(&r);
+}
+END_TEST
+
 static Suite *llm_edges_suite(void)
 {
     Suite *s = suite_create("llm_edges");
@@ -391,6 +417,7 @@ static Suite *llm_edges_suite(void)
     tcase_add_test(limits, counts_past_an_int);
     tcase_add_test(limits, params_results_carry_every_key);
     tcase_add_test(limits, measure_needs_an_nvidia_gpu);
+    tcase_add_test(limits, plan_skips_what_it_cannot_time);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -93,6 +93,9 @@ static void print_plan(const struct plan_run *p)
            moe ? " x EP" : "",
            p->req.max_tp, p->plan.n_fit, p->cap.usable_bytes / 1e9,
            p->cap.gpu_memory_bytes / 1e9, p->cap.reserve_bytes / 1e9);
+    if (p->plan.n_skipped)
+        printf("%zu more layout%s left out: %s\n\n", p->plan.n_skipped,
+               p->plan.n_skipped == 1 ? "" : "s", p->plan.skipped_why);
     printf("%4s %-12s %5s %10s %12s %9s %9s %9s %9s %9s %7s  %s\n", "RANK",
            moe ? "TPxPPxDPxEP" : "TPxPPxDP", "M", "STEP ms", "TOKENS/s", "MEM GB", "COMPUTE",
            "MEMORY", "COMM", "BUBBLE", "TFLOP/s", "BOUND");
@@ -155,8 +158,13 @@ static int write_json(FILE *f, const struct plan_run *p)
     if (p->min_gpus)
         fprintf(f, ",\n  \"min_gpus_layout\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"ep\": %d}",
                 p->min_layout.tp, p->min_layout.pp, p->min_layout.dp, p->min_layout.ep);
-    fprintf(f, ",\n  \"layouts\": %zu,\n  \"layouts_that_fit\": %zu,\n  \"candidates\": [",
-            p->plan.n, p->plan.n_fit);
+    fprintf(f, ",\n  \"layouts\": %zu,\n  \"layouts_that_fit\": %zu,\n  \"layouts_skipped\": %zu",
+            p->plan.n, p->plan.n_fit, p->plan.n_skipped);
+    if (p->plan.n_skipped) {
+        fputs(",\n  \"skipped_because\": ", f);
+        rl_fput_json_string(f, p->plan.skipped_why);
+    }
+    fputs(",\n  \"candidates\": [", f);
     for (size_t i = 0; i < p->plan.n; i++) {
         const struct rl_llm_candidate *k = &p->plan.c[i];
         const struct rl_llm_step *s = &k->step;

@@ -12,6 +12,7 @@
 #include "analyzer/util/error.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,6 +112,11 @@ int rl_llm_plan_build(const struct rl_llm_model *m, const struct rl_llm_config *
                 }
                 int rc = best_microbatches(m, cfg, req, l, c, net, cap, &out->c[out->n],
                                            errmsg);
+                if (rc == RL_EINVAL) { /* a group the model cannot time: skipped, said */
+                    if (!out->n_skipped++)
+                        snprintf(out->skipped_why, sizeof out->skipped_why, "%s", errmsg);
+                    continue;
+                }
                 if (rc) {
                     rl_llm_plan_release(out);
                     return rc;
@@ -119,6 +125,12 @@ int rl_llm_plan_build(const struct rl_llm_model *m, const struct rl_llm_config *
                 out->n++;
             }
         }
+    }
+    if (!out->n && out->n_skipped) {
+        char why[RL_ERRMSG_SIZE];
+        snprintf(why, sizeof why, "%s", out->skipped_why);
+        rl_llm_plan_release(out);
+        return rl_fail(errmsg, RL_EINVAL, "%s", why);
     }
     if (!out->n) {
         rl_llm_plan_release(out);

@@ -3,6 +3,7 @@
 #define RL_LLM_PLAN_H
 
 #include "analyzer/llm/layout.h"
+#include "analyzer/util/error.h"
 #include "analyzer/llm/memory.h"
 
 #include <stddef.h>
@@ -29,15 +30,21 @@ struct rl_llm_plan {
     struct rl_llm_candidate *c; /* those that fit, fastest first, then those that do not
                                  * (least memory first) */
     size_t n, n_fit;
+    /* Layouts left out because the collective model cannot time them
+     * (groups across nodes with no NIC rate known): how many, and why the
+     * first was. */
+    size_t n_skipped;
+    char skipped_why[RL_ERRMSG_SIZE];
 };
 
 /* Enumerate every split of req->gpus GPUs (tp dividing heads, within
  * max_tp; pp at most the layers; ep dividing the experts of a MoE; dp the
  * rest) that rl_llm_split_check accepts; for each, the microbatch counts
  * M = 1 and pp x 2^k up to the sequences of a GPU, keeping the fastest
- * that fits (else the one of least memory); rank. 0, RL_ENOMEM, RL_EINVAL
- * (no split of N exists) or the first step's error (the collective model:
- * nodes without a NIC rate). The plan is released with
+ * that fits (else the one of least memory); rank. A layout the collective
+ * model refuses (nodes without a NIC rate) is skipped and counted. 0,
+ * RL_ENOMEM, RL_EINVAL (no split of N exists, or every one was skipped:
+ * the first reason) or another step error. The plan is released with
  * rl_llm_plan_release. */
 int rl_llm_plan_build(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
                       const struct rl_llm_plan_request *req, struct rl_ceilings *c,
