@@ -426,6 +426,41 @@ START_TEST(cli_llm_step_on_the_link_roof)
 }
 END_TEST
 
+/* --system takes a node file of the user's (a copy of data/systems/
+ * dgx-h100.json with 4 NICs of 200 Gb/s: two nodes' all-reduce is bound
+ * by 4 x 25 = 100 GB/s), checked like the shipped ones. */
+START_TEST(cli_system_file_of_ones_own)
+{
+    char *text = rl_test_slurp(ROOFLINE_SOURCE_DIR "/data/systems/dgx-h100.json");
+    ck_assert_ptr_nonnull(text);
+    char *nics = strstr(text, "\"nics_per_node\": 8");
+    char *rate = strstr(text, "\"nic_gbps\": 400");
+    ck_assert_ptr_nonnull(nics);
+    ck_assert_ptr_nonnull(rate);
+    nics[strlen("\"nics_per_node\": ")] = '4';
+    memcpy(rate + strlen("\"nic_gbps\": "), "200", 3);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/dgx-h100.json", rl_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    free(text);
+    struct rl_run r = RUN("comm", "--system", path, "--gpus", "16", "--collective", "allreduce",
+                          "--bytes", "1G", "--json");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    cJSON *doc = cJSON_Parse(r.out);
+    ck_assert_double_eq(num(doc, "link_gbs_per_direction"), 100);
+    cJSON_Delete(doc);
+    rl_run_release(&r);
+    /* not a system file: one line, exit 1 */
+    r = RUN("comm", "--system", rl_test_data("comm/tp-layer.json"), "--gpus", "8");
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_int_eq((int)rl_test_count(r.err, "\n"), 1);
+    rl_run_release(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("comm_cli");
@@ -440,6 +475,7 @@ int main(void)
     tcase_add_test(cl, cli_chart_comm_two_nodes);
     tcase_add_test(cl, cli_chart_comm_many_sizes);
     tcase_add_test(cl, cli_llm_step_on_the_link_roof);
+    tcase_add_test(cl, cli_system_file_of_ones_own);
     suite_add_tcase(s, cl);
     return rl_test_run(s);
 }
