@@ -453,6 +453,11 @@ START_TEST(cli_system_file_of_ones_own)
     ck_assert_double_eq(num(doc, "link_gbs_per_direction"), 100);
     cJSON_Delete(doc);
     rl_run_release(&r);
+    /* 76 GPUs of 8-GPU nodes need 10 nodes, which 76 does not fill evenly */
+    r = RUN("comm", "--system", "dgx-h100", "--gpus", "76");
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_msg(strstr(r.err, "give --nodes, or 80 GPUs to fill 10 nodes") != NULL, "%s", r.err);
+    rl_run_release(&r);
     /* not a system file: one line, exit 1 */
     r = RUN("comm", "--system", rl_test_data("comm/tp-layer.json"), "--gpus", "8");
     ck_assert_int_eq(r.status, 1);

@@ -246,8 +246,16 @@ int cmd_comm(int argc, char **argv)
             return cli_usage_error("comm", "--gpus is required without --system");
         gpus = sys->gpus_per_node * (nodes ? nodes : 1);
     }
-    if (!nodes)
+    if (!nodes) {
         nodes = sys ? (gpus + sys->gpus_per_node - 1) / sys->gpus_per_node : 1;
+        if (gpus % nodes) {
+            cli_error("comm: %d GPUs do not spread evenly over the %d %s nodes they need "
+                      "(%d GPUs each); give --nodes, or %d GPUs to fill %d nodes",
+                      gpus, nodes, sys->id, sys->gpus_per_node, nodes * sys->gpus_per_node,
+                      nodes);
+            return CLI_FAIL;
+        }
+    }
 
     /* More than one node and no NIC figure: a system of the database with
      * this GPU gives its NICs (said so). */
