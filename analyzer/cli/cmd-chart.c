@@ -74,6 +74,61 @@ static const char usage_text[] =
 
 #define MAX_OUTPUTS 8
 
+/* Every image with its script and data is one set: each is drawn by
+ * draw(ctx, path, err) into a stage beside it, and all appear together or
+ * none does. CLI_OK, or CLI_FAIL reported. */
+typedef int (*chart_draw_fn)(void *ctx, const char *path, char *errmsg);
+
+static int draw_set(const char *const *outputs, size_t n_out, chart_draw_fn draw, void *ctx)
+{
+    char err[RL_ERRMSG_SIZE];
+    struct rl_outset set = {0};
+    static char staged[MAX_OUTPUTS][4096];
+    int status = CLI_OK;
+    for (size_t i = 0; i < n_out && status == CLI_OK; i++)
+        if (rl_outset_file(&set, outputs[i], staged[i], sizeof staged[i], err)) {
+            cli_error("%s", err);
+            status = CLI_FAIL;
+        }
+    cli_outset_show(&set);
+    for (size_t i = 0; i < n_out && status == CLI_OK; i++)
+        status = cli_chart_status(draw(ctx, staged[i], err), err);
+    if (status == CLI_OK && rl_outset_commit(&set, err)) {
+        cli_error("%s", err);
+        status = CLI_FAIL;
+    }
+    rl_outset_abort(&set);
+    cli_outset_show(NULL);
+    return status;
+}
+
+struct comm_draw {
+    const struct rl_comm_results *r;
+    const struct rl_fabric *f;
+    const char *title;
+};
+
+static int draw_comm(void *ctx, const char *path, char *errmsg)
+{
+    const struct comm_draw *d = ctx;
+    return rl_comm_chart_render(d->r, d->f, d->title, path, errmsg);
+}
+
+struct roofline_draw {
+    const struct rl_report *rep;
+    const struct rl_ceilings *roofs;
+    const char *title;
+    const struct rl_chart_series *series;
+    size_t n_series;
+};
+
+static int draw_roofline(void *ctx, const char *path, char *errmsg)
+{
+    const struct roofline_draw *d = ctx;
+    return rl_report_chart_series(d->rep, d->roofs, d->title, path, 12, d->series, d->n_series,
+                                  errmsg);
+}
+
 /* `chart --comm FILE`: the measured curves, their predictions and the link. */
 static int chart_comm(const char *path, const char *gpu, const char *system, const char *title,
                       const char *const *outputs, size_t n_out)
@@ -129,23 +184,9 @@ static int chart_comm(const char *path, const char *gpu, const char *system, con
     snprintf(default_title, sizeof default_title, "%s x %d%s: NCCL %s against message size",
              r.gpu, r.ranks, r.nodes > 1 ? " (several nodes)" : "",
              r.ranks > 1 ? "bus bandwidth" : "algorithm bandwidth (one GPU)");
-    struct rl_outset set = {0};
-    static char staged[MAX_OUTPUTS][4096];
-    for (size_t i = 0; i < n_out && status == CLI_OK; i++)
-        if (rl_outset_file(&set, outputs[i], staged[i], sizeof staged[i], err)) {
-            cli_error("%s", err);
-            status = CLI_FAIL;
-        }
-    cli_outset_show(&set);
-    for (size_t i = 0; i < n_out && status == CLI_OK; i++)
-        status = cli_chart_status(
-            rl_comm_chart_render(&r, fp, title ? title : default_title, staged[i], err), err);
-    if (status == CLI_OK && rl_outset_commit(&set, err)) {
-        cli_error("%s", err);
-        status = CLI_FAIL;
-    }
-    rl_outset_abort(&set);
-    cli_outset_show(NULL);
+    struct comm_draw cd = {&r, fp, title ? title : default_title};
+    if (status == CLI_OK)
+        status = draw_set(outputs, n_out, draw_comm, &cd);
     for (size_t i = 0; status == CLI_OK && i < n_out; i++) {
         char base[1024];
         snprintf(base, sizeof base, "%.*s", (int)(strrchr(outputs[i], '.') - outputs[i]),
@@ -323,28 +364,8 @@ int cmd_chart(int argc, char **argv)
     rl_ceilings_origins(roofs, origins, sizeof origins);
     snprintf(default_title, sizeof default_title, "%s: roofline (%s ceilings%s)", gpu_name,
              origins, sparse ? ", 2:4 sparse" : "");
-    /* Every image with its script and data is one set: each is drawn into a
-     * stage beside it, and all appear together or none does. */
-    struct rl_outset set = {0};
-    static char staged[MAX_OUTPUTS][4096];
-    int status = CLI_OK;
-    for (size_t i = 0; i < n_out && status == CLI_OK; i++)
-        if (rl_outset_file(&set, outputs[i], staged[i], sizeof staged[i], err)) {
-            cli_error("%s", err);
-            status = CLI_FAIL;
-        }
-    cli_outset_show(&set);
-    for (size_t i = 0; i < n_out && status == CLI_OK; i++)
-        status = cli_chart_status(rl_report_chart_series(&rep, roofs,
-                                                         title ? title : default_title,
-                                                         staged[i], 12, series, n_series, err),
-                                  err);
-    if (status == CLI_OK && rl_outset_commit(&set, err)) {
-        cli_error("%s", err);
-        status = CLI_FAIL;
-    }
-    rl_outset_abort(&set);
-    cli_outset_show(NULL);
+    struct roofline_draw rd = {&rep, roofs, title ? title : default_title, series, n_series};
+    int status = draw_set(outputs, n_out, draw_roofline, &rd);
     if (status == CLI_OK && json) {
         rl_report_json(stdout, &rep, roofs);
     } else if (status == CLI_OK) {
