@@ -244,22 +244,9 @@ void rl_systemdb_release(struct rl_systemdb *db)
     memset(db, 0, sizeof *db);
 }
 
-/* Does the normalized want name s (its id, name or an alias)? */
-static bool names(const struct rl_system *s, const char *want)
+static struct rl_entry_names system_names(const struct rl_system *s)
 {
-    char have[128];
-    rl_gpudb_normalize(s->id, have, sizeof have);
-    if (strcmp(want, have) == 0)
-        return true;
-    rl_gpudb_normalize(s->name, have, sizeof have);
-    if (strcmp(want, have) == 0)
-        return true;
-    for (int a = 0; a < s->n_aliases; a++) {
-        rl_gpudb_normalize(s->aliases[a], have, sizeof have);
-        if (strcmp(want, have) == 0)
-            return true;
-    }
-    return false;
+    return (struct rl_entry_names){s->id, s->name, s->aliases, s->n_aliases};
 }
 
 const struct rl_system *rl_systemdb_find(const struct rl_systemdb *db, const char *name)
@@ -268,28 +255,12 @@ const struct rl_system *rl_systemdb_find(const struct rl_systemdb *db, const cha
     rl_gpudb_normalize(name, want, sizeof want);
     if (!want[0])
         return NULL;
-    for (size_t i = 0; i < db->n; i++)
-        if (names(&db->systems[i], want))
+    for (size_t i = 0; i < db->n; i++) {
+        const struct rl_entry_names e = system_names(&db->systems[i]);
+        if (rl_entry_named(&e, want))
             return &db->systems[i];
-    return NULL;
-}
-
-/* Distance of a normalized query to a system: the best over its id, name
- * and aliases. */
-static size_t distance_to(const struct rl_system *s, const char *want)
-{
-    char have[128];
-    rl_gpudb_normalize(s->id, have, sizeof have);
-    size_t best = rl_edit_distance(want, have);
-    rl_gpudb_normalize(s->name, have, sizeof have);
-    size_t d = rl_edit_distance(want, have);
-    best = d < best ? d : best;
-    for (int a = 0; a < s->n_aliases; a++) {
-        rl_gpudb_normalize(s->aliases[a], have, sizeof have);
-        d = rl_edit_distance(want, have);
-        best = d < best ? d : best;
     }
-    return best;
+    return NULL;
 }
 
 int rl_systemdb_lookup(const struct rl_systemdb *db, const char *name,
@@ -303,25 +274,10 @@ int rl_systemdb_lookup(const struct rl_systemdb *db, const char *name,
     struct rl_suggest sug;
     rl_suggest_init(&sug, want);
     for (size_t i = 0; i < db->n; i++) {
-        char id[128];
-        rl_gpudb_normalize(db->systems[i].id, id, sizeof id);
-        size_t p = 0;
-        while (id[p] && id[p] == want[p])
-            p++;
-        rl_suggest_add(&sug, db->systems[i].id, distance_to(&db->systems[i], want), p);
+        const struct rl_entry_names e = system_names(&db->systems[i]);
+        rl_entry_offer(&sug, &e, want);
     }
-    const char *best = rl_suggest_best(&sug);
-    if (best)
-        return rl_fail(errmsg, RL_ENOTFOUND, "unknown system '%s' (did you mean '%s'?)", name,
-                       best);
-    char list[160] = "";
-    for (size_t k = 0; k < sug.n; k++) {
-        size_t u = strlen(list);
-        snprintf(list + u, sizeof list - u, "%s%s", k ? ", " : "", sug.name[k]);
-    }
-    return rl_fail(errmsg, RL_ENOTFOUND,
-                   "unknown system '%s' (closest: %s; 'roofline gpus systems' lists all)", name,
-                   list);
+    return rl_entry_unknown(errmsg, "system", name, &sug, "roofline gpus systems");
 }
 
 double rl_system_node_nic_gbs(const struct rl_system *sys)

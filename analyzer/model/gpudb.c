@@ -104,29 +104,81 @@ void rl_gpudb_normalize(const char *name, char *buf, size_t size)
     buf[n] = '\0';
 }
 
-/* Does the normalized want name s (its id, name or an alias)? */
-static bool names_normalized(const struct rl_gpu_spec *s, const char *want)
+bool rl_entry_named(const struct rl_entry_names *e, const char *want)
 {
     char have[128];
-    rl_gpudb_normalize(s->id, have, sizeof have);
+    rl_gpudb_normalize(e->id, have, sizeof have);
     if (strcmp(want, have) == 0)
         return true;
-    rl_gpudb_normalize(s->name, have, sizeof have);
+    rl_gpudb_normalize(e->name, have, sizeof have);
     if (strcmp(want, have) == 0)
         return true;
-    for (int a = 0; a < s->n_aliases; a++) {
-        rl_gpudb_normalize(s->aliases[a], have, sizeof have);
+    for (int a = 0; a < e->n_aliases; a++) {
+        rl_gpudb_normalize(e->aliases[a], have, sizeof have);
         if (strcmp(want, have) == 0)
             return true;
     }
     return false;
 }
 
+/* Distance of a normalized query to an entry: the best over its id, name
+ * and aliases. */
+static size_t distance_to(const struct rl_entry_names *e, const char *want)
+{
+    char have[128];
+    rl_gpudb_normalize(e->id, have, sizeof have);
+    size_t best = rl_edit_distance(want, have);
+    rl_gpudb_normalize(e->name, have, sizeof have);
+    size_t d = rl_edit_distance(want, have);
+    best = d < best ? d : best;
+    for (int a = 0; a < e->n_aliases; a++) {
+        rl_gpudb_normalize(e->aliases[a], have, sizeof have);
+        d = rl_edit_distance(want, have);
+        best = d < best ? d : best;
+    }
+    return best;
+}
+
+void rl_entry_offer(struct rl_suggest *sug, const struct rl_entry_names *e, const char *want)
+{
+    /* by edit distance to the id, name or an alias, then by the length of
+     * the prefix shared with the id ("h100-sxm6" is nearer h100-nvl than
+     * a100-sxm) */
+    char id[128];
+    rl_gpudb_normalize(e->id, id, sizeof id);
+    size_t p = 0;
+    while (id[p] && id[p] == want[p])
+        p++;
+    rl_suggest_add(sug, e->id, distance_to(e, want), p);
+}
+
+int rl_entry_unknown(char *errmsg, const char *what, const char *typed,
+                     const struct rl_suggest *sug, const char *lister)
+{
+    const char *best = rl_suggest_best(sug);
+    if (best)
+        return rl_fail(errmsg, RL_ENOTFOUND, "unknown %s '%s' (did you mean '%s'?)", what, typed,
+                       best);
+    char list[160] = "";
+    for (size_t k = 0; k < sug->n; k++) {
+        size_t u = strlen(list);
+        snprintf(list + u, sizeof list - u, "%s%s", k ? ", " : "", sug->name[k]);
+    }
+    return rl_fail(errmsg, RL_ENOTFOUND, "unknown %s '%s' (closest: %s; '%s' lists all)", what,
+                   typed, list, lister);
+}
+
+static struct rl_entry_names gpu_names(const struct rl_gpu_spec *s)
+{
+    return (struct rl_entry_names){s->id, s->name, s->aliases, s->n_aliases};
+}
+
 bool rl_gpu_spec_named(const struct rl_gpu_spec *s, const char *name)
 {
     char want[128];
     rl_gpudb_normalize(name, want, sizeof want);
-    return want[0] && names_normalized(s, want);
+    const struct rl_entry_names e = gpu_names(s);
+    return want[0] && rl_entry_named(&e, want);
 }
 
 const struct rl_gpu_spec *rl_gpudb_find(const struct rl_gpudb *db,
@@ -136,27 +188,12 @@ const struct rl_gpu_spec *rl_gpudb_find(const struct rl_gpudb *db,
     rl_gpudb_normalize(name, want, sizeof want);
     if (!want[0])
         return NULL;
-    for (size_t i = 0; i < db->n; i++)
-        if (names_normalized(&db->gpus[i], want))
+    for (size_t i = 0; i < db->n; i++) {
+        const struct rl_entry_names e = gpu_names(&db->gpus[i]);
+        if (rl_entry_named(&e, want))
             return &db->gpus[i];
-    return NULL;
-}
-
-/* Distance of a query to a GPU: the best over its id, name and aliases. */
-static size_t distance_to(const struct rl_gpu_spec *s, const char *want)
-{
-    char have[128];
-    rl_gpudb_normalize(s->id, have, sizeof have);
-    size_t best = rl_edit_distance(want, have);
-    rl_gpudb_normalize(s->name, have, sizeof have);
-    size_t d = rl_edit_distance(want, have);
-    best = d < best ? d : best;
-    for (int a = 0; a < s->n_aliases; a++) {
-        rl_gpudb_normalize(s->aliases[a], have, sizeof have);
-        d = rl_edit_distance(want, have);
-        best = d < best ? d : best;
     }
-    return best;
+    return NULL;
 }
 
 int rl_gpudb_lookup(const struct rl_gpudb *db, const char *name,
@@ -167,29 +204,11 @@ int rl_gpudb_lookup(const struct rl_gpudb *db, const char *name,
         return RL_OK;
     char want[128];
     rl_gpudb_normalize(name, want, sizeof want);
-    /* The closest GPUs: by edit distance to the id, name or an alias, then
-     * by the length of the prefix shared with the id ("h100-sxm6" is nearer
-     * h100-nvl than a100-sxm). */
     struct rl_suggest sug;
     rl_suggest_init(&sug, want);
     for (size_t i = 0; i < db->n; i++) {
-        char id[128];
-        rl_gpudb_normalize(db->gpus[i].id, id, sizeof id);
-        size_t p = 0;
-        while (id[p] && id[p] == want[p])
-            p++;
-        rl_suggest_add(&sug, db->gpus[i].id, distance_to(&db->gpus[i], want), p);
+        const struct rl_entry_names e = gpu_names(&db->gpus[i]);
+        rl_entry_offer(&sug, &e, want);
     }
-    const char *best = rl_suggest_best(&sug);
-    if (best)
-        return rl_fail(errmsg, RL_ENOTFOUND, "unknown GPU '%s' (did you mean '%s'?)", name,
-                       best);
-    char list[160] = "";
-    for (size_t k = 0; k < sug.n; k++) {
-        size_t u = strlen(list);
-        snprintf(list + u, sizeof list - u, "%s%s", k ? ", " : "", sug.name[k]);
-    }
-    return rl_fail(errmsg, RL_ENOTFOUND,
-                   "unknown GPU '%s' (closest: %s; 'roofline gpus' lists all)", name,
-                   list);
+    return rl_entry_unknown(errmsg, "GPU", name, &sug, "roofline gpus");
 }

@@ -39,4 +39,25 @@ int rl_gpudb_lookup(const struct rl_gpudb *db, const char *name,
 /* Write the normalized form of name (what matching compares) into buf. */
 void rl_gpudb_normalize(const char *name, char *buf, size_t size);
 
+/* Names of a database entry (a GPU, a node of data/systems), matched and
+ * suggested alike: its id, name and aliases. */
+struct rl_entry_names {
+    const char *id, *name;
+    const char (*aliases)[64];
+    int n_aliases;
+};
+
+/* Does the normalized `want` name the entry? */
+bool rl_entry_named(const struct rl_entry_names *e, const char *want);
+
+/* Offer the entry to a suggestion for the normalized `want`: its nearest
+ * spelling's edit distance, then the prefix shared with its id. */
+struct rl_suggest;
+void rl_entry_offer(struct rl_suggest *sug, const struct rl_entry_names *e, const char *want);
+
+/* RL_ENOTFOUND with "unknown <what> 'typed' (did you mean 'x'?)" when sug
+ * has one near, else "(closest: a, b, c; '<lister>' lists all)". */
+int rl_entry_unknown(char *errmsg, const char *what, const char *typed,
+                     const struct rl_suggest *sug, const char *lister);
+
 #endif
