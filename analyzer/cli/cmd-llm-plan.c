@@ -242,18 +242,16 @@ static int chart(const struct plan_run *p, const char *dir, char *err)
     return rl_bar_chart_render(&bc, path, err);
 }
 
+static int write_plan_json(FILE *f, const void *p)
+{
+    return write_json(f, p);
+}
+
 static int write_files(struct plan_run *p, const char *dir, char *err, int *chart_rc)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/plan.json", dir);
-    struct rl_atomic_file f;
-    int rc = rl_atomic_open(&f, path, err);
-    if (rc == RL_OK && write_json(f.fp, p)) {
-        rl_atomic_abort(&f);
-        rc = rl_fail(err, RL_EIO, "'%s': write failed", path);
-    }
-    if (rc == RL_OK)
-        rc = rl_atomic_commit(&f, err);
+    int rc = rl_file_write_with(path, write_plan_json, p, err);
     if (rc) {
         cli_error("%s", err);
         return CLI_FAIL;

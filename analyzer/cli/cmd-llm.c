@@ -463,6 +463,11 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
     return rc_xy ? rc_xy : rc;
 }
 
+static int write_llm_json(FILE *f, const void *r)
+{
+    return llm_write_json(f, r);
+}
+
 /* Measure (--measure), print, and write dir's files (dir: a stage, or NULL). */
 static int write_outputs(struct llm_run *r, bool json, bool do_measure, const char *dir,
                          int device)
@@ -482,14 +487,7 @@ static int write_outputs(struct llm_run *r, bool json, bool do_measure, const ch
         return CLI_OK;
     char path[4096];
     snprintf(path, sizeof path, "%s/llm.json", dir);
-    struct rl_atomic_file f;
-    int rc = rl_atomic_open(&f, path, err);
-    if (rc == RL_OK && llm_write_json(f.fp, r)) {
-        rl_atomic_abort(&f);
-        rc = rl_fail(err, RL_EIO, "'%s': write failed", path);
-    }
-    if (rc == RL_OK)
-        rc = rl_atomic_commit(&f, err);
+    int rc = rl_file_write_with(path, write_llm_json, r, err);
     if (rc) {
         cli_error("%s", err);
         return CLI_FAIL;

@@ -132,6 +132,20 @@ void rl_atomic_abort(struct rl_atomic_file *f)
     memset(f, 0, sizeof *f);
 }
 
+int rl_file_write_with(const char *path, int (*write)(FILE *fp, const void *ctx),
+                       const void *ctx, char *errmsg)
+{
+    struct rl_atomic_file f;
+    int rc = rl_atomic_open(&f, path, errmsg);
+    if (rc)
+        return rc;
+    if (write(f.fp, ctx)) {
+        rl_atomic_abort(&f);
+        return rl_fail(errmsg, RL_EIO, "'%s': write failed", path);
+    }
+    return rl_atomic_commit(&f, errmsg);
+}
+
 int rl_file_write_atomic(const char *path, const void *data, size_t len,
                          char *errmsg)
 {

@@ -34,6 +34,11 @@ int rl_atomic_commit(struct rl_atomic_file *f, char *errmsg);
 /* Close and delete the temporary file; safe on a closed or zeroed f. */
 void rl_atomic_abort(struct rl_atomic_file *f);
 
+/* Write `path` atomically through write(fp, ctx) (0, or nonzero when it
+ * failed: RL_EIO "'path': write failed"); nothing is left on failure. */
+int rl_file_write_with(const char *path, int (*write)(FILE *fp, const void *ctx),
+                       const void *ctx, char *errmsg);
+
 /* Write len bytes as the whole content of path, atomically. */
 int rl_file_write_atomic(const char *path, const void *data, size_t len,
                          char *errmsg);
