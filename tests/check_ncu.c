@@ -1050,6 +1050,21 @@ START_TEST(numbers_as_files_write_them)
 }
 END_TEST
 
+/* A GPU the groups already name (an earlier file, or the caller) is kept:
+ * the file's one device does not replace it. "X" is one letter, so
+ * gpu_name[0] = 'X' and gpu_name[1] = 0: the test is on the first byte. */
+START_TEST(a_named_gpu_is_kept)
+{
+    rl_trace_groups_release(&g);
+    snprintf(g.sum.gpu_name, sizeof g.sum.gpu_name, "X");
+    const char *csv = "ID,Kernel Name,Device,gpu__time_duration.sum\n,,,ns\n0,a,NVIDIA H200,1\n";
+    ck_assert_msg(rl_ncu_parse(&g, csv, strlen(csv), "k.csv", NAN, &st, err) == 0, "%s", err);
+    ck_assert_uint_eq(st.n_devices, 1);
+    ck_assert_str_eq(st.devices, "NVIDIA H200");
+    ck_assert_str_eq(g.sum.gpu_name, "X");
+}
+END_TEST
+
 START_TEST(what_real_files_hold)
 {
     /* A BOM, text attribute columns (a device name), a units row, short
@@ -1237,6 +1252,7 @@ static Suite *ncu_suite(void)
     tcase_add_test(limits, buffer_out_of_memory);
     tcase_add_test(limits, copies_out_of_memory);
     tcase_add_test(limits, rows_that_add_nothing);
+    tcase_add_test(limits, a_named_gpu_is_kept);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -1163,6 +1163,33 @@ START_TEST(memory_hierarchy)
 }
 END_TEST
 
+/* Two values at the edges the formatting and the verdict draw. */
+START_TEST(giga_intensity_and_a_one_byte_copy)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    struct rl_trace_groups g = {0};
+    /* 2e9 FLOPs over 1 DRAM byte: AI 2e9 / 1 = 2e9 FLOP/B, past 1e9, so
+     * printed with the G prefix: 2e9 / 1e9 = "2G" (not "1G"). */
+    add(&g, "giga", 1, 1, 2e9, 1, 1000);
+    /* 0 FLOPs and 1 DRAM byte (L2 and L1 not measured): it moved data
+     * (1 byte > 0), so it is a memory point, not a FLOP kernel. */
+    add(&g, "onebyte", 1, 1, 0, 1, 1000);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    const char *s = row(&r, "giga")->sentence;
+    ck_assert_msg(strncmp(s, "giga: 2G FLOP/B (DRAM)", 22) == 0, "%s", s);
+    const struct rl_report_row *o = row(&r, "onebyte");
+    ck_assert(o->memory_only);
+    /* 1 byte in 1000 ns: 0.001 GB/s of the 5000 GB/s roof = 2e-5 %. */
+    ck_assert_double_eq_tol(o->achieved_gbs, 1e-3, 1e-15);
+    ck_assert_double_eq_tol(o->pct_of_memory_roof, 2e-5, 1e-15);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 START_TEST(intensity_without_a_roof)
 {
     /* Only an L2 roof: the DRAM intensity still comes from the DRAM bytes,
@@ -1606,6 +1633,7 @@ static Suite *report_suite(void)
     tcase_add_test(limits, number_formats);
     tcase_add_test(limits, integer_roof_in_ops);
     tcase_add_test(limits, intensity_without_a_roof);
+    tcase_add_test(limits, giga_intensity_and_a_one_byte_copy);
     tcase_add_test(limits, neither_evidence_boundaries);
     tcase_add_test(limits, infinite_intensity_sentence);
     tcase_add_test(limits, times_at_zero);

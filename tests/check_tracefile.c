@@ -1203,6 +1203,37 @@ START_TEST(release_frees_everything)
 }
 END_TEST
 
+/* Two ranks' traces of a kernel with bytes and no FLOPs (an export without
+ * FLOP counters) merge into one memory point: rank A 1 launch, 100 DRAM
+ * bytes, 10 ns; rank B 2 launches, 30 bytes, 20 ns. Merged: 3 launches,
+ * 100 + 30 = 130 bytes, 10 + 20 = 30 ns, 2 ranks, the slower rank 20 ns. */
+START_TEST(ranks_merge_bytes_only_kernels)
+{
+    struct rl_trace_groups a = {0}, b = {0};
+    const uint32_t one[3] = {1, 1, 1};
+    const double ba[3] = {100, NAN, NAN}, bb[3] = {30, NAN, NAN};
+    ck_assert_int_eq(
+        rl_trace_groups_add(&a, "copy", one, one, "", RL_ORIGIN_MEASURED, 1, NAN, ba, 10), 0);
+    ck_assert_int_eq(
+        rl_trace_groups_add(&b, "copy", one, one, "", RL_ORIGIN_MEASURED, 2, NAN, bb, 20), 0);
+    rl_trace_groups_release(&g);
+    ck_assert_int_eq(rl_trace_groups_merge_rank(&g, &a), 0);
+    ck_assert_int_eq(rl_trace_groups_merge_rank(&g, &b), 0);
+    ck_assert_uint_eq(g.n, 1);
+    const struct rl_trace_group *k = &g.v[0];
+    ck_assert_uint_eq(k->counted, 0);
+    ck_assert_uint_eq(k->bytes_only, 3);
+    ck_assert_uint_eq(k->bytes_only_timed, 3);
+    ck_assert_double_eq(k->bytes_only_bytes[RL_MEM_DRAM], 130);
+    ck_assert(isnan(k->bytes_only_bytes[RL_MEM_L2]));
+    ck_assert_double_eq(k->bytes_only_time_ns, 30);
+    ck_assert_uint_eq(k->ranks, 2);
+    ck_assert_double_eq(k->time_ns_max_rank, 20);
+    rl_trace_groups_release(&a);
+    rl_trace_groups_release(&b);
+}
+END_TEST
+
 START_TEST(added_launches_edge_cases)
 {
     /* No grid or block: zeros, read no further than three values. */
@@ -1369,6 +1400,7 @@ static Suite *tracefile_suite(void)
     tcase_add_test(limits, read_errors);
     tcase_add_test(limits, release_frees_everything);
     tcase_add_test(limits, added_launches_edge_cases);
+    tcase_add_test(limits, ranks_merge_bytes_only_kernels);
     tcase_add_test(limits, sniff_limits);
 #ifndef __SANITIZE_ADDRESS__
     tcase_add_test(limits, out_of_memory);
