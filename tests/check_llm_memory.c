@@ -222,6 +222,8 @@ START_TEST(phase_edges_by_hand)
     rl_llm_phase_split(&m, &bf16, NULL, RL_LLM_PREFILL, 2, 5, &p);
     ck_assert_str_eq(p.ops[2].name, "attn_scores");
     ck_assert_double_eq(p.ops[2].keys, 3);
+    ck_assert_str_eq(p.ops[3].name, "attn_av"); /* the same keys weigh the values */
+    ck_assert_double_eq(p.ops[3].keys, 3);
     /* Training is the forward and two backward products, 3 passes: every
      * op's weight bytes 3 x the forward's (qkv: H 8 x (4 + 2 x 2) heads x
      * 2 = 16 columns x 2 B = 256 forward, 768 in training). */
