@@ -481,6 +481,52 @@ START_TEST(odd_bench_roofs_stay_in_bounds)
 }
 END_TEST
 
+/* A measured ceiling against the datasheet one of its name (compute) or
+ * level (memory), by hand:
+ *   compute[0] measured bf16 1100 TFLOP/s, compute[1] datasheet bf16 1000:
+ *     100 x 1100 / 1000 = 110%, above the datasheet: a note;
+ *   compute[2] measured fp8 500, no datasheet fp8: NAN (not 0);
+ *   memory[0] measured DRAM 4000 GB/s, memory[1] datasheet DRAM 5000:
+ *     100 x 4000 / 5000 = 80%, no note; memory[2] measured L2, none: NAN. */
+START_TEST(measured_against_datasheet)
+{
+    static struct rl_ceilings c;
+    memset(&c, 0, sizeof c);
+    c.compute[0] = (struct rl_compute_roof){.name = "bf16", .label = "BF16 (measured)",
+                                            .precision = RL_PREC_BF16, .peak_tflops = 1100,
+                                            .origin = RL_ORIGIN_MEASURED};
+    c.compute[1] = (struct rl_compute_roof){.name = "bf16", .label = "BF16",
+                                            .precision = RL_PREC_BF16, .peak_tflops = 1000,
+                                            .origin = RL_ORIGIN_DATASHEET};
+    c.compute[2] = (struct rl_compute_roof){.name = "fp8", .label = "FP8 (measured)",
+                                            .precision = RL_PREC_FP8, .peak_tflops = 500,
+                                            .origin = RL_ORIGIN_MEASURED};
+    c.n_compute = 3;
+    c.memory[0] = (struct rl_memory_roof){.level = RL_MEM_DRAM, .label = "HBM3 (measured)",
+                                          .bandwidth_gbs = 4000, .origin = RL_ORIGIN_MEASURED};
+    c.memory[1] = (struct rl_memory_roof){.level = RL_MEM_DRAM, .label = "HBM3",
+                                          .bandwidth_gbs = 5000, .origin = RL_ORIGIN_DATASHEET};
+    c.memory[2] = (struct rl_memory_roof){.level = RL_MEM_L2, .label = "L2 (measured)",
+                                          .bandwidth_gbs = 9000, .origin = RL_ORIGIN_MEASURED};
+    c.n_memory = 3;
+    ck_assert_double_eq_tol(rl_ceilings_pct_of_datasheet(&c, false, 0), 110, 1e-12);
+    ck_assert(isnan(rl_ceilings_pct_of_datasheet(&c, false, 1)));
+    ck_assert(isnan(rl_ceilings_pct_of_datasheet(&c, false, 2)));
+    ck_assert_double_eq_tol(rl_ceilings_pct_of_datasheet(&c, true, 0), 80, 1e-12);
+    ck_assert(isnan(rl_ceilings_pct_of_datasheet(&c, true, 1)));
+    ck_assert(isnan(rl_ceilings_pct_of_datasheet(&c, true, 2)));
+    char out[1024];
+    rl_ceilings_check(&c, out, sizeof out);
+    ck_assert_str_eq(out, "the measured BF16 (measured) ceiling is 110% of the datasheet's: no GPU "
+                          "runs above its datasheet peak, so the bench file is another GPU's "
+                          "(--gpu), or its clocks, FLOPs per instruction or units are wrong");
+    /* Memory above its datasheet: 5500 of 5000 = 110% too, the second note. */
+    c.memory[0].bandwidth_gbs = 5500;
+    rl_ceilings_check(&c, out, sizeof out);
+    ck_assert_ptr_nonnull(strstr(out, "wrong\nthe measured HBM3 (measured) ceiling is 110%"));
+}
+END_TEST
+
 static Suite *ceilings_suite(void)
 {
     Suite *s = suite_create("ceilings");
@@ -503,6 +549,7 @@ static Suite *ceilings_suite(void)
     tcase_add_test(limits, errmsg_is_left_alone_on_success);
     tcase_add_test(limits, out_of_memory);
     tcase_add_test(limits, odd_bench_roofs_stay_in_bounds);
+    tcase_add_test(limits, measured_against_datasheet);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -782,6 +782,9 @@ START_TEST(model_names_and_paths)
     ck_assert_str_eq(err, "unknown model 'llama-3-9b' (did you mean 'llama-3-8b'?)");
     ck_assert_int_eq(rl_llm_model_load(&m, data, "Mistral-7B", err), RL_ENOTFOUND);
     ck_assert_str_eq(err, "unknown model 'Mistral-7B' (did you mean 'mistral-7b'?)");
+    /* Near the first name in the folder's sorted list (gpt-3-175b): that one too. */
+    ck_assert_int_eq(rl_llm_model_load(&m, data, "gpt-3-175", err), RL_ENOTFOUND);
+    ck_assert_str_eq(err, "unknown model 'gpt-3-175' (did you mean 'gpt-3-175b'?)");
     /* A path that does not exist: the file's own error, not a model list. */
     ck_assert_int_eq(rl_llm_model_load(&m, data, "no/such.json", err), RL_EIO);
     ck_assert_ptr_nonnull(strstr(err, "cannot open 'no/such.json'"));

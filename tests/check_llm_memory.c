@@ -211,6 +211,42 @@ static struct rl_llm_model tiny(void)
     return m;
 }
 
+/* Edges of the phase model on the tiny model, by hand. */
+START_TEST(phase_edges_by_hand)
+{
+    struct rl_llm_model m = tiny();
+    struct rl_llm_phase_cost p, t;
+    /* Prefill of B 2 sequences of S 5: T = 10 tokens, 5 x 6 / 2 = 15
+     * causal pairs a sequence, P = 30: a query sees P / T = 3 keys on
+     * average (not P / B = 15). */
+    rl_llm_phase_split(&m, &bf16, NULL, RL_LLM_PREFILL, 2, 5, &p);
+    ck_assert_str_eq(p.ops[2].name, "attn_scores");
+    ck_assert_double_eq(p.ops[2].keys, 3);
+    ck_assert_str_eq(p.ops[3].name, "attn_av"); /* the same keys weigh the values */
+    ck_assert_double_eq(p.ops[3].keys, 3);
+    /* Training is the forward and two backward products, 3 passes: every
+     * op's weight bytes 3 x the forward's (qkv: H 8 x (4 + 2 x 2) heads x
+     * 2 = 16 columns x 2 B = 256 forward, 768 in training). */
+    rl_llm_phase_split(&m, &bf16, NULL, RL_LLM_TRAIN, 2, 5, &t);
+    ck_assert_int_eq(t.n_ops, p.n_ops);
+    ck_assert_str_eq(t.ops[1].name, "qkv_proj");
+    ck_assert_double_eq(t.ops[1].weight_bytes, 3 * 8 * 16 * 2);
+    for (int i = 0; i < p.n_ops; i++)
+        ck_assert_msg(t.ops[i].weight_bytes == 3 * p.ops[i].weight_bytes, "%s: %g vs 3 x %g",
+                      t.ops[i].name, t.ops[i].weight_bytes, p.ops[i].weight_bytes);
+    /* A sliding window of 1 position attends 1 of 10 (the window is > 0);
+     * none (0) attends all 10. */
+    m.sliding_window = 1;
+    ck_assert_int_eq(rl_llm_attended(&m, 10), 1);
+    m.sliding_window = 0;
+    ck_assert_int_eq(rl_llm_attended(&m, 10), 10);
+    /* A model given by its size: 7e9 parameters read "7 B" (7e9 / 1e9). */
+    rl_llm_model_of_params(&m, 7e9);
+    ck_assert_str_eq(m.name, "a model of 7 B parameters");
+    ck_assert_double_eq(m.given_params, 7e9);
+}
+END_TEST
+
 START_TEST(tp_shapes_by_hand)
 {
     /* TP 2 of the tiny model, decode B 2, S 5: 2 heads and 1 KV head per
@@ -488,6 +524,7 @@ static Suite *llm_memory_suite(void)
     tcase_add_test(core, llama_3_70b_fits_at_tp_4);
     tcase_add_test(core, sliding_window_halves_mistral_kv);
     tcase_add_test(core, tp_shapes_by_hand);
+    tcase_add_test(core, phase_edges_by_hand);
     tcase_add_test(core, training_memory_by_hand);
     tcase_add_test(core, largest_batch_that_fits);
     tcase_add_test(core, llm_command_memory_keys);

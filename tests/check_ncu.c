@@ -1050,6 +1050,81 @@ START_TEST(numbers_as_files_write_them)
 }
 END_TEST
 
+/* A GPU the groups already name (an earlier file, or the caller) is kept:
+ * the file's one device does not replace it. "X" is one letter, so
+ * gpu_name[0] = 'X' and gpu_name[1] = 0: the test is on the first byte. */
+START_TEST(a_named_gpu_is_kept)
+{
+    rl_trace_groups_release(&g);
+    snprintf(g.sum.gpu_name, sizeof g.sum.gpu_name, "X");
+    const char *csv = "ID,Kernel Name,Device,gpu__time_duration.sum\n,,,ns\n0,a,NVIDIA H200,1\n";
+    ck_assert_msg(rl_ncu_parse(&g, csv, strlen(csv), "k.csv", NAN, &st, err) == 0, "%s", err);
+    ck_assert_uint_eq(st.n_devices, 1);
+    ck_assert_str_eq(st.devices, "NVIDIA H200");
+    ck_assert_str_eq(g.sum.gpu_name, "X");
+}
+END_TEST
+
+/* Edges of the reader's small machinery, each with its expected value. */
+START_TEST(reader_edges)
+{
+    /* A BOM right before the header (no ==PROF== line between): stripped,
+     * so the header is found; 5 ns read. */
+    ck_assert_msg(
+        parse("\xEF\xBB\xBFID,Kernel Name,gpu__time_duration.sum\n,,ns\n0,k,5\n", NAN) == 0,
+        "%s", err);
+    ck_assert_double_eq(only_group()->time_ns, 5);
+    /* Values that say "absent" ("", "n/a", "-") add no time: the kernel
+     * has bytes (8) and no FLOPs, a memory point with no timed launch. */
+    static const char *const absent[] = {"", "n/a", "-"};
+    for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
+        char csv[256];
+        snprintf(csv, sizeof csv, "ID,Kernel Name,gpu__time_duration.sum,dram__bytes.sum\n"
+                                  ",,ns,byte\n0,k,%s,8\n", absent[i]);
+        ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+        const struct rl_trace_group *k = only_group();
+        ck_assert_uint_eq(k->bytes_only, 1);
+        ck_assert_msg(k->bytes_only_timed == 0, "'%s' read as a time", absent[i]);
+        ck_assert_double_eq(k->time_ns, 0);
+        ck_assert_double_eq(k->bytes_only_bytes[RL_MEM_DRAM], 8);
+    }
+    /* Two metric names whose FNV-1a hash ends in 1023 (the last slot of the
+     * 1024-slot table, found by search: a__collide_577.sum and
+     * a__collide_2465.sum): the second probes on from slot 1023 to slot 0
+     * (wrapping), and the known metric after them is still read: 8 bytes. */
+    const char *csv = LONG_HEADER
+        ROW("0", "k", "a__collide_577.sum", "byte", "1")
+        ROW("0", "k", "a__collide_2465.sum", "byte", "2")
+        ROW("0", "k", "a__collide_2465.sum", "byte", "2")
+        ROW("0", "k", "lts__t_bytes.sum", "byte", "8");
+    ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
+    ck_assert_double_eq(only_group()->bytes_only_bytes[RL_MEM_L2], 8);
+    /* The device list (255 characters and its NUL) takes a name that fills
+     * it exactly: "NVIDIA H100" (11) + "; " (2) + 242 characters + NUL =
+     * 256 bytes; a 243-character one would need 257, and is counted only. */
+    for (int extra = 0; extra < 2; extra++) {
+        char name[300], text[1024];
+        memset(name, 'G', 242 + (size_t)extra);
+        name[242 + extra] = 0;
+        snprintf(text, sizeof text, "ID,Kernel Name,Device,gpu__time_duration.sum\n,,,ns\n"
+                                    "0,a,NVIDIA H100,1\n1,b,%s,2\n", name);
+        ck_assert_msg(parse(text, NAN) == 0, "%s", err);
+        ck_assert_uint_eq(st.n_devices, 2);
+        char want[320];
+        snprintf(want, sizeof want, "NVIDIA H100; %s", name);
+        ck_assert_str_eq(st.devices, extra ? "NVIDIA H100" : want);
+    }
+    /* The first name has no "; ": 255 characters + NUL = 256 bytes fit. */
+    char name[300], text[1024];
+    memset(name, 'G', 255);
+    name[255] = 0;
+    snprintf(text, sizeof text, "ID,Kernel Name,Device,gpu__time_duration.sum\n,,,ns\n0,a,%s,1\n",
+             name);
+    ck_assert_msg(parse(text, NAN) == 0, "%s", err);
+    ck_assert_str_eq(st.devices, name);
+}
+END_TEST
+
 START_TEST(what_real_files_hold)
 {
     /* A BOM, text attribute columns (a device name), a units row, short
@@ -1237,6 +1312,8 @@ static Suite *ncu_suite(void)
     tcase_add_test(limits, buffer_out_of_memory);
     tcase_add_test(limits, copies_out_of_memory);
     tcase_add_test(limits, rows_that_add_nothing);
+    tcase_add_test(limits, a_named_gpu_is_kept);
+    tcase_add_test(limits, reader_edges);
     suite_add_tcase(s, limits);
     return s;
 }

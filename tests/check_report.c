@@ -1163,6 +1163,114 @@ START_TEST(memory_hierarchy)
 }
 END_TEST
 
+/* The AI(DRAM) column of the table row of `name` (its fourth field). */
+static void table_ai(const char *table, const char *name, char *ai, size_t n)
+{
+    char want[48];
+    snprintf(want, sizeof want, "\n%s ", name);
+    const char *line = strstr(table, want);
+    ck_assert_msg(line, "no row '%s' in\n%s", name, table);
+    char nm[64], share[16], launches[16], v[32];
+    ck_assert_int_eq(sscanf(line + 1, "%63s %15s %15s %31s", nm, share, launches, v), 4);
+    snprintf(ai, n, "%s", v);
+}
+
+/* Values at the edges of the number formatting and of the verdicts, on the
+ * toy ceilings (1000 TFLOP/s, 5000 GB/s), four kernels of 10 us each (a
+ * quarter of the 40 us each):
+ *   giga     2e9 FLOPs over 1 DRAM byte: AI 2e9, past 1e9: 2e9 / 1e9 = "2G"
+ *   gig1     1e9 FLOPs over 1 byte: AI 1e9 exactly, the first "G": "1G"
+ *            (not 1e9 / 1e6 = "1e+03M")
+ *   milli    1 FLOP over 1000 bytes: AI 1 / 1000 = 0.001 exactly, the
+ *            smallest plain number: "0.001" (below it "%.2e")
+ *   onebyte  0 FLOPs, 1 DRAM byte (L2 and L1 not measured): it moved data
+ *            (1 byte > 0), so a memory point; AI 0 prints "0" (0 is no small
+ *            number: not "0.00e+00"); 1 byte in 10000 ns = 1e-4 GB/s =
+ *            100 x 1e-4 / 5000 = 2e-6 % of the roof; 25% of GPU time
+ *            (100 x 0.25, not 100 / 0.25 = 400). */
+START_TEST(number_and_verdict_edges)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    struct rl_trace_groups g = {0};
+    add(&g, "giga", 1, 1, 2e9, 1, 1e4);
+    add(&g, "gig1", 1, 1, 1e9, 1, 1e4);
+    add(&g, "milli", 1, 1, 1, 1000, 1e4);
+    add(&g, "onebyte", 1, 1, 0, 1, 1e4);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    const char *s = row(&r, "giga")->sentence;
+    ck_assert_msg(strncmp(s, "giga: 2G FLOP/B (DRAM)", 22) == 0, "%s", s);
+    s = row(&r, "gig1")->sentence;
+    ck_assert_msg(strncmp(s, "gig1: 1G FLOP/B (DRAM)", 22) == 0, "%s", s);
+    const struct rl_report_row *o = row(&r, "onebyte");
+    ck_assert(o->memory_only);
+    ck_assert_double_eq_tol(o->achieved_gbs, 1e-4, 1e-16);
+    ck_assert_double_eq_tol(o->pct_of_memory_roof, 2e-6, 1e-18);
+    ck_assert_msg(strncmp(o->sentence, "onebyte: 25% of GPU time, memory point: ", 40) == 0, "%s",
+                  o->sentence);
+    char *t = table_text(&r, &c, 0);
+    char ai[32];
+    table_ai(t, "giga", ai, sizeof ai);
+    ck_assert_str_eq(ai, "2G");
+    table_ai(t, "gig1", ai, sizeof ai);
+    ck_assert_str_eq(ai, "1G");
+    table_ai(t, "milli", ai, sizeof ai);
+    ck_assert_str_eq(ai, "0.001");
+    table_ai(t, "onebyte", ai, sizeof ai);
+    ck_assert_str_eq(ai, "0");
+    free(t);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* The link roof (NVLink 4, 450 GB/s a direction) is drawn only when a
+ * kernel communicates, and a FLOP kernel's communicated bytes are in the
+ * JSON from the first byte on (1 byte > 0). */
+START_TEST(link_roof_only_when_communicating)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    c.has_link = true;
+    c.link = (struct rl_link_roof){.label = "NVLink 4", .bandwidth_gbs = 450,
+                                   .origin = RL_ORIGIN_DATASHEET};
+    const uint32_t one[3] = {1, 1, 1};
+    const double b[3] = {1e6, NAN, NAN};
+    struct rl_trace_groups g = {0};
+    add(&g, "local", 1, 1, 1e9, 1e6, 1e4);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE], path[512];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    free(chart_points(&r, &c, "nolink"));
+    snprintf(path, sizeof path, "%s/nolink.gp", rl_test_tmpdir());
+    char *gp = rl_test_slurp(path);
+    ck_assert_ptr_nonnull(gp);
+    ck_assert_ptr_nonnull(strstr(gp, "HBM3"));
+    ck_assert_msg(!strstr(gp, "(link)"), "%s", gp);
+    free(gp);
+    rl_report_release(&r);
+    /* 1e9 FLOPs and 1 byte over the link: AI(link) 1e9 > 0, drawn. */
+    ck_assert_int_eq(rl_trace_groups_add_comm(&g, "onecomm", one, one, "", RL_ORIGIN_MEASURED, 1,
+                                              1e9, b, 1e4, 1),
+                     0);
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_double_eq(row(&r, "onecomm")->comm_bytes, 1);
+    char *json = render(rl_report_json, &r, &c);
+    ck_assert_msg(strstr(json, "\"comm_bytes\": 1,"), "%s", json);
+    free(json);
+    free(chart_points(&r, &c, "onelink"));
+    snprintf(path, sizeof path, "%s/onelink.gp", rl_test_tmpdir());
+    gp = rl_test_slurp(path);
+    ck_assert_ptr_nonnull(gp);
+    ck_assert_ptr_nonnull(strstr(gp, "NVLink 4 (link)"));
+    free(gp);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 START_TEST(intensity_without_a_roof)
 {
     /* Only an L2 roof: the DRAM intensity still comes from the DRAM bytes,
@@ -1606,6 +1714,8 @@ static Suite *report_suite(void)
     tcase_add_test(limits, number_formats);
     tcase_add_test(limits, integer_roof_in_ops);
     tcase_add_test(limits, intensity_without_a_roof);
+    tcase_add_test(limits, number_and_verdict_edges);
+    tcase_add_test(limits, link_roof_only_when_communicating);
     tcase_add_test(limits, neither_evidence_boundaries);
     tcase_add_test(limits, infinite_intensity_sentence);
     tcase_add_test(limits, times_at_zero);

@@ -1203,6 +1203,75 @@ START_TEST(release_frees_everything)
 }
 END_TEST
 
+/* Two ranks' traces of a kernel with bytes and no FLOPs (an export without
+ * FLOP counters) merge into one memory point: rank A 1 launch, 100 DRAM
+ * bytes, 10 ns; rank B 2 launches, 30 bytes, 20 ns. Merged: 3 launches,
+ * 100 + 30 = 130 bytes, 10 + 20 = 30 ns, 2 ranks, the slower rank 20 ns. */
+START_TEST(ranks_merge_bytes_only_kernels)
+{
+    struct rl_trace_groups a = {0}, b = {0};
+    const uint32_t one[3] = {1, 1, 1};
+    const double ba[3] = {100, NAN, NAN}, bb[3] = {30, NAN, NAN};
+    ck_assert_int_eq(
+        rl_trace_groups_add(&a, "copy", one, one, "", RL_ORIGIN_MEASURED, 1, NAN, ba, 10), 0);
+    ck_assert_int_eq(
+        rl_trace_groups_add(&b, "copy", one, one, "", RL_ORIGIN_MEASURED, 2, NAN, bb, 20), 0);
+    /* Launches by where their counts come from: 1 + 2 = 3 from counters. */
+    a.sum.by_counts[RL_TRACE_COUNTS_COUNTERS] = 1;
+    b.sum.by_counts[RL_TRACE_COUNTS_COUNTERS] = 2;
+    rl_trace_groups_release(&g);
+    ck_assert_int_eq(rl_trace_groups_merge_rank(&g, &a), 0);
+    ck_assert_int_eq(rl_trace_groups_merge_rank(&g, &b), 0);
+    ck_assert_uint_eq(g.n, 1);
+    const struct rl_trace_group *k = &g.v[0];
+    ck_assert_uint_eq(k->counted, 0);
+    ck_assert_uint_eq(k->bytes_only, 3);
+    ck_assert_uint_eq(k->bytes_only_timed, 3);
+    ck_assert_double_eq(k->bytes_only_bytes[RL_MEM_DRAM], 130);
+    ck_assert(isnan(k->bytes_only_bytes[RL_MEM_L2]));
+    ck_assert_double_eq(k->bytes_only_time_ns, 30);
+    ck_assert_uint_eq(k->ranks, 2);
+    ck_assert_double_eq(k->time_ns_max_rank, 20);
+    ck_assert_uint_eq(g.sum.kernels, 3);
+    ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_COUNTERS], 3);
+    ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_SAMPLED], 0);
+    rl_trace_groups_release(&a);
+    rl_trace_groups_release(&b);
+}
+END_TEST
+
+/* Keys and values at the edges of the fast paths. */
+START_TEST(fast_path_edges)
+{
+    /* An empty key ("") is a key like any other: skipped with its value,
+     * on both paths, and the kernel after it read (the key's closing quote
+     * is its first byte). */
+    for (int fast = 0; fast < 2; fast++) {
+        rl_trace_set_fast_path(fast);
+        int rc = read_doc("{\"format\": \"roofline-trace\", \"\": 1, \"kernels\": ["
+                          "{\"\": 2, \"name\": \"k\", \"flops\": 3, \"dram_bytes\": 4}]}");
+        rl_trace_set_fast_path(true);
+        ck_assert_msg(rc == 0, "fast %d: %s", fast, err);
+        ck_assert_uint_eq(g.n, 1);
+        ck_assert_str_eq(g.v[0].name, "k");
+        ck_assert_double_eq(g.v[0].flops, 3);
+    }
+    /* comm_bytes of 16 digits (past the fast path's 15) sends the record to
+     * the general path; the next, 4, stays on the fast one. Summed:
+     * 1234567890123456 + 4 = 1234567890123460 (below 2^53, exact). */
+    ck_assert_msg(read_doc(HEAD "{\"name\": \"k\", \"flops\": 1, \"dram_bytes\": 1, "
+                                "\"comm_bytes\": 1234567890123456},"
+                                "{\"name\": \"k\", \"flops\": 1, \"dram_bytes\": 1, "
+                                "\"comm_bytes\": 4}]}") == 0,
+                  "%s", err);
+    ck_assert_uint_eq(g.n, 1);
+    ck_assert_uint_eq(g.sum.kernels, 2);
+    ck_assert_uint_eq(g.sum.read_fast, 1);
+    ck_assert_uint_eq(g.v[0].comm_launches, 2);
+    ck_assert_double_eq(g.v[0].comm_bytes, 1234567890123460.0);
+}
+END_TEST
+
 START_TEST(added_launches_edge_cases)
 {
     /* No grid or block: zeros, read no further than three values. */
@@ -1299,6 +1368,34 @@ START_TEST(out_of_memory)
     ck_assert_str_eq(err, "'t.json': line 1: out of memory");
 }
 END_TEST
+
+/* Room for the reader's buffer, not for the groups: 200,000 kernels of
+ * distinct names need 200,000 groups (tens of MB, each group well over
+ * 40 bytes), past 8 MB more address space. The launch that finds no room
+ * for its group fails the read: RL_ENOMEM, not a trace with kernels left
+ * out. */
+START_TEST(out_of_memory_for_groups)
+{
+    const size_t n = 200000;
+    size_t cap = n * 48 + 64, len = 0;
+    char *doc = malloc(cap);
+    ck_assert_ptr_nonnull(doc);
+    len += (size_t)sprintf(doc + len, "%s", HEAD);
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)sprintf(doc + len, "%s{\"name\": \"k%zu\"}", i ? "," : "", i);
+    len += (size_t)sprintf(doc + len, "]}");
+    FILE *f = fmemopen(doc, len, "r");
+    ck_assert_ptr_nonnull(f);
+    rl_trace_groups_release(&g);
+    struct rlimit old = limit_memory(8 * CHUNK_BYTES);
+    int rc = rl_trace_groups_read(&g, f, "t.json", err);
+    setrlimit(RLIMIT_AS, &old);
+    fclose(f);
+    free(doc);
+    ck_assert_int_eq(rc, RL_ENOMEM);
+    ck_assert_msg(strstr(err, "out of memory"), "%s", err);
+}
+END_TEST
 #endif
 
 /* What `roofline trace` prints of a trace comes from the reader too: the
@@ -1369,9 +1466,12 @@ static Suite *tracefile_suite(void)
     tcase_add_test(limits, read_errors);
     tcase_add_test(limits, release_frees_everything);
     tcase_add_test(limits, added_launches_edge_cases);
+    tcase_add_test(limits, ranks_merge_bytes_only_kernels);
+    tcase_add_test(limits, fast_path_edges);
     tcase_add_test(limits, sniff_limits);
 #ifndef __SANITIZE_ADDRESS__
     tcase_add_test(limits, out_of_memory);
+    tcase_add_test(limits, out_of_memory_for_groups);
 #endif
     suite_add_tcase(s, limits);
     return s;
