@@ -1269,6 +1269,18 @@ START_TEST(fast_path_edges)
     ck_assert_uint_eq(g.sum.read_fast, 1);
     ck_assert_uint_eq(g.v[0].comm_launches, 2);
     ck_assert_double_eq(g.v[0].comm_bytes, 1234567890123460.0);
+    /* Fields the reader does not know, with true, null and false inside,
+     * are skipped on the fast path: both records read there, 2 + 3 = 5
+     * FLOPs. */
+    ck_assert_msg(read_doc(HEAD "{\"name\": \"k\", \"x\": [true, null, false, {\"y\": null}], "
+                                "\"flops\": 2, \"dram_bytes\": 1},"
+                                "{\"z\": true, \"name\": \"k\", \"w\": null, \"flops\": 3, "
+                                "\"dram_bytes\": 1}]}") == 0,
+                  "%s", err);
+    ck_assert_uint_eq(g.sum.kernels, 2);
+    ck_assert_uint_eq(g.sum.read_fast, 2);
+    ck_assert_uint_eq(g.n, 1);
+    ck_assert_double_eq(g.v[0].flops, 5);
 }
 END_TEST
 
