@@ -1281,6 +1281,16 @@ START_TEST(fast_path_edges)
     ck_assert_uint_eq(g.sum.read_fast, 2);
     ck_assert_uint_eq(g.n, 1);
     ck_assert_double_eq(g.v[0].flops, 5);
+    /* An unknown field's number of 62 characters (1 and 61 zeros), the
+     * longest the general path reads, is skipped on the fast path too. */
+    char doc[512], num[63];
+    memset(num, '0', 62);
+    num[0] = '1', num[62] = 0;
+    snprintf(doc, sizeof doc,
+             HEAD "{\"name\": \"k\", \"x\": %s, \"flops\": 2, \"dram_bytes\": 1}]}", num);
+    ck_assert_msg(read_doc(doc) == 0, "%s", err);
+    ck_assert_uint_eq(g.sum.read_fast, 1);
+    ck_assert_double_eq(g.v[0].flops, 2);
 }
 END_TEST
 
@@ -1386,6 +1396,32 @@ END_TEST
  * 40 bytes), past 8 MB more address space. The launch that finds no room
  * for its group fails the read: RL_ENOMEM, not a trace with kernels left
  * out. */
+/* Room for an 8 MB kernel name as the general path decodes it (its string
+ * buffer, 8 MiB), not for the copy the launch keeps: RL_ENOMEM. */
+START_TEST(out_of_memory_for_a_name)
+{
+    const size_t n = (8u << 20) - 100;
+    char *doc = malloc(n + 64);
+    ck_assert_ptr_nonnull(doc);
+    size_t len = (size_t)sprintf(doc, "%s{\"name\": \"", HEAD);
+    memset(doc + len, 'a', n);
+    len += n;
+    len += (size_t)sprintf(doc + len, "\"}]}");
+    FILE *f = fmemopen(doc, len, "r");
+    ck_assert_ptr_nonnull(f);
+    rl_trace_groups_release(&g);
+    rl_trace_set_fast_path(false);
+    struct rlimit old = limit_memory(14u << 20);
+    int rc = rl_trace_groups_read(&g, f, "t.json", err);
+    setrlimit(RLIMIT_AS, &old);
+    rl_trace_set_fast_path(true);
+    fclose(f);
+    free(doc);
+    ck_assert_int_eq(rc, RL_ENOMEM);
+    ck_assert_msg(strstr(err, "out of memory"), "%s", err);
+}
+END_TEST
+
 START_TEST(out_of_memory_for_groups)
 {
     const size_t n = 200000;
@@ -1484,6 +1520,7 @@ static Suite *tracefile_suite(void)
 #ifndef __SANITIZE_ADDRESS__
     tcase_add_test(limits, out_of_memory);
     tcase_add_test(limits, out_of_memory_for_groups);
+    tcase_add_test(limits, out_of_memory_for_a_name);
 #endif
     suite_add_tcase(s, limits);
     return s;
