@@ -1291,6 +1291,46 @@ START_TEST(fast_path_edges)
     ck_assert_msg(read_doc(doc) == 0, "%s", err);
     ck_assert_uint_eq(g.sum.read_fast, 1);
     ck_assert_double_eq(g.v[0].flops, 2);
+    /* An empty name, then one of 100,000 bytes, on both paths: the reused
+     * name buffer grows from its 1 byte ("" and its NUL) to 100,001. */
+    size_t big = 100000, n = 0;
+    char *text = malloc(big + 256);
+    ck_assert_ptr_nonnull(text);
+    n += (size_t)sprintf(text, HEAD "{\"name\": \"\", \"flops\": 1, \"dram_bytes\": 1}, "
+                                    "{\"name\": \"");
+    memset(text + n, 'b', big);
+    n += big;
+    sprintf(text + n, "\", \"flops\": 1, \"dram_bytes\": 1}]}");
+    for (int fast = 0; fast < 2; fast++) {
+        rl_trace_set_fast_path(fast);
+        int rc = read_doc(text);
+        rl_trace_set_fast_path(true);
+        ck_assert_msg(rc == 0, "fast %d: %s", fast, err);
+        ck_assert_uint_eq(g.n, 2);
+        size_t longest = 0;
+        for (size_t k = 0; k < g.n; k++)
+            longest = strlen(g.v[k].name) > longest ? strlen(g.v[k].name) : longest;
+        ck_assert_uint_eq(longest, big);
+    }
+    free(text);
+    /* A FLOP count of 63 characters ("1." and 61 zeros): one past what the
+     * fast path takes, so both paths give the general path's answer. */
+    char num63[64];
+    memset(num63, '0', 63);
+    num63[0] = '1', num63[1] = '.', num63[63] = 0;
+    snprintf(doc, sizeof doc, HEAD "{\"name\": \"k\", \"flops\": %s, \"dram_bytes\": 1}]}",
+             num63);
+    int rc_path[2];
+    char err_path[2][RL_ERRMSG_SIZE];
+    for (int fast = 0; fast < 2; fast++) {
+        rl_trace_set_fast_path(fast);
+        rc_path[fast] = read_doc(doc);
+        rl_trace_set_fast_path(true);
+        snprintf(err_path[fast], sizeof err_path[fast], "%s", rc_path[fast] ? err : "");
+    }
+    ck_assert_int_eq(rc_path[0], rc_path[1]);
+    ck_assert_str_eq(err_path[0], err_path[1]);
+    ck_assert_uint_eq(g.sum.read_fast, 0);
 }
 END_TEST
 
