@@ -1237,6 +1237,31 @@ START_TEST(ranks_merge_bytes_only_kernels)
     ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_SAMPLED], 0);
     rl_trace_groups_release(&a);
     rl_trace_groups_release(&b);
+    /* A counted kernel: the first rank that counted it names its
+     * precision (bf16), a later one (fp16) does not replace it. */
+    const double bc[3] = {10, NAN, NAN};
+    ck_assert_int_eq(
+        rl_trace_groups_add(&a, "gemm", one, one, "bf16", RL_ORIGIN_MEASURED, 1, 100, bc, 10), 0);
+    ck_assert_int_eq(
+        rl_trace_groups_add(&b, "gemm", one, one, "fp16", RL_ORIGIN_ANALYTIC, 1, 100, bc, 10), 0);
+    rl_trace_groups_release(&g);
+    ck_assert_int_eq(rl_trace_groups_merge_rank(&g, &a), 0);
+    ck_assert_str_eq(g.v[0].precision, "bf16");
+    ck_assert_int_eq(rl_trace_groups_merge_rank(&g, &b), 0);
+    ck_assert_uint_eq(g.n, 1);
+    ck_assert_str_eq(g.v[0].precision, "bf16");
+    ck_assert_int_eq(g.v[0].origin, RL_ORIGIN_MEASURED);
+    ck_assert_uint_eq(g.v[0].counted, 2);
+    rl_trace_groups_release(&a);
+    rl_trace_groups_release(&b);
+    /* Launches of one group naming different collectives: the first
+     * named (allreduce) is kept. */
+    ck_assert_msg(read_doc(HEAD "{\"name\": \"k\", \"collective\": \"allreduce\"},"
+                                "{\"name\": \"k\"},"
+                                "{\"name\": \"k\", \"collective\": \"allgather\"}]}") == 0,
+                  "%s", err);
+    ck_assert_uint_eq(g.n, 1);
+    ck_assert_str_eq(g.v[0].collective, "allreduce");
 }
 END_TEST
 
