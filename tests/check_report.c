@@ -1241,6 +1241,14 @@ START_TEST(number_and_verdict_edges)
                   json);
     free(json);
     rl_report_release(&r);
+    /* 5025 of 5000 GB/s: 100 x 5025 / 5000 = 100.5%, over it. */
+    c.memory[0].bandwidth_gbs = 5025;
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    json = render(rl_report_json, &r, &c);
+    ck_assert_msg(strstr(json, "\"pct_of_datasheet\": 100.5, \"over_datasheet\": true"), "%s",
+                  json);
+    free(json);
+    rl_report_release(&r);
     rl_trace_groups_release(&g);
 }
 END_TEST
