@@ -520,10 +520,57 @@ START_TEST(measured_against_datasheet)
     ck_assert_str_eq(out, "the measured BF16 (measured) ceiling is 110% of the datasheet's: no GPU "
                           "runs above its datasheet peak, so the bench file is another GPU's "
                           "(--gpu), or its clocks, FLOPs per instruction or units are wrong");
-    /* Memory above its datasheet: 5500 of 5000 = 110% too, the second note. */
+    /* Memory above its datasheet: 5500 of 5000 = 110% too, the second and
+     * last note (one per ceiling). */
     c.memory[0].bandwidth_gbs = 5500;
     rl_ceilings_check(&c, out, sizeof out);
-    ck_assert_ptr_nonnull(strstr(out, "wrong\nthe measured HBM3 (measured) ceiling is 110%"));
+    const char *tail = strstr(out, "wrong\nthe measured HBM3 (measured) ceiling is 110% of the "
+                                   "datasheet's: ");
+    ck_assert_msg(tail, "%s", out);
+    ck_assert_msg(!strchr(tail + 6, '\n'), "%s", out); /* past "wrong\n" */
+    c.memory[0].bandwidth_gbs = 4000;
+    /* Roofs past n_compute and n_memory are not read: a stale datasheet
+     * FP8 and L2 there leave the measured ones without a datasheet. */
+    c.compute[3] = (struct rl_compute_roof){.name = "fp8", .label = "FP8",
+                                            .precision = RL_PREC_FP8, .peak_tflops = 400,
+                                            .origin = RL_ORIGIN_DATASHEET};
+    c.memory[3] = (struct rl_memory_roof){.level = RL_MEM_L2, .label = "L2",
+                                          .bandwidth_gbs = 8000, .origin = RL_ORIGIN_DATASHEET};
+    ck_assert(isnan(rl_ceilings_pct_of_datasheet(&c, false, 2)));
+    ck_assert(isnan(rl_ceilings_pct_of_datasheet(&c, true, 2)));
+    /* A datasheet peak of 0 is none (NAN, not infinite); 0.5 is one:
+     * 100 x 1100 / 0.5 = 220000%, 100 x 4000 / 0.5 = 800000%. */
+    c.compute[1].peak_tflops = 0;
+    c.memory[1].bandwidth_gbs = 0;
+    ck_assert(isnan(rl_ceilings_pct_of_datasheet(&c, false, 0)));
+    ck_assert(isnan(rl_ceilings_pct_of_datasheet(&c, true, 0)));
+    c.compute[1].peak_tflops = 0.5;
+    c.memory[1].bandwidth_gbs = 0.5;
+    ck_assert_double_eq_tol(rl_ceilings_pct_of_datasheet(&c, false, 0), 220000, 1e-9);
+    ck_assert_double_eq_tol(rl_ceilings_pct_of_datasheet(&c, true, 0), 800000, 1e-9);
+    /* The datasheet roof first (index 0), the measured one after it:
+     * found the same, 110% and 80%. */
+    c.compute[1].peak_tflops = 1000;
+    c.memory[1].bandwidth_gbs = 5000;
+    struct rl_compute_roof cr = c.compute[0];
+    c.compute[0] = c.compute[1];
+    c.compute[1] = cr;
+    struct rl_memory_roof mr = c.memory[0];
+    c.memory[0] = c.memory[1];
+    c.memory[1] = mr;
+    ck_assert_double_eq_tol(rl_ceilings_pct_of_datasheet(&c, false, 1), 110, 1e-12);
+    ck_assert_double_eq_tol(rl_ceilings_pct_of_datasheet(&c, true, 1), 80, 1e-12);
+    /* The check reads only the n_compute roofs: a stale measured BF16 of
+     * 2000 (200%) past them gives no note; 1008 of 1000 (100.8%, just
+     * above) gives one, "101%". */
+    c.compute[3] = (struct rl_compute_roof){.name = "bf16", .label = "stale",
+                                            .precision = RL_PREC_BF16, .peak_tflops = 2000,
+                                            .origin = RL_ORIGIN_MEASURED};
+    c.compute[1].peak_tflops = 1008;
+    rl_ceilings_check(&c, out, sizeof out);
+    ck_assert_msg(strncmp(out, "the measured BF16 (measured) ceiling is 101% of the datasheet's",
+                          62) == 0, "%s", out);
+    ck_assert_msg(!strstr(out, "stale") && !strchr(out, '\n'), "%s", out);
 }
 END_TEST
 

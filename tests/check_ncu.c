@@ -1114,6 +1114,19 @@ START_TEST(reader_edges)
         snprintf(want, sizeof want, "NVIDIA H100; %s", name);
         ck_assert_str_eq(st.devices, extra ? "NVIDIA H100" : want);
     }
+    /* A short row after a whole one: its missing column reads "" (absent),
+     * not the whole row's 8 bytes: b has a time (7 ns) and no bytes. */
+    ck_assert_msg(parse("ID,Kernel Name,gpu__time_duration.sum,dram__bytes.sum\n,,ns,byte\n"
+                        "0,a,5,8\n1,b,7\n",
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(g.n, 2);
+    for (size_t i = 0; i < g.n; i++) {
+        const struct rl_trace_group *k = &g.v[i];
+        bool a = strcmp(k->name, "a") == 0;
+        ck_assert_double_eq(k->time_ns, a ? 5 : 7);
+        ck_assert_uint_eq(k->bytes_only, a ? 1 : 0);
+    }
     /* The first name has no "; ": 255 characters + NUL = 256 bytes fit. */
     char name[300], text[1024];
     memset(name, 'G', 255);

@@ -1223,6 +1223,33 @@ START_TEST(number_and_verdict_edges)
     free(t);
     rl_report_release(&r);
     rl_trace_groups_release(&g);
+    /* 3e11 FLOPs over 1 byte: AI 3e11, 3e11 / 200 = 1.5e9 x right of the
+     * ridge: from 1e9 on in "%.3g" ("1.5e+09"), not all ten digits. */
+    add(&g, "far", 1, 1, 3e11, 1, 1e6);
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_msg(strstr(row(&r, "far")->sentence, "1.5e+09x right of the BF16 ridge"), "%s",
+                  row(&r, "far")->sentence);
+    rl_report_release(&r);
+    /* A measured DRAM roof exactly at its datasheet one (5000 of 5000 GB/s,
+     * 100%) is not over it. */
+    c.memory[1] = c.memory[0];
+    c.memory[0].origin = RL_ORIGIN_MEASURED;
+    c.n_memory = 2;
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    char *json = render(rl_report_json, &r, &c);
+    ck_assert_msg(strstr(json, "\"pct_of_datasheet\": 100, \"over_datasheet\": false"), "%s",
+                  json);
+    free(json);
+    rl_report_release(&r);
+    /* 5025 of 5000 GB/s: 100 x 5025 / 5000 = 100.5%, over it. */
+    c.memory[0].bandwidth_gbs = 5025;
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    json = render(rl_report_json, &r, &c);
+    ck_assert_msg(strstr(json, "\"pct_of_datasheet\": 100.5, \"over_datasheet\": true"), "%s",
+                  json);
+    free(json);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
 }
 END_TEST
 

@@ -1237,6 +1237,31 @@ START_TEST(ranks_merge_bytes_only_kernels)
     ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_SAMPLED], 0);
     rl_trace_groups_release(&a);
     rl_trace_groups_release(&b);
+    /* A counted kernel: the first rank that counted it names its
+     * precision (bf16), a later one (fp16) does not replace it. */
+    const double bc[3] = {10, NAN, NAN};
+    ck_assert_int_eq(
+        rl_trace_groups_add(&a, "gemm", one, one, "bf16", RL_ORIGIN_MEASURED, 1, 100, bc, 10), 0);
+    ck_assert_int_eq(
+        rl_trace_groups_add(&b, "gemm", one, one, "fp16", RL_ORIGIN_ANALYTIC, 1, 100, bc, 10), 0);
+    rl_trace_groups_release(&g);
+    ck_assert_int_eq(rl_trace_groups_merge_rank(&g, &a), 0);
+    ck_assert_str_eq(g.v[0].precision, "bf16");
+    ck_assert_int_eq(rl_trace_groups_merge_rank(&g, &b), 0);
+    ck_assert_uint_eq(g.n, 1);
+    ck_assert_str_eq(g.v[0].precision, "bf16");
+    ck_assert_int_eq(g.v[0].origin, RL_ORIGIN_MEASURED);
+    ck_assert_uint_eq(g.v[0].counted, 2);
+    rl_trace_groups_release(&a);
+    rl_trace_groups_release(&b);
+    /* Launches of one group naming different collectives: the first
+     * named (allreduce) is kept. */
+    ck_assert_msg(read_doc(HEAD "{\"name\": \"k\", \"collective\": \"allreduce\"},"
+                                "{\"name\": \"k\"},"
+                                "{\"name\": \"k\", \"collective\": \"allgather\"}]}") == 0,
+                  "%s", err);
+    ck_assert_uint_eq(g.n, 1);
+    ck_assert_str_eq(g.v[0].collective, "allreduce");
 }
 END_TEST
 
@@ -1269,6 +1294,68 @@ START_TEST(fast_path_edges)
     ck_assert_uint_eq(g.sum.read_fast, 1);
     ck_assert_uint_eq(g.v[0].comm_launches, 2);
     ck_assert_double_eq(g.v[0].comm_bytes, 1234567890123460.0);
+    /* Fields the reader does not know, with true, null and false inside,
+     * are skipped on the fast path: both records read there, 2 + 3 = 5
+     * FLOPs. */
+    ck_assert_msg(read_doc(HEAD "{\"name\": \"k\", \"x\": [true, null, false, {\"y\": null}], "
+                                "\"flops\": 2, \"dram_bytes\": 1},"
+                                "{\"z\": true, \"name\": \"k\", \"w\": null, \"flops\": 3, "
+                                "\"dram_bytes\": 1}]}") == 0,
+                  "%s", err);
+    ck_assert_uint_eq(g.sum.kernels, 2);
+    ck_assert_uint_eq(g.sum.read_fast, 2);
+    ck_assert_uint_eq(g.n, 1);
+    ck_assert_double_eq(g.v[0].flops, 5);
+    /* An unknown field's number of 62 characters (1 and 61 zeros), the
+     * longest the general path reads, is skipped on the fast path too. */
+    char doc[512], num[63];
+    memset(num, '0', 62);
+    num[0] = '1', num[62] = 0;
+    snprintf(doc, sizeof doc,
+             HEAD "{\"name\": \"k\", \"x\": %s, \"flops\": 2, \"dram_bytes\": 1}]}", num);
+    ck_assert_msg(read_doc(doc) == 0, "%s", err);
+    ck_assert_uint_eq(g.sum.read_fast, 1);
+    ck_assert_double_eq(g.v[0].flops, 2);
+    /* An empty name, then one of 100,000 bytes, on both paths: the reused
+     * name buffer grows from its 1 byte ("" and its NUL) to 100,001. */
+    size_t big = 100000, n = 0;
+    char *text = malloc(big + 256);
+    ck_assert_ptr_nonnull(text);
+    n += (size_t)sprintf(text, HEAD "{\"name\": \"\", \"flops\": 1, \"dram_bytes\": 1}, "
+                                    "{\"name\": \"");
+    memset(text + n, 'b', big);
+    n += big;
+    sprintf(text + n, "\", \"flops\": 1, \"dram_bytes\": 1}]}");
+    for (int fast = 0; fast < 2; fast++) {
+        rl_trace_set_fast_path(fast);
+        int rc = read_doc(text);
+        rl_trace_set_fast_path(true);
+        ck_assert_msg(rc == 0, "fast %d: %s", fast, err);
+        ck_assert_uint_eq(g.n, 2);
+        size_t longest = 0;
+        for (size_t k = 0; k < g.n; k++)
+            longest = strlen(g.v[k].name) > longest ? strlen(g.v[k].name) : longest;
+        ck_assert_uint_eq(longest, big);
+    }
+    free(text);
+    /* A FLOP count of 63 characters ("1." and 61 zeros): one past what the
+     * fast path takes, so both paths give the general path's answer. */
+    char num63[64];
+    memset(num63, '0', 63);
+    num63[0] = '1', num63[1] = '.', num63[63] = 0;
+    snprintf(doc, sizeof doc, HEAD "{\"name\": \"k\", \"flops\": %s, \"dram_bytes\": 1}]}",
+             num63);
+    int rc_path[2];
+    char err_path[2][RL_ERRMSG_SIZE];
+    for (int fast = 0; fast < 2; fast++) {
+        rl_trace_set_fast_path(fast);
+        rc_path[fast] = read_doc(doc);
+        rl_trace_set_fast_path(true);
+        snprintf(err_path[fast], sizeof err_path[fast], "%s", rc_path[fast] ? err : "");
+    }
+    ck_assert_int_eq(rc_path[0], rc_path[1]);
+    ck_assert_str_eq(err_path[0], err_path[1]);
+    ck_assert_uint_eq(g.sum.read_fast, 0);
 }
 END_TEST
 
@@ -1374,6 +1461,32 @@ END_TEST
  * 40 bytes), past 8 MB more address space. The launch that finds no room
  * for its group fails the read: RL_ENOMEM, not a trace with kernels left
  * out. */
+/* Room for an 8 MB kernel name as the general path decodes it (its string
+ * buffer, 8 MiB), not for the copy the launch keeps: RL_ENOMEM. */
+START_TEST(out_of_memory_for_a_name)
+{
+    const size_t n = (8u << 20) - 100;
+    char *doc = malloc(n + 64);
+    ck_assert_ptr_nonnull(doc);
+    size_t len = (size_t)sprintf(doc, "%s{\"name\": \"", HEAD);
+    memset(doc + len, 'a', n);
+    len += n;
+    len += (size_t)sprintf(doc + len, "\"}]}");
+    FILE *f = fmemopen(doc, len, "r");
+    ck_assert_ptr_nonnull(f);
+    rl_trace_groups_release(&g);
+    rl_trace_set_fast_path(false);
+    struct rlimit old = limit_memory(14u << 20);
+    int rc = rl_trace_groups_read(&g, f, "t.json", err);
+    setrlimit(RLIMIT_AS, &old);
+    rl_trace_set_fast_path(true);
+    fclose(f);
+    free(doc);
+    ck_assert_int_eq(rc, RL_ENOMEM);
+    ck_assert_msg(strstr(err, "out of memory"), "%s", err);
+}
+END_TEST
+
 START_TEST(out_of_memory_for_groups)
 {
     const size_t n = 200000;
@@ -1472,6 +1585,7 @@ static Suite *tracefile_suite(void)
 #ifndef __SANITIZE_ADDRESS__
     tcase_add_test(limits, out_of_memory);
     tcase_add_test(limits, out_of_memory_for_groups);
+    tcase_add_test(limits, out_of_memory_for_a_name);
 #endif
     suite_add_tcase(s, limits);
     return s;
