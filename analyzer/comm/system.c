@@ -84,17 +84,9 @@ static int fill(struct rl_system *sys, const cJSON *doc, const char *text, size_
         snprintf(sys->aliases[sys->n_aliases++], sizeof sys->aliases[0], "%s",
                  it->valuestring);
     }
-    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "sources")) {
-        if (sys->n_sources == RL_SPEC_MAX_SOURCES)
-            return rl_fail(errmsg, RL_ESCHEMA, "'%s': more than %d sources", what,
-                           RL_SPEC_MAX_SOURCES);
-        struct rl_spec_source *s = &sys->sources[sys->n_sources++];
-        snprintf(s->id, sizeof s->id, "%s", it->string);
-        copy_str(s->kind, sizeof s->kind, it, "kind");
-        copy_str(s->title, sizeof s->title, it, "title");
-        copy_str(s->url, sizeof s->url, it, "url");
-        copy_str(s->derivation, sizeof s->derivation, it, "derivation");
-    }
+    int src_rc = rl_spec_sources_parse(doc, sys->sources, &sys->n_sources, what, errmsg);
+    if (src_rc)
+        return src_rc;
     for (size_t i = 0; i < N_FIELDS; i++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, fields[i].key);
         char *at = (char *)sys + fields[i].offset;

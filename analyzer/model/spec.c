@@ -184,17 +184,9 @@ static int fill(struct rl_gpu_spec *spec, const cJSON *doc, const char *text,
                  it->valuestring);
     }
 
-    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "sources")) {
-        if (spec->n_sources == RL_SPEC_MAX_SOURCES)
-            return rl_fail(errmsg, RL_ESCHEMA, "'%s': more than %d sources", what,
-                           RL_SPEC_MAX_SOURCES);
-        struct rl_spec_source *s = &spec->sources[spec->n_sources++];
-        snprintf(s->id, sizeof s->id, "%s", it->string);
-        copy_str(s->kind, sizeof s->kind, it, "kind");
-        copy_str(s->title, sizeof s->title, it, "title");
-        copy_str(s->url, sizeof s->url, it, "url");
-        copy_str(s->derivation, sizeof s->derivation, it, "derivation");
-    }
+    int rc = rl_spec_sources_parse(doc, spec->sources, &spec->n_sources, what, errmsg);
+    if (rc)
+        return rc;
 
     for (size_t i = 0; i < N_FIELDS; i++) {
         const cJSON *v = get_path(doc, fields[i].key);
@@ -237,6 +229,24 @@ static int fill(struct rl_gpu_spec *spec, const cJSON *doc, const char *text,
         return rl_fail(errmsg, RL_ESCHEMA,
                        "'%s': line %d: '%s' has no source: add it to 'provenance'",
                        what, rl_json_locate_line(text, len, &where), fields[i].key);
+    }
+    return RL_OK;
+}
+
+int rl_spec_sources_parse(const cJSON *doc, struct rl_spec_source *out, int *n,
+                          const char *what, char *errmsg)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "sources")) {
+        if (*n == RL_SPEC_MAX_SOURCES)
+            return rl_fail(errmsg, RL_ESCHEMA, "'%s': more than %d sources", what,
+                           RL_SPEC_MAX_SOURCES);
+        struct rl_spec_source *s = &out[(*n)++];
+        snprintf(s->id, sizeof s->id, "%s", it->string);
+        copy_str(s->kind, sizeof s->kind, it, "kind");
+        copy_str(s->title, sizeof s->title, it, "title");
+        copy_str(s->url, sizeof s->url, it, "url");
+        copy_str(s->derivation, sizeof s->derivation, it, "derivation");
     }
     return RL_OK;
 }

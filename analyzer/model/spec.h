@@ -133,6 +133,12 @@ int rl_gpu_spec_parse(struct rl_gpu_spec *spec, const cJSON *schema,
                       const char *text, size_t len, const char *what,
                       char *errmsg);
 
+/* The "sources" object of a data file (GPU spec or system file) into
+ * out[0..RL_SPEC_MAX_SOURCES), *n their count: each id with its kind,
+ * title, url and derivation. RL_ESCHEMA when there are too many. */
+int rl_spec_sources_parse(const cJSON *doc, struct rl_spec_source *out, int *n,
+                          const char *what, char *errmsg);
+
 /* Read and parse a spec file. */
 int rl_gpu_spec_load(struct rl_gpu_spec *spec, const cJSON *schema,
                      const char *path, char *errmsg);
