@@ -49,6 +49,9 @@ struct cli_report_opts {
     const char *traces[CLI_MAX_TRACES];
     int n_traces;
     const char *ncu, *kernels, *bench, *gpu, *formats, *title;
+    /* PyTorch profiler traces (files, or folders of one file per rank) */
+    const char *torch[CLI_MAX_TRACES];
+    int n_torch;
     /* The folder of the files, written as one set (NULL: no files). With
      * `set`, dir is a stage of the caller's set, which the caller commits. */
     const char *dir;

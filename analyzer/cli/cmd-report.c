@@ -7,6 +7,10 @@
 #include "analyzer/util/outset.h"
 #include "analyzer/readers/ncu.h"
 #include "analyzer/readers/records.h"
+#include "analyzer/readers/torch.h"
+#include "analyzer/model/gpudb.h"
+#include "analyzer/report/step.h"
+#include <dirent.h>
 #include "analyzer/report/html.h"
 #include "analyzer/report/ranks.h"
 #include "analyzer/report/report.h"
@@ -20,7 +24,8 @@
 #include <sys/stat.h>
 
 static const char usage_text[] =
-    "usage: roofline report (--trace FILE|DIR... | TRACE... | --ncu FILE | --kernels FILE)\n"
+    "usage: roofline report (--trace FILE|DIR... | TRACE... | --torch FILE|DIR... | --ncu FILE |\n"
+    "                        --kernels FILE)\n"
     "                       [--bench FILE]\n"
     "                       [--gpu GPU] [-o DIR] [--format LIST | --no-chart] [--rows N]\n"
     "                       [--json]\n"
@@ -38,6 +43,14 @@ static const char usage_text[] =
     "                    in it); repeat, or name traces after the options, for the\n"
     "                    ranks of a parallel job: a section per rank (time, NCCL\n"
     "                    communication share, top kernels) and the kernels merged\n"
+    "  --torch FILE|DIR  a PyTorch profiler trace (torch.profiler's Chrome-trace\n"
+    "                    JSON, plain or .gz; - reads standard input), or a folder of\n"
+    "                    them, one per rank (tensorboard_trace_handler): each\n"
+    "                    kernel linked to its operator, FLOPs and bytes from the\n"
+    "                    operator's shapes (record_shapes=True), the step's GPU\n"
+    "                    time by bound and the operators ranked by time lost\n"
+    "                    against their roof; a trace named without --torch is\n"
+    "                    recognized\n"
     "  --ncu FILE        an Nsight Compute CSV: `ncu --csv` (long) or `ncu --csv\n"
     "                    --page raw` (wide), with roofline's metrics (README);\n"
     "                    - reads standard input (`ncu ... --csv | roofline report\n"
@@ -149,6 +162,141 @@ static int write_report(const struct cli_report_opts *o, const char *dir,
     return status;
 }
 
+static bool torch_name(const char *n)
+{
+    size_t k = strlen(n);
+    return (k > 5 && strcmp(n + k - 5, ".json") == 0) ||
+           (k > 8 && strcmp(n + k - 8, ".json.gz") == 0);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The files of --torch: files as given, folders' profiler traces by name. */
+static int torch_files(const struct cli_report_opts *o, char ***out, size_t *n, char *err)
+{
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    for (int i = 0; i < o->n_torch; i++) {
+        struct stat st;
+        const char *p = o->torch[i];
+        bool dir = strcmp(p, "-") != 0 && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+        DIR *d = dir ? opendir(p) : NULL;
+        if (dir && !d)
+            return rl_fail(err, RL_EIO, "cannot read the folder '%s': %s", p, strerror(errno));
+        size_t first = *n;
+        for (struct dirent *e; dir ? (e = readdir(d)) != NULL : *n == first;) {
+            char path[4096];
+            if (dir) {
+                snprintf(path, sizeof path, "%s/%s", p, e->d_name);
+                if (e->d_name[0] == '.' || !torch_name(e->d_name) || !rl_torch_sniff_file(path))
+                    continue;
+            } else {
+                snprintf(path, sizeof path, "%s", p);
+            }
+            if (*n == cap) {
+                cap = cap ? 2 * cap : 8;
+                char **v = realloc(*out, cap * sizeof *v);
+                if (!v) {
+                    if (d)
+                        closedir(d);
+                    return rl_fail(err, RL_ENOMEM, "out of memory");
+                }
+                *out = v;
+            }
+            if (!((*out)[(*n)++] = strdup(path))) {
+                if (d)
+                    closedir(d);
+                return rl_fail(err, RL_ENOMEM, "out of memory");
+            }
+        }
+        if (d) {
+            closedir(d);
+            if (*n == first)
+                return rl_fail(err, RL_EIO, "no PyTorch profiler trace (*.json, *.json.gz) in '%s'",
+                               p);
+            qsort(*out + first, *n - first, sizeof **out, cmp_str);
+        }
+    }
+    return RL_OK;
+}
+
+/* Read the PyTorch traces into g: one, or one per rank merged (ranks). */
+static int load_torch(const struct cli_report_opts *o, struct rl_trace_groups *g,
+                      struct rl_rank_traces *ranks, struct rl_torch_stats *st, char *err)
+{
+    char **files;
+    size_t n;
+    int rc = torch_files(o, &files, &n, err);
+    if (rc == RL_OK && n == 1) {
+        rc = rl_torch_load(g, files[0], st, err);
+    } else if (rc == RL_OK) {
+        ranks->paths = files;
+        ranks->n = n;
+        files = NULL;
+        if (!(ranks->groups = calloc(n, sizeof *ranks->groups)))
+            rc = rl_fail(err, RL_ENOMEM, "out of memory");
+        memset(st, 0, sizeof *st);
+        for (size_t i = 0; i < n && rc == RL_OK; i++) {
+            struct rl_torch_stats one;
+            rc = rl_torch_load(&ranks->groups[i], ranks->paths[i], &one, err);
+            if (rc == RL_OK && i == 0)
+                *st = one;
+            else if (rc == RL_OK)
+                rl_torch_stats_add(st, &one);
+        }
+        /* by rank, as the rank section lists them (a file without one last) */
+        for (size_t i = 1; rc == RL_OK && i < n; i++)
+            for (size_t j = i; j > 0; j--) {
+                int a = ranks->groups[j - 1].sum.rank.present ? ranks->groups[j - 1].sum.rank.rank
+                                                              : 1 << 30;
+                int b = ranks->groups[j].sum.rank.present ? ranks->groups[j].sum.rank.rank
+                                                          : 1 << 30;
+                if (a <= b)
+                    break;
+                struct rl_trace_groups tg = ranks->groups[j - 1];
+                ranks->groups[j - 1] = ranks->groups[j], ranks->groups[j] = tg;
+                char *tp = ranks->paths[j - 1];
+                ranks->paths[j - 1] = ranks->paths[j], ranks->paths[j] = tp;
+            }
+        if (rc == RL_OK)
+            rc = rl_rank_traces_merge(ranks, g, err);
+    }
+    for (size_t i = 0; files && i < n; i++)
+        free(files[i]);
+    free(files);
+    return rc;
+}
+
+/* The GPU of a PyTorch trace: its name, else its SMs and memory. NULL:
+ * reported. */
+static const char *torch_gpu(const struct rl_torch_stats *st, struct rl_trace_groups *g,
+                             char *note, size_t size)
+{
+    const struct rl_gpudb *db = cli_gpudb();
+    if (!db)
+        return NULL;
+    const struct rl_gpu_spec *s = rl_gpudb_match_device(db, st->gpu_name, st->sm_count,
+                                                        st->gpu_memory_bytes, st->warp_size,
+                                                        note, size);
+    if (s && note[0]) /* matched by SMs and memory: the trace's name is in the note */
+        snprintf(g->sum.gpu_name, sizeof g->sum.gpu_name, "%s", s->name);
+    if (s)
+        return s->id;
+    if (!st->gpu_name[0] && !st->sm_count)
+        cli_error("the trace names no GPU (no deviceProperties): pass --gpu (see 'roofline "
+                  "gpus')");
+    else
+        cli_error("the trace's GPU '%s' (%d %s, %.0f GB) is not in the database: pass --gpu "
+                  "(see 'roofline gpus')",
+                  st->gpu_name, st->sm_count, st->warp_size == 64 ? "compute units" : "SMs",
+                  st->gpu_memory_bytes / 1e9);
+    return NULL;
+}
+
 int cli_report_run(const struct cli_report_opts *o)
 {
     char err[RL_ERRMSG_SIZE];
@@ -166,6 +314,12 @@ int cli_report_run(const struct cli_report_opts *o)
         else if (rc == RL_OK)
             g = ranks.groups[0], memset(&ranks.groups[0], 0, sizeof g);
         source = o->traces[0], kind = "trace";
+    }
+    static struct rl_torch_stats torch;
+    memset(&torch, 0, sizeof torch);
+    if (rc == RL_OK && o->n_torch) {
+        rc = load_torch(o, &g, &ranks, &torch, err);
+        source = strcmp(o->torch[0], "-") == 0 ? "<stdin>" : o->torch[0], kind = "torch";
     }
     struct rl_ncu_stats ncu = {0};
     if (rc == RL_OK && o->ncu) {
@@ -186,8 +340,15 @@ int cli_report_run(const struct cli_report_opts *o)
     static struct rl_bench_ceilings bench;
     const struct rl_bench_ceilings *b;
     const struct rl_gpu_spec *s;
-    if (cli_ceiling_sources(o->gpu, o->bench, g.sum.gpu_name[0] ? g.sum.gpu_name : NULL, &bench,
-                            &b, &s)) {
+    const char *fallback = g.sum.gpu_name[0] ? g.sum.gpu_name : NULL;
+    char gpu_note[512] = "";
+    if (o->n_torch && !o->gpu && !o->bench &&
+        !(fallback = torch_gpu(&torch, &g, gpu_note, sizeof gpu_note))) {
+        rl_trace_groups_release(&g);
+        rl_rank_traces_release(&ranks);
+        return CLI_FAIL;
+    }
+    if (cli_ceiling_sources(o->gpu, o->bench, fallback, &bench, &b, &s)) {
         rl_trace_groups_release(&g);
         rl_rank_traces_release(&ranks);
         return CLI_FAIL;
@@ -208,6 +369,13 @@ int cli_report_run(const struct cli_report_opts *o)
         rl_report_release(&r);
         return CLI_FAIL;
     }
+    if (o->n_torch && rl_report_step_build(&r, &c, torch.busy_ns, torch.span_ns, err)) {
+        cli_error("%s", err);
+        rl_trace_groups_release(&g);
+        rl_rank_traces_release(&ranks);
+        rl_report_release(&r);
+        return CLI_FAIL;
+    }
     size_t n_traces = ranks.n;
     rl_rank_traces_release(&ranks);
     r.label_max = o->label_max;
@@ -221,6 +389,22 @@ int cli_report_run(const struct cli_report_opts *o)
         char text[2048];
         rl_ncu_notes(&ncu, text, sizeof text);
         rl_report_note(&r, text);
+    }
+    if (o->n_torch) {
+        char text[3072];
+        rl_torch_notes(&torch, text, sizeof text);
+        rl_report_note(&r, text);
+        rl_report_note(&r, gpu_note);
+        size_t over = 0;
+        for (size_t i = 0; i < r.n; i++)
+            over += r.rows[i].over_roof;
+        if (over)
+            rl_report_note(&r, "PyTorch traces: a row's bytes are its operator's minimum DRAM "
+                               "traffic (inputs read once, outputs written once): an operand "
+                               "still in the L2 cache from the kernel before moves no DRAM "
+                               "bytes, so a small elementwise or copy kernel can beat the DRAM "
+                               "roof; its intensity and % of roof are then bounds, not "
+                               "measurements");
     }
     char origins[64];
     rl_ceilings_origins(&c, origins, sizeof origins);
@@ -261,6 +445,10 @@ int cli_report_run(const struct cli_report_opts *o)
             if (r.time_ns > 0)
                 printf(", %.4g ms of GPU time", r.time_ns / 1e6);
             printf("; ceilings: %s\n\n", origins);
+            if (r.step) {
+                rl_report_step_table(stdout, &r, o->rows < 0 ? 20 : (size_t)o->rows);
+                printf("\nkernels:\n");
+            }
             rl_report_table(stdout, &r, &c, o->rows < 0 ? 20 : (size_t)o->rows);
             if (r.notes[0]) {
                 printf("\nnotes:\n");
@@ -294,6 +482,7 @@ int cmd_report(int argc, char **argv)
     static const struct option opts[] = {{"trace", required_argument, NULL, 't'},
                                          {"ncu", required_argument, NULL, 'n'},
                                          {"kernels", required_argument, NULL, 'k'},
+                                         {"torch", required_argument, NULL, 'P'},
                                          {"bench", required_argument, NULL, 'b'},
                                          {"gpu", required_argument, NULL, 'g'},
                                          {"format", required_argument, NULL, 'f'},
@@ -319,6 +508,11 @@ int cmd_report(int argc, char **argv)
             o.traces[o.n_traces++] = optarg;
             break;
         case 'n': o.ncu = optarg; break;
+        case 'P':
+            if (o.n_torch == CLI_MAX_TRACES)
+                return cli_usage_error("report", "at most %d traces", CLI_MAX_TRACES);
+            o.torch[o.n_torch++] = optarg;
+            break;
         case 'k': o.kernels = optarg; break;
         case 'b': o.bench = optarg; break;
         case 'g': o.gpu = optarg; break;
@@ -362,9 +556,16 @@ int cmd_report(int argc, char **argv)
             return cli_usage_error("report", "at most %d traces", CLI_MAX_TRACES);
         o.traces[o.n_traces++] = argv[optind];
     }
-    if ((o.n_traces > 0) + !!o.ncu + !!o.kernels != 1)
-        return cli_usage_error("report", "give one source: --trace FILE..., --ncu FILE or "
-                                         "--kernels FILE");
+    /* A PyTorch profiler trace given as a trace is read as one. */
+    if (o.n_traces && !o.n_torch && rl_torch_sniff_file(o.traces[0])) {
+        for (int i = 0; i < o.n_traces; i++)
+            o.torch[i] = o.traces[i];
+        o.n_torch = o.n_traces;
+        o.n_traces = 0;
+    }
+    if ((o.n_traces > 0) + (o.n_torch > 0) + !!o.ncu + !!o.kernels != 1)
+        return cli_usage_error("report", "give one source: --trace FILE..., --torch FILE..., "
+                                         "--ncu FILE or --kernels FILE");
     static const char *const chart_formats[] = {"svg", "png", "pdf", NULL};
     char formats[256], *save = NULL;
     if (snprintf(formats, sizeof formats, "%s", o.formats) >= (int)sizeof formats ||

@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,4 +212,48 @@ int rl_gpudb_lookup(const struct rl_gpudb *db, const char *name,
         rl_entry_offer(&sug, &e, want);
     }
     return rl_entry_unknown(errmsg, "GPU", name, &sug, "roofline gpus");
+}
+
+/* Board names ("A100-PG509-200"), and AMD's "AMD Radeon Graphics", name no
+ * product: the device's SM (compute unit) count, memory and warp width do. */
+const struct rl_gpu_spec *rl_gpudb_match_device(const struct rl_gpudb *db, const char *name,
+                                                int sm_count, double memory_bytes,
+                                                int warp_size, char *note, size_t note_size)
+{
+    note[0] = 0;
+    const struct rl_gpu_spec *s = name && name[0] ? rl_gpudb_find(db, name) : NULL;
+    if (s || sm_count <= 0 || !(memory_bytes > 0))
+        return s;
+    bool amd = warp_size == 64;
+    const struct rl_gpu_spec *pick = NULL;
+    char others[256] = "";
+    size_t n = 0, at = 0;
+    for (size_t i = 0; i < db->n; i++) {
+        const struct rl_gpu_spec *g = &db->gpus[i];
+        if ((strcmp(g->vendor, "AMD") == 0) != amd || g->sm_count != sm_count)
+            continue;
+        /* the runtime reports bytes; datasheets print GB or GiB, less
+         * what ECC or the driver keeps: within 10% */
+        double gb = memory_bytes / 1e9;
+        if (!(g->memory_size_gb > 0) || fabs(gb - g->memory_size_gb) > 0.1 * g->memory_size_gb)
+            continue;
+        n++;
+        /* Board names are SXM/OAM modules: an SXM entry wins a tie. */
+        if (!pick || (strstr(g->id, "sxm") && !strstr(pick->id, "sxm"))) {
+            if (pick && at < sizeof others)
+                at += (size_t)snprintf(others + at, sizeof others - at, "%s%s", at ? ", " : "",
+                                       pick->id);
+            pick = g;
+        } else if (at < sizeof others) {
+            at += (size_t)snprintf(others + at, sizeof others - at, "%s%s", at ? ", " : "", g->id);
+        }
+    }
+    if (pick)
+        snprintf(note, note_size,
+                 "the trace names the GPU '%s': taken as %s by its %d %s and %.0f GB%s%s "
+                 "(--gpu to choose)",
+                 name && name[0] ? name : "(no name)", pick->id, sm_count,
+                 amd ? "compute units" : "SMs", memory_bytes / 1e9, n > 1 ? "; also matching: " : "",
+                 n > 1 ? others : "");
+    return pick;
 }

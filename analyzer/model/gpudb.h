@@ -26,6 +26,15 @@ void rl_gpudb_release(struct rl_gpudb *db);
 const struct rl_gpu_spec *rl_gpudb_find(const struct rl_gpudb *db,
                                         const char *name);
 
+/* The GPU a profiler trace's device is: by name as rl_gpudb_find, else
+ * (board names, "AMD Radeon Graphics") by its SM or compute-unit count,
+ * memory (within 10%) and vendor (warp_size 64: AMD); an SXM entry wins a
+ * tie. note says how it was matched when not by name ("" by name). NULL
+ * when nothing matches. */
+const struct rl_gpu_spec *rl_gpudb_match_device(const struct rl_gpudb *db, const char *name,
+                                                int sm_count, double memory_bytes,
+                                                int warp_size, char *note, size_t note_size);
+
 /* Does name name s, as rl_gpudb_find matches (its id, name or an alias)? */
 bool rl_gpu_spec_named(const struct rl_gpu_spec *s, const char *name);
 

@@ -9,6 +9,7 @@
 #include "analyzer/readers/tracefile.h"
 
 #include "analyzer/util/error.h"
+#include "analyzer/util/jsonstream.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -19,438 +20,31 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BUF_BYTES (1u << 20)
-
-enum tok { T_EOF, T_LBRACE, T_RBRACE, T_LBRACKET, T_RBRACKET, T_COLON, T_COMMA, T_STRING,
-           T_NUMBER, T_TRUE, T_FALSE, T_NULL };
-
-struct reader {
-    FILE *f;            /* or, when NULL, fd read with pread from off */
-    int fd;
-    off_t off;
-    off_t base;         /* file offset of buf[0] */
-    const char *what;
-    char *buf;
-    size_t len, pos;
-    int line;
-    bool eof;
-    char *str;          /* the last string token, decoded */
-    size_t str_len, str_cap;
-    double num;         /* the last number token */
-    char *errmsg;
-    int err;            /* first error, sticky */
-};
-
-static int fail(struct reader *r, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(struct reader *r, int code, const char *fmt, ...)
-{
-    if (r->err)
-        return r->err;
-    char msg[RL_ERRMSG_SIZE];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    r->err = code;
-    rl_fail(r->errmsg, code, "'%s': line %d: %s", r->what, r->line, msg);
-    return code;
-}
-
-/* The next byte, or -1 at the end. */
-static inline int peek(struct reader *r)
-{
-    if (r->pos == r->len) {
-        if (r->eof)
-            return -1;
-        r->base += (off_t)r->len;
-        if (r->f) {
-            r->len = fread(r->buf, 1, BUF_BYTES, r->f);
-        } else {
-            ssize_t n = pread(r->fd, r->buf, BUF_BYTES, r->off);
-            r->len = n > 0 ? (size_t)n : 0;
-            r->off += (off_t)r->len;
-        }
-        r->pos = 0;
-        if (r->len < BUF_BYTES)
-            r->eof = true;
-        if (r->len == 0)
-            return -1;
-    }
-    return (unsigned char)r->buf[r->pos];
-}
-
-static inline int get(struct reader *r)
-{
-    int c = peek(r);
-    if (c >= 0)
-        r->pos++;
-    return c;
-}
-
-static int str_push(struct reader *r, const char *p, size_t n)
-{
-    if (r->str_len + n + 1 > r->str_cap) {
-        size_t cap = r->str_cap ? r->str_cap : 256;
-        while (cap < r->str_len + n + 1)
-            cap *= 2;
-        char *s = realloc(r->str, cap);
-        if (!s)
-            return fail(r, RL_ENOMEM, "out of memory");
-        r->str = s;
-        r->str_cap = cap;
-    }
-    memcpy(r->str + r->str_len, p, n);
-    r->str_len += n;
-    r->str[r->str_len] = 0;
-    return 0;
-}
-
-static int hex4(struct reader *r, unsigned *out)
-{
-    *out = 0;
-    for (int i = 0; i < 4; i++) {
-        int c = get(r), v = c >= '0' && c <= '9'   ? c - '0'
-                            : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                            : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                                   : -1;
-        if (v < 0)
-            return fail(r, RL_EPARSE, "malformed \\u escape in a string");
-        *out = *out * 16 + (unsigned)v;
-    }
-    return 0;
-}
-
-static int read_string(struct reader *r)
-{
-    r->str_len = 0;
-    if (str_push(r, "", 0))
-        return r->err;
-    for (;;) {
-        /* Copy the plain run up to the next quote or backslash at once. */
-        if (peek(r) < 0)
-            return fail(r, RL_EPARSE, "truncated: a string never ends");
-        const char *p = r->buf + r->pos, *end = r->buf + r->len, *q = p;
-        while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
-            q++;
-        if (q > p && str_push(r, p, (size_t)(q - p)))
-            return r->err;
-        r->pos += (size_t)(q - p);
-        if (q == end)
-            continue;
-        int c = get(r);
-        if (c == '"')
-            return 0;
-        if (c != '\\')
-            return fail(r, RL_EPARSE, "control character in a string");
-        c = get(r);
-        char ch;
-        switch (c) {
-        case '"': ch = '"'; break;
-        case '\\': ch = '\\'; break;
-        case '/': ch = '/'; break;
-        case 'b': ch = '\b'; break;
-        case 'f': ch = '\f'; break;
-        case 'n': ch = '\n'; break;
-        case 'r': ch = '\r'; break;
-        case 't': ch = '\t'; break;
-        case 'u': {
-            unsigned u;
-            if (hex4(r, &u))
-                return r->err;
-            if (u >= 0xD800 && u < 0xDC00) { /* a surrogate pair */
-                unsigned lo;
-                if (get(r) != '\\' || get(r) != 'u' || hex4(r, &lo) || lo < 0xDC00 || lo > 0xDFFF)
-                    return fail(r, RL_EPARSE, "malformed surrogate pair in a string");
-                u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
-            }
-            char b[4];
-            size_t n = u < 0x80 ? 1 : u < 0x800 ? 2 : u < 0x10000 ? 3 : 4;
-            if (n == 1)
-                b[0] = (char)u;
-            else if (n == 2)
-                b[0] = (char)(0xC0 | u >> 6), b[1] = (char)(0x80 | (u & 0x3F));
-            else if (n == 3)
-                b[0] = (char)(0xE0 | u >> 12), b[1] = (char)(0x80 | (u >> 6 & 0x3F)),
-                b[2] = (char)(0x80 | (u & 0x3F));
-            else
-                b[0] = (char)(0xF0 | u >> 18), b[1] = (char)(0x80 | (u >> 12 & 0x3F)),
-                b[2] = (char)(0x80 | (u >> 6 & 0x3F)), b[3] = (char)(0x80 | (u & 0x3F));
-            if (str_push(r, b, n))
-                return r->err;
-            continue;
-        }
-        default:
-            return fail(r, RL_EPARSE, "bad escape in a string");
-        }
-        if (str_push(r, &ch, 1))
-            return r->err;
-    }
-}
-
-static int read_number(struct reader *r, int first)
-{
-    char tmp[64];
-    size_t n = 0;
-    tmp[n++] = (char)first;
-    bool integer = true;
-    uint64_t v = first >= '0' && first <= '9' ? (uint64_t)(first - '0') : 0;
-    int digits = first >= '0' && first <= '9';
-    for (;;) {
-        int c = peek(r);
-        if (c >= '0' && c <= '9') {
-            v = v * 10 + (uint64_t)(c - '0');
-            digits++;
-        } else if (c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
-            integer = false;
-        } else {
-            break;
-        }
-        if (n + 1 >= sizeof tmp)
-            return fail(r, RL_EPARSE, "number too long");
-        tmp[n++] = (char)c;
-        r->pos++;
-    }
-    tmp[n] = 0;
-    /* Integers below 2^53, the common case, skip strtod. */
-    if (integer && digits > 0 && digits <= 15 && (first != '-' || n > 1)) {
-        r->num = first == '-' ? -(double)v : (double)v;
-        return 0;
-    }
-    char *end;
-    errno = 0;
-    r->num = strtod(tmp, &end);
-    if (*end || end == tmp || digits == 0)
-        return fail(r, RL_EPARSE, "malformed number '%s'", tmp);
-    return 0;
-}
-
-/* Skip blanks, counting lines; the next byte after them (-1 at the end). */
-static inline int skip_ws(struct reader *r)
-{
-    for (;;) {
-        if (peek(r) < 0)
-            return -1;
-        const char *p = r->buf + r->pos, *end = r->buf + r->len;
-        while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
-            r->line += *p++ == '\n';
-        r->pos = (size_t)(p - r->buf);
-        if (p < end)
-            return (unsigned char)*p;
-    }
-}
-
-static int expect_word(struct reader *r, const char *rest)
-{
-    for (const char *p = rest; *p; p++)
-        if (get(r) != *p)
-            return fail(r, RL_EPARSE, "malformed JSON (expected true, false or null)");
-    return 0;
-}
-
-static enum tok next(struct reader *r)
-{
-    for (;;) {
-        skip_ws(r);
-        int c = get(r);
-        switch (c) {
-        case -1: return T_EOF;
-        case '\n': r->line++; continue;
-        case ' ': case '\t': case '\r': continue;
-        case '{': return T_LBRACE;
-        case '}': return T_RBRACE;
-        case '[': return T_LBRACKET;
-        case ']': return T_RBRACKET;
-        case ':': return T_COLON;
-        case ',': return T_COMMA;
-        case '"': return read_string(r) ? T_EOF : T_STRING;
-        case 't': return expect_word(r, "rue") ? T_EOF : T_TRUE;
-        case 'f': return expect_word(r, "alse") ? T_EOF : T_FALSE;
-        case 'n': return expect_word(r, "ull") ? T_EOF : T_NULL;
-        default:
-            if (c == '-' || (c >= '0' && c <= '9'))
-                return read_number(r, c) ? T_EOF : T_NUMBER;
-            fail(r, RL_EPARSE, "malformed JSON near '%c'", c);
-            return T_EOF;
-        }
-    }
-}
-
-static int expect(struct reader *r, enum tok want, const char *what)
-{
-    enum tok t = next(r);
-    if (t == want)
-        return 0;
-    if (r->err)
-        return r->err;
-    return fail(r, RL_EPARSE, t == T_EOF ? "truncated: expected %s" : "expected %s", what);
-}
-
-static int skip_value(struct reader *r, enum tok t);
-
-/* Skip the rest of a container opened by t. */
-static int skip_container(struct reader *r, enum tok close)
-{
-    bool first = true;
-    for (;;) {
-        enum tok t = next(r);
-        if (t == close && first)
-            return 0;
-        if (close == T_RBRACE) {
-            if (t != T_STRING)
-                return fail(r, RL_EPARSE, t == T_EOF ? "truncated object" : "expected a key");
-            if (expect(r, T_COLON, "':'"))
-                return r->err;
-            t = next(r);
-        }
-        if (skip_value(r, t))
-            return r->err;
-        first = false;
-        t = next(r);
-        if (t == close)
-            return 0;
-        if (t != T_COMMA)
-            return fail(r, RL_EPARSE, t == T_EOF ? "truncated" : "expected ',' or a closing bracket");
-    }
-}
-
-static int skip_value(struct reader *r, enum tok t)
-{
-    switch (t) {
-    case T_LBRACE: return skip_container(r, T_RBRACE);
-    case T_LBRACKET: return skip_container(r, T_RBRACKET);
-    case T_STRING: case T_NUMBER: case T_TRUE: case T_FALSE: case T_NULL: return 0;
-    default:
-        return r->err ? r->err : fail(r, RL_EPARSE, t == T_EOF ? "truncated: expected a value"
-                                                              : "expected a value");
-    }
-}
-
-/* Skip a value without tokenizing it: the fields a roofline does not need
- * are most of a launch record. Scalars are checked for their characters
- * only. */
-static int skip_fast(struct reader *r)
-{
-    int c = skip_ws(r);
-    if (c == '{' || c == '[')
-        return skip_value(r, next(r));
-    if (c == '"') {
-        r->pos++;
-        for (;;) {
-            if (peek(r) < 0)
-                return fail(r, RL_EPARSE, "truncated: a string never ends");
-            const char *p = r->buf + r->pos, *end = r->buf + r->len;
-            while (p < end && *p != '"' && *p != '\\')
-                p++;
-            r->pos = (size_t)(p - r->buf);
-            if (p == end)
-                continue;
-            r->pos++;
-            if (*p == '"')
-                return 0;
-            if (get(r) < 0) /* the escaped character */
-                return fail(r, RL_EPARSE, "truncated: a string never ends");
-        }
-    }
-    size_t n = 0;
-    for (;; n++) {
-        c = peek(r);
-        if (c < 0 || c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' ||
-            c == '\t')
-            break;
-        if (!((c >= '0' && c <= '9') || (c && strchr(".-+eEtruefalsn", c)))) /* NUL: no letter */
-            return fail(r, RL_EPARSE, "malformed JSON near '%c'", c);
-        r->pos++;
-    }
-    return n ? 0 : fail(r, RL_EPARSE, c < 0 ? "truncated: expected a value" : "expected a value");
-}
-
-/* Iterate an object: calls field(key) with the reader before the value,
- * which the field reads (next) or skips (skip_fast). */
-typedef int (*field_fn)(struct reader *r, void *ctx, const char *key);
-
-/* The next token when it is a key: copied straight into key (keys are
- * short and plain; one with escapes takes the general path). */
-static enum tok next_key(struct reader *r, char *key, size_t size)
-{
-    int c;
-    while ((c = peek(r)) == ' ' || c == '\n' || c == '\t' || c == '\r') {
-        r->line += c == '\n';
-        r->pos++;
-    }
-    if (c != '"' || r->len - r->pos < size + 2)
-        goto general;
-    const char *p = r->buf + r->pos + 1;
-    for (size_t n = 0; n + 1 < size; n++) {
-        if (p[n] == '"') {
-            memcpy(key, p, n);
-            key[n] = 0;
-            r->pos += n + 2;
-            return T_STRING;
-        }
-        if (p[n] == '\\' || (unsigned char)p[n] < 0x20)
-            break;
-    }
-general:;
-    enum tok t = next(r);
-    if (t == T_STRING) {
-        size_t kn = r->str_len < size - 1 ? r->str_len : size - 1;
-        memcpy(key, r->str, kn);
-        key[kn] = 0;
-    }
-    return t;
-}
-
-static int read_object(struct reader *r, void *ctx, field_fn field)
-{
-    char key[64];
-    enum tok t = next_key(r, key, sizeof key);
-    if (t == T_RBRACE)
-        return 0;
-    for (;;) {
-        if (t != T_STRING)
-            return r->err ? r->err
-                          : fail(r, RL_EPARSE, t == T_EOF ? "truncated object" : "expected a key");
-        if (expect(r, T_COLON, "':'"))
-            return r->err;
-        if (field(r, ctx, key))
-            return r->err;
-        t = next(r);
-        if (t == T_RBRACE)
-            return 0;
-        if (t != T_COMMA)
-            return r->err ? r->err
-                          : fail(r, RL_EPARSE, t == T_EOF ? "truncated object" : "expected ',' or '}'");
-        t = next_key(r, key, sizeof key);
-    }
-}
-
 /* ---- fields ---------------------------------------------------------------- */
 
-static int number_or_null(struct reader *r, enum tok t, const char *key, double *out)
+static int number_or_null(struct rl_jsr *r, enum rl_jsr_tok t, const char *key, double *out)
 {
-    if (t == T_NULL) {
+    if (t == RL_TOK_NULL) {
         *out = NAN;
         return 0;
     }
-    if (t != T_NUMBER)
-        return r->err ? r->err : fail(r, RL_ESCHEMA, "'%s' must be a number or null", key);
+    if (t != RL_TOK_NUMBER)
+        return r->err ? r->err : rl_jsr_fail(r, RL_ESCHEMA, "'%s' must be a number or null", key);
     if (!(r->num >= 0))
-        return fail(r, RL_ESCHEMA, "'%s' must be >= 0", key);
+        return rl_jsr_fail(r, RL_ESCHEMA, "'%s' must be >= 0", key);
     *out = r->num;
     return 0;
 }
 
-static int dim3(struct reader *r, enum tok t, const char *key, uint32_t *out)
+static int dim3(struct rl_jsr *r, enum rl_jsr_tok t, const char *key, uint32_t *out)
 {
-    if (t != T_LBRACKET)
-        return r->err ? r->err : fail(r, RL_ESCHEMA, "'%s' must be an array of 3 numbers", key);
+    if (t != RL_TOK_LBRACKET)
+        return r->err ? r->err : rl_jsr_fail(r, RL_ESCHEMA, "'%s' must be an array of 3 numbers", key);
     for (int i = 0; i < 3; i++) {
-        if (expect(r, T_NUMBER, "a number") || !(r->num >= 0 && r->num < 4294967296.0))
-            return r->err ? r->err : fail(r, RL_ESCHEMA, "'%s' holds a bad dimension", key);
+        if (rl_jsr_expect(r, RL_TOK_NUMBER, "a number") || !(r->num >= 0 && r->num < 4294967296.0))
+            return r->err ? r->err : rl_jsr_fail(r, RL_ESCHEMA, "'%s' holds a bad dimension", key);
         out[i] = (uint32_t)r->num;
-        if (expect(r, i < 2 ? T_COMMA : T_RBRACKET, i < 2 ? "','" : "']'"))
+        if (rl_jsr_expect(r, i < 2 ? RL_TOK_COMMA : RL_TOK_RBRACKET, i < 2 ? "','" : "']'"))
             return r->err;
     }
     return 0;
@@ -468,21 +62,24 @@ struct launch {
     int counts;             /* enum rl_trace_counts; -1: not given */
     double comm_bytes;      /* NAN: not given */
     char collective[24];
+    const char *op, *shapes;/* PyTorch traces' operator and shapes; NULL none */
+    const char *dtype;
+    int comm_group_size;
 };
 
-static int launch_field(struct reader *r, void *ctx, const char *key)
+static int launch_field(struct rl_jsr *r, void *ctx, const char *key)
 {
     struct launch *l = ctx;
-    enum tok t;
+    enum rl_jsr_tok t;
     switch (key[0]) {
     case 'n':
         if (strcmp(key, "name") == 0) {
-            if ((t = next(r)) != T_STRING)
-                return fail(r, RL_ESCHEMA, "'name' must be a string");
+            if ((t = rl_jsr_next(r)) != RL_TOK_STRING)
+                return rl_jsr_fail(r, RL_ESCHEMA, "'name' must be a string");
             if (r->str_len + 1 > l->name_cap) {
                 char *b = realloc(l->name_buf, r->str_len + 1);
                 if (!b)
-                    return fail(r, RL_ENOMEM, "out of memory");
+                    return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
                 l->name_buf = b;
                 l->name_cap = r->str_len + 1;
             }
@@ -494,34 +91,34 @@ static int launch_field(struct reader *r, void *ctx, const char *key)
         break;
     case 'g':
         if (strcmp(key, "grid") == 0)
-            return dim3(r, next(r), key, l->grid);
+            return dim3(r, rl_jsr_next(r), key, l->grid);
         break;
     case 'b':
         if (strcmp(key, "block") == 0)
-            return dim3(r, next(r), key, l->block);
+            return dim3(r, rl_jsr_next(r), key, l->block);
         break;
     case 'f':
         if (strcmp(key, "flops") == 0)
-            return number_or_null(r, next(r), key, &l->flops);
+            return number_or_null(r, rl_jsr_next(r), key, &l->flops);
         break;
     case 'd':
         if (strcmp(key, "dram_bytes") == 0)
-            return number_or_null(r, next(r), key, &l->bytes[RL_MEM_DRAM]);
+            return number_or_null(r, rl_jsr_next(r), key, &l->bytes[RL_MEM_DRAM]);
         break;
     case 'l':
         if (strcmp(key, "l2_bytes") == 0)
-            return number_or_null(r, next(r), key, &l->bytes[RL_MEM_L2]);
+            return number_or_null(r, rl_jsr_next(r), key, &l->bytes[RL_MEM_L2]);
         if (strcmp(key, "l1_bytes") == 0)
-            return number_or_null(r, next(r), key, &l->bytes[RL_MEM_L1]);
+            return number_or_null(r, rl_jsr_next(r), key, &l->bytes[RL_MEM_L1]);
         break;
     case 't':
         if (strcmp(key, "time_ns") == 0)
-            return number_or_null(r, next(r), key, &l->time_ns);
+            return number_or_null(r, rl_jsr_next(r), key, &l->time_ns);
         break;
     case 'p':
         if (strcmp(key, "precision") == 0) {
-            if ((t = next(r)) != T_STRING)
-                return fail(r, RL_ESCHEMA, "'precision' must be a string");
+            if ((t = rl_jsr_next(r)) != RL_TOK_STRING)
+                return rl_jsr_fail(r, RL_ESCHEMA, "'precision' must be a string");
             size_t n = r->str_len < sizeof l->precision - 1 ? r->str_len
                                                                : sizeof l->precision - 1;
             memcpy(l->precision, r->str, n);
@@ -531,18 +128,18 @@ static int launch_field(struct reader *r, void *ctx, const char *key)
         break;
     case 'c':
         if (strcmp(key, "comm_bytes") == 0)
-            return number_or_null(r, next(r), key, &l->comm_bytes);
+            return number_or_null(r, rl_jsr_next(r), key, &l->comm_bytes);
         if (strcmp(key, "collective") == 0) {
-            if ((t = next(r)) != T_STRING)
-                return fail(r, RL_ESCHEMA, "'collective' must be a string");
+            if ((t = rl_jsr_next(r)) != RL_TOK_STRING)
+                return rl_jsr_fail(r, RL_ESCHEMA, "'collective' must be a string");
             snprintf(l->collective, sizeof l->collective, "%s", r->str);
             return 0;
         }
         if (strcmp(key, "counts") == 0) {
             static const char *const names[RL_TRACE_COUNTS_N] = {"counters", "sampled",
                                                                  "analytic", "none"};
-            if ((t = next(r)) != T_STRING)
-                return fail(r, RL_ESCHEMA, "'counts' must be a string");
+            if ((t = rl_jsr_next(r)) != RL_TOK_STRING)
+                return rl_jsr_fail(r, RL_ESCHEMA, "'counts' must be a string");
             for (int i = 0; i < RL_TRACE_COUNTS_N; i++)
                 if (strcmp(r->str, names[i]) == 0)
                     l->counts = i;
@@ -551,15 +148,15 @@ static int launch_field(struct reader *r, void *ctx, const char *key)
         break;
     case 'o':
         if (strcmp(key, "origin") == 0) {
-            if ((t = next(r)) != T_STRING ||
+            if ((t = rl_jsr_next(r)) != RL_TOK_STRING ||
                 (strcmp(r->str, "measured") != 0 && strcmp(r->str, "analytic") != 0))
-                return fail(r, RL_ESCHEMA, "'origin' must be \"measured\" or \"analytic\"");
+                return rl_jsr_fail(r, RL_ESCHEMA, "'origin' must be \"measured\" or \"analytic\"");
             l->origin = r->str[0] == 'a' ? RL_ORIGIN_ANALYTIC : RL_ORIGIN_MEASURED;
             return 0;
         }
         break;
     }
-    return skip_fast(r);
+    return rl_jsr_skip_fast(r);
 }
 
 /* ---- the fast path of a launch record -------------------------------------- */
@@ -819,7 +416,7 @@ static bool fast_path = true;
 
 void rl_trace_set_fast_path(bool on) { fast_path = on; }
 
-static int fast_launch(struct reader *r, struct launch *l)
+static int fast_launch(struct rl_jsr *r, struct launch *l)
 {
     if (!fast_path)
         return 0;
@@ -929,13 +526,24 @@ static uint64_t group_hash(const struct launch *l)
         h = (h ^ (unsigned char)*p) * 1099511628211ull;
     for (int i = 0; i < 3; i++)
         h = ((h ^ l->grid[i]) * 1099511628211ull ^ l->block[i]) * 1099511628211ull;
+    for (const char *q = l->op; q && *q; q++)
+        h = (h ^ (unsigned char)*q) * 1099511628211ull;
+    for (const char *q = l->shapes; q && *q; q++)
+        h = (h ^ (unsigned char)*q) * 1099511628211ull;
     return h;
+}
+
+/* Two optional strings alike (NULL is ""). */
+static bool same_text(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "") == 0;
 }
 
 static bool same(const struct rl_trace_group *g, const struct launch *l)
 {
     return memcmp(g->grid, l->grid, sizeof g->grid) == 0 &&
-           memcmp(g->block, l->block, sizeof g->block) == 0 && strcmp(g->name, l->name) == 0;
+           memcmp(g->block, l->block, sizeof g->block) == 0 && strcmp(g->name, l->name) == 0 &&
+           same_text(g->op, l->op) && same_text(g->shapes, l->shapes);
 }
 
 static int grow_slots(struct rl_trace_groups *g)
@@ -984,6 +592,14 @@ static struct rl_trace_group *group_of(struct rl_trace_groups *g, const struct l
         memset(grp, 0, sizeof *grp);
         if (!(grp->name = strdup(l->name)))
             return NULL;
+        if ((l->op && !(grp->op = strdup(l->op))) ||
+            (l->shapes && !(grp->shapes = strdup(l->shapes)))) {
+            free(grp->name);
+            free(grp->op);
+            return NULL;
+        }
+        if (l->dtype)
+            snprintf(grp->dtype, sizeof grp->dtype, "%s", l->dtype);
         memcpy(grp->grid, l->grid, sizeof grp->grid);
         memcpy(grp->block, l->block, sizeof grp->block);
         grp->hash = h;
@@ -1011,6 +627,8 @@ static int add_launch(struct rl_trace_groups *g, const struct launch *l, uint64_
     }
     if (l->collective[0] && !grp->collective[0])
         memcpy(grp->collective, l->collective, sizeof grp->collective);
+    if (l->comm_group_size > 0 && !grp->comm_group_size)
+        grp->comm_group_size = l->comm_group_size;
     if (!isnan(l->flops)) {
         grp->counted += launches;
         grp->flops += l->flops;
@@ -1061,12 +679,41 @@ int rl_trace_groups_add_comm(struct rl_trace_groups *g, const char *name,
     l.time_ns = time_ns;
     l.comm_bytes = comm_bytes;
     l.collective[0] = 0;
+    l.op = l.shapes = l.dtype = NULL;
+    l.comm_group_size = 0;
     memcpy(l.bytes, bytes, sizeof l.bytes);
     if (add_launch(g, &l, launches ? launches : 1))
         return RL_ENOMEM;
     g->sum.kernels += launches ? launches : 1;
     if (!isnan(time_ns))
         g->sum.time_ns += time_ns;
+    return RL_OK;
+}
+
+int rl_trace_groups_add_launch(struct rl_trace_groups *g, const struct rl_trace_launch *a)
+{
+    struct launch l;
+    l.name = a->name;
+    l.have_name = true;
+    for (int i = 0; i < 3; i++) {
+        l.grid[i] = a->grid ? a->grid[i] : 0;
+        l.block[i] = a->block ? a->block[i] : 0;
+    }
+    snprintf(l.precision, sizeof l.precision, "%s", a->precision ? a->precision : "");
+    l.origin = a->origin;
+    l.flops = a->flops;
+    l.time_ns = a->time_ns;
+    l.comm_bytes = a->comm_bytes;
+    snprintf(l.collective, sizeof l.collective, "%s", a->collective ? a->collective : "");
+    l.op = a->op, l.shapes = a->shapes, l.dtype = a->dtype;
+    l.comm_group_size = a->comm_group_size;
+    memcpy(l.bytes, a->bytes, sizeof l.bytes);
+    uint64_t n = a->launches ? a->launches : 1;
+    if (add_launch(g, &l, n))
+        return RL_ENOMEM;
+    g->sum.kernels += n;
+    if (!isnan(a->time_ns))
+        g->sum.time_ns += a->time_ns;
     return RL_OK;
 }
 
@@ -1077,47 +724,47 @@ struct doc {
     bool format_ok;
 };
 
-static int string_into(struct reader *r, enum tok t, char *buf, size_t size)
+static int string_into(struct rl_jsr *r, enum rl_jsr_tok t, char *buf, size_t size)
 {
-    if (t == T_NULL) {
+    if (t == RL_TOK_NULL) {
         buf[0] = 0;
         return 0;
     }
-    if (t != T_STRING)
-        return skip_value(r, t);
+    if (t != RL_TOK_STRING)
+        return rl_jsr_skip_value(r, t);
     snprintf(buf, size, "%s", r->str);
     return 0;
 }
 
-static int gpu_field(struct reader *r, void *ctx, const char *key)
+static int gpu_field(struct rl_jsr *r, void *ctx, const char *key)
 {
     struct rl_trace_summary *s = ctx;
-    enum tok t = next(r);
+    enum rl_jsr_tok t = rl_jsr_next(r);
     if (strcmp(key, "name") == 0)
         return string_into(r, t, s->gpu_name, sizeof s->gpu_name);
     if (strcmp(key, "chip") == 0)
         return string_into(r, t, s->chip, sizeof s->chip);
-    if (strcmp(key, "sm_count") == 0 && t == T_NUMBER) {
+    if (strcmp(key, "sm_count") == 0 && t == RL_TOK_NUMBER) {
         s->sm_count = r->num >= 0 && r->num < 1e6 ? (int)r->num : 0; /* 0: unknown */
         return 0;
     }
-    return skip_value(r, t);
+    return rl_jsr_skip_value(r, t);
 }
 
-static int rank_number(struct reader *r, enum tok t, int *out)
+static int rank_number(struct rl_jsr *r, enum rl_jsr_tok t, int *out)
 {
-    if (t == T_NULL)
+    if (t == RL_TOK_NULL)
         return 0;
-    if (t != T_NUMBER || !(r->num >= 0 && r->num < 1e9))
-        return fail(r, RL_ESCHEMA, "'rank' fields must be whole numbers >= 0 or null");
+    if (t != RL_TOK_NUMBER || !(r->num >= 0 && r->num < 1e9))
+        return rl_jsr_fail(r, RL_ESCHEMA, "'rank' fields must be whole numbers >= 0 or null");
     *out = (int)r->num;
     return 0;
 }
 
-static int rank_field(struct reader *r, void *ctx, const char *key)
+static int rank_field(struct rl_jsr *r, void *ctx, const char *key)
 {
     struct rl_trace_rank *k = ctx;
-    enum tok t = next(r);
+    enum rl_jsr_tok t = rl_jsr_next(r);
     if (strcmp(key, "rank") == 0)
         return rank_number(r, t, &k->rank);
     if (strcmp(key, "local_rank") == 0)
@@ -1128,35 +775,35 @@ static int rank_field(struct reader *r, void *ctx, const char *key)
         return string_into(r, t, k->launcher, sizeof k->launcher);
     if (strcmp(key, "hostname") == 0)
         return string_into(r, t, k->hostname, sizeof k->hostname);
-    return skip_value(r, t);
+    return rl_jsr_skip_value(r, t);
 }
 
-static int counters_field(struct reader *r, void *ctx, const char *key)
+static int counters_field(struct rl_jsr *r, void *ctx, const char *key)
 {
     struct rl_trace_summary *s = ctx;
-    enum tok t = next(r);
+    enum rl_jsr_tok t = rl_jsr_next(r);
     if (strcmp(key, "status") == 0)
         return string_into(r, t, s->counters_status, sizeof s->counters_status);
     if (strcmp(key, "reason") == 0)
         return string_into(r, t, s->counters_reason, sizeof s->counters_reason);
     if (strcmp(key, "tensor_check") == 0)
         return string_into(r, t, s->tensor_check, sizeof s->tensor_check);
-    if (strcmp(key, "passes") == 0 && t == T_NUMBER) {
+    if (strcmp(key, "passes") == 0 && t == RL_TOK_NUMBER) {
         s->passes = r->num;
         return 0;
     }
-    if (strcmp(key, "tensor_not_counted") == 0 && t == T_LBRACKET) {
+    if (strcmp(key, "tensor_not_counted") == 0 && t == RL_TOK_LBRACKET) {
         size_t used = 0;
-        for (t = next(r); t == T_STRING || t == T_COMMA; t = next(r))
-            if (t == T_STRING)
+        for (t = rl_jsr_next(r); t == RL_TOK_STRING || t == RL_TOK_COMMA; t = rl_jsr_next(r))
+            if (t == RL_TOK_STRING)
                 used += (size_t)snprintf(s->tensor_not_counted + used,
                                          used < sizeof s->tensor_not_counted
                                              ? sizeof s->tensor_not_counted - used
                                              : 0,
                                          "%s%s", used ? ", " : "", r->str);
-        return t == T_RBRACKET ? 0 : fail(r, RL_EPARSE, "expected ']'");
+        return t == RL_TOK_RBRACKET ? 0 : rl_jsr_fail(r, RL_EPARSE, "expected ']'");
     }
-    return skip_value(r, t);
+    return rl_jsr_skip_value(r, t);
 }
 
 /* A record read: its launch added to g (FLOPs without bytes are timing
@@ -1197,7 +844,8 @@ static int merge_groups(struct rl_trace_groups *g, const struct rl_trace_groups 
 {
     for (size_t i = 0; i < b->n; i++) {
         const struct rl_trace_group *x = &b->v[i];
-        struct launch key = {.name = x->name};
+        struct launch key = {.name = x->name, .op = x->op, .shapes = x->shapes,
+                             .dtype = x->dtype[0] ? x->dtype : NULL};
         memcpy(key.grid, x->grid, sizeof key.grid);
         memcpy(key.block, x->block, sizeof key.block);
         struct rl_trace_group *y = group_of(g, &key);
@@ -1220,6 +868,8 @@ static int merge_groups(struct rl_trace_groups *g, const struct rl_trace_groups 
         y->comm_launches += x->comm_launches;
         if (x->collective[0] && !y->collective[0])
             memcpy(y->collective, x->collective, sizeof y->collective);
+        if (x->comm_group_size > 0 && !y->comm_group_size)
+            y->comm_group_size = x->comm_group_size;
         for (int m = 0; m < RL_MEM_COUNT; m++) {
             y->bytes[m] += x->bytes[m];
             y->bytes_only_bytes[m] += x->bytes_only_bytes[m];
@@ -1245,7 +895,8 @@ int rl_trace_groups_merge_rank(struct rl_trace_groups *g, const struct rl_trace_
         return RL_ENOMEM;
     for (size_t i = 0; i < rank->n; i++) {
         const struct rl_trace_group *x = &rank->v[i];
-        struct launch key = {.name = x->name};
+        struct launch key = {.name = x->name, .op = x->op, .shapes = x->shapes,
+                             .dtype = x->dtype[0] ? x->dtype : NULL};
         memcpy(key.grid, x->grid, sizeof key.grid);
         memcpy(key.block, x->block, sizeof key.block);
         struct rl_trace_group *y = group_of(g, &key); /* there: merge_groups made it */
@@ -1289,16 +940,16 @@ struct helper {
 static void *helper_main(void *arg)
 {
     struct helper *h = arg;
-    struct reader r = {.f = NULL, .fd = h->fd, .off = h->from, .base = h->from, .line = 0};
+    struct rl_jsr r = {.f = NULL, .fd = h->fd, .off = h->from, .base = h->from, .line = 0};
     h->rec_start = -1;
-    if (!(r.buf = malloc(BUF_BYTES)))
+    if (!(r.buf = malloc(RL_JSR_BUF_BYTES)))
         return NULL;
     int c;
-    while ((c = get(&r)) >= 0 && c != '\n')
+    while ((c = rl_jsr_get(&r)) >= 0 && c != '\n')
         ;
     char *name_buf = NULL;
     size_t name_cap = 0;
-    if (c == '\n' && skip_ws(&r) == '{') {
+    if (c == '\n' && rl_jsr_skip_ws(&r) == '{') {
         h->rec_start = r.base + (off_t)r.pos;
         r.line = 0;
         for (;;) {
@@ -1315,7 +966,7 @@ static void *helper_main(void *arg)
                 r.base = r.off;
                 r.pos = r.len = 0;
                 r.eof = false;
-                if (peek(&r) != '{')
+                if (rl_jsr_peek(&r) != '{')
                     break;
                 r.pos++;
                 launch_init(&l, name_buf, name_cap);
@@ -1327,10 +978,10 @@ static void *helper_main(void *arg)
             h->records++;
             h->stop = r.base + (off_t)r.pos;
             h->lines = r.line;
-            if (skip_ws(&r) != ',')
+            if (rl_jsr_skip_ws(&r) != ',')
                 break;
             r.pos++;
-            if (skip_ws(&r) != '{')
+            if (rl_jsr_skip_ws(&r) != '{')
                 break;
         }
     }
@@ -1341,7 +992,7 @@ static void *helper_main(void *arg)
 }
 
 /* Start a helper for the rest of f from r's position, when it is worth it. */
-static void helper_start(struct helper *h, struct reader *r)
+static void helper_start(struct helper *h, struct rl_jsr *r)
 {
     memset(h, 0, sizeof *h);
     struct stat st;
@@ -1372,7 +1023,7 @@ static void helper_release(struct helper *h)
 
 /* At the record starting at file offset at: take the helper's records when
  * they start here. 1 taken (r is after them), 0 not. */
-static int helper_take(struct helper *h, struct reader *r, struct rl_trace_groups *g,
+static int helper_take(struct helper *h, struct rl_jsr *r, struct rl_trace_groups *g,
                        off_t at)
 {
     if (!h->active || at < h->from)
@@ -1388,7 +1039,7 @@ static int helper_take(struct helper *h, struct reader *r, struct rl_trace_group
     g->sum.read_by_helper += h->records;
     g->sum.read_fast += h->records;
     if (merge_groups(g, &h->g)) {
-        fail(r, RL_ENOMEM, "out of memory");
+        rl_jsr_fail(r, RL_ENOMEM, "out of memory");
         return 0;
     }
     rl_trace_groups_release(&h->g);
@@ -1406,22 +1057,22 @@ struct name_store {
     struct helper *helper;  /* NULL: one reader */
 };
 
-static int read_kernels_with(struct reader *r, struct rl_trace_groups *g, enum tok t,
+static int read_kernels_with(struct rl_jsr *r, struct rl_trace_groups *g, enum rl_jsr_tok t,
                              struct name_store *ns)
 {
-    if (t != T_LBRACKET)
-        return r->err ? r->err : fail(r, RL_ESCHEMA, "'kernels' must be an array");
-    t = next(r);
-    if (t == T_RBRACKET)
+    if (t != RL_TOK_LBRACKET)
+        return r->err ? r->err : rl_jsr_fail(r, RL_ESCHEMA, "'kernels' must be an array");
+    t = rl_jsr_next(r);
+    if (t == RL_TOK_RBRACKET)
         return 0;
     for (;;) {
-        if (t != T_LBRACE)
+        if (t != RL_TOK_LBRACE)
             return r->err ? r->err
-                          : fail(r, RL_ESCHEMA, t == T_EOF ? "truncated: kernels[%llu] never ends"
+                          : rl_jsr_fail(r, RL_ESCHEMA, t == RL_TOK_EOF ? "truncated: kernels[%llu] never ends"
                                                            : "kernels[%llu] must be an object",
                                  (unsigned long long)g->sum.kernels);
         if (ns->helper && helper_take(ns->helper, r, g, r->base + (off_t)r->pos - 1)) {
-            t = next(r); /* after the helper's last record: ',' or ']' */
+            t = rl_jsr_next(r); /* after the helper's last record: ',' or ']' */
             goto after_record;
         }
         if (r->err)
@@ -1447,7 +1098,7 @@ static int read_kernels_with(struct reader *r, struct rl_trace_groups *g, enum t
             l.counts = saved.counts;
             l.comm_bytes = saved.comm_bytes;
             memcpy(l.collective, saved.collective, sizeof l.collective);
-            rc = read_object(r, &l, launch_field);
+            rc = rl_jsr_read_object(r, &l, launch_field);
         }
         ns->buf = l.name_buf;
         ns->cap = l.name_cap;
@@ -1455,29 +1106,29 @@ static int read_kernels_with(struct reader *r, struct rl_trace_groups *g, enum t
             return r->err;
         if (!l.have_name) {
             r->line = line;
-            return fail(r, RL_ESCHEMA, "kernels[%llu] has no 'name'",
+            return rl_jsr_fail(r, RL_ESCHEMA, "kernels[%llu] has no 'name'",
                         (unsigned long long)g->sum.kernels);
         }
         /* FLOPs without any byte count cannot be placed: timing only. */
         if (commit_launch(g, &l))
-            return fail(r, RL_ENOMEM, "out of memory");
-        t = next(r);
+            return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
+        t = rl_jsr_next(r);
     after_record:
-        if (t == T_RBRACKET)
+        if (t == RL_TOK_RBRACKET)
             return 0;
-        if (t != T_COMMA)
+        if (t != RL_TOK_COMMA)
             return r->err ? r->err
-                          : fail(r, RL_EPARSE, t == T_EOF ? "truncated: the kernels array never ends"
+                          : rl_jsr_fail(r, RL_EPARSE, t == RL_TOK_EOF ? "truncated: the kernels array never ends"
                                                           : "expected ',' or ']' after a kernel");
-        t = next(r);
+        t = rl_jsr_next(r);
     }
 }
 
-static int read_kernels(struct reader *r, struct rl_trace_groups *g, enum tok t)
+static int read_kernels(struct rl_jsr *r, struct rl_trace_groups *g, enum rl_jsr_tok t)
 {
     struct helper h = {.running = false};
     struct name_store ns = {NULL, 0, NULL};
-    if (t == T_LBRACKET) {
+    if (t == RL_TOK_LBRACKET) {
         helper_start(&h, r);
         ns.helper = &h;
     }
@@ -1487,39 +1138,39 @@ static int read_kernels(struct reader *r, struct rl_trace_groups *g, enum tok t)
     return rc;
 }
 
-static int doc_field(struct reader *r, void *ctx, const char *key)
+static int doc_field(struct rl_jsr *r, void *ctx, const char *key)
 {
     struct doc *d = ctx;
-    enum tok t = next(r);
+    enum rl_jsr_tok t = rl_jsr_next(r);
     if (strcmp(key, "format") == 0) {
-        if (t != T_STRING || strcmp(r->str, "roofline-trace") != 0)
-            return fail(r, RL_ESCHEMA, "not a roofline trace ('format' is not \"roofline-trace\")");
+        if (t != RL_TOK_STRING || strcmp(r->str, "roofline-trace") != 0)
+            return rl_jsr_fail(r, RL_ESCHEMA, "not a roofline trace ('format' is not \"roofline-trace\")");
         d->format_ok = true;
         return 0;
     }
     if (strcmp(key, "kernels") == 0)
         return read_kernels(r, d->g, t);
-    if (strcmp(key, "gpu") == 0 && t == T_LBRACE)
-        return read_object(r, &d->g->sum, gpu_field);
-    if (strcmp(key, "counters") == 0 && t == T_LBRACE)
-        return read_object(r, &d->g->sum, counters_field);
-    if (strcmp(key, "incomplete") == 0 && (t == T_TRUE || t == T_FALSE)) {
-        d->g->sum.incomplete = t == T_TRUE;
+    if (strcmp(key, "gpu") == 0 && t == RL_TOK_LBRACE)
+        return rl_jsr_read_object(r, &d->g->sum, gpu_field);
+    if (strcmp(key, "counters") == 0 && t == RL_TOK_LBRACE)
+        return rl_jsr_read_object(r, &d->g->sum, counters_field);
+    if (strcmp(key, "incomplete") == 0 && (t == RL_TOK_TRUE || t == RL_TOK_FALSE)) {
+        d->g->sum.incomplete = t == RL_TOK_TRUE;
         return 0;
     }
-    if (strcmp(key, "notes") == 0 && t == T_STRING)
+    if (strcmp(key, "notes") == 0 && t == RL_TOK_STRING)
         return string_into(r, t, d->g->sum.notes, sizeof d->g->sum.notes);
-    if (strcmp(key, "program") == 0 && t == T_STRING)
+    if (strcmp(key, "program") == 0 && t == RL_TOK_STRING)
         return string_into(r, t, d->g->sum.program, sizeof d->g->sum.program);
-    if (strcmp(key, "rank") == 0 && t == T_LBRACE) {
+    if (strcmp(key, "rank") == 0 && t == RL_TOK_LBRACE) {
         struct rl_trace_rank *k = &d->g->sum.rank;
         *k = (struct rl_trace_rank){.present = true, .rank = -1, .local_rank = -1,
                                     .world_size = -1};
-        return read_object(r, k, rank_field);
+        return rl_jsr_read_object(r, k, rank_field);
     }
-    if (strcmp(key, "rank") == 0 && t != T_NULL)
-        return fail(r, RL_ESCHEMA, "'rank' must be an object");
-    return skip_value(r, t);
+    if (strcmp(key, "rank") == 0 && t != RL_TOK_NULL)
+        return rl_jsr_fail(r, RL_ESCHEMA, "'rank' must be an object");
+    return rl_jsr_skip_value(r, t);
 }
 
 int rl_trace_groups_read(struct rl_trace_groups *g, FILE *f, const char *what, char *errmsg)
@@ -1527,23 +1178,23 @@ int rl_trace_groups_read(struct rl_trace_groups *g, FILE *f, const char *what, c
     if (!plain_byte['a'])
         plain_bytes();
     off_t start = ftello(f);
-    struct reader r = {.f = f, .fd = -1, .base = start > 0 ? start : 0, .what = what, .line = 1,
+    struct rl_jsr r = {.f = f, .fd = -1, .base = start > 0 ? start : 0, .what = what, .line = 1,
                        .errmsg = errmsg};
-    r.buf = malloc(BUF_BYTES);
+    r.buf = malloc(RL_JSR_BUF_BYTES);
     if (!r.buf)
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
     struct doc d = {g, false};
-    enum tok t = next(&r);
-    if (t != T_LBRACE && !r.err)
-        fail(&r, RL_ESCHEMA, "not a roofline trace (expected a JSON object)");
+    enum rl_jsr_tok t = rl_jsr_next(&r);
+    if (t != RL_TOK_LBRACE && !r.err)
+        rl_jsr_fail(&r, RL_ESCHEMA, "not a roofline trace (expected a JSON object)");
     if (!r.err)
-        read_object(&r, &d, doc_field);
-    if (!r.err && next(&r) != T_EOF)
-        fail(&r, RL_EPARSE, "text after the end of the document");
+        rl_jsr_read_object(&r, &d, doc_field);
+    if (!r.err && rl_jsr_next(&r) != RL_TOK_EOF)
+        rl_jsr_fail(&r, RL_EPARSE, "text after the end of the document");
     if (!r.err && ferror(f))
-        fail(&r, RL_EIO, "read error");
+        rl_jsr_fail(&r, RL_EIO, "read error");
     if (!r.err && !d.format_ok)
-        fail(&r, RL_ESCHEMA, "not a roofline trace (no \"format\": \"roofline-trace\")");
+        rl_jsr_fail(&r, RL_ESCHEMA, "not a roofline trace (no \"format\": \"roofline-trace\")");
     free(r.buf);
     free(r.str);
     return r.err;
@@ -1563,8 +1214,11 @@ int rl_trace_groups_load(struct rl_trace_groups *g, const char *path, char *errm
 
 void rl_trace_groups_release(struct rl_trace_groups *g)
 {
-    for (size_t i = 0; i < g->n; i++)
+    for (size_t i = 0; i < g->n; i++) {
         free(g->v[i].name);
+        free(g->v[i].op);
+        free(g->v[i].shapes);
+    }
     free(g->v);
     free(g->slot);
     memset(g, 0, sizeof *g);

@@ -38,6 +38,13 @@ struct rl_trace_group {
      * trace. */
     uint32_t ranks;
     double time_ns_max_rank;
+    /* PyTorch profiler traces (readers/torch): the operator that launched
+     * it and its input shapes (part of the group's identity: one kernel of
+     * two shapes is two groups), its math dtype, and for a collective the
+     * GPUs of its process group. NULL, "" and 0 elsewhere. */
+    char *op, *shapes;          /* owned */
+    char dtype[16];
+    int comm_group_size;
 };
 
 /* A trace's "rank" object: which process of a parallel job wrote it
@@ -106,6 +113,21 @@ int rl_trace_groups_add_comm(struct rl_trace_groups *g, const char *name,
                              const char *precision, enum rl_origin origin, uint64_t launches,
                              double flops, const double bytes[RL_MEM_COUNT], double time_ns,
                              double comm_bytes);
+
+/* One kernel's launches for rl_trace_groups_add_launch: the fields of
+ * rl_trace_groups_add_comm, with the operator that launched it. */
+struct rl_trace_launch {
+    const char *name;
+    const uint32_t *grid, *block;   /* 3 each; NULL: 0 */
+    const char *precision;          /* NULL: "" */
+    enum rl_origin origin;
+    uint64_t launches;              /* 0: 1 */
+    double flops, bytes[RL_MEM_COUNT], time_ns, comm_bytes; /* NAN: unknown */
+    const char *collective;         /* NULL: not a collective */
+    int comm_group_size;            /* 0: unknown */
+    const char *op, *shapes, *dtype;/* NULL: none */
+};
+int rl_trace_groups_add_launch(struct rl_trace_groups *g, const struct rl_trace_launch *l);
 
 /* Add one rank's groups (read into their own rl_trace_groups) to g, the
  * merge of several ranks: sums as for one trace, and each group's `ranks`

@@ -5,6 +5,7 @@
 #include "analyzer/model/gpudb.h"
 #include "analyzer/profiler/nccl.h"
 #include "analyzer/report/ranks.h"
+#include "analyzer/report/step.h"
 #include "analyzer/util/error.h"
 #include "plots/labels.h"
 #include "plots/plot.h"
@@ -394,9 +395,13 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
     for (size_t i = 0; i < g->n; i++) {
         const struct rl_trace_group *t = &g->v[i];
         struct rl_report_row *w = &r->rows[r->n];
-        if (!(w->name = strdup(t->name)))
+        if (!(w->name = strdup(t->name)) || (t->op && !(w->op = strdup(t->op))) ||
+            (t->shapes && !(w->shapes = strdup(t->shapes))))
             return rl_fail(errmsg, RL_ENOMEM, "out of memory");
         r->n++;
+        memcpy(w->dtype, t->dtype, sizeof w->dtype);
+        w->comm_group_size = t->comm_group_size;
+        w->comm_busbw_gbs = w->pct_of_link = w->roof_time_ns = w->lost_ns = NAN;
         memcpy(w->grid, t->grid, sizeof w->grid);
         memcpy(w->block, t->block, sizeof w->block);
         w->launches = t->launches;
@@ -522,10 +527,14 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
 
 void rl_report_release(struct rl_report *r)
 {
-    for (size_t i = 0; i < r->n; i++)
+    for (size_t i = 0; i < r->n; i++) {
         free(r->rows[i].name);
+        free(r->rows[i].op);
+        free(r->rows[i].shapes);
+    }
     free(r->rows);
     free(r->ranks);
+    rl__report_step_free(r->step);
     memset(r, 0, sizeof *r);
 }
 
@@ -765,6 +774,7 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
         p += k + (p[k] == '\n');
     }
     fputs("],\n", f);
+    rl__report_step_json(f, r);
     rl__report_ranks_json(f, r);
     bool tagged = rl__report_has_comm(r);
     fputs("  \"kernels\": [\n", f);
@@ -822,6 +832,7 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
             fputs(", \"evidence\": ", f);
             json_string(f, w->evidence);
         }
+        rl__report_step_row_json(f, w);
         fputs(", \"sentence\": ", f);
         json_string(f, w->sentence);
         fputs(i + 1 < r->n ? "},\n" : "}\n", f);
@@ -861,6 +872,7 @@ int rl_report_markdown(FILE *f, const struct rl_report *r, const struct rl_ceili
             origins);
     if (chart_image)
         fprintf(f, "![roofline of %s](%s)\n\n", c->gpu_name, chart_image);
+    rl__report_step_markdown(f, r);
     if (r->notes[0]) {
         fputs("Notes:\n\n", f);
         const char *p = r->notes;

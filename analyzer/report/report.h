@@ -46,6 +46,18 @@ struct rl_report_row {
      * rank's time (time_ns is the sum). 0 and NAN for one trace. */
     uint32_t ranks;
     double time_ns_max_rank;
+    /* PyTorch profiler traces: the operator that launched it, its input
+     * shapes and math dtype (NULL, ""), and for a collective the GPUs of
+     * its process group (0 unknown), its bus bandwidth (nccl-tests'
+     * busbw) and its share of the link roof (NAN). */
+    char *op, *shapes;              /* owned */
+    char dtype[16];
+    int comm_group_size;
+    double comm_busbw_gbs, pct_of_link;
+    /* The time it would take at its roof (FLOPs or bytes over the roof's
+     * rate; a collective's bus bytes over the link) and the time lost
+     * against it (time - that, >= 0); NAN without both. */
+    double roof_time_ns, lost_ns;
     char evidence[200];             /* why "neither"; "" otherwise */
     char sentence[480];             /* the one-line explanation */
 };
@@ -67,6 +79,9 @@ struct rl_report {
      * rank; NULL and 0 for one trace without a rank. Owned. */
     struct rl_report_rank *ranks;
     size_t n_ranks;
+    /* A PyTorch profiler trace's step summary and operators
+     * (analyzer/report/step.h); NULL otherwise. Owned. */
+    struct rl_report_step *step;
 };
 
 /* Judge every group of g against the ceilings c (roofs of missing

@@ -1,0 +1,899 @@
+/* torchops.c - FLOPs and minimum bytes of PyTorch operators from their input shapes and dtypes, and the roof a kernel's name says it runs on.
+ *
+ * The table (each entry's derivation in analyzer/readers/TORCH-OPS.md):
+ * FLOPs of the matrix products, convolutions and attention follow
+ * PyTorch's own torch/utils/flop_counter.py (mm_flop, addmm_flop,
+ * bmm_flop, baddbmm_flop, conv_flop_count, conv_backward_flop,
+ * sdpa_flop_count, sdpa_backward_flop_count): a multiply-add is 2 FLOPs,
+ * a bias add is not counted. Other operators get a per-element count
+ * written at their entry. Bytes are the minimum: every input tensor read
+ * once and every output written once, in their dtypes (analytic).
+ * The trace records inputs only: outputs are inferred from the operator.
+ */
+#define _GNU_SOURCE
+#include "analyzer/readers/torchops.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- dtypes ---------------------------------------------------------------- */
+
+static const struct {
+    const char *type, *name;
+    int bytes;
+} dtypes[] = {
+    {"float", "fp32", 4},          {"double", "fp64", 8},
+    {"c10::Half", "fp16", 2},      {"c10::BFloat16", "bf16", 2},
+    {"c10::Float8_e4m3fn", "fp8", 1}, {"c10::Float8_e5m2", "fp8", 1},
+    {"c10::Float8_e4m3fnuz", "fp8", 1}, {"c10::Float8_e5m2fnuz", "fp8", 1},
+    {"long int", "int64", 8},      {"long", "int64", 8},
+    {"int64_t", "int64", 8},       {"int", "int32", 4},
+    {"short int", "int16", 2},     {"short", "int16", 2},
+    {"signed char", "int8", 1},    {"unsigned char", "uint8", 1},
+    {"bool", "bool", 1},           {"c10::complex<float>", "complex64", 8},
+    {"c10::complex<double>", "complex128", 16}, {"c10::complex<c10::Half>", "complex32", 4},
+    /* ScalarType names (older traces, record_param_comms) */
+    {"Float", "fp32", 4},          {"Double", "fp64", 8},
+    {"Half", "fp16", 2},           {"BFloat16", "bf16", 2},
+    {"Long", "int64", 8},          {"Int", "int32", 4},
+    {"Bool", "bool", 1},           {"Byte", "uint8", 1},
+    {"Char", "int8", 1},
+};
+
+int rl_torch_dtype_bytes(const char *type)
+{
+    for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes; i++)
+        if (strcmp(type, dtypes[i].type) == 0)
+            return dtypes[i].bytes;
+    return 0;
+}
+
+const char *rl_torch_dtype_name(const char *type)
+{
+    for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes; i++)
+        if (strcmp(type, dtypes[i].type) == 0)
+            return dtypes[i].name;
+    return "";
+}
+
+/* c10::ScalarType codes as Concrete Inputs print a dtype argument. */
+static int scalar_type_bytes(int code)
+{
+    static const int bytes[] = {1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4, 2, 1, 1, 1, 1, 1,
+                                1, 1, 1, 1};
+    /* 0 uint8 1 int8 2 int16 3 int32 4 int64 5 half 6 float 7 double
+     * 8 complex32 9 complex64 10 complex128 11 bool 12..14 quantized
+     * 15 bfloat16 16..22 qint/bits 23 float8_e5m2 24 float8_e4m3fn ... */
+    return code >= 0 && code < (int)(sizeof bytes / sizeof *bytes) ? bytes[code] : 0;
+}
+
+/* ---- arguments ------------------------------------------------------------- */
+
+static double numel(const struct rl_torch_tensor *t)
+{
+    if (t->ndim < 0)
+        return NAN;
+    double n = 1;
+    for (int i = 0; i < t->ndim; i++)
+        n *= (double)t->dims[i];
+    return n;
+}
+
+/* Argument i as one tensor, NULL otherwise. */
+static const struct rl_torch_tensor *T(const struct rl_torch_op *op, size_t i)
+{
+    if (i >= op->n_args || op->args[i].kind != RL_TORCH_ARG_TENSOR || !op->args[i].t ||
+        op->args[i].t->ndim < 0)
+        return NULL;
+    return op->args[i].t;
+}
+
+static double E(const struct rl_torch_op *op, size_t i)
+{
+    return i < op->n_args ? rl_torch_dtype_bytes(op->args[i].type) : 0;
+}
+
+/* Bytes of argument i: a tensor, or every tensor of a list (elem bytes
+ * from its type, else `list_elem`). */
+static double arg_bytes(const struct rl_torch_op *op, size_t i, double list_elem)
+{
+    if (i >= op->n_args)
+        return 0;
+    const struct rl_torch_arg *a = &op->args[i];
+    double e = rl_torch_dtype_bytes(a->type);
+    if (a->kind == RL_TORCH_ARG_TENSOR && a->t)
+        return numel(a->t) * e;
+    if (a->kind == RL_TORCH_ARG_LIST) {
+        double s = 0;
+        for (size_t k = 0; k < a->n_tensors; k++)
+            s += numel(&a->t[k]) * (e > 0 ? e : list_elem);
+        return s;
+    }
+    return 0;
+}
+
+static double list_numel(const struct rl_torch_op *op, size_t i)
+{
+    if (i >= op->n_args || op->args[i].kind != RL_TORCH_ARG_LIST)
+        return NAN;
+    double s = 0;
+    for (size_t k = 0; k < op->args[i].n_tensors; k++)
+        s += numel(&op->args[i].t[k]);
+    return s;
+}
+
+static const char *concrete(const struct rl_torch_op *op, size_t i)
+{
+    return i < op->n_args && op->args[i].concrete ? op->args[i].concrete : "";
+}
+
+/* A Concrete Inputs boolean: 1, 0, or -1 when not given. */
+static int flag(const struct rl_torch_op *op, size_t i)
+{
+    const char *c = concrete(op, i);
+    if (strcasecmp(c, "true") == 0 || strcmp(c, "1") == 0)
+        return 1;
+    if (strcasecmp(c, "false") == 0 || strcmp(c, "0") == 0)
+        return 0;
+    return -1;
+}
+
+/* A Concrete Inputs integer list ("[1, 1]" or "1"): how many read, -1 none. */
+static int int_list(const struct rl_torch_op *op, size_t i, long long *out, int max)
+{
+    const char *p = concrete(op, i);
+    if (!*p)
+        return -1;
+    int n = 0;
+    while (*p && n < max) {
+        while (*p && !(isdigit((unsigned char)*p) || *p == '-'))
+            p++;
+        if (!*p)
+            break;
+        char *end;
+        out[n++] = strtoll(p, &end, 10);
+        if (end == p)
+            break;
+        p = end;
+    }
+    return n;
+}
+
+static void set_dtype(struct rl_torch_cost *c, const struct rl_torch_op *op, size_t i)
+{
+    if (i < op->n_args)
+        snprintf(c->dtype, sizeof c->dtype, "%s", rl_torch_dtype_name(op->args[i].type));
+}
+
+static bool fail(struct rl_torch_cost *c, const char *why)
+{
+    c->known = false;
+    c->flops = c->bytes = NAN;
+    snprintf(c->note, sizeof c->note, "%s", why);
+    return false;
+}
+
+static bool done(struct rl_torch_cost *c, double flops, double bytes)
+{
+    if (!(flops >= 0) || !(bytes >= 0) || !isfinite(flops) || !isfinite(bytes))
+        return fail(c, "shapes do not fit the formula");
+    c->known = true;
+    c->flops = flops;
+    c->bytes = bytes;
+    return true;
+}
+
+/* ---- matrix products (flop_counter: mm_flop, addmm_flop, bmm_flop) ------- */
+
+/* [M,K] x [K,N]: 2MNK FLOPs; A, B read, C written. */
+static bool mm(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t a, size_t b,
+               size_t bias)
+{
+    const struct rl_torch_tensor *x = T(op, a), *y = T(op, b);
+    if (!x || !y || x->ndim != 2 || y->ndim != 2 || x->dims[1] != y->dims[0])
+        return fail(c, "mm needs [M,K] x [K,N]");
+    double m = (double)x->dims[0], k = (double)x->dims[1], n = (double)y->dims[1];
+    c->matmul = true;
+    set_dtype(c, op, a);
+    double e = E(op, a);
+    return done(c, 2 * m * n * k,
+                m * k * e + k * n * E(op, b) + (bias != (size_t)-1 ? arg_bytes(op, bias, e) : 0) +
+                    m * n * e);
+}
+
+/* [B,M,K] x [B,K,N]: 2BMNK. */
+static bool bmm(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t a, size_t b,
+                size_t bias)
+{
+    const struct rl_torch_tensor *x = T(op, a), *y = T(op, b);
+    if (!x || !y || x->ndim != 3 || y->ndim != 3 || x->dims[0] != y->dims[0] ||
+        x->dims[2] != y->dims[1])
+        return fail(c, "bmm needs [B,M,K] x [B,K,N]");
+    double bt = (double)x->dims[0], m = (double)x->dims[1], k = (double)x->dims[2],
+           n = (double)y->dims[2];
+    c->matmul = true;
+    set_dtype(c, op, a);
+    double e = E(op, a);
+    return done(c, 2 * bt * m * n * k,
+                bt * (m * k * e + k * n * E(op, b) + m * n * e) +
+                    (bias != (size_t)-1 ? arg_bytes(op, bias, e) : 0));
+}
+
+/* torch.matmul: 1-d operands become a row or a column, leading dims
+ * broadcast. */
+static bool matmul(const struct rl_torch_op *op, struct rl_torch_cost *c)
+{
+    const struct rl_torch_tensor *x = T(op, 0), *y = T(op, 1);
+    if (!x || !y || x->ndim < 1 || y->ndim < 1)
+        return fail(c, "matmul needs two tensors");
+    double m = x->ndim >= 2 ? (double)x->dims[x->ndim - 2] : 1;
+    double k = (double)x->dims[x->ndim - 1];
+    double k2 = y->ndim >= 2 ? (double)y->dims[y->ndim - 2] : (double)y->dims[0];
+    double n = y->ndim >= 2 ? (double)y->dims[y->ndim - 1] : 1;
+    if (k != k2)
+        return fail(c, "matmul: inner dimensions differ");
+    double batch = 1;
+    int bx = x->ndim - 2, by = y->ndim - 2;
+    for (int i = 0; i < (bx > by ? bx : by); i++) {
+        double dx = i < bx ? (double)x->dims[bx - 1 - i] : 1;
+        double dy = i < by ? (double)y->dims[by - 1 - i] : 1;
+        if (dx != dy && dx != 1 && dy != 1)
+            return fail(c, "matmul: batch dimensions do not broadcast");
+        batch *= dx > dy ? dx : dy;
+    }
+    c->matmul = true;
+    set_dtype(c, op, 0);
+    double e = E(op, 0);
+    return done(c, 2 * batch * m * n * k, numel(x) * e + numel(y) * E(op, 1) + batch * m * n * e);
+}
+
+/* linear(input [..., K], weight [N, K], bias [N]): M = input rows. */
+static bool linear(const struct rl_torch_op *op, struct rl_torch_cost *c)
+{
+    const struct rl_torch_tensor *x = T(op, 0), *w = T(op, 1);
+    if (!x || !w || x->ndim < 1 || w->ndim != 2 || x->dims[x->ndim - 1] != w->dims[1])
+        return fail(c, "linear needs [..., K] and [N, K]");
+    double k = (double)w->dims[1], n = (double)w->dims[0], m = numel(x) / k;
+    c->matmul = true;
+    set_dtype(c, op, 0);
+    double e = E(op, 0);
+    return done(c, 2 * m * n * k, m * k * e + n * k * E(op, 1) + arg_bytes(op, 2, e) + m * n * e);
+}
+
+/* _scaled_mm(self, mat2, scale_a, scale_b, bias, scale_result, out_dtype,
+ * use_fast_accum): FP8 inputs; the output's dtype from out_dtype. */
+static bool scaled_mm(const struct rl_torch_op *op, struct rl_torch_cost *c)
+{
+    const struct rl_torch_tensor *x = T(op, 0), *y = T(op, 1);
+    if (!x || !y || x->ndim != 2 || y->ndim != 2 || x->dims[1] != y->dims[0])
+        return fail(c, "_scaled_mm needs [M,K] x [K,N]");
+    double m = (double)x->dims[0], k = (double)x->dims[1], n = (double)y->dims[1];
+    long long code;
+    double out_e = int_list(op, 6, &code, 1) == 1 ? scalar_type_bytes((int)code) : 0;
+    if (out_e <= 0) {
+        out_e = 2;
+        snprintf(c->note, sizeof c->note, "output dtype not in the trace: 2-byte output assumed");
+    }
+    c->matmul = true;
+    set_dtype(c, op, 0);
+    return done(c, 2 * m * n * k,
+                m * k * E(op, 0) + k * n * E(op, 1) + arg_bytes(op, 2, 4) + arg_bytes(op, 3, 4) +
+                    arg_bytes(op, 4, out_e) + m * n * out_e);
+}
+
+/* ---- convolution (flop_counter: conv_flop_count, conv_backward_flop) ----- */
+
+struct conv_args {
+    size_t input, weight, stride, padding, dilation, transposed, groups;
+};
+
+/* 2 x N x prod(out spatial) x C_out x C_in/groups x prod(kernel), with the
+ * output's spatial size (H + 2p - d(k - 1) - 1) / s + 1. */
+static bool conv_shape(const struct rl_torch_op *op, const struct conv_args *a, double *flops,
+                       double *out_numel, const char **why)
+{
+    const struct rl_torch_tensor *x = T(op, a->input), *w = T(op, a->weight);
+    if (!x || !w || x->ndim < 3 || w->ndim != x->ndim) {
+        *why = "convolution needs input [N, C, ...] and weight [C_out, C_in/groups, ...]";
+        return false;
+    }
+    int sp = x->ndim - 2;
+    long long s[8], p[8], d[8];
+    int ns = int_list(op, a->stride, s, 8), np = int_list(op, a->padding, p, 8),
+        nd = int_list(op, a->dilation, d, 8);
+    if (ns < 1 || np < 1 || nd < 1) {
+        *why = "convolution: stride, padding or dilation not in the trace (Concrete Inputs)";
+        return false;
+    }
+    bool transposed = a->transposed != (size_t)-1 && flag(op, a->transposed) == 1;
+    double out_spatial = 1, kernel = 1;
+    for (int i = 0; i < sp; i++) {
+        long long si = s[ns == 1 ? 0 : i < ns ? i : ns - 1],
+                  pi = p[np == 1 ? 0 : i < np ? i : np - 1],
+                  di = d[nd == 1 ? 0 : i < nd ? i : nd - 1];
+        long long h = x->dims[2 + i], k = w->dims[2 + i];
+        long long o = transposed ? (h - 1) * si - 2 * pi + di * (k - 1) + 1
+                                 : si > 0 ? (h + 2 * pi - di * (k - 1) - 1) / si + 1 : 0;
+        if (o <= 0) {
+            *why = "convolution: no output for these shapes";
+            return false;
+        }
+        /* flop_counter: the input's spatial size for a transposed one */
+        out_spatial *= transposed ? (double)h : (double)o;
+        kernel *= (double)k;
+    }
+    double n = (double)x->dims[0], cout = (double)w->dims[0], cin = (double)w->dims[1];
+    *flops = 2 * n * out_spatial * cout * cin * kernel;
+    double true_out = 1;
+    for (int i = 0; i < sp; i++) {
+        long long si = s[ns == 1 ? 0 : i < ns ? i : ns - 1],
+                  pi = p[np == 1 ? 0 : i < np ? i : np - 1],
+                  di = d[nd == 1 ? 0 : i < nd ? i : nd - 1];
+        long long h = x->dims[2 + i], k = w->dims[2 + i];
+        true_out *= transposed ? (double)((h - 1) * si - 2 * pi + di * (k - 1) + 1)
+                               : (double)((h + 2 * pi - di * (k - 1) - 1) / si + 1);
+    }
+    *out_numel = n * (transposed ? (double)w->dims[1] : cout) * true_out;
+    return true;
+}
+
+static bool conv(const struct rl_torch_op *op, struct rl_torch_cost *c, struct conv_args a,
+                 size_t bias)
+{
+    double flops, out;
+    const char *why;
+    if (!conv_shape(op, &a, &flops, &out, &why))
+        return fail(c, why);
+    c->matmul = true; /* implicit GEMM: Tensor Cores where the kernel says */
+    set_dtype(c, op, a.input);
+    double e = E(op, a.input);
+    return done(c, flops,
+                numel(T(op, a.input)) * e + numel(T(op, a.weight)) * E(op, a.weight) +
+                    (bias != (size_t)-1 ? arg_bytes(op, bias, e) : 0) + out * e);
+}
+
+/* convolution_backward(grad_output, input, weight, bias_sizes, stride,
+ * padding, dilation, transposed, output_padding, groups, output_mask):
+ * grad_input and grad_weight each cost the forward's FLOPs
+ * (conv_backward_flop), as output_mask asks. */
+static bool conv_backward(const struct rl_torch_op *op, struct rl_torch_cost *c)
+{
+    struct conv_args a = {1, 2, 4, 5, 6, 7, 9};
+    double flops, out;
+    const char *why;
+    if (!conv_shape(op, &a, &flops, &out, &why))
+        return fail(c, why);
+    long long mask[3] = {1, 1, 0};
+    const char *m = concrete(op, 10);
+    if (*m) { /* "[True, True, False]" */
+        int k = 0;
+        for (const char *p = m; *p && k < 3; p++)
+            if (*p == 'T' || *p == 'F')
+                mask[k++] = *p == 'T';
+    }
+    c->matmul = true;
+    set_dtype(c, op, 1);
+    double e = E(op, 1), gi = numel(T(op, 1)) * e, gw = numel(T(op, 2)) * E(op, 2);
+    double go = arg_bytes(op, 0, e);
+    return done(c, flops * (double)(mask[0] + mask[1]),
+                go + gi + gw + (mask[0] ? gi : 0) + (mask[1] ? gw : 0));
+}
+
+/* ---- attention (flop_counter: sdpa_flop_count, sdpa_backward_flop_count) */
+
+/* Q [B,H,Sq,D], K [B,H,Sk,D], V [B,H,Sk,Dv] (bshd: [B,S,H,D]): forward
+ * 2 B H Sq Sk (D + Dv) (two matrix products), backward twice that (four);
+ * causal halves them (the kernels skip the masked half: a choice of ours,
+ * flop_counter counts the full square). */
+static bool sdpa(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t q, bool bshd,
+                 size_t causal_at, bool backward, int causal_value)
+{
+    const struct rl_torch_tensor *Q = T(op, q), *K = T(op, q + 1), *V = T(op, q + 2);
+    if (!Q || !K || !V || Q->ndim != 4 || K->ndim != 4 || V->ndim != 4)
+        return fail(c, "attention needs 4-d query, key and value");
+    int s = bshd ? 1 : 2, h = bshd ? 2 : 1;
+    double b = (double)Q->dims[0], heads = (double)Q->dims[h], sq = (double)Q->dims[s],
+           sk = (double)K->dims[s], d = (double)Q->dims[3], dv = (double)V->dims[3];
+    double flops = 2 * b * heads * sq * sk * (d + dv);
+    int causal = causal_value >= 0 ? causal_value : flag(op, causal_at);
+    if (causal_at != (size_t)-1 && causal_value < 0 && causal_at < op->n_args) {
+        const char *mt = concrete(op, causal_at); /* custom_mask_type: 1, 2 causal */
+        if (strcmp(mt, "2") == 0)
+            causal = 1;
+    }
+    if (causal == 1) {
+        flops /= 2;
+        snprintf(c->note, sizeof c->note, "causal: half the score matrix counted");
+    }
+    c->matmul = true;
+    set_dtype(c, op, q);
+    double e = E(op, q);
+    double qb = numel(Q) * e, kb = numel(K) * E(op, q + 1), vb = numel(V) * E(op, q + 2);
+    double ob = b * heads * sq * dv * e;
+    if (!backward)
+        return done(c, flops, qb + kb + vb + ob);
+    /* grad_out, q, k, v, out read; grad_q, grad_k, grad_v written */
+    return done(c, 2 * flops, ob + qb + kb + vb + ob + qb + kb + vb);
+}
+
+/* ---- elementwise, reductions, norms, copies -------------------------------- */
+
+/* The broadcast shape of every tensor argument: its element count. */
+static double broadcast_numel(const struct rl_torch_op *op, bool *ok)
+{
+    int nd = 0;
+    int64_t dims[RL_TORCH_MAX_DIMS] = {0};
+    *ok = false;
+    for (size_t i = 0; i < op->n_args; i++) {
+        const struct rl_torch_tensor *t = T(op, i);
+        if (!t)
+            continue;
+        *ok = true;
+        for (int k = 0; k < t->ndim; k++) {
+            int at = RL_TORCH_MAX_DIMS - t->ndim + k;
+            int64_t v = t->dims[k];
+            if (dims[at] == 0 || dims[at] == 1)
+                dims[at] = v;
+            else if (v != 1 && v != dims[at])
+                return NAN;
+        }
+        if (t->ndim > nd)
+            nd = t->ndim;
+    }
+    double n = 1;
+    for (int k = RL_TORCH_MAX_DIMS - nd; k < RL_TORCH_MAX_DIMS; k++)
+        n *= (double)dims[k];
+    return n;
+}
+
+static double inputs_bytes(const struct rl_torch_op *op)
+{
+    double s = 0;
+    for (size_t i = 0; i < op->n_args; i++)
+        s += arg_bytes(op, i, 4);
+    return s;
+}
+
+static size_t first_tensor(const struct rl_torch_op *op)
+{
+    for (size_t i = 0; i < op->n_args; i++)
+        if (T(op, i))
+            return i;
+    return (size_t)-1;
+}
+
+/* Every tensor read once, the broadcast output written in the first
+ * tensor's dtype; `per` FLOPs per output element. */
+static bool eltwise(const struct rl_torch_op *op, struct rl_torch_cost *c, double per)
+{
+    bool ok;
+    double n = broadcast_numel(op, &ok);
+    size_t f = first_tensor(op);
+    if (!ok || f == (size_t)-1 || isnan(n))
+        return fail(c, "elementwise: no tensor, or shapes that do not broadcast");
+    set_dtype(c, op, f);
+    /* comparisons write bool */
+    const char *nm = op->name + (strncmp(op->name, "aten::", 6) == 0 ? 6 : 0);
+    double oe = strncmp(nm, "eq", 2) == 0 || strncmp(nm, "ne", 2) == 0 ||
+                        strncmp(nm, "lt", 2) == 0 || strncmp(nm, "gt", 2) == 0 ||
+                        strncmp(nm, "le", 2) == 0 || strncmp(nm, "ge", 2) == 0 ||
+                        strcmp(nm, "isnan") == 0 || strcmp(nm, "logical_not") == 0
+                    ? 1
+                    : E(op, f);
+    return done(c, per * n, inputs_bytes(op) + n * oe);
+}
+
+/* A reduction over dim (Concrete Inputs) or all of the input: one FLOP per
+ * input element, the input read, the reduced output written. */
+static bool reduce(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t dim_at)
+{
+    const struct rl_torch_tensor *x = T(op, 0);
+    if (!x)
+        return fail(c, "reduction needs a tensor");
+    double n = numel(x), out = 1;
+    long long dims[RL_TORCH_MAX_DIMS];
+    int nd = dim_at != (size_t)-1 ? int_list(op, dim_at, dims, RL_TORCH_MAX_DIMS) : -1;
+    if (nd > 0) {
+        out = n;
+        for (int i = 0; i < nd; i++) {
+            long long d = dims[i] < 0 ? dims[i] + x->ndim : dims[i];
+            if (d >= 0 && d < x->ndim && x->dims[d] > 0)
+                out /= (double)x->dims[d];
+        }
+    }
+    set_dtype(c, op, 0);
+    return done(c, n, n * E(op, 0) + out * E(op, 0));
+}
+
+/* Normalizations and softmax: `per` FLOPs per element (TORCH-OPS.md: the
+ * arithmetic of one pass, reductions included), the input read, weights
+ * and bias read, the output written; `reads` more input-sized tensors
+ * read (a backward's grad and saved input). */
+static bool per_element(const struct rl_torch_op *op, struct rl_torch_cost *c, double per,
+                        int extra_reads, int writes)
+{
+    const struct rl_torch_tensor *x = T(op, 0);
+    if (!x)
+        return fail(c, "needs a tensor first");
+    double n = numel(x), e = E(op, 0);
+    set_dtype(c, op, 0);
+    double rest = 0;
+    for (size_t i = 1; i < op->n_args; i++)
+        rest += arg_bytes(op, i, e);
+    return done(c, per * n, n * e * (double)(extra_reads) + rest + n * e * (double)writes +
+                                (extra_reads ? 0 : n * e));
+}
+
+/* copy_(self, src): src read in its dtype, self written in its own. */
+static bool copy_into(const struct rl_torch_op *op, struct rl_torch_cost *c)
+{
+    const struct rl_torch_tensor *dst = T(op, 0), *src = T(op, 1);
+    if (!dst || !src)
+        return fail(c, "copy_ needs two tensors");
+    set_dtype(c, op, 1);
+    return done(c, 0, numel(src) * E(op, 1) + numel(dst) * E(op, 0));
+}
+
+/* _to_copy / to (self, dtype, ...): read, written in the new dtype. */
+static bool to_copy(const struct rl_torch_op *op, struct rl_torch_cost *c)
+{
+    const struct rl_torch_tensor *x = T(op, 0);
+    if (!x)
+        return fail(c, "needs a tensor");
+    double e = E(op, 0), oe = 0;
+    for (size_t i = 1; i < op->n_args && oe == 0; i++) {
+        long long code;
+        if (op->args[i].kind == RL_TORCH_ARG_SCALAR && int_list(op, i, &code, 1) == 1 &&
+            strcmp(op->args[i].type, "ScalarType") == 0)
+            oe = scalar_type_bytes((int)code);
+    }
+    if (oe == 0) {
+        oe = e;
+        snprintf(c->note, sizeof c->note, "target dtype not in the trace: the input's assumed");
+    }
+    set_dtype(c, op, 0);
+    return done(c, 0, numel(x) * (e + oe));
+}
+
+/* Read every tensor input, write the same bytes (clone, contiguous, cat,
+ * stack: the output holds what was read). */
+static bool gather_copy(const struct rl_torch_op *op, struct rl_torch_cost *c)
+{
+    double b = inputs_bytes(op);
+    size_t f = first_tensor(op);
+    if (f == (size_t)-1 && !(op->n_args && op->args[0].kind == RL_TORCH_ARG_LIST))
+        return fail(c, "needs a tensor");
+    set_dtype(c, op, f == (size_t)-1 ? 0 : f);
+    return done(c, 0, 2 * b);
+}
+
+/* fill_, zero_: the tensor written once. */
+static bool fill(const struct rl_torch_op *op, struct rl_torch_cost *c)
+{
+    const struct rl_torch_tensor *x = T(op, 0);
+    if (!x)
+        return fail(c, "needs a tensor");
+    set_dtype(c, op, 0);
+    return done(c, 0, numel(x) * E(op, 0));
+}
+
+/* embedding(weight [V, D], indices): the gathered rows read and written,
+ * the indices read; no arithmetic. */
+static bool embedding(const struct rl_torch_op *op, struct rl_torch_cost *c, bool bag)
+{
+    const struct rl_torch_tensor *w = T(op, 0), *idx = T(op, 1);
+    if (!w || !idx || w->ndim != 2)
+        return fail(c, "embedding needs weight [V, D] and indices");
+    double d = (double)w->dims[1], n = numel(idx), e = E(op, 0);
+    set_dtype(c, op, 0);
+    if (!bag)
+        return done(c, 0, n * E(op, 1) + 2 * n * d * e);
+    /* embedding_bag(weight, indices, offsets, ...): rows summed into bags */
+    const struct rl_torch_tensor *off = T(op, 2);
+    double bags = off ? numel(off) : 1;
+    return done(c, n * d, n * E(op, 1) + n * d * e + arg_bytes(op, 2, 8) + bags * d * e);
+}
+
+/* embedding_dense_backward(grad_output, indices, num_weights, ...): grad
+ * rows read and added into the weight's gradient. */
+static bool embedding_backward(const struct rl_torch_op *op, struct rl_torch_cost *c)
+{
+    const struct rl_torch_tensor *g = T(op, 0), *idx = T(op, 1);
+    if (!g || !idx)
+        return fail(c, "needs grad and indices");
+    double n = numel(g), e = E(op, 0);
+    long long v;
+    double rows = int_list(op, 2, &v, 1) == 1 && v > 0 ? (double)v : 0;
+    double d = g->ndim ? (double)g->dims[g->ndim - 1] : 1;
+    set_dtype(c, op, 0);
+    return done(c, n, n * e + numel(idx) * E(op, 1) + rows * d * e);
+}
+
+/* _foreach_<op>(list, [list | scalar] ...): elementwise over each list,
+ * the first list written (in place, or a new one); `per` FLOPs per
+ * element of the first list. TensorList arguments carry no dtype. */
+static bool foreach_op(const struct rl_torch_op *op, struct rl_torch_cost *c, double per)
+{
+    double n = list_numel(op, 0);
+    if (isnan(n))
+        return fail(c, "_foreach_ needs a TensorList first");
+    double e = E(op, 0) > 0 ? E(op, 0) : 4;
+    if (E(op, 0) <= 0)
+        snprintf(c->note, sizeof c->note, "4-byte elements assumed: a TensorList has no dtype");
+    double b = 0;
+    for (size_t i = 0; i < op->n_args; i++)
+        b += arg_bytes(op, i, e);
+    snprintf(c->dtype, sizeof c->dtype, "%s", e == 4 ? "fp32" : "");
+    bool reduces = strstr(op->name, "norm") != NULL;
+    return done(c, per * n, b + (reduces ? (double)op->args[0].n_tensors * e : n * e));
+}
+
+/* _fused_adam(w)_(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs,
+ * state_steps, ...): per element read p, g, m, v and write p, m, v; 15
+ * FLOPs per element (m: 3, v: 4, bias-corrected denominator: 3, update:
+ * 3, weight decay: 2). */
+static bool fused_adam(const struct rl_torch_op *op, struct rl_torch_cost *c)
+{
+    double n = list_numel(op, 0);
+    if (isnan(n))
+        return fail(c, "_fused_adam_ needs TensorLists");
+    double e = 4;
+    snprintf(c->note, sizeof c->note, "4-byte elements assumed: a TensorList has no dtype");
+    snprintf(c->dtype, sizeof c->dtype, "fp32");
+    double amsgrad = list_numel(op, 4) > 0 ? 2 : 0;
+    return done(c, 15 * n, n * e * (7 + amsgrad));
+}
+
+/* ---- the table --------------------------------------------------------------- */
+
+enum kind {
+    K_MM, K_ADDMM, K_BMM, K_BADDBMM, K_MATMUL, K_LINEAR, K_SCALED_MM,
+    K_CONV, K_CONV_, K_CONV_ND, K_CUDNN_CONV, K_CONV_BW,
+    K_SDPA_FLASH, K_SDPA_EFF, K_SDPA_CUDNN, K_FLASH_FWD, K_EFF_FWD,
+    K_SDPA_FLASH_BW, K_SDPA_EFF_BW, K_SDPA_CUDNN_BW, K_FLASH_BW, K_EFF_BW,
+    K_EMBED, K_EMBED_BW, K_EMBED_BAG,
+    K_LAYER_NORM, K_LAYER_NORM_BW, K_RMS_NORM, K_GROUP_NORM, K_SOFTMAX, K_SOFTMAX_BW,
+    K_ELT1, K_ELT2, K_ELT4, K_REDUCE, K_COPY_INTO, K_TO, K_CLONE, K_FILL,
+    K_FOREACH1, K_FOREACH2, K_ADAM
+};
+
+static const struct entry {
+    const char *name; /* without "aten::" */
+    enum kind kind;
+} table[] = {
+    {"mm", K_MM}, {"addmm", K_ADDMM}, {"bmm", K_BMM}, {"baddbmm", K_BADDBMM},
+    {"matmul", K_MATMUL}, {"linear", K_LINEAR}, {"_scaled_mm", K_SCALED_MM},
+    {"convolution", K_CONV}, {"_convolution", K_CONV_}, {"conv1d", K_CONV_ND},
+    {"conv2d", K_CONV_ND}, {"conv3d", K_CONV_ND}, {"cudnn_convolution", K_CUDNN_CONV},
+    {"miopen_convolution", K_CUDNN_CONV}, {"convolution_backward", K_CONV_BW},
+    {"_scaled_dot_product_flash_attention", K_SDPA_FLASH},
+    {"_scaled_dot_product_efficient_attention", K_SDPA_EFF},
+    {"_scaled_dot_product_cudnn_attention", K_SDPA_CUDNN},
+    {"_flash_attention_forward", K_FLASH_FWD}, {"_efficient_attention_forward", K_EFF_FWD},
+    {"_scaled_dot_product_flash_attention_backward", K_SDPA_FLASH_BW},
+    {"_scaled_dot_product_efficient_attention_backward", K_SDPA_EFF_BW},
+    {"_scaled_dot_product_cudnn_attention_backward", K_SDPA_CUDNN_BW},
+    {"_flash_attention_backward", K_FLASH_BW}, {"_efficient_attention_backward", K_EFF_BW},
+    {"embedding", K_EMBED}, {"embedding_dense_backward", K_EMBED_BW},
+    {"embedding_bag", K_EMBED_BAG}, {"_embedding_bag", K_EMBED_BAG},
+    {"layer_norm", K_LAYER_NORM}, {"native_layer_norm", K_LAYER_NORM},
+    {"native_layer_norm_backward", K_LAYER_NORM_BW}, {"rms_norm", K_RMS_NORM},
+    {"_fused_rms_norm", K_RMS_NORM}, {"group_norm", K_GROUP_NORM},
+    {"native_group_norm", K_GROUP_NORM},
+    {"softmax", K_SOFTMAX}, {"_softmax", K_SOFTMAX}, {"log_softmax", K_SOFTMAX},
+    {"_log_softmax", K_SOFTMAX}, {"_softmax_backward_data", K_SOFTMAX_BW},
+    {"_log_softmax_backward_data", K_SOFTMAX_BW},
+    /* elementwise, 1 FLOP per output element */
+    {"add", K_ELT1}, {"add_", K_ELT1}, {"sub", K_ELT1}, {"sub_", K_ELT1}, {"rsub", K_ELT1},
+    {"mul", K_ELT1}, {"mul_", K_ELT1}, {"div", K_ELT1}, {"div_", K_ELT1}, {"neg", K_ELT1},
+    {"relu", K_ELT1}, {"relu_", K_ELT1}, {"threshold_backward", K_ELT1}, {"clamp", K_ELT1},
+    {"clamp_", K_ELT1}, {"where", K_ELT1}, {"masked_fill", K_ELT1}, {"masked_fill_", K_ELT1},
+    {"eq", K_ELT1}, {"ne", K_ELT1}, {"lt", K_ELT1}, {"gt", K_ELT1}, {"le", K_ELT1},
+    {"ge", K_ELT1}, {"abs", K_ELT1}, {"reciprocal", K_ELT1}, {"sqrt", K_ELT1},
+    {"rsqrt", K_ELT1}, {"square", K_ELT1}, {"maximum", K_ELT1}, {"minimum", K_ELT1},
+    {"dropout", K_ELT1}, {"native_dropout", K_ELT1}, {"native_dropout_backward", K_ELT1},
+    {"isnan", K_ELT1}, {"logical_not", K_ELT1},
+    /* two FLOPs per element: a fused multiply-add */
+    {"addcmul", K_ELT2}, {"addcmul_", K_ELT2}, {"addcdiv", K_ELT2}, {"addcdiv_", K_ELT2},
+    {"lerp", K_ELT2}, {"lerp_", K_ELT2}, {"pow", K_ELT2}, {"exp", K_ELT2}, {"log", K_ELT2},
+    {"sigmoid", K_ELT2}, {"tanh", K_ELT2},
+    /* activations as their usual kernels evaluate them: ~4 FLOPs */
+    {"gelu", K_ELT4}, {"gelu_backward", K_ELT4}, {"silu", K_ELT4}, {"silu_", K_ELT4},
+    {"silu_backward", K_ELT4}, {"sigmoid_backward", K_ELT4}, {"tanh_backward", K_ELT4},
+    /* reductions */
+    {"sum", K_REDUCE}, {"mean", K_REDUCE}, {"amax", K_REDUCE}, {"max", K_REDUCE},
+    {"min", K_REDUCE}, {"norm", K_REDUCE}, {"linalg_vector_norm", K_REDUCE},
+    {"var", K_REDUCE}, {"std", K_REDUCE}, {"argmax", K_REDUCE},
+    /* copies and casts */
+    {"copy_", K_COPY_INTO}, {"_to_copy", K_TO}, {"to", K_TO}, {"clone", K_CLONE},
+    {"contiguous", K_CLONE}, {"cat", K_CLONE}, {"stack", K_CLONE}, {"_cat", K_CLONE},
+    {"fill_", K_FILL}, {"zero_", K_FILL}, {"zeros_like", K_FILL}, {"ones_like", K_FILL},
+    /* the optimizer's multi-tensor kernels */
+    {"_foreach_add_", K_FOREACH1}, {"_foreach_add", K_FOREACH1}, {"_foreach_mul_", K_FOREACH1},
+    {"_foreach_mul", K_FOREACH1}, {"_foreach_div_", K_FOREACH1}, {"_foreach_div", K_FOREACH1},
+    {"_foreach_sub_", K_FOREACH1}, {"_foreach_sqrt", K_FOREACH1}, {"_foreach_sqrt_", K_FOREACH1},
+    {"_foreach_neg", K_FOREACH1}, {"_foreach_copy_", K_FOREACH1}, {"_foreach_zero_", K_FOREACH1},
+    {"_foreach_addcmul_", K_FOREACH2}, {"_foreach_addcdiv_", K_FOREACH2},
+    {"_foreach_lerp_", K_FOREACH2}, {"_foreach_norm", K_FOREACH2},
+    {"_fused_adam_", K_ADAM}, {"_fused_adamw_", K_ADAM}, {"_fused_adam", K_ADAM},
+    {"_fused_adamw", K_ADAM},
+};
+
+static const size_t NONE = (size_t)-1;
+
+bool rl_torch_op_cost(const struct rl_torch_op *op, struct rl_torch_cost *c)
+{
+    memset(c, 0, sizeof *c);
+    c->flops = c->bytes = NAN;
+    const char *name = op->name ? op->name : "";
+    if (strncmp(name, "aten::", 6) == 0)
+        name += 6;
+    const struct entry *e = NULL;
+    for (size_t i = 0; i < sizeof table / sizeof *table && !e; i++)
+        if (strcmp(table[i].name, name) == 0)
+            e = &table[i];
+    if (!e)
+        return false;
+    snprintf(c->formula, sizeof c->formula, "%s", e->name);
+    switch (e->kind) {
+    case K_MM: return mm(op, c, 0, 1, NONE);
+    case K_ADDMM: return mm(op, c, 1, 2, 0);
+    case K_BMM: return bmm(op, c, 0, 1, NONE);
+    case K_BADDBMM: return bmm(op, c, 1, 2, 0);
+    case K_MATMUL: return matmul(op, c);
+    case K_LINEAR: return linear(op, c);
+    case K_SCALED_MM: return scaled_mm(op, c);
+    /* convolution(input, weight, bias, stride, padding, dilation, transposed,
+     * output_padding, groups); _convolution the same; conv2d(input, weight,
+     * bias, stride, padding, dilation, groups); cudnn_convolution(input,
+     * weight, padding, stride, dilation, groups, ...) */
+    case K_CONV:
+    case K_CONV_: return conv(op, c, (struct conv_args){0, 1, 3, 4, 5, 6, 8}, 2);
+    case K_CONV_ND: return conv(op, c, (struct conv_args){0, 1, 3, 4, 5, NONE, 6}, 2);
+    case K_CUDNN_CONV: return conv(op, c, (struct conv_args){0, 1, 3, 2, 4, NONE, 5}, NONE);
+    case K_CONV_BW: return conv_backward(op, c);
+    /* (query, key, value, dropout_p, is_causal, ...) [B, H, S, D] */
+    case K_SDPA_FLASH: return sdpa(op, c, 0, false, 4, false, -1);
+    /* (query, key, value, attn_bias, compute_log_sumexp, dropout_p, is_causal, ...) */
+    case K_SDPA_EFF:
+    case K_SDPA_CUDNN: return sdpa(op, c, 0, false, 6, false, -1);
+    /* (query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p,
+     * is_causal, ...) [B, S, H, D] */
+    case K_FLASH_FWD: return sdpa(op, c, 0, true, 8, false, -1);
+    /* (query, key, value, bias, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+     * max_seqlen_k, dropout_p, custom_mask_type, ...) [B, S, H, D] */
+    case K_EFF_FWD: return sdpa(op, c, 0, true, 9, false, flag(op, 9) == 1 ? 1 : -1);
+    /* (grad_out, query, key, value, out, logsumexp, cum_seq_q, cum_seq_k,
+     * max_q, max_k, dropout_p, is_causal, ...) */
+    case K_SDPA_FLASH_BW: return sdpa(op, c, 1, false, 11, true, -1);
+    /* (grad_out, query, key, value, attn_bias, out, logsumexp, philox_seed,
+     * philox_offset, dropout_p, grad_input_mask, is_causal, ...) */
+    case K_SDPA_EFF_BW: return sdpa(op, c, 1, false, 11, true, -1);
+    /* (grad_out, query, key, value, out, logsumexp, philox_seed,
+     * philox_offset, attn_bias, cum_seq_q, cum_seq_k, max_q, max_k,
+     * dropout_p, is_causal, ...) */
+    case K_SDPA_CUDNN_BW: return sdpa(op, c, 1, false, 14, true, -1);
+    case K_FLASH_BW: return sdpa(op, c, 1, true, 11, true, -1);
+    /* (grad_out, query, key, value, bias, out, cu_seqlens_q, cu_seqlens_k,
+     * max_seqlen_q, max_seqlen_k, logsumexp, dropout_p, philox_seed,
+     * philox_offset, custom_mask_type, ...) */
+    case K_EFF_BW: return sdpa(op, c, 1, true, 14, true, flag(op, 14) == 1 ? 1 : -1);
+    case K_EMBED: return embedding(op, c, false);
+    case K_EMBED_BW: return embedding_backward(op, c);
+    case K_EMBED_BAG: return embedding(op, c, true);
+    /* layer norm: mean (1), variance (2), normalize (2), affine (2) = 7 */
+    case K_LAYER_NORM: return per_element(op, c, 7, 0, 1);
+    /* its backward: grad and input read, grad_input written; ~10 per element */
+    case K_LAYER_NORM_BW: return per_element(op, c, 10, 2, 1);
+    /* RMS norm: square-sum (2), scale (1), weight (1) = 4 */
+    case K_RMS_NORM: return per_element(op, c, 4, 0, 1);
+    case K_GROUP_NORM: return per_element(op, c, 7, 0, 1);
+    /* softmax: max (1), subtract (1), exp (1), sum (1), divide (1) = 5 */
+    case K_SOFTMAX: return per_element(op, c, 5, 0, 1);
+    /* (grad_output, output, dim, input_dtype): both read, grad written; 3 */
+    case K_SOFTMAX_BW: return per_element(op, c, 3, 0, 1);
+    case K_ELT1: return eltwise(op, c, 1);
+    case K_ELT2: return eltwise(op, c, 2);
+    case K_ELT4: return eltwise(op, c, 4);
+    case K_REDUCE: return reduce(op, c, 1);
+    case K_COPY_INTO: return copy_into(op, c);
+    case K_TO: return to_copy(op, c);
+    case K_CLONE: return gather_copy(op, c);
+    case K_FILL: return fill(op, c);
+    case K_FOREACH1: return foreach_op(op, c, 1);
+    case K_FOREACH2: return foreach_op(op, c, 2);
+    case K_ADAM: return fused_adam(op, c);
+    }
+    return false;
+}
+
+/* ---- the roof a kernel's name says -------------------------------------- */
+
+static bool has(const char *s, const char *w)
+{
+    return strstr(s, w) != NULL;
+}
+
+/* AMD Tensile (rocBLAS, hipBLASLt): Cijk_Ailk_Bljk_<types>_..._MI<m>x<n>x<k>...:
+ * types HHS (half in/out, single accumulate), BBS (bf16), SSS, DDD, I8II,
+ * F8... ; MI: matrix cores. */
+static const char *amd_roof(const char *n, const char **noted)
+{
+    bool mi = has(n, "_mi");
+    *noted = "";
+    if (has(n, "_f8") || has(n, "f8f8") || has(n, "_b8"))
+        return "fp8";
+    if (has(n, "_i8") || has(n, "4xi8"))
+        return "int8";
+    if (has(n, "_bbs") || has(n, "_bss") || has(n, "_bb_") || has(n, "_bbh"))
+        return mi ? "bf16" : "bf16-cuda";
+    if (has(n, "_hhs") || has(n, "_hss") || has(n, "_hh_") || has(n, "_hhh"))
+        return mi ? "fp16" : "fp16-cuda";
+    if (has(n, "_ddd") || has(n, "_dd_") || has(n, "_db_"))
+        return mi ? "fp64-tc" : "fp64";
+    if (has(n, "_sss") || has(n, "_ss_") || has(n, "_sb_"))
+        return "fp32";
+    return NULL;
+}
+
+static const char *generous(const char *dtype, bool matmul)
+{
+    if (strcmp(dtype, "fp32") == 0)
+        return matmul ? "tf32" : "fp32";
+    if (strcmp(dtype, "fp16") == 0)
+        return matmul ? "fp16" : "fp16-cuda";
+    if (strcmp(dtype, "bf16") == 0)
+        return matmul ? "bf16" : "bf16-cuda";
+    if (strcmp(dtype, "fp64") == 0)
+        return matmul ? "fp64-tc" : "fp64";
+    if (strcmp(dtype, "fp8") == 0)
+        return matmul ? "fp8" : "fp16-cuda";
+    if (strcmp(dtype, "int8") == 0 && matmul)
+        return "int8";
+    return "";
+}
+
+const char *rl_torch_kernel_roof(const char *kernel, const char *dtype, bool matmul,
+                                 const char **noted)
+{
+    static const char *const from_dtype =
+        "the kernel name does not say: the dtype's most generous roof";
+    char n[512];
+    size_t k = 0;
+    for (; kernel && kernel[k] && k + 1 < sizeof n; k++)
+        n[k] = (char)tolower((unsigned char)kernel[k]);
+    n[k] = 0;
+    dtype = dtype ? dtype : "";
+    *noted = "";
+    if (!matmul) /* elementwise and reductions: CUDA cores of the dtype */
+        return generous(dtype, false);
+    if (strncmp(n, "cijk_", 5) == 0) {
+        const char *r = amd_roof(n, noted);
+        if (r)
+            return r;
+    }
+    if (has(n, "e4m3") || has(n, "e5m2") || has(n, "fp8") || has(n, "qmma") ||
+        has(n, "f8f6f4"))
+        return "fp8";
+    if (has(n, "i8816") || has(n, "imma") || has(n, "int8") || has(n, "i8i8") ||
+        has(n, "s8s8"))
+        return "int8";
+    if (has(n, "bf16"))
+        return "bf16";
+    if (has(n, "h1688") || has(n, "h16816") || has(n, "h884") || has(n, "hgemm") ||
+        has(n, "f16") || has(n, "fp16") || has(n, "hmma") || has(n, "half"))
+        return "fp16";
+    if (has(n, "tf32") || has(n, "s1688") || has(n, "s16816") || has(n, "xf32"))
+        return "tf32";
+    if (has(n, "dmma") || has(n, "d884") || has(n, "tensorop_d"))
+        return "fp64-tc";
+    if (has(n, "sgemm") || has(n, "gemv") || has(n, "gemmsn") || has(n, "gemmk1"))
+        return generous(dtype, false)[0] ? generous(dtype, false) : "fp32";
+    const char *r = generous(dtype, true);
+    if (r[0])
+        *noted = from_dtype;
+    return r;
+}

@@ -1,0 +1,387 @@
+/* jsonstream.c - a streaming JSON tokenizer over a fixed buffer (the trace readers' one pull parser).
+ *
+ * A trace holds hundreds of thousands of records: a DOM parser (cJSON)
+ * would need several times the file in memory. The reader pulls tokens
+ * from a fixed buffer refilled from a FILE or by pread.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "analyzer/util/jsonstream.h"
+
+#include "analyzer/util/error.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int rl_jsr_fail(struct rl_jsr *r, int code, const char *fmt, ...)
+{
+    if (r->err)
+        return r->err;
+    char msg[RL_ERRMSG_SIZE];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    r->err = code;
+    rl_fail(r->errmsg, code, "'%s': line %d: %s", r->what, r->line, msg);
+    return code;
+}
+
+int rl__jsr_refill(struct rl_jsr *r)
+{
+    if (r->pos < r->len)
+        return (unsigned char)r->buf[r->pos];
+    if (r->eof)
+        return -1;
+    r->base += (off_t)r->len;
+    if (r->f) {
+        r->len = fread(r->buf, 1, RL_JSR_BUF_BYTES, r->f);
+    } else {
+        ssize_t n = pread(r->fd, r->buf, RL_JSR_BUF_BYTES, r->off);
+        r->len = n > 0 ? (size_t)n : 0;
+        r->off += (off_t)r->len;
+    }
+    r->pos = 0;
+    if (r->len < RL_JSR_BUF_BYTES)
+        r->eof = true;
+    if (r->len == 0)
+        return -1;
+    return (unsigned char)r->buf[r->pos];
+}
+
+static int str_push(struct rl_jsr *r, const char *p, size_t n)
+{
+    if (r->str_len + n + 1 > r->str_cap) {
+        size_t cap = r->str_cap ? r->str_cap : 256;
+        while (cap < r->str_len + n + 1)
+            cap *= 2;
+        char *s = realloc(r->str, cap);
+        if (!s)
+            return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
+        r->str = s;
+        r->str_cap = cap;
+    }
+    memcpy(r->str + r->str_len, p, n);
+    r->str_len += n;
+    r->str[r->str_len] = 0;
+    return 0;
+}
+
+static int hex4(struct rl_jsr *r, unsigned *out)
+{
+    *out = 0;
+    for (int i = 0; i < 4; i++) {
+        int c = rl_jsr_get(r), v = c >= '0' && c <= '9'   ? c - '0'
+                            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                   : -1;
+        if (v < 0)
+            return rl_jsr_fail(r, RL_EPARSE, "malformed \\u escape in a string");
+        *out = *out * 16 + (unsigned)v;
+    }
+    return 0;
+}
+
+static int read_string(struct rl_jsr *r)
+{
+    r->str_len = 0;
+    if (str_push(r, "", 0))
+        return r->err;
+    for (;;) {
+        /* Copy the plain run up to the next quote or backslash at once. */
+        if (rl_jsr_peek(r) < 0)
+            return rl_jsr_fail(r, RL_EPARSE, "truncated: a string never ends");
+        const char *p = r->buf + r->pos, *end = r->buf + r->len, *q = p;
+        while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
+            q++;
+        if (q > p && str_push(r, p, (size_t)(q - p)))
+            return r->err;
+        r->pos += (size_t)(q - p);
+        if (q == end)
+            continue;
+        int c = rl_jsr_get(r);
+        if (c == '"')
+            return 0;
+        if (c != '\\')
+            return rl_jsr_fail(r, RL_EPARSE, "control character in a string");
+        c = rl_jsr_get(r);
+        char ch;
+        switch (c) {
+        case '"': ch = '"'; break;
+        case '\\': ch = '\\'; break;
+        case '/': ch = '/'; break;
+        case 'b': ch = '\b'; break;
+        case 'f': ch = '\f'; break;
+        case 'n': ch = '\n'; break;
+        case 'r': ch = '\r'; break;
+        case 't': ch = '\t'; break;
+        case 'u': {
+            unsigned u;
+            if (hex4(r, &u))
+                return r->err;
+            if (u >= 0xD800 && u < 0xDC00) { /* a surrogate pair */
+                unsigned lo;
+                if (rl_jsr_get(r) != '\\' || rl_jsr_get(r) != 'u' || hex4(r, &lo) || lo < 0xDC00 || lo > 0xDFFF)
+                    return rl_jsr_fail(r, RL_EPARSE, "malformed surrogate pair in a string");
+                u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+            }
+            char b[4];
+            size_t n = u < 0x80 ? 1 : u < 0x800 ? 2 : u < 0x10000 ? 3 : 4;
+            if (n == 1)
+                b[0] = (char)u;
+            else if (n == 2)
+                b[0] = (char)(0xC0 | u >> 6), b[1] = (char)(0x80 | (u & 0x3F));
+            else if (n == 3)
+                b[0] = (char)(0xE0 | u >> 12), b[1] = (char)(0x80 | (u >> 6 & 0x3F)),
+                b[2] = (char)(0x80 | (u & 0x3F));
+            else
+                b[0] = (char)(0xF0 | u >> 18), b[1] = (char)(0x80 | (u >> 12 & 0x3F)),
+                b[2] = (char)(0x80 | (u >> 6 & 0x3F)), b[3] = (char)(0x80 | (u & 0x3F));
+            if (str_push(r, b, n))
+                return r->err;
+            continue;
+        }
+        default:
+            return rl_jsr_fail(r, RL_EPARSE, "bad escape in a string");
+        }
+        if (str_push(r, &ch, 1))
+            return r->err;
+    }
+}
+
+static int read_number(struct rl_jsr *r, int first)
+{
+    char tmp[64];
+    size_t n = 0;
+    tmp[n++] = (char)first;
+    bool integer = true;
+    uint64_t v = first >= '0' && first <= '9' ? (uint64_t)(first - '0') : 0;
+    int digits = first >= '0' && first <= '9';
+    for (;;) {
+        int c = rl_jsr_peek(r);
+        if (c >= '0' && c <= '9') {
+            v = v * 10 + (uint64_t)(c - '0');
+            digits++;
+        } else if (c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
+            integer = false;
+        } else {
+            break;
+        }
+        if (n + 1 >= sizeof tmp)
+            return rl_jsr_fail(r, RL_EPARSE, "number too long");
+        tmp[n++] = (char)c;
+        r->pos++;
+    }
+    tmp[n] = 0;
+    memcpy(r->num_text, tmp, n + 1);
+    /* Integers below 2^53, the common case, skip strtod. */
+    if (integer && digits > 0 && digits <= 15 && (first != '-' || n > 1)) {
+        r->num = first == '-' ? -(double)v : (double)v;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    r->num = strtod(tmp, &end);
+    if (*end || end == tmp || digits == 0)
+        return rl_jsr_fail(r, RL_EPARSE, "malformed number '%s'", tmp);
+    return 0;
+}
+
+/* Skip blanks, counting lines; the next byte after them (-1 at the end). */
+int rl_jsr_skip_ws(struct rl_jsr *r)
+{
+    for (;;) {
+        if (rl_jsr_peek(r) < 0)
+            return -1;
+        const char *p = r->buf + r->pos, *end = r->buf + r->len;
+        while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
+            r->line += *p++ == '\n';
+        r->pos = (size_t)(p - r->buf);
+        if (p < end)
+            return (unsigned char)*p;
+    }
+}
+
+static int expect_word(struct rl_jsr *r, const char *rest)
+{
+    for (const char *p = rest; *p; p++)
+        if (rl_jsr_get(r) != *p)
+            return rl_jsr_fail(r, RL_EPARSE, "malformed JSON (expected true, false or null)");
+    return 0;
+}
+
+enum rl_jsr_tok rl_jsr_next(struct rl_jsr *r)
+{
+    for (;;) {
+        rl_jsr_skip_ws(r);
+        int c = rl_jsr_get(r);
+        switch (c) {
+        case -1: return RL_TOK_EOF;
+        case '\n': r->line++; continue;
+        case ' ': case '\t': case '\r': continue;
+        case '{': return RL_TOK_LBRACE;
+        case '}': return RL_TOK_RBRACE;
+        case '[': return RL_TOK_LBRACKET;
+        case ']': return RL_TOK_RBRACKET;
+        case ':': return RL_TOK_COLON;
+        case ',': return RL_TOK_COMMA;
+        case '"': return read_string(r) ? RL_TOK_EOF : RL_TOK_STRING;
+        case 't': return expect_word(r, "rue") ? RL_TOK_EOF : RL_TOK_TRUE;
+        case 'f': return expect_word(r, "alse") ? RL_TOK_EOF : RL_TOK_FALSE;
+        case 'n': return expect_word(r, "ull") ? RL_TOK_EOF : RL_TOK_NULL;
+        default:
+            if (c == '-' || (c >= '0' && c <= '9'))
+                return read_number(r, c) ? RL_TOK_EOF : RL_TOK_NUMBER;
+            rl_jsr_fail(r, RL_EPARSE, "malformed JSON near '%c'", c);
+            return RL_TOK_EOF;
+        }
+    }
+}
+
+int rl_jsr_expect(struct rl_jsr *r, enum rl_jsr_tok want, const char *what)
+{
+    enum rl_jsr_tok t = rl_jsr_next(r);
+    if (t == want)
+        return 0;
+    if (r->err)
+        return r->err;
+    return rl_jsr_fail(r, RL_EPARSE, t == RL_TOK_EOF ? "truncated: expected %s" : "expected %s", what);
+}
+
+
+/* Skip the rest of a container opened by t. */
+static int skip_container(struct rl_jsr *r, enum rl_jsr_tok close)
+{
+    bool first = true;
+    for (;;) {
+        enum rl_jsr_tok t = rl_jsr_next(r);
+        if (t == close && first)
+            return 0;
+        if (close == RL_TOK_RBRACE) {
+            if (t != RL_TOK_STRING)
+                return rl_jsr_fail(r, RL_EPARSE, t == RL_TOK_EOF ? "truncated object" : "expected a key");
+            if (rl_jsr_expect(r, RL_TOK_COLON, "':'"))
+                return r->err;
+            t = rl_jsr_next(r);
+        }
+        if (rl_jsr_skip_value(r, t))
+            return r->err;
+        first = false;
+        t = rl_jsr_next(r);
+        if (t == close)
+            return 0;
+        if (t != RL_TOK_COMMA)
+            return rl_jsr_fail(r, RL_EPARSE, t == RL_TOK_EOF ? "truncated" : "expected ',' or a closing bracket");
+    }
+}
+
+int rl_jsr_skip_value(struct rl_jsr *r, enum rl_jsr_tok t)
+{
+    switch (t) {
+    case RL_TOK_LBRACE: return skip_container(r, RL_TOK_RBRACE);
+    case RL_TOK_LBRACKET: return skip_container(r, RL_TOK_RBRACKET);
+    case RL_TOK_STRING: case RL_TOK_NUMBER: case RL_TOK_TRUE: case RL_TOK_FALSE: case RL_TOK_NULL: return 0;
+    default:
+        return r->err ? r->err : rl_jsr_fail(r, RL_EPARSE, t == RL_TOK_EOF ? "truncated: expected a value"
+                                                              : "expected a value");
+    }
+}
+
+/* Skip a value without tokenizing it: the fields a roofline does not need
+ * are most of a launch record. Scalars are checked for their characters
+ * only. */
+int rl_jsr_skip_fast(struct rl_jsr *r)
+{
+    int c = rl_jsr_skip_ws(r);
+    if (c == '{' || c == '[')
+        return rl_jsr_skip_value(r, rl_jsr_next(r));
+    if (c == '"') {
+        r->pos++;
+        for (;;) {
+            if (rl_jsr_peek(r) < 0)
+                return rl_jsr_fail(r, RL_EPARSE, "truncated: a string never ends");
+            const char *p = r->buf + r->pos, *end = r->buf + r->len;
+            while (p < end && *p != '"' && *p != '\\')
+                p++;
+            r->pos = (size_t)(p - r->buf);
+            if (p == end)
+                continue;
+            r->pos++;
+            if (*p == '"')
+                return 0;
+            if (rl_jsr_get(r) < 0) /* the escaped character */
+                return rl_jsr_fail(r, RL_EPARSE, "truncated: a string never ends");
+        }
+    }
+    size_t n = 0;
+    for (;; n++) {
+        c = rl_jsr_peek(r);
+        if (c < 0 || c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' ||
+            c == '\t')
+            break;
+        if (!((c >= '0' && c <= '9') || (c && strchr(".-+eEtruefalsn", c)))) /* NUL: no letter */
+            return rl_jsr_fail(r, RL_EPARSE, "malformed JSON near '%c'", c);
+        r->pos++;
+    }
+    return n ? 0 : rl_jsr_fail(r, RL_EPARSE, c < 0 ? "truncated: expected a value" : "expected a value");
+}
+
+/* The next token when it is a key: copied straight into key (keys are
+ * short and plain; one with escapes takes the general path). */
+enum rl_jsr_tok rl_jsr_next_key(struct rl_jsr *r, char *key, size_t size)
+{
+    int c;
+    while ((c = rl_jsr_peek(r)) == ' ' || c == '\n' || c == '\t' || c == '\r') {
+        r->line += c == '\n';
+        r->pos++;
+    }
+    if (c != '"' || r->len - r->pos < size + 2)
+        goto general;
+    const char *p = r->buf + r->pos + 1;
+    for (size_t n = 0; n + 1 < size; n++) {
+        if (p[n] == '"') {
+            memcpy(key, p, n);
+            key[n] = 0;
+            r->pos += n + 2;
+            return RL_TOK_STRING;
+        }
+        if (p[n] == '\\' || (unsigned char)p[n] < 0x20)
+            break;
+    }
+general:;
+    enum rl_jsr_tok t = rl_jsr_next(r);
+    if (t == RL_TOK_STRING) {
+        size_t kn = r->str_len < size - 1 ? r->str_len : size - 1;
+        memcpy(key, r->str, kn);
+        key[kn] = 0;
+    }
+    return t;
+}
+
+int rl_jsr_read_object(struct rl_jsr *r, void *ctx, rl_jsr_field_fn field)
+{
+    char key[64];
+    enum rl_jsr_tok t = rl_jsr_next_key(r, key, sizeof key);
+    if (t == RL_TOK_RBRACE)
+        return 0;
+    for (;;) {
+        if (t != RL_TOK_STRING)
+            return r->err ? r->err
+                          : rl_jsr_fail(r, RL_EPARSE, t == RL_TOK_EOF ? "truncated object" : "expected a key");
+        if (rl_jsr_expect(r, RL_TOK_COLON, "':'"))
+            return r->err;
+        if (field(r, ctx, key))
+            return r->err;
+        t = rl_jsr_next(r);
+        if (t == RL_TOK_RBRACE)
+            return 0;
+        if (t != RL_TOK_COMMA)
+            return r->err ? r->err
+                          : rl_jsr_fail(r, RL_EPARSE, t == RL_TOK_EOF ? "truncated object" : "expected ',' or '}'");
+        t = rl_jsr_next_key(r, key, sizeof key);
+    }
+}
+

@@ -1,0 +1,86 @@
+/* jsonstream.h - a streaming JSON tokenizer over a fixed buffer: the one JSON pull parser of the trace readers (roofline traces, PyTorch profiler traces). */
+#ifndef RL_JSONSTREAM_H
+#define RL_JSONSTREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* The reader's buffer: input is pulled in reads of this size. */
+#define RL_JSR_BUF_BYTES (1u << 20)
+
+enum rl_jsr_tok { RL_TOK_EOF, RL_TOK_LBRACE, RL_TOK_RBRACE, RL_TOK_LBRACKET, RL_TOK_RBRACKET,
+                  RL_TOK_COLON, RL_TOK_COMMA, RL_TOK_STRING, RL_TOK_NUMBER, RL_TOK_TRUE,
+                  RL_TOK_FALSE, RL_TOK_NULL };
+
+/* A reader over a FILE (f), or over fd read with pread from off (f NULL).
+ * The caller sets f or fd/off/base, what, errmsg and buf (RL_JSR_BUF_BYTES,
+ * owned by the caller), zeroes the rest, and frees str when done. */
+struct rl_jsr {
+    FILE *f;            /* or, when NULL, fd read with pread from off */
+    int fd;
+    off_t off;
+    off_t base;         /* file offset of buf[0] */
+    const char *what;
+    char *buf;
+    size_t len, pos;
+    int line;
+    bool eof;
+    char *str;          /* the last string token, decoded */
+    size_t str_len, str_cap;
+    double num;         /* the last number token */
+    char num_text[64];  /* ... as written (for digits past a double's) */
+    char *errmsg;
+    int err;            /* first error, sticky */
+};
+
+/* Refill the buffer when it is used up: the next byte, or -1 at the end. */
+int rl__jsr_refill(struct rl_jsr *r);
+
+/* The next byte, or -1 at the end. */
+static inline int rl_jsr_peek(struct rl_jsr *r)
+{
+    if (r->pos == r->len)
+        return rl__jsr_refill(r);
+    return (unsigned char)r->buf[r->pos];
+}
+
+static inline int rl_jsr_get(struct rl_jsr *r)
+{
+    int c = rl_jsr_peek(r);
+    if (c >= 0)
+        r->pos++;
+    return c;
+}
+
+/* Skip blanks, counting lines; the next byte after them (-1 at the end). */
+int rl_jsr_skip_ws(struct rl_jsr *r);
+
+/* Record the first error (sticky): errmsg gets "'<what>': line L: <msg>".
+ * Returns the error code (the first one when one was already recorded). */
+int rl_jsr_fail(struct rl_jsr *r, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Tokens */
+
+/* The next token; a string's decoded text is in str (str_len bytes), a
+ * number in num. RL_TOK_EOF at the end or on an error (err set). */
+enum rl_jsr_tok rl_jsr_next(struct rl_jsr *r);
+/* The next token must be `want` (`what` names it in the error). */
+int rl_jsr_expect(struct rl_jsr *r, enum rl_jsr_tok want, const char *what);
+/* Skip the value that starts with token t (read by rl_jsr_next). */
+int rl_jsr_skip_value(struct rl_jsr *r, enum rl_jsr_tok t);
+/* Skip the next value without tokenizing it (scalars checked for their
+ * characters only). */
+int rl_jsr_skip_fast(struct rl_jsr *r);
+/* The next token when it is a key, copied into key (size bytes, cut). */
+enum rl_jsr_tok rl_jsr_next_key(struct rl_jsr *r, char *key, size_t size);
+
+/* Objects: after its '{', call field(r, ctx, key) for each key with the
+ * reader before the value, which the field reads (rl_jsr_next) or skips
+ * (rl_jsr_skip_fast); reads the closing '}'. 0 or the error. */
+typedef int (*rl_jsr_field_fn)(struct rl_jsr *r, void *ctx, const char *key);
+int rl_jsr_read_object(struct rl_jsr *r, void *ctx, rl_jsr_field_fn field);
+
+#endif
