@@ -31,6 +31,10 @@ struct rl_report_row {
      * or a data-movement kernel): the DRAM bandwidth against its roof. */
     bool memory_only;
     double pct_of_memory_roof;      /* achieved DRAM GB/s / the DRAM roof x 100; NAN */
+    /* Compute points: FLOPs without bytes (an export without byte
+     * counters): the achieved FLOP/s against its compute roof (v's
+     * attainable = the peak), no intensity; bound unknown. */
+    bool compute_only;
     /* Guards: numbers a reader must not trust as they are. */
     bool over_roof;                 /* above 100% of its roof: wrong GPU, factor or unit */
     bool l2_below_dram;             /* fewer L2 than DRAM bytes: a counter or unit is wrong */
@@ -47,7 +51,7 @@ struct rl_report_row {
     uint32_t ranks;
     double time_ns_max_rank;
     char evidence[200];             /* why "neither"; "" otherwise */
-    char sentence[480];             /* the one-line explanation */
+    char sentence[640];             /* the one-line explanation (its name shortened) */
 };
 
 struct rl_report {
