@@ -158,6 +158,32 @@ START_TEST(params_results_carry_every_key)
 }
 END_TEST
 
+START_TEST(params_accepts_train)
+{
+    /* --params already sizes training's model states: --train says the
+     * same and gives the same result (the paper's 7.5e9 on DP 64, ZeRO 1:
+     * 7.5e9 x (2 + 2) + 7.5e9 x 12 / 64 = 31.40625e9 bytes per GPU). What
+     * needs a shape stays refused, with one usage line. */
+    struct rl_run plain = rl_test_cli(NULL, "llm", "--params", "7.5e9", "--dp", "64", "--zero",
+                                      "1", "--json", (const char *)NULL);
+    struct rl_run train = rl_test_cli(NULL, "llm", "--params", "7.5e9", "--train", "--dp", "64",
+                                      "--zero", "1", "--json", (const char *)NULL);
+    ck_assert_msg(train.status == 0, "exit %d: %s", train.status, train.err);
+    ck_assert_str_eq(train.out, plain.out);
+    cJSON *doc = run_json(&train);
+    ck_assert_double_eq_tol(rl_json_number(doc, "model_state_bytes_per_gpu"), 31.40625e9, 1);
+    cJSON_Delete(doc);
+    rl_run_release(&plain);
+    rl_run_release(&train);
+    struct rl_run re = rl_test_cli(NULL, "llm", "--params", "7.5e9", "--train", "--recompute",
+                                   (const char *)NULL);
+    ck_assert_int_eq(re.status, 2);
+    ck_assert_msg(strstr(re.err, "--params sizes model states only: no --measure, --recompute"),
+                  "%s", re.err);
+    rl_run_release(&re);
+}
+END_TEST
+
 START_TEST(measure_needs_an_nvidia_gpu)
 {
     /* --measure runs the layers on this machine's GPU: an MI300X's
@@ -416,6 +442,7 @@ static Suite *llm_edges_suite(void)
     tcase_add_test(limits, batch_lists_without_a_number);
     tcase_add_test(limits, counts_past_an_int);
     tcase_add_test(limits, params_results_carry_every_key);
+    tcase_add_test(limits, params_accepts_train);
     tcase_add_test(limits, measure_needs_an_nvidia_gpu);
     tcase_add_test(limits, plan_skips_what_it_cannot_time);
     suite_add_tcase(s, limits);

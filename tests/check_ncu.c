@@ -487,12 +487,17 @@ START_TEST(tensor_counters_at_zero_and_one)
     ck_assert_uint_eq(only_group()->counted, 0);
     ck_assert_uint_eq(st.without_counts, 1);
     ck_assert_uint_eq(st.tensor_unknown, 0);
-    /* FLOP counters without bytes: timing only. */
+    /* FLOP counters without bytes: a compute point, its FLOPs kept (64
+     * FFMA = 128 FLOPs, FP32), no intensity; not timing only. */
     csv = LONG_HEADER ROW("0", "c", SASS("ffma"), "inst", "64");
     ck_assert_msg(parse(csv, NAN) == 0, "%s", err);
     ck_assert_uint_eq(only_group()->counted, 0);
-    ck_assert_str_eq(only_group()->precision, "");
+    ck_assert_uint_eq(only_group()->flops_only, 1);
+    ck_assert_double_eq(only_group()->flops_only_flops, 128);
+    ck_assert_str_eq(only_group()->precision, "fp32");
     ck_assert_uint_eq(st.without_counts, 1);
+    ck_assert_uint_eq(st.flops_only, 1);
+    ck_assert_uint_eq(st.timing_only, 0);
     /* dram__bytes.sum stands in only when read and write are both absent:
      * beside a write counter alone, no DRAM bytes (L2 bytes keep it
      * counted). */

@@ -754,17 +754,17 @@ START_TEST(csv_fields)
         csv,
         "name,grid,block,launches,counted,time_ns,time_share,flops,dram_bytes,l2_bytes,l1_bytes,"
         "ai_dram_flop_per_byte,ai_l2_flop_per_byte,ai_l1_flop_per_byte,achieved_tflops,"
-        "achieved_dram_gbs,attainable_tflops,pct_of_roof,ridge_flop_per_byte,pct_of_memory_roof,"
-        "flags,roof,roof_origin,"
+        "achieved_dram_gbs,attainable_tflops,pct_of_roof,ridge_flop_per_byte,ridge_level,"
+        "pct_of_memory_roof,flags,roof,roof_origin,"
         "origin,bound,limiter,sentence\n"
-        "\"comp\",1x1x1,128x1x1,1,1,2000000,0.5,1e+12,1e+09,2e+09,,1000,500,,500,500,1000,50,200,,,"
+        "\"comp\",1x1x1,128x1x1,1,1,2000000,0.5,1e+12,1e+09,2e+09,,1000,500,,500,500,1000,50,200,dram,,,"
         "bf16,datasheet,measured,compute,,\"" S_COMP "\"\n"
-        "\"copy\"\"q\",1x1x1,128x1x1,1,0,1600000,0.4,,,,,,,,,,,,,,,,,measured,unknown,,"
+        "\"copy\"\"q\",1x1x1,128x1x1,1,0,1600000,0.4,,,,,,,,,,,,,,,,,,measured,unknown,,"
         "\"copy\"\"q: 40% of GPU time, timing only: no FLOPs or bytes were counted (see the "
         "notes)\"\n"
-        "\"mem|a\",4x5x3,128x2x1,1,1,400000,0.1,1e+10,1e+09,,,10,,,25,2500,50,50,200,,,bf16,"
+        "\"mem|a\",4x5x3,128x2x1,1,1,400000,0.1,1e+10,1e+09,,,10,,,25,2500,50,50,200,dram,,,bf16,"
         "datasheet,measured,memory,dram,\"" S_MEM "\"\n"
-        "\"untimed\",1x1x1,128x1x1,1,1,,,1e+09,10000000,,,100,,,,,500,,200,,,bf16,datasheet,analytic,"
+        "\"untimed\",1x1x1,128x1x1,1,1,,,1e+09,10000000,,,100,,,,,500,,200,dram,,,bf16,datasheet,analytic,"
         "memory,dram,\"" S_UNTIMED "\"\n");
     free(csv);
     rl_report_release(&r);

@@ -101,13 +101,18 @@ START_TEST(first_counted_launch_gives_the_precision)
 }
 END_TEST
 
-START_TEST(flops_without_bytes_are_timing_only)
+START_TEST(flops_without_bytes_are_kept_apart)
 {
-    /* FLOPs but no byte count at any level: cannot be placed, so neither its
-     * FLOPs nor its precision are kept. */
+    /* FLOPs but no byte count at any level: no intensity, but the FLOPs
+     * are counted all the same, apart from the launches with bytes (a
+     * compute point when the group has no counted launch); the counted
+     * launch names the precision. */
     ck_assert_msg(read_trace("", "{\"name\": \"k\", \"flops\": 100, \"time_ns\": 9,"
                                  " \"precision\": \"bf16\"},"
                                  "{\"name\": \"k\", \"flops\": 7, \"l1_bytes\": 1, \"time_ns\": 1,"
+                                 " \"precision\": \"fp32\"},"
+                                 "{\"name\": \"f\", \"flops\": 64, \"precision\": \"fp64\"},"
+                                 "{\"name\": \"f\", \"flops\": 36, \"time_ns\": 5,"
                                  " \"precision\": \"fp32\"}") == 0,
                   "%s", err);
     const struct rl_trace_group *k = group("k");
@@ -117,6 +122,15 @@ START_TEST(flops_without_bytes_are_timing_only)
     ck_assert_str_eq(k->precision, "fp32");
     ck_assert_double_eq(k->time_ns, 10);
     ck_assert_double_eq(k->counted_time_ns, 1);
+    ck_assert_uint_eq(k->flops_only, 1);
+    ck_assert_double_eq(k->flops_only_flops, 100);
+    const struct rl_trace_group *f = group("f");
+    ck_assert_uint_eq(f->counted, 0);
+    ck_assert_uint_eq(f->flops_only, 2);
+    ck_assert_uint_eq(f->flops_only_timed, 1);
+    ck_assert_double_eq(f->flops_only_flops, 100);
+    ck_assert_double_eq(f->flops_only_time_ns, 5);
+    ck_assert_str_eq(f->precision, "fp64");
 }
 END_TEST
 
@@ -1556,7 +1570,7 @@ static Suite *tracefile_suite(void)
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, NULL, teardown);
-    tcase_add_test(limits, flops_without_bytes_are_timing_only);
+    tcase_add_test(limits, flops_without_bytes_are_kept_apart);
     tcase_add_test(limits, negative_numbers_are_refused);
     tcase_add_test(limits, bad_fields_are_refused);
     tcase_add_test(limits, string_escapes);

@@ -29,7 +29,8 @@ static const char usage_text[] =
     "                    [--system S] [--comm FILE] [--nic-gbps R [--nics-per-node K]]\n"
     "                    [--train [--recompute] [--zero 0|1|2|3]]\n"
     "                    [--measure [--device N]]\n"
-    "       roofline llm --params N [--gpu G] [--tp N] [--pp N] [--dp N] [--zero S] [--json]\n"
+    "       roofline llm --params N [--train] [--gpu G] [--tp N] [--pp N] [--dp N] [--zero S]\n"
+    "                    [--json]\n"
     "       roofline llm plan --model M --gpu G --gpus N [...]   (roofline llm plan -h)\n"
     "\n"
     "Count the FLOPs and bytes (weights, activations, KV cache) of every operator\n"
@@ -754,9 +755,11 @@ int cmd_llm(int argc, char **argv)
     if (zero_given && r.lay.zero && !r.lay.train && !r.params_only)
         return cli_usage_error("llm", "--zero partitions training state: give --train (or "
                                       "--params)");
-    if (r.params_only && (do_measure || r.lay.train || batches || r.lay.ep > 1))
+    /* --params is training's model states already: --train says it again
+     * and is accepted; what needs a shape or a GPU is refused. */
+    if (r.params_only && (do_measure || r.lay.recompute || batches || r.lay.ep > 1))
         return cli_usage_error("llm", "--params sizes model states only: no --measure, "
-                                      "--train, --batch or --ep");
+                                      "--recompute, --batch or --ep");
     if ((long long)r.lay.tp * r.lay.pp * r.lay.dp * r.lay.ep > LLM_MAX_LAYOUT_GPUS)
         return cli_usage_error("llm", "TP x PP x DP x EP is %lld GPUs: at most %d",
                                (long long)r.lay.tp * r.lay.pp * r.lay.dp * r.lay.ep,

@@ -790,6 +790,24 @@ static void missing_flops(struct importer *im)
         out[0] = 0;
 }
 
+/* The byte counters a FLOPs-only export lacks, for `ncu --metrics`. */
+static void missing_bytes(struct importer *im)
+{
+    char *out = im->stats->missing_bytes;
+    size_t size = sizeof im->stats->missing_bytes, used = strlen(out);
+    if (used)
+        return;
+    size_t nq;
+    const struct rl_q_def *d = rl_q_defs(&nq);
+    bool dram = im->seen[X_DRAM_TOTAL];
+    for (int q = RL_Q_DRAM_READ; q <= RL_Q_L1_BYTES; q++)
+        if (!im->seen[q] && !(dram && q <= RL_Q_DRAM_WRITE))
+            used += (size_t)snprintf(out + used, used < size ? size - used : 0, "%s%s",
+                                     used ? "," : "", d[q].candidates[0]);
+    if (used >= size)
+        out[0] = 0;
+}
+
 static int kernel_flush(struct importer *im, struct kernel *k)
 {
     if (!k->name || !k->name[0])
@@ -821,7 +839,9 @@ static int kernel_flush(struct importer *im, struct kernel *k)
     rl_counts_derive(q, im->factor, &c);
     double bytes[RL_MEM_COUNT] = {c.dram_bytes, c.l2_bytes, c.l1_bytes};
     bool have_bytes = !isnan(bytes[0]) || !isnan(bytes[1]) || !isnan(bytes[2]);
-    double flops = have_bytes ? c.flops : NAN;
+    /* FLOPs without bytes are kept: a compute point (no intensity); no
+     * FLOPs and no bytes leave nothing to place (timing only). */
+    double flops = have_bytes || c.flops > 0 ? c.flops : NAN;
     struct rl_ncu_stats *st = im->stats;
     st->kernels++;
     bool tensor = false, tensor_ops = false, cuda = false;
@@ -859,7 +879,11 @@ static int kernel_flush(struct importer *im, struct kernel *k)
             st->tensor_inferred++;
         }
     }
-    if (isnan(flops)) {
+    if (!isnan(flops) && !have_bytes) {
+        st->without_counts++;
+        st->flops_only++;
+        missing_bytes(im);
+    } else if (isnan(flops)) {
         /* Why it is not on the roofline: one reason per kernel. */
         st->without_counts++;
         if (!have_bytes)
@@ -1246,6 +1270,14 @@ void rl_ncu_notes(const struct rl_ncu_stats *st, char *out, size_t size)
         NOTE("%zu kernels have Tensor Core ops but no FLOPs: give --tensor-flops-per-op "
              "(the factor `roofline trace` prints in its tensor check)",
              st->tensor_unknown);
+    if (st->flops_only)
+        NOTE("%zu of %zu kernels have FLOPs but no byte counters in this export: shown as "
+             "compute points (achieved FLOP/s against the compute roof, no intensity); to place "
+             "them on the roofline add `--metrics %s` to the ncu command",
+             st->flops_only, st->kernels,
+             st->missing_bytes[0] ? st->missing_bytes
+                                  : "dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,"
+                                    "l1tex__t_bytes.sum");
     if (st->timing_only)
         NOTE("%zu of %zu kernels have no byte counters in this export: timing only (export "
              "with `--metrics` from `roofline metrics --ncu --chip CHIP`)",

@@ -11,7 +11,8 @@
 struct rl_ncu_stats {
     size_t kernels;              /* kernel results read */
     size_t without_counts;       /* no FLOPs or no bytes: not on the roofline; of those: */
-    size_t timing_only;          /*   no bytes */
+    size_t timing_only;          /*   no FLOPs, no bytes */
+    size_t flops_only;           /*   FLOPs, no byte counters: compute points */
     size_t bytes_only;           /*   bytes, no FLOP counters at all: memory points */
     size_t tensor_unknown;       /*   Tensor Core ops but no FLOPs-per-op factor */
     size_t tensor_inferred;      /* Tensor FLOPs inferred from pipe instructions x shape */
@@ -28,6 +29,7 @@ struct rl_ncu_stats {
     char devices[256];           /* device names the export gives, "; "-separated */
     size_t n_devices;            /* distinct device names (more than fit above counted) */
     char missing_flops[640];     /* bytes-only exports: the FLOP metrics to add, ','-joined */
+    char missing_bytes[160];     /* FLOPs-only exports: the byte metrics to add, ','-joined */
 };
 
 /* Parse an ncu CSV held in text (len bytes; `what` names it in errors) and

@@ -614,7 +614,11 @@ static int add_launch(struct rl_trace_groups *g, const struct launch *l, uint64_
     struct rl_trace_group *grp = group_of(g, l);
     if (!grp)
         return RL_ENOMEM;
-    if (!isnan(l->flops) && grp->counted == 0) {
+    bool has_bytes = !isnan(l->bytes[RL_MEM_DRAM]) || !isnan(l->bytes[RL_MEM_L2]) ||
+                     !isnan(l->bytes[RL_MEM_L1]);
+    /* The first counted launch names the group's precision; until one
+     * comes, the first launch with FLOPs only. */
+    if (!isnan(l->flops) && grp->counted == 0 && (has_bytes || grp->flops_only == 0)) {
         snprintf(grp->precision, sizeof grp->precision, "%s", l->precision);
         grp->origin = l->origin;
     }
@@ -629,7 +633,15 @@ static int add_launch(struct rl_trace_groups *g, const struct launch *l, uint64_
         memcpy(grp->collective, l->collective, sizeof grp->collective);
     if (l->comm_group_size > 0 && !grp->comm_group_size)
         grp->comm_group_size = l->comm_group_size;
-    if (!isnan(l->flops)) {
+    if (!isnan(l->flops) && !has_bytes) {
+        /* FLOPs without a byte count at any level: a compute point. */
+        grp->flops_only += launches;
+        grp->flops_only_flops += l->flops;
+        if (!isnan(l->time_ns)) {
+            grp->flops_only_time_ns += l->time_ns;
+            grp->flops_only_timed += launches;
+        }
+    } else if (!isnan(l->flops)) {
         grp->counted += launches;
         grp->flops += l->flops;
         if (!isnan(l->time_ns)) {
@@ -638,8 +650,7 @@ static int add_launch(struct rl_trace_groups *g, const struct launch *l, uint64_
         }
         for (int m = 0; m < RL_MEM_COUNT; m++)
             grp->bytes[m] += l->bytes[m]; /* NAN stays NAN: a level not measured */
-    } else if (!isnan(l->bytes[RL_MEM_DRAM]) || !isnan(l->bytes[RL_MEM_L2]) ||
-               !isnan(l->bytes[RL_MEM_L1])) {
+    } else if (has_bytes) {
         grp->bytes_only += launches;
         for (int m = 0; m < RL_MEM_COUNT; m++)
             grp->bytes_only_bytes[m] += l->bytes[m];
@@ -810,11 +821,6 @@ static int counters_field(struct rl_jsr *r, void *ctx, const char *key)
  * only). RL_OK or RL_ENOMEM. */
 static int commit_launch(struct rl_trace_groups *g, struct launch *l)
 {
-    bool bytes = false;
-    for (int m = 0; m < RL_MEM_COUNT; m++)
-        bytes |= !isnan(l->bytes[m]);
-    if (!bytes)
-        l->flops = NAN;
     if (isnan(l->flops))
         l->precision[0] = 0, l->origin = RL_ORIGIN_MEASURED;
     if (add_launch(g, l, 1))
@@ -851,7 +857,8 @@ static int merge_groups(struct rl_trace_groups *g, const struct rl_trace_groups 
         struct rl_trace_group *y = group_of(g, &key);
         if (!y)
             return RL_ENOMEM;
-        if (y->counted == 0 && x->counted) { /* the first counted launch names them */
+        /* The first counted launch names them, else the first FLOPs only. */
+        if (y->counted == 0 && (x->counted || (y->flops_only == 0 && x->flops_only))) {
             memcpy(y->precision, x->precision, sizeof y->precision);
             y->origin = x->origin;
         }
@@ -864,6 +871,10 @@ static int merge_groups(struct rl_trace_groups *g, const struct rl_trace_groups 
         y->bytes_only += x->bytes_only;
         y->bytes_only_timed += x->bytes_only_timed;
         y->bytes_only_time_ns += x->bytes_only_time_ns;
+        y->flops_only += x->flops_only;
+        y->flops_only_timed += x->flops_only_timed;
+        y->flops_only_time_ns += x->flops_only_time_ns;
+        y->flops_only_flops += x->flops_only_flops;
         y->comm_bytes += x->comm_bytes;
         y->comm_launches += x->comm_launches;
         if (x->collective[0] && !y->collective[0])
@@ -1109,7 +1120,6 @@ static int read_kernels_with(struct rl_jsr *r, struct rl_trace_groups *g, enum r
             return rl_jsr_fail(r, RL_ESCHEMA, "kernels[%llu] has no 'name'",
                         (unsigned long long)g->sum.kernels);
         }
-        /* FLOPs without any byte count cannot be placed: timing only. */
         if (commit_launch(g, &l))
             return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
         t = rl_jsr_next(r);

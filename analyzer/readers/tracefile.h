@@ -27,6 +27,12 @@ struct rl_trace_group {
     uint64_t bytes_only, bytes_only_timed;
     double bytes_only_time_ns;
     double bytes_only_bytes[RL_MEM_COUNT]; /* summed; NAN where one lacked the level */
+    /* Launches with FLOPs but no bytes at any level (an export without byte
+     * counters): compute points, judged against the compute roof only. The
+     * group's precision is theirs until a counted launch names it. */
+    uint64_t flops_only, flops_only_timed;
+    double flops_only_time_ns;
+    double flops_only_flops;    /* summed */
     /* Communication (NCCL kernels): the message bytes of the collective
      * each launch ran, from NCCL's NVTX range around it (the trace's
      * "comm_bytes"), summed over the launches that carry one. */
@@ -100,7 +106,8 @@ void rl_trace_groups_release(struct rl_trace_groups *g);
 
 /* Add `launches` launches of a kernel at once (other sources: kernel files,
  * Nsight Compute exports): FLOPs, bytes and time are their sums; NAN
- * FLOPs for timing only. RL_ENOMEM on failure. */
+ * FLOPs for timing only, NAN bytes at every level for FLOPs only (a
+ * compute point). RL_ENOMEM on failure. */
 int rl_trace_groups_add(struct rl_trace_groups *g, const char *name, const uint32_t grid[3],
                         const uint32_t block[3], const char *precision, enum rl_origin origin,
                         uint64_t launches, double flops, const double bytes[RL_MEM_COUNT],

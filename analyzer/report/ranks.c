@@ -211,7 +211,7 @@ static void fmt_bytes(char *b, size_t n, double v)
     snprintf(b, n, "%.3g %s", v, unit[u]);
 }
 
-void rl__report_comm_sentence(struct rl_report_row *w)
+void rl__report_comm_sentence(struct rl_report_row *w, const char *name)
 {
     char kind[64], bytes[32];
     rl__report_comm_kind(w, kind, sizeof kind);
@@ -223,23 +223,23 @@ void rl__report_comm_sentence(struct rl_report_row *w)
                      "%s: %.3g%% of GPU time, %s: %s of messages in %llu launches at %.3g GB/s "
                      "(message bytes / kernel time, measured); it moves data between GPUs, so "
                      "no roof judges it",
-                     w->name, share, kind, bytes, (unsigned long long)w->launches,
+                     name, share, kind, bytes, (unsigned long long)w->launches,
                      w->comm_algbw_gbs);
         else
             snprintf(w->sentence, sizeof w->sentence,
                      "%s: %s: %s of messages in %llu launches, no time; it moves data between "
                      "GPUs, so no roof judges it",
-                     w->name, kind, bytes, (unsigned long long)w->launches);
+                     name, kind, bytes, (unsigned long long)w->launches);
     } else if (!isnan(share)) {
         snprintf(w->sentence, sizeof w->sentence,
                  "%s: %.3g%% of GPU time, %s: time only, bytes unknown: NCCL's NVTX ranges "
                  "were not seen; it moves data between GPUs, so no roof judges it",
-                 w->name, share, kind);
+                 name, share, kind);
     } else {
         snprintf(w->sentence, sizeof w->sentence,
                  "%s: %s: no time, bytes unknown: NCCL's NVTX ranges were not seen; it moves "
                  "data between GPUs, so no roof judges it",
-                 w->name, kind);
+                 name, kind);
     }
 }
 

@@ -166,14 +166,29 @@ static void neither_evidence(struct rl_report_row *w, const struct rl_report *r)
                  "occupancy, synchronisation) is the likely limit");
 }
 
+/* The level whose ridge v names: the limiting memory level, "link" when
+ * the link binds; NULL without a ridge. The sentence's intensity, ridge
+ * and distance are all this level's. */
+static const char *ridge_level(const struct rl_verdict *v)
+{
+    if (isnan(v->ridge_flop_per_byte))
+        return NULL;
+    return v->bound == RL_BOUND_LINK ? "link" : rl_mem_level_name(v->limiter);
+}
+
 /* counted_ns: the time of the counted launches, the basis of every rate in
- * the sentence (NAN when one of them has no time). */
+ * the sentence (NAN when one of them has no time). The name is shortened
+ * to RL_SENTENCE_NAME bytes, so the verdict after it always fits (the full
+ * name is the row's own field). */
+#define RL_SENTENCE_NAME 160
 static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double counted_ns)
 {
     char ai[24], ridge[24], x[24], rate[32], att[32], bw[32], roof[24];
+    char name[RL_SENTENCE_NAME];
     const struct rl_compute_roof *cr = w->roof >= 0 ? &c->compute[w->roof] : NULL;
+    rl_str_shorten(name, sizeof name, w->name);
     if (w->comm) {
-        rl__report_comm_sentence(w);
+        rl__report_comm_sentence(w, name);
         return;
     }
     if (w->memory_only) {
@@ -186,13 +201,31 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
             snprintf(w->sentence, sizeof w->sentence,
                      "%s: %.3g%% of GPU time, memory point: %s of DRAM traffic = %.3g%% of %s "
                      "%s; %s, so no intensity",
-                     w->name, 100 * w->time_share, bw, w->pct_of_memory_roof,
+                     name, 100 * w->time_share, bw, w->pct_of_memory_roof,
                      rl_origin_name(m->origin), m->label, why);
         else
             snprintf(w->sentence, sizeof w->sentence,
                      "%s: memory point (%s of DRAM traffic, no DRAM roof or time to judge it "
                      "against); %s, so no intensity",
-                     w->name, bw, why);
+                     name, bw, why);
+        return;
+    }
+    if (w->compute_only) {
+        const char *why = "no byte counters in this export (see the notes for the metrics to "
+                          "add), so no intensity";
+        upper(roof, sizeof roof, cr->name);
+        fmt_rate(rate, sizeof rate, w->v.achieved_tflops, cr->ops);
+        if (!isnan(w->v.pct_of_roof))
+            snprintf(w->sentence, sizeof w->sentence,
+                     "%s: %.3g%% of GPU time, compute point: %s = %.3g%% of the %s roof (%s %s); "
+                     "%s",
+                     name, 100 * w->time_share, rate, w->v.pct_of_roof, roof,
+                     rl_origin_name(cr->origin), cr->label, why);
+        else
+            snprintf(w->sentence, sizeof w->sentence,
+                     "%s: compute point: %.4g FLOPs counted, no time to judge them against the "
+                     "%s roof (%s %s); %s",
+                     name, w->flops, roof, rl_origin_name(cr->origin), cr->label, why);
         return;
     }
     if (w->bound == RL_BOUND_UNKNOWN) {
@@ -200,17 +233,18 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
             snprintf(w->sentence, sizeof w->sentence,
                      "%s: %.3g%% of GPU time, timing only: no FLOPs or bytes were counted "
                      "(see the notes)",
-                     w->name, 100 * w->time_share);
+                     name, 100 * w->time_share);
         else
             snprintf(w->sentence, sizeof w->sentence, "%s: no intensity (no FLOPs and no bytes)",
-                     w->name);
+                     name);
         return;
     }
     upper(roof, sizeof roof, cr->name);
     const struct rl_verdict *v = &w->v;
-    /* The intensity said is against the level that limits (memory-bound)
-     * or DRAM, and the sentence names it. */
-    int level = v->bound == RL_BOUND_MEMORY ? (int)v->limiter : RL_MEM_DRAM;
+    /* The intensity said is the level whose ridge is said (the limiting
+     * one, memory- or compute-bound: its ridge and distance are that
+     * level's), DRAM without a ridge; the sentence names it. */
+    int level = ridge_level(v) ? (int)v->limiter : RL_MEM_DRAM;
     double ai_x = v->ai_flop_per_byte[level];
     for (int l = 0; l < RL_MEM_COUNT && isnan(ai_x); l++)
         ai_x = v->ai_flop_per_byte[level = l];
@@ -228,19 +262,19 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
             snprintf(w->sentence, sizeof w->sentence,
                      "%s: %s FLOPs and 0 DRAM bytes counted: its intensity is unbounded, so it "
                      "is compute-bound (not drawn on a chart); %s = %.3g%% of %s %s",
-                     w->name, fl, rate, v->pct_of_roof, rl_origin_name(cr->origin), cr->label);
+                     name, fl, rate, v->pct_of_roof, rl_origin_name(cr->origin), cr->label);
         else
             snprintf(w->sentence, sizeof w->sentence,
                      "%s: %s FLOPs and 0 DRAM bytes counted: its intensity is unbounded, so it "
                      "is compute-bound (not drawn on a chart), at best %s (analytic: no time)",
-                     w->name, fl, att);
+                     name, fl, att);
         return;
     }
     if (w->bound == RL_BOUND_NEITHER) {
         snprintf(w->sentence, sizeof w->sentence,
                  "%s: %s FLOP/B (%s), %s = %.2g%% of the %s attainable at that intensity: bound "
                  "by neither roof; %s",
-                 w->name, ai, lvl, rate, v->pct_of_roof, att, w->evidence);
+                 name, ai, lvl, rate, v->pct_of_roof, att, w->evidence);
         return;
     }
     if (w->bound == RL_BOUND_LINK) {
@@ -253,14 +287,14 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
                      "%s: %s FLOP per byte communicated, %sx left of the %s ridge against the "
                      "link (%s FLOP/B): bound by %s (%s per direction, %s), not by %s; %s = "
                      "%.3g%% of that roof",
-                     w->name, comm_ai, x, roof, ridge, c->link.label, link_bw,
+                     name, comm_ai, x, roof, ridge, c->link.label, link_bw,
                      rl_origin_name(c->link.origin), lvl, rate, v->pct_of_roof);
         else
             snprintf(w->sentence, sizeof w->sentence,
                      "%s: %s FLOP per byte communicated, %sx left of the %s ridge against the "
                      "link (%s FLOP/B): bound by %s (%s per direction, %s), not by %s, at best "
                      "%s (analytic: no time)",
-                     w->name, comm_ai, x, roof, ridge, c->link.label, link_bw,
+                     name, comm_ai, x, roof, ridge, c->link.label, link_bw,
                      rl_origin_name(c->link.origin), lvl, att);
         return;
     }
@@ -273,13 +307,13 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
             snprintf(w->sentence, sizeof w->sentence,
                      "%s: %s FLOP/B (%s), %sx left of the %s ridge (%s FLOP/B): bandwidth-bound "
                      "(%s); %s = %.3g%% of %s %s",
-                     w->name, ai, lvl, x, roof, ridge, rl_mem_level_name(v->limiter), bw,
+                     name, ai, lvl, x, roof, ridge, rl_mem_level_name(v->limiter), bw,
                      v->pct_of_roof, m ? rl_origin_name(m->origin) : "", m ? m->label : "");
         else
             snprintf(w->sentence, sizeof w->sentence,
                      "%s: %s FLOP/B (%s), %sx left of the %s ridge (%s FLOP/B): bandwidth-bound "
                      "(%s), at best %s (analytic: no time)",
-                     w->name, ai, lvl, x, roof, ridge, rl_mem_level_name(v->limiter), att);
+                     name, ai, lvl, x, roof, ridge, rl_mem_level_name(v->limiter), att);
         return;
     }
     fmt_x(x, sizeof x, v->ridge_distance_x > 0 ? 1 / v->ridge_distance_x : NAN);
@@ -287,13 +321,13 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
         snprintf(w->sentence, sizeof w->sentence,
                  "%s: %s FLOP/B (%s), %sx right of the %s ridge (%s FLOP/B): compute-bound; %s = "
                  "%.3g%% of %s %s",
-                 w->name, ai, lvl, x, roof, ridge, rate, v->pct_of_roof, rl_origin_name(cr->origin),
+                 name, ai, lvl, x, roof, ridge, rate, v->pct_of_roof, rl_origin_name(cr->origin),
                  cr->label);
     else
         snprintf(w->sentence, sizeof w->sentence,
                  "%s: %s FLOP/B (%s), %sx right of the %s ridge (%s FLOP/B): compute-bound, at "
                  "best %s (analytic: no time)",
-                 w->name, ai, lvl, x, roof, ridge, att);
+                 name, ai, lvl, x, roof, ridge, att);
 }
 
 /* The guards of one row: numbers that cannot be right as they stand. */
@@ -460,6 +494,20 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
             for (int l = 0; data_movement && l < RL_MEM_COUNT; l++)
                 if (b[l] > 0)
                     w->v.ai_flop_per_byte[l] = 0;
+        } else if (!t->counted && t->flops_only_flops > 0) {
+            /* A compute point: FLOPs without bytes, its rate against the
+             * compute roof (the most any intensity allows), no intensity. */
+            w->compute_only = true;
+            w->roof = judge(r, c, t->precision);
+            w->flops = t->flops_only_flops;
+            double ns = t->flops_only_timed == t->flops_only ? t->flops_only_time_ns : NAN;
+            const struct rl_compute_roof *cr = &c->compute[w->roof];
+            w->v.attainable_tflops = cr->peak_tflops;
+            if (ns > 0) {
+                w->v.achieved_tflops = w->flops / ns * 1e-3;
+                if (cr->peak_tflops > 0)
+                    w->v.pct_of_roof = 100 * w->v.achieved_tflops / cr->peak_tflops;
+            }
         } else if (t->counted) {
             w->roof = judge(r, c, t->precision);
             /* The rate of the counted launches: their FLOPs over their time. */
@@ -568,6 +616,11 @@ static void row_cells(const struct rl_report_row *w, const struct rl_ceilings *c
         fmt_bw(k->att, sizeof k->att, m ? m->bandwidth_gbs : NAN);
         fmt_g(k->pct, sizeof k->pct, w->pct_of_memory_roof);
         snprintf(k->bound, sizeof k->bound, "%s", w->counted ? "data movement" : "bytes only");
+    } else if (w->compute_only) {
+        fmt_rate(k->ach, sizeof k->ach, w->v.achieved_tflops, ops);
+        fmt_rate(k->att, sizeof k->att, w->v.attainable_tflops, ops);
+        fmt_g(k->pct, sizeof k->pct, w->v.pct_of_roof);
+        snprintf(k->bound, sizeof k->bound, "FLOPs only");
     } else {
         fmt_rate(k->ach, sizeof k->ach, w->v.achieved_tflops, ops);
         fmt_rate(k->att, sizeof k->att, w->v.attainable_tflops, ops);
@@ -611,9 +664,9 @@ void rl_report_table(FILE *f, const struct rl_report *r, const struct rl_ceiling
 /* "over_roof;l2_below_dram;zero_bytes;memory_only": what the guards found. */
 static void row_flags(const struct rl_report_row *w, char *b, size_t n)
 {
-    snprintf(b, n, "%s%s%s%s", w->over_roof ? "over_roof;" : "",
+    snprintf(b, n, "%s%s%s%s%s", w->over_roof ? "over_roof;" : "",
              w->l2_below_dram ? "l2_below_dram;" : "", w->zero_bytes ? "zero_bytes;" : "",
-             w->memory_only ? "memory_only;" : "");
+             w->memory_only ? "memory_only;" : "", w->compute_only ? "compute_only;" : "");
     size_t k = strlen(b);
     if (k)
         b[k - 1] = 0;
@@ -656,7 +709,8 @@ int rl_report_csv(FILE *f, const struct rl_report *r, const struct rl_ceilings *
     fputs("name,grid,block,launches,counted,time_ns,time_share,flops,dram_bytes,l2_bytes,"
           "l1_bytes,ai_dram_flop_per_byte,ai_l2_flop_per_byte,ai_l1_flop_per_byte,"
           "achieved_tflops,achieved_dram_gbs,attainable_tflops,pct_of_roof,"
-          "ridge_flop_per_byte,pct_of_memory_roof,flags,roof,roof_origin,origin,bound,limiter,"
+          "ridge_flop_per_byte,ridge_level,pct_of_memory_roof,flags,roof,roof_origin,origin,"
+          "bound,limiter,"
           "sentence",
           f);
     /* Communication and ranks add columns only where there are some. */
@@ -670,7 +724,7 @@ int rl_report_csv(FILE *f, const struct rl_report *r, const struct rl_ceilings *
                 (unsigned long long)w->counted);
         csv_number(f, w->time_ns);
         csv_number(f, w->time_share);
-        csv_number(f, w->counted ? w->flops : NAN);
+        csv_number(f, w->counted || w->compute_only ? w->flops : NAN);
         for (int m = 0; m < RL_MEM_COUNT; m++)
             csv_number(f, w->counted || w->memory_only ? w->bytes[m] : NAN);
         for (int m = 0; m < RL_MEM_COUNT; m++)
@@ -680,6 +734,7 @@ int rl_report_csv(FILE *f, const struct rl_report *r, const struct rl_ceilings *
         csv_number(f, w->v.attainable_tflops);
         csv_number(f, w->v.pct_of_roof);
         csv_number(f, w->v.ridge_flop_per_byte);
+        fprintf(f, ",%s", ridge_level(&w->v) ? ridge_level(&w->v) : "");
         csv_number(f, w->pct_of_memory_roof);
         char flags[80];
         row_flags(w, flags, sizeof flags);
@@ -788,7 +843,7 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
                 (unsigned long long)w->counted);
         json_number(f, "time_ns", w->time_ns);
         json_number(f, "time_share", w->time_share);
-        json_number(f, "flops", w->counted ? w->flops : NAN);
+        json_number(f, "flops", w->counted || w->compute_only ? w->flops : NAN);
         bool b = w->counted || w->memory_only;
         json_number(f, "dram_bytes", b ? w->bytes[RL_MEM_DRAM] : NAN);
         json_number(f, "l2_bytes", b ? w->bytes[RL_MEM_L2] : NAN);
@@ -801,11 +856,17 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
         json_number(f, "attainable_tflops", w->v.attainable_tflops);
         json_number(f, "pct_of_roof", w->v.pct_of_roof);
         json_number(f, "ridge_flop_per_byte", w->v.ridge_flop_per_byte);
+        fputs(", \"ridge_level\": ", f);
+        if (ridge_level(&w->v))
+            json_string(f, ridge_level(&w->v));
+        else
+            fputs("null", f);
         json_number(f, "pct_of_memory_roof", w->pct_of_memory_roof);
-        fprintf(f, ", \"memory_only\": %s, \"over_roof\": %s, \"l2_below_dram\": %s, "
-                   "\"zero_bytes\": %s",
-                w->memory_only ? "true" : "false", w->over_roof ? "true" : "false",
-                w->l2_below_dram ? "true" : "false", w->zero_bytes ? "true" : "false");
+        fprintf(f, ", \"memory_only\": %s, \"compute_only\": %s, \"over_roof\": %s, "
+                   "\"l2_below_dram\": %s, \"zero_bytes\": %s",
+                w->memory_only ? "true" : "false", w->compute_only ? "true" : "false",
+                w->over_roof ? "true" : "false", w->l2_below_dram ? "true" : "false",
+                w->zero_bytes ? "true" : "false");
         rl__report_comm_json(f, w, tagged, r->n_ranks > 0);
         fputs(", \"roof\": ", f);
         json_string(f, roof_name(w, c));

@@ -31,6 +31,10 @@ struct rl_report_row {
      * or a data-movement kernel): the DRAM bandwidth against its roof. */
     bool memory_only;
     double pct_of_memory_roof;      /* achieved DRAM GB/s / the DRAM roof x 100; NAN */
+    /* Compute points: FLOPs without bytes (an export without byte
+     * counters): the achieved FLOP/s against its compute roof (v's
+     * attainable = the peak), no intensity; bound unknown. */
+    bool compute_only;
     /* Guards: numbers a reader must not trust as they are. */
     bool over_roof;                 /* above 100% of its roof: wrong GPU, factor or unit */
     bool l2_below_dram;             /* fewer L2 than DRAM bytes: a counter or unit is wrong */
@@ -59,7 +63,7 @@ struct rl_report_row {
      * against it (time - that, >= 0); NAN without both. */
     double roof_time_ns, lost_ns;
     char evidence[200];             /* why "neither"; "" otherwise */
-    char sentence[480];             /* the one-line explanation */
+    char sentence[640];             /* the one-line explanation (its name shortened) */
 };
 
 struct rl_report {
