@@ -69,6 +69,15 @@ struct cli_report_opts {
 };
 int cli_report_run(const struct cli_report_opts *o);
 
+/* The GPU a PyTorch profiler trace ran on: its deviceProperties name, else
+ * its SM count and memory (a board name, AMD's "Radeon Graphics"); g's GPU
+ * name becomes the match's then, and note says how it was matched. The
+ * database id, or NULL with the error reported ("pass --gpu"). */
+struct rl_torch_stats;
+struct rl_trace_groups;
+const char *cli_torch_gpu(const struct rl_torch_stats *st, struct rl_trace_groups *g,
+                          char *note, size_t size);
+
 /* Messages: one line on stderr, "roofline: error: ..." */
 
 /* While s (may be NULL: none) is being written, messages and the paths

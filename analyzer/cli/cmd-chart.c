@@ -8,6 +8,7 @@
 #include "analyzer/util/outset.h"
 #include "plots/plot.h"
 #include "analyzer/readers/records.h"
+#include "analyzer/readers/torch.h"
 #include "analyzer/report/report.h"
 #include "analyzer/util/strbuf.h"
 #include "microbench/results.h"
@@ -24,7 +25,7 @@
 
 static const char usage_text[] =
     "usage: roofline chart [--gpu <gpu>] [--bench FILE] [--library] [--precision LIST]\n"
-    "                      [--sparse] [--memory LIST] [--kernels FILE] [--title TEXT]\n"
+    "                      [--sparse] [--memory LIST] [--kernels FILE | --torch FILE] [--title TEXT]\n"
     "                      [--label-max N] [--size single|double|WxH]\n"
     "                      [--json] -o OUT.svg|.png|.pdf [-o ...]\n"
     "       roofline chart --comm FILE [--gpu G] [--system S] [--title TEXT]\n"
@@ -47,6 +48,8 @@ static const char usage_text[] =
     "  --sparse           Tensor Core roofs with 2:4 sparsity\n"
     "  --memory LIST      memory roofs: hbm, l2, l1 (default: every level the\n"
     "                     datasheet gives)\n"
+    "  --torch FILE       a PyTorch profiler trace's kernels (as `report --torch`;\n"
+    "                     its GPU when --gpu is not given)\n"
     "  --kernels FILE     kernels to place: JSON list of {name, flops, bytes,\n"
     "                     time_ns} (README: Kernels file); a trace works too\n"
     "  --title TEXT       chart title\n"
@@ -203,13 +206,14 @@ int cmd_chart(int argc, char **argv)
         {"gpu", required_argument, NULL, 'g'},   {"precision", required_argument, NULL, 'p'},
         {"sparse", no_argument, NULL, 's'},      {"memory", required_argument, NULL, 'm'},
         {"kernels", required_argument, NULL, 'k'}, {"title", required_argument, NULL, 't'},
+        {"torch", required_argument, NULL, 'P'},
         {"output", required_argument, NULL, 'o'}, {"json", no_argument, NULL, 'j'},
         {"bench", required_argument, NULL, 'b'},  {"library", no_argument, NULL, 'L'},
         {"label-max", required_argument, NULL, 'M'},
         {"size", required_argument, NULL, 'S'},
         {"comm", required_argument, NULL, 'c'},  {"system", required_argument, NULL, 'Y'},
         {"help", no_argument, NULL, 'h'},        {0}};
-    const char *gpu = NULL, *precisions = NULL, *memory = NULL, *kernels = NULL;
+    const char *gpu = NULL, *precisions = NULL, *memory = NULL, *kernels = NULL, *torch = NULL;
     const char *title = NULL, *outputs[MAX_OUTPUTS], *bench_path = NULL;
     const char *comm = NULL, *system = NULL;
     size_t n_out = 0;
@@ -226,6 +230,7 @@ int cmd_chart(int argc, char **argv)
         case 's': sparse = true; break;
         case 'm': memory = optarg; break;
         case 'k': kernels = optarg; break;
+        case 'P': torch = optarg; break;
         case 't': title = optarg; break;
         case 'j': json = true; break;
         case 'b': bench_path = optarg; break;
@@ -268,7 +273,9 @@ int cmd_chart(int argc, char **argv)
     }
     if (system)
         return cli_usage_error("chart", "--system goes with --comm");
-    if (!gpu && !bench_path)
+    if (kernels && torch)
+        return cli_usage_error("chart", "give --kernels or --torch, not both");
+    if (!gpu && !bench_path && !torch)
         return cli_usage_error("chart", "--gpu or --bench is required");
     if (library && !bench_path)
         return cli_usage_error("chart", "--library needs --bench");
@@ -284,11 +291,28 @@ int cmd_chart(int argc, char **argv)
         return CLI_USAGE;
 
     char err[RL_ERRMSG_SIZE];
+    /* A PyTorch profiler trace: read first, it may name the GPU. */
+    static struct rl_trace_groups g;
+    memset(&g, 0, sizeof g);
+    static struct rl_torch_stats torch_stats;
+    char gpu_note[512] = "";
+    if (torch && rl_torch_load(&g, torch, &torch_stats, err)) {
+        cli_error("%s", err);
+        rl_trace_groups_release(&g);
+        return CLI_FAIL;
+    }
+    if (torch && !gpu && !bench_path &&
+        !(gpu = cli_torch_gpu(&torch_stats, &g, gpu_note, sizeof gpu_note))) {
+        rl_trace_groups_release(&g);
+        return CLI_FAIL;
+    }
     static struct rl_bench_ceilings bench;
     const struct rl_bench_ceilings *b;
     const struct rl_gpu_spec *s;
-    if (cli_ceiling_sources(gpu, bench_path, NULL, &bench, &b, &s))
+    if (cli_ceiling_sources(gpu, bench_path, NULL, &bench, &b, &s)) {
+        rl_trace_groups_release(&g);
         return CLI_FAIL;
+    }
     const char *gpu_name = s ? s->name : b->gpu_name;
 
     static struct rl_ceilings ceil;
@@ -325,8 +349,6 @@ int cmd_chart(int argc, char **argv)
 
     /* Kernels: read into kernel groups, judged by the report's judge, drawn
      * by its chart writer. `chart` is `report` with only the chart written. */
-    static struct rl_trace_groups g;
-    memset(&g, 0, sizeof g);
     if (kernels && rl_records_load_groups(&g, kernels, err)) {
         cli_error("%s", err);
         rl_trace_groups_release(&g);
@@ -341,10 +363,12 @@ int cmd_chart(int argc, char **argv)
         cli_error("%s", err);
         return CLI_FAIL;
     }
-    if (kernels) {
-        snprintf(rep.source_path, sizeof rep.source_path, "%s", kernels);
-        snprintf(rep.source_kind, sizeof rep.source_kind, "kernels");
+    if (kernels || torch) {
+        snprintf(rep.source_path, sizeof rep.source_path, "%s", kernels ? kernels : torch);
+        snprintf(rep.source_kind, sizeof rep.source_kind, "%s", kernels ? "kernels" : "torch");
     }
+    if (torch)
+        rl_report_note(&rep, gpu_note);
     for (const char *n = rep.notes; *n;) {
         size_t len = strcspn(n, "\n");
         cli_warn("%.*s", (int)len, n);
@@ -378,7 +402,7 @@ int cmd_chart(int argc, char **argv)
         }
         if (rep.n) {
             putchar('\n');
-            rl_report_table(stdout, &rep, roofs, 0);
+            rl_report_table(stdout, &rep, roofs, torch ? 20 : 0);
         }
     }
     rl_report_release(&rep);

@@ -271,32 +271,6 @@ static int load_torch(const struct cli_report_opts *o, struct rl_trace_groups *g
     return rc;
 }
 
-/* The GPU of a PyTorch trace: its name, else its SMs and memory. NULL:
- * reported. */
-static const char *torch_gpu(const struct rl_torch_stats *st, struct rl_trace_groups *g,
-                             char *note, size_t size)
-{
-    const struct rl_gpudb *db = cli_gpudb();
-    if (!db)
-        return NULL;
-    const struct rl_gpu_spec *s = rl_gpudb_match_device(db, st->gpu_name, st->sm_count,
-                                                        st->gpu_memory_bytes, st->warp_size,
-                                                        note, size);
-    if (s && note[0]) /* matched by SMs and memory: the trace's name is in the note */
-        snprintf(g->sum.gpu_name, sizeof g->sum.gpu_name, "%s", s->name);
-    if (s)
-        return s->id;
-    if (!st->gpu_name[0] && !st->sm_count)
-        cli_error("the trace names no GPU (no deviceProperties): pass --gpu (see 'roofline "
-                  "gpus')");
-    else
-        cli_error("the trace's GPU '%s' (%d %s, %.0f GB) is not in the database: pass --gpu "
-                  "(see 'roofline gpus')",
-                  st->gpu_name, st->sm_count, st->warp_size == 64 ? "compute units" : "SMs",
-                  st->gpu_memory_bytes / 1e9);
-    return NULL;
-}
-
 int cli_report_run(const struct cli_report_opts *o)
 {
     char err[RL_ERRMSG_SIZE];
@@ -343,7 +317,7 @@ int cli_report_run(const struct cli_report_opts *o)
     const char *fallback = g.sum.gpu_name[0] ? g.sum.gpu_name : NULL;
     char gpu_note[512] = "";
     if (o->n_torch && !o->gpu && !o->bench &&
-        !(fallback = torch_gpu(&torch, &g, gpu_note, sizeof gpu_note))) {
+        !(fallback = cli_torch_gpu(&torch, &g, gpu_note, sizeof gpu_note))) {
         rl_trace_groups_release(&g);
         rl_rank_traces_release(&ranks);
         return CLI_FAIL;

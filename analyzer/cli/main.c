@@ -8,7 +8,9 @@
 #include "analyzer/util/fileio.h"
 #include "analyzer/util/outset.h"
 #include "analyzer/util/paths.h"
+#include "analyzer/model/gpudb.h"
 #include "analyzer/model/spec.h"
+#include "analyzer/readers/torch.h"
 #include "analyzer/util/suggest.h"
 #include "microbench/results.h"
 
@@ -494,4 +496,30 @@ int cli_ceiling_sources(const char *gpu, const char *bench_path, const char *fal
         return CLI_FAIL;
     }
     return CLI_OK;
+}
+
+/* The GPU of a PyTorch trace: its name, else its SMs and memory. NULL:
+ * reported. */
+const char *cli_torch_gpu(const struct rl_torch_stats *st, struct rl_trace_groups *g,
+                             char *note, size_t size)
+{
+    const struct rl_gpudb *db = cli_gpudb();
+    if (!db)
+        return NULL;
+    const struct rl_gpu_spec *s = rl_gpudb_match_device(db, st->gpu_name, st->sm_count,
+                                                        st->gpu_memory_bytes, st->warp_size,
+                                                        note, size);
+    if (s && note[0]) /* matched by SMs and memory: the trace's name is in the note */
+        snprintf(g->sum.gpu_name, sizeof g->sum.gpu_name, "%s", s->name);
+    if (s)
+        return s->id;
+    if (!st->gpu_name[0] && !st->sm_count)
+        cli_error("the trace names no GPU (no deviceProperties): pass --gpu (see 'roofline "
+                  "gpus')");
+    else
+        cli_error("the trace's GPU '%s' (%d %s, %.0f GB) is not in the database: pass --gpu "
+                  "(see 'roofline gpus')",
+                  st->gpu_name, st->sm_count, st->warp_size == 64 ? "compute units" : "SMs",
+                  st->gpu_memory_bytes / 1e9);
+    return NULL;
 }

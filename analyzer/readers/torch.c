@@ -435,9 +435,9 @@ static int args_field(struct rl_jsr *r, void *ctx, const char *key)
         return id_into(r, rl_jsr_next(r), &e->ext);
     if (strcmp(key, "correlation") == 0)
         return id_into(r, rl_jsr_next(r), &e->corr);
-    if (strcmp(key, "Input Dims") == 0)
+    if (strcasecmp(key, "Input Dims") == 0)
         return read_dims(r, e, rl_jsr_next(r));
-    if (strcmp(key, "Input type") == 0)
+    if (strcasecmp(key, "Input type") == 0)
         return read_strings(r, e, rl_jsr_next(r), true);
     if (strcmp(key, "Concrete Inputs") == 0)
         return read_strings(r, e, rl_jsr_next(r), false);

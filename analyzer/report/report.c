@@ -1009,7 +1009,15 @@ int rl_report_chart_series(const struct rl_report *r, const struct rl_ceilings *
         if (w->roof < 0 || w->bound == RL_BOUND_UNKNOWN)
             continue;
         struct rl_chart_point *q = &p[n];
-        rl_chart_short_name(names[n], sizeof names[n], w->name, r->label_max);
+        if (w->op && strcmp(w->op, w->name) != 0) {
+            /* a PyTorch operator's kernel: the operator names it best */
+            char k[160];
+            const char *op = strncmp(w->op, "aten::", 6) == 0 ? w->op + 6 : w->op;
+            snprintf(k, sizeof k, "%s: %s", op, w->name);
+            rl_chart_short_name(names[n], sizeof names[n], k, r->label_max);
+        } else {
+            rl_chart_short_name(names[n], sizeof names[n], w->name, r->label_max);
+        }
         q->label = names[n];
         q->name = w->name;
         q->roof = w->roof;

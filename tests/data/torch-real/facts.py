@@ -48,6 +48,13 @@ def ext_id(e):
     return a.get("external id")
 
 
+def in_dims(a):
+    """record_shapes dims: "Input Dims" (PyTorch >= 1.9); the PyTorch 1.8-era
+    Kineto format spells it "Input dims"."""
+    d = a.get("Input Dims")
+    return d if d is not None else a.get("Input dims")
+
+
 def corr(e):
     return (e.get("args") or {}).get("correlation")
 
@@ -118,7 +125,7 @@ def facts(path):
         if e.get("name") not in ("aten::mm", "aten::addmm"):
             continue
         a = e.get("args") or {}
-        dims = a.get("Input Dims")
+        dims = in_dims(a)
         if not dims:
             continue
         n_mm += 1; n_mm_name[e["name"]] += 1
@@ -188,18 +195,72 @@ def facts(path):
         if len(first_span) >= 3:
             break
         a = e.get("args") or {}
-        if e.get("name") not in ("aten::mm", "aten::addmm") or not a.get("Input Dims"):
+        if e.get("name") not in ("aten::mm", "aten::addmm") or not in_dims(a):
             continue
         ks = kern_by_op.get(id(e), [])
         if ks:
             first_span.append({
                 "name": e["name"], "ts": e.get("ts"),
-                "Input Dims": a["Input Dims"], "Input type": a.get("Input type"),
+                "Input Dims": in_dims(a), "Input type": a.get("Input type"),
                 "External id": ext_id(e),
                 "kernels": [{"name": k.get("name"), "dur": k.get("dur")} for k in ks],
-                "flops_2MNK": gemm_flops(e["name"], a["Input Dims"]),
+                "flops_2MNK": gemm_flops(e["name"], in_dims(a)),
             })
 
+    # ---- added facts (second pass of the collection) ----
+    # kernels whose correlation matches a runtime/driver event, and of those
+    # the ones whose runtime event's External id names a cpu_op
+    rt_corrs = {corr(r) for r in rts if corr(r) is not None}
+    k_rt = [k for k in kern if corr(k) is not None and corr(k) in rt_corrs]
+    k_rt_op = [k for k in k_rt if rt_ext_by_corr.get(corr(k)) in cpu_ext]
+    # aten::bmm, [B,M,K] x [B,K,N] -> 2*B*M*N*K
+    first_bmm = []
+    n_bmm = 0
+    for e in sorted(cpuops, key=lambda e: e.get("ts", 0)):
+        if e.get("name") != "aten::bmm":
+            continue
+        a = e.get("args") or {}
+        dims = in_dims(a)
+        if not dims:
+            continue
+        n_bmm += 1
+        ks = kern_by_ext.get(ext_id(e), [])
+        if ks and len(first_bmm) < 3:
+            try:
+                (b, m, k1), (b2, k2, n) = dims[0], dims[1]
+                fl = 2 * b * m * n * k1 if (b == b2 and k1 == k2) else None
+            except (ValueError, TypeError, IndexError):
+                fl = None
+            first_bmm.append({"name": e["name"], "ts": e.get("ts"), "Input Dims": dims,
+                              "Input type": a.get("Input type"), "External id": ext_id(e),
+                              "kernels": [{"name": k.get("name"), "dur": k.get("dur")} for k in ks],
+                              "flops_2BMNK": fl})
+    # timestamp-unit evidence
+    tss = [e["ts"] for e in ev if isinstance(e.get("ts"), (int, float)) and e.get("ph") != "M"]
+    durs = [e["dur"] for e in ev if isinstance(e.get("dur"), (int, float))]
+    def _isint(v):
+        return isinstance(v, int) or float(v).is_integer()
+    ts_units = {
+        "displayTimeUnit": meta.get("displayTimeUnit"),
+        "baseTimeNanoseconds": meta.get("baseTimeNanoseconds"),
+        "ts_json_int": sum(1 for v in tss if isinstance(v, int)),
+        "ts_json_float": sum(1 for v in tss if isinstance(v, float)),
+        "ts_with_fraction": sum(1 for v in tss if not _isint(v)),
+        "dur_json_int": sum(1 for v in durs if isinstance(v, int)),
+        "dur_json_float": sum(1 for v in durs if isinstance(v, float)),
+        "dur_with_fraction": sum(1 for v in durs if not _isint(v)),
+        "ts_min": min(tss) if tss else None,
+        "ts_max": max(tss) if tss else None,
+        "ts_span": (max(tss) - min(tss)) if tss else None,
+        "ts_digits_before_point": len(str(int(min(tss)))) if tss else None,
+        "kernel_dur_median": (sorted(k.get("dur", 0) for k in kern)[len(kern) // 2]
+                              if kern else None),
+    }
+    top_level = {k: v for k, v in meta.items()
+                 if k not in ("traceEvents", "deviceProperties")
+                 and isinstance(v, (str, int, float, bool))
+                 and k not in ("INFO",) and len(str(v)) < 200}
+    n_flops_arg = sum(1 for e in cpuops if "flops" in (e.get("args") or {}))
     dp = meta.get("deviceProperties") or []
     dp0 = next((p for p in dp if p.get("id") == 0), dp[0] if dp else None)
     return {
@@ -230,6 +291,15 @@ def facts(path):
         "mm_addmm_calls_by_name": dict(n_mm_name),
         "mm_calls_bad_dims": n_bad,
         "mm_addmm_flops_sum": total_flops,
+        # ---- added in the second pass ----
+        "top_level_scalars": top_level,
+        "ts_units": ts_units,
+        "kernels_corr_matches_runtime": len(k_rt),
+        "kernels_corr_matches_runtime_and_runtime_ext_id_is_cpu_op": len(k_rt_op),
+        "cpu_ops_with_flops_arg": n_flops_arg,
+        "nccl_or_rccl_kernels": sum(1 for k in kern if "nccl" in (k.get("name") or "").lower()),
+        "bmm_calls_with_shapes": n_bmm,
+        "first_bmms": first_bmm,
     }
 
 
