@@ -116,7 +116,8 @@ static int cmp_op(const void *pa, const void *pb)
 /* Sort the calls by thread and start, and give each its enclosing call. */
 static int nest_ops(struct tr_state *s)
 {
-    qsort(s->ops, s->n_ops, sizeof *s->ops, cmp_op);
+    if (s->n_ops)
+        qsort(s->ops, s->n_ops, sizeof *s->ops, cmp_op);
     uint32_t *stack = malloc((s->n_ops + 1) * sizeof *stack);
     if (!stack)
         return RL_ENOMEM;

@@ -35,7 +35,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     struct rl_trace_groups a = {0}, b = {0};
     int ra = read_bytes(data, size, &a);
-    /* The same bytes gzipped read alike. */
+    /* The same bytes gzipped read alike (a gzip input gzipped again is
+     * another document: its plain read is the inflated one). */
+    if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
+        rl_trace_groups_release(&a);
+        return 0;
+    }
     uLongf zn = compressBound((uLong)size) + 32;
     unsigned char *z = malloc(zn);
     z_stream zs = {0};
