@@ -474,12 +474,19 @@ static bool eltwise(const struct rl_torch_op *op, struct rl_torch_cost *c, doubl
     size_t f = first_tensor(op);
     if (!ok || f == (size_t)-1 || isnan(n))
         return fail(c, "elementwise: no tensor, or shapes that do not broadcast");
-    set_dtype(c, op, f);
-    /* comparisons write bool */
     const char *nm = op->name + (strncmp(op->name, "aten::", 6) == 0 ? 6 : 0);
-    double oe = strncmp(nm, "eq", 2) == 0 || strncmp(nm, "ne", 2) == 0 ||
-                        strncmp(nm, "lt", 2) == 0 || strncmp(nm, "gt", 2) == 0 ||
-                        strncmp(nm, "le", 2) == 0 || strncmp(nm, "ge", 2) == 0 ||
+    /* where(condition, self, other): the output has self's dtype, not the
+     * bool condition's */
+    for (size_t i = f + 1; strcmp(nm, "where") == 0 && i < op->n_args; i++)
+        if (T(op, i)) {
+            f = i;
+            break;
+        }
+    set_dtype(c, op, f);
+    /* comparisons write bool (whole names: "ge" is no prefix of "gelu") */
+    double oe = strcmp(nm, "eq") == 0 || strcmp(nm, "ne") == 0 || strcmp(nm, "lt") == 0 ||
+                        strcmp(nm, "gt") == 0 || strcmp(nm, "le") == 0 ||
+                        strcmp(nm, "ge") == 0 ||
                         strcmp(nm, "isnan") == 0 || strcmp(nm, "logical_not") == 0
                     ? 1
                     : E(op, f);
@@ -786,8 +793,9 @@ bool rl_torch_op_cost(const struct rl_torch_op *op, struct rl_torch_cost *c)
     case K_EMBED_BAG: return embedding(op, c, true);
     /* layer norm: mean (1), variance (2), normalize (2), affine (2) = 7 */
     case K_LAYER_NORM: return per_element(op, c, 7, 0, 1);
-    /* its backward: grad and input read, grad_input written; ~10 per element */
-    case K_LAYER_NORM_BW: return per_element(op, c, 10, 2, 1);
+    /* its backward: grad (the first) read, the saved input, mean, rstd,
+     * weight and bias read as arguments, grad_input written; ~10 per element */
+    case K_LAYER_NORM_BW: return per_element(op, c, 10, 0, 1);
     /* RMS norm: square-sum (2), scale (1), weight (1) = 4 */
     case K_RMS_NORM: return per_element(op, c, 4, 0, 1);
     case K_GROUP_NORM: return per_element(op, c, 7, 0, 1);
@@ -798,7 +806,10 @@ bool rl_torch_op_cost(const struct rl_torch_op *op, struct rl_torch_cost *c)
     case K_ELT1: return eltwise(op, c, 1);
     case K_ELT2: return eltwise(op, c, 2);
     case K_ELT4: return eltwise(op, c, 4);
-    case K_REDUCE: return reduce(op, c, 1);
+    /* (self, dim, ...); norm and linalg_vector_norm (self, p, dim, ...) */
+    case K_REDUCE:
+        return reduce(op, c, strcmp(name, "norm") == 0 || strcmp(name, "linalg_vector_norm") == 0
+                                 ? 2 : 1);
     case K_COPY_INTO: return copy_into(op, c);
     case K_TO: return to_copy(op, c);
     case K_CLONE: return gather_copy(op, c);

@@ -1,0 +1,754 @@
+/* check_torchops.c - tests of the PyTorch operator table (FLOPs, minimum bytes, dtype from input shapes) and of the roof a kernel's name says. */
+#include "test_util.h"
+
+#include "analyzer/readers/torchops.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <string.h>
+
+/* One argument as a trace records it: its kind, "Input type", dims (a
+ * tensor) or tensors (a list), and "Concrete Inputs". */
+struct spec {
+    enum rl_torch_arg_kind kind;
+    const char *type;
+    int ndim;
+    int64_t dims[RL_TORCH_MAX_DIMS];
+    size_t n_list;
+    const struct rl_torch_tensor *list;
+    const char *concrete;
+};
+
+#define BF16 "c10::BFloat16"
+#define F16 "c10::Half"
+#define F32 "float"
+#define E4M3 "c10::Float8_e4m3fn"
+#define I64 "long int"
+
+#define TEN(ty, nd, ...) {.kind = RL_TORCH_ARG_TENSOR, .type = ty, .ndim = nd, .dims = {__VA_ARGS__}}
+/* A 0-d tensor (a scale). */
+#define TEN0(ty) {.kind = RL_TORCH_ARG_TENSOR, .type = ty, .ndim = 0}
+#define SCA(ty, c) {.kind = RL_TORCH_ARG_SCALAR, .type = ty, .concrete = c}
+#define NIL {.kind = RL_TORCH_ARG_NONE, .type = ""}
+#define LIST(arr) \
+    {.kind = RL_TORCH_ARG_LIST, .type = "TensorList", .n_list = sizeof arr / sizeof *arr, .list = arr}
+#define EMPTY_LIST {.kind = RL_TORCH_ARG_LIST, .type = "TensorList", .n_list = 0}
+
+/* The cost of operator `name` over the n arguments of s. */
+static bool cost_of(const char *name, const struct spec *s, size_t n, struct rl_torch_cost *c)
+{
+    static struct rl_torch_tensor tensors[24];
+    static struct rl_torch_arg args[24];
+    ck_assert_uint_le(n, 24);
+    for (size_t i = 0; i < n; i++) {
+        tensors[i].ndim = s[i].ndim;
+        memcpy(tensors[i].dims, s[i].dims, sizeof tensors[i].dims);
+        args[i].kind = s[i].kind;
+        snprintf(args[i].type, sizeof args[i].type, "%s", s[i].type);
+        args[i].n_tensors = s[i].kind == RL_TORCH_ARG_TENSOR ? 1
+                            : s[i].kind == RL_TORCH_ARG_LIST ? s[i].n_list
+                                                             : 0;
+        args[i].t = s[i].kind == RL_TORCH_ARG_TENSOR ? &tensors[i]
+                    : s[i].kind == RL_TORCH_ARG_LIST ? s[i].list
+                                                     : NULL;
+        args[i].concrete = s[i].concrete ? s[i].concrete : "";
+    }
+    struct rl_torch_op op = {.name = name, .n_args = n, .args = n ? args : NULL,
+                             .profiler_flops = NAN};
+    bool ok = rl_torch_op_cost(&op, c);
+    ck_assert(ok == c->known);
+    return ok;
+}
+
+#define COST(c, name, ...)                                                      \
+    cost_of(name, (const struct spec[]){__VA_ARGS__},                          \
+            sizeof((const struct spec[]){__VA_ARGS__}) / sizeof(struct spec), c)
+
+/* Known, with these FLOPs, bytes and dtype. */
+#define ck_cost(c, f, b, dt)                    \
+    do {                                        \
+        ck_assert((c).known);                   \
+        ck_assert_double_eq((c).flops, (f));    \
+        ck_assert_double_eq((c).bytes, (b));    \
+        ck_assert_str_eq((c).dtype, (dt));      \
+    } while (0)
+
+/* Refused: unknown or shapes that do not fit. */
+#define ck_refused(c)                      \
+    do {                                   \
+        ck_assert(!(c).known);             \
+        ck_assert(isnan((c).flops));       \
+        ck_assert(isnan((c).bytes));       \
+    } while (0)
+
+/* ---- matrix products ------------------------------------------------------- */
+
+START_TEST(mm_bf16)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::mm", TEN(BF16, 2, 2048, 4096), TEN(BF16, 2, 4096, 14336)));
+    /* 2MNK; A [2048,4096], B [4096,14336] read and C [2048,14336] written, 2 bytes */
+    ck_cost(c, 2.0 * 2048 * 4096 * 14336, (2048.0 * 4096 + 4096.0 * 14336 + 2048.0 * 14336) * 2,
+            "bf16");
+    ck_assert(c.matmul);
+    ck_assert_str_eq(c.formula, "mm");
+    ck_assert_str_eq(c.note, "");
+}
+END_TEST
+
+START_TEST(addmm_reads_the_bias)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::addmm", TEN(BF16, 1, 14336), TEN(BF16, 2, 2048, 4096),
+                   TEN(BF16, 2, 4096, 14336), SCA("Scalar", "1"), SCA("Scalar", "1")));
+    /* as mm (the bias add not counted) + the bias [14336] read, 2 bytes */
+    ck_cost(c, 2.0 * 2048 * 4096 * 14336,
+            (2048.0 * 4096 + 4096.0 * 14336 + 2048.0 * 14336) * 2 + 14336.0 * 2, "bf16");
+    ck_assert(c.matmul);
+}
+END_TEST
+
+START_TEST(bmm_and_baddbmm)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::bmm", TEN(F16, 3, 8, 128, 64), TEN(F16, 3, 8, 64, 256)));
+    /* 2BMNK = 2*8*128*256*64; per batch A 128x64, B 64x256, C 128x256, 2 bytes */
+    ck_cost(c, 2.0 * 8 * 128 * 256 * 64, 8.0 * (128 * 64 + 64 * 256 + 128 * 256) * 2, "fp16");
+    ck_assert(c.matmul);
+    ck_assert(COST(&c, "aten::baddbmm", TEN(F32, 3, 8, 128, 256), TEN(F32, 3, 8, 128, 64),
+                   TEN(F32, 3, 8, 64, 256), SCA("Scalar", "1"), SCA("Scalar", "1")));
+    /* the same FLOPs in fp32 (4 bytes) + the [8,128,256] bias read */
+    ck_cost(c, 2.0 * 8 * 128 * 256 * 64,
+            8.0 * (128 * 64 + 64 * 256 + 128 * 256) * 4 + 8.0 * 128 * 256 * 4, "fp32");
+    /* batches differ */
+    ck_assert(!COST(&c, "aten::bmm", TEN(F16, 3, 8, 128, 64), TEN(F16, 3, 4, 64, 256)));
+    ck_refused(c);
+}
+END_TEST
+
+START_TEST(matmul_broadcasts_and_takes_vectors)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::matmul", TEN(F32, 3, 4, 32, 64), TEN(F32, 2, 64, 16)));
+    /* the [64,16] broadcast over batch 4: 2*4*32*16*64; x, y read once,
+     * out [4,32,16] written; 4 bytes */
+    ck_cost(c, 2.0 * 4 * 32 * 16 * 64, (4.0 * 32 * 64 + 64 * 16 + 4 * 32 * 16) * 4, "fp32");
+    ck_assert(c.matmul);
+    /* 1-d first: a row [1,64] x [64,16] -> 16; 2*16*64 */
+    ck_assert(COST(&c, "aten::matmul", TEN(F32, 1, 64), TEN(F32, 2, 64, 16)));
+    ck_cost(c, 2.0 * 16 * 64, (64.0 + 64 * 16 + 16) * 4, "fp32");
+    /* 1-d second: a column; [4,32,64] x [64] -> [4,32]; 2*4*32*64 */
+    ck_assert(COST(&c, "aten::matmul", TEN(F32, 3, 4, 32, 64), TEN(F32, 1, 64)));
+    ck_cost(c, 2.0 * 4 * 32 * 64, (4.0 * 32 * 64 + 64 + 4 * 32) * 4, "fp32");
+    /* batch 2 against 3 does not broadcast; inner 64 against 32 differs */
+    ck_assert(!COST(&c, "aten::matmul", TEN(F32, 3, 2, 32, 64), TEN(F32, 3, 3, 64, 16)));
+    ck_assert(!COST(&c, "aten::matmul", TEN(F32, 2, 32, 64), TEN(F32, 2, 32, 16)));
+    ck_refused(c);
+}
+END_TEST
+
+START_TEST(linear_3d_input)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::linear", TEN(BF16, 3, 4, 512, 1024), TEN(BF16, 2, 4096, 1024),
+                   TEN(BF16, 1, 4096)));
+    /* M = 4*512 = 2048 rows, N 4096, K 1024: 2MNK; input, weight, bias read,
+     * out [2048,4096] written, 2 bytes */
+    ck_cost(c, 2.0 * 2048 * 4096 * 1024,
+            (2048.0 * 1024 + 4096.0 * 1024 + 4096 + 2048.0 * 4096) * 2, "bf16");
+    ck_assert(c.matmul);
+    /* without the bias: 4096*2 bytes fewer */
+    ck_assert(COST(&c, "aten::linear", TEN(BF16, 3, 4, 512, 1024), TEN(BF16, 2, 4096, 1024),
+                   NIL));
+    ck_cost(c, 2.0 * 2048 * 4096 * 1024, (2048.0 * 1024 + 4096.0 * 1024 + 2048.0 * 4096) * 2,
+            "bf16");
+    /* weight [N,K] with K 512 against the input's 1024 */
+    ck_assert(!COST(&c, "aten::linear", TEN(BF16, 3, 4, 512, 1024), TEN(BF16, 2, 1024, 512)));
+}
+END_TEST
+
+START_TEST(scaled_mm_fp8_out_dtype)
+{
+    struct rl_torch_cost c;
+    /* (self, mat2, scale_a, scale_b, bias, scale_result, out_dtype, use_fast_accum) */
+    ck_assert(COST(&c, "aten::_scaled_mm", TEN(E4M3, 2, 128, 256), TEN(E4M3, 2, 256, 512),
+                   TEN0(F32), TEN0(F32), NIL, NIL, SCA("ScalarType", "15"),
+                   SCA("bool", "False")));
+    /* 2*128*512*256; A, B 1 byte each, two fp32 scales (4 + 4), the output
+     * [128,512] bf16 (ScalarType 15) 2 bytes */
+    ck_cost(c, 2.0 * 128 * 512 * 256, 128.0 * 256 + 256.0 * 512 + 4 + 4 + 128.0 * 512 * 2, "fp8");
+    ck_assert(c.matmul);
+    ck_assert_str_eq(c.note, "");
+    /* out_dtype 6 (float): a 4-byte output */
+    ck_assert(COST(&c, "aten::_scaled_mm", TEN(E4M3, 2, 128, 256), TEN(E4M3, 2, 256, 512),
+                   TEN0(F32), TEN0(F32), NIL, NIL, SCA("ScalarType", "6"),
+                   SCA("bool", "False")));
+    ck_cost(c, 2.0 * 128 * 512 * 256, 128.0 * 256 + 256.0 * 512 + 4 + 4 + 128.0 * 512 * 4, "fp8");
+    /* no out_dtype: 2 bytes assumed, and said */
+    ck_assert(COST(&c, "aten::_scaled_mm", TEN(E4M3, 2, 128, 256), TEN(E4M3, 2, 256, 512),
+                   TEN0(F32), TEN0(F32)));
+    ck_cost(c, 2.0 * 128 * 512 * 256, 128.0 * 256 + 256.0 * 512 + 4 + 4 + 128.0 * 512 * 2, "fp8");
+    ck_assert_str_eq(c.note, "output dtype not in the trace: 2-byte output assumed");
+}
+END_TEST
+
+/* ---- convolutions ---------------------------------------------------------- */
+
+/* input [8,64,56,56], weight [128,64,3,3], stride 2, padding 1, dilation 1:
+ * out (56 + 2 - 2 - 1) / 2 + 1 = 28; 2 N Ho Wo Cout Cin k*k */
+#define CONV_FLOPS (2.0 * 8 * 28 * 28 * 128 * 64 * 9)
+#define IN_B (8.0 * 64 * 56 * 56 * 2)
+#define W_B (128.0 * 64 * 9 * 2)
+#define OUT_B (8.0 * 128 * 28 * 28 * 2)
+
+START_TEST(convolution_2d)
+{
+    struct rl_torch_cost c;
+    /* (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups) */
+    ck_assert(COST(&c, "aten::convolution", TEN(BF16, 4, 8, 64, 56, 56),
+                   TEN(BF16, 4, 128, 64, 3, 3), TEN(BF16, 1, 128), SCA("", "[2, 2]"),
+                   SCA("", "[1, 1]"), SCA("", "[1, 1]"), SCA("bool", "False"),
+                   SCA("", "[0, 0]"), SCA("int", "1")));
+    /* input, weight, bias [128] read, out [8,128,28,28] written; bf16 */
+    ck_cost(c, CONV_FLOPS, IN_B + W_B + 128.0 * 2 + OUT_B, "bf16");
+    ck_assert(c.matmul);
+    /* dilation 2: (56 + 2 - 4 - 1) / 2 + 1 = 27 */
+    ck_assert(COST(&c, "aten::convolution", TEN(BF16, 4, 8, 64, 56, 56),
+                   TEN(BF16, 4, 128, 64, 3, 3), NIL, SCA("", "[2, 2]"), SCA("", "[1, 1]"),
+                   SCA("", "[2, 2]"), SCA("bool", "False"), SCA("", "[0, 0]"), SCA("int", "1")));
+    ck_cost(c, 2.0 * 8 * 27 * 27 * 128 * 64 * 9, IN_B + W_B + 8.0 * 128 * 27 * 27 * 2, "bf16");
+    /* no stride in the trace: refused */
+    ck_assert(!COST(&c, "aten::convolution", TEN(BF16, 4, 8, 64, 56, 56),
+                    TEN(BF16, 4, 128, 64, 3, 3), NIL));
+    ck_refused(c);
+}
+END_TEST
+
+START_TEST(cudnn_convolution_argument_order)
+{
+    struct rl_torch_cost c;
+    /* (input, weight, padding, stride, dilation, groups, benchmark,
+     * deterministic, allow_tf32): padding before stride; swapped, the
+     * output would be (56 + 4 - 2 - 1) / 1 + 1 = 58 */
+    ck_assert(COST(&c, "aten::cudnn_convolution", TEN(BF16, 4, 8, 64, 56, 56),
+                   TEN(BF16, 4, 128, 64, 3, 3), SCA("", "[1, 1]"), SCA("", "[2, 2]"),
+                   SCA("", "[1, 1]"), SCA("int", "1"), SCA("bool", "False"),
+                   SCA("bool", "False"), SCA("bool", "True")));
+    /* no bias argument */
+    ck_cost(c, CONV_FLOPS, IN_B + W_B + OUT_B, "bf16");
+}
+END_TEST
+
+START_TEST(convolution_backward_output_mask)
+{
+    struct rl_torch_cost c;
+    /* (grad_output, input, weight, bias_sizes, stride, padding, dilation,
+     * transposed, output_padding, groups, output_mask) */
+    ck_assert(COST(&c, "aten::convolution_backward", TEN(BF16, 4, 8, 128, 28, 28),
+                   TEN(BF16, 4, 8, 64, 56, 56), TEN(BF16, 4, 128, 64, 3, 3), SCA("", "[128]"),
+                   SCA("", "[2, 2]"), SCA("", "[1, 1]"), SCA("", "[1, 1]"),
+                   SCA("bool", "False"), SCA("", "[0, 0]"), SCA("int", "1"),
+                   SCA("", "[True, True, False]")));
+    /* grad_input and grad_weight: 2x the forward; grad_output, input, weight
+     * read, grad_input (input-sized) and grad_weight (weight-sized) written */
+    ck_cost(c, 2 * CONV_FLOPS, OUT_B + IN_B + W_B + IN_B + W_B, "bf16");
+    ck_assert(c.matmul);
+    /* grad_weight only: 1x, no grad_input written */
+    ck_assert(COST(&c, "aten::convolution_backward", TEN(BF16, 4, 8, 128, 28, 28),
+                   TEN(BF16, 4, 8, 64, 56, 56), TEN(BF16, 4, 128, 64, 3, 3), SCA("", "[128]"),
+                   SCA("", "[2, 2]"), SCA("", "[1, 1]"), SCA("", "[1, 1]"),
+                   SCA("bool", "False"), SCA("", "[0, 0]"), SCA("int", "1"),
+                   SCA("", "[False, True, False]")));
+    ck_cost(c, CONV_FLOPS, OUT_B + IN_B + W_B + W_B, "bf16");
+}
+END_TEST
+
+/* ---- attention ------------------------------------------------------------- */
+
+/* q, k, v [B=2, H=16, S=1024, D=64] bf16: each 2*16*1024*64*2 bytes */
+#define QKV_B (2.0 * 16 * 1024 * 64 * 2)
+
+START_TEST(sdpa_flash_causal_and_not)
+{
+    struct rl_torch_cost c;
+    /* (query, key, value, dropout_p, is_causal, return_debug_mask, scale) */
+    ck_assert(COST(&c, "aten::_scaled_dot_product_flash_attention",
+                   TEN(BF16, 4, 2, 16, 1024, 64), TEN(BF16, 4, 2, 16, 1024, 64),
+                   TEN(BF16, 4, 2, 16, 1024, 64), SCA("float", "0."), SCA("bool", "False"),
+                   SCA("bool", "False"), NIL));
+    /* QK^T and PV: 2 B H S S (D + Dv) = 4*2*16*1024*1024*64; q, k, v read,
+     * out [2,16,1024,64] written */
+    ck_cost(c, 4.0 * 2 * 16 * 1024 * 1024 * 64, 4 * QKV_B, "bf16");
+    ck_assert(c.matmul);
+    ck_assert_str_eq(c.note, "");
+    ck_assert(COST(&c, "aten::_scaled_dot_product_flash_attention",
+                   TEN(BF16, 4, 2, 16, 1024, 64), TEN(BF16, 4, 2, 16, 1024, 64),
+                   TEN(BF16, 4, 2, 16, 1024, 64), SCA("float", "0."), SCA("bool", "True")));
+    /* causal: half, the same bytes */
+    ck_cost(c, 2.0 * 2 * 16 * 1024 * 1024 * 64, 4 * QKV_B, "bf16");
+    ck_assert_str_eq(c.note, "causal: half the score matrix counted");
+}
+END_TEST
+
+START_TEST(sdpa_other_lengths_and_value_width)
+{
+    struct rl_torch_cost c;
+    /* Sq 128, Sk 256, D 64, Dv 32: 2*1*1*128*256*(64+32); q 128*64, k 256*64,
+     * v 256*32 read, out 128*32 written; fp16 */
+    ck_assert(COST(&c, "aten::_scaled_dot_product_flash_attention",
+                   TEN(F16, 4, 1, 1, 128, 64), TEN(F16, 4, 1, 1, 256, 64),
+                   TEN(F16, 4, 1, 1, 256, 32), SCA("float", "0."), SCA("bool", "False")));
+    ck_cost(c, 2.0 * 128 * 256 * 96, (128.0 * 64 + 256 * 64 + 256 * 32 + 128 * 32) * 2, "fp16");
+}
+END_TEST
+
+START_TEST(sdpa_flash_backward_twice)
+{
+    struct rl_torch_cost c;
+    /* (grad_out, query, key, value, out, logsumexp, cum_seq_q, cum_seq_k,
+     * max_q, max_k, dropout_p, is_causal, philox_seed, philox_offset, scale) */
+    ck_assert(COST(&c, "aten::_scaled_dot_product_flash_attention_backward",
+                   TEN(BF16, 4, 2, 16, 1024, 64), TEN(BF16, 4, 2, 16, 1024, 64),
+                   TEN(BF16, 4, 2, 16, 1024, 64), TEN(BF16, 4, 2, 16, 1024, 64),
+                   TEN(BF16, 4, 2, 16, 1024, 64), TEN(F32, 3, 2, 16, 1024), NIL, NIL,
+                   SCA("int", "1024"), SCA("int", "1024"), SCA("float", "0."),
+                   SCA("bool", "False"), TEN0(I64), TEN0(I64), NIL));
+    /* 2x forward = 8 B H S S D; grad_out, q, k, v, out read, dq, dk, dv
+     * written: 8 q-sized tensors */
+    ck_cost(c, 8.0 * 2 * 16 * 1024 * 1024 * 64, 8 * QKV_B, "bf16");
+    /* causal at 11: half of that */
+    ck_assert(COST(&c, "aten::_scaled_dot_product_flash_attention_backward",
+                   TEN(BF16, 4, 2, 16, 1024, 64), TEN(BF16, 4, 2, 16, 1024, 64),
+                   TEN(BF16, 4, 2, 16, 1024, 64), TEN(BF16, 4, 2, 16, 1024, 64),
+                   TEN(BF16, 4, 2, 16, 1024, 64), TEN(F32, 3, 2, 16, 1024), NIL, NIL,
+                   SCA("int", "1024"), SCA("int", "1024"), SCA("float", "0."),
+                   SCA("bool", "True")));
+    ck_cost(c, 4.0 * 2 * 16 * 1024 * 1024 * 64, 8 * QKV_B, "bf16");
+}
+END_TEST
+
+START_TEST(flash_attention_forward_bshd)
+{
+    struct rl_torch_cost c;
+    /* (query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p,
+     * is_causal, return_debug_mask) with [B=2, S=1024, H=16, D=64]; read as
+     * [B,H,S,D] it would be S 16, H 1024: 4*2*1024*16*16*64, not this */
+    ck_assert(COST(&c, "aten::_flash_attention_forward", TEN(BF16, 4, 2, 1024, 16, 64),
+                   TEN(BF16, 4, 2, 1024, 16, 64), TEN(BF16, 4, 2, 1024, 16, 64), NIL, NIL,
+                   SCA("int", "1024"), SCA("int", "1024"), SCA("float", "0."),
+                   SCA("bool", "True"), SCA("bool", "False")));
+    /* causal: 4 B H S S D / 2 */
+    ck_cost(c, 4.0 * 2 * 16 * 1024 * 1024 * 64 / 2, 4 * QKV_B, "bf16");
+    /* 3-d tensors are refused */
+    ck_assert(!COST(&c, "aten::_flash_attention_forward", TEN(BF16, 3, 2, 1024, 64),
+                    TEN(BF16, 3, 2, 1024, 64), TEN(BF16, 3, 2, 1024, 64)));
+    ck_refused(c);
+}
+END_TEST
+
+/* ---- gathers, norms, elementwise, reductions, copies -------------------- */
+
+START_TEST(embedding_gathers_rows)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::embedding", TEN(BF16, 2, 32000, 4096), TEN(I64, 2, 4, 512),
+                   SCA("int", "-1"), SCA("bool", "False"), SCA("bool", "False")));
+    /* 2048 indices (8 bytes) read; 2048 rows of 4096 bf16 read and written */
+    ck_cost(c, 0, 2048.0 * 8 + 2 * 2048.0 * 4096 * 2, "bf16");
+    ck_assert(!c.matmul);
+}
+END_TEST
+
+START_TEST(layer_norm_and_softmax)
+{
+    struct rl_torch_cost c;
+    /* (input, normalized_shape, weight, bias, eps, cudnn_enable);
+     * n = 4*512*1024 = 2097152 */
+    ck_assert(COST(&c, "aten::layer_norm", TEN(BF16, 3, 4, 512, 1024), SCA("", "[1024]"),
+                   TEN(BF16, 1, 1024), TEN(BF16, 1, 1024), SCA("float", "1e-05"),
+                   SCA("bool", "True")));
+    /* 7 per element; input read and output written (2 bytes), weight and
+     * bias [1024] read */
+    ck_cost(c, 7.0 * 2097152, 2 * 2097152.0 * 2 + 2 * 1024.0 * 2, "bf16");
+    /* (self, dim, half_to_float); n = 8*16*128*128 = 2097152 fp32: 5 per
+     * element, read and written */
+    ck_assert(COST(&c, "aten::_softmax", TEN(F32, 4, 8, 16, 128, 128), SCA("int", "-1"),
+                   SCA("bool", "False")));
+    ck_cost(c, 5.0 * 2097152, 2 * 2097152.0 * 4, "fp32");
+}
+END_TEST
+
+START_TEST(layer_norm_backward_reads_input_once)
+{
+    struct rl_torch_cost c;
+    /* (grad_out, input, normalized_shape, mean, rstd, weight, bias,
+     * output_mask); n = 2097152 */
+    ck_assert(COST(&c, "aten::native_layer_norm_backward", TEN(BF16, 3, 4, 512, 1024),
+                   TEN(BF16, 3, 4, 512, 1024), SCA("", "[1024]"), TEN(F32, 3, 4, 512, 1),
+                   TEN(F32, 3, 4, 512, 1), TEN(BF16, 1, 1024), TEN(BF16, 1, 1024),
+                   SCA("", "[True, True, True]")));
+    /* 10 per element; grad_out and input read, grad_input written (3 n bf16),
+     * mean and rstd [2048] fp32 and weight, bias [1024] bf16 read */
+    ck_cost(c, 10.0 * 2097152, 3 * 2097152.0 * 2 + 2 * 2048.0 * 4 + 2 * 1024.0 * 2, "bf16");
+}
+END_TEST
+
+START_TEST(add_broadcasts)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::add", TEN(F32, 3, 4, 1, 8), TEN(F32, 2, 3, 1), SCA("Scalar", "1")));
+    /* [4,1,8] + [3,1] -> [4,3,8] = 96 elements, 1 FLOP each; inputs 32 + 3
+     * read, 96 written, 4 bytes */
+    ck_cost(c, 96, (32.0 + 3) * 4 + 96.0 * 4, "fp32");
+    ck_assert(!c.matmul);
+    ck_assert_str_eq(c.formula, "add");
+    /* [4,3] + [5]: no broadcast */
+    ck_assert(!COST(&c, "aten::add", TEN(F32, 2, 4, 3), TEN(F32, 1, 5)));
+    ck_refused(c);
+}
+END_TEST
+
+START_TEST(add_in_place)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::add_", TEN(BF16, 2, 1024, 1024), TEN(BF16, 2, 1024, 1024),
+                   SCA("Scalar", "1")));
+    /* 1048576 FLOPs; self and other read, self written: 3 * 1048576 * 2 */
+    ck_cost(c, 1048576, 3 * 1048576.0 * 2, "bf16");
+}
+END_TEST
+
+START_TEST(comparisons_write_bool)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::eq", TEN(F32, 1, 1000), TEN(F32, 1, 1000)));
+    /* two fp32 inputs read, a bool output (1 byte) written */
+    ck_cost(c, 1000, 2 * 1000.0 * 4 + 1000, "fp32");
+    ck_assert(COST(&c, "aten::ge", TEN(F16, 1, 1000), SCA("Scalar", "0")));
+    ck_cost(c, 1000, 1000.0 * 2 + 1000, "fp16");
+    /* names that merely begin like one do not: gelu (4 per element), neg,
+     * lerp_ (2) write their input's dtype */
+    ck_assert(COST(&c, "aten::gelu", TEN(BF16, 1, 1000), SCA("", "none")));
+    ck_cost(c, 4000, 1000.0 * 2 + 1000.0 * 2, "bf16");
+    ck_assert(COST(&c, "aten::neg", TEN(F32, 1, 1000)));
+    ck_cost(c, 1000, 1000.0 * 4 + 1000.0 * 4, "fp32");
+    ck_assert(COST(&c, "aten::lerp_", TEN(F32, 1, 1000), TEN(F32, 1, 1000), SCA("Scalar", "0.1")));
+    ck_cost(c, 2000, 2 * 1000.0 * 4 + 1000.0 * 4, "fp32");
+}
+END_TEST
+
+START_TEST(where_writes_the_values_dtype)
+{
+    struct rl_torch_cost c;
+    /* where(condition bool, self bf16, other bf16): 1000 bools and 2000 bf16
+     * read, 1000 bf16 written */
+    ck_assert(COST(&c, "aten::where", TEN("bool", 1, 1000), TEN(BF16, 1, 1000),
+                   TEN(BF16, 1, 1000)));
+    ck_cost(c, 1000, 1000.0 + 2 * 1000.0 * 2 + 1000.0 * 2, "bf16");
+}
+END_TEST
+
+START_TEST(sum_over_a_dim)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::sum", TEN(F32, 2, 32, 1024), SCA("", "[1]"), SCA("bool", "False"),
+                   NIL));
+    /* 32768 adds; [32,1024] read, [32] written, 4 bytes */
+    ck_cost(c, 32768, 32768.0 * 4 + 32 * 4, "fp32");
+    /* dim -1 is the same dim */
+    ck_assert(COST(&c, "aten::sum", TEN(F32, 2, 32, 1024), SCA("", "[-1]")));
+    ck_cost(c, 32768, 32768.0 * 4 + 32 * 4, "fp32");
+    /* no dim: everything into one element */
+    ck_assert(COST(&c, "aten::sum", TEN(F32, 2, 32, 1024)));
+    ck_cost(c, 32768, 32768.0 * 4 + 4, "fp32");
+}
+END_TEST
+
+START_TEST(norm_dim_follows_p)
+{
+    struct rl_torch_cost c;
+    /* linalg_vector_norm(self [32,1024,64], ord 2, dim [1], keepdim, dtype):
+     * out [32,64] = 2048; ord "2" is no dim (that would give [32,1024]) */
+    ck_assert(COST(&c, "aten::linalg_vector_norm", TEN(F32, 3, 32, 1024, 64), SCA("Scalar", "2"),
+                   SCA("", "[1]"), SCA("bool", "False"), NIL));
+    ck_cost(c, 2097152, 2097152.0 * 4 + 2048.0 * 4, "fp32");
+    ck_assert(COST(&c, "aten::norm", TEN(F32, 3, 32, 1024, 64), SCA("Scalar", "2")));
+    ck_cost(c, 2097152, 2097152.0 * 4 + 4, "fp32");
+}
+END_TEST
+
+START_TEST(copies_and_casts)
+{
+    struct rl_torch_cost c;
+    /* copy_(self bf16, src fp32): 1048576 fp32 read, as many bf16 written;
+     * no arithmetic (0, not NAN); the dtype is the source's */
+    ck_assert(COST(&c, "aten::copy_", TEN(BF16, 2, 1024, 1024), TEN(F32, 2, 1024, 1024),
+                   SCA("bool", "False")));
+    ck_cost(c, 0, 1048576.0 * 4 + 1048576.0 * 2, "fp32");
+    /* _to_copy(self fp32, dtype 15 = bf16, layout, device, pin_memory,
+     * non_blocking, memory_format): read 4, write 2 bytes per element */
+    ck_assert(COST(&c, "aten::_to_copy", TEN(F32, 2, 1024, 1024), SCA("ScalarType", "15"), NIL,
+                   NIL, NIL, SCA("bool", "False"), NIL));
+    ck_cost(c, 0, 1048576.0 * (4 + 2), "fp32");
+    ck_assert_str_eq(c.note, "");
+    /* no dtype: the input's assumed, and said */
+    ck_assert(COST(&c, "aten::_to_copy", TEN(F32, 2, 1024, 1024)));
+    ck_cost(c, 0, 1048576.0 * (4 + 4), "fp32");
+    ck_assert_str_eq(c.note, "target dtype not in the trace: the input's assumed");
+}
+END_TEST
+
+/* ---- the optimizer ------------------------------------------------------- */
+
+static const struct rl_torch_tensor params[] = {
+    {.ndim = 2, .dims = {1024, 1024}}, {.ndim = 1, .dims = {4096}}, {.ndim = 1, .dims = {10}}};
+static const struct rl_torch_tensor steps[] = {{.ndim = 0}, {.ndim = 0}, {.ndim = 0}};
+#define PARAMS_N (1048576.0 + 4096 + 10)
+
+START_TEST(foreach_add_lists)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::_foreach_add_", LIST(params), LIST(params), SCA("Scalar", "1")));
+    /* 1 FLOP per element of the first list; both lists read and the first
+     * written, 4 bytes each (a TensorList has no dtype) */
+    ck_cost(c, PARAMS_N, 3 * PARAMS_N * 4, "fp32");
+    ck_assert_str_eq(c.note, "4-byte elements assumed: a TensorList has no dtype");
+    /* a Scalar second: one list read, one written */
+    ck_assert(COST(&c, "aten::_foreach_add_", LIST(params), SCA("Scalar", "1")));
+    ck_cost(c, PARAMS_N, 2 * PARAMS_N * 4, "fp32");
+    /* a tensor first is no TensorList */
+    ck_assert(!COST(&c, "aten::_foreach_add_", TEN(F32, 1, 10), TEN(F32, 1, 10)));
+    ck_refused(c);
+}
+END_TEST
+
+START_TEST(fused_adamw)
+{
+    struct rl_torch_cost c;
+    /* (params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
+     * lr, beta1, beta2, weight_decay, eps, amsgrad, maximize) */
+    ck_assert(COST(&c, "aten::_fused_adamw_", LIST(params), LIST(params), LIST(params),
+                   LIST(params), EMPTY_LIST, LIST(steps), SCA("float", "0.001"),
+                   SCA("float", "0.9"), SCA("float", "0.999"), SCA("float", "0.01"),
+                   SCA("float", "1e-08"), SCA("bool", "False"), SCA("bool", "False")));
+    /* 15 FLOPs per element; p, g, m, v read and p, m, v written: 7 x 4 bytes */
+    ck_cost(c, 15 * PARAMS_N, 7 * PARAMS_N * 4, "fp32");
+    ck_assert_str_eq(c.note, "4-byte elements assumed: a TensorList has no dtype");
+    /* amsgrad: max_exp_avg_sqs read and written too: 9 x 4 */
+    ck_assert(COST(&c, "aten::_fused_adamw_", LIST(params), LIST(params), LIST(params),
+                   LIST(params), LIST(params), LIST(steps)));
+    ck_cost(c, 15 * PARAMS_N, 9 * PARAMS_N * 4, "fp32");
+}
+END_TEST
+
+/* ---- refusals ----------------------------------------------------------- */
+
+START_TEST(unknown_operator)
+{
+    struct rl_torch_cost c;
+    ck_assert(!COST(&c, "aten::frobnicate", TEN(F32, 2, 4, 4)));
+    ck_refused(c);
+    ck_assert_str_eq(c.formula, "");
+    ck_assert(!COST(&c, "my_ext::mm", TEN(F32, 2, 4, 4), TEN(F32, 2, 4, 4)));
+    ck_refused(c);
+    struct rl_torch_op op = {.name = NULL, .n_args = 0, .args = NULL, .profiler_flops = NAN};
+    ck_assert(!rl_torch_op_cost(&op, &c));
+    ck_refused(c);
+}
+END_TEST
+
+START_TEST(malformed_shapes)
+{
+    struct rl_torch_cost c;
+    /* 1-d tensors */
+    ck_assert(!COST(&c, "aten::mm", TEN(F32, 1, 4), TEN(F32, 1, 4)));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "mm needs [M,K] x [K,N]");
+    /* inner dims 3 and 4 */
+    ck_assert(!COST(&c, "aten::mm", TEN(F32, 2, 2, 3), TEN(F32, 2, 4, 5)));
+    ck_refused(c);
+    /* an unreadable tensor (ndim -1) */
+    ck_assert(!COST(&c, "aten::mm", TEN(F32, -1, 0), TEN(F32, 2, 4, 5)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::add", TEN(F32, -1, 0), TEN(F32, 1, 4)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::layer_norm", TEN(F32, -1, 0)));
+    ck_refused(c);
+    /* negative sizes make negative FLOPs */
+    ck_assert(!COST(&c, "aten::mm", TEN(F32, 2, -2, 3), TEN(F32, 2, 3, 5)));
+    ck_refused(c);
+    /* a stride of 0 */
+    ck_assert(!COST(&c, "aten::convolution", TEN(F32, 4, 1, 1, 8, 8), TEN(F32, 4, 1, 1, 3, 3),
+                    NIL, SCA("", "[0, 0]"), SCA("", "[0, 0]"), SCA("", "[1, 1]")));
+    ck_refused(c);
+}
+END_TEST
+
+START_TEST(no_arguments)
+{
+    static const char *const names[] = {
+        "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul",
+        "aten::linear", "aten::_scaled_mm", "aten::convolution", "aten::conv2d",
+        "aten::cudnn_convolution", "aten::convolution_backward",
+        "aten::_scaled_dot_product_flash_attention",
+        "aten::_scaled_dot_product_efficient_attention", "aten::_flash_attention_forward",
+        "aten::_efficient_attention_forward", "aten::_flash_attention_backward",
+        "aten::_efficient_attention_backward", "aten::embedding",
+        "aten::embedding_dense_backward", "aten::embedding_bag", "aten::layer_norm",
+        "aten::native_layer_norm_backward", "aten::_softmax", "aten::add", "aten::eq",
+        "aten::sum", "aten::copy_", "aten::_to_copy", "aten::cat", "aten::fill_",
+        "aten::_foreach_add_", "aten::_foreach_norm", "aten::_fused_adamw_"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        struct rl_torch_cost c;
+        struct rl_torch_op op = {.name = names[i], .n_args = 0, .args = NULL,
+                                 .profiler_flops = NAN};
+        ck_assert_msg(!rl_torch_op_cost(&op, &c), "%s", names[i]);
+        ck_refused(c);
+        ck_assert_msg(c.note[0], "%s gives no reason", names[i]);
+    }
+}
+END_TEST
+
+/* ---- dtypes and kernel roofs -------------------------------------------- */
+
+START_TEST(dtype_names_and_bytes)
+{
+    static const struct {
+        const char *type, *name;
+        int bytes;
+    } want[] = {
+        {"float", "fp32", 4}, {"double", "fp64", 8}, {"c10::Half", "fp16", 2},
+        {"c10::BFloat16", "bf16", 2}, {"c10::Float8_e4m3fn", "fp8", 1},
+        {"c10::Float8_e5m2", "fp8", 1}, {"c10::Float8_e4m3fnuz", "fp8", 1},
+        {"c10::Float8_e5m2fnuz", "fp8", 1}, {"long int", "int64", 8}, {"long", "int64", 8},
+        {"int64_t", "int64", 8}, {"int", "int32", 4}, {"short int", "int16", 2},
+        {"short", "int16", 2}, {"signed char", "int8", 1}, {"unsigned char", "uint8", 1},
+        {"bool", "bool", 1}, {"c10::complex<float>", "complex64", 8},
+        {"c10::complex<double>", "complex128", 16}, {"c10::complex<c10::Half>", "complex32", 4},
+        {"Float", "fp32", 4}, {"Double", "fp64", 8}, {"Half", "fp16", 2},
+        {"BFloat16", "bf16", 2}, {"Long", "int64", 8}, {"Int", "int32", 4},
+        {"Bool", "bool", 1}, {"Byte", "uint8", 1}, {"Char", "int8", 1},
+        /* unknown */
+        {"", "", 0}, {"TensorList", "", 0}, {"Scalar", "", 0}, {"c10::bfloat16", "", 0},
+        {"float ", "", 0}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        ck_assert_msg(rl_torch_dtype_bytes(want[i].type) == want[i].bytes, "%s", want[i].type);
+        ck_assert_str_eq(rl_torch_dtype_name(want[i].type), want[i].name);
+    }
+}
+END_TEST
+
+START_TEST(kernel_roofs_from_names)
+{
+    static const struct {
+        const char *kernel, *dtype, *roof;
+    } want[] = {
+        {"ampere_sgemm_128x64_nn", "fp32", "fp32"},
+        {"cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4", "fp32", "tf32"},
+        {"ampere_h16816gemm_256x128_ldg8_stages_32x3_nn", "fp16", "fp16"},
+        {"cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_32x6_tn_align8", "bf16", "bf16"},
+        {"sm90_xmma_gemm_e4m3bf16_e4m3f32_f32_tn_n_tilesize128x128x128_warpgroupsize1x1x1_"
+         "execute_segment_k_off_kernel__5x_cublas",
+         "fp8", "fp8"},
+        {"volta_sgemm_32x128_tn", "fp32", "fp32"},
+        {"volta_sgemm_32x128_tn", "", "fp32"},
+        {"Cijk_Ailk_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1_SN", "fp16", "fp16"},
+        {"Cijk_Alik_Bljk_SB_Bias_AS_SAV_UserArgs_MT64x16x32_MI16x16x1_SN", "fp32", "fp32"},
+        /* AMD bf16 without matrix cores */
+        {"Cijk_Ailk_Bljk_BBS_BH_MT64x64x8_SN", "bf16", "bf16-cuda"},
+        {"sm80_xmma_gemm_i8i8_i8i32_f32_tn_n_tilesize128x128x64", "int8", "int8"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        const char *noted = NULL;
+        ck_assert_str_eq(rl_torch_kernel_roof(want[i].kernel, want[i].dtype, true, &noted),
+                         want[i].roof);
+        ck_assert_ptr_nonnull(noted);
+        ck_assert_msg(noted[0] == 0, "%s: the name decided", want[i].kernel);
+    }
+}
+END_TEST
+
+START_TEST(kernel_roofs_from_dtype)
+{
+    const char *noted = NULL;
+    /* nvjet names no type: the dtype's most generous roof, noted */
+    ck_assert_str_eq(rl_torch_kernel_roof("nvjet_tst_128x128_64x4_1x2_h_bz_coopA_NNT", "bf16",
+                                          true, &noted),
+                     "bf16");
+    ck_assert_ptr_nonnull(noted);
+    ck_assert(noted[0] != 0);
+    ck_assert_str_eq(rl_torch_kernel_roof("nvjet_tst_128x128_64x4_1x2_h_bz_coopA_NNT", "fp32",
+                                          true, &noted),
+                     "tf32");
+    ck_assert(noted[0] != 0);
+    /* neither the name nor the dtype */
+    ck_assert_str_eq(rl_torch_kernel_roof("nvjet_tst_128x128_64x4_1x2_h_bz_coopA_NNT", "", true,
+                                          &noted),
+                     "");
+    ck_assert_str_eq(noted, "");
+    /* not a matrix product: the dtype's CUDA cores, whatever the name */
+    ck_assert_str_eq(rl_torch_kernel_roof("void at::native::vectorized_elementwise_kernel<4, "
+                                          "at::native::CUDAFunctor_add<c10::BFloat16> >",
+                                          "bf16", false, &noted),
+                     "bf16-cuda");
+    ck_assert_str_eq(noted, "");
+    ck_assert_str_eq(rl_torch_kernel_roof("ampere_h16816gemm_256x128_ldg8_stages_32x3_nn", "fp16",
+                                          false, &noted),
+                     "fp16-cuda");
+    ck_assert_str_eq(rl_torch_kernel_roof("reduce_kernel", "fp32", false, &noted), "fp32");
+    ck_assert_str_eq(rl_torch_kernel_roof("reduce_kernel", "int64", false, &noted), "");
+    ck_assert_str_eq(rl_torch_kernel_roof(NULL, "bf16", false, &noted), "bf16-cuda");
+}
+END_TEST
+
+static Suite *torchops_suite(void)
+{
+    Suite *s = suite_create("torchops");
+    TCase *matmul = tcase_create("matmul");
+    tcase_add_test(matmul, mm_bf16);
+    tcase_add_test(matmul, addmm_reads_the_bias);
+    tcase_add_test(matmul, bmm_and_baddbmm);
+    tcase_add_test(matmul, matmul_broadcasts_and_takes_vectors);
+    tcase_add_test(matmul, linear_3d_input);
+    tcase_add_test(matmul, scaled_mm_fp8_out_dtype);
+    suite_add_tcase(s, matmul);
+    TCase *conv = tcase_create("conv");
+    tcase_add_test(conv, convolution_2d);
+    tcase_add_test(conv, cudnn_convolution_argument_order);
+    tcase_add_test(conv, convolution_backward_output_mask);
+    suite_add_tcase(s, conv);
+    TCase *attention = tcase_create("attention");
+    tcase_add_test(attention, sdpa_flash_causal_and_not);
+    tcase_add_test(attention, sdpa_other_lengths_and_value_width);
+    tcase_add_test(attention, sdpa_flash_backward_twice);
+    tcase_add_test(attention, flash_attention_forward_bshd);
+    suite_add_tcase(s, attention);
+    TCase *other = tcase_create("other");
+    tcase_add_test(other, embedding_gathers_rows);
+    tcase_add_test(other, layer_norm_and_softmax);
+    tcase_add_test(other, layer_norm_backward_reads_input_once);
+    tcase_add_test(other, add_broadcasts);
+    tcase_add_test(other, add_in_place);
+    tcase_add_test(other, comparisons_write_bool);
+    tcase_add_test(other, where_writes_the_values_dtype);
+    tcase_add_test(other, sum_over_a_dim);
+    tcase_add_test(other, norm_dim_follows_p);
+    tcase_add_test(other, copies_and_casts);
+    tcase_add_test(other, foreach_add_lists);
+    tcase_add_test(other, fused_adamw);
+    suite_add_tcase(s, other);
+    TCase *limits = tcase_create("limits");
+    tcase_add_test(limits, unknown_operator);
+    tcase_add_test(limits, malformed_shapes);
+    tcase_add_test(limits, no_arguments);
+    suite_add_tcase(s, limits);
+    TCase *roofs = tcase_create("roofs");
+    tcase_add_test(roofs, dtype_names_and_bytes);
+    tcase_add_test(roofs, kernel_roofs_from_names);
+    tcase_add_test(roofs, kernel_roofs_from_dtype);
+    suite_add_tcase(s, roofs);
+    return s;
+}
+
+int main(void) { return rl_test_run(torchops_suite()); }
