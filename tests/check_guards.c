@@ -107,7 +107,7 @@ START_TEST(above_the_roof_is_flagged)
     struct rl_run r = rl_test_cli(NULL, "report", "--ncu", path, "--gpu", "h100-sxm", "-o", dir,
                                   NULL);
     ck_assert_msg(r.status == 0, "%s", r.err);
-    ck_assert_ptr_nonnull(strstr(r.out, "!  memory (dram)"));
+    ck_assert_ptr_nonnull(strstr(r.out, "!  memory (DRAM)"));
     ck_assert_ptr_nonnull(strstr(r.out, "! above 100% of its roof"));
     rl_run_release(&r);
 }

@@ -719,12 +719,12 @@ START_TEST(table_fields_and_rows)
     snprintf(head, sizeof head, "%-40s %6s %7s %9s %11s %11s %7s  %s\n", "KERNEL", "TIME%",
              "LAUNCH", "AI(DRAM)", "ACHIEVED", "ROOF", "%ROOF", "BOUND");
     table_line(l1, sizeof l1, "comp", "50", 1, "1k", "500 TFLOP/s", "1 PFLOP/s", "50",
-               "compute");
+               "compute (BF16 Tensor Core)");
     table_line(l2, sizeof l2, "copy\"q", "40", 1, "-", "-", "-", "-", "unknown");
     table_line(l3, sizeof l3, "mem|a", "10", 1, "10", "25 TFLOP/s", "50 TFLOP/s", "50",
-               "memory (dram)");
+               "memory (DRAM)");
     table_line(l4, sizeof l4, "untimed", "-", 1, "100", "-", "500 TFLOP/s", "-",
-               "memory (dram)");
+               "memory (DRAM)");
     /* Every row: no "more" line. */
     char *all = table_text(&r, &c, 0);
     snprintf(want, sizeof want, "%s%s%s%s%s", head, l1, l2, l3, l4);
@@ -917,10 +917,10 @@ START_TEST(markdown_fields)
            "\n## Kernels\n\n"
            "| kernel | time | launches | AI (FLOP/DRAM byte) | achieved | roof at its AI | % of roof | "
            "bound |\n|---|---:|---:|---:|---:|---:|---:|---|\n"
-           "| comp | 50% | 1 | 1k | 500 TFLOP/s | 1 PFLOP/s | 50 | compute |\n"
+           "| comp | 50% | 1 | 1k | 500 TFLOP/s | 1 PFLOP/s | 50 | compute (BF16 Tensor Core) |\n"
            "| copy\"q | 40% | 1 | - | - | - | - | unknown |\n"
-           "| mem\\|a | 10% | 1 | 10 | 25 TFLOP/s | 50 TFLOP/s | 50 | memory (dram) |\n"
-           "| untimed | - | 1 | 100 | - | 500 TFLOP/s | - | memory (dram) |\n"
+           "| mem\\|a | 10% | 1 | 10 | 25 TFLOP/s | 50 TFLOP/s | 50 | memory (DRAM) |\n"
+           "| untimed | - | 1 | 100 | - | 500 TFLOP/s | - | memory (DRAM) |\n"
            "\n## What bounds each kernel\n\n"
            "- " S_COMP "\n"
            "- " S_COPY "\n"
@@ -1060,14 +1060,14 @@ START_TEST(integer_roof_in_ops)
     snprintf(head, sizeof head, "%-40s %6s %7s %9s %11s %11s %7s  %s\n", "KERNEL", "TIME%",
              "LAUNCH", "AI(DRAM)", "ACHIEVED", "ROOF", "%ROOF", "BOUND");
     table_line(line, sizeof line, "igemm", "100", 1, "2k", "1 POP/s", "2 POP/s", "50",
-               "compute");
+               "compute (INT8 Tensor Core)");
     snprintf(want, sizeof want, "%s%s", head, line);
     char *t = table_text(&r, &c, 0);
     text_eq(t, want);
     free(t);
     char *m = render(md, &r, &c);
     ck_assert_ptr_nonnull(
-        strstr(m, "| igemm | 100% | 1 | 2k | 1 POP/s | 2 POP/s | 50 | compute |\n"));
+        strstr(m, "| igemm | 100% | 1 | 2k | 1 POP/s | 2 POP/s | 50 | compute (INT8 Tensor Core) |\n"));
     free(m);
     rl_report_release(&r);
     rl_trace_groups_release(&g);

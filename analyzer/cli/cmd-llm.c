@@ -93,7 +93,16 @@ static void fmt_bytes(char *b, size_t n, double v)
         snprintf(b, n, "%.0f B", v);
 }
 
-static void print_ops(const struct rl_llm_phase_cost *p)
+/* The label of the roof named name ("bf16" -> "BF16 Tensor Core"), else name. */
+static const char *roof_label(const struct rl_ceilings *c, const char *name)
+{
+    for (size_t i = 0; i < c->n_compute; i++)
+        if (strcmp(c->compute[i].name, name) == 0)
+            return c->compute[i].label;
+    return name;
+}
+
+static void print_ops(const struct rl_llm_phase_cost *p, const struct rl_ceilings *c)
 {
     printf("%-14s %5s %11s %11s %11s %11s %9s %10s %6s  %s\n", "OPERATOR", "COUNT", "GFLOP",
            "WEIGHTS MB", "ACT MB", "KV MB", "AI F/B", "TIME us", "SHARE", "BOUND");
@@ -104,11 +113,13 @@ static void print_ops(const struct rl_llm_phase_cost *p)
             snprintf(ai, sizeof ai, "inf");
         else
             snprintf(ai, sizeof ai, "%.3g", o->ai_flop_per_byte);
-        printf("%-14s %5d %11.4g %11.4g %11.4g %11.4g %9s %10.4g %5.1f%%  %s (%s)\n", o->name,
+        char bound[96];
+        rl_bound_text(bound, sizeof bound, o->memory_bound ? RL_BOUND_MEMORY : RL_BOUND_COMPUTE,
+                      RL_MEM_DRAM, roof_label(c, o->roof));
+        printf("%-14s %5d %11.4g %11.4g %11.4g %11.4g %9s %10.4g %5.1f%%  %s\n", o->name,
                o->count, o->count * o->flops / 1e9, o->count * o->weight_bytes / 1e6,
                o->count * o->act_bytes / 1e6, o->count * o->kv_bytes / 1e6, ai,
-               o->count * o->time_ns / 1e3, 100.0 * o->count * o->time_ns / p->time_ns,
-               o->memory_bound ? "memory" : "compute", o->roof);
+               o->count * o->time_ns / 1e3, 100.0 * o->count * o->time_ns / p->time_ns, bound);
     }
 }
 
@@ -170,7 +181,7 @@ static void print_memory(const struct llm_run *r)
         printf("largest batch that fits: %d%s", r->max_fit,
                r->max_fit == LLM_BATCH_LIMIT ? " (or more)" : "");
     else
-        printf("largest batch that fits: none (batch 1 needs more)");
+        printf("largest batch that fits: none");
     if (r->min_gpus)
         printf("%sfewest GPUs that hold it: %d (TP %d x PP %d x DP %d x EP %d)\n",
                r->params_only ? "" : "; ", r->min_gpus, r->min_layout.tp, r->min_layout.pp,
@@ -217,7 +228,7 @@ static void print_train(const struct llm_run *r)
     printf("training step, batch %d sequences of %d tokens: one GPU's operators, one "
            "microbatch of %d (forward, backward%s)\n",
            s->batch, s->seq, r->mem[0].microbatch, r->lay.recompute ? ", recomputed forward" : "");
-    print_ops(&s->micro);
+    print_ops(&s->micro, &r->c);
     printf("optimizer: %.4g GB of Adam state read and written, %.4g ms\n",
            s->optimizer.weight_bytes / 1e9, s->optimizer.time_ns / 1e6);
     printf("step %.4g ms: %.4g tokens/s; %.4g TFLOP/s per GPU\n", s->time_ns / 1e6,
@@ -237,6 +248,22 @@ static void print_text(const struct llm_run *r)
     double wbytes = rl_llm_weights_bytes(&r->m, &r->cfg);
     double kvt = rl_llm_kv_bytes_per_token(&r->m, &r->cfg);
     fmt_bytes(w, sizeof w, wbytes);
+    /* What matters first: a model that does not fit says so, in one line. */
+    bool fits = isnan(r->cap.gpu_memory_bytes) || llm_fits(r, 0);
+    if (!fits) {
+        char need[32], use[32], lay[128];
+        fmt_bytes(need, sizeof need, r->mem[0].total_bytes);
+        fmt_bytes(use, sizeof use, r->cap.usable_bytes);
+        layout_text(&r->lay, lay, sizeof lay);
+        printf("does NOT fit: %s needs %s per GPU at batch %d (%s), %s has %s usable; ", r->m.name,
+               need, r->batches[0], lay, r->c.gpu_name, use);
+        if (r->min_gpus)
+            printf("fewest GPUs that hold it: %d (TP %d x PP %d x DP %d x EP %d)\n", r->min_gpus,
+                   r->min_layout.tp, r->min_layout.pp, r->min_layout.dp, r->min_layout.ep);
+        else
+            printf("no layout of up to %d GPUs holds it\n", LLM_MAX_GPUS);
+        printf("(the times below are what this layout would take if it fit: no tokens/s)\n\n");
+    }
     printf("%s on %s (%s ceilings; analytic times): %s weights, %s KV cache, context %d\n",
            r->m.name, r->c.gpu_name, origins, rl_llm_precision_name(r->cfg.precision),
            llm_kv_name(&r->cfg), r->seq);
@@ -258,12 +285,16 @@ static void print_text(const struct llm_run *r)
     if (!layout_is_one(&r->lay))
         printf("; one GPU's operators, a microbatch of %d", r->mem[0].microbatch);
     printf("\n");
-    print_ops(&d0->micro);
-    printf("step %.4g ms: %.4g tokens/s; %.3g FLOP/B over the step\n", d0->time_ns / 1e6,
-           llm_tokens_per_s(d0), d0->micro.flops / d0->micro.bytes);
+    print_ops(&d0->micro, &r->c);
+    if (fits)
+        printf("step %.4g ms: %.4g tokens/s; %.3g FLOP/B over the step\n", d0->time_ns / 1e6,
+               llm_tokens_per_s(d0), d0->micro.flops / d0->micro.bytes);
+    else
+        printf("step %.4g ms if it fit (it does not); %.3g FLOP/B over the step\n",
+               d0->time_ns / 1e6, d0->micro.flops / d0->micro.bytes);
     print_step(d0, r->net.nic_system);
     printf("\nprefill of %d tokens (time to first token)\n", r->seq);
-    print_ops(&r->prefill.micro);
+    print_ops(&r->prefill.micro, &r->c);
     printf("prefill %.4g ms; %.3g FLOP/B over the prefill\n\n", r->prefill.time_ns / 1e6,
            r->prefill.micro.flops / r->prefill.micro.bytes);
     printf("%6s %10s %12s %10s %12s %5s %s\n", "BATCH", "STEP ms", "TOKENS/s", "KV/GPU",
@@ -278,24 +309,30 @@ static void print_text(const struct llm_run *r)
             }
         fmt_bytes(kv, sizeof kv, r->mem[i].kv_cache_bytes);
         fmt_bytes(tr, sizeof tr, r->mem[i].total_bytes);
-        printf("%6d %10.4g %12.4g %10s %12s %5s %d of %d memory-bound\n", d->batch,
-               d->time_ns / 1e6, llm_tokens_per_s(d), kv, tr,
-               isnan(r->cap.gpu_memory_bytes) ? "?" : llm_fits(r, i) ? "yes" : "NO", mem_bound,
+        /* no tokens/s for a batch that does not fit: it cannot run */
+        bool row_fits = isnan(r->cap.gpu_memory_bytes) || llm_fits(r, i);
+        char tps[32] = "-";
+        if (row_fits)
+            snprintf(tps, sizeof tps, "%.4g", llm_tokens_per_s(d));
+        printf("%6d %10.4g %12s %10s %12s %5s %d of %d memory-bound\n", d->batch,
+               d->time_ns / 1e6, tps, kv, tr,
+               isnan(r->cap.gpu_memory_bytes) ? "?" : row_fits ? "yes" : "NO", mem_bound,
                linear);
     }
     if (r->crossover) {
         printf("\ncrossover: from batch %d every decode linear layer is compute-bound (%s on "
                "%s)",
-               r->crossover, rl_llm_linear_roof(r->cfg.precision), r->c.gpu_name);
-        if (r->crossover > r->max_fit && !isnan(r->cap.gpu_memory_bytes))
-            printf("; beyond what fits (largest batch %d)", r->max_fit);
+               r->crossover, roof_label(&r->c, rl_llm_linear_roof(r->cfg.precision)),
+               r->c.gpu_name);
+        if (r->crossover > r->max_fit && !isnan(r->cap.gpu_memory_bytes)) {
+            if (r->max_fit)
+                printf("; beyond the largest batch that fits: %d", r->max_fit);
+            else
+                printf("; the largest batch that fits: none");
+        }
         printf("\n");
     } else
         printf("\ncrossover: not reached up to batch %d\n", LLM_BATCH_LIMIT);
-    fmt_bytes(tr, sizeof tr, r->train_mem.total_bytes);
-    printf("training memory per GPU (mixed precision, Adam, batch 1 x %d, no recomputation, "
-           "ZeRO %d): %s\n",
-           r->seq, r->lay.zero, tr);
 }
 
 static int charts(const struct llm_run *r, const char *dir, char *err)

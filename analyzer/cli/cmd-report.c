@@ -451,6 +451,29 @@ int cli_report_run(const struct cli_report_opts *o)
     return status;
 }
 
+/* Whether path starts like a CSV file (an Nsight Compute export: '"ID",...',
+ * '==PROF==' lines, or the profiled program's output before them) rather than
+ * JSON or gzip: its first byte after a UTF-8 byte order mark and white space.
+ * A file that cannot be read is not (its reader says why). */
+static bool looks_like_csv(const char *path)
+{
+    if (strcmp(path, "-") == 0)
+        return false;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    unsigned char buf[64];
+    size_t n = fread(buf, 1, sizeof buf, f), i = 0;
+    fclose(f);
+    if (n >= 3 && buf[0] == 0xef && buf[1] == 0xbb && buf[2] == 0xbf)
+        i = 3;
+    while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
+        i++;
+    /* Not JSON ('{', '['), not gzip (0x1f 0x8b): ncu's CSV, which may
+     * follow the program's own output lines. */
+    return i < n && buf[i] != '{' && buf[i] != '[' && buf[i] != 0x1f;
+}
+
 int cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {{"trace", required_argument, NULL, 't'},
@@ -530,7 +553,12 @@ int cmd_report(int argc, char **argv)
             return cli_usage_error("report", "at most %d traces", CLI_MAX_TRACES);
         o.traces[o.n_traces++] = argv[optind];
     }
-    /* A PyTorch profiler trace given as a trace is read as one. */
+    /* A PyTorch profiler trace given as a trace is read as one; so is one
+     * Nsight Compute CSV export. */
+    if (o.n_traces == 1 && !o.n_torch && !o.ncu && looks_like_csv(o.traces[0])) {
+        o.ncu = o.traces[0];
+        o.n_traces = 0;
+    }
     if (o.n_traces && !o.n_torch && rl_torch_sniff_file(o.traces[0])) {
         for (int i = 0; i < o.n_traces; i++)
             o.torch[i] = o.traces[i];

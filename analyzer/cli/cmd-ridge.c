@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: roofline ridge --gpu <gpu> [--precision P] [--sparse]\n"
+    "usage: roofline ridge [--gpu] <gpu> [--precision P] [--sparse]\n"
     "                      [--memory hbm|l2|l1] [--json]\n"
     "\n"
     "Print the compute ceiling, the memory ceiling and their ridge point\n"
@@ -72,10 +72,13 @@ int cmd_ridge(int argc, char **argv)
         default: return cli_option_error("ridge", optstring, opts, argv);
         }
     }
+    /* `ridge h100` as well as `ridge --gpu h100`. */
+    if (optind < argc && !gpu)
+        gpu = argv[optind++];
     if (optind < argc)
         return cli_usage_error("ridge", "unexpected argument '%s'", argv[optind]);
     if (!gpu)
-        return cli_usage_error("ridge", "--gpu is required");
+        return cli_usage_error("ridge", "name a GPU: roofline ridge GPU (or --gpu GPU)");
     if (strchr(memory, ','))
         return cli_usage_error("ridge", "--memory takes one level, not '%s'", memory);
     if (cli_check_memory_levels("ridge", memory) ||

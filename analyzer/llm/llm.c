@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- configs ----------------------------------------------------------------- */
 
@@ -121,6 +122,79 @@ static int unknown_model(const char *name, const char *data_dir, char *errmsg)
     return RL_ENOTFOUND;
 }
 
+/* The Hugging Face id in a config's "source" URL
+ * (https://huggingface.co/ORG/REPO/blob/...): "ORG/REPO" into out, or "". */
+static void hf_id_of(const char *source, char *out, size_t cap)
+{
+    static const char host[] = "huggingface.co/";
+    const char *p = source ? strstr(source, host) : NULL;
+    out[0] = 0;
+    if (!p)
+        return;
+    p += sizeof host - 1;
+    const char *slash = strchr(p, '/');
+    if (!slash)
+        return;
+    size_t n = strcspn(slash + 1, "/?#") + (size_t)(slash + 1 - p);
+    if (n < cap)
+        snprintf(out, cap, "%.*s", (int)n, p);
+}
+
+/* Whether name names the config in file (its path): its id, its "name" or
+ * its Hugging Face id "ORG/REPO" or "REPO", each without regard to case. */
+static int model_named(const char *file, const char *name)
+{
+    char *text, err[RL_ERRMSG_SIZE];
+    size_t len;
+    if (rl_file_read(file, &text, &len, err))
+        return 0;
+    cJSON *doc = cJSON_ParseWithLength(text, len);
+    free(text);
+    if (!doc)
+        return 0;
+    const char *id = rl_json_string(doc, "id"), *display = rl_json_string(doc, "name");
+    char hf[256];
+    hf_id_of(rl_json_string(doc, "source"), hf, sizeof hf);
+    const char *repo = strchr(hf, '/');
+    int hit = (id && strcasecmp(id, name) == 0) || (display && strcasecmp(display, name) == 0) ||
+              (hf[0] && strcasecmp(hf, name) == 0) || (repo && strcasecmp(repo + 1, name) == 0);
+    cJSON_Delete(doc);
+    return hit;
+}
+
+/* The path of the config data_dir/models holds for name (see model_named):
+ * 0 with path set, or -1 when none does. */
+static int find_model(const char *data_dir, const char *name, char *path, size_t cap)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", data_dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    char *names[64];
+    size_t n = 0;
+    struct dirent *e;
+    while (n < 64 && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0 &&
+            strcmp(e->d_name, "schema.json") != 0 && (names[n] = strdup(e->d_name)))
+            n++;
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, by_name); /* the first match by file name, not readdir's order */
+    int found = -1;
+    for (size_t i = 0; i < n; i++) {
+        char file[4096 + 256];
+        snprintf(file, sizeof file, "%s/%s", dir, names[i]);
+        if (found < 0 && model_named(file, name) && strlen(file) < cap) {
+            snprintf(path, cap, "%s", file);
+            found = 0;
+        }
+        free(names[i]);
+    }
+    return found;
+}
+
 int rl_llm_model_load(struct rl_llm_model *m, const char *data_dir, const char *name,
                       char *errmsg)
 {
@@ -129,7 +203,7 @@ int rl_llm_model_load(struct rl_llm_model *m, const char *data_dir, const char *
     size_t n = strlen(name);
     if (n > 5 && strcmp(name + n - 5, ".json") == 0)
         snprintf(path, sizeof path, "%s", name);
-    else
+    else if (find_model(data_dir, name, path, sizeof path) != 0)
         snprintf(path, sizeof path, "%s/models/%s.json", data_dir, name);
     snprintf(schema_path, sizeof schema_path, "%s/models/schema.json", data_dir);
     cJSON *schema;
@@ -138,7 +212,7 @@ int rl_llm_model_load(struct rl_llm_model *m, const char *data_dir, const char *
         return rc;
     if ((rc = rl_file_read(path, &text, &len, errmsg))) {
         cJSON_Delete(schema);
-        if (path[0] && strchr(name, '/') == NULL && strstr(name, ".json") == NULL)
+        if (path[0] && strstr(name, ".json") == NULL)
             return unknown_model(name, data_dir, errmsg);
         return rc;
     }

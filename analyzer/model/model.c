@@ -55,6 +55,19 @@ const char *rl_mem_level_name(enum rl_mem_level level)
     return "?";
 }
 
+void rl_bound_text(char *buf, size_t cap, enum rl_bound bound, enum rl_mem_level level,
+                   const char *compute_label)
+{
+    static const char *const levels[] = {[RL_MEM_DRAM] = "DRAM", [RL_MEM_L2] = "L2",
+                                         [RL_MEM_L1] = "L1"};
+    if (bound == RL_BOUND_MEMORY && (unsigned)level < RL_MEM_COUNT)
+        snprintf(buf, cap, "memory (%s)", levels[level]);
+    else if (bound == RL_BOUND_COMPUTE && compute_label && compute_label[0])
+        snprintf(buf, cap, "compute (%s)", compute_label);
+    else
+        snprintf(buf, cap, "%s", rl_bound_name(bound));
+}
+
 int rl_mem_level_parse(const char *name)
 {
     if (strcasecmp(name, "hbm") == 0 || strcasecmp(name, "dram") == 0)

@@ -80,6 +80,13 @@ struct rl_verdict {
 const char *rl_mem_level_name(enum rl_mem_level level); /* "dram", "l2", "l1" */
 const char *rl_bound_name(enum rl_bound bound); /* "memory", "compute", "neither", "unknown" */
 
+/* The one wording of a bound, for every table and sentence (report, run,
+ * llm): "memory (DRAM)", "memory (L2)", "memory (L1)" naming the level;
+ * "compute (BF16 Tensor Core)" naming the roof when compute_label is given;
+ * "neither", "link", "unknown" otherwise. */
+void rl_bound_text(char *buf, size_t cap, enum rl_bound bound, enum rl_mem_level level,
+                   const char *compute_label);
+
 /* Parse "hbm"/"dram"/"l2"/"l1"/"shared"; -1 when unknown. */
 int rl_mem_level_parse(const char *name);
 

@@ -597,7 +597,7 @@ static const char *roof_name(const struct rl_report_row *w, const struct rl_ceil
 /* The table's cells of one row: intensity against DRAM; memory points give
  * their bandwidth against the DRAM roof. '!' marks a number above its roof. */
 struct cells {
-    char ai[16], ach[32], att[32], pct[16], share[16], bound[48];
+    char ai[16], ach[32], att[32], pct[16], share[16], bound[80];
 };
 
 static void row_cells(const struct rl_report_row *w, const struct rl_ceilings *c,
@@ -625,10 +625,8 @@ static void row_cells(const struct rl_report_row *w, const struct rl_ceilings *c
         fmt_rate(k->ach, sizeof k->ach, w->v.achieved_tflops, ops);
         fmt_rate(k->att, sizeof k->att, w->v.attainable_tflops, ops);
         fmt_g(k->pct, sizeof k->pct, w->v.pct_of_roof);
-        snprintf(k->bound, sizeof k->bound, "%s%s%s%s", rl_bound_name(w->bound),
-                 w->bound == RL_BOUND_MEMORY ? " (" : "",
-                 w->bound == RL_BOUND_MEMORY ? rl_mem_level_name(w->v.limiter) : "",
-                 w->bound == RL_BOUND_MEMORY ? ")" : "");
+        rl_bound_text(k->bound, sizeof k->bound, w->bound, w->v.limiter,
+                      w->roof >= 0 ? c->compute[w->roof].label : NULL);
     }
     if (w->over_roof) {
         size_t n = strlen(k->pct);

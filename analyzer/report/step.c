@@ -245,6 +245,11 @@ int rl_report_step_build(struct rl_report *r, const struct rl_ceilings *c, doubl
             snprintf(o->shapes, sizeof o->shapes, "%s", w->shapes ? w->shapes : "");
             snprintf(o->dtype, sizeof o->dtype, "%s", w->dtype);
             snprintf(o->roof, sizeof o->roof, "%s", w->roof >= 0 ? c->compute[w->roof].name : "");
+            if (w->comm || w->bound == RL_BOUND_UNKNOWN)
+                snprintf(o->bound, sizeof o->bound, "%s", rl_step_bucket_name(b));
+            else
+                rl_bound_text(o->bound, sizeof o->bound, w->bound, w->v.limiter,
+                              w->roof >= 0 ? c->compute[w->roof].label : NULL);
             o->bucket = b;
         }
     }
@@ -303,7 +308,7 @@ void rl_report_step_table(FILE *f, const struct rl_report *r, size_t rows)
     fprintf(f, "\n  time lost against the roof: %s", lost);
     if (s->lost_ns >= 0 && s->gpu_time_ns > 0)
         fprintf(f, " (%.3g%% of GPU time)", 100 * s->lost_ns / s->gpu_time_ns);
-    fprintf(f, "\n\n%-32s %-28s %-5s %8s %9s %9s %6s %-8s\n", "operator", "shapes", "dtype",
+    fprintf(f, "\n\n%-32s %-28s %-5s %8s %9s %9s %6s %s\n", "operator", "shapes", "dtype",
             "launches", "time", "lost", "%roof", "bound");
     for (size_t i = 0; i < s->n_ops && (rows == 0 || i < rows); i++) {
         const struct rl_report_op *o = &s->ops[i];
@@ -316,11 +321,11 @@ void rl_report_step_table(FILE *f, const struct rl_report *r, size_t rows)
             snprintf(pct, sizeof pct, "-");
         else
             snprintf(pct, sizeof pct, "%.3g", o->pct_of_roof);
-        fprintf(f, "%-32s %-28s %-5s %8llu %9s %9s %6s %-8s\n", name, shapes,
+        fprintf(f, "%-32s %-28s %-5s %8llu %9s %9s %6s %s\n", name, shapes,
                 o->dtype[0] ? o->dtype : "-", (unsigned long long)o->launches, t, lost, pct,
-                isnan(o->lost_ns) && o->bucket == RL_STEP_UNKNOWN
-                    ? "unknown"
-                    : rl_step_bucket_name(o->bucket));
+                isnan(o->lost_ns) && o->bucket == RL_STEP_UNKNOWN ? "unknown"
+                : o->bound[0]                                      ? o->bound
+                                   : rl_step_bucket_name(o->bucket));
     }
     if (rows && s->n_ops > rows)
         fprintf(f, "(%zu more operators in report.json)\n", s->n_ops - rows);

@@ -25,6 +25,7 @@ struct rl_report_op {
     char shapes[200];             /* of its largest kernel group by time */
     char dtype[16];
     char roof[24];                /* the roof of that group ("bf16"); "" none */
+    char bound[80];               /* that group's bound in words (rl_bound_text) */
     uint64_t launches;            /* kernel launches */
     size_t groups;                /* kernel groups (kernel, grid, block, shapes) */
     double time_ns;               /* all its kernels */
