@@ -154,6 +154,60 @@ START_TEST(one_wording_for_bounds)
 }
 END_TEST
 
+/* AMD's terms on AMD GPUs (Matrix Cores, stream processors, compute
+ * units), NVIDIA's on NVIDIA's, in ridge, gpus show and errors. */
+START_TEST(vendor_terms)
+{
+    struct rl_run r = RUN("ridge", "mi300x");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "FP8 Matrix Core "));
+    ck_assert_ptr_nonnull(strstr(r.out, "FP64 stream processors "));
+    ck_assert_ptr_null(strstr(r.out, "Tensor Core"));
+    ck_assert_ptr_null(strstr(r.out, "CUDA core"));
+    rl_run_release(&r);
+    r = RUN("gpus", "show", "mi300x");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "  compute units "));
+    ck_assert_ptr_null(strstr(r.out, "Tensor Core"));
+    ck_assert_ptr_null(strstr(r.out, "CUDA core"));
+    rl_run_release(&r);
+    r = RUN("ridge", "--gpu", "mi250x", "--precision", "fp8"); /* CDNA 2: no FP8 */
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_ptr_nonnull(strstr(r.err, "has no FP8 Matrix Core rate"));
+    rl_run_release(&r);
+    r = RUN("ridge", "h100");
+    ck_assert_ptr_nonnull(strstr(r.out, "FP8 Tensor Core "));
+    ck_assert_ptr_nonnull(strstr(r.out, "FP64 CUDA cores "));
+    rl_run_release(&r);
+}
+END_TEST
+
+/* `gpus` and `gpus systems` never cut a name: every name of --json's list
+ * is whole on its row of the table. */
+START_TEST(gpu_lists_never_cut_a_name)
+{
+    static const char *const which[] = {"gpus", "systems"};
+    for (int k = 0; k < 2; k++) {
+        struct rl_run t = k ? RUN("gpus", "systems") : RUN("gpus");
+        struct rl_run j = k ? RUN("gpus", "systems", "--json") : RUN("gpus", "--json");
+        ck_assert_msg(t.status == 0 && j.status == 0, "%s%s", t.err, j.err);
+        int names = 0;
+        static const char key[] = "\"name\":\t\"";
+        for (const char *p = strstr(j.out, key); p; p = strstr(p + 1, key)) {
+            char name[256];
+            const char *v = p + sizeof key - 1;
+            size_t n = strcspn(v, "\"");
+            snprintf(name, sizeof name, " %.*s ", (int)n, v);
+            ck_assert_msg(strstr(t.out, name) != NULL, "%s: '%s' cut", which[k], name);
+            names++;
+        }
+        ck_assert_int_gt(names, 5);
+        rl_run_release(&t);
+        rl_run_release(&j);
+    }
+}
+END_TEST
+
 static Suite *first_suite(void)
 {
     Suite *s = suite_create("cli_first");
@@ -164,6 +218,8 @@ static Suite *first_suite(void)
     tcase_add_test(t, report_reads_an_ncu_csv_given_as_a_file);
     tcase_add_test(t, llm_that_does_not_fit_says_so_first);
     tcase_add_test(t, one_wording_for_bounds);
+    tcase_add_test(t, vendor_terms);
+    tcase_add_test(t, gpu_lists_never_cut_a_name);
     suite_add_tcase(s, t);
     return s;
 }

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+static int max_int(int a, int b) { return a > b ? a : b; }
+
 static const char usage_text[] =
     "usage: roofline gpus [--json]\n"
     "       roofline gpus show <gpu>|<system> [--json]\n"
@@ -75,8 +77,15 @@ static int list_gpus(const struct rl_gpudb *db, bool json)
         }
         return cli_print_json(doc);
     }
-    printf("%-15s %-30s %-13s %4s %-14s %7s %6s %6s %7s %7s %7s\n", "ID", "NAME", "ARCH",
-           "SMS", "MEMORY", "GB/s", "FP64", "FP32", "TF32", "BF16", "FP8");
+    /* Columns as wide as their longest entry: a name is never cut. */
+    int wid = 2, wname = 4, warch = 4;
+    for (size_t i = 0; i < db->n; i++) {
+        wid = max_int(wid, (int)strlen(db->gpus[i].id));
+        wname = max_int(wname, (int)strlen(db->gpus[i].name));
+        warch = max_int(warch, (int)strlen(db->gpus[i].architecture));
+    }
+    printf("%-*s %-*s %-*s %4s %-14s %7s %6s %6s %7s %7s %7s\n", wid, "ID", wname, "NAME", warch,
+           "ARCH", "SMS", "MEMORY", "GB/s", "FP64", "FP32", "TF32", "BF16", "FP8");
     for (size_t i = 0; i < db->n; i++) {
         const struct rl_gpu_spec *s = &db->gpus[i];
         const double *cuda = s->peak_tflops[RL_PEAKS_CUDA];
@@ -91,11 +100,12 @@ static int list_gpus(const struct rl_gpudb *db, bool json)
         cli_format_exact(v[3], sizeof v[3], dense[RL_PREC_TF32]);
         cli_format_exact(v[4], sizeof v[4], dense[RL_PREC_BF16]);
         cli_format_exact(v[5], sizeof v[5], dense[RL_PREC_FP8]);
-        printf("%-15s %-30.30s %-13s %4d %-14s %7s %6s %6s %7s %7s %7s\n", s->id, s->name,
-               s->architecture, s->sm_count, mem, v[0], v[1], v[2], v[3], v[4], v[5]);
+        printf("%-*s %-*s %-*s %4d %-14s %7s %6s %6s %7s %7s %7s\n", wid, s->id, wname, s->name,
+               warch, s->architecture, s->sm_count, mem, v[0], v[1], v[2], v[3], v[4], v[5]);
     }
-    printf("\nTFLOP/s, datasheet. FP64/FP32 on CUDA cores; TF32/BF16/FP8 on Tensor Cores,\n"
-           "dense ('-': the GPU has no such rate). 'roofline gpus show <id>' for the rest.\n");
+    printf("\nTFLOP/s, datasheet. FP64/FP32 on CUDA cores (AMD: stream processors); TF32/BF16/FP8\n"
+           "on Tensor Cores (AMD: Matrix Cores), dense ('-': the GPU has no such rate); SMS:\n"
+           "streaming multiprocessors (AMD: compute units). 'roofline gpus show <id>' for the rest.\n");
     return CLI_OK;
 }
 
@@ -275,9 +285,11 @@ static int show_gpu_figures(const struct rl_gpu_spec *s, const struct rl_systemd
         double v = rl_gpu_spec_field_value(s, i);
         if (isnan(v) && hide_when_null(f[i].key))
             continue;
-        char val[32];
+        char val[32], label[64];
         cli_format_exact(val, sizeof val, v);
-        printf("  %-36s %10s  %-8s %-10s %s\n", f[i].label, val, f[i].unit,
+        snprintf(label, sizeof label, "%s", f[i].label);
+        rl_vendor_terms(s, label, sizeof label);
+        printf("  %-36s %10s  %-8s %-10s %s\n", label, val, f[i].unit,
                isnan(v) ? "" : rl_origin_name(rl_gpu_spec_field_origin(s, i)),
                isnan(v) ? "none / not published" : s->sources[s->source_of[i]].id);
     }
@@ -380,8 +392,14 @@ static int list_systems(const struct rl_systemdb *db, bool json)
             cJSON_AddItemToArray(arr, system_json(&db->systems[i]));
         return cli_print_json(doc);
     }
-    printf("%-16s %-34s %-14s %4s %6s %-8s %9s %-16s %8s\n", "ID", "NAME", "GPU", "GPUS",
-           "DOMAIN", "TOPOLOGY", "INTRA", "NICS", "NIC GB/s");
+    int wid = 2, wname = 4, wgpu = 3;
+    for (size_t i = 0; i < db->n; i++) {
+        wid = max_int(wid, (int)strlen(db->systems[i].id));
+        wname = max_int(wname, (int)strlen(db->systems[i].name));
+        wgpu = max_int(wgpu, (int)strlen(db->systems[i].gpu));
+    }
+    printf("%-*s %-*s %-*s %4s %6s %-8s %9s %-16s %8s\n", wid, "ID", wname, "NAME", wgpu, "GPU",
+           "GPUS", "DOMAIN", "TOPOLOGY", "INTRA", "NICS", "NIC GB/s");
     for (size_t i = 0; i < db->n; i++) {
         const struct rl_system *s = &db->systems[i];
         char intra[24], rate[24], nics[40], node[24];
@@ -389,8 +407,8 @@ static int list_systems(const struct rl_systemdb *db, bool json)
         cli_format_exact(rate, sizeof rate, s->nic_gbps);
         snprintf(nics, sizeof nics, "%d x %s Gb/s", s->nics_per_node, rate);
         cli_format_derived(node, sizeof node, rl_system_node_nic_gbs(s));
-        printf("%-16s %-34.34s %-14s %4d %6d %-8s %9s %-16s %8s\n", s->id, s->name, s->gpu,
-               s->gpus_per_node, s->domain_gpus, s->topology, intra, nics, node);
+        printf("%-*s %-*s %-*s %4d %6d %-8s %9s %-16s %8s\n", wid, s->id, wname, s->name, wgpu,
+               s->gpu, s->gpus_per_node, s->domain_gpus, s->topology, intra, nics, node);
     }
     printf("\nGPUS per node; DOMAIN: GPUs one scale-up fabric joins; INTRA: GB/s per GPU per\n"
            "direction inside it; NIC GB/s: the node's NICs per direction (nics x Gb/s / 8).\n"

@@ -7,6 +7,7 @@
 
 #include <getopt.h>
 #include <string.h>
+#include <strings.h>
 
 static const char usage_text[] =
     "usage: roofline ridge [--gpu] <gpu> [--precision P] [--sparse]\n"
@@ -136,7 +137,9 @@ int cmd_ridge(int argc, char **argv)
         arr = cJSON_AddArrayToObject(doc, "ridges");
     } else {
         printf("%s (%s): memory roof %s %s GB/s [%s]%s\n\n", s->name, s->id, m.label, bw,
-               rl_origin_name(m.origin), sparse ? ", Tensor Cores with 2:4 sparsity" : "");
+               rl_origin_name(m.origin),
+               !sparse ? "" : strcasecmp(s->vendor, "AMD") == 0 ? ", Matrix Cores with 2:4 sparsity"
+                                                             : ", Tensor Cores with 2:4 sparsity");
         printf("%-11s %-34s %10s %-8s %-10s %s\n", "PRECISION", "COMPUTE ROOF", "PEAK", "UNIT",
                "ORIGIN", "RIDGE FLOP/B");
     }

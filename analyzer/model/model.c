@@ -139,6 +139,23 @@ int rl_roof_describe(const char *name, struct rl_compute_roof *out)
     return RL_OK;
 }
 
+void rl_vendor_terms(const struct rl_gpu_spec *spec, char *label, size_t cap)
+{
+    if (!spec || strcasecmp(spec->vendor, "AMD") != 0)
+        return;
+    static const char *const words[][2] = {{"Tensor Core", "Matrix Core"},
+                                           {"CUDA cores", "stream processors"},
+                                           {"SMs", "compute units"}};
+    for (size_t w = 0; w < 3; w++) {
+        char *at = strstr(label, words[w][0]);
+        if (!at)
+            continue;
+        char rest[64];
+        snprintf(rest, sizeof rest, "%s", at + strlen(words[w][0]));
+        snprintf(at, cap - (size_t)(at - label), "%s%s", words[w][1], rest);
+    }
+}
+
 int rl_roof_from_spec(const struct rl_gpu_spec *spec, const char *name,
                       bool sparse, struct rl_compute_roof *out, char *errmsg)
 {
@@ -152,10 +169,14 @@ int rl_roof_from_spec(const struct rl_gpu_spec *spec, const char *name,
                            : sparse                ? RL_PEAKS_TENSOR_SPARSE
                                                    : RL_PEAKS_TENSOR_DENSE;
     double peak = spec->peak_tflops[t][d->precision];
+    char label[64];
+    snprintf(label, sizeof label, "%s", d->label);
+    rl_vendor_terms(spec, label, sizeof label);
     if (isnan(peak))
-        return rl_fail(errmsg, RL_EUNSUPPORTED, "%s has no %s%s rate", spec->name,
-                       d->label, sparse ? " (sparse)" : "");
+        return rl_fail(errmsg, RL_EUNSUPPORTED, "%s has no %s%s rate", spec->name, label,
+                       sparse ? " (sparse)" : "");
     describe(d, sparse, out);
+    rl_vendor_terms(spec, out->label, sizeof out->label);
     out->peak_tflops = peak;
     out->origin = rl_gpu_spec_peak_origin(spec, t, d->precision);
     return RL_OK;

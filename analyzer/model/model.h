@@ -87,6 +87,13 @@ const char *rl_bound_name(enum rl_bound bound); /* "memory", "compute", "neither
 void rl_bound_text(char *buf, size_t cap, enum rl_bound bound, enum rl_mem_level level,
                    const char *compute_label);
 
+/* label rewritten in the vendor's terms, in place: AMD's are Matrix Cores,
+ * stream processors and compute units ("FP8 Tensor Core" -> "FP8 Matrix
+ * Core", "FP64 CUDA cores" -> "FP64 stream processors", "SMs" -> "compute
+ * units"); NVIDIA's, and a NULL spec, leave it as it is. */
+struct rl_gpu_spec;
+void rl_vendor_terms(const struct rl_gpu_spec *spec, char *label, size_t cap);
+
 /* Parse "hbm"/"dram"/"l2"/"l1"/"shared"; -1 when unknown. */
 int rl_mem_level_parse(const char *name);
 
