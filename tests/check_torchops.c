@@ -225,6 +225,29 @@ START_TEST(convolution_2d)
 }
 END_TEST
 
+START_TEST(transposed_convolution_groups)
+{
+    struct rl_torch_cost c;
+    /* ConvTranspose2d(64, 128, 4, stride 2, padding 1, output_padding 1,
+     * groups 4): input [2,64,16,16], weight [C_in 64, C_out/groups 32, 4, 4].
+     * conv_flop_count(transposed=True): prod(x spatial 16x16) x prod(k 4x4)
+     * x N 2 x W[0] 64 x W[1] 32 x 2 = 256*16*2*64*32*2 = 33554432; the
+     * output [2, 32*4 = 128, 33, 33] with (16-1)*2 - 2 + 3 + 1 + 1 = 33 */
+    ck_assert(COST(&c, "aten::convolution", TEN(F32, 4, 2, 64, 16, 16),
+                   TEN(F32, 4, 64, 32, 4, 4), NIL, SCA("", "[2, 2]"), SCA("", "[1, 1]"),
+                   SCA("", "[1, 1]"), SCA("bool", "True"), SCA("", "[1, 1]"), SCA("int", "4")));
+    ck_cost(c, 33554432.0,
+            (2.0 * 64 * 16 * 16 + 64.0 * 32 * 16 + 2.0 * 128 * 33 * 33) * 4, "fp32");
+    /* groups 1, output_padding 0: out [2, 32, 32, 32]; FLOPs the same
+     * formula (the weight's shape holds the groups) */
+    ck_assert(COST(&c, "aten::convolution", TEN(F32, 4, 2, 64, 16, 16),
+                   TEN(F32, 4, 64, 32, 4, 4), NIL, SCA("", "[2, 2]"), SCA("", "[1, 1]"),
+                   SCA("", "[1, 1]"), SCA("bool", "True"), SCA("", "[0, 0]"), SCA("int", "1")));
+    ck_cost(c, 33554432.0,
+            (2.0 * 64 * 16 * 16 + 64.0 * 32 * 16 + 2.0 * 32 * 32 * 32) * 4, "fp32");
+}
+END_TEST
+
 START_TEST(cudnn_convolution_argument_order)
 {
     struct rl_torch_cost c;
@@ -303,7 +326,7 @@ START_TEST(sdpa_other_lengths_and_value_width)
 }
 END_TEST
 
-START_TEST(sdpa_flash_backward_twice)
+START_TEST(sdpa_flash_backward_five_products)
 {
     struct rl_torch_cost c;
     /* (grad_out, query, key, value, out, logsumexp, cum_seq_q, cum_seq_k,
@@ -314,9 +337,11 @@ START_TEST(sdpa_flash_backward_twice)
                    TEN(BF16, 4, 2, 16, 1024, 64), TEN(F32, 3, 2, 16, 1024), NIL, NIL,
                    SCA("int", "1024"), SCA("int", "1024"), SCA("float", "0."),
                    SCA("bool", "False"), TEN0(I64), TEN0(I64), NIL));
-    /* 2x forward = 8 B H S S D; grad_out, q, k, v, out read, dq, dk, dv
-     * written: 8 q-sized tensors */
-    ck_cost(c, 8.0 * 2 * 16 * 1024 * 1024 * 64, 8 * QKV_B, "bf16");
+    /* sdpa_backward_flop_count: five bmm_flop of 2 B H S S D each (scores
+     * recomputed, dP, dV, dQ, dK) = 10 B H S S D, 2.5x the forward (an
+     * earlier 2x, 8 B H S S D, disagreed with flop_counter); grad_out, q,
+     * k, v, out read, dq, dk, dv written: 8 q-sized tensors */
+    ck_cost(c, 10.0 * 2 * 16 * 1024 * 1024 * 64, 8 * QKV_B, "bf16");
     /* causal at 11: half of that */
     ck_assert(COST(&c, "aten::_scaled_dot_product_flash_attention_backward",
                    TEN(BF16, 4, 2, 16, 1024, 64), TEN(BF16, 4, 2, 16, 1024, 64),
@@ -324,7 +349,22 @@ START_TEST(sdpa_flash_backward_twice)
                    TEN(BF16, 4, 2, 16, 1024, 64), TEN(F32, 3, 2, 16, 1024), NIL, NIL,
                    SCA("int", "1024"), SCA("int", "1024"), SCA("float", "0."),
                    SCA("bool", "True")));
-    ck_cost(c, 4.0 * 2 * 16 * 1024 * 1024 * 64, 8 * QKV_B, "bf16");
+    ck_cost(c, 5.0 * 2 * 16 * 1024 * 1024 * 64, 8 * QKV_B, "bf16");
+    /* Dv != D (efficient attention, [B,H,S,D]: (grad_out, query, key,
+     * value, attn_bias, out, logsumexp, philox_seed, philox_offset,
+     * dropout_p, grad_input_mask, is_causal)): B 1, H 8, Sq 256, Sk 512,
+     * D 64, Dv 128: 2*1*8*256*512*(3*64 + 2*128) = 939524096 by hand */
+    ck_assert(COST(&c, "aten::_scaled_dot_product_efficient_attention_backward",
+                   TEN(F16, 4, 1, 8, 256, 128), TEN(F16, 4, 1, 8, 256, 64),
+                   TEN(F16, 4, 1, 8, 512, 64), TEN(F16, 4, 1, 8, 512, 128), NIL,
+                   TEN(F16, 4, 1, 8, 256, 128), TEN(F32, 3, 1, 8, 256), TEN0(I64), TEN0(I64),
+                   SCA("float", "0."), SCA("", "[True, True, True, False]"),
+                   SCA("bool", "False")));
+    /* q 131072, k 262144, v 524288, out 262144 elements, 2 bytes:
+     * out (as grad_out) + q + k + v + out read, dq dk dv written */
+    ck_cost(c, 939524096.0,
+            (262144.0 + 131072 + 262144 + 524288 + 262144 + 131072 + 262144 + 524288) * 2,
+            "fp16");
 }
 END_TEST
 
@@ -465,6 +505,29 @@ START_TEST(sum_over_a_dim)
 }
 END_TEST
 
+START_TEST(argmax_writes_int64)
+{
+    struct rl_torch_cost c;
+    /* argmax(self bf16 [32,1024], dim 1, keepdim): 32768 compares, [32]
+     * int64 indices written (8 bytes, not the input's 2) */
+    ck_assert(COST(&c, "aten::argmax", TEN(BF16, 2, 32, 1024), SCA("int", "1"),
+                   SCA("bool", "False")));
+    ck_cost(c, 32768, 32768.0 * 2 + 32 * 8, "bf16");
+    ck_assert(COST(&c, "aten::argmin", TEN(BF16, 2, 32, 1024), SCA("int", "-1")));
+    ck_cost(c, 32768, 32768.0 * 2 + 32 * 8, "bf16");
+    /* no dim: one int64 */
+    ck_assert(COST(&c, "aten::argmax", TEN(BF16, 2, 32, 1024)));
+    ck_cost(c, 32768, 32768.0 * 2 + 8, "bf16");
+    /* max over a dim: values (bf16) and indices (int64) */
+    ck_assert(COST(&c, "aten::max", TEN(BF16, 2, 32, 1024), SCA("int", "1"),
+                   SCA("bool", "False")));
+    ck_cost(c, 32768, 32768.0 * 2 + 32 * (2 + 8), "bf16");
+    /* max of everything: one value, no indices */
+    ck_assert(COST(&c, "aten::max", TEN(BF16, 2, 32, 1024)));
+    ck_cost(c, 32768, 32768.0 * 2 + 2, "bf16");
+}
+END_TEST
+
 START_TEST(norm_dim_follows_p)
 {
     struct rl_torch_cost c;
@@ -496,6 +559,41 @@ START_TEST(copies_and_casts)
     ck_assert(COST(&c, "aten::_to_copy", TEN(F32, 2, 1024, 1024)));
     ck_cost(c, 0, 1048576.0 * (4 + 4), "fp32");
     ck_assert_str_eq(c.note, "target dtype not in the trace: the input's assumed");
+}
+END_TEST
+
+/* c10/core/ScalarType.h numbering past 21 (Bits16 22 ... Float4_e2m1fn_x2
+ * 45): each code's bytes through _to_copy(fp32 [1024], dtype code) */
+START_TEST(scalar_type_codes)
+{
+    static const struct {
+        const char *code;
+        double bytes;
+    } want[] = {
+        {"22", 2}, /* Bits16 */          {"23", 1}, /* Float8_e5m2 */
+        {"24", 1}, /* Float8_e4m3fn */   {"25", 1}, /* Float8_e5m2fnuz */
+        {"26", 1}, /* Float8_e4m3fnuz */ {"27", 2}, /* UInt16 */
+        {"28", 4}, /* UInt32 */          {"29", 8}, /* UInt64 */
+        {"30", 1}, /* UInt1 */           {"43", 1}, /* Int7 */
+        {"44", 1}, /* Float8_e8m0fnu */  {"45", 1}, /* Float4_e2m1fn_x2 */
+        {"15", 2}, /* BFloat16 */        {"8", 4},  /* ComplexHalf */
+    };
+    struct rl_torch_cost c;
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        ck_assert(COST(&c, "aten::_to_copy", TEN(F32, 1, 1024), SCA("ScalarType", want[i].code)));
+        ck_assert_msg(c.bytes == 1024.0 * (4 + want[i].bytes), "code %s: %g bytes", want[i].code,
+                      c.bytes);
+        ck_assert_str_eq(c.note, "");
+    }
+    /* past the list: unknown, the input's size assumed and said */
+    ck_assert(COST(&c, "aten::_to_copy", TEN(F32, 1, 1024), SCA("ScalarType", "46")));
+    ck_cost(c, 0, 1024.0 * 8, "fp32");
+    ck_assert_str_eq(c.note, "target dtype not in the trace: the input's assumed");
+    /* _scaled_mm's out_dtype 29 (UInt64, 8 bytes: a code past 26 read too) */
+    ck_assert(COST(&c, "aten::_scaled_mm", TEN(E4M3, 2, 16, 32), TEN(E4M3, 2, 32, 8),
+                   TEN0(F32), TEN0(F32), NIL, NIL, SCA("ScalarType", "29")));
+    /* 2*16*8*32; A 512 + B 256 fp8, two fp32 scales, out 128 x 8 bytes */
+    ck_cost(c, 8192, 512.0 + 256 + 4 + 4 + 128 * 8, "fp8");
 }
 END_TEST
 
@@ -715,13 +813,14 @@ static Suite *torchops_suite(void)
     suite_add_tcase(s, matmul);
     TCase *conv = tcase_create("conv");
     tcase_add_test(conv, convolution_2d);
+    tcase_add_test(conv, transposed_convolution_groups);
     tcase_add_test(conv, cudnn_convolution_argument_order);
     tcase_add_test(conv, convolution_backward_output_mask);
     suite_add_tcase(s, conv);
     TCase *attention = tcase_create("attention");
     tcase_add_test(attention, sdpa_flash_causal_and_not);
     tcase_add_test(attention, sdpa_other_lengths_and_value_width);
-    tcase_add_test(attention, sdpa_flash_backward_twice);
+    tcase_add_test(attention, sdpa_flash_backward_five_products);
     tcase_add_test(attention, flash_attention_forward_bshd);
     suite_add_tcase(s, attention);
     TCase *other = tcase_create("other");
@@ -733,8 +832,10 @@ static Suite *torchops_suite(void)
     tcase_add_test(other, comparisons_write_bool);
     tcase_add_test(other, where_writes_the_values_dtype);
     tcase_add_test(other, sum_over_a_dim);
+    tcase_add_test(other, argmax_writes_int64);
     tcase_add_test(other, norm_dim_follows_p);
     tcase_add_test(other, copies_and_casts);
+    tcase_add_test(other, scalar_type_codes);
     tcase_add_test(other, foreach_add_lists);
     tcase_add_test(other, fused_adamw);
     suite_add_tcase(s, other);

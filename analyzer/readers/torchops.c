@@ -1,6 +1,7 @@
 /* torchops.c - FLOPs and minimum bytes of PyTorch operators from their input shapes and dtypes, and the roof a kernel's name says it runs on.
  *
- * The table (each entry's derivation in analyzer/readers/TORCH-OPS.md):
+ * The table, each entry with its formula, derivation and source, is
+ * documented in analyzer/readers/TORCH-OPS.md (keep the two in step):
  * FLOPs of the matrix products, convolutions and attention follow
  * PyTorch's own torch/utils/flop_counter.py (mm_flop, addmm_flop,
  * bmm_flop, baddbmm_flop, conv_flop_count, conv_backward_flop,
@@ -34,13 +35,17 @@ static const struct {
     {"short int", "int16", 2},     {"short", "int16", 2},
     {"signed char", "int8", 1},    {"unsigned char", "uint8", 1},
     {"bool", "bool", 1},           {"c10::complex<float>", "complex64", 8},
+    {"unsigned short", "uint16", 2}, {"unsigned int", "uint32", 4},
+    {"unsigned long", "uint64", 8}, {"c10::Float8_e8m0fnu", "e8m0", 1},
     {"c10::complex<double>", "complex128", 16}, {"c10::complex<c10::Half>", "complex32", 4},
     /* ScalarType names (older traces, record_param_comms) */
     {"Float", "fp32", 4},          {"Double", "fp64", 8},
     {"Half", "fp16", 2},           {"BFloat16", "bf16", 2},
     {"Long", "int64", 8},          {"Int", "int32", 4},
     {"Bool", "bool", 1},           {"Byte", "uint8", 1},
-    {"Char", "int8", 1},
+    {"Char", "int8", 1},           {"Short", "int16", 2},
+    {"UInt16", "uint16", 2},       {"UInt32", "uint32", 4},
+    {"UInt64", "uint64", 8},
 };
 
 int rl_torch_dtype_bytes(const char *type)
@@ -59,14 +64,27 @@ const char *rl_torch_dtype_name(const char *type)
     return "";
 }
 
-/* c10::ScalarType codes as Concrete Inputs print a dtype argument. */
+/* c10::ScalarType codes as Concrete Inputs print a dtype argument: bytes
+ * per element by code, in c10/core/ScalarType.h's order (TORCH-OPS.md,
+ * "dtypes"). Sub-byte and packed types (QUInt4x2, Bits*, UInt1..7,
+ * Int1..7, Float4_e2m1fn_x2) are stored one byte per element. */
 static int scalar_type_bytes(int code)
 {
-    static const int bytes[] = {1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4, 2, 1, 1, 1, 1, 1,
-                                1, 1, 1, 1};
-    /* 0 uint8 1 int8 2 int16 3 int32 4 int64 5 half 6 float 7 double
-     * 8 complex32 9 complex64 10 complex128 11 bool 12..14 quantized
-     * 15 bfloat16 16..22 qint/bits 23 float8_e5m2 24 float8_e4m3fn ... */
+    static const int bytes[] = {
+        1, 1, 2, 4, 8,    /* 0 Byte 1 Char 2 Short 3 Int 4 Long */
+        2, 4, 8,          /* 5 Half 6 Float 7 Double */
+        4, 8, 16,         /* 8 ComplexHalf 9 ComplexFloat 10 ComplexDouble */
+        1, 1, 1, 4,       /* 11 Bool 12 QInt8 13 QUInt8 14 QInt32 */
+        2,                /* 15 BFloat16 */
+        1, 1, 1, 1, 1, 1, /* 16 QUInt4x2 17 QUInt2x4 18 Bits1x8 19 Bits2x4 20 Bits4x2 21 Bits8 */
+        2,                /* 22 Bits16 */
+        1, 1, 1, 1,       /* 23 Float8_e5m2 24 Float8_e4m3fn 25 Float8_e5m2fnuz 26 Float8_e4m3fnuz */
+        2, 4, 8,          /* 27 UInt16 28 UInt32 29 UInt64 */
+        1, 1, 1, 1, 1, 1, 1, /* 30..36 UInt1..UInt7 */
+        1, 1, 1, 1, 1, 1, 1, /* 37..43 Int1..Int7 */
+        1,                /* 44 Float8_e8m0fnu */
+        1,                /* 45 Float4_e2m1fn_x2 (two values a byte) */
+    };
     return code >= 0 && code < (int)(sizeof bytes / sizeof *bytes) ? bytes[code] : 0;
 }
 
@@ -186,7 +204,8 @@ static bool done(struct rl_torch_cost *c, double flops, double bytes)
     return true;
 }
 
-/* ---- matrix products (flop_counter: mm_flop, addmm_flop, bmm_flop) ------- */
+/* ---- matrix products (flop_counter: mm_flop, addmm_flop, bmm_flop;
+ * TORCH-OPS.md "Matrix products") ------------------------------------------ */
 
 /* [M,K] x [K,N]: 2MNK FLOPs; A, B read, C written. */
 static bool mm(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t a, size_t b,
@@ -284,14 +303,19 @@ static bool scaled_mm(const struct rl_torch_op *op, struct rl_torch_cost *c)
                     arg_bytes(op, 4, out_e) + m * n * out_e);
 }
 
-/* ---- convolution (flop_counter: conv_flop_count, conv_backward_flop) ----- */
+/* ---- convolution (flop_counter: conv_flop_count, conv_backward_flop;
+ * TORCH-OPS.md "Convolutions", with the one deliberate difference) ---------- */
 
 struct conv_args {
-    size_t input, weight, stride, padding, dilation, transposed, groups;
+    size_t input, weight, stride, padding, dilation, transposed, output_padding, groups;
 };
 
-/* 2 x N x prod(out spatial) x C_out x C_in/groups x prod(kernel), with the
- * output's spatial size (H + 2p - d(k - 1) - 1) / s + 1. */
+/* conv_flop_count: 2 x N x prod(conv spatial) x W[0] x W[1] x prod(kernel)
+ * where conv spatial is the output's, (H + 2p - d(k - 1) - 1) / s + 1, or
+ * for a transposed one the input's. The weight is [C_out, C_in/groups, k]
+ * ([C_in, C_out/groups, k] transposed), so groups are in W[1] already. The
+ * output has C_out channels, W[1] x groups for a transposed one, of
+ * spatial size (H - 1)s - 2p + d(k - 1) + output_padding + 1. */
 static bool conv_shape(const struct rl_torch_op *op, const struct conv_args *a, double *flops,
                        double *out_numel, const char **why)
 {
@@ -309,13 +333,23 @@ static bool conv_shape(const struct rl_torch_op *op, const struct conv_args *a, 
         return false;
     }
     bool transposed = a->transposed != (size_t)-1 && flag(op, a->transposed) == 1;
+    /* output_padding (transposed only: extra rows on one side) and groups;
+     * absent means 0 and 1 */
+    long long op_[8] = {0}, opl[8], g = 1;
+    int nop = transposed && a->output_padding != (size_t)-1
+                  ? int_list(op, a->output_padding, opl, 8) : -1;
+    for (int i = 0; i < sp && nop > 0; i++)
+        op_[i] = opl[nop == 1 ? 0 : i < nop ? i : nop - 1];
+    if (a->groups != (size_t)-1 && int_list(op, a->groups, &g, 1) == 1 && g < 1)
+        g = 1;
+    double groups = (double)g;
     double out_spatial = 1, kernel = 1;
     for (int i = 0; i < sp; i++) {
         long long si = s[ns == 1 ? 0 : i < ns ? i : ns - 1],
                   pi = p[np == 1 ? 0 : i < np ? i : np - 1],
                   di = d[nd == 1 ? 0 : i < nd ? i : nd - 1];
         long long h = x->dims[2 + i], k = w->dims[2 + i];
-        long long o = transposed ? (h - 1) * si - 2 * pi + di * (k - 1) + 1
+        long long o = transposed ? (h - 1) * si - 2 * pi + di * (k - 1) + op_[i] + 1
                                  : si > 0 ? (h + 2 * pi - di * (k - 1) - 1) / si + 1 : 0;
         if (o <= 0) {
             *why = "convolution: no output for these shapes";
@@ -333,10 +367,10 @@ static bool conv_shape(const struct rl_torch_op *op, const struct conv_args *a, 
                   pi = p[np == 1 ? 0 : i < np ? i : np - 1],
                   di = d[nd == 1 ? 0 : i < nd ? i : nd - 1];
         long long h = x->dims[2 + i], k = w->dims[2 + i];
-        true_out *= transposed ? (double)((h - 1) * si - 2 * pi + di * (k - 1) + 1)
+        true_out *= transposed ? (double)((h - 1) * si - 2 * pi + di * (k - 1) + op_[i] + 1)
                                : (double)((h + 2 * pi - di * (k - 1) - 1) / si + 1);
     }
-    *out_numel = n * (transposed ? (double)w->dims[1] : cout) * true_out;
+    *out_numel = n * (transposed ? (double)w->dims[1] * (double)groups : cout) * true_out;
     return true;
 }
 
@@ -361,7 +395,7 @@ static bool conv(const struct rl_torch_op *op, struct rl_torch_cost *c, struct c
  * (conv_backward_flop), as output_mask asks. */
 static bool conv_backward(const struct rl_torch_op *op, struct rl_torch_cost *c)
 {
-    struct conv_args a = {1, 2, 4, 5, 6, 7, 9};
+    struct conv_args a = {1, 2, 4, 5, 6, 7, 8, 9};
     double flops, out;
     const char *why;
     if (!conv_shape(op, &a, &flops, &out, &why))
@@ -382,12 +416,14 @@ static bool conv_backward(const struct rl_torch_op *op, struct rl_torch_cost *c)
                 go + gi + gw + (mask[0] ? gi : 0) + (mask[1] ? gw : 0));
 }
 
-/* ---- attention (flop_counter: sdpa_flop_count, sdpa_backward_flop_count) */
+/* ---- attention (flop_counter: sdpa_flop_count, sdpa_backward_flop_count;
+ * TORCH-OPS.md "Attention") ------------------------------------------------ */
 
 /* Q [B,H,Sq,D], K [B,H,Sk,D], V [B,H,Sk,Dv] (bshd: [B,S,H,D]): forward
- * 2 B H Sq Sk (D + Dv) (two matrix products), backward twice that (four);
- * causal halves them (the kernels skip the masked half: a choice of ours,
- * flop_counter counts the full square). */
+ * 2 B H Sq Sk (D + Dv) (two matrix products, sdpa_flop_count), backward
+ * 2 B H Sq Sk (3D + 2Dv) (five: the scores recomputed, dP, dV, dQ, dK;
+ * sdpa_backward_flop_count); causal halves them (the kernels skip the
+ * masked half: a choice of ours, flop_counter counts the full square). */
 static bool sdpa(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t q, bool bshd,
                  size_t causal_at, bool backward, int causal_value)
 {
@@ -397,7 +433,7 @@ static bool sdpa(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t q
     int s = bshd ? 1 : 2, h = bshd ? 2 : 1;
     double b = (double)Q->dims[0], heads = (double)Q->dims[h], sq = (double)Q->dims[s],
            sk = (double)K->dims[s], d = (double)Q->dims[3], dv = (double)V->dims[3];
-    double flops = 2 * b * heads * sq * sk * (d + dv);
+    double flops = 2 * b * heads * sq * sk * (backward ? 3 * d + 2 * dv : d + dv);
     int causal = causal_value >= 0 ? causal_value : flag(op, causal_at);
     if (causal_at != (size_t)-1 && causal_value < 0 && causal_at < op->n_args) {
         const char *mt = concrete(op, causal_at); /* custom_mask_type: 1, 2 causal */
@@ -416,10 +452,11 @@ static bool sdpa(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t q
     if (!backward)
         return done(c, flops, qb + kb + vb + ob);
     /* grad_out, q, k, v, out read; grad_q, grad_k, grad_v written */
-    return done(c, 2 * flops, ob + qb + kb + vb + ob + qb + kb + vb);
+    return done(c, flops, ob + qb + kb + vb + ob + qb + kb + vb);
 }
 
-/* ---- elementwise, reductions, norms, copies -------------------------------- */
+/* ---- elementwise, reductions, norms, copies (not in flop_counter; each
+ * per-element count derived in TORCH-OPS.md) ------------------------------- */
 
 /* The broadcast shape of every tensor argument: its element count. */
 static double broadcast_numel(const struct rl_torch_op *op, bool *ok)
@@ -494,9 +531,11 @@ static bool eltwise(const struct rl_torch_op *op, struct rl_torch_cost *c, doubl
 }
 
 /* A reduction over dim (Concrete Inputs) or all of the input: one FLOP per
- * input element, the input read, the reduced output written. */
+ * input element, the input read, the reduced output written: in int64 for
+ * argmax / argmin, values and int64 indices for max / min over a dim. */
 static bool reduce(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t dim_at)
 {
+    const char *nm = op->name + (strncmp(op->name, "aten::", 6) == 0 ? 6 : 0);
     const struct rl_torch_tensor *x = T(op, 0);
     if (!x)
         return fail(c, "reduction needs a tensor");
@@ -512,7 +551,12 @@ static bool reduce(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t
         }
     }
     set_dtype(c, op, 0);
-    return done(c, n, n * E(op, 0) + out * E(op, 0));
+    double oe = E(op, 0);
+    if (strcmp(nm, "argmax") == 0 || strcmp(nm, "argmin") == 0)
+        oe = 8;
+    else if (nd > 0 && (strcmp(nm, "max") == 0 || strcmp(nm, "min") == 0))
+        oe += 8;
+    return done(c, n, n * E(op, 0) + out * oe);
 }
 
 /* Normalizations and softmax: `per` FLOPs per element (TORCH-OPS.md: the
@@ -654,7 +698,7 @@ static bool fused_adam(const struct rl_torch_op *op, struct rl_torch_cost *c)
     return done(c, 15 * n, n * e * (7 + amsgrad));
 }
 
-/* ---- the table --------------------------------------------------------------- */
+/* ---- the table (TORCH-OPS.md lists every entry: add one there too) ------- */
 
 enum kind {
     K_MM, K_ADDMM, K_BMM, K_BADDBMM, K_MATMUL, K_LINEAR, K_SCALED_MM,
@@ -713,7 +757,7 @@ static const struct entry {
     /* reductions */
     {"sum", K_REDUCE}, {"mean", K_REDUCE}, {"amax", K_REDUCE}, {"max", K_REDUCE},
     {"min", K_REDUCE}, {"norm", K_REDUCE}, {"linalg_vector_norm", K_REDUCE},
-    {"var", K_REDUCE}, {"std", K_REDUCE}, {"argmax", K_REDUCE},
+    {"var", K_REDUCE}, {"std", K_REDUCE}, {"argmax", K_REDUCE}, {"argmin", K_REDUCE},
     /* copies and casts */
     {"copy_", K_COPY_INTO}, {"_to_copy", K_TO}, {"to", K_TO}, {"clone", K_CLONE},
     {"contiguous", K_CLONE}, {"cat", K_CLONE}, {"stack", K_CLONE}, {"_cat", K_CLONE},
@@ -758,9 +802,9 @@ bool rl_torch_op_cost(const struct rl_torch_op *op, struct rl_torch_cost *c)
      * bias, stride, padding, dilation, groups); cudnn_convolution(input,
      * weight, padding, stride, dilation, groups, ...) */
     case K_CONV:
-    case K_CONV_: return conv(op, c, (struct conv_args){0, 1, 3, 4, 5, 6, 8}, 2);
-    case K_CONV_ND: return conv(op, c, (struct conv_args){0, 1, 3, 4, 5, NONE, 6}, 2);
-    case K_CUDNN_CONV: return conv(op, c, (struct conv_args){0, 1, 3, 2, 4, NONE, 5}, NONE);
+    case K_CONV_: return conv(op, c, (struct conv_args){0, 1, 3, 4, 5, 6, 7, 8}, 2);
+    case K_CONV_ND: return conv(op, c, (struct conv_args){0, 1, 3, 4, 5, NONE, NONE, 6}, 2);
+    case K_CUDNN_CONV: return conv(op, c, (struct conv_args){0, 1, 3, 2, 4, NONE, NONE, 5}, NONE);
     case K_CONV_BW: return conv_backward(op, c);
     /* (query, key, value, dropout_p, is_causal, ...) [B, H, S, D] */
     case K_SDPA_FLASH: return sdpa(op, c, 0, false, 4, false, -1);
