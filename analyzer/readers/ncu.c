@@ -701,10 +701,10 @@ static const char *inferred_precision(const char *name)
  *   = 2048; TF32 m16n8k4 (1684) 2 x 16 x 8 x 4 = 1024;
  *   IMMA.8816 (INT8 m8n8k16) 2 x 8 x 8 x 16 = 2048; IMMA.16832 (INT8
  *   m16n8k32) 2 x 16 x 8 x 32 = 8192; a wmma m16n16k16 ("161616") is two
- *   HMMA.16816: 8192 / 2 = 4096 (INT4 shapes have no roof here: NAN). An m8n8k4 name ("884", CUTLASS's Volta
- *   GemmShape<16, 16, 4>: Volta's HMMA emulated, or FP64 DMMA.884) is not
- *   one known instruction: NAN, as is a name with no shape or two
- *   different ones.
+ *   HMMA.16816: 8192 / 2 = 4096 (INT4 shapes have no roof here: NAN).
+ *   An m8n8k4 name ("884", CUTLASS's Volta GemmShape<16, 16, 4>: Volta's
+ *   HMMA emulated, or FP64 DMMA.884) is not one known instruction: NAN,
+ *   as is a name with no shape or two different ones.
  * - Hopper and later: warpgroup MMAs (HGMMA.64xNx16, N up to 256, and
  *   tcgen05) whose N the count does not give: no single factor (NAN). */
 double rl_ncu_tensor_flops_per_inst(double cc, const char *name)
