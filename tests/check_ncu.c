@@ -883,16 +883,17 @@ START_TEST(real_export_features)
     rl_ncu_notes(&st, notes, sizeof notes);
     ck_assert_ptr_nonnull(strstr(notes, "a lower bound"));
     /* The factors per architecture, and none where no shape dominates. */
-    ck_assert_double_eq(rl_ncu_tensor_flops_per_inst(7.0), 512);
-    ck_assert_double_eq(rl_ncu_tensor_flops_per_inst(7.2), 512);
-    ck_assert_double_eq(rl_ncu_tensor_flops_per_inst(7.5), 2048);
-    ck_assert_double_eq(rl_ncu_tensor_flops_per_inst(8.0), 4096);
-    ck_assert_double_eq(rl_ncu_tensor_flops_per_inst(8.6), 4096);
-    ck_assert_double_eq(rl_ncu_tensor_flops_per_inst(8.9), 4096);
-    ck_assert(isnan(rl_ncu_tensor_flops_per_inst(9.0)));
-    ck_assert(isnan(rl_ncu_tensor_flops_per_inst(10.0)));
-    ck_assert(isnan(rl_ncu_tensor_flops_per_inst(6.1)));
-    ck_assert(isnan(rl_ncu_tensor_flops_per_inst(NAN)));
+    ck_assert_double_eq(rl_ncu_tensor_flops_per_inst(7.0, "k"), 512);
+    ck_assert_double_eq(rl_ncu_tensor_flops_per_inst(7.2, "k"), 512);
+    ck_assert_double_eq(rl_ncu_tensor_flops_per_inst(7.5, "k"), 2048);
+    /* On 8.x the name must give the shape (issue 24): a bare name gives none. */
+    ck_assert(isnan(rl_ncu_tensor_flops_per_inst(8.0, "k")));
+    ck_assert(isnan(rl_ncu_tensor_flops_per_inst(8.6, "k")));
+    ck_assert(isnan(rl_ncu_tensor_flops_per_inst(8.9, "k")));
+    ck_assert(isnan(rl_ncu_tensor_flops_per_inst(9.0, "k")));
+    ck_assert(isnan(rl_ncu_tensor_flops_per_inst(10.0, "k")));
+    ck_assert(isnan(rl_ncu_tensor_flops_per_inst(6.1, "k")));
+    ck_assert(isnan(rl_ncu_tensor_flops_per_inst(NAN, "k")));
     /* The wide form's compute capability attributes serve too; the
      * precision judged becomes the Tensor Core one. */
     static const char wide_cc[] =

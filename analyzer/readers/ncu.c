@@ -18,6 +18,7 @@
 
 #include "analyzer/readers/counts.h"
 #include "analyzer/util/error.h"
+#include "analyzer/util/strbuf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -574,6 +575,155 @@ static uint32_t name_hash(const char *s)
     return h;
 }
 
+/* ---- Tensor Core instructions to FLOPs ------------------------------------ */
+
+/* The warp-level MMA shapes a kernel name can give, as cuBLAS and CUTLASS
+ * write them: a shape token after the type letter ("h1688gemm",
+ * "s16816gemm", "i8816gemm", "s1688tf32gemm", wmma's "s161616gemm"),
+ * xmma's "tensor16x8x16", or an instruction shape among CUTLASS's
+ * template arguments ("cutlass::gemm::GemmShape<16, 8, 8>"). */
+static const struct mma_shape {
+    const char *token;
+    unsigned m, n, k;
+} mma_shapes[] = {
+    {"884", 8, 8, 4},      {"1684", 16, 8, 4},   {"1688", 16, 8, 8},
+    {"16816", 16, 8, 16},  {"8816", 8, 8, 16},   {"16832", 16, 8, 32},
+    {"161616", 16, 16, 16},
+    /* Volta's mma.sync m8n8k4 over the warp's four quad pairs, as CUTLASS's
+     * Volta TensorOp kernels write their instruction shape (no token). */
+    {"", 16, 16, 4},
+};
+#define N_MMA_SHAPES (sizeof mma_shapes / sizeof mma_shapes[0])
+
+static const struct mma_shape *mma_shape_of(unsigned m, unsigned n, unsigned k)
+{
+    for (size_t i = 0; i < N_MMA_SHAPES; i++)
+        if (mma_shapes[i].m == m && mma_shapes[i].n == n && mma_shapes[i].k == k)
+            return &mma_shapes[i];
+    return NULL;
+}
+
+/* One shape found: keep it; a second, different one makes the name
+ * ambiguous (*many). */
+static void shape_seen(const struct mma_shape **found, bool *many, const struct mma_shape *s)
+{
+    if (!s)
+        return;
+    if (*found && *found != s)
+        *many = true;
+    *found = s;
+}
+
+/* Three unsigned numbers "a, b, c" or "axbxc" (sep ',' or 'x', spaces
+ * around commas) at p; false unless all three are there. */
+static bool three_numbers(const char *p, char sep, unsigned *v)
+{
+    for (int i = 0; i < 3; i++) {
+        while (*p == ' ')
+            p++;
+        if (!isdigit((unsigned char)*p))
+            return false;
+        char *e;
+        unsigned long x = strtoul(p, &e, 10);
+        if (x > 1024)
+            return false;
+        v[i] = (unsigned)x;
+        p = e;
+        while (*p == ' ')
+            p++;
+        if (i < 2 && *p++ != sep)
+            return false;
+    }
+    return true;
+}
+
+/* The one MMA shape the name gives; NULL for none, or for two different. */
+static const struct mma_shape *name_mma_shape(const char *name)
+{
+    const struct mma_shape *found = NULL;
+    bool many = false;
+    if (!name)
+        return NULL;
+    for (const char *p = name; *p; p++) {
+        /* A digit run after a type letter, followed by a letter or '_' or
+         * the end: "h1688gemm", "_s16816gemm_". Not "128x128", "sm80". */
+        if (isdigit((unsigned char)*p) && p > name && isalpha((unsigned char)p[-1]) &&
+            p[-1] != 'x') {
+            size_t n = strspn(p, "0123456789");
+            char after = p[n];
+            if (after == 0 || after == '_' || (isalpha((unsigned char)after) && after != 'x'))
+                for (size_t i = 0; i < N_MMA_SHAPES; i++)
+                    if (strlen(mma_shapes[i].token) == n &&
+                        memcmp(p, mma_shapes[i].token, n) == 0)
+                        shape_seen(&found, &many, &mma_shapes[i]);
+            p += n - 1;
+            continue;
+        }
+        unsigned v[3];
+        if (strncmp(p, "GemmShape<", 10) == 0 && three_numbers(p + 10, ',', v))
+            shape_seen(&found, &many, mma_shape_of(v[0], v[1], v[2]));
+        else if (strncmp(p, "tensor", 6) == 0 && three_numbers(p + 6, 'x', v))
+            shape_seen(&found, &many, mma_shape_of(v[0], v[1], v[2]));
+    }
+    return many ? NULL : found;
+}
+
+bool rl_ncu_name_gives_mma_shape(const char *name) { return name_mma_shape(name) != NULL; }
+
+/* The roof of Tensor FLOPs inferred for a kernel of this name: the type
+ * its name says (cuBLAS and CUTLASS spell "tf32", "bf16"; CUTLASS's
+ * templates "tfloat32_t", "bfloat16_t"; IMMA shapes are INT8), FP16
+ * otherwise. */
+static const char *inferred_precision(const char *name)
+{
+    const struct mma_shape *s = name_mma_shape(name);
+    if (strstr(name, "tf32") || strstr(name, "tfloat32"))
+        return "tf32";
+    if (strstr(name, "bf16") || strstr(name, "bfloat16"))
+        return "bf16";
+    if (s && (strcmp(s->token, "8816") == 0 || strcmp(s->token, "16832") == 0))
+        return "int8";
+    return "fp16";
+}
+
+/* FLOPs per warp-level Tensor Core instruction (what
+ * sm__inst_executed_pipe_tensor counts; integer ops for IMMA):
+ * - Volta (7.0, 7.2): HMMA.884 only; a wmma m16n16k16 (16 x 16 x 16 x 2 =
+ *   8192 FLOPs) is 16 of them: 512 per instruction (NERSC's factor),
+ *   whatever the name says.
+ * - Turing (7.5): HMMA.1688, m16n8k8: 16 x 8 x 8 x 2 = 2048 (an m16n8k16
+ *   is two of them; IMMA.8816, 8 x 8 x 16 x 2, is 2048 too).
+ * - Ampere and Ada (8.x): several shapes, and real GEMMs use each (cuBLAS
+ *   ships both ampere_h1688gemm and ampere_h16816gemm kernels), so only
+ *   the kernel name decides, 2 x M x N x K per instruction:
+ *   HMMA.16816 (FP16/BF16 m16n8k16) 2 x 16 x 8 x 16 = 4096;
+ *   HMMA.1688 (FP16 m16n8k8, and TF32 m16n8k8 "s1688tf32") 2 x 16 x 8 x 8
+ *   = 2048; TF32 m16n8k4 (1684) 2 x 16 x 8 x 4 = 1024;
+ *   IMMA.8816 (INT8 m8n8k16) 2 x 8 x 8 x 16 = 2048; IMMA.16832 (INT8
+ *   m16n8k32) 2 x 16 x 8 x 32 = 8192; a wmma m16n16k16 ("161616") is two
+ *   HMMA.16816: 8192 / 2 = 4096 (INT4 shapes have no roof here: NAN).
+ *   An m8n8k4 name ("884", CUTLASS's Volta GemmShape<16, 16, 4>: Volta's
+ *   HMMA emulated, or FP64 DMMA.884) is not one known instruction: NAN,
+ *   as is a name with no shape or two different ones.
+ * - Hopper and later: warpgroup MMAs (HGMMA.64xNx16, N up to 256, and
+ *   tcgen05) whose N the count does not give: no single factor (NAN). */
+double rl_ncu_tensor_flops_per_inst(double cc, const char *name)
+{
+    if (!(cc > 0))
+        return NAN;
+    int major = (int)cc, minor = (int)lround((cc - major) * 10);
+    if (major == 7)
+        return minor < 5 ? 512 : 2048;
+    if (major != 8)
+        return NAN;
+    const struct mma_shape *s = name_mma_shape(name);
+    bool volta = s && s->k == 4 && !(s->m == 16 && s->n == 8); /* m8n8k4, not TF32's 1684 */
+    if (!s || volta)
+        return NAN;
+    double flops = 2.0 * s->m * s->n * s->k;
+    return s->n == 16 ? flops / 2 : flops; /* wmma m16n16k16: two HMMA.16816 */
+}
+
 /* ---- kernels --------------------------------------------------------------- */
 
 struct kernel {
@@ -854,28 +1004,39 @@ static int kernel_flush(struct importer *im, struct kernel *k)
     for (int i = RL_Q_DADD; i <= RL_Q_HFMA; i++)
         cuda |= !isnan(q[i]);
     /* Tensor Core instructions and no op counters (NERSC's list): FLOPs
-     * inferred from the instruction shape of the architecture where one
-     * shape dominates; else the CUDA-core FLOPs are a lower bound, said. */
+     * inferred from the MMA instruction's shape, where the architecture
+     * has one or the kernel name gives it; else none, and said. */
     const char *precision = c.precision;
-    if (q[X_TENSOR_INST] > 0 && !tensor_ops && !isnan(flops)) {
+    bool pipe = q[X_TENSOR_INST] > 0 && !tensor_ops;
+    if (pipe) {
         double cc = !isnan(k->cc) ? k->cc : q[X_CC_MAJOR] + q[X_CC_MINOR] / 10;
-        double per_inst = rl_ncu_tensor_flops_per_inst(cc);
+        double per_inst = rl_ncu_tensor_flops_per_inst(cc, k->name);
         /* FP16 and FP64 instructions share that pipe on some GPUs (GA100:
          * real A100 exports count exactly hfma / 32 there): only a kernel
-         * with none of them has a count that is Tensor work alone. */
-        double shared = 0;
-        for (int i = RL_Q_DADD; i <= RL_Q_DFMA; i++)
-            shared += q[i];
-        for (int i = RL_Q_HADD; i <= RL_Q_HFMA; i++)
-            shared += q[i];
-        if (!isnan(per_inst) && !(shared == 0)) {
+         * with none of them has a count that is Tensor work alone. Where
+         * the export does not count them, only a name that gives the MMA
+         * shape says the kernel is Tensor Core work. */
+        bool shared = false, uncounted = false;
+        for (int i = RL_Q_DADD; i <= RL_Q_HFMA; i++)
+            if (i < RL_Q_FADD || i > RL_Q_FFMA) {
+                shared |= q[i] > 0;
+                uncounted |= isnan(q[i]);
+            }
+        bool named = rl_ncu_name_gives_mma_shape(k->name);
+        int major = cc > 0 ? (int)cc : 0;
+        if (isnan(per_inst) && major != 8) {
+            st->tensor_inst_only++;
+        } else if (shared || (uncounted && !named && !isnan(per_inst))) {
             st->tensor_pipe_shared++;
         } else if (isnan(per_inst)) {
-            st->tensor_inst_only++;
+            st->tensor_shape_unknown++;
+            if (!st->shape_unknown_name[0])
+                rl_str_shorten(st->shape_unknown_name, sizeof st->shape_unknown_name, k->name);
         } else {
-            flops += q[X_TENSOR_INST] * per_inst;
-            if (q[X_TENSOR_INST] * per_inst > c.flops)
-                precision = "fp16";
+            double inferred = q[X_TENSOR_INST] * per_inst;
+            if (!(inferred <= flops))
+                precision = inferred_precision(k->name);
+            flops = (isnan(flops) ? 0 : flops) + inferred;
             st->tensor_inferred++;
         }
     }
@@ -884,13 +1045,14 @@ static int kernel_flush(struct importer *im, struct kernel *k)
         st->flops_only++;
         missing_bytes(im);
     } else if (isnan(flops)) {
-        /* Why it is not on the roofline: one reason per kernel. */
+        /* Why it is not on the roofline: one reason per kernel (a Tensor
+         * pipe count not turned into FLOPs was counted above). */
         st->without_counts++;
         if (!have_bytes)
             st->timing_only++;
         else if (tensor && isnan(im->factor))
             st->tensor_unknown++;
-        else if (!cuda && !tensor_ops) {
+        else if (!cuda && !tensor_ops && !pipe) {
             st->bytes_only++;
             missing_flops(im);
         }
@@ -1201,28 +1363,6 @@ int rl_ncu_load(struct rl_trace_groups *g, const char *path, double tensor_flops
     return rc;
 }
 
-/* FLOPs per warp-level Tensor Core instruction (what
- * sm__inst_executed_pipe_tensor counts), from the instruction shapes:
- * - Volta (7.0, 7.2): HMMA.884; a wmma m16n16k16 (16 x 16 x 16 x 2 = 8192
- *   FLOPs) is 16 of them: 512 per instruction (NERSC's factor).
- * - Turing (7.5): HMMA.1688, m16n8k8: 16 x 8 x 8 x 2 = 2048.
- * - Ampere and Ada (8.x): HMMA.16816, m16n8k16 (FP16/BF16, what GEMMs and
- *   attention use): 16 x 8 x 16 x 2 = 4096. TF32 (m16n8k8: 2048) and INT8
- *   (m16n8k32: 8192 ops) differ: the count cannot tell them apart.
- * - Hopper and later: warpgroup MMAs (HGMMA.64xNx16, N up to 256, and
- *   tcgen05) whose N the count does not give: no single factor (NAN). */
-double rl_ncu_tensor_flops_per_inst(double cc)
-{
-    if (!(cc > 0))
-        return NAN;
-    int major = (int)cc, minor = (int)lround((cc - major) * 10);
-    if (major == 7)
-        return minor < 5 ? 512 : 2048;
-    if (major == 8)
-        return 4096;
-    return NAN;
-}
-
 void rl_ncu_notes(const struct rl_ncu_stats *st, char *out, size_t size)
 {
     size_t used = 0;
@@ -1250,21 +1390,35 @@ void rl_ncu_notes(const struct rl_ncu_stats *st, char *out, size_t size)
              st->bytes_only, st->kernels, st->missing_flops[0] ? st->missing_flops : "...");
     if (st->tensor_inferred)
         NOTE("%zu kernels' Tensor Core FLOPs are inferred (not counted) from "
-             "sm__inst_executed_pipe_tensor.sum x the FLOPs of the architecture's dominant MMA "
-             "shape (FP16/BF16; TF32 and INT8 instructions differ): the "
-             "sm__ops_path_tensor_* counters give exact counts (add them with `roofline "
+             "sm__inst_executed_pipe_tensor.sum x the FLOPs of one MMA instruction, the shape "
+             "the architecture has (Volta HMMA.884 512, Turing HMMA.1688 2048) or the kernel "
+             "name gives (CC 8.x: h1688gemm 2048, h16816gemm 4096, GemmShape<16, 8, 8> 2048): "
+             "the sm__ops_path_tensor_* counters give exact counts (add them with `roofline "
              "metrics --ncu --chip CHIP`'s list)",
              st->tensor_inferred);
+    if (st->tensor_shape_unknown)
+        NOTE("%zu kernels (the first: '%s') count Tensor pipe instructions "
+             "(sm__inst_executed_pipe_tensor.sum) but the MMA shape is not in the kernel name: "
+             "on CC 8.x an instruction is 2048 FLOPs (HMMA.1688) or 4096 (HMMA.16816), and "
+             "GEMMs use both, so no Tensor FLOPs are inferred (their FLOPs count CUDA cores "
+             "only, where the export counts them); add `--metrics "
+             "sm__ops_path_tensor_src_fp16_dst_fp32.sum,sm__ops_path_tensor_src_fp16_dst_fp16.sum,"
+             "sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum` "
+             "to the ncu command (the list of your chip: `roofline metrics --ncu --chip CHIP`)",
+             st->tensor_shape_unknown, st->shape_unknown_name);
     if (st->tensor_pipe_shared)
         NOTE("%zu kernels count sm__inst_executed_pipe_tensor.sum but also FP16 or FP64 "
-             "instructions, which share that pipe on some GPUs (GA100): no Tensor FLOPs are "
+             "instructions (or the export does not count those, and the kernel name gives no "
+             "MMA shape), which share that pipe on some GPUs (GA100): no Tensor FLOPs are "
              "inferred, and where a kernel did use Tensor Cores its FLOPs (CUDA cores only) are "
              "a lower bound (the sm__ops_path_tensor_* counters give exact counts)",
              st->tensor_pipe_shared);
     if (st->tensor_inst_only)
         NOTE("%zu kernels ran Tensor Core instructions (sm__inst_executed_pipe_tensor.sum) but "
-             "the export has no Tensor Core op counters: their FLOPs count CUDA cores only, a "
-             "lower bound (re-export with `roofline metrics --ncu --chip CHIP`'s list)",
+             "the export has no Tensor Core op counters and no architecture with one MMA shape "
+             "(no CC, or Hopper and later): their FLOPs count CUDA cores only (where the export "
+             "counts them), a lower bound (re-export with `roofline metrics --ncu --chip "
+             "CHIP`'s list)",
              st->tensor_inst_only);
     if (st->tensor_unknown)
         NOTE("%zu kernels have Tensor Core ops but no FLOPs: give --tensor-flops-per-op "

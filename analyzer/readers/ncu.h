@@ -18,7 +18,10 @@ struct rl_ncu_stats {
     size_t tensor_inferred;      /* Tensor FLOPs inferred from pipe instructions x shape */
     size_t tensor_pipe_shared;   /* pipe count with FP16/FP64 work beside it: not inferred */
     size_t tensor_inst_only;     /* Tensor pipe instructions, no op counters, no known
-                                  * shape: FLOPs a lower bound */
+                                  * architecture (or Hopper+): FLOPs a lower bound */
+    size_t tensor_shape_unknown; /* the same on CC 8.x, whose MMA shape the kernel
+                                  * name does not give: no Tensor FLOPs inferred */
+    char shape_unknown_name[96]; /* the first of those, shortened */
     size_t time_from_cycles;     /* timed by cycles / cycles per second (no duration) */
     size_t time_disagree;        /* both, more than 5% apart (the duration is used) */
     double time_disagree_max_pct;
@@ -63,11 +66,16 @@ void rl_ncu_set_chunk_bytes(size_t bytes);
 int rl_ncu_load(struct rl_trace_groups *g, const char *path, double tensor_flops_per_op,
                 struct rl_ncu_stats *stats, char *errmsg);
 
-/* FLOPs per Tensor Core instruction (sm__inst_executed_pipe_tensor) of
- * compute capability cc (7.0 -> 512, 7.5 -> 2048, 8.x -> 4096 for the
- * FP16/BF16 MMA shape; NAN where no one shape dominates: Hopper and later).
- * The derivation is in ncu.c. */
-double rl_ncu_tensor_flops_per_inst(double cc);
+/* FLOPs per Tensor Core instruction (sm__inst_executed_pipe_tensor) of a
+ * kernel named kernel_name on compute capability cc: 7.0 -> 512, 7.5 ->
+ * 2048 (one shape each); 8.x the shape the name gives (h1688gemm -> 2048,
+ * h16816gemm -> 4096, GemmShape<16, 8, 8> -> 2048, ...); NAN where the
+ * name gives none (or two), and on Hopper and later. The derivation is in
+ * ncu.c. */
+double rl_ncu_tensor_flops_per_inst(double cc, const char *kernel_name);
+/* Does the name give one warp MMA shape (cuBLAS's "h1688gemm", CUTLASS's
+ * "GemmShape<16, 8, 16>", xmma's "tensor16x8x16")? */
+bool rl_ncu_name_gives_mma_shape(const char *kernel_name);
 
 /* The notes a report gives about an import, one per line ('\n'-joined)
  * into out: kernels without FLOPs or bytes, memory-only kernels and the

@@ -194,9 +194,11 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
     if (w->memory_only) {
         const struct rl_memory_roof *m = limiting_roof(c, RL_MEM_DRAM);
         fmt_bw(bw, sizeof bw, w->achieved_gbs);
+        /* Not "no FLOP counters": an ncu export may count Tensor pipe
+         * instructions that gave no FLOPs (the notes say which and why). */
         const char *why = w->counted ? "no FLOPs (a data-movement kernel)"
-                                     : "no FLOP counters in this export (see the notes for the "
-                                       "metrics to add)";
+                                     : "no FLOPs counted in this export (the notes say what it "
+                                       "counts and the metrics to add)";
         if (!isnan(w->pct_of_memory_roof))
             snprintf(w->sentence, sizeof w->sentence,
                      "%s: %.3g%% of GPU time, memory point: %s of DRAM traffic = %.3g%% of %s "
