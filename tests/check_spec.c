@@ -38,7 +38,7 @@ static const char *const required_ids[] = {
     "h100-pcie", "h100-nvl",  "h200",          "gh200",         "l4",
     "l40s",      "rtx-4090",  "b200",          "rtx-3090",      "mi300x",
     "mi325x",    "mi355x",    "mi210",         "mi250",         "mi250x",
-    NULL};
+    "b300",      "gb300",     NULL};
 
 START_TEST(every_shipped_spec_loads_and_lints)
 {
