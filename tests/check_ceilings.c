@@ -110,6 +110,33 @@ START_TEST(default_judge_is_the_first_highest)
 }
 END_TEST
 
+/* B200, no precisions: the FP6 and FP4 roofs are drawn after FP8 (dense
+ * 4500 and 9000, sparse 9000 and 18000), but a kernel of unknown precision
+ * is judged against FP8 (index 5), never against the faster FP4. */
+START_TEST(blackwell_draws_fp6_and_fp4)
+{
+    char err[RL_ERRMSG_SIZE] = "";
+    const struct rl_gpu_spec *b200 = rl_test_gpu("b200");
+    ck_assert_int_eq(rl_ceilings_init(&c, b200, NULL, NULL, false, false, NULL, err), RL_OK);
+    ck_assert_uint_eq(c.n_compute, 8);
+    ck_assert_str_eq(c.compute[5].name, "fp8");
+    ck_assert_str_eq(c.compute[6].name, "fp6");
+    ck_assert_str_eq(c.compute[6].label, "FP6 Tensor Core");
+    ck_assert_double_eq(c.compute[6].peak_tflops, 4500);
+    ck_assert_str_eq(c.compute[7].name, "fp4");
+    ck_assert_double_eq(c.compute[7].peak_tflops, 9000);
+    ck_assert_uint_eq(c.default_roof, 5);
+    ck_assert_int_eq(rl_ceilings_init(&c, b200, NULL, NULL, true, false, NULL, err), RL_OK);
+    ck_assert_double_eq(c.compute[6].peak_tflops, 9000);
+    ck_assert_double_eq(c.compute[7].peak_tflops, 18000);
+    ck_assert_uint_eq(c.default_roof, 5);
+    /* Asked for first, FP4 judges. */
+    ck_assert_int_eq(rl_ceilings_init(&c, b200, NULL, "fp4,bf16", false, false, NULL, err),
+                     RL_OK);
+    ck_assert_uint_eq(c.default_roof, 0);
+}
+END_TEST
+
 START_TEST(precisions_given_first_judges)
 {
     const struct rl_gpu_spec *h200 = rl_test_gpu("h200");
@@ -582,6 +609,7 @@ static Suite *ceilings_suite(void)
     tcase_add_test(core, datasheet_defaults);
     tcase_add_test(core, default_judge_is_the_first_highest);
     tcase_add_test(core, precisions_given_first_judges);
+    tcase_add_test(core, blackwell_draws_fp6_and_fp4);
     tcase_add_test(core, sparse_roofs);
     tcase_add_test(core, measured_judges_before_datasheet);
     tcase_add_test(core, bench_only_and_library_roofs);

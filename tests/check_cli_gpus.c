@@ -1,6 +1,8 @@
 /* check_cli_gpus.c - tests of `roofline gpus` for links and systems, and of the commands that refuse a GPU without CUDA. */
 #include "test_util.h"
 
+#include "analyzer/util/json.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,38 @@ START_TEST(golden_systems)
     r = RUN("gpus", "show", "gb200-nvl72");
     ck_assert_int_eq(r.status, 0);
     rl_test_golden(r.out, "gpus-show-gb200-nvl72.txt");
+    rl_run_release(&r);
+}
+END_TEST
+
+/* Blackwell Ultra: `gpus show` prints each figure with its origin and
+ * source, FP4 and FP6 roofs included, a null rate as none and the systems
+ * that hold the GPU. */
+START_TEST(show_blackwell_ultra)
+{
+    struct rl_run r = RUN("gpus", "show", "b300");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "Blackwell (GB110), compute capability 10.3"));
+    ck_assert_ptr_nonnull(strstr(r.out, "FP4 Tensor Core, dense                    13500  TFLOP/s  analytic   per8"));
+    ck_assert_ptr_nonnull(strstr(r.out, "FP6 Tensor Core, sparse                    9000  TFLOP/s  analytic   per8"));
+    ck_assert_ptr_nonnull(strstr(r.out, "systems              hgx-b300"));
+    ck_assert_ptr_nonnull(strstr(r.out, "https://www.nvidia.com/en-us/data-center/hgx/"));
+    rl_run_release(&r);
+    r = RUN("gpus", "show", "NVIDIA GB300", "--json");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    cJSON *doc = cJSON_Parse(r.out);
+    ck_assert_ptr_nonnull(doc);
+    const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "values"),
+                                         "tensor_core_dense.fp4_tflops");
+    ck_assert_double_eq(rl_json_number(v, "value"), 15000);
+    ck_assert_str_eq(rl_json_string(v, "origin"), "datasheet");
+    ck_assert_str_eq(rl_json_string(v, "source"), "blog");
+    cJSON_Delete(doc);
+    rl_run_release(&r);
+    r = RUN("ridge", "--gpu", "gb300", "--precision", "fp4");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "15000"));
+    ck_assert_ptr_nonnull(strstr(r.out, "1875")); /* 15000 TFLOP/s / 8000 GB/s */
     rl_run_release(&r);
 }
 END_TEST
@@ -138,6 +172,7 @@ static Suite *cli_gpus_suite(void)
     TCase *core = tcase_create("core");
     tcase_set_timeout(core, 60);
     tcase_add_test(core, golden_systems);
+    tcase_add_test(core, show_blackwell_ultra);
     tcase_add_test(core, golden_links_and_amd);
     tcase_add_test(core, run_on_amd_is_analytic);
     suite_add_tcase(s, core);

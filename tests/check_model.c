@@ -310,15 +310,15 @@ START_TEST(names_of_levels_bounds_and_roofs)
     ck_assert_int_eq(rl_mem_level_parse("Shared"), RL_MEM_L1);
     ck_assert_int_eq(rl_mem_level_parse("l2x"), -1);
     ck_assert_int_eq(rl_mem_level_parse(""), -1);
-    /* The 13 roof names in table order, NULL-terminated, the same array
+    /* The 14 roof names in table order, NULL-terminated, the same array
      * on every call. */
     static const char *const want[] = {"fp64", "fp32", "fp16-cuda", "bf16-cuda", "fp64-tc",
-                                       "tf32", "fp16", "bf16", "fp8", "int8", "fp4",
+                                       "tf32", "fp16", "bf16", "fp8", "int8", "fp4", "fp6",
                                        "fp16-acc16", "fp8-acc16"};
     const char *const *names = rl_roof_names();
-    for (size_t i = 0; i < 13; i++)
+    for (size_t i = 0; i < 14; i++)
         ck_assert_str_eq(names[i], want[i]);
-    ck_assert_ptr_null(names[13]);
+    ck_assert_ptr_null(names[14]);
     ck_assert_ptr_eq(rl_roof_names(), names);
     ck_assert_str_eq(rl_roof_names()[0], "fp64");
 }
@@ -356,7 +356,7 @@ START_TEST(roof_messages_word_for_word)
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(rl_roof_from_spec(h200, "fp7", false, &r, err), RL_ENOTFOUND);
     ck_assert_str_eq(err, "unknown precision 'fp7' (one of: fp64, fp32, fp16-cuda, bf16-cuda, "
-                          "fp64-tc, tf32, fp16, bf16, fp8, int8, fp4, fp16-acc16, fp8-acc16)");
+                          "fp64-tc, tf32, fp16, bf16, fp8, int8, fp4, fp6, fp16-acc16, fp8-acc16)");
     ck_assert_int_eq(rl_roof_from_spec(h200, "bf16-cuda", true, &r, err), RL_EINVAL);
     ck_assert_str_eq(err, "sparsity applies to Tensor Core roofs only, not 'bf16-cuda'");
     ck_assert_int_eq(rl_roof_from_spec(a100, "fp8", false, &r, err), RL_EUNSUPPORTED);

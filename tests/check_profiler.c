@@ -116,6 +116,45 @@ START_TEST(fallbacks_per_chip)
 }
 END_TEST
 
+/* Every NVIDIA GPU of the database names a chip CUPTI 13.0 counts (the
+ * spec files' "chip" is what `trace` and `metrics` use): its default set
+ * builds in at most 2 passes, and the text says so. */
+START_TEST(every_nvidia_gpu_has_a_counter_set)
+{
+    struct rl_run g = rl_test_cli(NULL, "gpus", "--json", (const char *)NULL);
+    ck_assert_int_eq(g.status, 0);
+    cJSON *doc = cJSON_Parse(g.out);
+    ck_assert_ptr_nonnull(doc);
+    const cJSON *gpu;
+    char seen[512] = " ";
+    cJSON_ArrayForEach(gpu, cJSON_GetObjectItem(doc, "gpus"))
+    {
+        const char *chip = rl_json_string(gpu, "chip");
+        if (strcmp(rl_json_string(gpu, "vendor"), "NVIDIA") != 0)
+            continue;
+        char key[24];
+        snprintf(key, sizeof key, " %s ", chip);
+        if (strstr(seen, key))
+            continue;
+        strncat(seen, key + 1, sizeof seen - strlen(seen) - 1);
+        struct rl_run r = rl_test_cli(NULL, "metrics", "--chip", chip, (const char *)NULL);
+        if (r.status == 1 && strstr(r.err, "without CUDA")) {
+            rl_run_release(&r);
+            break;
+        }
+        ck_assert_msg(r.status == 0, "%s (%s): %s", chip, rl_json_string(gpu, "id"), r.err);
+        char want[64];
+        snprintf(want, sizeof want, "chip %s, default set: ", chip);
+        ck_assert_msg(strncmp(r.out, want, strlen(want)) == 0, "%s", r.out);
+        int passes = atoi(r.out + strlen(want));
+        ck_assert_msg(passes >= 1 && passes <= 2, "%s: %d passes", chip, passes);
+        rl_run_release(&r);
+    }
+    cJSON_Delete(doc);
+    rl_run_release(&g);
+}
+END_TEST
+
 START_TEST(unknown_chip)
 {
     struct rl_metric_set *s = malloc(sizeof *s);
@@ -580,8 +619,8 @@ END_TEST
 
 START_TEST(metrics_command_per_chip)
 {
-    static const char *const chips[] = {"GH100", "GA100", "AD102", "GB100"};
-    for (int i = 0; i < 4; i++) {
+    static const char *const chips[] = {"GH100", "GA100", "AD102", "GB100", "GB202", "GB203"};
+    for (int i = 0; i < 6; i++) {
         struct rl_run r = rl_test_cli(NULL, "metrics", "--chip", chips[i], "--json",
                                       (const char *)NULL);
         if (r.status == 1 && strstr(r.err, "without CUDA")) {
@@ -677,6 +716,7 @@ static Suite *profiler_suite(void)
     tcase_set_timeout(process, 120);
     tcase_add_test(process, injection_fails_cleanly);
     tcase_add_test(process, metrics_command_per_chip);
+    tcase_add_test(process, every_nvidia_gpu_has_a_counter_set);
     tcase_add_test(process, trace_without_a_gpu);
     suite_add_tcase(s, process);
     return s;

@@ -38,7 +38,7 @@ static const char *const required_ids[] = {
     "h100-pcie", "h100-nvl",  "h200",          "gh200",         "l4",
     "l40s",      "rtx-4090",  "b200",          "rtx-3090",      "mi300x",
     "mi325x",    "mi355x",    "mi210",         "mi250",         "mi250x",
-    NULL};
+    "b300",      "gb300",     NULL};
 
 START_TEST(every_shipped_spec_loads_and_lints)
 {
@@ -427,7 +427,7 @@ START_TEST(names_and_field_values)
     ck_assert_str_eq(rl_origin_name(RL_ORIGIN_MEASURED), "measured");
     ck_assert_str_eq(rl_origin_name((enum rl_origin)7), "?");
     static const char *const want[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8",
-                                       "int8", "fp4", "fp16-acc16", "fp8-acc16"};
+                                       "int8", "fp4", "fp6", "fp16-acc16", "fp8-acc16"};
     for (int p = 0; p < RL_PREC_COUNT; p++)
         ck_assert_str_eq(rl_precision_name((enum rl_precision)p), want[p]);
     ck_assert_str_eq(rl_precision_name(RL_PREC_COUNT), "?");
@@ -435,7 +435,7 @@ START_TEST(names_and_field_values)
     /* The table: sm_count first, an int; every key found at its index. */
     size_t n;
     const struct rl_spec_field *f = rl_spec_fields(&n);
-    ck_assert_uint_eq(n, 11 + 4 + 9 + 9 + 7); /* scalars, CUDA, dense, sparse, links */
+    ck_assert_uint_eq(n, 11 + 4 + 10 + 10 + 7); /* scalars, CUDA, dense, sparse, links */
     ck_assert_str_eq(f[0].key, "sm_count");
     ck_assert_int_eq(f[0].kind, RL_FIELD_INT);
     for (size_t i = 0; i < n; i++)

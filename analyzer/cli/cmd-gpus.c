@@ -37,7 +37,7 @@ static const char usage_text[] =
 /* Is field i one to hide when null (optional keys, sparse FP64)? */
 static bool hide_when_null(const char *key)
 {
-    return strstr(key, "fp4_") || strstr(key, "fp16acc") ||
+    return strstr(key, "fp4_") || strstr(key, "fp6_") || strstr(key, "fp16acc") ||
            strcmp(key, "tensor_core_sparse.fp64_tflops") == 0;
 }
 

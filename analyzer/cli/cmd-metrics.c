@@ -71,7 +71,8 @@ static void print_text(const struct rl_metric_set *s, const struct rl_q_def *q, 
 }
 
 /* The chips whose counter sets the tests check (CUPTI knows more). */
-static const char *const checked_chips[] = {"GA100", "AD102", "GH100", "GB100", "GB202", NULL};
+static const char *const checked_chips[] = {"GA100", "AD102", "GH100", "GB100", "GB110",
+                                            "GB202", "GB203", NULL};
 
 /* An unknown chip: the nearest of those and of the GPU database's chips. */
 static void unknown_chip(const char *chip)

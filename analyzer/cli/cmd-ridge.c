@@ -20,7 +20,7 @@ static const char usage_text[] =
     "  --gpu G          id, name or spec file (see 'roofline gpus')\n"
     "  --precision P    fp64, fp32 (CUDA cores); fp16-cuda, bf16-cuda (CUDA-core\n"
     "                   half precision); fp64-tc, tf32, fp16, bf16, fp8, int8, fp4,\n"
-    "                   fp16-acc16, fp8-acc16 (Tensor Cores)\n"
+    "                   fp6, fp16-acc16, fp8-acc16 (Tensor Cores)\n"
     "  --sparse         Tensor Core rate with 2:4 sparsity (default: dense)\n"
     "  --memory LEVEL   hbm (= dram, default), l2, l1 (= shared)\n"
     "  --json           machine-readable output\n"

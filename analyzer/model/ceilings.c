@@ -5,11 +5,21 @@
 #include "analyzer/util/error.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const default_roofs[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", NULL};
+/* Drawn when no precision is asked for, where the GPU has them. FP6 and FP4
+ * (Blackwell, CDNA 4) are drawn but never judge a kernel of unknown
+ * precision: that stays the fastest of the others (FP8 or BF16). */
+static const char *const default_roofs[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8",
+                                            "fp6", "fp4", NULL};
+
+static bool narrow_format(const struct rl_compute_roof *r)
+{
+    return r->precision == RL_PREC_FP4 || r->precision == RL_PREC_FP6;
+}
 
 static int push_roof(struct rl_ceilings *c, const struct rl_compute_roof *roof, char *errmsg)
 {
@@ -155,7 +165,9 @@ int rl_ceilings_init(struct rl_ceilings *c, const struct rl_gpu_spec *spec,
         for (const char *const *n = default_roofs; *n; n++)
             rl_ceilings_judge(c, *n, err); /* a GPU lacking one just lacks it */
         for (size_t i = 1; i < c->n_compute; i++)
-            if (c->compute[i].peak_tflops > c->compute[c->default_roof].peak_tflops)
+            if (!narrow_format(&c->compute[i]) &&
+                (narrow_format(&c->compute[c->default_roof]) ||
+                 c->compute[i].peak_tflops > c->compute[c->default_roof].peak_tflops))
                 c->default_roof = i;
     }
     if (c->n_compute == 0)

@@ -26,6 +26,7 @@ static const struct roof_def {
     {"fp8", RL_PREC_FP8, RL_UNIT_TENSOR, "FP8 Tensor Core"},
     {"int8", RL_PREC_INT8, RL_UNIT_TENSOR, "INT8 Tensor Core"},
     {"fp4", RL_PREC_FP4, RL_UNIT_TENSOR, "FP4 Tensor Core"},
+    {"fp6", RL_PREC_FP6, RL_UNIT_TENSOR, "FP6 Tensor Core"},
     {"fp16-acc16", RL_PREC_FP16_ACC16, RL_UNIT_TENSOR, "FP16 Tensor Core, FP16 acc"},
     {"fp8-acc16", RL_PREC_FP8_ACC16, RL_UNIT_TENSOR, "FP8 Tensor Core, FP16 acc"},
 };

@@ -26,6 +26,7 @@
     PEAK(table, tkey, RL_PREC_FP8, "fp8_tflops", "FP8 Tensor Core, " what, "TFLOP/s"),    \
     PEAK(table, tkey, RL_PREC_INT8, "int8_tops", "INT8 Tensor Core, " what, "TOPS"),      \
     PEAK(table, tkey, RL_PREC_FP4, "fp4_tflops", "FP4 Tensor Core, " what, "TFLOP/s"),    \
+    PEAK(table, tkey, RL_PREC_FP6, "fp6_tflops", "FP6 Tensor Core, " what, "TFLOP/s"),    \
     PEAK(table, tkey, RL_PREC_FP16_ACC16, "fp16_fp16acc_tflops",                \
          "FP16 Tensor Core (FP16 acc), " what, "TFLOP/s"),                      \
     PEAK(table, tkey, RL_PREC_FP8_ACC16, "fp8_fp16acc_tflops",                  \
@@ -96,7 +97,7 @@ const char *rl_origin_name(enum rl_origin origin)
 const char *rl_precision_name(enum rl_precision p)
 {
     static const char *const names[RL_PREC_COUNT] = {
-        "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp4",
+        "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp4", "fp6",
         "fp16-acc16", "fp8-acc16"};
     return (unsigned)p < RL_PREC_COUNT ? names[p] : "?";
 }

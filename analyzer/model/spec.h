@@ -17,6 +17,7 @@ enum rl_precision {
     RL_PREC_FP8,
     RL_PREC_INT8,
     RL_PREC_FP4,
+    RL_PREC_FP6,
     RL_PREC_FP16_ACC16,
     RL_PREC_FP8_ACC16,
     RL_PREC_COUNT
