@@ -208,6 +208,27 @@ START_TEST(gpu_lists_never_cut_a_name)
 }
 END_TEST
 
+/* `metrics --chip h100`: a GPU's name is its chip (h100-sxm.json: GH100;
+ * rtx-4090.json: AD102), the same set as naming the chip. Chips need
+ * CUPTI's host library: a build without CUDA says so instead. */
+START_TEST(metrics_takes_a_gpu_name)
+{
+    static const char *const pairs[][2] = {{"h100", "GH100"}, {"rtx-4090", "AD102"}};
+    for (size_t i = 0; i < 2; i++) {
+        struct rl_run chip = RUN("metrics", "--chip", pairs[i][1], "--ncu");
+        struct rl_run gpu = RUN("metrics", "--chip", pairs[i][0], "--ncu");
+        if (chip.status == 0) {
+            ck_assert_msg(gpu.status == 0, "%s", gpu.err);
+            ck_assert_str_eq(gpu.out, chip.out);
+        } else {
+            ck_assert_ptr_nonnull(strstr(chip.err, "without CUDA"));
+        }
+        rl_run_release(&chip);
+        rl_run_release(&gpu);
+    }
+}
+END_TEST
+
 static Suite *first_suite(void)
 {
     Suite *s = suite_create("cli_first");
@@ -220,6 +241,7 @@ static Suite *first_suite(void)
     tcase_add_test(t, one_wording_for_bounds);
     tcase_add_test(t, vendor_terms);
     tcase_add_test(t, gpu_lists_never_cut_a_name);
+    tcase_add_test(t, metrics_takes_a_gpu_name);
     suite_add_tcase(s, t);
     return s;
 }

@@ -21,7 +21,8 @@ static const char usage_text[] =
     "that chip, the one chosen for each quantity, and the replay passes the set\n"
     "costs. Names are checked by the CUPTI host API: no GPU is needed.\n"
     "\n"
-    "  --chip NAME    CUPTI chip name (as `roofline trace` reports it)\n"
+    "  --chip NAME    CUPTI chip name (as `roofline trace` reports it), or a GPU\n"
+    "                 of `roofline gpus` (h100 is GH100)\n"
     "  --set SET      default (at most 2 passes on GH100) or full (every quantity)\n"
     "  --json         JSON: chip, set, passes, metrics [{name, valid, quantity, chosen}]\n"
     "  --ncu          the chosen names, comma-separated, for `ncu --metrics` (then\n"
@@ -151,6 +152,16 @@ int cmd_metrics(int argc, char **argv)
         if (strcmp(g->vendor, "NVIDIA") != 0 &&
             (strcasecmp(g->chip, typed) == 0 || rl_gpu_spec_named(g, typed)))
             return cli_require_cuda_gpu("metrics (CUPTI counters)", g);
+    }
+    /* A GPU's name (h100, "NVIDIA H100 SXM5 80GB") is its chip (GH100). */
+    for (size_t i = 0; db && i < db->n; i++) {
+        const struct rl_gpu_spec *g = &db->gpus[i];
+        if (strcmp(g->vendor, "NVIDIA") == 0 && g->chip[0] && rl_gpu_spec_named(g, typed)) {
+            for (n = 0; g->chip[n] && n + 1 < sizeof chip_name; n++)
+                chip_name[n] = (char)toupper((unsigned char)g->chip[n]);
+            chip_name[n] = '\0';
+            break;
+        }
     }
     char err[RL_ERRMSG_SIZE];
     const struct rl_device_api *api;
