@@ -134,7 +134,7 @@ static void add(struct plan *p, struct rl_step_cost cost, const char *fmt, ...)
 
 static void gemv(struct plan *p, const char *what, int64_t m, int64_t k)
 {
-    add(p, rl_gemv_cost(m, k, RL_DT_BF16), "%s GEMV %lld->%lld bf16 (ours)", what, (long long)k,
+    add(p, rl_gemv_cost(m, k, RL_DT_BF16), "%s GEMV %lld->%lld bf16 (built-in)", what, (long long)k,
         (long long)m);
 }
 

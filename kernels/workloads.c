@@ -347,7 +347,7 @@ static int gemv_bound(struct wl *w, const char *what, const struct rl_tensor *W,
 {
     char label[160];
     int rc = RL_OK;
-    snprintf(label, sizeof label, "%s GEMV %lld->%lld bf16 (ours)", what, (long long)k,
+    snprintf(label, sizeof label, "%s GEMV %lld->%lld bf16 (built-in)", what, (long long)k,
              (long long)m);
     STEP(w, label, rl_gemv_cost(m, k, W->t), rl_gemv(W, x, y, m, k, w->s, w->errmsg));
     CHECK(w, label, rl_gemv_check(W, x, y, m, k, &worst_, why_, w->errmsg));

@@ -38,7 +38,7 @@ struct rl_wl_hooks {
 };
 
 /* A linear layer to run as it is (workload "shapes", for `roofline llm
- * --measure`): D[m x n] = W[m x k] X[k x n] in BF16; n == 1 is a GEMV (ours),
+ * --measure`): D[m x n] = W[m x k] X[k x n] in BF16; n == 1 is a GEMV (built-in),
  * else a cuBLASLt GEMM. Step labels start with `label`. */
 struct rl_wl_shape {
     char label[64];

@@ -390,7 +390,7 @@ START_TEST(short_names)
         {"ampere_sgemm_32x32_sliced1x4_tn", "ampere_sgemm_32x32...", 0},
         {"ampere_sgemm_32x32_sliced1x4_tn", "ampere_sgemm_32x32_sliced1x4_tn", 40},
         {"enable_if<!T7, void>::type kernel<int, int, __half>(int)", "kernel<...>", 0},
-        {"decode down GEMV 14336->4096 bf16 (ours)", "decode down GEMV...", 20},
+        {"decode down GEMV 14336->4096 bf16 (built-in)", "decode down GEMV...", 20},
         {"prefill o GEMM (cuBLASLt)", "prefill o GEMM (cuBLASLt)", 0},
         {"kernel_name_that_is_much_longer_than_the_limit_allows", "kernel_name_that_is_much...",
          28},

@@ -60,6 +60,8 @@ struct cli_report_opts {
     long rows;              /* -1: the default (20) */
     bool json;
     bool no_chart;          /* --no-chart: the files without the chart */
+    bool no_sentences;      /* the table only on the terminal (run: the sentences stay in
+                             * report.md and report.html) */
     /* What the caller knows about how the kernels were made (run: its
      * device, build, workload), shown in report.html; may be NULL. */
     const struct rl_html_fact *facts;

@@ -440,7 +440,7 @@ int cli_report_run(const struct cli_report_opts *o)
                 printf("\nwrote %s/report.md, report.json, report.csv, report.html and the chart "
                        "(%s)\n",
                        shown, o->formats);
-            if (r.n) {
+            if (r.n && !o->no_sentences) {
                 printf("\n");
                 for (size_t i = 0; i < r.n && i < 5; i++)
                     printf("%s\n", r.rows[i].sentence);

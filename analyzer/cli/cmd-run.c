@@ -132,7 +132,8 @@ static int analytic(const char *dir, const char *gpu, int tokens, const struct r
         return CLI_FAIL;
     struct cli_report_opts o = {.kernels = plan, .gpu = gpu, .dir = dir, .set = set,
                                 .formats = "svg,png", .rows = 0, .tensor_factor = NAN,
-                                .facts = facts->v, .n_facts = facts->n};
+                                .facts = facts->v, .n_facts = facts->n,
+                                .no_sentences = true};
     return cli_report_run(&o);
 }
 
@@ -181,7 +182,8 @@ static int measured(const char *dir, const char *gpu, const char *device, int to
     printf("\n== roofline report %s\n", shown);
     struct cli_report_opts o = {.traces = {dec, pre}, .n_traces = 2, .bench = bench, .gpu = gpu,
                                 .dir = dir, .set = set, .formats = "svg,png", .rows = -1,
-                                .tensor_factor = NAN, .facts = facts->v, .n_facts = facts->n};
+                                .tensor_factor = NAN, .no_sentences = true,
+                                .facts = facts->v, .n_facts = facts->n};
     return cli_report_run(&o);
 }
 
@@ -248,9 +250,10 @@ int cmd_run(int argc, char **argv)
     static struct run_facts facts;
     if (!have_gpu) {
         const char *g = gpu ? gpu : "h200";
-        printf("roofline run: no GPU measured (%s): the datasheet roofline of %s with the "
-               "analytic decode and prefill steps of one Llama-3-8B layer (%d tokens)\n\n",
-               err, g, tokens);
+        /* The short line first; why there is no GPU after it. */
+        printf("roofline run: no GPU here: the %s datasheet roofline with one Llama-3-8B layer "
+               "(analytic)\n  why: %s\n  the layer: decode at batch 1 and prefill of %d tokens\n\n",
+               g, err, tokens);
         run_facts(&facts, NULL, err, g, tokens);
         rc = analytic(stage, g, tokens, &set, &facts);
     } else {

@@ -302,20 +302,22 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
     }
     if (w->bound == RL_BOUND_MEMORY) {
         const struct rl_memory_roof *m = limiting_roof(c, v->limiter);
+        char limiter[8]; /* the level that binds, as tables name it: "DRAM", "L2" */
+        upper(limiter, sizeof limiter, rl_mem_level_name(v->limiter));
         fmt_x(x, sizeof x, v->ridge_distance_x);
         double level_gbs = timed ? w->bytes[v->limiter] / counted_ns : NAN;
         fmt_bw(bw, sizeof bw, level_gbs);
         if (timed)
             snprintf(w->sentence, sizeof w->sentence,
-                     "%s: %s FLOP/B (%s), %sx left of the %s ridge (%s FLOP/B): bandwidth-bound "
+                     "%s: %s FLOP/B (%s), %sx left of the %s ridge (%s FLOP/B): memory-bound "
                      "(%s); %s = %.3g%% of %s %s",
-                     name, ai, lvl, x, roof, ridge, rl_mem_level_name(v->limiter), bw,
+                     name, ai, lvl, x, roof, ridge, limiter, bw,
                      v->pct_of_roof, m ? rl_origin_name(m->origin) : "", m ? m->label : "");
         else
             snprintf(w->sentence, sizeof w->sentence,
-                     "%s: %s FLOP/B (%s), %sx left of the %s ridge (%s FLOP/B): bandwidth-bound "
+                     "%s: %s FLOP/B (%s), %sx left of the %s ridge (%s FLOP/B): memory-bound "
                      "(%s), at best %s (analytic: no time)",
-                     name, ai, lvl, x, roof, ridge, rl_mem_level_name(v->limiter), att);
+                     name, ai, lvl, x, roof, ridge, limiter, att);
         return;
     }
     fmt_x(x, sizeof x, v->ridge_distance_x > 0 ? 1 / v->ridge_distance_x : NAN);
@@ -637,23 +639,72 @@ static void row_cells(const struct rl_report_row *w, const struct rl_ceilings *c
     fmt_g(k->share, sizeof k->share, 100 * w->time_share);
 }
 
+/* The terminal's table: a column whose every shown cell is "-" (no time
+ * in an analytic set: TIME%, ACHIEVED, %ROOF) is left out, and the KERNEL
+ * column is as wide as its longest name up to TABLE_NAME_MAX characters
+ * (report.csv and report.md keep every column and the full names). */
+#define TABLE_NAME_MAX 56
+
 void rl_report_table(FILE *f, const struct rl_report *r, const struct rl_ceilings *c,
                      size_t rows)
 {
     size_t n = rows && rows < r->n ? rows : r->n;
-    fprintf(f, "%-40s %6s %7s %9s %11s %11s %7s  %s\n", "KERNEL", "TIME%", "LAUNCH", "AI(DRAM)",
-            "ACHIEVED", "ROOF", "%ROOF", "BOUND");
+    struct cells *k = n ? calloc(n, sizeof *k) : NULL;
+    if (n && !k) {
+        fputs("(out of memory for the table: report.csv has every row)\n", f);
+        return;
+    }
+    enum { C_SHARE, C_AI, C_ACH, C_ATT, C_PCT, C_N };
+    bool shown[C_N] = {false};
+    int wname = 6; /* "KERNEL" */
+    for (size_t i = 0; i < n; i++) {
+        row_cells(&r->rows[i], c, &k[i]);
+        const char *v[C_N] = {k[i].share, k[i].ai, k[i].ach, k[i].att, k[i].pct};
+        for (int j = 0; j < C_N; j++)
+            shown[j] |= strcmp(v[j], "-") != 0;
+        size_t len = rl_utf8_width(r->rows[i].name);
+        if ((int)len > wname)
+            wname = len > TABLE_NAME_MAX ? TABLE_NAME_MAX : (int)len;
+    }
+    if (!n)
+        for (int j = 0; j < C_N; j++)
+            shown[j] = true;
+    fprintf(f, "%-*s", wname, "KERNEL");
+    if (shown[C_SHARE])
+        fprintf(f, " %6s", "TIME%");
+    fprintf(f, " %7s", "LAUNCH");
+    if (shown[C_AI])
+        fprintf(f, " %9s", "AI(DRAM)");
+    if (shown[C_ACH])
+        fprintf(f, " %11s", "ACHIEVED");
+    if (shown[C_ATT])
+        fprintf(f, " %11s", "ROOF");
+    if (shown[C_PCT])
+        fprintf(f, " %7s", "%ROOF");
+    fprintf(f, "  %s\n", "BOUND");
     bool marked = false;
     for (size_t i = 0; i < n; i++) {
         const struct rl_report_row *w = &r->rows[i];
-        char name[41];
-        struct cells k;
-        rl_str_shorten(name, sizeof name, w->name);
-        row_cells(w, c, &k);
+        char name[4 * TABLE_NAME_MAX + 4];
+        rl_str_shorten(name, (size_t)wname + 1 <= sizeof name ? (size_t)wname + 1 : sizeof name,
+                       w->name);
         marked |= w->over_roof;
-        fprintf(f, "%-40s %6s %7llu %9s %11s %11s %7s  %s\n", name, k.share,
-                (unsigned long long)w->launches, k.ai, k.ach, k.att, k.pct, k.bound);
+        /* the name padded by characters, not bytes (UTF-8) */
+        fprintf(f, "%s%*s", name, wname - (int)rl_utf8_width(name), "");
+        if (shown[C_SHARE])
+            fprintf(f, " %6s", k[i].share);
+        fprintf(f, " %7llu", (unsigned long long)w->launches);
+        if (shown[C_AI])
+            fprintf(f, " %9s", k[i].ai);
+        if (shown[C_ACH])
+            fprintf(f, " %11s", k[i].ach);
+        if (shown[C_ATT])
+            fprintf(f, " %11s", k[i].att);
+        if (shown[C_PCT])
+            fprintf(f, " %7s", k[i].pct);
+        fprintf(f, "  %s\n", k[i].bound);
     }
+    free(k);
     if (n < r->n)
         fprintf(f, "... %zu more kernel groups (report.csv has them all)\n", r->n - n);
     if (marked)

@@ -192,3 +192,14 @@ void rl_fput_json_number(FILE *f, double v)
     else
         fprintf(f, "%.9g", v);
 }
+
+size_t rl_utf8_width(const char *s)
+{
+    size_t n = 0;
+    while (*s) {
+        size_t len = rl_utf8_char(s);
+        s += len ? len : 1;
+        n++;
+    }
+    return n;
+}

@@ -40,6 +40,10 @@ void rl_str_shorten(char *buf, size_t n, const char *s);
  * sequence cut short); 1 for the NUL. */
 size_t rl_utf8_char(const char *s);
 
+/* The characters of s as it prints (rl_utf8_clean): a valid sequence is one,
+ * so is each byte that starts none (it prints as U+FFFD). */
+size_t rl_utf8_width(const char *s);
+
 /* s into buf (n bytes, always terminated), invalid bytes as U+FFFD and
  * control characters other than tab as spaces; a character that does not
  * fit is left out whole. */
