@@ -77,6 +77,36 @@ START_TEST(show_blackwell_ultra)
 }
 END_TEST
 
+/* RTX Blackwell and GB200 (issue 25): GeForce FP4 is the whitepaper's dense
+ * 1676 (not halved with FP32 accumulate, unlike FP8's 419), the RTX 5080's
+ * unread Tensor rates print as none, and GB200 NVL72 holds the gb200 file. */
+START_TEST(show_rtx_blackwell_and_gb200)
+{
+    struct rl_run r = RUN("gpus", "show", "NVIDIA GeForce RTX 5090");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "Blackwell (GB202), compute capability 12.0"));
+    ck_assert_ptr_nonnull(strstr(r.out, "FP4 Tensor Core, dense                     1676  TFLOP/s  datasheet  wp"));
+    ck_assert_ptr_nonnull(strstr(r.out, "FP8 Tensor Core, dense                      419  TFLOP/s  datasheet  wp"));
+    rl_run_release(&r);
+    r = RUN("gpus", "show", "rtx-5080");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "Blackwell (GB203), compute capability 12.0"));
+    ck_assert_ptr_nonnull(strstr(r.out, "FP16 Tensor Core, dense                       -  TFLOP/s             none"));
+    ck_assert_ptr_nonnull(strstr(r.out, "FP4 Tensor Core, dense                    900.5  TFLOP/s  analytic   fp4"));
+    rl_run_release(&r);
+    r = RUN("gpus", "show", "rtx-pro-6000");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "FP16 Tensor Core, dense                   503.8  TFLOP/s  datasheet  wp"));
+    rl_run_release(&r);
+    r = RUN("gpus", "show", "gb200");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "Blackwell (GB100), compute capability 10.0"));
+    ck_assert_ptr_nonnull(strstr(r.out, "systems              gb200-nvl72"));
+    ck_assert_ptr_nonnull(strstr(r.out, "FP4 Tensor Core, sparse                   20000  TFLOP/s  datasheet  ds"));
+    rl_run_release(&r);
+}
+END_TEST
+
 START_TEST(golden_links_and_amd)
 {
     /* The links of a GPU (per direction) and the systems that hold it. */
@@ -174,6 +204,7 @@ static Suite *cli_gpus_suite(void)
     tcase_set_timeout(core, 60);
     tcase_add_test(core, golden_systems);
     tcase_add_test(core, show_blackwell_ultra);
+    tcase_add_test(core, show_rtx_blackwell_and_gb200);
     tcase_add_test(core, golden_links_and_amd);
     tcase_add_test(core, run_on_amd_is_analytic);
     suite_add_tcase(s, core);

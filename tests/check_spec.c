@@ -38,7 +38,8 @@ static const char *const required_ids[] = {
     "h100-pcie", "h100-nvl",  "h200",          "gh200",         "l4",
     "l40s",      "rtx-4090",  "b200",          "rtx-3090",      "mi300x",
     "mi325x",    "mi355x",    "mi210",         "mi250",         "mi250x",
-    "b300",      "gb300",     NULL};
+    "b300",      "gb300",     "gb200",         "rtx-5090",      "rtx-5080",
+    "rtx-pro-6000", NULL};
 
 START_TEST(every_shipped_spec_loads_and_lints)
 {
@@ -166,6 +167,9 @@ START_TEST(lookup_by_name_and_driver_string)
         {"NVIDIA L4", "l4"},                {"NVIDIA L40S", "l40s"},
         {"NVIDIA GeForce RTX 4090", "rtx-4090"}, {"NVIDIA GeForce RTX 3090", "rtx-3090"},
         {"NVIDIA B200", "b200"},            {"rtx_4090", "rtx-4090"},
+        {"NVIDIA GeForce RTX 5090", "rtx-5090"}, {"NVIDIA GeForce RTX 5080", "rtx-5080"},
+        {"NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "rtx-pro-6000"},
+        {"NVIDIA GB200", "gb200"},
     };
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
         ck_assert_str_eq(gpu(pairs[i][0])->id, pairs[i][1]);
