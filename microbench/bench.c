@@ -19,7 +19,18 @@
     {.sm = 90, .kernel = kern, .sass = s, .per_iter = WG_PER_ITER,              \
      .issuer_threads = 128, .flop_per_instr = flop,                             \
      .k = (int)((flop) / (2.0 * 64 * 256)), .block_threads = WG_BLOCK,          \
-     .out_per_thread = out, .in_bytes = WG_IN_BYTES, .check = chk, .ptx = p}
+     .out_per_thread = out, .in_bytes = WG_IN_BYTES, .a_bytes = WG_A_BYTES,      \
+     .check = chk, .ptx = p}
+/* tcgen05: one MMA of TC_M x TC_N x K per CTA-issue; the SASS opcode names
+ * only the kind (UTCHMMA: f16 / bf16 / tf32, UTCQMMA: f8f6f4, UTCIMMA: i8),
+ * the shape and types are in the idesc. */
+#define TCGEN05(kern, s, flop, id, chk, p, ...)                                 \
+    {.sm = 100, .kernel = kern, .sass = s, .per_iter = TC_PER_ITER,             \
+     .issuer_threads = TC_BLOCK, .flop_per_instr = flop,                        \
+     .k = (int)((flop) / (2.0 * TC_M * TC_N)), .block_threads = TC_BLOCK,       \
+     .out_per_thread = TC_N, .in_bytes = TC_IN_BYTES, .a_bytes = TC_A_BYTES,     \
+     .max_blocks_per_sm = TC_BLOCKS_PER_SM, .idesc = id, .check = chk, .ptx = p, \
+     __VA_ARGS__}
 /* Sweeps: per 16-byte vector and unit of K, per_iter FMAs of flop FLOP. */
 #define SWEEP_FMA(kern, s, lanes, flop, chk, p)                                 \
     {.sm = 80, .kernel = kern, .sass = s, .per_iter = lanes, .issuer_threads = 1, \
@@ -34,6 +45,9 @@
 #define F_WG16 (2.0 * 64 * 256 * 16)   /* 524288: m64n256k16 */
 #define F_WG8 (2.0 * 64 * 256 * 8)     /* 262144: m64n256k8 (tf32) */
 #define F_WG32 (2.0 * 64 * 256 * 32)   /* 1048576: m64n256k32 (fp8, int8) */
+#define F_TC16 (2.0 * TC_M * TC_N * 16) /* 1048576: tcgen05 128x256x16 (f16) */
+#define F_TC8 (2.0 * TC_M * TC_N * 8)   /* 524288: 128x256x8 (tf32) */
+#define F_TC32 (2.0 * TC_M * TC_N * 32) /* 2097152: 128x256x32 (f8f6f4, i8) */
 
 #define COMPUTE(n, r, s, ...)                                                   \
     {.name = n, .kind = RL_MB_COMPUTE, .roof = r, .summary = s,                 \
@@ -67,19 +81,26 @@ static const struct rl_mb_def catalog[] = {
     COMPUTE("fp64-tc", "fp64-tc", "FP64 Tensor Core MMA (DMMA)",
             MMA(90, "rl_mb_mma_f64_16816", "DMMA.16x8x16", 2.0 * 16 * 8 * 16, 16 * 8, 16,
                 32 * 12 * 8, RL_MB_CHECK_MMA_F64, "mma.sync.m16n8k16.f64"),
-            MMA(80, "rl_mb_mma_f64_884", "DMMA.884", F_884, 8 * 8, 8, 32 * 2 * 8,
+            /* sm_100a spells m8n8k4 DMMA.8x8x4 (and splits m16n8k16 into 8 of them) */
+            MMA(80, "rl_mb_mma_f64_884", "DMMA.884|DMMA.8x8x4", F_884, 8 * 8, 8, 32 * 2 * 8,
                 RL_MB_CHECK_MMA_F64, "mma.sync.m8n8k4.f64")),
     COMPUTE("tf32", "tf32", "TF32 Tensor Core MMA, FP32 accumulate",
+            TCGEN05("rl_mb_tc05_tf32", "UTCHMMA", F_TC8, TC_IDESC_TF32, RL_MB_CHECK_MMA_F32,
+                    "tcgen05.mma.cta_group::1.kind::tf32 128x256x8"),
             WGMMA("rl_mb_wgmma_tf32", "HGMMA.64x256x8.F32.TF32", F_WG8, 128,
                   RL_MB_CHECK_MMA_F32, "wgmma.mma_async.m64n256k8.f32.tf32.tf32"),
             MMA(80, "rl_mb_mma_tf32_1688", "HMMA.1688.F32.TF32", F_1688, 16 * 8, 16,
                 MMA_IN_BYTES, RL_MB_CHECK_MMA_F32, "mma.sync.m16n8k8.f32.tf32.tf32")),
     COMPUTE("fp16", "fp16", "FP16 Tensor Core MMA, FP32 accumulate",
+            TCGEN05("rl_mb_tc05_f16", "UTCHMMA", F_TC16, TC_IDESC_F16, RL_MB_CHECK_MMA_F32,
+                    "tcgen05.mma.cta_group::1.kind::f16 128x256x16 f16"),
             WGMMA("rl_mb_wgmma_f16", "HGMMA.64x256x16.F32", F_WG16, 128, RL_MB_CHECK_MMA_F32,
                   "wgmma.mma_async.m64n256k16.f32.f16.f16"),
             MMA(80, "rl_mb_mma_f16_16816", "HMMA.16816.F32", F_16816, 16 * 8, 16,
                 MMA_IN_BYTES, RL_MB_CHECK_MMA_F32, "mma.sync.m16n8k16.f32.f16.f16")),
     COMPUTE("bf16", "bf16", "BF16 Tensor Core MMA, FP32 accumulate",
+            TCGEN05("rl_mb_tc05_bf16", "UTCHMMA", F_TC16, TC_IDESC_BF16, RL_MB_CHECK_MMA_F32,
+                    "tcgen05.mma.cta_group::1.kind::f16 128x256x16 bf16"),
             WGMMA("rl_mb_wgmma_bf16", "HGMMA.64x256x16.F32.BF16", F_WG16, 128,
                   RL_MB_CHECK_MMA_F32, "wgmma.mma_async.m64n256k16.f32.bf16.bf16"),
             MMA(80, "rl_mb_mma_bf16_16816", "HMMA.16816.F32.BF16", F_16816, 16 * 8, 16,
@@ -90,16 +111,26 @@ static const struct rl_mb_def catalog[] = {
             MMA(80, "rl_mb_mma_f16acc16_16816", "HMMA.16816.F16", F_16816, 16 * 8, 8,
                 MMA_IN_BYTES, RL_MB_CHECK_MMA_F16, "mma.sync.m16n8k16.f16.f16.f16")),
     COMPUTE("fp8-e4m3", "fp8", "FP8 E4M3 Tensor Core MMA, FP32 accumulate",
+            TCGEN05("rl_mb_tc05_e4m3", "UTCQMMA", F_TC32, TC_IDESC_E4M3, RL_MB_CHECK_MMA_F32,
+                    "tcgen05.mma.cta_group::1.kind::f8f6f4 128x256x32 e4m3"),
+            MMA(120, "rl_mb_mma_e4m3_f8f6f4", "QMMA.16832.F32.E4M3.E4M3", F_16832, 16 * 8, 16,
+                MMA_IN_BYTES, RL_MB_CHECK_MMA_F32, "mma.sync.m16n8k32.kind::f8f6f4.f32.e4m3.e4m3"),
             WGMMA("rl_mb_wgmma_e4m3", "QGMMA.64x256x32.F32.E4M3.E4M3", F_WG32, 128,
                   RL_MB_CHECK_MMA_F32, "wgmma.mma_async.m64n256k32.f32.e4m3.e4m3"),
             MMA(89, "rl_mb_mma_e4m3_16832", "QMMA.16832.F32.E4M3.E4M3", F_16832, 16 * 8, 16,
                 MMA_IN_BYTES, RL_MB_CHECK_MMA_F32, "mma.sync.m16n8k32.f32.e4m3.e4m3")),
     COMPUTE("fp8-e5m2", "fp8", "FP8 E5M2 Tensor Core MMA, FP32 accumulate",
+            TCGEN05("rl_mb_tc05_e5m2", "UTCQMMA", F_TC32, TC_IDESC_E5M2, RL_MB_CHECK_MMA_F32,
+                    "tcgen05.mma.cta_group::1.kind::f8f6f4 128x256x32 e5m2"),
+            MMA(120, "rl_mb_mma_e5m2_f8f6f4", "QMMA.16832.F32.E5M2.E5M2", F_16832, 16 * 8, 16,
+                MMA_IN_BYTES, RL_MB_CHECK_MMA_F32, "mma.sync.m16n8k32.kind::f8f6f4.f32.e5m2.e5m2"),
             WGMMA("rl_mb_wgmma_e5m2", "QGMMA.64x256x32.F32.E5M2.E5M2", F_WG32, 128,
                   RL_MB_CHECK_MMA_F32, "wgmma.mma_async.m64n256k32.f32.e5m2.e5m2"),
             MMA(89, "rl_mb_mma_e5m2_16832", "QMMA.16832.F32.E5M2.E5M2", F_16832, 16 * 8, 16,
                 MMA_IN_BYTES, RL_MB_CHECK_MMA_F32, "mma.sync.m16n8k32.f32.e5m2.e5m2")),
     COMPUTE("int8", "int8", "INT8 Tensor Core MMA, INT32 accumulate (ops, not FLOP)",
+            TCGEN05("rl_mb_tc05_s8", "UTCIMMA", F_TC32, TC_IDESC_S8, RL_MB_CHECK_MMA_S32,
+                    "tcgen05.mma.cta_group::1.kind::i8 128x256x32 s8", .no_sm103 = true),
             WGMMA("rl_mb_wgmma_s8", "IGMMA.64x256x32.S8.S8", F_WG32, 128, RL_MB_CHECK_MMA_S32,
                   "wgmma.mma_async.m64n256k32.s32.s8.s8"),
             MMA(80, "rl_mb_mma_s8_16832", "IMMA.16832.S8.S8", F_16832, 16 * 8, 16,
@@ -200,11 +231,13 @@ const struct rl_mb_variant *rl_mb_select(const struct rl_mb_def *def, int cc_maj
                                          int cc_minor, const char **why)
 {
     static const char *const reasons[] = {
-        "needs compute capability 8.0 or newer (this build targets sm_80, sm_89, sm_90a)",
+        "needs compute capability 8.0 or newer (this build targets sm_80, sm_89, sm_90a, "
+        "sm_100a, sm_103a, sm_120a)",
         "no FP64 Tensor Cores on this GPU (only compute capability 8.0, 9.0 and 10.0)",
-        "FP8 Tensor Cores need compute capability 8.9 (mma.sync) or 9.0 (wgmma); "
-        "FP8 through mma.sync on 9.0 is emulated, not measured",
-        "not a compute benchmark"};
+        "FP8 Tensor Cores need compute capability 8.9 or 12.0 (mma.sync), 9.0 (wgmma) or "
+        "10.0 / 10.3 (tcgen05); FP8 through mma.sync on 9.0 is emulated, not measured",
+        "not a compute benchmark",
+        "no INT8 tcgen05.mma on compute capability 10.3 (kind::i8 is not in sm_103a)"};
     if (why)
         *why = NULL;
     if (def->kind != RL_MB_COMPUTE) {
@@ -224,6 +257,16 @@ const struct rl_mb_variant *rl_mb_select(const struct rl_mb_def *def, int cc_maj
     }
     for (int i = 0; i < def->n_variants; i++) {
         const struct rl_mb_variant *v = &def->variants[i];
+        /* sm_100a / sm_103a / sm_120a code runs on exactly that CC. */
+        if (v->sm == 100 && cc_major == 10 && cc_minor == 3 && v->no_sm103) {
+            if (why)
+                *why = reasons[4];
+            return NULL;
+        }
+        if (v->sm == 100 && cc_major == 10 && (cc_minor == 0 || cc_minor == 3))
+            return v;
+        if (v->sm == 120 && cc_major == 12 && cc_minor == 0)
+            return v;
         if (v->sm == 90 && cc_major == 9 && cc_minor == 0)
             return v;
         if (v->sm == 89 && cc_major == 8 && cc_minor == 9)

@@ -42,24 +42,33 @@ enum rl_mb_check {
 /* One way to run a compute benchmark on one architecture family. */
 struct rl_mb_variant {
     int sm;                /* 80: sm_80 and newer (mma.sync, FMA); 89: Ada only;
-                              90: sm_90a only (wgmma) */
+                              90: sm_90a only (wgmma); 100: sm_100a and
+                              sm_103a (tcgen05); 120: sm_120a only */
     const char *kernel;    /* extern "C" symbol in microbench/compute.cu */
     const char *sass;      /* opcodes counted in the kernel loop, exact, "A|B" for
                               either (HFMA2|HFMA2.MMA) */
     int per_iter;          /* such instructions per loop iteration, per issuer */
-    int issuer_threads;    /* threads issuing one: 1 (FMA), 32 (mma.sync warp),
-                              128 (wgmma warpgroup) */
+    int issuer_threads;    /* threads per instruction issued: 1 (FMA), 32
+                              (mma.sync warp), 128 (wgmma warpgroup; tcgen05:
+                              one thread issues for its 128-thread CTA) */
     double flop_per_instr; /* FLOP (or integer ops) per instruction per issuer */
     int k;                 /* MMA: products summed per output (the K of MxNxK);
                               FMA: 1 */
     int block_threads;     /* threads per block */
     int out_per_thread;    /* output elements per thread (chains or accumulators) */
     int in_bytes;          /* bytes of the input operand buffer */
+    int a_bytes;           /* shared-memory tiles (wgmma, tcgen05): the first
+                              a_bytes of it are A, the rest B; 0 otherwise */
+    int max_blocks_per_sm; /* a cap on resident blocks (tcgen05: TMEM columns),
+                              0: as many as occupancy allows */
+    unsigned idesc;        /* tcgen05: the instruction descriptor (shape and
+                              types) the SASS test finds feeding the MMA; 0 */
+    bool no_sm103;         /* tcgen05 kind absent from sm_103a (kind::i8) */
     enum rl_mb_check check;
     const char *ptx;       /* the PTX instruction, for the record */
 };
 
-#define RL_MB_MAX_VARIANTS 3
+#define RL_MB_MAX_VARIANTS 4
 
 struct rl_mb_def {
     const char *name;      /* "bf16", "hbm-copy", "sweep-fp32", "gemm-fp8" */

@@ -134,6 +134,19 @@ extern "C" __global__ void rl_mb_mma_e4m3_16832(float *, const uint32_t *, long 
 extern "C" __global__ void rl_mb_mma_e5m2_16832(float *, const uint32_t *, long long) {}
 #endif
 
+/* sm_120a (RTX 50 / RTX PRO Blackwell): warp-level FP8 through the new
+ * kind::f8f6f4 form (PTX ISA mma.sync ".kind::f8f6f4", m16n8k32; same
+ * register fragments as sm_89's FP8 mma). ptxas 13.0: QMMA.16832.F32.E4M3.E4M3. */
+#if defined(__CUDA_ARCH_FEAT_SM120_ALL) || !defined(__CUDA_ARCH__)
+RL_MMA_F32_KERNEL(rl_mb_mma_e4m3_f8f6f4, 1,
+                  "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e4m3.e4m3.f32")
+RL_MMA_F32_KERNEL(rl_mb_mma_e5m2_f8f6f4, 1,
+                  "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e5m2.e5m2.f32")
+#else
+extern "C" __global__ void rl_mb_mma_e4m3_f8f6f4(float *, const uint32_t *, long long) {}
+extern "C" __global__ void rl_mb_mma_e5m2_f8f6f4(float *, const uint32_t *, long long) {}
+#endif
+
 /* INT32 accumulators: m16n8k32 s8. */
 extern "C" __global__ void __launch_bounds__(MMA_BLOCK)
     rl_mb_mma_s8_16832(int32_t *out, const uint32_t *in, long long iters)
@@ -312,6 +325,8 @@ static const struct {
     {"rl_mb_mma_tf32_1688", (const void *)rl_mb_mma_tf32_1688},
     {"rl_mb_mma_e4m3_16832", (const void *)rl_mb_mma_e4m3_16832},
     {"rl_mb_mma_e5m2_16832", (const void *)rl_mb_mma_e5m2_16832},
+    {"rl_mb_mma_e4m3_f8f6f4", (const void *)rl_mb_mma_e4m3_f8f6f4},
+    {"rl_mb_mma_e5m2_f8f6f4", (const void *)rl_mb_mma_e5m2_f8f6f4},
     {"rl_mb_mma_s8_16832", (const void *)rl_mb_mma_s8_16832},
     {"rl_mb_mma_f16acc16_16816", (const void *)rl_mb_mma_f16acc16_16816},
     {"rl_mb_mma_f64_884", (const void *)rl_mb_mma_f64_884},
@@ -325,10 +340,12 @@ static const struct {
     {"rl_mb_wgmma_f16acc16", (const void *)rl_mb_wgmma_f16acc16},
 };
 
+extern "C" const void *rl_mb_tc05_kernel(const char *name); /* tcgen05.cu */
+
 extern "C" const void *rl_mb_compute_kernel(const char *name)
 {
     for (const auto &k : compute_kernels)
         if (strcmp(k.name, name) == 0)
             return k.fn;
-    return nullptr;
+    return rl_mb_tc05_kernel(name);
 }

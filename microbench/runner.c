@@ -97,8 +97,8 @@ static int input_type_bytes(const struct rl_mb_variant *v)
 }
 
 /* Fill the MMA operand buffer: for mma.sync, per lane 4 A registers then 2
- * B registers (6 x 32 bits; FP64: 1 + 1 or 8 + 4 doubles); for wgmma, the
- * A tile (WG_A_BYTES) then the B tile. Mean squares of A and B returned. */
+ * B registers (6 x 32 bits; FP64: 1 + 1 or 8 + 4 doubles); for wgmma and
+ * tcgen05, the A tile (a_bytes) then the B tile. Mean squares of A and B returned. */
 static void fill_operands(const struct rl_mb_variant *v, unsigned char *in, double *a_ms,
                           double *b_ms)
 {
@@ -111,8 +111,8 @@ static void fill_operands(const struct rl_mb_variant *v, unsigned char *in, doub
         uint32_t h = rl_mb_hash((uint32_t)i * 2654435761u + 12345u);
         uint32_t bits = operand(v, tb, h, &sq);
         bool is_a;
-        if (v->issuer_threads == 128) {
-            is_a = i * (size_t)tb < WG_A_BYTES;
+        if (v->a_bytes) {
+            is_a = i * (size_t)tb < (size_t)v->a_bytes;
         } else if (v->check == RL_MB_CHECK_MMA_F64) {
             size_t per_lane = strstr(v->kernel, "884") ? 2 : 12;
             size_t a_per_lane = per_lane == 2 ? 1 : 8;
@@ -273,6 +273,8 @@ int rl_run_compute(struct rl_run *r, const struct rl_mb_def *def, struct rl_mb_r
     if (!fn)
         return rl_fail(r->errmsg, RL_EINVAL, "no kernel %s in this build", v->kernel);
     RL_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, v->block_threads, 0));
+    if (v->max_blocks_per_sm && per_sm > v->max_blocks_per_sm)
+        per_sm = v->max_blocks_per_sm;
     if (per_sm < 1) {
         out->status = RL_MB_FAILED;
         snprintf(out->reason, sizeof out->reason, "%s cannot be resident on an SM", v->kernel);
@@ -304,7 +306,11 @@ int rl_run_compute(struct rl_run *r, const struct rl_mb_def *def, struct rl_mb_r
         rc = rl_fail(r->errmsg, RL_ENOMEM, "out of host memory for %s", def->name);
         goto done;
     }
-    unsigned char in[WG_IN_BYTES];
+    unsigned char in[WG_IN_BYTES > TC_IN_BYTES ? WG_IN_BYTES : TC_IN_BYTES];
+    if ((size_t)v->in_bytes > sizeof in) {
+        rc = rl_fail(r->errmsg, RL_EINVAL, "%s: operands larger than the buffer", v->kernel);
+        goto done;
+    }
     double a_ms = 0, b_ms = 0;
     memset(in, 0, sizeof in);
     if (is_fma(v->check)) {

@@ -89,17 +89,50 @@ START_TEST(unsupported_precisions_are_named_not_zero)
 }
 END_TEST
 
+START_TEST(blackwell_selects_tcgen05_and_the_new_mma_sync)
+{
+    const char *why;
+    const struct rl_mb_def *fp8 = rl_mb_find("fp8-e4m3");
+    /* B200 (10.0) and B300 (10.3): tcgen05.mma, 128x256x32 per CTA issue. */
+    const struct rl_mb_variant *v = rl_mb_select(fp8, 10, 0, &why);
+    ck_assert_int_eq(v->sm, 100);
+    ck_assert_str_eq(v->sass, "UTCQMMA");
+    ck_assert_double_eq(v->flop_per_instr, 2.0 * 128 * 256 * 32);
+    ck_assert_int_eq(v->k, 32);
+    ck_assert_int_eq(rl_mb_select(fp8, 10, 3, &why)->sm, 100);
+    /* One issue per 128-thread CTA: 148 SMs x 2 CTAs, 10 iterations of 8. */
+    ck_assert_double_eq(rl_mb_launch_work(v, 148LL * 2 * 128, 10),
+                        296.0 * 10 * 8 * v->flop_per_instr);
+    v = rl_mb_select(rl_mb_find("fp16"), 10, 0, &why);
+    ck_assert_str_eq(v->kernel, "rl_mb_tc05_f16");
+    ck_assert_int_eq(v->k, 16);
+    ck_assert_int_eq(rl_mb_select(rl_mb_find("tf32"), 10, 0, &why)->k, 8);
+    ck_assert_str_eq(rl_mb_select(rl_mb_find("int8"), 10, 0, &why)->sass, "UTCIMMA");
+    /* No kind::i8 in sm_103a: said, not measured on mma.sync instead. */
+    ck_assert_ptr_null(rl_mb_select(rl_mb_find("int8"), 10, 3, &why));
+    ck_assert_ptr_nonnull(strstr(why, "sm_103a"));
+    /* RTX 50 / RTX PRO (12.0): mma.sync kind::f8f6f4; 12.1 has no sm_121a code. */
+    v = rl_mb_select(fp8, 12, 0, &why);
+    ck_assert_int_eq(v->sm, 120);
+    ck_assert_str_eq(v->sass, "QMMA.16832.F32.E4M3.E4M3");
+    ck_assert_ptr_null(rl_mb_select(fp8, 12, 1, &why));
+    ck_assert_int_eq(rl_mb_select(rl_mb_find("bf16"), 12, 0, &why)->sm, 80);
+    ck_assert_ptr_null(rl_mb_select(rl_mb_find("fp64-tc"), 12, 0, &why));
+    ck_assert_int_eq(rl_mb_select(rl_mb_find("fp64-tc"), 10, 0, &why)->sm, 80);
+}
+END_TEST
+
 START_TEST(launch_work_follows_the_catalog)
 {
     /* FP32: 128 FFMA per iteration per thread, 2 FLOP each. */
     const struct rl_mb_variant *f = &rl_mb_find("fp32")->variants[0];
     ck_assert_double_eq(rl_mb_launch_work(f, 1000, 10), 1000.0 * 10 * 128 * 2);
     /* wgmma m64n256k16: 8 per iteration per warpgroup of 128 threads. */
-    const struct rl_mb_variant *w = &rl_mb_find("bf16")->variants[0];
+    const struct rl_mb_variant *w = rl_mb_select(rl_mb_find("bf16"), 9, 0, NULL);
     ck_assert_int_eq(w->k, 16);
     ck_assert_double_eq(rl_mb_launch_work(w, 128 * 396, 100), 396.0 * 100 * 8 * 524288);
     /* mma.sync m16n8k16: 16 per iteration per warp, 4096 FLOP each. */
-    const struct rl_mb_variant *m = &rl_mb_find("bf16")->variants[1];
+    const struct rl_mb_variant *m = rl_mb_select(rl_mb_find("bf16"), 8, 0, NULL);
     ck_assert_double_eq(rl_mb_launch_work(m, 32 * 10, 7), 10.0 * 7 * 16 * 4096);
     ck_assert_int_eq(rl_mb_find("fp8-e4m3")->variants[0].k, 32);
     ck_assert_int_eq(rl_mb_find("tf32")->variants[0].k, 8);
@@ -531,6 +564,7 @@ static Suite *microbench_suite(void)
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
         tcase_add_test(limits, unsupported_precisions_are_named_not_zero);
+        tcase_add_test(limits, blackwell_selects_tcgen05_and_the_new_mma_sync);
     tcase_add_test(limits, mma_linearity_check);
     tcase_add_test(limits, bad_bench_file);
     suite_add_tcase(s, limits);

@@ -140,9 +140,13 @@ static size_t innermost_loops(const struct func *f, struct loop *out, size_t max
     struct loop all[256];
     size_t n = 0, k = 0;
     for (size_t i = 0; i < f->n && n < 256; i++) {
+        /* "BRA 0x1b0", "@P0 BRA 0x1b0", and uniform "BRA.U UP0, 0x1b0" (sm_100a):
+         * the target is the last hex number. */
         unsigned target;
-        const char *bra = strstr(f->v[i].text, "BRA ");
-        if (strncmp(f->v[i].op, "BRA", 3) == 0 && bra && sscanf(bra + 4, "%x", &target) == 1 &&
+        const char *hex = strstr(f->v[i].text, "0x"), *next;
+        while (hex && (next = strstr(hex + 2, "0x")) != NULL)
+            hex = next;
+        if (strncmp(f->v[i].op, "BRA", 3) == 0 && hex && sscanf(hex, "%x", &target) == 1 &&
             target < f->v[i].addr)
             all[n++] = (struct loop){target, f->v[i].addr};
     }
@@ -195,18 +199,58 @@ static struct loop main_loop(const struct func *f, const char *pattern, int *cou
     return best;
 }
 
-static const char *const arch_names[] = {"sm_80", "sm_89", "sm_90a"};
-static const int arch_cc[][2] = {{8, 0}, {8, 9}, {9, 0}};
+static const char *const arch_names[] = {"sm_80",   "sm_89",   "sm_90a", "sm_100a",
+                                         "sm_103a", "sm_120a"};
+static const int arch_cc[][2] = {{8, 0}, {8, 9}, {9, 0}, {10, 0}, {10, 3}, {12, 0}};
+#define N_ARCH ((int)(sizeof arch_names / sizeof arch_names[0]))
+
+/* The immediate last moved into uniform register UR<reg> before
+ * instruction i (ptxas materializes the tcgen05 idesc with UMOV); 0 if
+ * none was found. */
+static int umov_before(const struct func *f, size_t i, int reg, unsigned *imm)
+{
+    while (i-- > 0) {
+        int r;
+        unsigned v;
+        if (strcmp(f->v[i].op, "UMOV") == 0 && sscanf(f->v[i].text, "UMOV UR%d, 0x%x", &r, &v) == 2 &&
+            r == reg) {
+            *imm = v;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* FLOP of one tcgen05.mma from its SASS: the opcode gives the kind
+ * (UTCHMMA f16 / bf16 / tf32, UTCQMMA f8f6f4, UTCIMMA i8), the idesc gives
+ * M (bits 24-28, << 4), N (17-22, << 3) and the A type (7-9; 2 = tf32
+ * under UTCHMMA); K is 32 bytes of that type. -1 if the idesc is not found. */
+static double tc05_flop(const struct func *f, size_t i, unsigned *idesc)
+{
+    const char *p = strstr(f->v[i].text, "idesc[UR");
+    int reg;
+    if (!p || sscanf(p, "idesc[UR%d]", &reg) != 1 || !umov_before(f, i, reg, idesc))
+        return -1;
+    unsigned m = ((*idesc >> 24) & 0x1F) << 4, n = ((*idesc >> 17) & 0x3F) << 3;
+    unsigned atype = (*idesc >> 7) & 7, k;
+    if (strcmp(f->v[i].op, "UTCHMMA") == 0)
+        k = atype == 2 ? 8 : 16;
+    else if (strcmp(f->v[i].op, "UTCQMMA") == 0 || strcmp(f->v[i].op, "UTCIMMA") == 0)
+        k = 32;
+    else
+        return -1;
+    return 2.0 * m * n * k;
+}
 
 static int arch_built(const char *arch)
 {
-    const char *want = getenv("ROOFLINE_CUDA_ARCHS"); /* "80 89 90a" */
+    const char *want = getenv("ROOFLINE_CUDA_ARCHS"); /* "80-real 89-real 90a-real ..." */
     return want && strstr(want, arch + 3) != NULL;
 }
 
 START_TEST(every_built_architecture_is_in_the_library)
 {
-    for (int a = 0; a < 3; a++) {
+    for (int a = 0; a < N_ARCH; a++) {
         if (!arch_built(arch_names[a]))
             continue;
         int found = 0;
@@ -222,7 +266,7 @@ START_TEST(compute_loops_hold_the_counted_instructions)
     size_t n;
     const struct rl_mb_def *c = rl_mb_catalog(&n);
     int checked = 0;
-    for (int a = 0; a < 3; a++) {
+    for (int a = 0; a < N_ARCH; a++) {
         if (!arch_built(arch_names[a]))
             continue;
         for (size_t d = 0; d < n; d++) {
@@ -244,7 +288,30 @@ START_TEST(compute_loops_hold_the_counted_instructions)
                           arch_names[a], c[d].name, outside, v->sass);
             ck_assert_msg(count_in(f, l, "LDL|STL|LDL.64|STL.64|LDL.128|STL.128") == 0,
                           "%s %s: local-memory traffic in the loop", arch_names[a], c[d].name);
-            if (v->issuer_threads == 128) {
+            if (v->sm == 100 && v->idesc) {
+                /* tcgen05: one commit and one wait (the previous
+                 * iteration's mbarrier phase) per iteration; every MMA fed
+                 * the idesc the catalog names, whose shape gives the FLOPs
+                 * the catalog credits. */
+                ck_assert_msg(count_in(f, l, "UTCBAR") == 1, "%s %s: %d tcgen05.commit per iteration",
+                              arch_names[a], c[d].name, count_in(f, l, "UTCBAR"));
+                ck_assert_msg(count_in(f, l, "SYNCS.PHASECHK.TRANS64.TRYWAIT") == 1,
+                              "%s %s: %d mbarrier waits per iteration", arch_names[a], c[d].name,
+                              count_in(f, l, "SYNCS.PHASECHK.TRANS64.TRYWAIT"));
+                for (size_t i = 0; i < f->n; i++) {
+                    if (f->v[i].addr < l.from || f->v[i].addr > l.to ||
+                        !op_matches(f->v[i].op, v->sass))
+                        continue;
+                    unsigned idesc = 0;
+                    double flop = tc05_flop(f, i, &idesc);
+                    ck_assert_msg(idesc == v->idesc, "%s %s: MMA at %#x has idesc %#x, the catalog %#x",
+                                  arch_names[a], c[d].name, f->v[i].addr, idesc, v->idesc);
+                    ck_assert_msg(flop == v->flop_per_instr,
+                                  "%s %s: the SASS MMA is %.0f FLOP, the catalog credits %.0f",
+                                  arch_names[a], c[d].name, flop, v->flop_per_instr);
+                }
+            }
+            if (v->sm == 90 && v->issuer_threads == 128) {
                 /* One wait per commit group, on the previous group only. */
                 int waits = 0;
                 for (size_t i = 0; i < f->n; i++)
@@ -272,7 +339,7 @@ START_TEST(memory_loops_hold_16_byte_accesses)
 {
     size_t n;
     const struct rl_mb_def *c = rl_mb_catalog(&n);
-    for (int a = 0; a < 3; a++) {
+    for (int a = 0; a < N_ARCH; a++) {
         if (!arch_built(arch_names[a]))
             continue;
         for (size_t d = 0; d < n; d++) {
@@ -303,7 +370,7 @@ START_TEST(sweep_loops_do_k_fmas_per_element)
     size_t n;
     const struct rl_mb_def *c = rl_mb_catalog(&n);
     static const int ks[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
-    for (int a = 0; a < 3; a++) {
+    for (int a = 0; a < N_ARCH; a++) {
         if (!arch_built(arch_names[a]))
             continue;
         for (size_t d = 0; d < n; d++) {
