@@ -141,6 +141,10 @@ struct tr_state {
     double *unk_time;           /* per opnames id: kernels of operators not costed */
     uint64_t *unk_launches;
     size_t unk_cap;
+    size_t groups_first;        /* g->n before this trace */
+    struct tr_intern gkeys;     /* per group this trace made: kname, op name, shapes */
+    struct tr_group_seen { uint64_t seq; uint32_t index; } *gseen; /* its first activity read */
+    size_t gseen_cap;
     uint32_t *parent;           /* per op, index + 1 of the enclosing call (at the end) */
     uint32_t *order;            /* the ops sorted by thread and start (at the end) */
     struct tr_device devices[TR_MAX_DEVICES];

@@ -68,6 +68,8 @@ void tr_state_release(struct tr_state *s)
     free(s->busy);
     free(s->unk_time);
     free(s->unk_launches);
+    tr_intern_release(&s->gkeys);
+    free(s->gseen);
     free(s->parent);
     free(s->order);
 }
@@ -500,7 +502,51 @@ static int emit(struct tr_state *s, const struct tr_gpu *k, bool best, double sc
     } else if (k->kind == TR_KERNEL) {
         st->uncosted++;
     }
-    return rl_trace_groups_add_launch(s->g, &l);
+    /* note the group's first activity read: groups are put back in that
+     * order at the end (a held activity is added late), so the report's
+     * rows come out as they did when every activity was added in order */
+    uint32_t key[3] = {k->kname, sg ? sg->name + 1 : 0,
+                       sg && sg->has_shapes ? sg->shapes + 1 : 0};
+    bool added;
+    long id = tr_intern(&s->gkeys, (const char *)key, sizeof key, &added);
+    if (id < 0 || tr_reserve((void **)&s->gseen, &s->gseen_cap, (size_t)id, sizeof *s->gseen))
+        return RL_ENOMEM;
+    size_t n_before = s->g->n;
+    int rc = rl_trace_groups_add_launch(s->g, &l);
+    struct tr_group_seen *seen = &s->gseen[id];
+    if (added)
+        *seen = (struct tr_group_seen){k->seq, s->g->n > n_before
+                                                   ? (uint32_t)(s->g->n - 1 - s->groups_first)
+                                                   : UINT32_MAX};
+    else if (k->seq < seen->seq)
+        seen->seq = k->seq;
+    return rc;
+}
+
+static int cmp_seen(const void *pa, const void *pb)
+{
+    const struct tr_group_seen *a = pa, *b = pb;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The groups this trace made, in the order of their first activity read. */
+static int order_groups(struct tr_state *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->gkeys.n; i++)
+        if (s->gseen[i].index != UINT32_MAX)
+            s->gseen[n++] = s->gseen[i];
+    if (n != s->g->n - s->groups_first)
+        return RL_OK; /* not all ours: leave them */
+    qsort(s->gseen, n, sizeof *s->gseen, cmp_seen);
+    uint32_t *order = malloc((n + 1) * sizeof *order);
+    if (!order)
+        return RL_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        order[i] = s->gseen[i].index;
+    int rc = rl_trace_groups_reorder(s->g, s->groups_first, order);
+    free(order);
+    return rc;
 }
 
 /* k is linked (k->op set, or 0: never will be): held as its call's longest
@@ -653,6 +699,8 @@ int tr_link(struct tr_state *s, const char *what, char *errmsg)
         rc = nest_ops(s);
     for (size_t i = 0; i < s->late.n && rc == RL_OK; i++)
         rc = emit(s, tr_at(&s->late, i), false, scale); /* NCCL kernels: no cost either way */
+    if (rc == RL_OK)
+        rc = order_groups(s);
     if (rc == RL_OK) {
         rank_unknown(s);
         gpu_time(s, scale);

@@ -1007,6 +1007,7 @@ int rl_torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
     *s = zero;
     s->st = st;
     s->g = g;
+    s->groups_first = g->n;
     s->ops.size = sizeof(struct tr_op);
     s->rts.size = sizeof(struct tr_rt);
     s->held.size = s->pending.size = s->late.size = sizeof(struct tr_gpu);
