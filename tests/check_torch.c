@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "analyzer/readers/torch.h"
 #include "analyzer/util/error.h"
+#include "analyzer/util/json.h"
+#include "analyzer/util/strbuf.h"
 #include "tests/test_util.h"
 
 #include <check.h>
@@ -9,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <zlib.h>
 
 static int load(const char *name, struct rl_trace_groups *g, struct rl_torch_stats *st,
@@ -372,6 +375,134 @@ START_TEST(cli_report)
 }
 END_TEST
 
+/* ---- the order of the events ------------------------------------------------ */
+
+static bool gpu_event(const cJSON *e)
+{
+    const char *c = cJSON_GetStringValue(cJSON_GetObjectItem(e, "cat"));
+    return c && (strcasecmp(c, "kernel") == 0 || strcmp(c, "gpu_memcpy") == 0 ||
+                 strcmp(c, "gpu_memset") == 0 || strcmp(c, "Memcpy") == 0 ||
+                 strcmp(c, "Memset") == 0);
+}
+
+/* Write a real trace's events (as cJSON prints them) to path, every GPU
+ * activity first when gpu_first: before the operators and runtime calls
+ * that launched them. The first operator stays first, so both read with
+ * the same time base. */
+static void write_events(const char *src, const char *path, bool gpu_first)
+{
+    gzFile z = gzopen(src, "rb");
+    ck_assert_ptr_nonnull(z);
+    struct rl_strbuf text = {0};
+    char buf[65536];
+    int n;
+    while ((n = gzread(z, buf, sizeof buf)) > 0)
+        rl_strbuf_append(&text, buf, (size_t)n);
+    gzclose(z);
+    cJSON *doc = cJSON_ParseWithLength(text.s, text.len);
+    rl_strbuf_release(&text);
+    ck_assert_ptr_nonnull(doc);
+    cJSON *ev = cJSON_DetachItemFromObject(doc, "traceEvents");
+    ck_assert_ptr_nonnull(ev);
+    cJSON *out = cJSON_CreateArray();
+    int total = cJSON_GetArraySize(ev), first = -1;
+    for (int i = 0; i < total && first < 0; i++) {
+        const char *c = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(ev, i), "cat"));
+        if (c && strcmp(c, "cpu_op") == 0)
+            first = i;
+    }
+    ck_assert_int_ge(first, 0);
+    cJSON_AddItemToArray(out, cJSON_Duplicate(cJSON_GetArrayItem(ev, first), true));
+    for (int pass = gpu_first ? 0 : 1; pass < 2; pass++)
+        for (int i = 0; i < total; i++) {
+            cJSON *e = cJSON_GetArrayItem(ev, i);
+            if (i != first && (!gpu_first || gpu_event(e) == (pass == 0)))
+                cJSON_AddItemToArray(out, cJSON_Duplicate(e, true));
+        }
+    cJSON_AddItemToObject(doc, "traceEvents", out);
+    cJSON_Delete(ev);
+    char *printed = cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(printed, f);
+    fclose(f);
+    free(printed);
+}
+
+static const struct rl_trace_group *find_group(const struct rl_trace_groups *g,
+                                               const struct rl_trace_group *x)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        const struct rl_trace_group *y = &g->v[i];
+        if (strcmp(x->name, y->name) == 0 && memcmp(x->grid, y->grid, sizeof x->grid) == 0 &&
+            memcmp(x->block, y->block, sizeof x->block) == 0 &&
+            (x->op ? y->op && strcmp(x->op, y->op) == 0 : !y->op) &&
+            (x->shapes ? y->shapes && strcmp(x->shapes, y->shapes) == 0 : !y->shapes))
+            return y;
+    }
+    return NULL;
+}
+
+static bool same_number(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || fabs(a - b) <= 1e-9 * fabs(a) + 1e-6;
+}
+
+/* The GPU activities read before the calls that launched them link to the
+ * same operators as in the order Kineto writes them: the same groups, with
+ * the same launches, cost and time. */
+START_TEST(gpu_events_first)
+{
+    static const char *const traces[] = {
+        "torch-real/amd-mi250_minitoy_train_ROCm6_2_kineto.json.gz",   /* External ids */
+        "torch-real/sampled-ranks/sampled_rank-0.json.gz",             /* spans, NCCL */
+        "torch-real/tracelens_mi300x_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", /* both */
+    };
+    for (size_t t = 0; t < sizeof traces / sizeof *traces; t++) {
+        char src[4096], ordered[4096], reordered[4096];
+        snprintf(src, sizeof src, "%s", rl_test_data(traces[t]));
+        snprintf(ordered, sizeof ordered, "%s/ordered.json", rl_test_tmpdir());
+        snprintf(reordered, sizeof reordered, "%s/reordered.json", rl_test_tmpdir());
+        write_events(src, ordered, false);
+        write_events(src, reordered, true);
+        struct rl_trace_groups a = {0}, b = {0};
+        struct rl_torch_stats sa, sb;
+        char err[RL_ERRMSG_SIZE];
+        ck_assert_int_eq(rl_torch_load(&a, ordered, &sa, err), RL_OK);
+        ck_assert_int_eq(rl_torch_load(&b, reordered, &sb, err), RL_OK);
+        ck_assert_uint_gt(sa.kernels, 10);
+        ck_assert_uint_eq(sa.kernels, sb.kernels);
+        ck_assert_uint_eq(sa.linked_external, sb.linked_external);
+        ck_assert_uint_eq(sa.linked_runtime, sb.linked_runtime);
+        ck_assert_uint_eq(sa.linked_span, sb.linked_span);
+        ck_assert_uint_eq(sa.unlinked, sb.unlinked);
+        ck_assert_uint_eq(sa.costed, sb.costed);
+        ck_assert_uint_eq(sa.op_helpers, sb.op_helpers);
+        ck_assert_uint_eq(sa.uncosted, sb.uncosted);
+        ck_assert_uint_eq(sa.comm_kernels, sb.comm_kernels);
+        ck_assert_uint_eq(sa.comm_with_bytes, sb.comm_with_bytes);
+        ck_assert(same_number(sa.busy_ns, sb.busy_ns));
+        ck_assert(same_number(sa.span_ns, sb.span_ns));
+        ck_assert_uint_eq(a.n, b.n);
+        for (size_t i = 0; i < a.n; i++) {
+            const struct rl_trace_group *x = &a.v[i], *y = find_group(&b, x);
+            ck_assert_msg(y != NULL, "%s: group %s missing", traces[t], x->name);
+            ck_assert_uint_eq(x->launches, y->launches);
+            ck_assert_uint_eq(x->counted, y->counted);
+            ck_assert_uint_eq(x->bytes_only, y->bytes_only);
+            ck_assert(same_number(x->flops, y->flops));
+            ck_assert(same_number(x->bytes[0], y->bytes[0]));
+            ck_assert(same_number(x->time_ns, y->time_ns));
+            ck_assert(same_number(x->comm_bytes, y->comm_bytes));
+            ck_assert_str_eq(x->precision, y->precision);
+        }
+        rl_trace_groups_release(&a);
+        rl_trace_groups_release(&b);
+    }
+}
+END_TEST
+
 static Suite *torch_suite(void)
 {
     Suite *s = suite_create("torch");
@@ -384,6 +515,7 @@ static Suite *torch_suite(void)
     tcase_add_test(core, span_linking);
     tcase_add_test(core, two_ranks);
     tcase_add_test(core, cli_report);
+    tcase_add_test(core, gpu_events_first);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, gzip_and_plain_alike);

@@ -36,18 +36,54 @@ struct tr_sig {
     int group_size;
 };
 
-/* One operator call (cpu_op). */
+/* Chunked storage: elements of `size` bytes in chunks of TR_CHUNK_LEN that
+ * never move. Growing adds one chunk, so the peak is the live data plus one
+ * chunk (a doubling realloc peaks at three times the live data). */
+#define TR_CHUNK_SHIFT 12
+#define TR_CHUNK_LEN ((size_t)1 << TR_CHUNK_SHIFT)
+struct tr_chunks {
+    char **chunk;
+    size_t n, n_chunks, chunks_cap;
+    size_t size;                /* bytes per element; set before the first push */
+};
+
+static inline void *tr_at(const struct tr_chunks *c, size_t i)
+{
+    return c->chunk[i >> TR_CHUNK_SHIFT] + (i & (TR_CHUNK_LEN - 1)) * c->size;
+}
+
+/* A new zeroed element at the end; NULL: no memory. */
+void *tr_chunks_push(struct tr_chunks *c);
+void tr_chunks_release(struct tr_chunks *c);
+
+/* An int64 id (External id, correlation) to an index. Ids mostly arrive
+ * increasing: those are kept as sorted (id, index) pairs in chunks (12
+ * bytes an id, found by bisection); the others go to a hash table. The
+ * first index put under an id is kept. */
+struct tr_ids {
+    struct tr_chunks pairs;
+    int64_t last;
+    int64_t *key;               /* the hash table: key, index + 1 (0 empty) */
+    uint32_t *val;
+    size_t slots, used;
+};
+
+int tr_ids_put(struct tr_ids *m, int64_t id, uint32_t index);
+/* index + 1; 0: not there */
+uint32_t tr_ids_get(const struct tr_ids *m, int64_t id);
+void tr_ids_release(struct tr_ids *m);
+
+/* One operator call (cpu_op), by its index in the order read. */
 struct tr_op {
     double ts, end;
     int64_t ext;                /* External id; -1 none */
     uint32_t thread, sig;
-    uint32_t parent;            /* index + 1 of the enclosing call; 0 none */
-    uint32_t best;              /* index + 1 of its longest GPU activity; 0 none */
+    uint32_t held;              /* index + 1 in held of its longest GPU activity; 0 none */
 };
 
-/* One runtime or driver call with a correlation id. */
+/* One runtime or driver call with a correlation id (the id is in rt_ids). */
 struct tr_rt {
-    int64_t corr, ext;
+    int64_t ext;
     double ts;
     uint32_t thread;
 };
@@ -55,14 +91,25 @@ struct tr_rt {
 enum { TR_KERNEL, TR_MEMCPY, TR_MEMSET };
 enum { TR_COPY_OTHER, TR_COPY_D2D, TR_COPY_H2D, TR_COPY_D2H };
 
-/* One GPU activity. */
+/* One GPU activity, as far as linking and its group need it (its span has
+ * gone into the device's busy time when read). */
 struct tr_gpu {
     int64_t corr, ext;
-    double ts, dur, bytes;      /* bytes: a copy's or fill's (args.bytes); NAN */
-    uint32_t kname, name_len;   /* in knames: name, then grid[3] and block[3] */
-    int device;
-    uint8_t kind, memcpy_dir;
+    double dur, bytes;          /* bytes: a copy's or fill's (args.bytes); NAN */
+    uint64_t seq;               /* its place among the GPU activities read */
+    uint32_t kname;             /* in knames: name, then grid[3] and block[3] */
     uint32_t op;                /* index + 1 of its operator call; 0 none */
+    uint8_t kind, memcpy_dir;
+};
+
+/* The busy intervals of one device: sorted, disjoint and not touching. */
+struct tr_busy {
+    int device;
+    double first, last;         /* the first start, the last end */
+    struct { double ts, end; } *v;
+    size_t n, cap;
+    double folded_ns;           /* busy time of the intervals folded away (us) */
+    double folded_end;          /* where they end; -INFINITY none */
 };
 
 #define TR_MAX_DEVICES 64
@@ -76,15 +123,30 @@ struct tr_device {
 
 struct tr_state {
     struct rl_torch_stats *st;
+    struct rl_trace_groups *g;
     struct tr_intern sigs, opnames, strings, threads, knames;
     struct tr_sig *sig;
     size_t sig_cap;
-    struct tr_op *ops;
-    size_t n_ops, ops_cap;
-    struct tr_rt *rts;
-    size_t n_rts, rts_cap;
-    struct tr_gpu *gpus;
-    size_t n_gpus, gpus_cap;
+    struct tr_chunks ops;       /* struct tr_op, every call: needed until the end */
+    struct tr_ids op_ext;       /* External id -> op */
+    struct tr_chunks rts;       /* struct tr_rt */
+    struct tr_ids rt_corr;      /* correlation -> rt */
+    struct tr_chunks held;      /* struct tr_gpu: each call's longest activity so far */
+    struct tr_chunks pending;   /* struct tr_gpu: not linkable when read */
+    struct tr_chunks late;      /* struct tr_gpu: linked NCCL kernels, emitted last */
+    uint64_t n_gpus;
+    int first_device;
+    struct tr_busy *busy;
+    size_t n_busy, busy_cap;
+    double *unk_time;           /* per opnames id: kernels of operators not costed */
+    uint64_t *unk_launches;
+    size_t unk_cap;
+    size_t groups_first;        /* g->n before this trace */
+    struct tr_intern gkeys;     /* per group this trace made: kname, op name, shapes */
+    struct tr_group_seen { uint64_t seq; uint32_t index; } *gseen; /* its first activity read */
+    size_t gseen_cap;
+    uint32_t *parent;           /* per op, index + 1 of the enclosing call (at the end) */
+    uint32_t *order;            /* the ops sorted by thread and start (at the end) */
     struct tr_device devices[TR_MAX_DEVICES];
     size_t n_devices;
     bool have_events, kineto;
@@ -101,8 +163,12 @@ int tr_reserve(void **v, size_t *cap, size_t n, size_t size);
  * Device)", "Memcpy HtoD (Pageable -> Device)"). */
 int tr_memcpy_dir(const char *kind);
 
-/* Link every GPU activity to its operator and add them to g (torch-link.c). */
-int tr_link(struct tr_state *s, struct rl_trace_groups *g, const char *what, char *errmsg);
+/* One GPU activity read (torch-link.c): its span counted in its device's
+ * busy time, and added to the groups at once when its operator call is
+ * known, else kept to link at the end. RL_ENOMEM. */
+int tr_take_gpu(struct tr_state *s, const struct tr_gpu *k, int device, double ts);
+/* After the last event: link what is left, add it to the groups (torch-link.c). */
+int tr_link(struct tr_state *s, const char *what, char *errmsg);
 void tr_state_release(struct tr_state *s);
 
 #endif

@@ -8,8 +8,9 @@
  * thread and an interned signature (name, shapes, types, concrete inputs,
  * costed once by torchops); a runtime call to its correlation, External id,
  * thread and start; a GPU activity to its correlation, External id, span,
- * device and interned name. After the last event each GPU activity is
- * linked to its operator (torch-link.c) and added to the groups.
+ * device and interned name. A GPU activity whose operator call is already
+ * known goes into its kernel group at once (torch-link.c); only those that
+ * cannot be linked yet are kept, and linked after the last event.
  */
 #define _GNU_SOURCE
 #include "analyzer/readers/torch.h"
@@ -751,11 +752,15 @@ static int take_event(struct rl_jsr *r, struct tr_state *s, struct ev *e)
             s->st->shapes = true;
         long sig = op_signature(s, e);
         uint32_t th = thread_of(s, e, &err);
-        if (sig < 0 || err ||
-            tr_reserve((void **)&s->ops, &s->ops_cap, s->n_ops, sizeof *s->ops))
+        struct tr_op *o = sig < 0 || err || s->ops.n >= UINT32_MAX - 1
+                              ? NULL
+                              : tr_chunks_push(&s->ops);
+        if (!o)
             return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
-        s->ops[s->n_ops++] = (struct tr_op){.ts = e->ts, .end = e->ts + dur, .ext = e->ext,
-                                             .thread = th, .sig = (uint32_t)sig};
+        *o = (struct tr_op){.ts = e->ts, .end = e->ts + dur, .ext = e->ext, .thread = th,
+                            .sig = (uint32_t)sig};
+        if (e->ext >= 0 && tr_ids_put(&s->op_ext, e->ext, (uint32_t)(s->ops.n - 1)))
+            return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
         return 0;
     }
     if (k == EV_RUNTIME) {
@@ -763,10 +768,12 @@ static int take_event(struct rl_jsr *r, struct tr_state *s, struct ev *e)
         if (e->corr < 0)
             return 0;
         uint32_t th = thread_of(s, e, &err);
-        if (err || tr_reserve((void **)&s->rts, &s->rts_cap, s->n_rts, sizeof *s->rts))
+        struct tr_rt *rt = err || s->rts.n >= UINT32_MAX - 1 ? NULL : tr_chunks_push(&s->rts);
+        if (!rt)
             return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
-        s->rts[s->n_rts++] = (struct tr_rt){.corr = e->corr, .ext = e->ext, .ts = e->ts,
-                                             .thread = th};
+        *rt = (struct tr_rt){.ext = e->ext, .ts = e->ts, .thread = th};
+        if (tr_ids_put(&s->rt_corr, e->corr, (uint32_t)(s->rts.n - 1)))
+            return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
         return 0;
     }
     /* a GPU activity */
@@ -784,15 +791,14 @@ static int take_event(struct rl_jsr *r, struct tr_state *s, struct ev *e)
     memcpy(key + nl + sizeof e->grid, e->block, sizeof e->block);
     bool added;
     long ks = tr_intern(&s->knames, key, nl + sizeof e->grid + sizeof e->block, &added);
-    if (ks < 0 || tr_reserve((void **)&s->gpus, &s->gpus_cap, s->n_gpus, sizeof *s->gpus))
+    if (ks < 0)
         return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
-    int dev = e->device >= 0 ? e->device : 0;
-    double bytes = e->bytes;
-    s->gpus[s->n_gpus++] = (struct tr_gpu){
-        .corr = e->corr, .ext = e->ext, .ts = e->ts, .dur = dur, .bytes = bytes,
-        .kname = (uint32_t)ks, .name_len = (uint32_t)nl, .device = dev,
+    struct tr_gpu g = {
+        .corr = e->corr, .ext = e->ext, .dur = dur, .bytes = e->bytes, .kname = (uint32_t)ks,
         .kind = (uint8_t)(k == EV_KERNEL ? TR_KERNEL : k == EV_MEMCPY ? TR_MEMCPY : TR_MEMSET),
         .memcpy_dir = (uint8_t)tr_memcpy_dir(e->memcpy_kind[0] ? e->memcpy_kind : name)};
+    if (tr_take_gpu(s, &g, e->device >= 0 ? e->device : 0, e->ts))
+        return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
     return 0;
 }
 
@@ -1000,6 +1006,12 @@ int rl_torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
     }
     *s = zero;
     s->st = st;
+    s->g = g;
+    s->groups_first = g->n;
+    s->ops.size = sizeof(struct tr_op);
+    s->rts.size = sizeof(struct tr_rt);
+    s->held.size = s->pending.size = s->late.size = sizeof(struct tr_gpu);
+    s->op_ext.pairs.size = s->rt_corr.pairs.size = 12;
     struct doc d = {s, e};
     enum rl_jsr_tok t = rl_jsr_next(&r);
     if (t == RL_TOK_LBRACE) {
@@ -1040,7 +1052,7 @@ int rl_torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
         rc = rl_fail(errmsg, RL_ESCHEMA,
                      "'%s': not a PyTorch profiler trace: no 'traceEvents' array", what);
     if (rc == RL_OK)
-        rc = tr_link(s, g, what, errmsg);
+        rc = tr_link(s, what, errmsg);
 out:
     if (s)
         tr_state_release(s);

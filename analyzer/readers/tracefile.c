@@ -1222,6 +1222,24 @@ int rl_trace_groups_load(struct rl_trace_groups *g, const char *path, char *errm
     return rc;
 }
 
+int rl_trace_groups_reorder(struct rl_trace_groups *g, size_t first, const uint32_t *order)
+{
+    size_t n = g->n - first;
+    struct rl_trace_group *v = malloc((n + 1) * sizeof *v);
+    if (!v)
+        return RL_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        v[i] = g->v[first + order[i]];
+    memcpy(g->v + first, v, n * sizeof *v);
+    free(v);
+    /* the hash table holds indices: rebuilt at its size */
+    size_t slots = g->slots;
+    free(g->slot);
+    g->slot = NULL;
+    g->slots = slots / 2;
+    return grow_slots(g);
+}
+
 void rl_trace_groups_release(struct rl_trace_groups *g)
 {
     for (size_t i = 0; i < g->n; i++) {

@@ -136,6 +136,11 @@ struct rl_trace_launch {
 };
 int rl_trace_groups_add_launch(struct rl_trace_groups *g, const struct rl_trace_launch *l);
 
+/* Put groups first.. g->n in the order given: order[i] is the index - first
+ * of the group to put i-th (a reader that adds launches out of the order
+ * read restores it). RL_ENOMEM on failure, g unchanged. */
+int rl_trace_groups_reorder(struct rl_trace_groups *g, size_t first, const uint32_t *order);
+
 /* Add one rank's groups (read into their own rl_trace_groups) to g, the
  * merge of several ranks: sums as for one trace, and each group's `ranks`
  * and `time_ns_max_rank` kept. g's summary keeps its own (first) rank and
