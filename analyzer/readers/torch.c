@@ -199,7 +199,10 @@ static int text_into(struct rl_jsr *r, enum rl_jsr_tok t, char *buf, size_t size
     if (t == RL_TOK_NUMBER) {
         char num[32];
         snprintf(num, sizeof num, "%.17g", r->num);
-        snprintf(buf, size, "%s", num);
+        size_t len = strlen(num); /* cut to size, as snprintf would */
+        len = len < size ? len : size - 1;
+        memcpy(buf, num, len);
+        buf[len] = 0;
         return 0;
     }
     buf[0] = 0;
