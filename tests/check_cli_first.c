@@ -229,6 +229,24 @@ START_TEST(metrics_takes_a_gpu_name)
 }
 END_TEST
 
+/* H100 SXM and H200 are the same GH100 at the same clocks: their Tensor
+ * Core clock is the same figure with the same origin and label. */
+START_TEST(tensor_clock_alike_on_h100_and_h200)
+{
+    struct rl_run a = RUN("gpus", "show", "h100"), b = RUN("gpus", "show", "h200");
+    ck_assert_msg(a.status == 0 && b.status == 0, "%s%s", a.err, b.err);
+    const char *la = strstr(a.out, "clock of the Tensor Core peaks");
+    const char *lb = strstr(b.out, "clock of the Tensor Core peaks");
+    ck_assert_ptr_nonnull(la);
+    ck_assert_ptr_nonnull(lb);
+    size_t na = strcspn(la, "\n"), nb = strcspn(lb, "\n");
+    ck_assert_msg(na == nb && strncmp(la, lb, na) == 0, "'%.*s' vs '%.*s'", (int)na, la, (int)nb,
+                  lb);
+    rl_run_release(&a);
+    rl_run_release(&b);
+}
+END_TEST
+
 static Suite *first_suite(void)
 {
     Suite *s = suite_create("cli_first");
@@ -242,6 +260,7 @@ static Suite *first_suite(void)
     tcase_add_test(t, vendor_terms);
     tcase_add_test(t, gpu_lists_never_cut_a_name);
     tcase_add_test(t, metrics_takes_a_gpu_name);
+    tcase_add_test(t, tensor_clock_alike_on_h100_and_h200);
     suite_add_tcase(s, t);
     return s;
 }
