@@ -231,11 +231,13 @@ const struct rl_mb_variant *rl_mb_select(const struct rl_mb_def *def, int cc_maj
                                          int cc_minor, const char **why)
 {
     static const char *const reasons[] = {
-        "needs compute capability 8.0 or newer (this build targets sm_80, sm_89, sm_90a, "
-        "sm_100a, sm_103a, sm_120a)",
+        /* parenthesized: one string over two lines, not a missing comma
+         * (clang -Wstring-concatenation) */
+        ("needs compute capability 8.0 or newer (this build targets sm_80, sm_89, sm_90a, "
+         "sm_100a, sm_103a, sm_120a)"),
         "no FP64 Tensor Cores on this GPU (only compute capability 8.0, 9.0 and 10.0)",
-        "FP8 Tensor Cores need compute capability 8.9 or 12.0 (mma.sync), 9.0 (wgmma) or "
-        "10.0 / 10.3 (tcgen05); FP8 through mma.sync on 9.0 is emulated, not measured",
+        ("FP8 Tensor Cores need compute capability 8.9 or 12.0 (mma.sync), 9.0 (wgmma) or "
+         "10.0 / 10.3 (tcgen05); FP8 through mma.sync on 9.0 is emulated, not measured"),
         "not a compute benchmark",
         "no INT8 tcgen05.mma on compute capability 10.3 (kind::i8 is not in sm_103a)"};
     if (why)
