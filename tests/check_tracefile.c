@@ -1373,6 +1373,79 @@ START_TEST(fast_path_edges)
 }
 END_TEST
 
+/* Read one record with grid `grid` on both paths: both must agree (code,
+ * message, grid); returns the code, *fast_reads the fast path's count. */
+static int grid_both_paths(const char *grid, uint32_t want[3], uint64_t *fast_reads)
+{
+    char doc[512];
+    snprintf(doc, sizeof doc, HEAD "{\"name\": \"k\", \"grid\": %s, \"flops\": 1, "
+                                   "\"dram_bytes\": 1}]}", grid);
+    int rc[2];
+    char msg[2][RL_ERRMSG_SIZE];
+    uint32_t got[2][3] = {{0}};
+    for (int fast = 0; fast < 2; fast++) {
+        rl_trace_set_fast_path(fast);
+        rc[fast] = read_doc(doc);
+        rl_trace_set_fast_path(true);
+        snprintf(msg[fast], sizeof msg[fast], "%s", rc[fast] ? err : "");
+        if (rc[fast] == 0 && g.n == 1)
+            memcpy(got[fast], g.v[0].grid, sizeof got[fast]);
+        if (fast)
+            *fast_reads = g.sum.read_fast;
+    }
+    ck_assert_msg(rc[0] == rc[1], "%s: general %d, fast %d (%s)", grid, rc[0], rc[1], msg[1]);
+    ck_assert_str_eq(msg[0], msg[1]);
+    ck_assert_int_eq(memcmp(got[0], got[1], sizeof got[0]), 0);
+    if (want)
+        memcpy(want, got[1], sizeof got[1]);
+    return rc[1];
+}
+
+START_TEST(fast_path_dimensions)
+{
+    uint32_t dim[3];
+    uint64_t fast;
+    /* Plain integers up to 2^32 - 1 (10 digits) on the fast path. */
+    ck_assert_int_eq(grid_both_paths("[4294967295, 0, 7]", dim, &fast), 0);
+    ck_assert_uint_eq(dim[0], 4294967295u);
+    ck_assert_uint_eq(dim[1], 0);
+    ck_assert_uint_eq(dim[2], 7);
+    ck_assert_uint_eq(fast, 1);
+    ck_assert_int_eq(grid_both_paths("[ 1 ,\n2 , 3 ]", dim, &fast), 0);
+    ck_assert_uint_eq(dim[2], 3);
+    ck_assert_uint_eq(fast, 1);
+    /* 2^32 is too big: the general path says so. */
+    ck_assert_int_eq(grid_both_paths("[4294967296, 1, 1]", NULL, &fast), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'t.json': line 1: 'grid' holds a bad dimension");
+    /* 11 digits, a leading zero, a fraction, an exponent: the general
+     * path reads them (2.0 and 1e1 are whole numbers there). */
+    ck_assert_int_eq(grid_both_paths("[42949672950, 1, 1]", NULL, &fast), RL_ESCHEMA);
+    ck_assert_int_eq(grid_both_paths("[2.0, 1, 1]", dim, &fast), 0);
+    ck_assert_uint_eq(dim[0], 2);
+    ck_assert_uint_eq(fast, 0);
+    ck_assert_int_eq(grid_both_paths("[1e1, 1, 1]", dim, &fast), 0);
+    ck_assert_uint_eq(dim[0], 10);
+    ck_assert_uint_eq(fast, 0);
+    ck_assert_int_eq(grid_both_paths("[1, 1, 2E0]", dim, &fast), 0);
+    ck_assert_uint_eq(dim[2], 2);
+    ck_assert_uint_eq(fast, 0);
+    /* A leading zero: the fast path leaves it to the general one (which
+     * takes "07" as 7). */
+    ck_assert_int_eq(grid_both_paths("[07, 1, 1]", dim, &fast), 0);
+    ck_assert_uint_eq(dim[0], 7);
+    ck_assert_uint_eq(fast, 0);
+    ck_assert_int_eq(grid_both_paths("[0, 0, 0]", dim, &fast), 0);
+    ck_assert_uint_eq(fast, 1);
+    /* A missing element is malformed, first, middle or last; so is a
+     * missing separator or closing bracket. */
+    static const char *const bad[] = {"[, 2, 3]", "[1, , 3]", "[1, 2, ]", "[1, 2]",
+                                      "[1 2 3]", "[1, 2, 3, 4]", "[]", "[-1, 2, 3]",
+                                      "[1, 2, 3"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        ck_assert_int_ne(grid_both_paths(bad[i], NULL, &fast), 0);
+}
+END_TEST
+
 START_TEST(added_launches_edge_cases)
 {
     /* No grid or block: zeros, read no further than three values. */
@@ -1595,6 +1668,7 @@ static Suite *tracefile_suite(void)
     tcase_add_test(limits, added_launches_edge_cases);
     tcase_add_test(limits, ranks_merge_bytes_only_kernels);
     tcase_add_test(limits, fast_path_edges);
+    tcase_add_test(limits, fast_path_dimensions);
     tcase_add_test(limits, sniff_limits);
 #ifndef __SANITIZE_ADDRESS__
     tcase_add_test(limits, out_of_memory);
