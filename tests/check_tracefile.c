@@ -1350,6 +1350,8 @@ START_TEST(fast_path_edges)
         for (size_t k = 0; k < g.n; k++)
             longest = strlen(g.v[k].name) > longest ? strlen(g.v[k].name) : longest;
         ck_assert_uint_eq(longest, big);
+        /* Both records whole in the buffer: the fast path reads both. */
+        ck_assert_uint_eq(g.sum.read_fast, fast ? 2 : 0);
     }
     free(text);
     /* A FLOP count of 63 characters ("1." and 61 zeros): one past what the
