@@ -447,6 +447,15 @@ START_TEST(keys)
     strcpy(key, "keep");
     ck_assert_int_eq(rl_jsr_next_key(&r, key, sizeof key), RL_TOK_NUMBER);
     ck_assert_str_eq(key, "keep");
+    /* A key cut short by the end of the input is truncated, whatever the
+     * buffer holds past the bytes read: here a '"' left at buf[6] by a
+     * longer input read before (the buffer is reused, as across refills). */
+    open_text("xxxxxx\"yyyy");
+    ck_assert_int_eq(rl_jsr_peek(&r), 'x');
+    ck_assert_int_eq(r.buf[6], '"');
+    open_text("\"abcde");
+    ck_assert_int_eq(rl_jsr_next_key(&r, key, sizeof key), RL_TOK_EOF);
+    ck_assert_str_eq(err, "'t': line 1: truncated: a string never ends");
     /* A control character in a key is refused (general path). */
     open_text("\"a\x01\"        ");
     ck_assert_int_eq(rl_jsr_next_key(&r, key, sizeof key), RL_TOK_EOF);
