@@ -1448,6 +1448,50 @@ START_TEST(fast_path_dimensions)
 }
 END_TEST
 
+START_TEST(rank_fields_at_their_limits)
+{
+    /* 0 and 999999999 are the ends of a rank number; null leaves -1
+     * (not given); unknown fields are skipped; strings are cut to their
+     * fields (launcher 23 characters). */
+    ck_assert_msg(read_trace("\"rank\": {\"rank\": 0, \"local_rank\": null, \"world_size\": 999999999,"
+                             " \"launcher\": \"abcdefghijklmnopqrstuvwxyz\", \"hostname\": \"n1\","
+                             " \"extra\": [1, 2]},", "") == 0, "%s", err);
+    ck_assert(g.sum.rank.present);
+    ck_assert_int_eq(g.sum.rank.rank, 0);
+    ck_assert_int_eq(g.sum.rank.local_rank, -1);
+    ck_assert_int_eq(g.sum.rank.world_size, 999999999);
+    ck_assert_str_eq(g.sum.rank.launcher, "abcdefghijklmnopqrstuvw");
+    ck_assert_str_eq(g.sum.rank.hostname, "n1");
+    /* 2.5 is kept as its whole part; a launcher of null is empty. */
+    ck_assert_msg(read_trace("\"rank\": {\"rank\": 2.5, \"launcher\": null},", "") == 0, "%s", err);
+    ck_assert_int_eq(g.sum.rank.rank, 2);
+    ck_assert_int_eq(g.sum.rank.world_size, -1);
+    ck_assert_str_eq(g.sum.rank.launcher, "");
+    /* An empty object: present, nothing given. */
+    ck_assert_msg(read_trace("\"rank\": {},", "") == 0, "%s", err);
+    ck_assert(g.sum.rank.present);
+    ck_assert_int_eq(g.sum.rank.rank, -1);
+    ck_assert_int_eq(g.sum.rank.local_rank, -1);
+    /* null: no rank object. */
+    ck_assert_msg(read_trace("\"rank\": null,", "") == 0, "%s", err);
+    ck_assert(!g.sum.rank.present);
+    /* 1e9, a negative, a string: refused. */
+    static const char *const bad[] = {"{\"rank\": 1e9}", "{\"world_size\": 1000000000}",
+                                      "{\"local_rank\": -1}", "{\"rank\": \"3\"}",
+                                      "{\"rank\": true}"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char head[128];
+        snprintf(head, sizeof head, "\"rank\": %s,", bad[i]);
+        ck_assert_int_eq(read_trace(head, ""), RL_ESCHEMA);
+        ck_assert_str_eq(err, "'t.json': line 1: 'rank' fields must be whole numbers >= 0 or null");
+    }
+    ck_assert_int_eq(read_trace("\"rank\": 3,", ""), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'t.json': line 1: 'rank' must be an object");
+    ck_assert_int_eq(read_trace("\"rank\": [],", ""), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'t.json': line 1: 'rank' must be an object");
+}
+END_TEST
+
 START_TEST(added_launches_edge_cases)
 {
     /* No grid or block: zeros, read no further than three values. */
@@ -1671,6 +1715,7 @@ static Suite *tracefile_suite(void)
     tcase_add_test(limits, ranks_merge_bytes_only_kernels);
     tcase_add_test(limits, fast_path_edges);
     tcase_add_test(limits, fast_path_dimensions);
+    tcase_add_test(limits, rank_fields_at_their_limits);
     tcase_add_test(limits, sniff_limits);
 #ifndef __SANITIZE_ADDRESS__
     tcase_add_test(limits, out_of_memory);
