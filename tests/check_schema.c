@@ -214,6 +214,15 @@ START_TEST(parse_error_messages)
     ck_assert_str_eq(err, "'x.json': line 1, column 2: malformed JSON near '?]'");
     parse_error("[abcdefghijklmnopqrstuvwxyz]", 28, err);
     ck_assert_str_eq(err, "'x.json': line 1, column 2: malformed JSON near 'abcdefghijklmnop'");
+    /* Spaces are printable; the excerpt stops at len. */
+    parse_error("[x y]", 5, err);
+    ck_assert_str_eq(err, "'x.json': line 1, column 2: malformed JSON near 'x y]'");
+    parse_error("truXYZ", 3, err);
+    ck_assert_str_eq(err, "'x.json': line 1, column 1: malformed JSON near 'tru'");
+    /* A NUL inside len after the document is text, not a blank. */
+    parse_error("{}\0", 3, err);
+    ck_assert_str_eq(err, "'x.json': line 1, column 3: malformed JSON: text after the end "
+                          "of the document");
     parse_error("[x\ny]", 5, err);
     ck_assert_str_eq(err, "'x.json': line 1, column 2: malformed JSON near 'x'");
     /* Open at the end but the error on an earlier line: not "truncated". */
