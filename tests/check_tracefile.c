@@ -1492,6 +1492,109 @@ START_TEST(rank_fields_at_their_limits)
 }
 END_TEST
 
+START_TEST(fast_path_reads_every_field)
+{
+    /* Every field the reader takes, in records as `roofline trace` lays
+     * them out: all five are read on the fast path, and both paths give
+     * the values worked out here. */
+    const char *doc =
+        HEAD "{\"name\": \"k1\", \"grid\": [2, 3, 4], \"block\": [32, 8, 1], \"flops\": 1000,"
+        " \"dram_bytes\": 250, \"l2_bytes\": 500, \"l1_bytes\": 750, \"time_ns\": 12.5,"
+        " \"precision\": \"bf16\", \"counts\": \"counters\", \"origin\": \"measured\"},\n"
+        "{\"name\": \"k2\", \"flops\": 0.5, \"dram_bytes\": 1e2, \"time_ns\": null,"
+        " \"precision\": \"abcdefghijklmnopqrstuvwxyz\", \"counts\": \"sampled\","
+        " \"origin\": \"analytic\", \"comm_bytes\": 4096, \"collective\": \"allreduce\"},\n"
+        "{\"name\": \"k3\", \"flops\": 7, \"l1_bytes\": 3, \"counts\": \"analytic\","
+        " \"x\": {\"a\": [1, \"s\", true, null, false, {}], \"b\": -2.5}, \"y\": \"str\", \"z\": 12},\n"
+        "{\"name\": \"k4\", \"counts\": \"none\", \"time_ns\": 9},\n"
+        "{\"name\": \"k5\", \"counts\": \"weird\", \"flops\": null,"
+        " \"collective\": \"abcdefghijklmnopqrstuvwxyz\", \"comm_bytes\": 0}]}";
+    for (int fast = 0; fast < 2; fast++) {
+        rl_trace_set_fast_path(fast);
+        int rc = read_doc(doc);
+        rl_trace_set_fast_path(true);
+        ck_assert_msg(rc == 0, "fast %d: %s", fast, err);
+        ck_assert_uint_eq(g.sum.kernels, 5);
+        ck_assert_uint_eq(g.sum.read_fast, fast ? 5 : 0);
+        /* counts: one each of counters, sampled, analytic, none; "weird"
+         * is none of them. */
+        ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_COUNTERS], 1);
+        ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_SAMPLED], 1);
+        ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_ANALYTIC], 1);
+        ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_NONE], 1);
+        /* 12.5 + 9 ns in all. */
+        ck_assert_double_eq(g.sum.time_ns, 21.5);
+        const struct rl_trace_group *k = group("k1");
+        ck_assert_ptr_nonnull(k);
+        ck_assert_uint_eq(k->grid[0], 2);
+        ck_assert_uint_eq(k->grid[1], 3);
+        ck_assert_uint_eq(k->grid[2], 4);
+        ck_assert_uint_eq(k->block[0], 32);
+        ck_assert_uint_eq(k->block[1], 8);
+        ck_assert_uint_eq(k->block[2], 1);
+        ck_assert_double_eq(k->flops, 1000);
+        ck_assert_double_eq(k->bytes[RL_MEM_DRAM], 250);
+        ck_assert_double_eq(k->bytes[RL_MEM_L2], 500);
+        ck_assert_double_eq(k->bytes[RL_MEM_L1], 750);
+        ck_assert_double_eq(k->counted_time_ns, 12.5);
+        ck_assert_uint_eq(k->counted_timed, 1);
+        ck_assert_str_eq(k->precision, "bf16");
+        ck_assert_int_eq(k->origin, RL_ORIGIN_MEASURED);
+        ck_assert(isnan(k->comm_bytes) || k->comm_launches == 0);
+        k = group("k2");
+        ck_assert_ptr_nonnull(k);
+        ck_assert_double_eq(k->flops, 0.5);
+        ck_assert_double_eq(k->bytes[RL_MEM_DRAM], 100);
+        ck_assert(isnan(k->bytes[RL_MEM_L2]));
+        ck_assert(isnan(k->bytes[RL_MEM_L1]));
+        ck_assert_uint_eq(k->counted, 1);
+        ck_assert_uint_eq(k->counted_timed, 0);
+        ck_assert_str_eq(k->precision, "abcdefghijklmnopqrstuvw");
+        ck_assert_int_eq(k->origin, RL_ORIGIN_ANALYTIC);
+        ck_assert_double_eq(k->comm_bytes, 4096);
+        ck_assert_uint_eq(k->comm_launches, 1);
+        ck_assert_str_eq(k->collective, "allreduce");
+        k = group("k3");
+        ck_assert_ptr_nonnull(k);
+        ck_assert_double_eq(k->flops, 7);
+        ck_assert(isnan(k->bytes[RL_MEM_DRAM]));
+        ck_assert_double_eq(k->bytes[RL_MEM_L1], 3);
+        ck_assert_str_eq(k->precision, "");
+        k = group("k4");
+        ck_assert_ptr_nonnull(k);
+        ck_assert_uint_eq(k->launches, 1);
+        ck_assert_uint_eq(k->counted, 0);
+        ck_assert_double_eq(k->time_ns, 9);
+        k = group("k5");
+        ck_assert_ptr_nonnull(k);
+        ck_assert_uint_eq(k->counted, 0);
+        ck_assert_double_eq(k->time_ns, 0);
+        ck_assert_str_eq(k->collective, "abcdefghijklmnopqrstuvw");
+        ck_assert_double_eq(k->comm_bytes, 0);
+        ck_assert_uint_eq(k->comm_launches, 1);
+    }
+}
+END_TEST
+
+START_TEST(fast_path_counts_lines)
+{
+    /* Records over several lines read on the fast path, then a bad one:
+     * the error names its line (7), as the general path counts. */
+    const char *doc = HEAD "\n"                                         /* line 1 */
+                      "{\"name\": \"a\",\n \"flops\": 1,\r\n\t\"dram_bytes\": 2},\n" /* 2-4 */
+                      "{\"name\": \"b\", \"x\": [1,\n 2], \"flops\": 1, \"dram_bytes\": 2},\n" /* 5-6 */
+                      "{\"name\": 3}]}";                                /* 7 */
+    for (int fast = 0; fast < 2; fast++) {
+        rl_trace_set_fast_path(fast);
+        int rc = read_doc(doc);
+        rl_trace_set_fast_path(true);
+        ck_assert_int_eq(rc, RL_ESCHEMA);
+        ck_assert_str_eq(err, "'t.json': line 7: 'name' must be a string");
+        ck_assert_uint_eq(g.sum.read_fast, fast ? 2 : 0);
+    }
+}
+END_TEST
+
 START_TEST(added_launches_edge_cases)
 {
     /* No grid or block: zeros, read no further than three values. */
@@ -1715,6 +1818,8 @@ static Suite *tracefile_suite(void)
     tcase_add_test(limits, ranks_merge_bytes_only_kernels);
     tcase_add_test(limits, fast_path_edges);
     tcase_add_test(limits, fast_path_dimensions);
+    tcase_add_test(limits, fast_path_reads_every_field);
+    tcase_add_test(limits, fast_path_counts_lines);
     tcase_add_test(limits, rank_fields_at_their_limits);
     tcase_add_test(limits, sniff_limits);
 #ifndef __SANITIZE_ADDRESS__
