@@ -659,6 +659,106 @@ START_TEST(two_cores_read_alike)
 }
 END_TEST
 
+/* Every field of two groups alike (sums of whole numbers: exact). */
+static void same_group_fields(const struct rl_trace_group *x, const struct rl_trace_group *y)
+{
+#define SAME_D(f) ck_assert_msg(x->f == y->f || (isnan(x->f) && isnan(y->f)), "%s: " #f ": %g vs %g", \
+                                x->name, x->f, y->f)
+#define SAME_U(f) ck_assert_msg(x->f == y->f, "%s: " #f ": %llu vs %llu", x->name, \
+                                (unsigned long long)x->f, (unsigned long long)y->f)
+    ck_assert_str_eq(x->name, y->name);
+    ck_assert_int_eq(memcmp(x->grid, y->grid, sizeof x->grid), 0);
+    ck_assert_int_eq(memcmp(x->block, y->block, sizeof x->block), 0);
+    ck_assert_str_eq(x->precision, y->precision);
+    ck_assert_int_eq(x->origin, y->origin);
+    ck_assert_str_eq(x->collective, y->collective);
+    SAME_U(launches);
+    SAME_U(counted);
+    SAME_U(counted_timed);
+    SAME_U(bytes_only);
+    SAME_U(bytes_only_timed);
+    SAME_U(flops_only);
+    SAME_U(flops_only_timed);
+    SAME_U(comm_launches);
+    SAME_D(time_ns);
+    SAME_D(counted_time_ns);
+    SAME_D(flops);
+    SAME_D(bytes_only_time_ns);
+    SAME_D(flops_only_time_ns);
+    SAME_D(flops_only_flops);
+    SAME_D(comm_bytes);
+    for (int m = 0; m < RL_MEM_COUNT; m++) {
+        SAME_D(bytes[m]);
+        SAME_D(bytes_only_bytes[m]);
+    }
+#undef SAME_D
+#undef SAME_U
+}
+
+START_TEST(two_cores_merge_every_field)
+{
+    /* 3000 records, one a line, of six kinds in turn (counted and timed
+     * with DRAM and L2 bytes and a collective; counted untimed with L1
+     * bytes; bytes only; FLOPs only timed; timing only; FLOPs only with a
+     * precision), named by i % 7 so that every group holds every kind in
+     * both halves: the helper's groups, merged in, give every field the
+     * one-core reading gives. Whole numbers: every sum is exact. */
+    static const char *const kind[6] = {
+        "\"flops\": %d, \"dram_bytes\": 64, \"l2_bytes\": 128, \"time_ns\": %d,"
+        " \"precision\": \"bf16\", \"origin\": \"analytic\", \"counts\": \"counters\","
+        " \"comm_bytes\": 8, \"collective\": \"allreduce\"",
+        "\"flops\": %d, \"l1_bytes\": 32, \"time_ns\": null, \"counts\": \"sampled\", \"x\": %d",
+        "\"flops\": null, \"dram_bytes\": %d, \"time_ns\": %d, \"counts\": \"none\"",
+        "\"flops\": %d, \"time_ns\": %d, \"counts\": \"analytic\"",
+        "\"time_ns\": %d, \"y\": %d",
+        "\"flops\": %d, \"precision\": \"fp8\", \"z\": %d",
+    };
+    int n = 3000;
+    size_t cap = (size_t)n * 400 + 256, k = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    k += (size_t)snprintf(text + k, cap - k, "{\n  \"format\": \"roofline-trace\",\n  \"kernels\": [\n");
+    for (int i = 0; i < n; i++) {
+        char fields[400];
+        snprintf(fields, sizeof fields, kind[i % 6], 10 + i, 100 + i % 13);
+        k += (size_t)snprintf(text + k, cap - k, "    {\"name\": \"k%d\", \"grid\": [%d, 1, 1], %s}%s\n",
+                              i % 7, 1 + i % 2, fields, i + 1 < n ? "," : "");
+    }
+    snprintf(text + k, cap - k, "  ]\n}\n");
+    struct rl_trace_groups one = {0};
+    rl_trace_set_parallel_min_bytes((long long)1 << 40);
+    ck_assert_msg(read_doc(text) == 0, "%s", err);
+    ck_assert_uint_eq(g.sum.read_by_helper, 0);
+    one = g;
+    memset(&g, 0, sizeof g);
+    rl_trace_set_parallel_min_bytes(1024);
+    int rc = read_doc(text);
+    rl_trace_set_parallel_min_bytes(0);
+    ck_assert_msg(rc == 0, "%s", err);
+    /* The helper took records (when the machine has a second core). */
+    if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
+        ck_assert_uint_gt(g.sum.read_by_helper, 0);
+    /* 7 names x 2 grids = 14 groups. */
+    ck_assert_uint_eq(one.n, 14);
+    ck_assert_uint_eq(g.n, one.n);
+    for (size_t i = 0; i < g.n; i++)
+        same_group_fields(&one.v[i], &g.v[i]);
+    ck_assert_uint_eq(g.sum.kernels, 3000);
+    ck_assert_uint_eq(g.sum.kernels, one.sum.kernels);
+    ck_assert_double_eq(g.sum.time_ns, one.sum.time_ns);
+    for (int c = 0; c < RL_TRACE_COUNTS_N; c++)
+        ck_assert_uint_eq(g.sum.by_counts[c], one.sum.by_counts[c]);
+    /* 500 records of each kind: by counts, 500 counters, 500 sampled, 500
+     * none, 500 analytic. */
+    ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_COUNTERS], 500);
+    ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_SAMPLED], 500);
+    ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_NONE], 500);
+    ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_ANALYTIC], 500);
+    rl_trace_groups_release(&one);
+    free(text);
+}
+END_TEST
+
 START_TEST(keys)
 {
     /* Keys with escapes or control characters take the general path; keys
@@ -1818,6 +1918,7 @@ static Suite *tracefile_suite(void)
     tcase_add_test(limits, ranks_merge_bytes_only_kernels);
     tcase_add_test(limits, fast_path_edges);
     tcase_add_test(limits, fast_path_dimensions);
+    tcase_add_test(limits, two_cores_merge_every_field);
     tcase_add_test(limits, fast_path_reads_every_field);
     tcase_add_test(limits, fast_path_counts_lines);
     tcase_add_test(limits, rank_fields_at_their_limits);
