@@ -755,6 +755,18 @@ START_TEST(two_cores_merge_every_field)
     ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_NONE], 500);
     ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_ANALYTIC], 500);
     rl_trace_groups_release(&one);
+    /* An error after the records: its line (the records' 3000 lines, 3
+     * before, "  ]," then the bad field: 3005) counts the lines the helper
+     * read. */
+    snprintf(text + k, cap - k, "  ],\n  \"x\": @\n}\n");
+    for (int par = 0; par < 2; par++) {
+        rl_trace_set_parallel_min_bytes(par ? 1024 : (long long)1 << 40);
+        ck_assert_int_eq(read_doc(text), RL_EPARSE);
+        ck_assert_str_eq(err, "'t.json': line 3005: malformed JSON near '@'");
+        if (par && sysconf(_SC_NPROCESSORS_ONLN) > 1)
+            ck_assert_uint_gt(g.sum.read_by_helper, 0);
+    }
+    rl_trace_set_parallel_min_bytes(0);
     free(text);
 }
 END_TEST
