@@ -1617,7 +1617,8 @@ START_TEST(fast_path_reads_every_field)
         " \"precision\": \"abcdefghijklmnopqrstuvwxyz\", \"counts\": \"sampled\","
         " \"origin\": \"analytic\", \"comm_bytes\": 4096, \"collective\": \"allreduce\"},\n"
         "{\"name\": \"k3\", \"flops\": 7, \"l1_bytes\": 3, \"counts\": \"analytic\","
-        " \"x\": {\"a\": [1, \"s\", true, null, false, {}], \"b\": -2.5}, \"y\": \"str\", \"z\": 12},\n"
+        " \"x\": {\"a\": [1, \"s\", true, null, false, {}], \"b\": -2.5}, \"y\": \"str\", \"z\": 12,"
+        " \"w\": 2.5e-3, \"v\": 1E+2, \"u\": 0.5, \"t\": -0, \"s\": 7e1},\n"
         "{\"name\": \"k4\", \"counts\": \"none\", \"time_ns\": 9},\n"
         "{\"name\": \"k5\", \"counts\": \"weird\", \"flops\": null,"
         " \"collective\": \"abcdefghijklmnopqrstuvwxyz\", \"comm_bytes\": 0}]}";
@@ -1704,6 +1705,35 @@ START_TEST(fast_path_counts_lines)
         ck_assert_str_eq(err, "'t.json': line 7: 'name' must be a string");
         ck_assert_uint_eq(g.sum.read_fast, fast ? 2 : 0);
     }
+}
+END_TEST
+
+START_TEST(merge_rank_keeps_the_first_summary)
+{
+    /* The first rank read describes the merge even when it launched
+     * nothing: a later rank adds its launches, not its GPU or rank. */
+    struct rl_trace_groups a = {0}, b = {0}, m = {0};
+    ck_assert_msg(read_trace("\"gpu\": {\"name\": \"GPU A\"}, \"rank\": {\"rank\": 0},", "") == 0,
+                  "%s", err);
+    a = g;
+    memset(&g, 0, sizeof g);
+    ck_assert_msg(read_trace("\"gpu\": {\"name\": \"GPU B\"}, \"rank\": {\"rank\": 1},",
+                             "{\"name\": \"k\", \"flops\": 2, \"dram_bytes\": 4, \"time_ns\": 3}") == 0,
+                  "%s", err);
+    b = g;
+    memset(&g, 0, sizeof g);
+    ck_assert_int_eq(rl_trace_groups_merge_rank(&m, &a), 0);
+    ck_assert_int_eq(rl_trace_groups_merge_rank(&m, &b), 0);
+    ck_assert_str_eq(m.sum.gpu_name, "GPU A");
+    ck_assert_int_eq(m.sum.rank.rank, 0);
+    ck_assert_uint_eq(m.sum.kernels, 1);
+    ck_assert_double_eq(m.sum.time_ns, 3);
+    ck_assert_uint_eq(m.n, 1);
+    ck_assert_uint_eq(m.v[0].ranks, 1);
+    ck_assert_double_eq(m.v[0].time_ns_max_rank, 3);
+    rl_trace_groups_release(&a);
+    rl_trace_groups_release(&b);
+    rl_trace_groups_release(&m);
 }
 END_TEST
 
@@ -1930,6 +1960,7 @@ static Suite *tracefile_suite(void)
     tcase_add_test(limits, ranks_merge_bytes_only_kernels);
     tcase_add_test(limits, fast_path_edges);
     tcase_add_test(limits, fast_path_dimensions);
+    tcase_add_test(limits, merge_rank_keeps_the_first_summary);
     tcase_add_test(limits, two_cores_merge_every_field);
     tcase_add_test(limits, fast_path_reads_every_field);
     tcase_add_test(limits, fast_path_counts_lines);
