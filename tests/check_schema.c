@@ -437,6 +437,18 @@ START_TEST(schema_const_enum_and_objects)
     ck_assert_int_eq(check("{\"enum\":[1,\"a\",2.5,null]}", "null", err), 0);
     ck_assert_int_eq(check("{\"enum\":[1,\"a\",\"b\"]}", "\"c\"", err), RL_ESCHEMA);
     ck_assert_str_eq(err, "'d.json': line 1: (document): must be one of: a, b");
+    /* An enum longer than the message holds: cut, not overrun (30 names
+     * of 20 letters: 30 x 22 bytes, past the 256-byte list). */
+    char big[1024] = "{\"enum\":[";
+    for (int i = 0; i < 30; i++)
+        snprintf(big + strlen(big), sizeof big - strlen(big), "%s\"%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c%c\"",
+                 i ? "," : "", 'a' + i % 26, 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm',
+                 'n', 'o', 'p', 'q', 'r', 's', 't');
+    strcat(big, "]}");
+    ck_assert_int_eq(check(big, "\"zz\"", err), RL_ESCHEMA);
+    ck_assert_int_eq(strncmp(err, "'d.json': line 1: (document): must be one of: abcdefghijklmnopqrst, "
+                                  "bbcdefghijklmnopqrst, ", 84), 0);
+    ck_assert_uint_lt(strlen(err), RL_ERRMSG_SIZE);
     /* additionalProperties as a schema checks the unlisted keys. */
     const char *sch = "{\"properties\":{\"n\":{\"type\":\"string\"}},"
                       "\"additionalProperties\":{\"type\":\"number\"}}";

@@ -1611,7 +1611,7 @@ START_TEST(fast_path_reads_every_field)
      * the values worked out here. */
     const char *doc =
         HEAD "{\"name\": \"k1\", \"grid\": [2, 3, 4], \"block\": [32, 8, 1], \"flops\": 1000,"
-        " \"dram_bytes\": 250, \"l2_bytes\": 500, \"l1_bytes\": 750, \"time_ns\": 12.5,"
+        " \"dram_bytes\": 250, \"l2_bytes\": 500, \"l1_bytes\": 7.5e+2, \"time_ns\": 12.5,"
         " \"precision\": \"bf16\", \"counts\": \"counters\", \"origin\": \"measured\"},\n"
         "{\"name\": \"k2\", \"flops\": 0.5, \"dram_bytes\": 1e2, \"time_ns\": null,"
         " \"precision\": \"abcdefghijklmnopqrstuvwxyz\", \"counts\": \"sampled\","
