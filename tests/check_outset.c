@@ -293,6 +293,212 @@ START_TEST(messages_name_final_paths)
 }
 END_TEST
 
+START_TEST(at_most_eight_parts)
+{
+    const char *top = fresh("eight");
+    char dir[1100], err[RL_ERRMSG_SIZE];
+    struct rl_outset s = {0};
+    const char *stage;
+    /* Eight folder sets fit; a ninth, folder or loose, does not. */
+    for (int i = 0; i < RL_OUTSET_MAX; i++) {
+        snprintf(dir, sizeof dir, "%s/d%d", top, i);
+        ck_assert_msg(rl_outset_folder(&s, dir, "test", &stage, err) == 0, "%d: %s", i, err);
+        put(stage, "f", dir);
+    }
+    ck_assert_uint_eq(s.n, RL_OUTSET_MAX);
+    snprintf(dir, sizeof dir, "%s/d8", top);
+    ck_assert_int_eq(rl_outset_folder(&s, dir, "test", &stage, err), RL_EINVAL);
+    ck_assert_str_eq(err, "more than 8 output sets");
+    char staged[4096];
+    snprintf(dir, sizeof dir, "%s/x.svg", top);
+    ck_assert_int_eq(rl_outset_file(&s, dir, staged, sizeof staged, err), RL_EINVAL);
+    ck_assert_str_eq(err, "outputs in more than 8 folders");
+    ck_assert_uint_eq(s.n, RL_OUTSET_MAX);
+    ck_assert_msg(rl_outset_commit(&s, err) == 0, "%s", err);
+    for (int i = 0; i < RL_OUTSET_MAX; i++) {
+        snprintf(dir, sizeof dir, "%s/d%d", top, i);
+        ck_assert_str_eq(get(dir, "f"), dir);
+    }
+    ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 0);
+    /* Loose files: eight folders, then a ninth refused; a second file in
+     * a folder already used is no new part. */
+    memset(&s, 0, sizeof s);
+    for (int i = 0; i < RL_OUTSET_MAX; i++) {
+        snprintf(dir, sizeof dir, "%s/d%d/a.svg", top, i);
+        ck_assert_msg(rl_outset_file(&s, dir, staged, sizeof staged, err) == 0, "%s", err);
+    }
+    snprintf(dir, sizeof dir, "%s/d0/b.svg", top);
+    ck_assert_int_eq(rl_outset_file(&s, dir, staged, sizeof staged, err), 0);
+    ck_assert_uint_eq(s.n, RL_OUTSET_MAX);
+    ck_assert_uint_eq(s.part[0].n_names, 2);
+    snprintf(dir, sizeof dir, "%s/c.svg", top);
+    ck_assert_int_eq(rl_outset_file(&s, dir, staged, sizeof staged, err), RL_EINVAL);
+    rl_outset_abort(&s);
+    ck_assert_uint_eq(s.n, 0);
+    for (int i = 0; i < RL_OUTSET_MAX; i++) {
+        snprintf(dir, sizeof dir, "%s/d%d", top, i);
+        ck_assert_int_eq(rl_test_count_entries(dir, ".tmp."), 0);
+    }
+}
+END_TEST
+
+START_TEST(file_names_and_staged_paths)
+{
+    const char *top = fresh("names");
+    char path[1100], staged[4096], err[RL_ERRMSG_SIZE];
+    struct rl_outset s = {0};
+    /* No file name: a trailing slash, ".", "..". */
+    snprintf(path, sizeof path, "%s/", top);
+    ck_assert_int_eq(rl_outset_file(&s, path, staged, sizeof staged, err), RL_EIO);
+    char want[1300];
+    snprintf(want, sizeof want, "'%s' has no file name", path);
+    ck_assert_str_eq(err, want);
+    snprintf(path, sizeof path, "%s/..", top);
+    ck_assert_int_eq(rl_outset_file(&s, path, staged, sizeof staged, err), RL_EIO);
+    ck_assert_int_eq(rl_outset_file(&s, ".", staged, sizeof staged, err), RL_EIO);
+    ck_assert_int_eq(rl_outset_file(&s, "", staged, sizeof staged, err), RL_EIO);
+    ck_assert_uint_eq(s.n, 0);
+    /* The same name twice is one member. */
+    snprintf(path, sizeof path, "%s/a.svg", top);
+    ck_assert_int_eq(rl_outset_file(&s, path, staged, sizeof staged, err), 0);
+    ck_assert_int_eq(rl_outset_file(&s, path, staged, sizeof staged, err), 0);
+    ck_assert_uint_eq(s.n, 1);
+    ck_assert_uint_eq(s.part[0].n_names, 1);
+    ck_assert_str_eq(s.part[0].target, top);
+    snprintf(want, sizeof want, "%s/", top);
+    ck_assert_str_eq(s.part[0].shown, want);
+    /* The staged path: "<stage>/a.svg", exactly its length + 1 bytes fit,
+     * one fewer does not. */
+    size_t need = strlen(s.part[0].stage) + strlen("/a.svg") + 1;
+    ck_assert_str_eq(staged + strlen(s.part[0].stage), "/a.svg");
+    ck_assert_int_eq(strncmp(staged, s.part[0].stage, strlen(s.part[0].stage)), 0);
+    ck_assert_int_eq(rl_outset_file(&s, path, staged, need, err), 0);
+    ck_assert_uint_eq(strlen(staged), need - 1);
+    ck_assert_int_eq(rl_outset_file(&s, path, staged, need - 1, err), RL_EINVAL);
+    snprintf(want, sizeof want, "'%s': path too long", path);
+    ck_assert_str_eq(err, want);
+    /* Files written beside it, a dot file among them, are members; the
+     * stage's own ".old" is not a name to install. */
+    rl_outset_file(&s, path, staged, sizeof staged, err);
+    put(s.part[0].stage, "a.svg", "A");
+    put(s.part[0].stage, ".hidden", "H");
+    put(s.part[0].stage, "a.gp", "G");
+    ck_assert_msg(rl_outset_commit(&s, err) == 0, "%s", err);
+    ck_assert_str_eq(get(top, "a.svg"), "A");
+    ck_assert_str_eq(get(top, ".hidden"), "H");
+    ck_assert_str_eq(get(top, "a.gp"), "G");
+    ck_assert(!exists(top, ".old"));
+    ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 0);
+}
+END_TEST
+
+START_TEST(a_folder_and_loose_files_in_one_folder)
+{
+    /* A folder set and a loose file beside it: both lock the same folder,
+     * which the commit must lock once (a second flock on another open of
+     * it would wait for itself). */
+    const char *top = fresh("mixed");
+    char dir[1100], path[1100], staged[4096], err[RL_ERRMSG_SIZE];
+    snprintf(dir, sizeof dir, "%s/out", top);
+    snprintf(path, sizeof path, "%s/chart.svg", top);
+    struct rl_outset s = {0};
+    const char *stage;
+    ck_assert_int_eq(rl_outset_folder(&s, dir, "test", &stage, err), 0);
+    put(stage, "report.md", "md");
+    ck_assert_int_eq(rl_outset_file(&s, path, staged, sizeof staged, err), 0);
+    FILE *f = fopen(staged, "w");
+    fputs("svg", f);
+    fclose(f);
+    ck_assert_uint_eq(s.n, 2);
+    ck_assert_msg(rl_outset_commit(&s, err) == 0, "%s", err);
+    ck_assert_str_eq(get(dir, "report.md"), "md");
+    ck_assert_str_eq(get(top, "chart.svg"), "svg");
+    ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 0);
+}
+END_TEST
+
+START_TEST(folder_targets)
+{
+    const char *top = fresh("targets");
+    char dir[1100], link_path[1100], err[RL_ERRMSG_SIZE];
+    struct rl_outset s = {0};
+    const char *stage;
+    /* Trailing slashes come off; "/" is no folder of its own. */
+    snprintf(dir, sizeof dir, "%s/out///", top);
+    ck_assert_int_eq(rl_outset_folder(&s, dir, "cmd x", &stage, err), 0);
+    char want[1200];
+    snprintf(want, sizeof want, "%s/out", top);
+    ck_assert_str_eq(s.part[0].target, want);
+    /* The mark says which command wrote the set. */
+    ck_assert_str_eq(get(stage, RL_OUTSET_MARK), "roofline cmd x\n");
+    rl_outset_abort(&s);
+    ck_assert_int_eq(rl_outset_folder(&s, "/", "test", &stage, err), RL_EIO);
+    ck_assert_str_eq(err, "cannot replace '/' by a new set of files: give a folder of their own");
+    snprintf(dir, sizeof dir, "%s/.", top);
+    ck_assert_int_eq(rl_outset_folder(&s, dir, "test", &stage, err), RL_EIO);
+    ck_assert_uint_eq(s.n, 0);
+    /* A folder holding only the mark is roofline's: replaced. */
+    snprintf(dir, sizeof dir, "%s/marked", top);
+    ck_assert_int_eq(mkdir(dir, 0777), 0);
+    put(dir, RL_OUTSET_MARK, "roofline old\n");
+    static const char *const a[] = {"one", "a1", NULL};
+    ck_assert_msg(write_folder(dir, a, err) == 0, "%s", err);
+    ck_assert_str_eq(get(dir, "one"), "a1");
+    /* A link to a set: the set it points to is replaced, the link stays. */
+    snprintf(link_path, sizeof link_path, "%s/link", top);
+    ck_assert_int_eq(symlink(dir, link_path), 0);
+    static const char *const b[] = {"two", "b2", NULL};
+    ck_assert_msg(write_folder(link_path, b, err) == 0, "%s", err);
+    ck_assert_str_eq(get(dir, "two"), "b2");
+    ck_assert(!exists(dir, "one"));
+    struct stat st;
+    ck_assert_int_eq(lstat(link_path, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    /* A dangling link: said, nothing made. */
+    snprintf(link_path, sizeof link_path, "%s/dangling", top);
+    ck_assert_int_eq(symlink("/nonexistent-target-dir", link_path), 0);
+    ck_assert_int_eq(rl_outset_folder(&s, link_path, "test", &stage, err), RL_EIO);
+    ck_assert_ptr_nonnull(strstr(err, "cannot use '"));
+    /* A link to a file is not a folder. */
+    put(top, "plain", "p");
+    snprintf(dir, sizeof dir, "%s/plain", top);
+    snprintf(link_path, sizeof link_path, "%s/filelink", top);
+    ck_assert_int_eq(symlink(dir, link_path), 0);
+    ck_assert_int_eq(rl_outset_folder(&s, link_path, "test", &stage, err), RL_EIO);
+    ck_assert_ptr_nonnull(strstr(err, "exists and is not a folder"));
+    ck_assert_uint_eq(s.n, 0);
+    ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 0);
+}
+END_TEST
+
+START_TEST(unstage_every_occurrence)
+{
+    const char *top = fresh("unstage2");
+    char dir[1100], err[RL_ERRMSG_SIZE];
+    snprintf(dir, sizeof dir, "%s/o", top);
+    struct rl_outset s = {0};
+    const char *stage;
+    ck_assert_int_eq(rl_outset_folder(&s, dir, "test", &stage, err), 0);
+    char text[8192], want[8192];
+    snprintf(text, sizeof text, "%s/a %s/b %s", stage, stage, stage);
+    rl_outset_unstage(&s, text, sizeof text);
+    snprintf(want, sizeof want, "%s/a %s/b %s", dir, dir, dir);
+    ck_assert_str_eq(text, want);
+    /* A loose file in the current folder: "<stage>/x.svg" becomes "x.svg". */
+    rl_outset_abort(&s);
+    ck_assert_int_eq(chdir(top), 0);
+    char staged[4096];
+    ck_assert_int_eq(rl_outset_file(&s, "x.svg", staged, sizeof staged, err), 0);
+    ck_assert_str_eq(s.part[0].target, ".");
+    ck_assert_str_eq(s.part[0].shown, "");
+    snprintf(text, sizeof text, "cannot draw '%s'", staged);
+    rl_outset_unstage(&s, text, sizeof text);
+    ck_assert_str_eq(text, "cannot draw 'x.svg'");
+    rl_outset_abort(&s);
+    ck_assert_int_eq(rl_test_count_entries(".", ".tmp."), 0);
+}
+END_TEST
+
 /* ---- two writers at once ------------------------------------------------------ */
 
 #define MEMBERS 6
@@ -395,6 +601,11 @@ static Suite *outset_suite(void)
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, foreign_folders_are_never_replaced);
     tcase_add_test(limits, parts_commit_together);
+    tcase_add_test(limits, at_most_eight_parts);
+    tcase_add_test(limits, file_names_and_staged_paths);
+    tcase_add_test(limits, a_folder_and_loose_files_in_one_folder);
+    tcase_add_test(limits, folder_targets);
+    tcase_add_test(limits, unstage_every_occurrence);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -659,6 +659,118 @@ START_TEST(two_cores_read_alike)
 }
 END_TEST
 
+/* Every field of two groups alike (sums of whole numbers: exact). */
+static void same_group_fields(const struct rl_trace_group *x, const struct rl_trace_group *y)
+{
+#define SAME_D(f) ck_assert_msg(x->f == y->f || (isnan(x->f) && isnan(y->f)), "%s: " #f ": %g vs %g", \
+                                x->name, x->f, y->f)
+#define SAME_U(f) ck_assert_msg(x->f == y->f, "%s: " #f ": %llu vs %llu", x->name, \
+                                (unsigned long long)x->f, (unsigned long long)y->f)
+    ck_assert_str_eq(x->name, y->name);
+    ck_assert_int_eq(memcmp(x->grid, y->grid, sizeof x->grid), 0);
+    ck_assert_int_eq(memcmp(x->block, y->block, sizeof x->block), 0);
+    ck_assert_str_eq(x->precision, y->precision);
+    ck_assert_int_eq(x->origin, y->origin);
+    ck_assert_str_eq(x->collective, y->collective);
+    SAME_U(launches);
+    SAME_U(counted);
+    SAME_U(counted_timed);
+    SAME_U(bytes_only);
+    SAME_U(bytes_only_timed);
+    SAME_U(flops_only);
+    SAME_U(flops_only_timed);
+    SAME_U(comm_launches);
+    SAME_D(time_ns);
+    SAME_D(counted_time_ns);
+    SAME_D(flops);
+    SAME_D(bytes_only_time_ns);
+    SAME_D(flops_only_time_ns);
+    SAME_D(flops_only_flops);
+    SAME_D(comm_bytes);
+    for (int m = 0; m < RL_MEM_COUNT; m++) {
+        SAME_D(bytes[m]);
+        SAME_D(bytes_only_bytes[m]);
+    }
+#undef SAME_D
+#undef SAME_U
+}
+
+START_TEST(two_cores_merge_every_field)
+{
+    /* 3000 records, one a line, of six kinds in turn (counted and timed
+     * with DRAM and L2 bytes and a collective; counted untimed with L1
+     * bytes; bytes only; FLOPs only timed; timing only; FLOPs only with a
+     * precision), named by i % 7 so that every group holds every kind in
+     * both halves: the helper's groups, merged in, give every field the
+     * one-core reading gives. Whole numbers: every sum is exact. */
+    static const char *const kind[6] = {
+        "\"flops\": %d, \"dram_bytes\": 64, \"l2_bytes\": 128, \"time_ns\": %d,"
+        " \"precision\": \"bf16\", \"origin\": \"analytic\", \"counts\": \"counters\","
+        " \"comm_bytes\": 8, \"collective\": \"allreduce\"",
+        "\"flops\": %d, \"l1_bytes\": 32, \"time_ns\": null, \"counts\": \"sampled\", \"x\": %d",
+        "\"flops\": null, \"dram_bytes\": %d, \"time_ns\": %d, \"counts\": \"none\"",
+        "\"flops\": %d, \"time_ns\": %d, \"counts\": \"analytic\"",
+        "\"time_ns\": %d, \"y\": %d",
+        "\"flops\": %d, \"precision\": \"fp8\", \"z\": %d",
+    };
+    int n = 3000;
+    size_t cap = (size_t)n * 400 + 256, k = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    k += (size_t)snprintf(text + k, cap - k, "{\n  \"format\": \"roofline-trace\",\n  \"kernels\": [\n");
+    for (int i = 0; i < n; i++) {
+        char fields[400];
+        snprintf(fields, sizeof fields, kind[i % 6], 10 + i, 100 + i % 13);
+        k += (size_t)snprintf(text + k, cap - k, "    {\"name\": \"k%d\", \"grid\": [%d, 1, 1], %s}%s\n",
+                              i % 7, 1 + i % 2, fields, i + 1 < n ? "," : "");
+    }
+    snprintf(text + k, cap - k, "  ]\n}\n");
+    struct rl_trace_groups one = {0};
+    rl_trace_set_parallel_min_bytes((long long)1 << 40);
+    ck_assert_msg(read_doc(text) == 0, "%s", err);
+    ck_assert_uint_eq(g.sum.read_by_helper, 0);
+    one = g;
+    memset(&g, 0, sizeof g);
+    rl_trace_set_parallel_min_bytes(1024);
+    int rc = read_doc(text);
+    rl_trace_set_parallel_min_bytes(0);
+    ck_assert_msg(rc == 0, "%s", err);
+    /* The helper took records (when the machine has a second core). */
+    if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
+        ck_assert_uint_gt(g.sum.read_by_helper, 0);
+    /* 7 names x 2 grids = 14 groups. */
+    ck_assert_uint_eq(one.n, 14);
+    ck_assert_uint_eq(g.n, one.n);
+    for (size_t i = 0; i < g.n; i++)
+        same_group_fields(&one.v[i], &g.v[i]);
+    ck_assert_uint_eq(g.sum.kernels, 3000);
+    ck_assert_uint_eq(g.sum.kernels, one.sum.kernels);
+    ck_assert_double_eq(g.sum.time_ns, one.sum.time_ns);
+    for (int c = 0; c < RL_TRACE_COUNTS_N; c++)
+        ck_assert_uint_eq(g.sum.by_counts[c], one.sum.by_counts[c]);
+    /* 500 records of each kind: by counts, 500 counters, 500 sampled, 500
+     * none, 500 analytic. */
+    ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_COUNTERS], 500);
+    ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_SAMPLED], 500);
+    ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_NONE], 500);
+    ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_ANALYTIC], 500);
+    rl_trace_groups_release(&one);
+    /* An error after the records: its line (the records' 3000 lines, 3
+     * before, "  ]," then the bad field: 3005) counts the lines the helper
+     * read. */
+    snprintf(text + k, cap - k, "  ],\n  \"x\": @\n}\n");
+    for (int par = 0; par < 2; par++) {
+        rl_trace_set_parallel_min_bytes(par ? 1024 : (long long)1 << 40);
+        ck_assert_int_eq(read_doc(text), RL_EPARSE);
+        ck_assert_str_eq(err, "'t.json': line 3005: malformed JSON near '@'");
+        if (par && sysconf(_SC_NPROCESSORS_ONLN) > 1)
+            ck_assert_uint_gt(g.sum.read_by_helper, 0);
+    }
+    rl_trace_set_parallel_min_bytes(0);
+    free(text);
+}
+END_TEST
+
 START_TEST(keys)
 {
     /* Keys with escapes or control characters take the general path; keys
@@ -1350,6 +1462,8 @@ START_TEST(fast_path_edges)
         for (size_t k = 0; k < g.n; k++)
             longest = strlen(g.v[k].name) > longest ? strlen(g.v[k].name) : longest;
         ck_assert_uint_eq(longest, big);
+        /* Both records whole in the buffer: the fast path reads both. */
+        ck_assert_uint_eq(g.sum.read_fast, fast ? 2 : 0);
     }
     free(text);
     /* A FLOP count of 63 characters ("1." and 61 zeros): one past what the
@@ -1370,6 +1484,256 @@ START_TEST(fast_path_edges)
     ck_assert_int_eq(rc_path[0], rc_path[1]);
     ck_assert_str_eq(err_path[0], err_path[1]);
     ck_assert_uint_eq(g.sum.read_fast, 0);
+}
+END_TEST
+
+/* Read one record with grid `grid` on both paths: both must agree (code,
+ * message, grid); returns the code, *fast_reads the fast path's count. */
+static int grid_both_paths(const char *grid, uint32_t want[3], uint64_t *fast_reads)
+{
+    char doc[512];
+    snprintf(doc, sizeof doc, HEAD "{\"name\": \"k\", \"grid\": %s, \"flops\": 1, "
+                                   "\"dram_bytes\": 1}]}", grid);
+    int rc[2];
+    char msg[2][RL_ERRMSG_SIZE];
+    uint32_t got[2][3] = {{0}};
+    for (int fast = 0; fast < 2; fast++) {
+        rl_trace_set_fast_path(fast);
+        rc[fast] = read_doc(doc);
+        rl_trace_set_fast_path(true);
+        snprintf(msg[fast], sizeof msg[fast], "%s", rc[fast] ? err : "");
+        if (rc[fast] == 0 && g.n == 1)
+            memcpy(got[fast], g.v[0].grid, sizeof got[fast]);
+        if (fast)
+            *fast_reads = g.sum.read_fast;
+    }
+    ck_assert_msg(rc[0] == rc[1], "%s: general %d, fast %d (%s)", grid, rc[0], rc[1], msg[1]);
+    ck_assert_str_eq(msg[0], msg[1]);
+    ck_assert_int_eq(memcmp(got[0], got[1], sizeof got[0]), 0);
+    if (want)
+        memcpy(want, got[1], sizeof got[1]);
+    return rc[1];
+}
+
+START_TEST(fast_path_dimensions)
+{
+    uint32_t dim[3];
+    uint64_t fast;
+    /* Plain integers up to 2^32 - 1 (10 digits) on the fast path. */
+    ck_assert_int_eq(grid_both_paths("[4294967295, 0, 7]", dim, &fast), 0);
+    ck_assert_uint_eq(dim[0], 4294967295u);
+    ck_assert_uint_eq(dim[1], 0);
+    ck_assert_uint_eq(dim[2], 7);
+    ck_assert_uint_eq(fast, 1);
+    ck_assert_int_eq(grid_both_paths("[ 1 ,\n2 , 3 ]", dim, &fast), 0);
+    ck_assert_uint_eq(dim[2], 3);
+    ck_assert_uint_eq(fast, 1);
+    /* 2^32 is too big: the general path says so. */
+    ck_assert_int_eq(grid_both_paths("[4294967296, 1, 1]", NULL, &fast), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'t.json': line 1: 'grid' holds a bad dimension");
+    /* 11 digits, a leading zero, a fraction, an exponent: the general
+     * path reads them (2.0 and 1e1 are whole numbers there). */
+    ck_assert_int_eq(grid_both_paths("[42949672950, 1, 1]", NULL, &fast), RL_ESCHEMA);
+    ck_assert_int_eq(grid_both_paths("[2.0, 1, 1]", dim, &fast), 0);
+    ck_assert_uint_eq(dim[0], 2);
+    ck_assert_uint_eq(fast, 0);
+    ck_assert_int_eq(grid_both_paths("[1e1, 1, 1]", dim, &fast), 0);
+    ck_assert_uint_eq(dim[0], 10);
+    ck_assert_uint_eq(fast, 0);
+    ck_assert_int_eq(grid_both_paths("[1, 1, 2E0]", dim, &fast), 0);
+    ck_assert_uint_eq(dim[2], 2);
+    ck_assert_uint_eq(fast, 0);
+    /* A leading zero: the fast path leaves it to the general one (which
+     * takes "07" as 7). */
+    ck_assert_int_eq(grid_both_paths("[07, 1, 1]", dim, &fast), 0);
+    ck_assert_uint_eq(dim[0], 7);
+    ck_assert_uint_eq(fast, 0);
+    ck_assert_int_eq(grid_both_paths("[0, 0, 0]", dim, &fast), 0);
+    ck_assert_uint_eq(fast, 1);
+    /* A missing element is malformed, first, middle or last; so is a
+     * missing separator or closing bracket. */
+    static const char *const bad[] = {"[, 2, 3]", "[1, , 3]", "[1, 2, ]", "[1, 2]",
+                                      "[1 2 3]", "[1, 2, 3, 4]", "[]", "[-1, 2, 3]",
+                                      "[1, 2, 3"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        ck_assert_int_ne(grid_both_paths(bad[i], NULL, &fast), 0);
+}
+END_TEST
+
+START_TEST(rank_fields_at_their_limits)
+{
+    /* 0 and 999999999 are the ends of a rank number; null leaves -1
+     * (not given); unknown fields are skipped; strings are cut to their
+     * fields (launcher 23 characters). */
+    ck_assert_msg(read_trace("\"rank\": {\"rank\": 0, \"local_rank\": null, \"world_size\": 999999999,"
+                             " \"launcher\": \"abcdefghijklmnopqrstuvwxyz\", \"hostname\": \"n1\","
+                             " \"extra\": [1, 2]},", "") == 0, "%s", err);
+    ck_assert(g.sum.rank.present);
+    ck_assert_int_eq(g.sum.rank.rank, 0);
+    ck_assert_int_eq(g.sum.rank.local_rank, -1);
+    ck_assert_int_eq(g.sum.rank.world_size, 999999999);
+    ck_assert_str_eq(g.sum.rank.launcher, "abcdefghijklmnopqrstuvw");
+    ck_assert_str_eq(g.sum.rank.hostname, "n1");
+    /* 2.5 is kept as its whole part; a launcher of null is empty. */
+    ck_assert_msg(read_trace("\"rank\": {\"rank\": 2.5, \"launcher\": null},", "") == 0, "%s", err);
+    ck_assert_int_eq(g.sum.rank.rank, 2);
+    ck_assert_int_eq(g.sum.rank.world_size, -1);
+    ck_assert_str_eq(g.sum.rank.launcher, "");
+    /* An empty object: present, nothing given. */
+    ck_assert_msg(read_trace("\"rank\": {},", "") == 0, "%s", err);
+    ck_assert(g.sum.rank.present);
+    ck_assert_int_eq(g.sum.rank.rank, -1);
+    ck_assert_int_eq(g.sum.rank.local_rank, -1);
+    /* null: no rank object. */
+    ck_assert_msg(read_trace("\"rank\": null,", "") == 0, "%s", err);
+    ck_assert(!g.sum.rank.present);
+    /* 1e9, a negative, a string: refused. */
+    static const char *const bad[] = {"{\"rank\": 1e9}", "{\"world_size\": 1000000000}",
+                                      "{\"local_rank\": -1}", "{\"rank\": \"3\"}",
+                                      "{\"rank\": true}"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char head[128];
+        snprintf(head, sizeof head, "\"rank\": %s,", bad[i]);
+        ck_assert_int_eq(read_trace(head, ""), RL_ESCHEMA);
+        ck_assert_str_eq(err, "'t.json': line 1: 'rank' fields must be whole numbers >= 0 or null");
+    }
+    ck_assert_int_eq(read_trace("\"rank\": 3,", ""), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'t.json': line 1: 'rank' must be an object");
+    ck_assert_int_eq(read_trace("\"rank\": [],", ""), RL_ESCHEMA);
+    ck_assert_str_eq(err, "'t.json': line 1: 'rank' must be an object");
+}
+END_TEST
+
+START_TEST(fast_path_reads_every_field)
+{
+    /* Every field the reader takes, in records as `roofline trace` lays
+     * them out: all five are read on the fast path, and both paths give
+     * the values worked out here. */
+    const char *doc =
+        HEAD "{\"name\": \"k1\", \"grid\": [2, 3, 4], \"block\": [32, 8, 1], \"flops\": 1000,"
+        " \"dram_bytes\": 250, \"l2_bytes\": 500, \"l1_bytes\": 7.5e+2, \"time_ns\": 12.5,"
+        " \"precision\": \"bf16\", \"counts\": \"counters\", \"origin\": \"measured\"},\n"
+        "{\"name\": \"k2\", \"flops\": 0.5, \"dram_bytes\": 1e2, \"time_ns\": null,"
+        " \"precision\": \"abcdefghijklmnopqrstuvwxyz\", \"counts\": \"sampled\","
+        " \"origin\": \"analytic\", \"comm_bytes\": 4096, \"collective\": \"allreduce\"},\n"
+        "{\"name\": \"k3\", \"flops\": 7, \"l1_bytes\": 3, \"counts\": \"analytic\","
+        " \"x\": {\"a\": [1, \"s\", true, null, false, {}], \"b\": -2.5}, \"y\": \"str\", \"z\": 12,"
+        " \"w\": 2.5e-3, \"v\": 1E+2, \"u\": 0.5, \"t\": -0, \"s\": 7e1},\n"
+        "{\"name\": \"k4\", \"counts\": \"none\", \"time_ns\": 9},\n"
+        "{\"name\": \"k5\", \"counts\": \"weird\", \"flops\": null,"
+        " \"collective\": \"abcdefghijklmnopqrstuvwxyz\", \"comm_bytes\": 0}]}";
+    for (int fast = 0; fast < 2; fast++) {
+        rl_trace_set_fast_path(fast);
+        int rc = read_doc(doc);
+        rl_trace_set_fast_path(true);
+        ck_assert_msg(rc == 0, "fast %d: %s", fast, err);
+        ck_assert_uint_eq(g.sum.kernels, 5);
+        ck_assert_uint_eq(g.sum.read_fast, fast ? 5 : 0);
+        /* counts: one each of counters, sampled, analytic, none; "weird"
+         * is none of them. */
+        ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_COUNTERS], 1);
+        ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_SAMPLED], 1);
+        ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_ANALYTIC], 1);
+        ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_NONE], 1);
+        /* 12.5 + 9 ns in all. */
+        ck_assert_double_eq(g.sum.time_ns, 21.5);
+        const struct rl_trace_group *k = group("k1");
+        ck_assert_ptr_nonnull(k);
+        ck_assert_uint_eq(k->grid[0], 2);
+        ck_assert_uint_eq(k->grid[1], 3);
+        ck_assert_uint_eq(k->grid[2], 4);
+        ck_assert_uint_eq(k->block[0], 32);
+        ck_assert_uint_eq(k->block[1], 8);
+        ck_assert_uint_eq(k->block[2], 1);
+        ck_assert_double_eq(k->flops, 1000);
+        ck_assert_double_eq(k->bytes[RL_MEM_DRAM], 250);
+        ck_assert_double_eq(k->bytes[RL_MEM_L2], 500);
+        ck_assert_double_eq(k->bytes[RL_MEM_L1], 750);
+        ck_assert_double_eq(k->counted_time_ns, 12.5);
+        ck_assert_uint_eq(k->counted_timed, 1);
+        ck_assert_str_eq(k->precision, "bf16");
+        ck_assert_int_eq(k->origin, RL_ORIGIN_MEASURED);
+        ck_assert(isnan(k->comm_bytes) || k->comm_launches == 0);
+        k = group("k2");
+        ck_assert_ptr_nonnull(k);
+        ck_assert_double_eq(k->flops, 0.5);
+        ck_assert_double_eq(k->bytes[RL_MEM_DRAM], 100);
+        ck_assert(isnan(k->bytes[RL_MEM_L2]));
+        ck_assert(isnan(k->bytes[RL_MEM_L1]));
+        ck_assert_uint_eq(k->counted, 1);
+        ck_assert_uint_eq(k->counted_timed, 0);
+        ck_assert_str_eq(k->precision, "abcdefghijklmnopqrstuvw");
+        ck_assert_int_eq(k->origin, RL_ORIGIN_ANALYTIC);
+        ck_assert_double_eq(k->comm_bytes, 4096);
+        ck_assert_uint_eq(k->comm_launches, 1);
+        ck_assert_str_eq(k->collective, "allreduce");
+        k = group("k3");
+        ck_assert_ptr_nonnull(k);
+        ck_assert_double_eq(k->flops, 7);
+        ck_assert(isnan(k->bytes[RL_MEM_DRAM]));
+        ck_assert_double_eq(k->bytes[RL_MEM_L1], 3);
+        ck_assert_str_eq(k->precision, "");
+        k = group("k4");
+        ck_assert_ptr_nonnull(k);
+        ck_assert_uint_eq(k->launches, 1);
+        ck_assert_uint_eq(k->counted, 0);
+        ck_assert_double_eq(k->time_ns, 9);
+        k = group("k5");
+        ck_assert_ptr_nonnull(k);
+        ck_assert_uint_eq(k->counted, 0);
+        ck_assert_double_eq(k->time_ns, 0);
+        ck_assert_str_eq(k->collective, "abcdefghijklmnopqrstuvw");
+        ck_assert_double_eq(k->comm_bytes, 0);
+        ck_assert_uint_eq(k->comm_launches, 1);
+    }
+}
+END_TEST
+
+START_TEST(fast_path_counts_lines)
+{
+    /* Records over several lines read on the fast path, then a bad one:
+     * the error names its line (7), as the general path counts. */
+    const char *doc = HEAD "\n"                                         /* line 1 */
+                      "{\"name\": \"a\",\n \"flops\": 1,\r\n\t\"dram_bytes\": 2},\n" /* 2-4 */
+                      "{\"name\": \"b\", \"x\": [1,\n 2], \"flops\": 1, \"dram_bytes\": 2},\n" /* 5-6 */
+                      "{\"name\": 3}]}";                                /* 7 */
+    for (int fast = 0; fast < 2; fast++) {
+        rl_trace_set_fast_path(fast);
+        int rc = read_doc(doc);
+        rl_trace_set_fast_path(true);
+        ck_assert_int_eq(rc, RL_ESCHEMA);
+        ck_assert_str_eq(err, "'t.json': line 7: 'name' must be a string");
+        ck_assert_uint_eq(g.sum.read_fast, fast ? 2 : 0);
+    }
+}
+END_TEST
+
+START_TEST(merge_rank_keeps_the_first_summary)
+{
+    /* The first rank read describes the merge even when it launched
+     * nothing: a later rank adds its launches, not its GPU or rank. */
+    struct rl_trace_groups a = {0}, b = {0}, m = {0};
+    ck_assert_msg(read_trace("\"gpu\": {\"name\": \"GPU A\"}, \"rank\": {\"rank\": 0},", "") == 0,
+                  "%s", err);
+    a = g;
+    memset(&g, 0, sizeof g);
+    ck_assert_msg(read_trace("\"gpu\": {\"name\": \"GPU B\"}, \"rank\": {\"rank\": 1},",
+                             "{\"name\": \"k\", \"flops\": 2, \"dram_bytes\": 4, \"time_ns\": 3}") == 0,
+                  "%s", err);
+    b = g;
+    memset(&g, 0, sizeof g);
+    ck_assert_int_eq(rl_trace_groups_merge_rank(&m, &a), 0);
+    ck_assert_int_eq(rl_trace_groups_merge_rank(&m, &b), 0);
+    ck_assert_str_eq(m.sum.gpu_name, "GPU A");
+    ck_assert_int_eq(m.sum.rank.rank, 0);
+    ck_assert_uint_eq(m.sum.kernels, 1);
+    ck_assert_double_eq(m.sum.time_ns, 3);
+    ck_assert_uint_eq(m.n, 1);
+    ck_assert_uint_eq(m.v[0].ranks, 1);
+    ck_assert_double_eq(m.v[0].time_ns_max_rank, 3);
+    rl_trace_groups_release(&a);
+    rl_trace_groups_release(&b);
+    rl_trace_groups_release(&m);
 }
 END_TEST
 
@@ -1595,6 +1959,12 @@ static Suite *tracefile_suite(void)
     tcase_add_test(limits, added_launches_edge_cases);
     tcase_add_test(limits, ranks_merge_bytes_only_kernels);
     tcase_add_test(limits, fast_path_edges);
+    tcase_add_test(limits, fast_path_dimensions);
+    tcase_add_test(limits, merge_rank_keeps_the_first_summary);
+    tcase_add_test(limits, two_cores_merge_every_field);
+    tcase_add_test(limits, fast_path_reads_every_field);
+    tcase_add_test(limits, fast_path_counts_lines);
+    tcase_add_test(limits, rank_fields_at_their_limits);
     tcase_add_test(limits, sniff_limits);
 #ifndef __SANITIZE_ADDRESS__
     tcase_add_test(limits, out_of_memory);
