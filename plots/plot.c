@@ -24,7 +24,7 @@ extern const char rl__plot_template[];
 /* Margins around the plot area, layout units (the tick labels and the
  * title need the same room at any size). */
 #define MARGIN_L 130.0
-#define MARGIN_R 24.0
+#define MARGIN_R 36.0 /* half the last x tick ("100000") and room to spare */
 #define MARGIN_B 67.0
 #define MARGIN_T 48.0
 
@@ -253,18 +253,14 @@ static size_t build_lines(const struct rl_chart *c, struct rl_chart_line *lines)
         size_t u = strlen(lines[i].label);
         snprintf(lines[i].label + u, sizeof lines[i].label - u, ": %s%s", v,
                  origin_suffix(lines[i].origin));
-        /* The short form keeps the name with its unit ("BF16 Tensor Core")
-         * and the number, and drops the rate's unit and the origin (the
-         * line's dash says it): "BF16 Tensor Core: 760.0". */
+        /* The short form keeps the name with its execution unit ("BF16
+         * Tensor Core") and the value with its unit, and drops only the
+         * origin (the line's dash says it): "BF16 Tensor Core: 760.0
+         * TFLOP/s". */
         char name[96];
         snprintf(name, sizeof name, "%.*s", (int)(strchr(lines[i].label, ':') - lines[i].label),
                  lines[i].label);
-        char num[48];
-        snprintf(num, sizeof num, "%s", v);
-        char *sp = strchr(num, ' ');
-        if (sp)
-            *sp = '\0';
-        snprintf(lines[i].short_label, sizeof lines[i].short_label, "%.80s: %.20s", name, num);
+        snprintf(lines[i].short_label, sizeof lines[i].short_label, "%.80s: %.40s", name, v);
     }
     for (size_t i = 0; i < c->n_memory; i++) {
         const struct rl_memory_roof *m = &c->memory[i];
@@ -338,60 +334,149 @@ static void choose_ranges(const struct rl_chart *c, struct rl_chart_layout *l)
     l->y_hi = pow(10, ceil(log10(y_hi) * 2) / 2); /* half decades */
 }
 
+/* What a roof label in box b costs: the placer's cost of b grown by `pad`
+ * on every side but the one facing its own line (away: +1 above the line,
+ * -1 below), so that no other line runs closer to the label than its own. */
+static double roof_label_cost(const struct rl_placer *pl, struct rl_box b, int away, double pad)
+{
+    struct rl_box g = {b.x0 - pad, b.y0 - (away < 0 ? pad : 0), b.x1 + pad,
+                       b.y1 + (away > 0 ? pad : 0)};
+    return rl_placer_cost(pl, g);
+}
+
+/* Compute roof labels sit above their lines, best at the right end, right
+ * of every memory roof and kernel: the x axis runs on, up to three decades
+ * further, until that stretch holds the widest one. Where even three do not
+ * make the room (a one-column chart), the axis stays as it was. */
+static void make_label_room(const struct rl_chart *c, struct rl_chart_layout *l)
+{
+    double label_w = 0, block = 0, p_max = 0, b_min = INFINITY;
+    for (size_t i = 0; i < l->n_lines; i++)
+        if (!l->lines[i].memory)
+            label_w = fmax(label_w, text_w(l->lines[i].short_label, FONT_ROOF));
+    for (size_t i = 0; i < c->n_compute; i++)
+        p_max = fmax(p_max, c->compute[i].peak_tflops);
+    for (size_t i = 0; i < c->n_memory; i++)
+        b_min = fmin(b_min, c->memory[i].bandwidth_gbs);
+    if (label_w == 0)
+        return;
+    if (isfinite(b_min) && b_min > 0)
+        block = p_max * 1e3 / b_min;
+    for (size_t i = 0; i < c->n_points; i++) {
+        const struct rl_chart_point *p = &c->points[i];
+        if (!point_drawable(p))
+            continue;
+        const double ai[4] = {p->ai_flop_per_byte, p->ai_l2_flop_per_byte,
+                              p->ai_l1_flop_per_byte, p->ai_link_flop_per_byte};
+        for (int k = 0; k < 4; k++)
+            if (ai[k] > 0 && isfinite(ai[k]))
+                block = fmax(block, ai[k]);
+    }
+    if (!(block > 0))
+        return;
+    double plot_w = l->w - MARGIN_L - MARGIN_R, lo = log10(l->x_lo);
+    /* The marker's radius and a little air on the left, 12 units on the right. */
+    for (int extra = 0; extra <= 3; extra++) {
+        double hi = log10(l->x_hi) + extra;
+        double per_decade = plot_w / (hi - lo);
+        double room = (hi - log10(block)) * per_decade - 14 - 12;
+        if (room >= label_w) {
+            l->x_hi *= pow(10, extra);
+            return;
+        }
+    }
+}
+
 static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
                              const struct axes *a)
 {
     double h = TEXT_H(FONT_ROOF);
-    /* Compute roofs: right end above the line, else below, else mid-span. */
+    /* The roof label's box: one line of text (the checker's em box and a
+     * little air), not the key's line spacing. */
+    double hc = FONT_ROOF * 1.1;
+    /* Compute roofs: every label sits beside its own line, never elsewhere:
+     * above it from the right end leftwards, else below it, the full label
+     * before the one without its origin; where no spot is clean, the
+     * cheapest spot beside the line all the same. */
+    enum { STEPS = 24 };
     for (size_t i = 0; i < l->n_lines; i++) {
         struct rl_chart_line *L = &l->lines[i];
         if (L->memory)
             continue;
         double py = to_py(a, L->y0);
         double x_end = a->px1 - 6, x_start = fmax(to_px(a, L->x0) + 4, a->px0 + 4);
-        /* The full label where it fits; where it would cover another, the
-         * value alone (the colour names the precision). */
-        struct rl_box cand[2][16];
-        double cost[2] = {INFINITY, INFINITY};
-        size_t pick[2] = {0, 0};
-        for (int form = 0; form < 2; form++) {
+        struct rl_box best = {0};
+        double best_cost = INFINITY;
+        int best_form = 0;
+        for (int form = 0; form < 2 && best_cost > 0; form++) {
             const char *text = form == 0 ? L->label : L->short_label;
             double w = text_w(text, FONT_ROOF);
-            /* From the right end leftwards, above the line then below it; the
-             * last positions let a long label run past the line's start, over
-             * the empty space above the memory roofs. */
+            /* The last positions let a long label run past the line's
+             * start, over the empty space above the memory roofs. */
             double x_min_end = fmax(a->px0 + 4 + w, x_start + w * 0.4);
-            for (int f = 0; f < 8; f++) {
-                double xr = x_end - (x_end - x_min_end) * f / 7.0;
-                if (x_end < x_min_end)
-                    xr = x_end;
-                cand[form][2 * f] = (struct rl_box){xr - w, py + 2, xr, py + 2 + h};
-                cand[form][2 * f + 1] = (struct rl_box){xr - w, py - 2 - h, xr, py - 2};
-            }
-            for (size_t i2 = 0; i2 < 16; i2++) {
-                double c2 = rl_placer_cost(pl, cand[form][i2]);
-                if (c2 < cost[form]) {
-                    cost[form] = c2;
-                    pick[form] = i2;
+            for (int side = 0; side < 2 && best_cost > 0; side++)
+                for (int f = 0; f < STEPS && best_cost > 0; f++) {
+                    double xr = x_end < x_min_end ? x_end
+                                                  : x_end - (x_end - x_min_end) * f / (STEPS - 1.0);
+                    struct rl_box b = side == 0 ? (struct rl_box){xr - w, py + 2, xr, py + 2 + hc}
+                                                : (struct rl_box){xr - w, py - 2 - hc, xr, py - 2};
+                    /* A spot that only the long form's origin spoils is
+                     * worth the short form; beyond that, the cheapest. */
+                    double c2 = roof_label_cost(pl, b, side == 0 ? 1 : -1, 2);
+                    if (c2 < best_cost) {
+                        best_cost = c2;
+                        best = b;
+                        best_form = form;
+                    }
                 }
+        }
+        if (best_cost > 0) {
+            /* No clean spot (a one-column chart's roofs run too close for
+             * the diagonals to miss a label): beside its line all the same,
+             * where it covers no label or marker, on an opaque white box
+             * that other roofs pass under. */
+            size_t n_lines = pl->n_lines;
+            double best_box_cost = INFINITY;
+            for (int form = 0; form < 2; form++) {
+                const char *text = form == 0 ? L->label : L->short_label;
+                double w = text_w(text, FONT_ROOF);
+                double x_min_end = fmax(a->px0 + 4 + w, x_start + w * 0.4);
+                for (int side = 0; side < 2; side++)
+                    for (int f = 0; f < STEPS; f++) {
+                        double xr = x_end < x_min_end
+                                        ? x_end
+                                        : x_end - (x_end - x_min_end) * f / (STEPS - 1.0);
+                        struct rl_box b = side == 0
+                                              ? (struct rl_box){xr - w, py + 2, xr, py + 2 + hc}
+                                              : (struct rl_box){xr - w, py - 2 - hc, xr, py - 2};
+                        pl->n_lines = 0;
+                        double boxes = roof_label_cost(pl, b, side == 0 ? 1 : -1, 1);
+                        pl->n_lines = n_lines;
+                        double c2 = boxes * 100 + roof_label_cost(pl, b, side == 0 ? 1 : -1, 1);
+                        if (c2 < best_box_cost) {
+                            best_box_cost = c2;
+                            best = b;
+                            best_form = form;
+                        }
+                    }
+            }
+            L->opaque = true;
+            if (best_box_cost >= 100) {
+                /* Even that covers a marker or a label (a one-column chart
+                 * with five roofs and their ridges): named in the number
+                 * key in its colour, the one case left where a roof label
+                 * is not beside its line. */
+                L->in_key = true;
+                continue;
             }
         }
-        int form = cost[0] == 0 || cost[0] <= cost[1] ? 0 : 1;
-        L->use_short = form == 1;
-        if (cost[form] > 0) {
-            /* Nowhere clean on its line: named in the chart's key, in its
-             * colour, as a paper's legend does. */
-            L->in_key = true;
-            continue;
-        }
-        size_t k = pick[form];
-        if (rl_placer_add_box(pl, cand[form][k]))
+        L->use_short = best_form == 1 && strcmp(L->short_label, L->label) != 0;
+        if (rl_placer_add_box(pl, best))
             return RL_ENOMEM;
-        const struct rl_box *cb = &cand[form][k];
-        L->text.box = *cb;
+        L->text.box = best;
         L->text.right_aligned = true;
-        L->text_x = from_px(a, cb->x1);
-        L->text_y = from_py(a, (cb->y0 + cb->y1) / 2);
+        L->text_x = from_px(a, best.x1);
+        L->text_y = from_py(a, (best.y0 + best.y1) / 2);
     }
     /* Memory roofs: along the line, rotated, at the first free spot from the
      * left. The rotated text is modelled as squares along its baseline. */
@@ -423,8 +508,8 @@ static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
                 break;
             double ax = sx0 + t * (sx1 - sx0), ay = sy0 + t * (sy1 - sy0);
             /* Lift the baseline off the line, perpendicular to it. */
-            ax += -sin(angle) * (h * 1.1);
-            ay += cos(angle) * (h * 1.1);
+            ax += -sin(angle) * (h * 0.8);
+            ay += cos(angle) * (h * 0.8);
             n_sq = 0;
             double cost = 0;
             for (double d = h / 2; d < len + h / 2 && n_sq < SQ; d += h) {
@@ -442,15 +527,12 @@ static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
             if (cost == 0)
                 break;
         }
-        if (best_cost > 0) {
-            L->in_key = true; /* no clean spot along the line: in the key */
-            continue;
-        }
+        /* No clean spot along the line: the cheapest one, still on it. */
         for (size_t k = 0; k < best_n; k++)
             if (rl_placer_add_box(pl, best_sq[k]))
                 return RL_ENOMEM;
-        double ax = sx0 + best_t * (sx1 - sx0) - sin(angle) * (h * 1.1);
-        double ay = sy0 + best_t * (sy1 - sy0) + cos(angle) * (h * 1.1);
+        double ax = sx0 + best_t * (sx1 - sx0) - sin(angle) * (h * 0.8);
+        double ay = sy0 + best_t * (sy1 - sy0) + cos(angle) * (h * 0.8);
         L->text.box = best_n ? best_sq[0] : (struct rl_box){ax, ay, ax, ay};
         L->text_x = from_px(a, ax);
         /* gnuplot centres text vertically on its anchor. */
@@ -490,6 +572,7 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
     out->h = (c->height > 0 ? c->height : RL_CHART_H) + below;
     out->n_lines = build_lines(c, out->lines);
     choose_ranges(c, out);
+    make_label_room(c, out);
     struct axes a;
     axes_of(out, &a);
 
@@ -604,7 +687,7 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
         for (size_t s = 0; s < c->n_series; s++)
             if (c->series[s].title && text_len(c->series[s].title) > chars)
                 chars = text_len(c->series[s].title);
-        out->key = (struct rl_box){a.px1 - 40 - chars * CHAR_W(FONT_KEY), a.py0 + 4,
+        out->key = (struct rl_box){a.px1 - 64 - chars * CHAR_W(FONT_BASE), a.py0 + 4,
                                    a.px1 - 4, a.py0 + 10 + rows * TEXT_H(FONT_KEY)};
         rc = rl_placer_add_box(&pl, out->key);
     }
@@ -839,6 +922,9 @@ static void write_labels(struct rl_strbuf *gp, const struct rl_chart *c,
                          const struct rl_chart_layout *l)
 {
     int tag = 1;
+    /* Roof labels with no clean spot sit on white: the roofs they cross
+     * pass under them. */
+    rl_strbuf_printf(gp, "set style textbox opaque noborder margins 1,1\n");
     for (size_t i = 0; i < l->n_lines; i++) {
         const struct rl_chart_line *L = &l->lines[i];
         if (L->in_key)
@@ -846,9 +932,9 @@ static void write_labels(struct rl_strbuf *gp, const struct rl_chart *c,
         rl_strbuf_printf(gp, "set label %d ", tag++);
         put_quoted(gp, L->use_short ? L->short_label : L->label);
         rl_strbuf_printf(gp, " at %.6g,%.6g %s rotate by %.2f tc rgb \"%s\" font \",%.1f\""
-                             " noenhanced front\n",
+                             " noenhanced%s front\n",
                          L->text_x, L->text_y, L->memory ? "left" : "right",
-                         L->angle_deg, line_color(L), FONT_ROOF);
+                         L->angle_deg, line_color(L), FONT_ROOF, L->opaque ? " boxed" : "");
     }
     for (size_t i = 0; i < l->n_ridges; i++) {
         const struct rl_chart_ridge *r = &l->ridges[i];
@@ -888,8 +974,6 @@ static void write_number_key(struct rl_strbuf *gp, const struct rl_chart_layout 
     /* In screen coordinates: the key may sit under the plot. */
     double x = (l->number_key.x0 + 2) / l->w, y0 = l->number_key.y1 - l->number_key_dy / 2 - 2;
     size_t row = 0;
-    /* Roofs with no clean spot on their line, in their colours, then the
-     * numbered kernels. */
     for (size_t i = 0; i < l->n_lines; i++) {
         const struct rl_chart_line *L = &l->lines[i];
         if (!L->in_key)

@@ -70,9 +70,10 @@ int rl_chart_size_parse(const char *text, double *w, double *h);
 /* A drawn ceiling (equal compute roofs are merged into one line). */
 struct rl_chart_line {
     char label[160];
-    char short_label[128];  /* compute roofs: precision and value only */
+    char short_label[128];  /* compute roofs: the label without its origin */
     bool use_short;         /* no room for the label: the short form is drawn */
-    bool in_key;            /* no clean spot on the line: named in the key */
+    bool opaque;            /* no clean spot beside its line: drawn on white */
+    bool in_key;            /* not even that: named in the number key */
     bool memory;
     enum rl_origin origin;
     double value;           /* TFLOP/s or GB/s */

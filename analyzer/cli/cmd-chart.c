@@ -23,6 +23,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* "wrote OUT.svg (and OUT.gp, OUT.roofs.dat, OUT.kernels.dat)": the script
+ * and data of a base name are listed once, with its first image; the other
+ * images of that base name (OUT.png, OUT.pdf) are listed alone. */
+static void print_written(const char *const *outputs, size_t n_out, const char *data_exts)
+{
+    for (size_t i = 0; i < n_out; i++) {
+        int len = (int)(strrchr(outputs[i], '.') - outputs[i]);
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = (int)(strrchr(outputs[j], '.') - outputs[j]) == len &&
+                   strncmp(outputs[i], outputs[j], (size_t)len) == 0;
+        if (seen) {
+            printf("wrote %s\n", outputs[i]);
+            continue;
+        }
+        printf("wrote %s (and %.*s.gp", outputs[i], len, outputs[i]);
+        for (const char *e = data_exts; *e;) {
+            size_t n = strcspn(e, ",");
+            printf(", %.*s.%.*s", len, outputs[i], (int)n, e);
+            e += n;
+            e += strspn(e, ", ");
+        }
+        printf(")\n");
+    }
+}
+
 static const char usage_text[] =
     "usage: roofline chart [--gpu <gpu>] [--bench FILE] [--library] [--precision LIST]\n"
     "                      [--sparse] [--memory LIST] [--kernels FILE | --torch FILE] [--title TEXT]\n"
@@ -190,12 +216,8 @@ static int chart_comm(const char *path, const char *gpu, const char *system, con
     struct comm_draw cd = {&r, fp, title ? title : default_title};
     if (status == CLI_OK)
         status = draw_set(outputs, n_out, draw_comm, &cd);
-    for (size_t i = 0; status == CLI_OK && i < n_out; i++) {
-        char base[1024];
-        snprintf(base, sizeof base, "%.*s", (int)(strrchr(outputs[i], '.') - outputs[i]),
-                 outputs[i]);
-        printf("wrote %s (and %s.gp, %s.dat)\n", outputs[i], base, base);
-    }
+    if (status == CLI_OK)
+        print_written(outputs, n_out, "dat");
     rl_comm_results_release(&r);
     return status;
 }
@@ -393,13 +415,7 @@ int cmd_chart(int argc, char **argv)
     if (status == CLI_OK && json) {
         rl_report_json(stdout, &rep, roofs);
     } else if (status == CLI_OK) {
-        for (size_t i = 0; i < n_out; i++) {
-            char base[1024];
-            snprintf(base, sizeof base, "%.*s", (int)(strrchr(outputs[i], '.') - outputs[i]),
-                     outputs[i]);
-            printf("wrote %s (and %s.gp, %s.roofs.dat, %s.kernels.dat)\n", outputs[i], base,
-                   base, base);
-        }
+        print_written(outputs, n_out, "roofs.dat, kernels.dat");
         if (rep.n) {
             putchar('\n');
             rl_report_table(stdout, &rep, roofs, torch ? 20 : 0);

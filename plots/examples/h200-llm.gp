@@ -9,7 +9,7 @@
 if (!exists("outfile")) outfile = "h200-llm.png"
 ext = outfile[strlen(outfile)-2:]
 if (ext eq "pdf") {
-    set terminal pdfcairo size 7.5in,5in font "Helvetica,14" fontscale 0.42 linewidth 1
+    set terminal pdfcairo size 7.500in,5.000in font "Helvetica,14" fontscale 0.392 linewidth 1
     set pointsize 1.0
 } else {
     if (ext eq "png") {
@@ -24,15 +24,15 @@ set output outfile
 set encoding utf8
 
 # Fixed margins: roofline placed the labels for this geometry.
-set lmargin at screen 0.135
-set rmargin at screen 0.975
-set bmargin at screen 0.105
-set tmargin at screen 0.925
+set lmargin at screen 0.1354
+set rmargin at screen 0.9625
+set bmargin at screen 0.1047
+set tmargin at screen 0.9250
 
 set logscale xy 10
-set xrange [0.01:10000]
+set xrange [0.01:1e+06]
 set yrange [1e+10:1e+16]
-set xlabel "Arithmetic intensity (FLOP/byte)"
+set xlabel "Arithmetic intensity (FLOP/byte)" offset 0,0.4
 # The y label sits at a fixed place: the margins are fixed too.
 set label 999 "Performance (FLOP/s)" at screen 0.018, graph 0.5 center rotate by 90
 set format x "%g"
@@ -59,20 +59,22 @@ set style line 92 lc rgb "#111111" pt 6 ps 1.3 lw 1.5   # analytic kernels
 
 
 # Labels: ceilings, ridge points, kernels.
-set label 1 "FP64 CUDA cores: 33.5 TFLOP/s" at 9023.13,4.33741e+13 right rotate by 0.00 tc rgb "#0072B2" font ",12.5" noenhanced front
-set label 2 "FP32 CUDA cores: 66.9 TFLOP/s" at 9023.13,8.66187e+13 right rotate by 0.00 tc rgb "#D55E00" font ",12.5" noenhanced front
-set label 3 "TF32 Tensor Core: 494.7 TFLOP/s" at 9023.13,6.40512e+14 right rotate by 0.00 tc rgb "#56B4E9" font ",12.5" noenhanced front
-set label 4 "FP8 Tensor Core: 1978.9 TFLOP/s" at 250.063,2.56218e+15 right rotate by 0.00 tc rgb "#882255" font ",12.5" noenhanced front
-set label 5 "HBM3e: 4.8 TB/s" at 0.0130272,1.07287e+11 left rotate by 33.06 tc rgb "#202020" font ",12.5" noenhanced front
-set label 6 "L1/shared: 33.45 TB/s (analytic)" at 0.0120538,6.9187e+11 left rotate by 33.06 tc rgb "#00796B" font ",12.5" noenhanced front
-set label 7 "6.98" at 7.73475,1.66478e+13 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 8 "13.9" at 14.9261,2.29974e+13 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 9 "103" at 114.22,2.45841e+14 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 10 "206" at 220.746,3.40113e+14 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 11 "1" at 1178.23,1.5151e+15 left font ",11.5" noenhanced front
-set label 12 "decode GEMV 1x4096x14336..." at 1.16635,3.13353e+12 left font ",11.5" noenhanced front
-set label "FP16/BF16 Tensor Core: 989.4 TFLOP/s" at 0.0118687,6.36058e+15 left tc rgb "#8C6D00" font ",11.5" noenhanced front   # key: a roof
-set label "1  prefill GEMM 2048x4096x14..." at 0.0118687,4.35661e+15 left font ",11.5" noenhanced front   # number key
+set style textbox opaque noborder margins 1,1
+set label 1 "FP64 CUDA cores: 33.5 TFLOP/s" at 870055,4.2313e+13 right rotate by 0.00 tc rgb "#0072B2" font ",12.5" noenhanced front
+set label 2 "FP32 CUDA cores: 66.9 TFLOP/s" at 870055,8.44996e+13 right rotate by 0.00 tc rgb "#D55E00" font ",12.5" noenhanced front
+set label 3 "TF32 Tensor Core: 494.7 TFLOP/s" at 870055,6.24842e+14 right rotate by 0.00 tc rgb "#56B4E9" font ",12.5" noenhanced front
+set label 4 "FP16/BF16 Tensor Core: 989.4 TFLOP/s" at 870055,1.24968e+15 right rotate by 0.00 tc rgb "#8C6D00" font ",12.5" noenhanced front
+set label 5 "FP8 Tensor Core: 1978.9 TFLOP/s" at 870055,2.4995e+15 right rotate by 0.00 tc rgb "#882255" font ",12.5" noenhanced front
+set label 6 "HBM3e: 4.8 TB/s" at 0.0126275,9.3974e+10 left rotate by 41.40 tc rgb "#202020" font ",12.5" noenhanced front
+set label 7 "L1/shared: 33.45 TB/s (analytic)" at 0.011684,6.06019e+11 left rotate by 41.40 tc rgb "#00796B" font ",12.5" noenhanced front
+set label 8 "6.98" at 8.02153,1.66523e+13 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 9 "13.9" at 15.2928,2.30067e+13 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 10 "103" at 118.455,2.45907e+14 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 11 "206" at 226.169,3.40252e+14 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 12 "412" at 452.361,6.80538e+14 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 13 "1" at 1154.92,1.51486e+15 left font ",11.5" noenhanced front
+set label 14 "decode GEMV 1x4096x14336..." at 1.23181,4.79849e+12 left font ",11.5" noenhanced front
+set label "1  prefill GEMM 2048x4096x14..." at screen 0.14583,0.89814 left font ",11.5" noenhanced front   # number key
 
 
 plot \
