@@ -1,0 +1,492 @@
+/* check_torch_link.c - the PyTorch trace reader's linking, GPU timeline, costs and notes on small hand-built traces whose every number is worked out in the comments. */
+#define _GNU_SOURCE
+#include "analyzer/readers/torch.h"
+#include "analyzer/util/error.h"
+#include "tests/test_util.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Write text (with ' for ") to a file and read it as a trace. */
+static int read_trace(const char *text, struct rl_trace_groups *g, struct rl_torch_stats *st,
+                      char *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/link.json", rl_test_tmpdir());
+    FILE *o = fopen(path, "w");
+    ck_assert_ptr_nonnull(o);
+    for (const char *p = text; *p; p++)
+        fputc(*p == '\'' ? '"' : *p, o);
+    fclose(o);
+    memset(g, 0, sizeof *g);
+    return rl_torch_load(g, path, st, err);
+}
+
+static const struct rl_trace_group *group(const struct rl_trace_groups *g, const char *name)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if (strcmp(g->v[i].name, name) == 0)
+            return &g->v[i];
+    ck_abort_msg("no group '%s'", name);
+    return NULL;
+}
+
+#define OP(name, ts, dur, args)                                                              \
+    "{'ph': 'X', 'cat': 'cpu_op', 'name': '" name "', 'pid': 1, 'tid': 7, 'ts': " #ts        \
+    ", 'dur': " #dur ", 'args': {" args "}},\n"
+#define RT(tid, ts, args)                                                                    \
+    "{'ph': 'X', 'cat': 'cuda_runtime', 'name': 'cudaLaunchKernel', 'pid': 1, 'tid': " #tid \
+    ", 'ts': " #ts ", 'dur': 2, 'args': {" args "}},\n"
+#define GPU(cat, name, dev, ts, dur, args)                                                   \
+    "{'ph': 'X', 'cat': '" cat "', 'name': '" name "', 'pid': 0, 'tid': 7, 'ts': " #ts      \
+    ", 'dur': " #dur ", 'args': {'device': " #dev args "}},\n"
+
+/* The GPU timeline, per device, summed:
+ *   device 0: a [100,110], b [102,105] inside a, c [110,115] from a's end,
+ *             d [120,130], e [125,127] inside d (the device's last start)
+ *             busy = (115 - 100) + (130 - 120) = 25 us, span 130 - 100 = 30 us
+ *   device 1: k1 [1000,1010], k2 [1005,1015], k3 [1030,1035]
+ *             busy = (1015 - 1000) + 5 = 20 us, span 1035 - 1000 = 35 us
+ * busy 45 us, span 65 us, every kernel's time 10+3+5+10+2 + 10+10+5 = 55 us.
+ * The first activity runs on device 1: its properties name the GPU. */
+static const char timeline_trace[] =
+    "{'schemaVersion': 1, 'deviceProperties': ["
+    "{'id': 0, 'name': 'GPU-A', 'numSms': 10, 'warpSize': 32, 'computeMajor': 9, "
+    "'computeMinor': 0, 'totalGlobalMem': 1000},"
+    "{'id': 1, 'name': 'GPU-B', 'numSms': 20, 'warpSize': 64, 'computeMajor': 8, "
+    "'computeMinor': 6, 'totalGlobalMem': 2000}],\n"
+    "'distributedInfo': {'backend': 'nccl', 'rank': 2, 'world_size': 4},\n"
+    "'traceEvents': [\n"
+    GPU("kernel", "k1", 1, 1000, 10, "")
+    GPU("kernel", "a", 0, 100, 10, "")
+    GPU("kernel", "b", 0, 102, 3, "")
+    GPU("kernel", "c", 0, 110, 5, "")
+    GPU("kernel", "d", 0, 120, 10, "")
+    GPU("kernel", "e", 0, 125, 2, "")
+    GPU("kernel", "k2", 1, 1005, 10, "")
+    GPU("kernel", "k3", 1, 1030, 5, "")
+    "{'ph': 'X', 'cat': 'kernel', 'name': 'z', 'pid': 0, 'tid': 7, 'dur': 5}\n"
+    "]}\n";
+
+START_TEST(timeline_per_device)
+{
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(timeline_trace, &g, &st, err), RL_OK);
+    /* 'z' has no ts: counted as an event, nothing placed */
+    ck_assert_uint_eq(st.events, 9);
+    ck_assert_uint_eq(st.kernels, 8);
+    ck_assert_uint_eq(st.unlinked, 8);
+    ck_assert_uint_eq(st.uncosted, 8);
+    ck_assert_int_eq(st.devices, 2);
+    ck_assert_double_eq_tol(st.kernel_time_ns, 55000, 1e-6);
+    ck_assert_double_eq_tol(st.busy_ns, 45000, 1e-6);
+    ck_assert_double_eq_tol(st.span_ns, 65000, 1e-6);
+    ck_assert_str_eq(st.gpu_name, "GPU-B");
+    ck_assert_int_eq(st.sm_count, 20);
+    ck_assert_int_eq(st.warp_size, 64);
+    ck_assert_int_eq(st.cc_major, 8);
+    ck_assert_int_eq(st.cc_minor, 6);
+    ck_assert_double_eq(st.gpu_memory_bytes, 2000);
+    ck_assert_str_eq(g.sum.gpu_name, "GPU-B");
+    ck_assert_int_eq(g.sum.sm_count, 20);
+    ck_assert_int_eq(st.rank, 2);
+    ck_assert_int_eq(st.world_size, 4);
+    ck_assert_str_eq(st.backend, "nccl");
+    ck_assert(g.sum.rank.present);
+    ck_assert_int_eq(g.sum.rank.rank, 2);
+    ck_assert_int_eq(g.sum.rank.world_size, 4);
+    ck_assert_str_eq(st.time_unit, "us");
+    /* idle = 65 - 45 = 20 us of 65 us: 30.769...% -> "30.8" */
+    char notes[2048];
+    rl_torch_notes(&st, notes, sizeof notes);
+    ck_assert_msg(strstr(notes, "GPU idle: 20 us of the 65 us from the first GPU activity to "
+                                "the last (30.8%), summed over devices\n"),
+                  "%s", notes);
+    ck_assert_ptr_nonnull(strstr(notes, "8 GPU kernels, 0 copies, 0 fills"));
+    ck_assert_ptr_nonnull(strstr(notes, "0 by External id, 0 through their runtime call, 0 by "
+                                        "the launching thread's span, 8 not linked"));
+    /* no operators at all: no note about missing shapes */
+    ck_assert_ptr_null(strstr(notes, "no operator shapes"));
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* One device, one kernel: busy = span = its duration; a device-less trace
+ * names its GPU by device 0's properties; no rank without a world size. */
+START_TEST(one_kernel)
+{
+    static const char text[] =
+        "{'deviceProperties': [{'id': 3, 'name': 'ONLY', 'numSms': -5, 'warpSize': 1e20}],\n"
+        "'distributedInfo': {'rank': 1},\n"
+        "'traceEvents': [" GPU("kernel", "solo", 0, 5, 2.5, "") "]}";
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+    ck_assert_int_eq(st.devices, 1);
+    ck_assert_double_eq_tol(st.busy_ns, 2500, 1e-9);
+    ck_assert_double_eq_tol(st.span_ns, 2500, 1e-9);
+    /* no device 0 among the properties: the first listed */
+    ck_assert_str_eq(st.gpu_name, "ONLY");
+    /* out-of-range numbers are not taken */
+    ck_assert_int_eq(st.sm_count, 0);
+    ck_assert_int_eq(st.warp_size, 0);
+    ck_assert_int_eq(st.rank, 1);
+    ck_assert_int_eq(st.world_size, -1);
+    ck_assert(!g.sum.rank.present);
+    /* idle 0 of 2.5 us */
+    char notes[2048];
+    rl_torch_notes(&st, notes, sizeof notes);
+    ck_assert_msg(strstr(notes, "GPU idle: 0 us of the 2.5 us from the first GPU activity to "
+                                "the last (0.0%)\n"),
+                  "%s", notes);
+    rl_trace_groups_release(&g);
+
+    /* no GPU activity: no timeline, no idle note, no cost note */
+    ck_assert_int_eq(read_trace("{'traceEvents': [" OP("aten::mm", 1, 1, "") "]}", &g, &st, err),
+                     RL_OK);
+    ck_assert_int_eq(st.devices, 0);
+    ck_assert_double_eq(st.span_ns, 0);
+    ck_assert_uint_eq(g.n, 0);
+    rl_torch_notes(&st, notes, sizeof notes);
+    ck_assert_ptr_null(strstr(notes, "GPU idle"));
+    ck_assert_ptr_null(strstr(notes, "FLOPs and bytes are analytic"));
+    /* an operator without "Input Dims": the shapes note */
+    ck_assert_ptr_nonnull(strstr(notes, "no operator shapes in this trace"));
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* Epoch timestamps (1.7e15 us) keep their fractions: a double alone holds
+ * 1700000000000100.1 only to a quarter microsecond. a [100.1, 101.3] and
+ * b [101.0, 101.5]: busy = span = 101.5 - 100.1 = 1.4 us. */
+START_TEST(epoch_fractions)
+{
+    static const char text[] =
+        "{'traceEvents': [" GPU("kernel", "a", 0, 1700000000000100.1, 1.2, "")
+        GPU("kernel", "b", 0, 1700000000000101.0, 0.5, "")
+        GPU("kernel", "neg", 0, 1700000000000101.2, -3, "") "]}";
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+    ck_assert_double_eq_tol(st.busy_ns, 1400, 1e-3);
+    ck_assert_double_eq_tol(st.span_ns, 1400, 1e-3);
+    /* a negative duration counts as 0 */
+    ck_assert_double_eq_tol(st.kernel_time_ns, 1700, 1e-3);
+    ck_assert_double_eq_tol(group(&g, "a")->time_ns, 1200, 1e-3);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* Linking, on thread 1/7:
+ *   A aten::mm [100,150] External id 5, [8,4] x [4,2] float:
+ *     FLOPs 2*8*4*2 = 128, bytes (32 + 8 + 16) * 4 = 224
+ *   B aten::foo [200,250]; C aten::outer [300,400] holding D aten::inner [310,320]
+ * runtime calls (correlation -> where the kernel goes):
+ *   1 (External id 5) -> A by its runtime call; 3 at 210 -> B by span;
+ *   4 at 350 -> C (D ended at 320); 5 at 320 -> D (at its very end);
+ *   6 at 300 -> C (at its very start); 7 at 350 on thread 1/8 -> none;
+ *   8 at 260 (between B and C) -> none
+ * GPU activities: gemm_a (corr 1, 6 us) and gemm_b (External id 5, 6 us):
+ * a tie, the first one carries A's cost; an HtoD copy of A (100 us, the
+ * longest) never carries it (PCIe, not DRAM). A fill of 4096 bytes writes
+ * 4096 DRAM bytes; a DtoD copy of 1000 bytes reads and writes 2000. */
+static const char link_trace[] =
+    "{'traceEvents': [\n"
+    OP("aten::mm", 100, 50, "'External id': 5, 'Input Dims': [[8, 4], [4, 2]], "
+                            "'Input type': ['float', 'float']")
+    OP("aten::foo", 200, 50, "")
+    OP("aten::outer", 300, 100, "")
+    OP("aten::inner", 310, 10, "")
+    RT(7, 110, "'correlation': 1, 'External id': 5")
+    RT(7, 210, "'correlation': 3")
+    RT(7, 350, "'correlation': 4")
+    RT(7, 320, "'correlation': 5")
+    RT(7, 300, "'correlation': 6")
+    RT(8, 350, "'correlation': 7")
+    RT(7, 260, "'correlation': 8")
+    RT(7, 270, "'cbid': 1")
+    GPU("kernel", "gemm_a", 0, 1000, 6, ", 'correlation': 1")
+    GPU("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 0, 1010, 100,
+        ", 'External id': 5, 'bytes': 512")
+    GPU("kernel", "gemm_b", 0, 1200, 6, ", 'External id': 5")
+    GPU("kernel", "foo_kernel", 0, 1210, 7, ", 'correlation': 3")
+    GPU("kernel", "outer_k", 0, 1220, 1, ", 'correlation': 4")
+    GPU("kernel", "inner_k", 0, 1230, 4, ", 'correlation': 5")
+    GPU("kernel", "outer_k2", 0, 1240, 2, ", 'correlation': 6")
+    GPU("kernel", "lost_k", 0, 1250, 1, ", 'correlation': 7")
+    GPU("kernel", "gap_k", 0, 1260, 1, ", 'correlation': 8")
+    GPU("kernel", "nocorr", 0, 1270, 1, "")
+    GPU("gpu_memset", "Memset (Device)", 0, 1280, 2, ", 'bytes': 4096")
+    GPU("gpu_memcpy", "Memcpy DtoD (Device -> Device)", 0, 1290, 3, ", 'bytes': 1000")
+    "{'ph': 's', 'cat': 'ac2g', 'name': 'flow', 'id': 1, 'ts': 1},\n"
+    "{'ph': 'X', 'cat': 'user_annotation', 'name': 'ProfilerStep#1', 'ts': 1, 'dur': 9}\n"
+    "]}\n";
+
+START_TEST(linking_and_carriers)
+{
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(link_trace, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(st.events, 26);
+    ck_assert_uint_eq(st.cpu_ops, 4);
+    ck_assert_uint_eq(st.runtime_calls, 8);
+    ck_assert_uint_eq(st.kernels, 9);
+    ck_assert_uint_eq(st.memcpys, 2);
+    ck_assert_uint_eq(st.memsets, 1);
+    ck_assert_uint_eq(st.profiler_steps, 1);
+    ck_assert(st.shapes);
+    ck_assert_uint_eq(st.linked_external, 2); /* gemm_b, the HtoD copy */
+    ck_assert_uint_eq(st.linked_runtime, 1);  /* gemm_a */
+    ck_assert_uint_eq(st.linked_span, 4);     /* foo_kernel, outer_k, inner_k, outer_k2 */
+    ck_assert_uint_eq(st.unlinked, 5);        /* lost_k, gap_k, nocorr, the fill, DtoD */
+    ck_assert_uint_eq(st.costed, 1);
+    ck_assert_uint_eq(st.op_helpers, 2);      /* gemm_b and the copy: A's, time only */
+    ck_assert_uint_eq(st.uncosted, 7);
+    /* 6+100+6+7+1+4+2+1+1+1+2+3 = 134 us */
+    ck_assert_double_eq_tol(st.kernel_time_ns, 134000, 1e-6);
+
+    const struct rl_trace_group *x = group(&g, "gemm_a");
+    ck_assert_uint_eq(x->counted, 1);
+    ck_assert_double_eq(x->flops, 128);
+    ck_assert_double_eq(x->bytes[0], 224);
+    ck_assert_str_eq(x->op, "aten::mm");
+    ck_assert_str_eq(x->shapes, "8x4, 4x2");
+    ck_assert_str_eq(x->dtype, "fp32");
+    x = group(&g, "gemm_b");
+    ck_assert_uint_eq(x->counted, 0);
+    ck_assert_str_eq(x->op, "aten::mm");
+    x = group(&g, "Memcpy HtoD (Pageable -> Device)");
+    ck_assert_uint_eq(x->counted + x->bytes_only, 0);
+    ck_assert_str_eq(x->op, "aten::mm");
+    ck_assert_str_eq(group(&g, "foo_kernel")->op, "aten::foo");
+    ck_assert_str_eq(group(&g, "outer_k")->op, "aten::outer");
+    ck_assert_str_eq(group(&g, "inner_k")->op, "aten::inner");
+    ck_assert_str_eq(group(&g, "outer_k2")->op, "aten::outer");
+    ck_assert_ptr_null(group(&g, "lost_k")->op);
+    ck_assert_ptr_null(group(&g, "gap_k")->op);
+    ck_assert_ptr_null(group(&g, "nocorr")->op);
+    x = group(&g, "Memset (Device)");
+    ck_assert_uint_eq(x->bytes_only, 1);
+    ck_assert_double_eq(x->bytes_only_bytes[0], 4096);
+    x = group(&g, "Memcpy DtoD (Device -> Device)");
+    ck_assert_uint_eq(x->bytes_only, 1);
+    ck_assert_double_eq(x->bytes_only_bytes[0], 2000);
+
+    /* unknown operators by time: foo 7 us (1), inner 4 us (1), outer 1 + 2 = 3 us (2) */
+    ck_assert_uint_eq(st.unknown_ops, 3);
+    ck_assert_uint_eq(st.n_unknown, 3);
+    ck_assert_str_eq(st.unknown[0].op, "aten::foo");
+    ck_assert_double_eq_tol(st.unknown[0].time_ns, 7000, 1e-6);
+    ck_assert_str_eq(st.unknown[1].op, "aten::inner");
+    ck_assert_str_eq(st.unknown[2].op, "aten::outer");
+    ck_assert_double_eq_tol(st.unknown[2].time_ns, 3000, 1e-6);
+    ck_assert_uint_eq(st.unknown[2].launches, 2);
+
+    char notes[4096];
+    rl_torch_notes(&st, notes, sizeof notes);
+    ck_assert_msg(strstr(notes, "9 GPU kernels, 2 copies, 1 fills; operators linked: 2 by "
+                                "External id, 1 through their runtime call, 4 by the launching "
+                                "thread's span, 5 not linked"),
+                  "%s", notes);
+    ck_assert_ptr_nonnull(strstr(notes, "1 GPU activities carry their operator's cost, 2 more "
+                                        "of the same calls count in time only, 7 kernels"));
+    ck_assert_msg(strstr(notes, "(3 in all): aten::foo (7 us, 1 launches), aten::inner (4 us, 1 "
+                                "launches), aten::outer (3 us, 2 launches)\n"),
+                  "%s", notes);
+    ck_assert_ptr_null(strstr(notes, "no operator shapes"));
+    ck_assert_ptr_null(strstr(notes, "NCCL/RCCL"));
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* Ten unknown operators, op<i> taking (i + 1) us: the notes keep the
+ * largest eight, largest first (op9 .. op2), and count ten. */
+START_TEST(top_unknown_operators)
+{
+    char text[16384];
+    size_t at = (size_t)snprintf(text, sizeof text, "{'traceEvents': [\n");
+    /* written in an order that is neither sorted nor reversed */
+    static const int order[10] = {3, 9, 0, 5, 7, 1, 8, 2, 6, 4};
+    for (int j = 0; j < 10; j++) {
+        int i = order[j];
+        at += (size_t)snprintf(text + at, sizeof text - at,
+                               "{'ph': 'X', 'cat': 'cpu_op', 'name': 'op%d', 'pid': 1, 'tid': 1, "
+                               "'ts': %d, 'dur': 10, 'args': {'External id': %d}},\n"
+                               "{'ph': 'X', 'cat': 'kernel', 'name': 'k%d', 'pid': 0, 'tid': 7, "
+                               "'ts': %d, 'dur': %d, 'args': {'External id': %d}},\n",
+                               i, 100 * i, i + 1, i, 10000 + 100 * i, i + 1, i + 1);
+    }
+    snprintf(text + at - 2, sizeof text - at + 2, "\n]}\n");
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(st.linked_external, 10);
+    ck_assert_uint_eq(st.unknown_ops, 10);
+    ck_assert_uint_eq(st.n_unknown, RL_TORCH_TOP_UNKNOWN);
+    for (int k = 0; k < RL_TORCH_TOP_UNKNOWN; k++) {
+        char want[16];
+        snprintf(want, sizeof want, "op%d", 9 - k);
+        ck_assert_str_eq(st.unknown[k].op, want);
+        ck_assert_double_eq_tol(st.unknown[k].time_ns, (10 - k) * 1000.0, 1e-6);
+        ck_assert_uint_eq(st.unknown[k].launches, 1);
+    }
+
+    /* Two ranks. The second's op1 (20 us; the first's op1 was not kept)
+     * replaces the smallest kept, op2 (3 us), and rises to the top; op9 adds
+     * 10 us to 20 us (2 launches) and ties op1, staying below it; op0 (1 us)
+     * is smaller than the smallest kept, op3 (4 us): left out; op11 (5 us)
+     * replaces op3 and ties op4 (5 us), staying below it. */
+    struct rl_torch_stats b = {0};
+    b.kernels = 4;
+    b.busy_ns = 10, b.span_ns = 30, b.devices = 1, b.kernel_time_ns = 36000;
+    b.unknown_ops = 4;
+    const struct {
+        const char *op;
+        double t;
+    } more[] = {{"op1", 20000}, {"op9", 10000}, {"op0", 1000}, {"op11", 5000}};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(b.unknown[i].op, sizeof b.unknown[i].op, "%s", more[i].op);
+        b.unknown[i].time_ns = more[i].t;
+        b.unknown[i].launches = 1;
+    }
+    b.n_unknown = 4;
+    snprintf(b.gpu_name, sizeof b.gpu_name, "other");
+    struct rl_torch_stats sum = st;
+    rl_torch_stats_add(&sum, &b);
+    ck_assert_uint_eq(sum.kernels, 14);
+    ck_assert_int_eq(sum.devices, 2);
+    ck_assert_double_eq_tol(sum.kernel_time_ns, 55000 + 36000, 1e-6);
+    ck_assert_double_eq_tol(sum.busy_ns, st.busy_ns + 10, 1e-6);
+    ck_assert_double_eq_tol(sum.span_ns, st.span_ns + 30, 1e-6);
+    ck_assert_uint_eq(sum.unknown_ops, 10); /* the larger rank's count */
+    /* the first trace named no GPU (no deviceProperties): the second's */
+    ck_assert_str_eq(st.gpu_name, "");
+    ck_assert_str_eq(sum.gpu_name, "other");
+    ck_assert_uint_eq(sum.n_unknown, RL_TORCH_TOP_UNKNOWN);
+    /* op1 (20 us, 1 launch), op9 (20, 2), op8 (9), op7 (8), op6 (7), op5 (6),
+     * op4 (5), op11 (5) */
+    static const char *const want[] = {"op1", "op9", "op8", "op7", "op6", "op5", "op4", "op11"};
+    static const double want_t[] = {20000, 20000, 9000, 8000, 7000, 6000, 5000, 5000};
+    for (int k = 0; k < RL_TORCH_TOP_UNKNOWN; k++) {
+        ck_assert_str_eq(sum.unknown[k].op, want[k]);
+        ck_assert_double_eq_tol(sum.unknown[k].time_ns, want_t[k], 1e-6);
+    }
+    ck_assert_uint_eq(sum.unknown[0].launches, 1);
+    ck_assert_uint_eq(sum.unknown[1].launches, 2);
+    ck_assert_uint_eq(sum.unknown[7].launches, 1);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* A collective's message bytes come from record_param_comms around the c10d
+ * call that launches its kernel: an all-gather's whole output (400 x 2
+ * bytes, BFloat16 = 800), a reduce-scatter's whole input (1000 x 4 = 4000,
+ * not its 250-element output). */
+static const char comm_trace[] =
+    "{'traceEvents': [\n"
+    OP("record_param_comms", 100, 100, "'Collective name': 'allgather', 'dtype': 'BFloat16', "
+       "'In msg nelems': 100, 'Out msg nelems': 400, 'Group size': 4")
+    OP("c10d::allgather_", 110, 80, "")
+    RT(7, 150, "'correlation': 1")
+    OP("record_param_comms", 300, 100, "'Collective name': 'reduce_scatter', 'dtype': "
+       "'Float', 'In msg nelems': 1000, 'Out msg nelems': 250, 'Group size': 4")
+    RT(7, 350, "'correlation': 2")
+    OP("c10d::plain", 500, 100, "")
+    RT(7, 550, "'correlation': 3")
+    GPU("kernel", "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 0, 1000,
+        10, ", 'correlation': 1")
+    GPU("kernel", "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL(x)", 0, 1100, 20,
+        ", 'correlation': 2")
+    GPU("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)", 0, 1200, 30,
+        ", 'correlation': 3")
+    GPU("kernel", "ncclDevKernel_Broadcast_RING_LL(x)", 0, 1300, 30, "")
+    "{'ph': 'i', 'cat': 'kernel', 'name': 'instant', 'ts': 5}\n"
+    "]}\n";
+
+START_TEST(collective_bytes)
+{
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(comm_trace, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(st.kernels, 4); /* an instant event is no kernel */
+    ck_assert_uint_eq(st.comm_kernels, 4);
+    ck_assert_uint_eq(st.comm_with_bytes, 2);
+    const struct rl_trace_group *x =
+        group(&g, "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
+    ck_assert_double_eq(x->comm_bytes, 800);
+    ck_assert_uint_eq(x->comm_launches, 1);
+    ck_assert_int_eq(x->comm_group_size, 4);
+    ck_assert_str_eq(x->collective, "allgather");
+    ck_assert_str_eq(x->op, "c10d::allgather_");
+    x = group(&g, "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL(x)");
+    ck_assert_double_eq(x->comm_bytes, 4000);
+    ck_assert_str_eq(x->collective, "reducescatter");
+    x = group(&g, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)");
+    ck_assert_uint_eq(x->comm_launches, 0);
+    ck_assert_str_eq(x->collective, "allreduce");
+    char notes[4096];
+    rl_torch_notes(&st, notes, sizeof notes);
+    ck_assert_ptr_nonnull(
+        strstr(notes, "4 NCCL/RCCL kernels; 2 with their message bytes from record_param_comms\n"));
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* The notes cut to the buffer end with "..\n"; a zero-filled stats prints
+ * only the linking line. */
+START_TEST(notes_limits)
+{
+    struct rl_torch_stats st = {0};
+    char buf[4096];
+    rl_torch_notes(&st, buf, sizeof buf);
+    ck_assert_str_eq(buf, "PyTorch profiler trace: 0 GPU kernels, 0 copies, 0 fills; operators "
+                          "linked: 0 by External id, 0 through their runtime call, 0 by the "
+                          "launching thread's span, 0 not linked (counted by name and time)\n");
+    char small[40];
+    memset(small, 'x', sizeof small);
+    rl_torch_notes(&st, small, sizeof small);
+    ck_assert_uint_eq(strlen(small), sizeof small - 1);
+    ck_assert_str_eq(small + sizeof small - 4, "..\n");
+    ck_assert(strncmp(small, "PyTorch profiler trace: 0 GPU ker", 33) == 0);
+    st.roof_from_dtype = 3;
+    st.memsets = 1;
+    st.span_ns = 2e6, st.busy_ns = 5e5;
+    rl_torch_notes(&st, buf, sizeof buf);
+    ck_assert_ptr_nonnull(strstr(buf, "\n3 kernels are judged against their dtype's most "
+                                      "generous roof"));
+    ck_assert_ptr_nonnull(strstr(buf, "FLOPs and bytes are analytic"));
+    /* idle 1.5 ms of 2 ms: 75% */
+    ck_assert_msg(strstr(buf, "GPU idle: 1.5 ms of the 2 ms from the first GPU activity to the "
+                              "last (75.0%)\n"),
+                  "%s", buf);
+}
+END_TEST
+
+static Suite *torch_link_suite(void)
+{
+    Suite *s = suite_create("torch_link");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, timeline_per_device);
+    tcase_add_test(core, epoch_fractions);
+    tcase_add_test(core, linking_and_carriers);
+    tcase_add_test(core, top_unknown_operators);
+    tcase_add_test(core, collective_bytes);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_add_test(limits, one_kernel);
+    tcase_add_test(limits, notes_limits);
+    suite_add_tcase(s, limits);
+    return s;
+}
+
+int main(void) { return rl_test_run(torch_link_suite()); }
