@@ -472,6 +472,82 @@ START_TEST(notes_limits)
 }
 END_TEST
 
+/* The shapes as a report prints them, from "Input Dims" and "Input type":
+ * a tensor "4x4"; [] with a dtype a 0-d tensor "scalar"; [] with "Scalar"
+ * and a bare number left out; a list "[2 tensors]"; 12 dims (the most
+ * kept) written out, 13 unreadable (nothing written, no separator). A grid of four
+ * numbers keeps three and leaves the block alone. */
+START_TEST(shapes_and_dims)
+{
+    static const char text[] =
+        "{'traceEvents': [\n"
+        OP("aten::foo", 100, 50, "'External id': 1, 'Input Dims': [[4, 4], [], [], [[2, 3], [5]], "
+           "7, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]], 'Input type': ['float', "
+           "'c10::BFloat16', 'Scalar', 'TensorList', 'int', 'float']")
+        OP("aten::bar", 200, 50, "'External id': 2, 'Input Dims': [[1, 2, 3, 4, 5, 6, 7, 8, 9, "
+           "10, 11, 12, 13], [3]], 'Input type': ['float', 'float']")
+        GPU("kernel", "foo_k", 0, 1000, 1, ", 'External id': 1, 'block': [128, 2, 1], "
+            "'grid': [2, 3, 4, 9]")
+        GPU("kernel", "bar_k", 0, 1010, 1, ", 'External id': 2, 'grid': [1, 1, -1], "
+            "'block': [4294967296, 5, 6]")
+        "]}\n";
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+    const struct rl_trace_group *x = group(&g, "foo_k");
+    ck_assert_str_eq(x->shapes, "4x4, scalar, [2 tensors], 1x2x3x4x5x6x7x8x9x10x11x12");
+    ck_assert_uint_eq(x->grid[0], 2);
+    ck_assert_uint_eq(x->grid[1], 3);
+    ck_assert_uint_eq(x->grid[2], 4);
+    ck_assert_uint_eq(x->block[0], 128);
+    ck_assert_uint_eq(x->block[1], 2);
+    ck_assert_uint_eq(x->block[2], 1);
+    x = group(&g, "bar_k");
+    ck_assert_str_eq(x->shapes, "3"); /* the unreadable tensor writes nothing */
+    /* numbers out of range are not taken: 0 */
+    ck_assert_uint_eq(x->grid[2], 0);
+    ck_assert_uint_eq(x->block[0], 0);
+    ck_assert_uint_eq(x->block[1], 5);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* Shapes longer than their 200 bytes end in ", ..." where it fits: 31
+ * tensors, "100x10" then "10x10"s, reach 6 + 27 x 7 = 195 characters with
+ * 28 of them; the 29th does not fit, nor does ", ..." (6 bytes with its
+ * NUL, 5 left): the text stops at 195. With "10x10" first the 28th ends at
+ * 5 + 27 x 7 = 194, and ", ..." fits (199 characters). */
+START_TEST(long_shapes)
+{
+    char text[8192], dims[2048];
+    for (int first = 0; first < 2; first++) {
+        size_t at = (size_t)snprintf(dims, sizeof dims, "[%s]", first ? "10, 10" : "100, 10");
+        for (int i = 0; i < 30; i++)
+            at += (size_t)snprintf(dims + at, sizeof dims - at, ", [10, 10]");
+        snprintf(text, sizeof text,
+                 "{'traceEvents': [\n" OP("aten::foo", 100, 50, "'External id': 1, "
+                                                              "'Input Dims': [%s]")
+                 GPU("kernel", "k", 0, 1000, 1, ", 'External id': 1") "]}\n",
+                 dims);
+        struct rl_trace_groups g;
+        struct rl_torch_stats st;
+        char err[RL_ERRMSG_SIZE];
+        ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+        const char *sh = group(&g, "k")->shapes;
+        char want[256];
+        size_t w = (size_t)snprintf(want, sizeof want, "%s", first ? "10x10" : "100x10");
+        for (int i = 0; i < 27; i++)
+            w += (size_t)snprintf(want + w, sizeof want - w, ", 10x10");
+        if (first)
+            snprintf(want + w, sizeof want - w, ", ...");
+        ck_assert_str_eq(sh, want);
+        ck_assert_uint_eq(strlen(sh), first ? 199 : 195);
+        rl_trace_groups_release(&g);
+    }
+}
+END_TEST
+
 static Suite *torch_link_suite(void)
 {
     Suite *s = suite_create("torch_link");
@@ -485,6 +561,8 @@ static Suite *torch_link_suite(void)
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, one_kernel);
     tcase_add_test(limits, notes_limits);
+    tcase_add_test(limits, shapes_and_dims);
+    tcase_add_test(limits, long_shapes);
     suite_add_tcase(s, limits);
     return s;
 }
