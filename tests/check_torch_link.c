@@ -548,6 +548,50 @@ START_TEST(long_shapes)
 }
 END_TEST
 
+/* The older spellings: a bare array of events (with Kineto's trailing
+ * comma), cats Operator / Runtime / Kernel / Memcpy, "external id" and
+ * "Input dims" in lower case, numbers in quotes, a ts with an exponent.
+ * aten::mm [2,3] x [3,4]: 2*2*3*4 = 48 FLOPs, (6 + 12 + 8) * 4 = 104 bytes.
+ * The copy's "kind" says DtoD (its name does not): 2 x 64 = 128 bytes.
+ * Times from the first event (100): the kernel [200, 204.5] -> [100, 104.5],
+ * the copy [300, 301] -> [200, 201]: busy 5.5 us, span 101 us. */
+START_TEST(old_spellings)
+{
+    static const char text[] =
+        "[{'ph': 'X', 'cat': 'Operator', 'name': 'aten::mm', 'pid': 1, 'tid': 7, 'ts': 100, "
+        "'dur': 50, 'args': {'external id': 5, 'Input dims': [[2, 3], [3, 4]], 'Input type': "
+        "['float', 'float']}},\n"
+        "{'cat': 'Runtime', 'name': 'cudaLaunchKernel', 'pid': 1, 'tid': 7, 'ts': 1.1e2, "
+        "'dur': 2, 'args': {'correlation': '3', 'external id': 5}},\n"
+        "{'ph': 'X', 'cat': 'Kernel', 'name': 'sgemm', 'pid': 0, 'tid': 'stream 7', 'ts': "
+        "'200', 'dur': '4.5', 'args': {'correlation': 3, 'device': 1e7}},\n"
+        "{'ph': 'X', 'cat': 'Memcpy', 'name': 'Memcpy', 'pid': 0, 'tid': 'stream 7', 'ts': 300, "
+        "'dur': 1, 'args': {'kind': 'DtoD', 'bytes': '64', 'device': 0}},\n"
+        "]";
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(read_trace(text, &g, &st, err) == RL_OK, "%s", err);
+    ck_assert_uint_eq(st.cpu_ops, 1);
+    ck_assert_uint_eq(st.runtime_calls, 1);
+    ck_assert_uint_eq(st.kernels, 1);
+    ck_assert_uint_eq(st.memcpys, 1);
+    ck_assert_uint_eq(st.linked_runtime, 1);
+    ck_assert_uint_eq(st.unlinked, 1);
+    ck_assert(st.shapes);
+    const struct rl_trace_group *x = group(&g, "sgemm");
+    ck_assert_double_eq(x->flops, 48);
+    ck_assert_double_eq(x->bytes[0], 104);
+    ck_assert_double_eq_tol(x->time_ns, 4500, 1e-6);
+    x = group(&g, "Memcpy");
+    ck_assert_double_eq(x->bytes_only_bytes[0], 128);
+    ck_assert_int_eq(st.devices, 1); /* device 1e7 is out of range: device 0 */
+    ck_assert_double_eq_tol(st.busy_ns, 5500, 1e-6);
+    ck_assert_double_eq_tol(st.span_ns, 101000, 1e-6);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *torch_link_suite(void)
 {
     Suite *s = suite_create("torch_link");
@@ -563,6 +607,7 @@ static Suite *torch_link_suite(void)
     tcase_add_test(limits, notes_limits);
     tcase_add_test(limits, shapes_and_dims);
     tcase_add_test(limits, long_shapes);
+    tcase_add_test(limits, old_spellings);
     suite_add_tcase(s, limits);
     return s;
 }
