@@ -8,7 +8,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <zlib.h>
 
 /* Write text (with ' for ") to a file and read it as a trace. */
 static int read_trace(const char *text, struct rl_trace_groups *g, struct rl_torch_stats *st,
@@ -592,6 +594,53 @@ START_TEST(old_spellings)
 }
 END_TEST
 
+/* gzip of text, as a file would start. */
+static size_t gzip_of(const char *text, unsigned char *out, size_t size)
+{
+    z_stream zs = {0};
+    ck_assert_int_eq(deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY),
+                     Z_OK);
+    zs.next_in = (Bytef *)(uintptr_t)text;
+    zs.avail_in = (uInt)strlen(text);
+    zs.next_out = out;
+    zs.avail_out = (uInt)size;
+    ck_assert_int_eq(deflate(&zs, Z_FINISH), Z_STREAM_END);
+    size_t n = size - zs.avail_out;
+    deflateEnd(&zs);
+    return n;
+}
+
+/* Sniffing: an object or array that names a profiler trace's parts, after
+ * a byte-order mark and white space, plain or gzipped; not a roofline
+ * trace, not empty or blank, not an object that names none of them. */
+START_TEST(sniffing)
+{
+    static const char bom[] = "\xEF\xBB\xBF {\"traceEvents\": []}";
+    ck_assert(rl_torch_sniff(bom, sizeof bom - 1));
+    ck_assert(!rl_torch_sniff("\xEF\xBB{\"traceEvents\": []}", 21));
+    ck_assert(rl_torch_sniff(" \t\r\n[{\"ph\": \"X\"}]", 17));
+    ck_assert(rl_torch_sniff("[{\"ph\" : \"X\"}]", 14));
+    ck_assert(rl_torch_sniff("{\"distributedInfo\": {}}", 23));
+    ck_assert(rl_torch_sniff("{\"displayTimeUnit\": \"ms\"}", 25));
+    ck_assert(rl_torch_sniff("{\"deviceProperties\": []}", 24));
+    ck_assert(!rl_torch_sniff("{\"other\": 1}", 12));
+    ck_assert(!rl_torch_sniff("   \n", 4));
+    ck_assert(!rl_torch_sniff("", 0));
+    ck_assert(!rl_torch_sniff("x{\"traceEvents\": []}", 20));
+    /* the marks only count inside the first len bytes */
+    ck_assert(!rl_torch_sniff("{\"traceEvents\": []}", 12));
+    ck_assert(!rl_torch_sniff("{\"roofline-trace\", \"traceEvents\": []}", 37));
+    unsigned char z[512];
+    size_t n = gzip_of("{\"schemaVersion\": 1, \"traceEvents\": []}", z, sizeof z);
+    ck_assert(rl_torch_sniff((const char *)z, n));
+    n = gzip_of("{\"format\": \"roofline-trace\", \"traceEvents\": []}", z, sizeof z);
+    ck_assert(!rl_torch_sniff((const char *)z, n));
+    /* a gzip magic with garbage after it */
+    ck_assert(!rl_torch_sniff("\x1f\x8b\x08\x00garbage-garbage", 19));
+    ck_assert(!rl_torch_sniff_file("/nonexistent/x.json"));
+}
+END_TEST
+
 static Suite *torch_link_suite(void)
 {
     Suite *s = suite_create("torch_link");
@@ -608,6 +657,7 @@ static Suite *torch_link_suite(void)
     tcase_add_test(limits, shapes_and_dims);
     tcase_add_test(limits, long_shapes);
     tcase_add_test(limits, old_spellings);
+    tcase_add_test(limits, sniffing);
     suite_add_tcase(s, limits);
     return s;
 }
