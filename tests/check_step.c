@@ -376,6 +376,69 @@ START_TEST(empty_step)
 }
 END_TEST
 
+/* Seventy operators (past the first 64 of the operator and largest-group
+ * arrays), op<i> a timing-only group of (i + 1) ms: GPU time
+ * 70 x 71 / 2 = 2485 ms = "2.485 s"; ranked by time, op69 (70 ms, 2.82%)
+ * first, op00 (exactly 1 ms: "1 ms") last. aten::mm has a 1 us group at
+ * its roof and a 5 us one without FLOPs: the roofed one names the shapes
+ * and the bound, and its 1 us is all the roof time (100% of the 1 us
+ * timed). */
+START_TEST(many_operators)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c, false);
+    struct rl_trace_groups g = {0};
+    g.sum.sm_count = 132;
+    for (int i = 0; i < 70; i++) {
+        char name[16], op[16];
+        snprintf(name, sizeof name, "k%02d", i);
+        snprintf(op, sizeof op, "op%02d", i);
+        launch(&g, name, op, NULL, NAN, NAN, (i + 1) * 1e6);
+    }
+    launch(&g, "gemm_roofed", "aten::mm", "roofed", 1e9, 1e6, 1000);
+    launch(&g, "gemm_plain", "aten::mm", "plain", NAN, NAN, 5000);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_int_eq(rl_report_step_build(&r, &c, NAN, NAN, err), RL_OK);
+    const struct rl_report_step *s = r.step;
+    ck_assert_uint_eq(s->n_ops, 71);
+    ck_assert_str_eq(s->ops[0].op, "aten::mm"); /* the only one with a lost time (0) */
+    for (int i = 0; i < 70; i++) {
+        char op[16];
+        snprintf(op, sizeof op, "op%02d", 69 - i);
+        ck_assert_str_eq(s->ops[1 + i].op, op);
+        ck_assert_double_eq_tol(s->ops[1 + i].time_ns, (70 - i) * 1e6, 1e-6);
+        ck_assert_uint_eq(s->ops[1 + i].launches, 1);
+    }
+    const struct rl_report_op *o = &s->ops[0];
+    ck_assert_str_eq(o->shapes, "roofed");
+    ck_assert_int_eq(o->bucket, RL_STEP_COMPUTE);
+    ck_assert_uint_eq(o->groups, 2);
+    ck_assert_double_eq_tol(o->time_ns, 6000, 1e-6);
+    ck_assert_double_eq_tol(o->timed_ns, 1000, 1e-6);
+    ck_assert_double_eq_tol(o->pct_of_roof, 100, 1e-9);
+    ck_assert_double_eq_tol(o->flops, 1e9, 1e-3);
+    ck_assert_double_eq_tol(s->gpu_time_ns, 2485e6 + 6000, 1e-3);
+    /* the headline: nothing lost (mm's 0), the largest by time */
+    ck_assert_str_eq(s->headline, "no operator could be set against its roof; the largest by "
+                                  "GPU time: op69 (bf16): 70 ms in 1 launches (2.82% of GPU "
+                                  "time), "
+                                  "timing only: the cost table does not know this operator or "
+                                  "its shapes were not recorded");
+    char *t = render_table(&r, 0);
+    HAS(t, "step: 2.485 s of GPU time\n");
+    const char *last = strstr(t, "\nop00 ");
+    ck_assert_ptr_nonnull(last);
+    char one[256];
+    snprintf(one, sizeof one, "%.*s", (int)strcspn(last + 1, "\n"), last + 1);
+    HAS(one, "   1 ms ");
+    free(t);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *step_suite(void)
 {
     Suite *s = suite_create("step");
@@ -386,6 +449,7 @@ static Suite *step_suite(void)
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, nothing_lost);
     tcase_add_test(limits, empty_step);
+    tcase_add_test(limits, many_operators);
     suite_add_tcase(s, limits);
     return s;
 }
