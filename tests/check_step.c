@@ -439,6 +439,29 @@ START_TEST(many_operators)
 }
 END_TEST
 
+/* Markdown: | < * _ ` \ in an operator's name or shapes are escaped, a
+ * control character becomes a space; the headline is bold and escaped. */
+START_TEST(markdown_escapes)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c, false);
+    struct rl_trace_groups g = {0};
+    launch(&g, "k", "a|b<c*d_e`f\\g\th", "x|y", NAN, NAN, 1000);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_int_eq(rl_report_step_build(&r, &c, 1000, 1000, err), RL_OK);
+    char *m = render(md, &r, &c);
+    HAS(m, "| a\\|b\\<c\\*d\\_e\\`f\\\\g h | x\\|y | bf16 | 1 | 1 us | - | - | unknown |\n");
+    HAS(m, "## The step\n\n**no operator could be set against its roof; the largest by GPU "
+           "time: a\\|b\\<c\\*d\\_e\\`f\\\\g h (x\\|y, bf16): 1 us");
+    HAS(m, "GPU time 1 us; GPU idle 0 us; time lost against the roof -.\n");
+    free(m);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *step_suite(void)
 {
     Suite *s = suite_create("step");
@@ -450,6 +473,7 @@ static Suite *step_suite(void)
     tcase_add_test(limits, nothing_lost);
     tcase_add_test(limits, empty_step);
     tcase_add_test(limits, many_operators);
+    tcase_add_test(limits, markdown_escapes);
     suite_add_tcase(s, limits);
     return s;
 }
