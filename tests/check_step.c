@@ -462,6 +462,67 @@ START_TEST(markdown_escapes)
 }
 END_TEST
 
+static void coll_launch(struct rl_trace_groups *g, const char *name, const char *coll,
+                        double bytes, int group, double time_ns)
+{
+    const uint32_t one[3] = {1, 1, 1};
+    struct rl_trace_launch l = {.name = name, .grid = one, .block = one,
+                                .origin = RL_ORIGIN_MEASURED, .launches = 1, .flops = NAN,
+                                .time_ns = time_ns, .comm_bytes = bytes, .collective = coll,
+                                .comm_group_size = group, .op = "c10d::x"};
+    for (int m = 0; m < RL_MEM_COUNT; m++)
+        l.bytes[m] = NAN;
+    ck_assert_int_eq(rl_trace_groups_add_launch(g, &l), 0);
+}
+
+/* Collectives at the limits (link 300 GB/s):
+ *   pair: all-reduce over 2 GPUs, 1e6 B in 1 us: algbw 1000 GB/s, factor
+ *         2 x 1/2 = 1, busbw 1000 = 333% of the link; roof time
+ *         1e6 / 300 = 3333 ns, above its 1000: nothing lost
+ *   solo: all-gather in a group of 1: no bus bandwidth, no roof
+ *   blind: all-reduce over 4 GPUs, bytes unknown: no bus bandwidth
+ * With a link of 0 GB/s the pair keeps its busbw but has no roof time. */
+START_TEST(collective_limits)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c, true);
+    struct rl_trace_groups g = {0};
+    coll_launch(&g, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(pair)", "allreduce", 1e6, 2, 1000);
+    coll_launch(&g, "ncclDevKernel_AllGather_RING_LL(solo)", "allgather", 1e6, 1, 1000);
+    coll_launch(&g, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(blind)", "allreduce", NAN, 4, 1000);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_int_eq(rl_report_step_build(&r, &c, 3000, 3000, err), RL_OK);
+    const struct rl_report_row *w = find_row(&r, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(pair)");
+    ck_assert_double_eq_tol(w->comm_busbw_gbs, 1000, 1e-9);
+    ck_assert_double_eq_tol(w->pct_of_link, 100000.0 / 300, 1e-9);
+    ck_assert_double_eq_tol(w->roof_time_ns, 1e6 / 300, 1e-9);
+    ck_assert_double_eq(w->lost_ns, 0);
+    HAS(w->sentence, "allreduce over 2 GPUs at 1e+03 GB/s bus bandwidth");
+    w = find_row(&r, "ncclDevKernel_AllGather_RING_LL(solo)");
+    ck_assert(isnan(w->roof_time_ns) && isnan(w->lost_ns));
+    ck_assert_ptr_null(strstr(w->sentence, "bus bandwidth (algbw"));
+    w = find_row(&r, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(blind)");
+    ck_assert(isnan(w->roof_time_ns));
+    ck_assert_ptr_null(strstr(w->sentence, "bus bandwidth (algbw"));
+    ck_assert_double_eq(r.step->lost_ns, 0);
+    ck_assert_double_eq_tol(r.step->bucket_ns[RL_STEP_LINK], 3000, 1e-9);
+    ck_assert_double_eq(r.step->idle_ns, 0);
+    rl_report_release(&r);
+
+    c.link.bandwidth_gbs = 0;
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_int_eq(rl_report_step_build(&r, &c, NAN, NAN, err), RL_OK);
+    w = find_row(&r, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(pair)");
+    ck_assert_double_eq_tol(w->comm_busbw_gbs, 1000, 1e-9);
+    ck_assert(isnan(w->roof_time_ns) && isnan(w->lost_ns));
+    ck_assert(isnan(r.step->lost_ns));
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *step_suite(void)
 {
     Suite *s = suite_create("step");
@@ -474,6 +535,7 @@ static Suite *step_suite(void)
     tcase_add_test(limits, empty_step);
     tcase_add_test(limits, many_operators);
     tcase_add_test(limits, markdown_escapes);
+    tcase_add_test(limits, collective_limits);
     suite_add_tcase(s, limits);
     return s;
 }
