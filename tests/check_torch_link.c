@@ -309,8 +309,9 @@ START_TEST(linking_and_carriers)
 }
 END_TEST
 
-/* Ten unknown operators, op<i> taking (i + 1) us: the notes keep the
- * largest eight, largest first (op9 .. op2), and count ten. */
+/* Ten unknown operators, op<i> (External id i, from 0) taking (i + 1) us:
+ * the notes keep the largest eight, largest first (op9 .. op2), and count
+ * ten. */
 START_TEST(top_unknown_operators)
 {
     char text[16384];
@@ -324,7 +325,7 @@ START_TEST(top_unknown_operators)
                                "'ts': %d, 'dur': 10, 'args': {'External id': %d}},\n"
                                "{'ph': 'X', 'cat': 'kernel', 'name': 'k%d', 'pid': 0, 'tid': 7, "
                                "'ts': %d, 'dur': %d, 'args': {'External id': %d}},\n",
-                               i, 100 * i, i + 1, i, 10000 + 100 * i, i + 1, i + 1);
+                               i, 100 * i, i, i, 10000 + 100 * i, i + 1, i);
     }
     snprintf(text + at - 2, sizeof text - at + 2, "\n]}\n");
     struct rl_trace_groups g;
