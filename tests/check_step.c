@@ -523,6 +523,39 @@ START_TEST(collective_limits)
 }
 END_TEST
 
+/* A row's step keys in report.json: written when it has an operator,
+ * shapes, a dtype, a roof time or a process group, else left out. "fill"
+ * (no operator, 5e6 B in 1 us: 5000 GB/s, the roof): roof time 1000, lost
+ * 0; "shaped" has shapes only; "bare" has nothing: no keys. */
+START_TEST(row_json_keys)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c, false);
+    struct rl_trace_groups g = {0};
+    launch(&g, "fill", NULL, NULL, 0, 5e6, 1000);
+    launch(&g, "shaped", NULL, "3x3", NAN, NAN, 900);
+    launch(&g, "bare", NULL, NULL, NAN, NAN, 800);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_int_eq(rl_report_step_build(&r, &c, NAN, NAN, err), RL_OK);
+    char *j = render(rl_report_json, &r, &c);
+    HAS(j, "\"op\": null, \"shapes\": null, \"dtype\": \"\", \"roof_time_ns\": 1000, "
+           "\"lost_ns\": 0");
+    HAS(j, "\"op\": null, \"shapes\": \"3x3\", \"dtype\": \"\", \"roof_time_ns\": null, "
+           "\"lost_ns\": null");
+    ck_assert_uint_eq(rl_test_count(j, "\"op\": null"), 2);
+    /* one operator, "(no operator)", holds all three: 2.7 us */
+    HAS(j, "{\"op\": \"(no operator)\", \"shapes\": \"\", \"dtype\": \"\", \"precision\": \"\", "
+           "\"launches\": 3, \"kernel_groups\": 3, \"time_ns\": 2700, \"flops\": null, "
+           "\"dram_bytes\": 5000000, \"roof_time_ns\": 1000, \"lost_ns\": 0, \"pct_of_roof\": "
+           "100, \"bound\": \"memory\"");
+    free(j);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *step_suite(void)
 {
     Suite *s = suite_create("step");
@@ -536,6 +569,7 @@ static Suite *step_suite(void)
     tcase_add_test(limits, many_operators);
     tcase_add_test(limits, markdown_escapes);
     tcase_add_test(limits, collective_limits);
+    tcase_add_test(limits, row_json_keys);
     suite_add_tcase(s, limits);
     return s;
 }
