@@ -642,6 +642,56 @@ START_TEST(sniffing)
 }
 END_TEST
 
+/* Malformed traces: one error naming what is wrong, no groups. */
+START_TEST(malformed)
+{
+    static const struct {
+        const char *text;
+        int rc;
+        const char *says;
+    } bad[] = {
+        {"{'traceEvents': [" OP("aten::mm", 1, 1, "'Input Dims': [[1 2]]") "]}", RL_EPARSE,
+         "in Input Dims"},
+        {"{'traceEvents': [" OP("aten::mm", 1, 1, "'Input Dims': [[1], [2] [3]]") "]}",
+         RL_EPARSE, "in Input Dims"},
+        {"{'traceEvents': [" OP("aten::mm", 1, 1, "'Input Dims': [[[1] [2]]]") "]}", RL_EPARSE,
+         "in Input Dims"},
+        {"{'traceEvents': [" OP("aten::mm", 1, 1, "'Input type': ['a' 'b']") "]}", RL_EPARSE,
+         "expected ',' or ']'"},
+        {"{'deviceProperties': [{} {}], 'traceEvents': []}", RL_EPARSE, "expected ',' or ']'"},
+        {"{'traceEvents': [{} {}]}", RL_EPARSE, "expected ',' or ']' in traceEvents"},
+        {"{'traceEvents': [{}, {}", RL_EPARSE, "truncated: traceEvents never ends"},
+        {"[{} {}]", RL_EPARSE, "expected ',' or ']'"},
+        {"{'traceEvents': 5}", RL_ESCHEMA, "'traceEvents' must be an array"},
+        {"5", RL_ESCHEMA, "not a PyTorch profiler trace"},
+        {"{'schemaVersion': 1, 'deviceProperties': []}", RL_ESCHEMA, "no 'traceEvents' array"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        struct rl_trace_groups g;
+        struct rl_torch_stats st;
+        char err[RL_ERRMSG_SIZE] = "";
+        ck_assert_msg(read_trace(bad[i].text, &g, &st, err) == bad[i].rc, "case %zu: %s", i,
+                      err);
+        ck_assert_msg(strstr(err, bad[i].says), "case %zu: %s", i, err);
+        ck_assert_msg(strstr(err, "link.json"), "case %zu: %s", i, err);
+        ck_assert_uint_eq(g.n, 0);
+        rl_trace_groups_release(&g);
+    }
+    /* the same shapes well formed, and an empty array of events: fine */
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace("{'traceEvents': [" OP("aten::mm", 1, 1, "'Input Dims': [[1, 2], "
+                                                                          "[2] , [[3]]]") "]}",
+                                &g, &st, err),
+                     RL_OK);
+    rl_trace_groups_release(&g);
+    ck_assert_int_eq(read_trace("[]", &g, &st, err), RL_OK);
+    ck_assert_uint_eq(st.events, 0);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *torch_link_suite(void)
 {
     Suite *s = suite_create("torch_link");
@@ -659,6 +709,7 @@ static Suite *torch_link_suite(void)
     tcase_add_test(limits, long_shapes);
     tcase_add_test(limits, old_spellings);
     tcase_add_test(limits, sniffing);
+    tcase_add_test(limits, malformed);
     suite_add_tcase(s, limits);
     return s;
 }
