@@ -393,7 +393,8 @@ END_TEST
 /* A collective's message bytes come from record_param_comms around the c10d
  * call that launches its kernel: an all-gather's whole output (400 x 2
  * bytes, BFloat16 = 800), a reduce-scatter's whole input (1000 x 4 = 4000,
- * not its 250-element output). */
+ * not its 250-element output); "In msg size" spells nelems too: 10 Half =
+ * 20 bytes (a group of 1e7 is not taken: 0); a dtype not known: no bytes. */
 static const char comm_trace[] =
     "{'traceEvents': [\n"
     OP("record_param_comms", 100, 100, "'Collective name': 'allgather', 'dtype': 'BFloat16', "
@@ -405,6 +406,12 @@ static const char comm_trace[] =
     RT(7, 350, "'correlation': 2")
     OP("c10d::plain", 500, 100, "")
     RT(7, 550, "'correlation': 3")
+    OP("record_param_comms", 700, 10, "'Collective name': 'allreduce', 'dtype': 'Half', "
+       "'In msg size': 10, 'Out msg size': 10, 'Group size': 1e7")
+    RT(7, 705, "'correlation': 4")
+    OP("record_param_comms", 800, 10, "'Collective name': 'allreduce', 'dtype': 'Weird', "
+       "'In msg nelems': 10, 'Group size': 2")
+    RT(7, 805, "'correlation': 5")
     GPU("kernel", "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 0, 1000,
         10, ", 'correlation': 1")
     GPU("kernel", "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL(x)", 0, 1100, 20,
@@ -412,6 +419,10 @@ static const char comm_trace[] =
     GPU("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)", 0, 1200, 30,
         ", 'correlation': 3")
     GPU("kernel", "ncclDevKernel_Broadcast_RING_LL(x)", 0, 1300, 30, "")
+    GPU("kernel", "ncclDevKernel_AllReduce_Sum_f16_RING_LL(half)", 0, 1400, 1,
+        ", 'correlation': 4")
+    GPU("kernel", "ncclDevKernel_AllReduce_Sum_f16_RING_LL(weird)", 0, 1500, 1,
+        ", 'correlation': 5")
     "{'ph': 'i', 'cat': 'kernel', 'name': 'instant', 'ts': 5}\n"
     "]}\n";
 
@@ -421,9 +432,9 @@ START_TEST(collective_bytes)
     struct rl_torch_stats st;
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(read_trace(comm_trace, &g, &st, err), RL_OK);
-    ck_assert_uint_eq(st.kernels, 4); /* an instant event is no kernel */
-    ck_assert_uint_eq(st.comm_kernels, 4);
-    ck_assert_uint_eq(st.comm_with_bytes, 2);
+    ck_assert_uint_eq(st.kernels, 6); /* an instant event is no kernel */
+    ck_assert_uint_eq(st.comm_kernels, 6);
+    ck_assert_uint_eq(st.comm_with_bytes, 3);
     const struct rl_trace_group *x =
         group(&g, "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
     ck_assert_double_eq(x->comm_bytes, 800);
@@ -437,10 +448,15 @@ START_TEST(collective_bytes)
     x = group(&g, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)");
     ck_assert_uint_eq(x->comm_launches, 0);
     ck_assert_str_eq(x->collective, "allreduce");
+    x = group(&g, "ncclDevKernel_AllReduce_Sum_f16_RING_LL(half)");
+    ck_assert_double_eq(x->comm_bytes, 20);
+    ck_assert_int_eq(x->comm_group_size, 0);
+    x = group(&g, "ncclDevKernel_AllReduce_Sum_f16_RING_LL(weird)");
+    ck_assert_uint_eq(x->comm_launches, 0);
     char notes[4096];
     rl_torch_notes(&st, notes, sizeof notes);
     ck_assert_ptr_nonnull(
-        strstr(notes, "4 NCCL/RCCL kernels; 2 with their message bytes from record_param_comms\n"));
+        strstr(notes, "6 NCCL/RCCL kernels; 3 with their message bytes from record_param_comms\n"));
     rl_trace_groups_release(&g);
 }
 END_TEST
