@@ -586,17 +586,27 @@ START_TEST(old_spellings)
         "'200', 'dur': '4.5', 'args': {'correlation': 3, 'device': 1e7}},\n"
         "{'ph': 'X', 'cat': 'Memcpy', 'name': 'Memcpy', 'pid': 0, 'tid': 'stream 7', 'ts': 300, "
         "'dur': 1, 'args': {'kind': 'DtoD', 'bytes': '64', 'device': 0}},\n"
+        "{'ph': 'X', 'cat': 'cuda_driver', 'name': 'cuLaunchKernel', 'pid': 1, 'tid': 7, 'ts': "
+        "120, 'dur': 1, 'args': {'correlation': 9}},\n"
+        "{'ph': 'X', 'cat': 'Kernel', 'name': 'helper', 'pid': 0, 'tid': 'stream 7', 'ts': 150, "
+        "'dur': 1, 'args': {'correlation': 9}},\n"
+        "{'ph': 'X', 'cat': 'user_annotation', 'name': 'forward', 'ts': 1, 'dur': 1},\n"
+        "{'ph': 'X', 'cat': 'user_annotation', 'name': 'ProfilerStep', 'ts': 1, 'dur': 1},\n"
         "]";
     struct rl_trace_groups g;
     struct rl_torch_stats st;
     char err[RL_ERRMSG_SIZE];
     ck_assert_msg(read_trace(text, &g, &st, err) == RL_OK, "%s", err);
+    ck_assert_uint_eq(st.events, 8);
+    ck_assert_uint_eq(st.profiler_steps, 0); /* "ProfilerStep" without '#N' is not one */
     ck_assert_uint_eq(st.cpu_ops, 1);
-    ck_assert_uint_eq(st.runtime_calls, 1);
-    ck_assert_uint_eq(st.kernels, 1);
+    ck_assert_uint_eq(st.runtime_calls, 2);  /* cuLaunchKernel (cat cuda_driver) is one */
+    ck_assert_uint_eq(st.kernels, 2);
     ck_assert_uint_eq(st.memcpys, 1);
     ck_assert_uint_eq(st.linked_runtime, 1);
+    ck_assert_uint_eq(st.linked_span, 1);    /* helper: the driver call at 120 is in mm */
     ck_assert_uint_eq(st.unlinked, 1);
+    ck_assert_uint_eq(st.op_helpers, 1);
     ck_assert(st.shapes);
     const struct rl_trace_group *x = group(&g, "sgemm");
     ck_assert_double_eq(x->flops, 48);
@@ -605,8 +615,9 @@ START_TEST(old_spellings)
     x = group(&g, "Memcpy");
     ck_assert_double_eq(x->bytes_only_bytes[0], 128);
     ck_assert_int_eq(st.devices, 1); /* device 1e7 is out of range: device 0 */
-    ck_assert_double_eq_tol(st.busy_ns, 5500, 1e-6);
-    ck_assert_double_eq_tol(st.span_ns, 101000, 1e-6);
+    /* helper [150, 151] -> [50, 51]: busy 1 + 4.5 + 1, span 201 - 50 */
+    ck_assert_double_eq_tol(st.busy_ns, 6500, 1e-6);
+    ck_assert_double_eq_tol(st.span_ns, 151000, 1e-6);
     rl_trace_groups_release(&g);
 }
 END_TEST
