@@ -719,6 +719,41 @@ START_TEST(malformed)
 }
 END_TEST
 
+/* Calls that start together nest by their ends (the longer encloses):
+ * inner [500,510] written before outer [500,600]; a launch at 505 is the
+ * inner's, one at 550 the outer's. Correlation 0 is an id like any other.
+ * A collective of 0 elements has 0 message bytes (known, not unknown). */
+START_TEST(same_start_and_zero_ids)
+{
+    static const char text[] =
+        "{'traceEvents': [\n"
+        OP("aten::inner2", 500, 10, "")
+        OP("aten::outer2", 500, 100, "")
+        RT(7, 505, "'correlation': 0")
+        RT(7, 550, "'correlation': 1")
+        OP("record_param_comms", 700, 20, "'Collective name': 'allreduce', 'dtype': 'Float', "
+           "'In msg nelems': 0, 'Group size': 2")
+        RT(7, 710, "'correlation': 2")
+        GPU("kernel", "kin", 0, 1000, 1, ", 'correlation': 0")
+        GPU("kernel", "kout", 0, 1010, 1, ", 'correlation': 1")
+        GPU("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(z)", 0, 1020, 1,
+            ", 'correlation': 2")
+        "]}\n";
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(st.linked_span, 3);
+    ck_assert_str_eq(group(&g, "kin")->op, "aten::inner2");
+    ck_assert_str_eq(group(&g, "kout")->op, "aten::outer2");
+    const struct rl_trace_group *x = group(&g, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(z)");
+    ck_assert_uint_eq(st.comm_with_bytes, 1);
+    ck_assert_double_eq(x->comm_bytes, 0);
+    ck_assert_int_eq(x->comm_group_size, 2);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *torch_link_suite(void)
 {
     Suite *s = suite_create("torch_link");
@@ -728,6 +763,7 @@ static Suite *torch_link_suite(void)
     tcase_add_test(core, linking_and_carriers);
     tcase_add_test(core, top_unknown_operators);
     tcase_add_test(core, collective_bytes);
+    tcase_add_test(core, same_start_and_zero_ids);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, one_kernel);
