@@ -754,6 +754,82 @@ START_TEST(same_start_and_zero_ids)
 }
 END_TEST
 
+/* The count of costed kernels judged on their dtype's roof: a matmul whose
+ * kernel name says nothing (gemm_x, 128 FLOPs) counts; one of 0 FLOPs
+ * ([0,4] x [4,2]) does not, nor does an sgemm (its name says CUDA cores).
+ * A world size of 0 is no rank. */
+START_TEST(roof_from_dtype_counts)
+{
+    static const char text[] =
+        "{'distributedInfo': {'rank': 0, 'world_size': 0}, 'traceEvents': [\n"
+        OP("aten::mm", 100, 10, "'External id': 1, 'Input Dims': [[8, 4], [4, 2]], "
+                                "'Input type': ['float', 'float']")
+        OP("aten::mm", 200, 10, "'External id': 2, 'Input Dims': [[0, 4], [4, 2]], "
+                                "'Input type': ['float', 'float']")
+        OP("aten::mm", 300, 10, "'External id': 3, 'Input Dims': [[8, 4], [4, 2]], "
+                                "'Input type': ['float', 'float']")
+        GPU("kernel", "gemm_x", 0, 1000, 1, ", 'External id': 1")
+        GPU("kernel", "gemm_y", 0, 1010, 1, ", 'External id': 2")
+        GPU("kernel", "volta_sgemm_128x64_nn", 0, 1020, 1, ", 'External id': 3")
+        "]}\n";
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(st.costed, 3);
+    ck_assert_uint_eq(st.roof_from_dtype, 1);
+    ck_assert_double_eq(group(&g, "gemm_y")->flops, 0);
+    ck_assert_int_eq(st.world_size, 0);
+    ck_assert(!g.sum.rank.present);
+    char notes[4096];
+    rl_torch_notes(&st, notes, sizeof notes);
+    ck_assert_ptr_nonnull(strstr(notes, "\n1 kernels are judged against their dtype's most "
+                                        "generous roof"));
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* Every count and time of two ranks' stats adds up; the GPU stays the
+ * first's when it has one; exactly 1 ms of idle time reads "1 ms". */
+START_TEST(stats_add_every_field)
+{
+    struct rl_torch_stats a = {0}, b = {0};
+    uint64_t *fa[] = {&a.events, &a.cpu_ops, &a.runtime_calls, &a.kernels, &a.memcpys,
+                      &a.memsets, &a.linked_external, &a.linked_runtime, &a.linked_span,
+                      &a.unlinked, &a.costed, &a.op_helpers, &a.uncosted, &a.roof_from_dtype,
+                      &a.comm_kernels, &a.comm_with_bytes, &a.profiler_steps};
+    uint64_t *fb[] = {&b.events, &b.cpu_ops, &b.runtime_calls, &b.kernels, &b.memcpys,
+                      &b.memsets, &b.linked_external, &b.linked_runtime, &b.linked_span,
+                      &b.unlinked, &b.costed, &b.op_helpers, &b.uncosted, &b.roof_from_dtype,
+                      &b.comm_kernels, &b.comm_with_bytes, &b.profiler_steps};
+    size_t n = sizeof fa / sizeof *fa;
+    for (size_t i = 0; i < n; i++)
+        *fa[i] = 100 + i, *fb[i] = 1000 * (i + 1);
+    a.kernel_time_ns = 1, b.kernel_time_ns = 2;
+    a.busy_ns = 1e6, b.busy_ns = 1e6;
+    a.span_ns = 2e6, b.span_ns = 1e6;
+    a.devices = 1, b.devices = 2;
+    b.shapes = true;
+    snprintf(a.gpu_name, sizeof a.gpu_name, "first");
+    snprintf(b.gpu_name, sizeof b.gpu_name, "second");
+    rl_torch_stats_add(&a, &b);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(*fa[i] == 100 + i + 1000 * (i + 1), "field %zu: %llu", i,
+                      (unsigned long long)*fa[i]);
+    ck_assert_double_eq(a.kernel_time_ns, 3);
+    ck_assert_double_eq(a.busy_ns, 2e6);
+    ck_assert_double_eq(a.span_ns, 3e6);
+    ck_assert_int_eq(a.devices, 3);
+    ck_assert(a.shapes);
+    ck_assert_str_eq(a.gpu_name, "first");
+    char notes[8192];
+    rl_torch_notes(&a, notes, sizeof notes);
+    ck_assert_msg(strstr(notes, "GPU idle: 1 ms of the 3 ms from the first GPU activity to the "
+                                "last (33.3%), summed over devices\n"),
+                  "%s", notes);
+}
+END_TEST
+
 static Suite *torch_link_suite(void)
 {
     Suite *s = suite_create("torch_link");
@@ -764,6 +840,8 @@ static Suite *torch_link_suite(void)
     tcase_add_test(core, top_unknown_operators);
     tcase_add_test(core, collective_bytes);
     tcase_add_test(core, same_start_and_zero_ids);
+    tcase_add_test(core, roof_from_dtype_counts);
+    tcase_add_test(core, stats_add_every_field);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, one_kernel);
