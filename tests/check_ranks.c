@@ -841,6 +841,101 @@ START_TEST(rank_set_in_memory)
 }
 END_TEST
 
+/* Communication rows of one trace: message bytes as people read them
+ * (decimal units, capped at PB), algbw = bytes / time, their share, the
+ * notes. Four NCCL groups of 1 us each and a 6 us GEMM: 4 of 10 us = 40%.
+ *   a: 1000 B -> "1 kB" at 1 GB/s; b: 999 B -> "999 B" at 0.999 GB/s;
+ *   c: 2e18 B -> 2000 PB -> "2e+03 PB"; d: bytes unknown */
+START_TEST(comm_rows_and_notes)
+{
+    struct rl_trace_groups g = {0};
+    put(&g, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(a)", 1000, 1000);
+    put(&g, "ncclDevKernel_AllGather_RING_LL(b)", 1000, 999);
+    put(&g, "ncclDevKernel_Broadcast_RING_LL(c)", 1000, 2e18);
+    put(&g, "ncclDevKernel_SendRecv(d)", 1000, NAN);
+    const uint32_t one[3] = {1, 1, 1};
+    const double b[3] = {1e6, NAN, NAN};
+    ck_assert_int_eq(rl_trace_groups_add(&g, "gemm", one, one, "", RL_ORIGIN_MEASURED, 1, 1e9, b,
+                                         6000),
+                     0);
+    static struct rl_ceilings c;
+    ck_assert_int_eq(rl_ceilings_init(&c, h200, NULL, NULL, false, false, NULL, NULL), 0);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    const struct rl_report_row *w = row(&r, "(a)");
+    ck_assert(w->comm);
+    near(w->comm_algbw_gbs, 1);
+    ck_assert_msg(strstr(w->sentence, ": 10% of GPU time, communication (NCCL all-reduce): 1 kB "
+                                      "of messages in 1 launches at 1 GB/s"),
+                  "%s", w->sentence);
+    w = row(&r, "(b)");
+    ck_assert_msg(strstr(w->sentence, "communication (NCCL all-gather): 999 B of messages in 1 "
+                                      "launches at 0.999 GB/s"),
+                  "%s", w->sentence);
+    w = row(&r, "(c)");
+    ck_assert_msg(strstr(w->sentence, ": 2e+03 PB of messages"), "%s", w->sentence);
+    w = row(&r, "(d)");
+    ck_assert(isnan(w->comm_algbw_gbs));
+    ck_assert_msg(strstr(w->sentence, ": 10% of GPU time, communication (NCCL send/recv): time "
+                                      "only, bytes unknown"),
+                  "%s", w->sentence);
+    ck_assert(!row(&r, "gemm")->comm);
+    near(r.comm_time_ns, 4000);
+    ck_assert_msg(strstr(r.notes, "communication: 4 NCCL kernel groups took 40% of the GPU time; "
+                                  "counted in time, not judged against the roofs"),
+                  "%s", r.notes);
+    ck_assert_msg(strstr(r.notes, "bytes unknown: NCCL's NVTX ranges were not seen for 1 of them"),
+                  "%s", r.notes);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(rl_report_json(f, &r, &c), 0);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "\"communication\": {\"time_ns\": 4000, \"share\": 0.4, "
+                              "\"bytes_known\": false},\n"),
+                  "%s", buf);
+    free(buf);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+
+    /* one group, its bytes known: singular, and bytes_known */
+    memset(&g, 0, sizeof g);
+    put(&g, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(a)", 1000, 1000);
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_msg(strstr(r.notes, "communication: 1 NCCL kernel group took 100% of the GPU "
+                                  "time"),
+                  "%s", r.notes);
+    ck_assert_ptr_null(strstr(r.notes, "bytes unknown"));
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    ck_assert_int_eq(rl_report_json(f, &r, &c), 0);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "\"bytes_known\": true},\n"), "%s", buf);
+    ck_assert_ptr_null(strstr(buf, "\"ranks\": ["));
+    free(buf);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+
+    /* no communication, no ranks: no section */
+    memset(&g, 0, sizeof g);
+    ck_assert_int_eq(rl_trace_groups_add(&g, "gemm", one, one, "", RL_ORIGIN_MEASURED, 1, 1e9, b,
+                                         6000),
+                     0);
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert(!rl__report_has_comm(&r));
+    ck_assert_ptr_null(strstr(r.notes, "communication:"));
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    ck_assert_int_eq(rl_report_json(f, &r, &c), 0);
+    fclose(f);
+    ck_assert_ptr_null(strstr(buf, "\"communication\""));
+    free(buf);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *ranks_suite(void)
 {
     Suite *s = suite_create("ranks");
@@ -862,6 +957,7 @@ static Suite *ranks_suite(void)
     tcase_add_checked_fixture(limits, setup, NULL);
     tcase_add_test(limits, odd_sets_give_notes);
     tcase_add_test(limits, rank_set_in_memory);
+    tcase_add_test(limits, comm_rows_and_notes);
     tcase_add_test(limits, bad_and_old_rank_objects);
     tcase_add_test(limits, folder_without_traces);
     tcase_add_test(limits, trace_errors_name_the_rank);
