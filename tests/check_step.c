@@ -397,6 +397,10 @@ START_TEST(many_operators)
     }
     launch(&g, "gemm_roofed", "aten::mm", "roofed", 1e9, 1e6, 1000);
     launch(&g, "gemm_plain", "aten::mm", "plain", NAN, NAN, 5000);
+    /* op05, the 65th operator seen (rows go by time), gets a second, smaller
+     * group after op04, the 66th, has grown the arrays: the first names the
+     * shapes (none) */
+    launch(&g, "k05b", "op05", "B", NAN, NAN, 1000);
     struct rl_report r;
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
@@ -408,8 +412,10 @@ START_TEST(many_operators)
         char op[16];
         snprintf(op, sizeof op, "op%02d", 69 - i);
         ck_assert_str_eq(s->ops[1 + i].op, op);
-        ck_assert_double_eq_tol(s->ops[1 + i].time_ns, (70 - i) * 1e6, 1e-6);
-        ck_assert_uint_eq(s->ops[1 + i].launches, 1);
+        bool two = 69 - i == 5;
+        ck_assert_double_eq_tol(s->ops[1 + i].time_ns, (70 - i) * 1e6 + (two ? 1000 : 0), 1e-6);
+        ck_assert_uint_eq(s->ops[1 + i].launches, two ? 2 : 1);
+        ck_assert_str_eq(s->ops[1 + i].shapes, "");
     }
     const struct rl_report_op *o = &s->ops[0];
     ck_assert_str_eq(o->shapes, "roofed");
@@ -419,7 +425,7 @@ START_TEST(many_operators)
     ck_assert_double_eq_tol(o->timed_ns, 1000, 1e-6);
     ck_assert_double_eq_tol(o->pct_of_roof, 100, 1e-9);
     ck_assert_double_eq_tol(o->flops, 1e9, 1e-3);
-    ck_assert_double_eq_tol(s->gpu_time_ns, 2485e6 + 6000, 1e-3);
+    ck_assert_double_eq_tol(s->gpu_time_ns, 2485e6 + 7000, 1e-3);
     /* the headline: nothing lost (mm's 0), the largest by time */
     ck_assert_str_eq(s->headline, "no operator could be set against its roof; the largest by "
                                   "GPU time: op69 (bf16): 70 ms in 1 launches (2.82% of GPU "
@@ -556,6 +562,57 @@ START_TEST(row_json_keys)
 }
 END_TEST
 
+/* Ties and zeroes. aten::t's two groups of 2 us tie: the first by name
+ * ("ka") names the shapes; aten::t and aten::u tie at 4 us with nothing
+ * lost: aten::t (first by name) heads the list and the headline. A span
+ * of 0 shows no idle share. */
+START_TEST(ties_and_zeroes)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c, true);
+    struct rl_trace_groups g = {0};
+    launch(&g, "ka", "aten::t", "first", NAN, NAN, 2000);
+    launch(&g, "kb", "aten::t", "second", NAN, NAN, 2000);
+    launch(&g, "kc", "aten::u", "u", NAN, NAN, 4000);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_int_eq(rl_report_step_build(&r, &c, 0, 0, err), RL_OK);
+    const struct rl_report_step *s = r.step;
+    ck_assert_str_eq(s->ops[0].op, "aten::t");
+    ck_assert_str_eq(s->ops[0].shapes, "first");
+    ck_assert_str_eq(s->ops[1].op, "aten::u");
+    ck_assert_double_eq(s->idle_ns, 0);
+    HAS(s->headline, "the largest by GPU time: aten::t (first, bf16): 4 us");
+    char *t = render_table(&r, 0);
+    ck_assert_ptr_null(strstr(t, "GPU idle"));
+    free(t);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+
+    /* kz: 1e6 FLOPs and 0 DRAM bytes (intensity unbounded: compute-bound),
+     * 1 us: roof time 1e6 / 1e6 = 1 ns, lost 999; its operator's DRAM bytes
+     * are 0, not unknown. A collective of 0 bytes over 2 GPUs: busbw 0, roof
+     * time 0, all its 1 us lost. */
+    memset(&g, 0, sizeof g);
+    launch(&g, "kz", "aten::z", NULL, 1e6, 0, 1000);
+    coll_launch(&g, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(zero)", "allreduce", 0, 2, 1000);
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_int_eq(rl_report_step_build(&r, &c, NAN, NAN, err), RL_OK);
+    const struct rl_report_op *o = find_op(&r, "aten::z");
+    ck_assert_double_eq(o->dram_bytes, 0);
+    ck_assert_double_eq_tol(o->roof_time_ns, 1, 1e-9);
+    ck_assert_double_eq_tol(o->lost_ns, 999, 1e-9);
+    const struct rl_report_row *w = find_row(&r, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(zero)");
+    ck_assert_double_eq(w->comm_busbw_gbs, 0);
+    ck_assert_double_eq(w->roof_time_ns, 0);
+    ck_assert_double_eq_tol(w->lost_ns, 1000, 1e-9);
+    ck_assert_str_eq(r.step->ops[0].op, "c10d::x");
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *step_suite(void)
 {
     Suite *s = suite_create("step");
@@ -570,6 +627,7 @@ static Suite *step_suite(void)
     tcase_add_test(limits, markdown_escapes);
     tcase_add_test(limits, collective_limits);
     tcase_add_test(limits, row_json_keys);
+    tcase_add_test(limits, ties_and_zeroes);
     suite_add_tcase(s, limits);
     return s;
 }
