@@ -1352,6 +1352,25 @@ START_TEST(link_needs_every_launch_and_a_link)
 }
 END_TEST
 
+/* Markdown escapes each of | < * _ ` in a kernel's name (one backslash
+ * before each), and writes a control character as a space. */
+START_TEST(markdown_escapes_every_mark)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    struct rl_trace_groups g = {0};
+    add(&g, "a`b|c<d*e_f\tg", 1, 1, 1e9, 1e6, 1e4);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    char *m = render(md, &r, &c);
+    ck_assert_msg(strstr(m, "a\\`b\\|c\\<d\\*e\\_f g"), "%s", m);
+    free(m);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 START_TEST(intensity_without_a_roof)
 {
     /* Only an L2 roof: the DRAM intensity still comes from the DRAM bytes,
@@ -1798,6 +1817,7 @@ static Suite *report_suite(void)
     tcase_add_test(limits, number_and_verdict_edges);
     tcase_add_test(limits, link_roof_only_when_communicating);
     tcase_add_test(limits, link_needs_every_launch_and_a_link);
+    tcase_add_test(limits, markdown_escapes_every_mark);
     tcase_add_test(limits, neither_evidence_boundaries);
     tcase_add_test(limits, infinite_intensity_sentence);
     tcase_add_test(limits, times_at_zero);
