@@ -678,6 +678,268 @@ START_TEST(folder_without_traces)
 }
 END_TEST
 
+/* ---- a set built in memory ------------------------------------------------------ */
+
+static void put(struct rl_trace_groups *g, const char *name, double time_ns, double comm_bytes)
+{
+    const uint32_t one[3] = {1, 1, 1};
+    struct rl_trace_launch l = {.name = name, .grid = one, .block = one,
+                                .origin = RL_ORIGIN_MEASURED, .launches = 1, .flops = NAN,
+                                .time_ns = time_ns, .comm_bytes = comm_bytes};
+    for (int m = 0; m < RL_MEM_COUNT; m++)
+        l.bytes[m] = NAN;
+    ck_assert_int_eq(rl_trace_groups_add_launch(g, &l), 0);
+}
+
+static void set_rank(struct rl_trace_groups *g, int rank, int world, const char *gpu,
+                     const char *program, const char *host)
+{
+    g->sum.rank = (struct rl_trace_rank){.present = rank >= 0, .rank = rank, .local_rank = -1,
+                                         .world_size = world};
+    snprintf(g->sum.rank.hostname, sizeof g->sum.rank.hostname, "%s", host);
+    snprintf(g->sum.gpu_name, sizeof g->sum.gpu_name, "%s", gpu);
+    snprintf(g->sum.program, sizeof g->sum.program, "%s", program);
+}
+
+#define NCCL "ncclDevKernel_AllReduce_Sum_f32_RING_LL"
+
+/* Five traces, in the loader's order: rank 0 three times (world 4), rank 2
+ * (world 8, no GPU or program named), one without a rank (A100, "eval").
+ *   0: gemm 3 us, NCCL 1 us with 5e5 message bytes: 4 us, comm 25%
+ *   1: gemm 2 us, NCCL 0.5 us, bytes unknown: 2.5 us, comm 20%, bytes NAN
+ *   2: gemm 1 us, no NCCL: comm 0, bytes NAN
+ *   3: k1..k7 of 100, 700, 300, 700, 200, 600, 50 ns (2.65 us): the top five
+ *      by time, ties by name: k2, k4, k6, k3, k5
+ *   4: nothing: no time, share unknown
+ * Sums: kernel 4000 + 2500 + 1000 + 2650 = 10150 ns, the busiest rank 4000;
+ * comm 1500 (14.8%), the most on one rank 1000. Ranks seen: 0 and 2 of 8. */
+START_TEST(rank_set_in_memory)
+{
+    struct rl_rank_traces t = {0};
+    t.n = 5;
+    t.paths = calloc(5, sizeof *t.paths);
+    t.groups = calloc(5, sizeof *t.groups);
+    for (size_t i = 0; i < 5; i++) {
+        char p[32];
+        snprintf(p, sizeof p, "/p/%zu.json", i);
+        t.paths[i] = strdup(p);
+    }
+    set_rank(&t.groups[0], 0, 4, "H100", "train", "h0");
+    put(&t.groups[0], "gemm", 3000, NAN);
+    put(&t.groups[0], NCCL, 1000, 5e5);
+    set_rank(&t.groups[1], 0, 4, "H100", "train", "h0");
+    put(&t.groups[1], "gemm", 2000, NAN);
+    put(&t.groups[1], NCCL, 500, NAN);
+    set_rank(&t.groups[2], 0, 4, "H100", "train", "h1");
+    put(&t.groups[2], "gemm", 1000, NAN);
+    set_rank(&t.groups[3], 2, 8, "", "", "");
+    static const double k[7] = {100, 700, 300, 700, 200, 600, 50};
+    for (int i = 0; i < 7; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "k%d", i + 1);
+        put(&t.groups[3], name, k[i], NAN);
+    }
+    set_rank(&t.groups[4], -1, -1, "A100", "eval", "");
+    ck_assert(rl_rank_traces_ranked(&t));
+
+    static struct rl_ceilings c;
+    ck_assert_int_eq(rl_ceilings_init(&c, h200, NULL, NULL, false, false, NULL, NULL), 0);
+    struct rl_trace_groups none = {0};
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &none, err), 0);
+    ck_assert_int_eq(rl_report_ranks(&r, &t, err), 0);
+    ck_assert_uint_eq(r.n_ranks, 5);
+    const struct rl_report_rank *x = &r.ranks[0];
+    ck_assert_uint_eq(x->launches, 2);
+    near(x->kernel_time_ns, 4000);
+    near(x->comm_time_ns, 1000);
+    near(x->comm_share, 0.25);
+    near(x->comm_bytes, 5e5);
+    x = &r.ranks[1];
+    near(x->comm_share, 0.2);
+    ck_assert(isnan(x->comm_bytes));
+    x = &r.ranks[2];
+    ck_assert_double_eq(x->comm_share, 0);
+    ck_assert(isnan(x->comm_bytes));
+    x = &r.ranks[3];
+    ck_assert_uint_eq(x->n_top, RL_RANK_TOP);
+    static const char *const top[] = {"k2", "k4", "k6", "k3", "k5"};
+    for (int i = 0; i < RL_RANK_TOP; i++)
+        ck_assert_str_eq(x->top[i].name, top[i]);
+    near(x->top[4].time_ns, 200);
+    x = &r.ranks[4];
+    ck_assert_int_eq(x->rank, -1);
+    ck_assert(isnan(x->comm_share) && isnan(x->comm_bytes));
+    ck_assert_uint_eq(x->n_top, 0);
+
+    ck_assert_msg(strstr(r.notes, "rank 0 appears in 3 traces ('/p/0.json', '/p/1.json', ...): "
+                                  "each is its own entry here, and the merge sums them all"),
+                  "%s", r.notes);
+    ck_assert_uint_eq(rl_test_count(r.notes, "appears in"), 1);
+    ck_assert_msg(strstr(r.notes, "the ranks ran on different GPUs (H100 on rank 0, A100 on "
+                                  "trace 5)"),
+                  "%s", r.notes);
+    ck_assert_msg(strstr(r.notes, "the traces are of different programs ('train' on rank 0, "
+                                  "'eval' on trace 5)"),
+                  "%s", r.notes);
+    ck_assert_msg(strstr(r.notes, "the job had 8 ranks, the traces are of 2: the merge covers "
+                                  "only those"),
+                  "%s", r.notes);
+
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(rl_report_json(f, &r, &c), 0);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "{\"rank\": 0, \"local_rank\": null, \"world_size\": 4, \"host\": "
+                              "\"h0\", \"gpu\": \"H100\", \"launcher\": null, \"path\": "
+                              "\"/p/0.json\", \"launches\": 2, \"kernel_time_ns\": 4000, "
+                              "\"comm_time_ns\": 1000, \"comm_share\": 0.25, \"comm_bytes\": "
+                              "500000, \"top_kernels\": [{\"name\": \"gemm\", \"time_ns\": 3000, "
+                              "\"kind\": \"kernel\"}, {\"name\": \"" NCCL "\", \"time_ns\": "
+                              "1000, \"kind\": \"communication\"}]},\n"),
+                  "%s", buf);
+    ck_assert_msg(strstr(buf, "{\"rank\": null, \"local_rank\": null, \"world_size\": null, "
+                              "\"host\": null, \"gpu\": \"A100\", \"launcher\": null, \"path\": "
+                              "\"/p/4.json\", \"launches\": 0, \"kernel_time_ns\": 0, "
+                              "\"comm_time_ns\": 0, \"comm_share\": null, \"comm_bytes\": null, "
+                              "\"top_kernels\": []}\n  ],\n  \"merged\": {\"ranks\": 5, "
+                              "\"kernel_time_ns_sum\": 10150, \"kernel_time_ns_max_rank\": 4000, "
+                              "\"comm_time_ns_sum\": 1500, \"comm_time_ns_max_rank\": 1000, "
+                              "\"comm_share\": 0.14778"),
+                  "%s", buf);
+    free(buf);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    ck_assert_int_eq(rl_report_markdown(f, &r, &c, NULL), 0);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "| 0 | h0 | H100 | 0.004 ms | 0.001 ms | 25% | gemm, "
+                              "ncclDevKernel\\_AllReduce\\_Sum\\_f32\\_RING\\_LL |\n"),
+                  "%s", buf);
+    ck_assert_msg(strstr(buf, "| 2 | - | - | 0.00265 ms | 0 ms | 0% | k2, k4, k6 |\n"), "%s",
+                  buf);
+    ck_assert_msg(strstr(buf, "| - | - | A100 | 0 ms | 0 ms | - |  |\n"), "%s", buf);
+    ck_assert_msg(strstr(buf, "Merged over 5 traces: 0.01015 ms of kernel time summed, 0.004 ms "
+                              "on the busiest rank (the step's time when the ranks run "
+                              "together); communication 14.8% of the sum."),
+                  "%s", buf);
+    free(buf);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    rl_report_table(f, &r, &c, 0);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "merged: 5 traces; kernel time 0.01015 ms summed, 0.004 ms on the "
+                              "busiest rank; communication 14.8% of it\n"),
+                  "%s", buf);
+    ck_assert_msg(strstr(buf, "\n-      -                A100                             0  "
+                              "         0       -  -\n"),
+                  "%s", buf);
+    free(buf);
+    rl_report_release(&r);
+    rl_rank_traces_release(&t);
+}
+END_TEST
+
+/* Communication rows of one trace: message bytes as people read them
+ * (decimal units, capped at PB), algbw = bytes / time, their share, the
+ * notes. Four NCCL groups of 1 us each and a 6 us GEMM: 4 of 10 us = 40%.
+ *   a: 1000 B -> "1 kB" at 1 GB/s; b: 999 B -> "999 B" at 0.999 GB/s;
+ *   c: 2e18 B -> 2000 PB -> "2e+03 PB"; d: bytes unknown */
+START_TEST(comm_rows_and_notes)
+{
+    struct rl_trace_groups g = {0};
+    put(&g, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(a)", 1000, 1000);
+    put(&g, "ncclDevKernel_AllGather_RING_LL(b)", 1000, 999);
+    put(&g, "ncclDevKernel_Broadcast_RING_LL(c)", 1000, 2e18);
+    put(&g, "ncclDevKernel_SendRecv(d)", 1000, NAN);
+    const uint32_t one[3] = {1, 1, 1};
+    const double b[3] = {1e6, NAN, NAN};
+    ck_assert_int_eq(rl_trace_groups_add(&g, "gemm", one, one, "", RL_ORIGIN_MEASURED, 1, 1e9, b,
+                                         6000),
+                     0);
+    static struct rl_ceilings c;
+    ck_assert_int_eq(rl_ceilings_init(&c, h200, NULL, NULL, false, false, NULL, NULL), 0);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    const struct rl_report_row *w = row(&r, "(a)");
+    ck_assert(w->comm);
+    near(w->comm_algbw_gbs, 1);
+    ck_assert_msg(strstr(w->sentence, ": 10% of GPU time, communication (NCCL all-reduce): 1 kB "
+                                      "of messages in 1 launches at 1 GB/s"),
+                  "%s", w->sentence);
+    w = row(&r, "(b)");
+    ck_assert_msg(strstr(w->sentence, "communication (NCCL all-gather): 999 B of messages in 1 "
+                                      "launches at 0.999 GB/s"),
+                  "%s", w->sentence);
+    w = row(&r, "(c)");
+    ck_assert_msg(strstr(w->sentence, ": 2e+03 PB of messages"), "%s", w->sentence);
+    w = row(&r, "(d)");
+    ck_assert(isnan(w->comm_algbw_gbs));
+    ck_assert_msg(strstr(w->sentence, ": 10% of GPU time, communication (NCCL send/recv): time "
+                                      "only, bytes unknown"),
+                  "%s", w->sentence);
+    ck_assert(!row(&r, "gemm")->comm);
+    near(r.comm_time_ns, 4000);
+    ck_assert_msg(strstr(r.notes, "communication: 4 NCCL kernel groups took 40% of the GPU time; "
+                                  "counted in time, not judged against the roofs"),
+                  "%s", r.notes);
+    ck_assert_msg(strstr(r.notes, "bytes unknown: NCCL's NVTX ranges were not seen for 1 of them"),
+                  "%s", r.notes);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(rl_report_json(f, &r, &c), 0);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "\"communication\": {\"time_ns\": 4000, \"share\": 0.4, "
+                              "\"bytes_known\": false},\n"),
+                  "%s", buf);
+    free(buf);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+
+    /* one NCCL group, its bytes known, beside a kernel (no message bytes,
+     * not communication): singular, and bytes_known; 1 of 7 us = 14.3% */
+    memset(&g, 0, sizeof g);
+    put(&g, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(a)", 1000, 1000);
+    ck_assert_int_eq(rl_trace_groups_add(&g, "gemm", one, one, "", RL_ORIGIN_MEASURED, 1, 1e9, b,
+                                         6000),
+                     0);
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_msg(strstr(r.notes, "communication: 1 NCCL kernel group took 14.3% of the GPU "
+                                  "time"),
+                  "%s", r.notes);
+    ck_assert_ptr_null(strstr(r.notes, "bytes unknown"));
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    ck_assert_int_eq(rl_report_json(f, &r, &c), 0);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "\"bytes_known\": true},\n"), "%s", buf);
+    ck_assert_ptr_null(strstr(buf, "\"ranks\": ["));
+    free(buf);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+
+    /* no communication, no ranks: no section */
+    memset(&g, 0, sizeof g);
+    ck_assert_int_eq(rl_trace_groups_add(&g, "gemm", one, one, "", RL_ORIGIN_MEASURED, 1, 1e9, b,
+                                         6000),
+                     0);
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert(!rl__report_has_comm(&r));
+    ck_assert_ptr_null(strstr(r.notes, "communication:"));
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    ck_assert_int_eq(rl_report_json(f, &r, &c), 0);
+    fclose(f);
+    ck_assert_ptr_null(strstr(buf, "\"communication\""));
+    free(buf);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *ranks_suite(void)
 {
     Suite *s = suite_create("ranks");
@@ -698,6 +960,8 @@ static Suite *ranks_suite(void)
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, setup, NULL);
     tcase_add_test(limits, odd_sets_give_notes);
+    tcase_add_test(limits, rank_set_in_memory);
+    tcase_add_test(limits, comm_rows_and_notes);
     tcase_add_test(limits, bad_and_old_rank_objects);
     tcase_add_test(limits, folder_without_traces);
     tcase_add_test(limits, trace_errors_name_the_rank);

@@ -1314,6 +1314,79 @@ START_TEST(link_roof_only_when_communicating)
 }
 END_TEST
 
+/* The link judges work that communicates only when every launch of the
+ * group carries its message bytes and the ceilings have a link: "mixed"
+ * (1e9 FLOPs, 1e6 DRAM bytes, AI 1000: compute-bound on the toy's 1000
+ * TFLOP/s) has 1 of its 2 launches with 1e6 message bytes; on a 450 GB/s
+ * link its AI(link) 1e9 / 1e6 = 1000 would give 450 TFLOP/s < 1000, so a
+ * link verdict would show. "whole" has all its launches' bytes but the
+ * ceilings no link. Neither is link-judged: no comm_bytes, compute-bound. */
+START_TEST(link_needs_every_launch_and_a_link)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    c.has_link = true;
+    c.link = (struct rl_link_roof){.label = "NVLink 4", .bandwidth_gbs = 450,
+                                   .origin = RL_ORIGIN_DATASHEET};
+    const uint32_t one[3] = {1, 1, 1};
+    const double b[3] = {5e5, NAN, NAN};
+    struct rl_trace_groups g = {0};
+    ck_assert_int_eq(rl_trace_groups_add_comm(&g, "mixed", one, one, "", RL_ORIGIN_MEASURED, 1,
+                                              5e8, b, 5e3, 1e6),
+                     0);
+    ck_assert_int_eq(rl_trace_groups_add(&g, "mixed", one, one, "", RL_ORIGIN_MEASURED, 1, 5e8, b,
+                                         5e3),
+                     0);
+    ck_assert_uint_eq(g.n, 1);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    const struct rl_report_row *w = row(&r, "mixed");
+    ck_assert(isnan(w->comm_bytes));
+    ck_assert_int_eq(w->bound, RL_BOUND_COMPUTE);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+
+    memset(&g, 0, sizeof g);
+    ck_assert_int_eq(rl_trace_groups_add_comm(&g, "whole", one, one, "", RL_ORIGIN_MEASURED, 1,
+                                              1e9, (const double[3]){1e6, NAN, NAN}, 1e4, 1e6),
+                     0);
+    c.has_link = false;
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    w = row(&r, "whole");
+    ck_assert(isnan(w->comm_bytes));
+    ck_assert_int_eq(w->bound, RL_BOUND_COMPUTE);
+    rl_report_release(&r);
+    /* the same with the link: judged by it */
+    c.has_link = true;
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    w = row(&r, "whole");
+    ck_assert_double_eq(w->comm_bytes, 1e6);
+    ck_assert_int_eq(w->bound, RL_BOUND_LINK);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* Markdown escapes each of | < * _ ` in a kernel's name (one backslash
+ * before each), and writes a control character as a space. */
+START_TEST(markdown_escapes_every_mark)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    struct rl_trace_groups g = {0};
+    add(&g, "a`b|c<d*e_f\tg", 1, 1, 1e9, 1e6, 1e4);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    char *m = render(md, &r, &c);
+    ck_assert_msg(strstr(m, "a\\`b\\|c\\<d\\*e\\_f g"), "%s", m);
+    free(m);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 START_TEST(intensity_without_a_roof)
 {
     /* Only an L2 roof: the DRAM intensity still comes from the DRAM bytes,
@@ -1769,6 +1842,8 @@ static Suite *report_suite(void)
     tcase_add_test(limits, intensity_without_a_roof);
     tcase_add_test(limits, number_and_verdict_edges);
     tcase_add_test(limits, link_roof_only_when_communicating);
+    tcase_add_test(limits, link_needs_every_launch_and_a_link);
+    tcase_add_test(limits, markdown_escapes_every_mark);
     tcase_add_test(limits, neither_evidence_boundaries);
     tcase_add_test(limits, infinite_intensity_sentence);
     tcase_add_test(limits, times_at_zero);

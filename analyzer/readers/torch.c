@@ -595,7 +595,7 @@ static void shapes_text(const struct rl_torch_arg *args, size_t n, char *buf, si
         int w = snprintf(buf + at, size - at, "%s%s", at ? ", " : "", one);
         if (w < 0 || (size_t)w >= size - at) {
             buf[at] = 0;
-            if (at + 4 < size)
+            if (at + (at ? 6 : 4) <= size) /* the mark and its NUL */
                 memcpy(buf + at, at ? ", ..." : "...", at ? 6 : 4);
             return;
         }

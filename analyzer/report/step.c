@@ -205,8 +205,10 @@ int rl_report_step_build(struct rl_report *r, const struct rl_ceilings *c, doubl
         s->bucket_ns[b] += t;
         s->lost_ns = add_nan(s->lost_ns, w->lost_ns);
         struct rl_report_op *o = op_of(s, w, &cap);
-        if (!o)
+        if (!o) {
+            free(biggest);
             return rl_fail(errmsg, RL_ENOMEM, "out of memory");
+        }
         size_t k = (size_t)(o - s->ops);
         if (k >= biggest_cap) {
             size_t n = biggest_cap ? 2 * biggest_cap : 64;
