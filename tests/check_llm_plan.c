@@ -1,0 +1,218 @@
+/* check_llm_plan.c - tests of where a layout's groups land (nodes, the system's fabric or the GPU's own links with the system's NICs) and of the plan's enumeration, against hand-worked values. */
+#include "test_util.h"
+
+#include "analyzer/comm/collective.h"
+#include "analyzer/comm/system.h"
+#include "analyzer/llm/layout.h"
+#include "analyzer/llm/llm.h"
+#include "analyzer/llm/memory.h"
+#include "analyzer/llm/plan.h"
+#include "analyzer/model/ceilings.h"
+#include "analyzer/util/error.h"
+#include "analyzer/util/paths.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char data[1024];
+static struct rl_gpu_spec h100, b200;
+static struct rl_ceilings c;
+static struct rl_systemdb systems;
+
+static const struct rl_llm_config bf16 = {RL_LLM_BF16, RL_LLM_KV_BF16};
+
+static void setup(void)
+{
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_data_dir(data, sizeof data, err), 0);
+    h100 = *rl_test_gpu("h100-sxm");
+    b200 = *rl_test_gpu("b200");
+    ck_assert_int_eq(rl_ceilings_init(&c, &h100, NULL, NULL, false, false, NULL, err), 0);
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s/systems", data);
+    ck_assert_msg(rl_systemdb_load(&systems, dir, NULL, err) == 0, "%s", err);
+}
+
+static void teardown(void)
+{
+    rl_systemdb_release(&systems);
+}
+
+static struct rl_llm_model load(const char *id)
+{
+    struct rl_llm_model m;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_llm_model_load(&m, data, id, err) == 0, "%s: %s", id, err);
+    return m;
+}
+
+static const struct rl_llm_comm *find_comm(const struct rl_llm_step *s, const char *name)
+{
+    for (int i = 0; i < s->n_comm; i++)
+        if (strcmp(s->comm[i].name, name) == 0)
+            return &s->comm[i];
+    ck_abort_msg("no '%s' in the step", name);
+    return NULL;
+}
+
+static struct rl_comm_prediction predict_on(const struct rl_gpu_spec *g,
+                                            const struct rl_system *sys, int gpus, int nodes,
+                                            double nic_gbps, int nics, enum rl_collective coll,
+                                            double bytes)
+{
+    struct rl_fabric f;
+    struct rl_comm_prediction p;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_fabric_build(&f, g, sys, gpus, nodes, nic_gbps, nics, err) == 0, "%s", err);
+    ck_assert_msg(rl_comm_predict(&f, coll, bytes, &p, err) == 0, "%s", err);
+    return p;
+}
+
+/* Megatron's rank order puts a group of n GPUs at stride k over
+ * ceil(n k / per_node) nodes, raised to a divisor of n:
+ *   8 at 1 on 8-GPU nodes: 8 <= 8, one node (the boundary);
+ *   9 at 1: ceil(9/8) = 2, 9 % 2 != 0 -> 3;  16 at 1: 2;  2 at 8: 16 / 8 = 2;
+ *   3 at 4: ceil(12/8) = 2, 3 % 2 -> 3;  2 at 16: 32 / 8 = 4, at most n = 2;
+ *   4 at 4: 2;  6 at 4 on 8: ceil(24/8) = 3, 6 % 3 = 0 -> 3;
+ *   one GPU, or no node size: 1. */
+START_TEST(group_nodes_by_rank_order)
+{
+    ck_assert_int_eq(rl_llm_group_nodes(8, 1, 8), 1);
+    ck_assert_int_eq(rl_llm_group_nodes(9, 1, 8), 3);
+    ck_assert_int_eq(rl_llm_group_nodes(16, 1, 8), 2);
+    ck_assert_int_eq(rl_llm_group_nodes(2, 8, 8), 2);
+    ck_assert_int_eq(rl_llm_group_nodes(3, 4, 8), 3);
+    ck_assert_int_eq(rl_llm_group_nodes(2, 16, 8), 2);
+    ck_assert_int_eq(rl_llm_group_nodes(4, 4, 8), 2);
+    ck_assert_int_eq(rl_llm_group_nodes(6, 4, 8), 3);
+    ck_assert_int_eq(rl_llm_group_nodes(2, 4, 8), 1);
+    ck_assert_int_eq(rl_llm_group_nodes(1, 64, 8), 1);
+    ck_assert_int_eq(rl_llm_group_nodes(16, 1, 0), 1);
+    /* a span beyond an int: 65536 x 65536 = 2^32 GPUs over 2^31 nodes of 2,
+     * at most n */
+    ck_assert_int_eq(rl_llm_group_nodes(65536, 65536, 2), 65536);
+}
+END_TEST
+
+/* A group inside one node of a system is on the system's fabric: TP 4 of
+ * Llama-3-8B prefill (1 x 512 tokens) on a DGX H100: each all-reduce is
+ * T H 2 B = 512 x 4096 x 2 = 4,194,304 bytes over 4 GPUs of the system's
+ * NVSwitch domain (its intra_link, 450 GB/s), as rl_fabric_build(sys, 4, 1)
+ * times it. */
+START_TEST(a_group_in_one_node_keeps_the_system)
+{
+    struct rl_llm_model m = load("llama-3-8b");
+    const struct rl_system *dgx = rl_systemdb_find(&systems, "dgx-h100");
+    ck_assert_ptr_nonnull(dgx);
+    struct rl_llm_net net = {.spec = &h100, .sys = dgx, .gpus_per_node = 8, .nic_gbps = NAN};
+    struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
+    l.tp = 4;
+    struct rl_llm_step s;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_PREFILL, 1, 512, &c, &net, &s, err) == 0,
+                  "%s", err);
+    const struct rl_llm_comm *tp = find_comm(&s, "TP all-reduce");
+    ck_assert_double_eq(tp->bytes, 4194304);
+    ck_assert_str_eq(tp->link, dgx->intra_link);
+    ck_assert_double_eq(tp->link_gbs, 450);
+    ck_assert_double_eq(tp->nic_share, 1);
+    struct rl_comm_prediction want =
+        predict_on(&h100, dgx, 4, 1, NAN, 0, RL_COLL_ALLREDUCE, 4194304);
+    ck_assert_double_eq_tol(tp->time_us, want.time_us, 1e-9);
+}
+END_TEST
+
+/* DP 2 of TP 8 training on two DGX H100: one GPU of each node per DP
+ * group (2 GPUs at stride 8: 2 nodes). Its fabric is the GPU's own links
+ * with the system's NICs (8 x 400 Gb/s = 400 GB/s a node, their origin the
+ * system file's datasheet); the node's 8 DP groups share those NICs, so
+ * each gradient all-reduce moves 8 x its bytes through them:
+ * rl_fabric_build(h100, no system, 2, 2, 400, 8) at 8 x 2 x params bytes.
+ * On the system's fabric instead a GPU would get an eighth of the NICs
+ * (50 GB/s) and the 8 x again: 8 times too slow. */
+START_TEST(a_group_across_nodes_uses_the_system_nics)
+{
+    struct rl_llm_model m = load("llama-3-8b");
+    const struct rl_system *dgx = rl_systemdb_find(&systems, "dgx-h100");
+    struct rl_llm_net net = {.spec = &h100, .sys = dgx, .gpus_per_node = 8, .nic_gbps = NAN};
+    struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
+    l.tp = 8;
+    l.dp = 2;
+    l.train = true;
+    struct rl_llm_step s;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 2, 512, &c, &net, &s, err) == 0, "%s",
+                  err);
+    const struct rl_llm_split sp = rl_llm_layout_split(&l);
+    const double grads = 2 * rl_llm_params_per_gpu(&m, &sp);
+    const struct rl_llm_comm *dp = find_comm(&s, "DP gradient all-reduce");
+    ck_assert_int_eq(dp->gpus, 2);
+    ck_assert_double_eq(dp->bytes, grads);
+    ck_assert_double_eq(dp->calls, 1);
+    ck_assert(!dp->in_pipeline);
+    ck_assert_double_eq(dp->nic_share, 1.0 / 8);
+    ck_assert_double_eq(dp->link_gbs, 400);
+    ck_assert_int_eq(dp->link_origin, RL_ORIGIN_DATASHEET);
+    struct rl_comm_prediction want =
+        predict_on(&h100, NULL, 2, 2, 400, 8, RL_COLL_ALLREDUCE, 8 * grads);
+    ck_assert_double_eq_tol(dp->time_us, want.time_us, 1e-6);
+    /* the same with the NIC rate given (--nic-gbps 400, one NIC per GPU):
+     * the user's figure, analytic */
+    net.nic_gbps = 400;
+    ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 2, 512, &c, &net, &s, err), 0);
+    dp = find_comm(&s, "DP gradient all-reduce");
+    ck_assert_double_eq(dp->link_gbs, 400);
+    ck_assert_int_eq(dp->link_origin, RL_ORIGIN_ANALYTIC);
+    ck_assert_double_eq_tol(dp->time_us, want.time_us, 1e-6);
+}
+END_TEST
+
+/* A GB200 NVL72's NVLink domain spans its trays (72 GPUs, 4 a tray): DP 2
+ * of TP 4 crosses two trays but stays in the domain, on the system's
+ * fabric: 900 GB/s of NVLink 5, not the trays' NICs. The tray's 4 DP
+ * groups are counted as sharing it (4 x the bytes), as rl_fabric_build(
+ * nvl72, 2, 2) at 4 x 2 x params. */
+START_TEST(a_domain_wider_than_a_node_keeps_the_system)
+{
+    struct rl_llm_model m = load("llama-3-8b");
+    const struct rl_system *nvl = rl_systemdb_find(&systems, "gb200-nvl72");
+    ck_assert_ptr_nonnull(nvl);
+    ck_assert_int_eq(nvl->gpus_per_node, 4);
+    struct rl_llm_net net = {.spec = &b200, .sys = nvl, .gpus_per_node = 4, .nic_gbps = NAN};
+    struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
+    l.tp = 4;
+    l.dp = 2;
+    l.train = true;
+    struct rl_ceilings cb;
+    struct rl_llm_step s;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_ceilings_init(&cb, &b200, NULL, NULL, false, false, NULL, err), 0);
+    ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 2, 512, &cb, &net, &s, err) == 0,
+                  "%s", err);
+    const struct rl_llm_split sp = rl_llm_layout_split(&l);
+    const double grads = 2 * rl_llm_params_per_gpu(&m, &sp);
+    const struct rl_llm_comm *dp = find_comm(&s, "DP gradient all-reduce");
+    ck_assert_str_eq(dp->link, nvl->intra_link);
+    ck_assert_double_eq(dp->link_gbs, 900);
+    struct rl_comm_prediction want =
+        predict_on(&b200, nvl, 2, 2, NAN, 0, RL_COLL_ALLREDUCE, 4 * grads);
+    ck_assert_double_eq_tol(dp->time_us, want.time_us, 1e-6);
+}
+END_TEST
+
+static Suite *plan_suite(void)
+{
+    Suite *s = suite_create("llm_plan");
+    TCase *core = tcase_create("core");
+    tcase_add_checked_fixture(core, setup, teardown);
+    tcase_add_test(core, group_nodes_by_rank_order);
+    tcase_add_test(core, a_group_in_one_node_keeps_the_system);
+    tcase_add_test(core, a_group_across_nodes_uses_the_system_nics);
+    tcase_add_test(core, a_domain_wider_than_a_node_keeps_the_system);
+    suite_add_tcase(s, core);
+    return s;
+}
+
+int main(void) { return rl_test_run(plan_suite()); }
