@@ -202,6 +202,161 @@ START_TEST(a_domain_wider_than_a_node_keeps_the_system)
 }
 END_TEST
 
+/* The microbatch count of a layout is the fastest of M = 1, then pp, 2 pp,
+ * ... and the GPU's every sequence: a prefill of 12 sequences of 2048 on
+ * PP 4 (one GPU a stage) tries M = 1, 4, 8 and 12 (16 > 12: the 12
+ * sequences). The plan's PP 4 candidate must be the fastest of those four
+ * steps, each timed here by rl_llm_step. */
+START_TEST(plan_picks_the_fastest_microbatches)
+{
+    struct rl_llm_model m = load("llama-3-8b");
+    struct rl_llm_net net = {.spec = &h100, .gpus_per_node = 8, .nic_gbps = NAN};
+    struct rl_llm_capacity cap;
+    rl_llm_capacity_of(&cap, 80);
+    struct rl_llm_plan_request req = {.gpus = 4, .max_tp = 8, .phase = RL_LLM_PREFILL,
+                                      .batch = 12, .seq = 2048};
+    struct rl_llm_plan plan;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_llm_plan_build(&m, &bf16, &req, &c, &net, &cap, &plan, err) == 0, "%s",
+                  err);
+    /* 4 = tp x pp x dp, tp in 1, 2, 4: (1,1,4) (1,2,2) (1,4,1) (2,1,2) (2,2,1) (4,1,1) */
+    ck_assert_uint_eq(plan.n, 6);
+    ck_assert_uint_eq(plan.n_fit, 6);
+    ck_assert_uint_eq(plan.n_skipped, 0);
+    const struct rl_llm_candidate *pp4 = NULL;
+    for (size_t i = 0; i < plan.n; i++)
+        if (plan.c[i].step.layout.pp == 4)
+            pp4 = &plan.c[i];
+    ck_assert_ptr_nonnull(pp4);
+    static const int tries[] = {1, 4, 8, 12};
+    double best = INFINITY;
+    int best_m = 0;
+    for (int k = 0; k < 4; k++) {
+        struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
+        l.pp = 4;
+        l.microbatches = tries[k];
+        static struct rl_llm_step s;
+        ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_PREFILL, 12, 2048, &c, &net, &s, err),
+                         0);
+        if (s.time_ns < best) {
+            best = s.time_ns;
+            best_m = tries[k];
+        }
+    }
+    ck_assert_int_eq(pp4->step.layout.microbatches, best_m);
+    ck_assert_double_eq(pp4->step.time_ns, best);
+    /* tokens per second: 12 x 2048 tokens in the step */
+    ck_assert_double_eq_tol(pp4->tokens_per_s, 12 * 2048 / (best / 1e9), 1e-6);
+    rl_llm_plan_release(&plan);
+    ck_assert_ptr_null(plan.c);
+    ck_assert_uint_eq(plan.n, 0);
+}
+END_TEST
+
+/* More layouts than the plan's first 64 slots: Llama-3-8B (32 heads, 32
+ * layers) on 5040 = 2^4 3^2 5 7 GPUs. tp in 1, 2, 4, 8; pp a divisor of
+ * 5040 / tp of at most 32 layers; dp the rest:
+ *   5040: 1 2 3 4 5 6 7 8 9 10 12 14 15 16 18 20 21 24 28 30     20
+ *   2520: the same but 16                                          19
+ *   1260: also without 8 and 24                                    17
+ *    630: also without 4, 12, 20, 28                               13
+ * 69 in all. */
+START_TEST(plan_grows_past_its_first_slots)
+{
+    struct rl_llm_model m = load("llama-3-8b");
+    struct rl_llm_net net = {.spec = &h100, .gpus_per_node = 8, .nic_gbps = 400,
+                             .nics_per_node = 8};
+    struct rl_llm_capacity cap;
+    rl_llm_capacity_of(&cap, 80);
+    struct rl_llm_plan_request req = {.gpus = 5040, .max_tp = 8, .phase = RL_LLM_DECODE,
+                                      .batch = 5040, .seq = 128};
+    struct rl_llm_plan plan;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_llm_plan_build(&m, &bf16, &req, &c, &net, &cap, &plan, err) == 0, "%s",
+                  err);
+    ck_assert_uint_eq(plan.n, 69);
+    ck_assert_uint_eq(plan.n_fit, 69);
+    int seen[9][33] = {{0}};
+    for (size_t i = 0; i < plan.n; i++) {
+        const struct rl_llm_layout *l = &plan.c[i].step.layout;
+        ck_assert_int_eq(l->tp * l->pp * l->dp * l->ep, 5040);
+        ck_assert_int_le(l->tp, 8);
+        ck_assert_int_le(l->pp, 32);
+        ck_assert_int_eq(seen[l->tp][l->pp]++, 0); /* each split once */
+        if (i + 1 < plan.n)
+            ck_assert_double_le(plan.c[i].step.time_ns, plan.c[i + 1].step.time_ns);
+    }
+    rl_llm_plan_release(&plan);
+}
+END_TEST
+
+/* Layouts the collective model cannot time (a group across nodes and no
+ * NIC rate) are skipped and counted, the first one's reason kept. One GPU
+ * a node (gpus_per_node 1), 2 GPUs, decode: the loop meets (tp 1, pp 1,
+ * dp 2) - replicas do not talk, kept -, then (1, 2, 1): PP send/recv
+ * across the 2 nodes, skipped first, then (2, 1, 1): TP all-reduce across
+ * them, skipped. In training (1, 1, 2) needs its gradient all-reduce too:
+ * all three skipped: RL_EINVAL with the first reason, the DP all-reduce's,
+ * and nothing left to release. */
+START_TEST(plan_skips_what_it_cannot_time)
+{
+    struct rl_llm_model m = load("llama-3-8b");
+    struct rl_llm_net net = {.spec = &h100, .gpus_per_node = 1, .nic_gbps = NAN};
+    struct rl_llm_capacity cap;
+    rl_llm_capacity_of(&cap, 80);
+    struct rl_llm_plan_request req = {.gpus = 2, .max_tp = 8, .phase = RL_LLM_DECODE,
+                                      .batch = 2, .seq = 128};
+    struct rl_llm_plan plan;
+    char err[RL_ERRMSG_SIZE] = "";
+    ck_assert_msg(rl_llm_plan_build(&m, &bf16, &req, &c, &net, &cap, &plan, err) == 0, "%s",
+                  err);
+    ck_assert_uint_eq(plan.n, 1);
+    ck_assert_int_eq(plan.c[0].step.layout.dp, 2);
+    ck_assert_uint_eq(plan.n_skipped, 2);
+    ck_assert_msg(strncmp(plan.skipped_why, "PP send/recv over 2 GPUs on 2 nodes", 35) == 0,
+                  "%s", plan.skipped_why);
+    rl_llm_plan_release(&plan);
+
+    req.phase = RL_LLM_TRAIN;
+    req.batch = 8;
+    ck_assert_int_eq(rl_llm_plan_build(&m, &bf16, &req, &c, &net, &cap, &plan, err), RL_EINVAL);
+    ck_assert_msg(strncmp(err, "DP gradient all-reduce over 2 GPUs on 2 nodes", 45) == 0, "%s",
+                  err);
+    ck_assert_ptr_null(plan.c);
+    ck_assert_uint_eq(plan.n, 0);
+}
+END_TEST
+
+/* No split at all (TP limited to 0 GPUs): RL_EINVAL saying so; a step
+ * error other than a group it cannot time (FP8 on an A100, which has no
+ * FP8 roof) ends the plan with that error. */
+START_TEST(plan_errors)
+{
+    struct rl_llm_model m = load("llama-3-8b");
+    struct rl_llm_net net = {.spec = &h100, .gpus_per_node = 8, .nic_gbps = NAN};
+    struct rl_llm_capacity cap;
+    rl_llm_capacity_of(&cap, 80);
+    struct rl_llm_plan_request req = {.gpus = 8, .max_tp = 0, .phase = RL_LLM_DECODE,
+                                      .batch = 8, .seq = 128};
+    struct rl_llm_plan plan;
+    char err[RL_ERRMSG_SIZE] = "";
+    ck_assert_int_eq(rl_llm_plan_build(&m, &bf16, &req, &c, &net, &cap, &plan, err), RL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "no split of 8 GPUs holds"));
+    ck_assert_ptr_null(plan.c);
+
+    const struct rl_gpu_spec *a100 = rl_test_gpu("a100-sxm-80gb");
+    struct rl_ceilings ca;
+    ck_assert_int_eq(rl_ceilings_init(&ca, a100, NULL, NULL, false, false, NULL, err), 0);
+    const struct rl_llm_config fp8 = {RL_LLM_FP8, RL_LLM_KV_FP8};
+    net.spec = a100;
+    req.max_tp = 8;
+    ck_assert_int_eq(rl_llm_plan_build(&m, &fp8, &req, &ca, &net, &cap, &plan, err),
+                     RL_EUNSUPPORTED);
+    ck_assert_ptr_null(plan.c);
+    ck_assert_uint_eq(plan.n, 0);
+}
+END_TEST
+
 static Suite *plan_suite(void)
 {
     Suite *s = suite_create("llm_plan");
@@ -211,7 +366,14 @@ static Suite *plan_suite(void)
     tcase_add_test(core, a_group_in_one_node_keeps_the_system);
     tcase_add_test(core, a_group_across_nodes_uses_the_system_nics);
     tcase_add_test(core, a_domain_wider_than_a_node_keeps_the_system);
+    tcase_add_test(core, plan_picks_the_fastest_microbatches);
+    tcase_add_test(core, plan_grows_past_its_first_slots);
     suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_add_checked_fixture(limits, setup, teardown);
+    tcase_add_test(limits, plan_skips_what_it_cannot_time);
+    tcase_add_test(limits, plan_errors);
+    suite_add_tcase(s, limits);
     return s;
 }
 
