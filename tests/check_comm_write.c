@@ -180,12 +180,77 @@ START_TEST(every_allocation_failing)
 }
 END_TEST
 
+/* The curve of a series built here, out of order: out-of-place points of
+ * a finite rate and a size, by bytes; of two of one size (a hand-written
+ * file) the first listed first. Kept: the `max` smallest. */
+START_TEST(curve_orders_and_keeps_the_smallest)
+{
+    struct rl_comm_point pts[] = {
+        {.bytes = 4096, .busbw_gbs = 40},
+        {.bytes = 1024, .busbw_gbs = 10},
+        {.bytes = 2048, .busbw_gbs = 21},
+        {.bytes = 1024, .busbw_gbs = 11, .in_place = true}, /* in place: left out */
+        {.bytes = 2048, .busbw_gbs = 22},                   /* the same size again */
+        {.bytes = 0, .busbw_gbs = 5},                       /* no size */
+        {.bytes = 512, .busbw_gbs = NAN},                   /* no rate */
+        {.bytes = 8192, .busbw_gbs = INFINITY},             /* no finite rate */
+    };
+    struct rl_comm_series s = {.collective = RL_COLL_ALLREDUCE, .points = pts, .n = 8};
+    double x[8], y[8];
+    ck_assert_uint_eq(rl_comm_series_curve(&s, false, x, y, 8), 4);
+    static const double want_x[] = {1024, 2048, 2048, 4096}, want_y[] = {10, 21, 22, 40};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_double_eq(x[i], want_x[i]);
+        ck_assert_double_eq(y[i], want_y[i]);
+    }
+    /* two kept of four: the two smallest, in order */
+    x[2] = y[2] = -1;
+    ck_assert_uint_eq(rl_comm_series_curve(&s, false, x, y, 2), 4);
+    ck_assert_double_eq(x[0], 1024);
+    ck_assert_double_eq(x[1], 2048);
+    ck_assert_double_eq(y[1], 21);
+    ck_assert_double_eq(x[2], -1); /* nothing written past max */
+    /* three kept: the second 2048 as well, not the 4096 */
+    ck_assert_uint_eq(rl_comm_series_curve(&s, false, x, y, 3), 4);
+    ck_assert_double_eq(x[2], 2048);
+    ck_assert_double_eq(y[2], 22);
+    /* one kept: the smallest, whatever came first */
+    ck_assert_uint_eq(rl_comm_series_curve(&s, false, x, y, 1), 4);
+    ck_assert_double_eq(x[0], 1024);
+    ck_assert_double_eq(y[0], 10);
+    /* none asked: counted only; no series: none */
+    ck_assert_uint_eq(rl_comm_series_curve(&s, false, NULL, y, 8), 4);
+    ck_assert_uint_eq(rl_comm_series_curve(NULL, false, x, y, 8), 0);
+    /* values at sizes: 1024 and below 10; 2048 (measured twice) the end
+     * of the segment from 1024, the first one's 21; between 2048 and 4096
+     * at 2^11.5 = 2896.3: halfway in log from the second's 22 to 40 = 31;
+     * above 4096: 40 */
+    struct rl_comm_results r = {.series = &s, .n_series = 1};
+    ck_assert_double_eq(rl_comm_results_busbw_gbs(&r, RL_COLL_ALLREDUCE, 1024), 10);
+    ck_assert_double_eq(rl_comm_results_busbw_gbs(&r, RL_COLL_ALLREDUCE, 100), 10);
+    ck_assert_double_eq(rl_comm_results_busbw_gbs(&r, RL_COLL_ALLREDUCE, 2048), 21);
+    ck_assert_double_eq_tol(rl_comm_results_busbw_gbs(&r, RL_COLL_ALLREDUCE, 2048 * sqrt(2)), 31,
+                            1e-9);
+    ck_assert_double_eq(rl_comm_results_busbw_gbs(&r, RL_COLL_ALLREDUCE, 4096), 40);
+    ck_assert_double_eq(rl_comm_results_busbw_gbs(&r, RL_COLL_ALLREDUCE, 1e9), 40);
+    /* 1536 = 2^10.585: (10 + 11 x 0.585) between 1024 and the first 2048:
+     * 10 + (21 - 10) x log2(1.5) = 10 + 11 x 0.5849625 = 16.4345875 */
+    ck_assert_double_eq_tol(rl_comm_results_busbw_gbs(&r, RL_COLL_ALLREDUCE, 1536), 16.4345875,
+                            1e-6);
+    /* a series with nothing usable: NAN */
+    struct rl_comm_series none = {.collective = RL_COLL_BROADCAST, .points = pts + 5, .n = 3};
+    struct rl_comm_results rn = {.series = &none, .n_series = 1};
+    ck_assert(isnan(rl_comm_results_busbw_gbs(&rn, RL_COLL_BROADCAST, 1024)));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("comm_write");
     TCase *tc = tcase_create("from_raw");
     tcase_add_test(tc, record_to_results);
     tcase_add_test(tc, every_allocation_failing);
+    tcase_add_test(tc, curve_orders_and_keeps_the_smallest);
     suite_add_tcase(s, tc);
     return rl_test_run(s);
 }
