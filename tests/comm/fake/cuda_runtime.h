@@ -7,10 +7,13 @@
 typedef int cudaError_t;
 #define cudaSuccess 0
 #define cudaErrorMemoryAllocation 2
+#define cudaErrorInvalidDevice 101
+#define cudaErrorPeerAccessAlreadyEnabled 704
 #define cudaStreamNonBlocking 1
 typedef struct rl_fake_stream *cudaStream_t;
 typedef struct rl_fake_event *cudaEvent_t;
-enum cudaMemcpyKind { cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2 };
+enum cudaMemcpyKind { cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2, cudaMemcpyDefault = 4 };
+enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
 
 cudaError_t cudaSetDevice(int device);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags);
@@ -23,6 +26,15 @@ cudaError_t cudaMalloc(void **p, size_t bytes);
 cudaError_t cudaFree(void *p);
 cudaError_t cudaMemsetAsync(void *p, int v, size_t bytes, cudaStream_t s);
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind k);
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind k,
+                            cudaStream_t s);
+cudaError_t cudaMallocHost(void **p, size_t bytes);
+cudaError_t cudaFreeHost(void *p);
+cudaError_t cudaStreamSynchronize(cudaStream_t s);
+cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int device);
+cudaError_t cudaDeviceCanAccessPeer(int *ok, int device, int peer);
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned flags);
+cudaError_t cudaGetLastError(void);
 const char *cudaGetErrorString(cudaError_t e);
 
 #endif
