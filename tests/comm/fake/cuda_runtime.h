@@ -8,6 +8,9 @@ typedef int cudaError_t;
 #define cudaSuccess 0
 #define cudaErrorMemoryAllocation 2
 #define cudaErrorInvalidDevice 101
+#define cudaErrorInsufficientDriver 35
+#define cudaErrorNoDevice 100
+#define cudaErrorNotReady 600
 #define cudaErrorPeerAccessAlreadyEnabled 704
 #define cudaStreamNonBlocking 1
 typedef struct rl_fake_stream *cudaStream_t;
@@ -35,6 +38,13 @@ cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int device);
 cudaError_t cudaDeviceCanAccessPeer(int *ok, int device, int peer);
 cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned flags);
 cudaError_t cudaGetLastError(void);
+struct cudaDeviceProp { char name[256]; };
+cudaError_t cudaGetDeviceCount(int *n);
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device);
+cudaError_t cudaDeviceGetPCIBusId(char *id, int len, int device);
+cudaError_t cudaStreamQuery(cudaStream_t s);
+cudaError_t cudaRuntimeGetVersion(int *v);
+cudaError_t cudaDriverGetVersion(int *v);
 const char *cudaGetErrorString(cudaError_t e);
 
 #endif

@@ -32,6 +32,9 @@ ncclResult_t ncclSend(const void *in, size_t n, ncclDataType_t t, int peer, nccl
                       cudaStream_t s);
 ncclResult_t ncclRecv(void *out, size_t n, ncclDataType_t t, int peer, ncclComm_t c,
                       cudaStream_t s);
+ncclResult_t ncclCommGetAsyncError(ncclComm_t c, ncclResult_t *st);
+const char *ncclGetLastError(ncclComm_t c);
+ncclResult_t ncclGetVersion(int *v);
 const char *ncclGetErrorString(ncclResult_t e);
 
 #endif
