@@ -357,6 +357,72 @@ START_TEST(plan_errors)
 }
 END_TEST
 
+/* Which splits a model takes (rl_llm_split_check), on a model built here:
+ * 24 heads, 8 KV heads, MLP 4800, 10 layers, 8 experts.
+ *   every degree at least 1: tp, pp or ep 0 refused, each alone;
+ *   TP must divide heads and MLP: 24 and 4800 by 3, 6, 12, 24 yes; 5
+ *   (4800 yes, 24 no) and 9 (neither) no; TP against the KV heads: 4
+ *   divides 8, 24 is a multiple of 8, 12 neither: refused; 2 and 8 fine;
+ *   PP at most the layers: 10 yes, 11 no; EP divides the experts: 8 and 2
+ *   yes, 3 and 16 no; a dense model: EP 2 no, said so. A model of a
+ *   parameter count alone splits any way (degrees still at least 1). */
+START_TEST(split_check_limits)
+{
+    struct rl_llm_model m;
+    memset(&m, 0, sizeof m);
+    strcpy(m.name, "M");
+    m.layers = 10;
+    m.hidden = 2400;
+    m.ffn = 4800;
+    m.heads = 24;
+    m.kv_heads = 8;
+    m.head_dim = 100;
+    m.vocab = 1000;
+    m.experts = 8;
+    m.experts_per_token = 2;
+    char err[RL_ERRMSG_SIZE];
+#define SPLIT(t, p, e) rl_llm_split_check(&m, &(struct rl_llm_split){.tp = t, .pp = p, .ep = e}, err)
+    ck_assert_int_eq(SPLIT(1, 1, 1), 0);
+    ck_assert_int_eq(SPLIT(0, 1, 1), RL_EINVAL);
+    ck_assert_int_eq(SPLIT(1, 0, 1), RL_EINVAL);
+    ck_assert_int_eq(SPLIT(1, 1, 0), RL_EINVAL);
+    ck_assert_str_eq(err, "every degree of a layout is at least 1");
+    ck_assert_int_eq(SPLIT(2, 1, 1), 0);
+    ck_assert_int_eq(SPLIT(8, 1, 1), 0);
+    ck_assert_int_eq(SPLIT(24, 1, 1), 0);
+    ck_assert_int_eq(SPLIT(5, 1, 1), RL_EINVAL);
+    ck_assert_str_eq(err, "TP 5 does not divide M's 24 heads and MLP width 4800");
+    ck_assert_int_eq(SPLIT(9, 1, 1), RL_EINVAL);
+    m.ffn = 4810; /* 24 heads by 6 yes, 4810 by 6 no */
+    ck_assert_int_eq(SPLIT(6, 1, 1), RL_EINVAL);
+    m.ffn = 4800;
+    ck_assert_int_eq(SPLIT(4, 1, 1), 0);
+    ck_assert_int_eq(SPLIT(12, 1, 1), RL_EINVAL);
+    ck_assert_str_eq(err, "TP 12 neither divides nor is a multiple of M's 8 KV heads");
+    ck_assert_int_eq(SPLIT(1, 10, 1), 0);
+    ck_assert_int_eq(SPLIT(1, 11, 1), RL_EINVAL);
+    ck_assert_str_eq(err, "PP 11 is more stages than M's 10 layers");
+    ck_assert_int_eq(SPLIT(1, 1, 8), 0);
+    ck_assert_int_eq(SPLIT(1, 1, 2), 0);
+    ck_assert_int_eq(SPLIT(1, 1, 3), RL_EINVAL);
+    ck_assert_str_eq(err, "EP 3 does not divide M's 8 experts");
+    ck_assert_int_eq(SPLIT(1, 1, 16), RL_EINVAL);
+    m.experts = 1;
+    ck_assert_int_eq(SPLIT(1, 1, 1), 0);
+    ck_assert_int_eq(SPLIT(1, 1, 2), RL_EINVAL);
+    ck_assert_str_eq(err, "EP 2 does not divide M's 1 experts (a dense model: EP 1)");
+    struct rl_llm_model p;
+    rl_llm_model_of_params(&p, 7e9);
+    ck_assert_int_eq(rl_llm_split_check(&p, &(struct rl_llm_split){.tp = 7, .pp = 99, .ep = 5},
+                                        err),
+                     0);
+    ck_assert_int_eq(rl_llm_split_check(&p, &(struct rl_llm_split){.tp = 1, .pp = 0, .ep = 1},
+                                        err),
+                     RL_EINVAL);
+#undef SPLIT
+}
+END_TEST
+
 static Suite *plan_suite(void)
 {
     Suite *s = suite_create("llm_plan");
@@ -373,6 +439,7 @@ static Suite *plan_suite(void)
     tcase_add_checked_fixture(limits, setup, teardown);
     tcase_add_test(limits, plan_skips_what_it_cannot_time);
     tcase_add_test(limits, plan_errors);
+    tcase_add_test(limits, split_check_limits);
     suite_add_tcase(s, limits);
     return s;
 }
