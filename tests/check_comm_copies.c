@@ -222,11 +222,29 @@ int rl__fail(struct rl__ctx *c, int err, const char *fmt, ...)
     (void)c, (void)fmt;
     return err;
 }
-int rl__sum_ll(struct rl__ctx *c, long long *v, int n) { (void)c, (void)v, (void)n; return RL_OK; }
+/* Under a pretend MPI: the other ranks' failures add to the sum, and
+ * every rank gathers what this one measured, its figures x (rank + 1). */
+static long long others_failed;
+static int sums, gathers;
+int rl__sum_ll(struct rl__ctx *c, long long *v, int n)
+{
+    (void)c, (void)n;
+    *v += others_failed;
+    sums++;
+    return RL_OK;
+}
 int rl__gather(struct rl__ctx *c, const void *mine, void *all, int bytes)
 {
-    (void)c;
-    memcpy(all, mine, (size_t)bytes);
+    gathers++;
+    if (!all)
+        return RL_OK; /* not the root */
+    const double *d = mine;
+    for (int r = 0; r < c->world_size; r++) {
+        memcpy((char *)all + (size_t)r * (size_t)bytes, mine, (size_t)bytes);
+        double *o = (double *)((char *)all + (size_t)r * (size_t)bytes);
+        for (int k = 0; k < 6; k++)
+            o[k] = d[k] * (r + 1);
+    }
     return RL_OK;
 }
 
@@ -425,6 +443,68 @@ START_TEST(peers_and_their_limits)
 }
 END_TEST
 
+/* Under MPI each rank measures its own GPU's host and local copies in
+ * turn (a sum of the failures after each turn: 2 ranks, 2 sums) and rank 0
+ * gathers them: rank 0's figures are its own (GPU 0: h2d ce 5, d2d sm
+ * 20), rank 1's (the fake gather: x 2) fill column / row / diagonal 1; no
+ * peer matrix, said. Rank 1 sends and keeps nothing. Another rank's
+ * failure stops everyone with RL_EIO. */
+START_TEST(under_mpi_rank_by_rank)
+{
+    memset(&raw, 0, sizeof raw);
+    memset(&ctx, 0, sizeof ctx);
+    memset(allocs, 0, sizeof allocs);
+    n_allocs = n_notes = copies = elapsed_calls = sums = gathers = 0;
+    fake_error[0] = 0;
+    samples_cycle = 1;
+    req = (struct rl_comm_request){.copies = true, .copy_bytes = 64, .copy_samples = 1};
+    ctx.req = &req;
+    ctx.out = &raw;
+    ctx.errmsg = errbuf;
+    ctx.mpi = true;
+    ctx.world_size = 2;
+    ctx.nlocal = 1;
+    ctx.r[0].device = 0;
+    ck_assert_int_eq(rl__copies_run(&ctx), 0);
+    ck_assert_msg(!fake_error[0], "%s", fake_error);
+    ck_assert_int_eq(sums, 2);
+    ck_assert_int_eq(gathers, 1);
+    ck_assert_int_eq(raw.n_copies, 6);
+    cell(entry("h2d", "ce", "uni"), 0, 0, 5);
+    cell(entry("h2d", "ce", "uni"), 0, 1, 10);
+    cell(entry("d2h", "sm", "uni"), 1, 0, 20);
+    cell(entry("d2d", "sm", "uni"), 0, 0, 20);
+    cell(entry("d2d", "sm", "uni"), 1, 1, 40);
+    ck_assert(isnan(entry("d2d", "sm", "uni")->gbs[0][1]));
+    ck_assert_int_eq(copies, 6 * 16); /* its own turn only */
+    ck_assert_int_eq(n_notes, 1);
+    ck_assert_ptr_nonnull(strstr(notes[0], "peer-to-peer between ranks' GPUs is not measured"));
+    for (int i = 0; i < n_allocs; i++)
+        ck_assert_ptr_null(allocs[i].p);
+
+    /* rank 1 of 2: measures in its turn, gathers, keeps nothing */
+    memset(&raw, 0, sizeof raw);
+    n_notes = copies = sums = gathers = 0;
+    ctx.world_rank = 1;
+    ck_assert_int_eq(rl__copies_run(&ctx), 0);
+    ck_assert_int_eq(copies, 6 * 16);
+    ck_assert_int_eq(gathers, 1);
+    ck_assert_int_eq(raw.n_copies, 0);
+    ck_assert_int_eq(n_notes, 0);
+
+    /* a failure elsewhere: stop after the first turn, no gather */
+    memset(&raw, 0, sizeof raw);
+    sums = gathers = 0;
+    ctx.world_rank = 0;
+    others_failed = 1;
+    ck_assert_int_eq(rl__copies_run(&ctx), RL_EIO);
+    others_failed = 0;
+    ck_assert_int_eq(sums, 1);
+    ck_assert_int_eq(gathers, 0);
+    ck_assert_int_eq(raw.n_copies, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("comm_copies");
@@ -433,6 +513,7 @@ int main(void)
     tcase_add_test(tc, wrong_words_are_counted);
     tcase_add_test(tc, median_of_the_samples);
     tcase_add_test(tc, peers_and_their_limits);
+    tcase_add_test(tc, under_mpi_rank_by_rank);
     suite_add_tcase(s, tc);
     return rl_test_run(s);
 }
