@@ -423,12 +423,37 @@ START_TEST(split_check_limits)
 }
 END_TEST
 
+/* A MoE's parameters per GPU (rl_llm_params_per_gpu) on each split of
+ * Mixtral-8x7B (H 4096, MLP 14336 gated, 32 heads of 128, 8 KV heads, 32
+ * layers, vocabulary 32000 untied, 8 experts). Per layer on TP t, EP e:
+ *   attention  H (32/t + 2 x 8/t) 128 + (32/t) 128 H
+ *   experts    8/e x 3 H (14336/t)
+ *   the rest   2 H norms + H x 8 router
+ * plus the embedding and LM head (V/t x H each; one of them a stage on a
+ * pipeline) and the final norm H:
+ *   1 x 1 x 1: 32 x 1,451,270,144 + 262,148,096 = 46,702,792,704
+ *   EP 8:      32 x   218,144,768 + 262,148,096 =  7,242,780,672
+ *   EP 2:      32 x   746,627,072 + 262,148,096 = 24,154,214,400
+ *   TP 2, PP 2, EP 4: 16 x 197,173,248 + 65,536,000 + 4096 = 3,220,312,064 */
+START_TEST(moe_params_per_gpu)
+{
+    struct rl_llm_model m = load("mixtral-8x7b");
+#define PARAMS(t, p, e) rl_llm_params_per_gpu(&m, &(struct rl_llm_split){.tp = t, .pp = p, .ep = e})
+    ck_assert_double_eq(PARAMS(1, 1, 1), 46702792704.0);
+    ck_assert_double_eq(PARAMS(1, 1, 8), 7242780672.0);
+    ck_assert_double_eq(PARAMS(1, 1, 2), 24154214400.0);
+    ck_assert_double_eq(PARAMS(2, 2, 4), 3220312064.0);
+#undef PARAMS
+}
+END_TEST
+
 static Suite *plan_suite(void)
 {
     Suite *s = suite_create("llm_plan");
     TCase *core = tcase_create("core");
     tcase_add_checked_fixture(core, setup, teardown);
     tcase_add_test(core, group_nodes_by_rank_order);
+    tcase_add_test(core, moe_params_per_gpu);
     tcase_add_test(core, a_group_in_one_node_keeps_the_system);
     tcase_add_test(core, a_group_across_nodes_uses_the_system_nics);
     tcase_add_test(core, a_domain_wider_than_a_node_keeps_the_system);
