@@ -42,7 +42,7 @@ static int where(const void *p, size_t bytes)
 struct rl_fake_stream { int device; double clock_ms; };
 struct rl_fake_event { double t_ms; int device; };
 
-static int peer_ok[4][4], peer_on[4][4], enable_error;
+static int peer_ok[4][4], peer_on[4][4], enable_error, peer_queries;
 static int copies, corrupt, samples_cycle, elapsed_calls;
 static char notes[4][256];
 static int n_notes;
@@ -117,6 +117,7 @@ cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int device)
 }
 cudaError_t cudaDeviceCanAccessPeer(int *ok, int device, int peer)
 {
+    peer_queries++;
     *ok = peer_ok[device][peer];
     return cudaSuccess;
 }
@@ -261,7 +262,7 @@ static int run(int n, double bytes, int samples, int cycle)
     memset(&ctx, 0, sizeof ctx);
     memset(allocs, 0, sizeof allocs);
     memset(peer_on, 0, sizeof peer_on);
-    n_allocs = n_notes = copies = elapsed_calls = 0;
+    n_allocs = n_notes = copies = elapsed_calls = peer_queries = 0;
     fake_error[0] = 0;
     samples_cycle = cycle;
     req = (struct rl_comm_request){.copies = true, .copy_bytes = bytes, .copy_samples = samples};
@@ -348,8 +349,10 @@ START_TEST(two_gpus_every_cell)
         ck_assert(isnan(e->gbs[0][0]));
         ck_assert(isnan(e->gbs[1][1]));
     }
-    /* peer access on, both ways */
+    /* peer access on, both ways; asked once per ordered pair to enable
+     * it, twice (both ways) to measure it: 2 + 2 x 2 */
     ck_assert(peer_on[0][1] && peer_on[1][0]);
+    ck_assert_int_eq(peer_queries, 6);
     ck_assert_int_eq(n_notes, 0);
 }
 END_TEST
@@ -422,6 +425,7 @@ START_TEST(peers_and_their_limits)
         ck_assert(isnan(e->gbs[2][1]));
     }
     ck_assert(!peer_on[0][1] && peer_on[0][2] && peer_on[2][1]);
+    ck_assert_int_eq(peer_queries, 3 * 3 * 2); /* 6 ordered pairs, 3 queries each */
 
     /* already enabled: fine (the fake's second enable of a run says so) */
     peer_ok[0][1] = peer_ok[1][0] = 1;
