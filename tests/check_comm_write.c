@@ -244,6 +244,23 @@ START_TEST(curve_orders_and_keeps_the_smallest)
 }
 END_TEST
 
+/* At a measured size the value read back is the measurement itself, the
+ * last size too (not the segment's end: algbw 0.7 + (0.1 - 0.7) x 1 is
+ * 0.10000000000000009 in doubles). */
+START_TEST(measured_sizes_read_back_exactly)
+{
+    struct rl_comm_point pts[] = {{.bytes = 1048576, .busbw_gbs = 0.1, .algbw_gbs = 0.7},
+                                  {.bytes = 2097152, .busbw_gbs = 0.3, .algbw_gbs = 0.1}};
+    struct rl_comm_series s = {.collective = RL_COLL_ALLGATHER, .points = pts, .n = 2};
+    struct rl_comm_results r = {.series = &s, .n_series = 1};
+    ck_assert_double_eq(rl_comm_results_busbw_gbs(&r, RL_COLL_ALLGATHER, 2097152), 0.3);
+    ck_assert_double_eq(rl_comm_results_busbw_gbs(&r, RL_COLL_ALLGATHER, 1048576), 0.1);
+    ck_assert_double_eq(rl_comm_results_algbw_gbs(&r, RL_COLL_ALLGATHER, 2097152), 0.1);
+    ck_assert_double_eq(rl_comm_results_algbw_gbs(&r, RL_COLL_ALLGATHER, 1048576), 0.7);
+    ck_assert(isnan(rl_comm_results_busbw_gbs(&r, RL_COLL_ALLREDUCE, 1048576)));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("comm_write");
@@ -251,6 +268,7 @@ int main(void)
     tcase_add_test(tc, record_to_results);
     tcase_add_test(tc, every_allocation_failing);
     tcase_add_test(tc, curve_orders_and_keeps_the_smallest);
+    tcase_add_test(tc, measured_sizes_read_back_exactly);
     suite_add_tcase(s, tc);
     return rl_test_run(s);
 }
