@@ -541,6 +541,28 @@ START_TEST(sizes_refused_and_zero)
 }
 END_TEST
 
+/* Domains inside nodes on several nodes: 2 nodes of 3 RTX 3090 (bridged
+ * pairs, 56.25 GB/s; PCIe Gen4 32; 3 NICs of 100 Gb/s = 37.5 GB/s a node
+ * given) are 4 domains, {0,1} {2} on each node. The ring leaves a lone
+ * GPU through its one PCIe link, 32 GB/s, below the NICs' 37.5 and the
+ * bridge: bound 32. All-reduce 1 GB: 1e9 x 2 x 5/6 / 32e9 = 52083.33 us;
+ * 10 steps, 2 x (4 - 1) = 6 of them across domains (between nodes: the
+ * network's 4.0 us), 4 on the bridge (1.9): 31.6 us. */
+START_TEST(domains_inside_nodes_on_several_nodes)
+{
+    struct rl_gpu_spec g = gpu("rtx-3090", "NVLink 3", 4, 14.0625, "bridge", 2, 4, 32);
+    struct rl_fabric f;
+    char err[RL_ERRMSG_SIZE] = "";
+    ck_assert_int_eq(rl_fabric_build(&f, &g, NULL, 6, 2, 100, 3, err), 0);
+    struct rl_comm_prediction p = predict(&f, RL_COLL_ALLREDUCE, 1e9);
+    ck_assert_double_eq(p.link_gbs, 32);
+    ck_assert_str_eq(p.link, "PCIe Gen4 x16");
+    ck_assert_int_eq(p.steps, 10);
+    ck_assert_double_eq_tol(p.latency_us, 4 * 1.9 + 6 * 4.0, 1e-9);
+    ck_assert_double_eq_tol(p.bandwidth_us, 1e9 * 2 * 5 / 6 / 32e9 * 1e6, 1e-6);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("comm");
@@ -560,6 +582,7 @@ int main(void)
     tcase_add_test(tc, names_and_factors_at_the_edges);
     tcase_add_test(tc, fabrics_at_their_limits);
     tcase_add_test(tc, sizes_refused_and_zero);
+    tcase_add_test(tc, domains_inside_nodes_on_several_nodes);
     suite_add_tcase(s, tc);
     return rl_test_run(s);
 }
