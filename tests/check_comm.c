@@ -406,6 +406,163 @@ START_TEST(bad_fabrics_are_refused)
 }
 END_TEST
 
+/* Names and factors at their edges: an unknown collective is "?" and has
+ * no factor; spaces, '-' and '_' are dropped; a name of 31 characters is
+ * read, one of 32 (the buffer) is not. */
+START_TEST(names_and_factors_at_the_edges)
+{
+    ck_assert_str_eq(rl_collective_name(RL_COLL_COUNT), "?");
+    ck_assert_str_eq(rl_collective_name((enum rl_collective)-1), "?");
+    ck_assert_str_eq(rl_collective_name(RL_COLL_SENDRECV), "sendrecv");
+    ck_assert(isnan(rl_collective_bus_factor(RL_COLL_COUNT, 8)));
+    ck_assert(isnan(rl_collective_bus_factor(RL_COLL_BROADCAST, 0)));
+    ck_assert_double_eq(rl_collective_bus_factor(RL_COLL_BROADCAST, 1), 1);
+    ck_assert_double_eq(rl_collective_bus_factor(RL_COLL_ALLGATHER, 1), 0);
+    ck_assert_double_eq_tol(rl_collective_bus_factor(RL_COLL_ALLREDUCE, 2), 1, 1e-15);
+    ck_assert_int_eq(rl_collective_parse(NULL), -1);
+    ck_assert_int_eq(rl_collective_parse("all reduce"), RL_COLL_ALLREDUCE);
+    ck_assert_int_eq(rl_collective_parse("ALL_TO_ALL"), RL_COLL_ALLTOALL);
+    ck_assert_int_eq(rl_collective_parse("P2P"), RL_COLL_SENDRECV);
+    ck_assert_int_eq(rl_collective_parse("broadcastx"), -1);
+    char name[40];
+    snprintf(name, sizeof name, "broadcast%s", "----------------------"); /* 9 + 22 = 31 */
+    ck_assert_uint_eq(strlen(name), 31);
+    ck_assert_int_eq(rl_collective_parse(name), RL_COLL_BROADCAST);
+    strcat(name, "-");
+    ck_assert_int_eq(rl_collective_parse(name), -1);
+    ck_assert_ptr_eq(rl_collective_names()[RL_COLL_COUNT], NULL);
+    ck_assert_str_eq(rl_collective_names()[RL_COLL_ALLGATHER], "allgather");
+}
+END_TEST
+
+/* Fabrics at their limits:
+ * - an NVSwitch baseboard joins 8: 8 SXM GPUs a node are one domain, 9
+ *   are refused;
+ * - NICs given: 2 nodes of 8 H100 with 4 x 100 Gb/s = 50 GB/s a node,
+ *   named as given (no product); all-reduce 1 GB: 1e9 x 30/16 / 50e9 =
+ *   37500 us + 28 x 1.9 + 2 x 4.0 = 61.2 us (Simple);
+ * - a GPU with no link and no PCIe generation: its PCIe by rate, named
+ *   "PCIe": 2 of them, 16 GB/s: 1e9 / 16e9 = 62500 us + 2 x 2.5 us;
+ * - nothing known (no link, no PCIe rate): RL_ENOTFOUND;
+ * - a board mesh of 8 (7 x 64 GB/s) holding 16 a node: two domains of 8
+ *   meet over PCIe, 8 x 64 = 512 GB/s a domain above the mesh's 448, which
+ *   binds the ring; all-to-all sends 8 of 16 parts out of each domain: 8 x
+ *   1e9 x 8/16 / 512e9 = 7812.5 us (inside: 1e9 x 7/16 / 448e9 = 976.6 us);
+ *   send/recv across the domains one GPU's PCIe, 64 GB/s: 15625 us;
+ * - domains wider than a node: an NVL72 of 4-GPU trays spans 18 trays. */
+START_TEST(fabrics_at_their_limits)
+{
+    struct rl_gpu_spec h = h100();
+    struct rl_fabric f;
+    char err[RL_ERRMSG_SIZE] = "";
+    ck_assert_int_eq(rl_fabric_build(&f, &h, NULL, 8, 1, NAN, 0, err), 0);
+    ck_assert_int_eq(f.domain_gpus, 8);
+    ck_assert_int_eq(rl_fabric_build(&f, &h, NULL, 9, 1, NAN, 0, err), RL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "an NVSwitch baseboard joins 8"));
+    ck_assert_int_eq(rl_fabric_build(&f, &h, NULL, 0, 1, NAN, 0, err), RL_EINVAL);
+    ck_assert_int_eq(rl_fabric_build(&f, &h, NULL, 8, 0, NAN, 0, err), RL_EINVAL);
+    ck_assert_int_eq(rl_fabric_build(&f, NULL, NULL, 8, 1, NAN, 0, err), RL_EINVAL);
+
+    ck_assert_int_eq(rl_fabric_build(&f, &h, NULL, 16, 2, 100, 4, err), 0);
+    ck_assert_int_eq(f.nics_per_node, 4);
+    ck_assert_double_eq(f.nic_gbs, 12.5);
+    struct rl_comm_prediction p = predict(&f, RL_COLL_ALLREDUCE, 1e9);
+    ck_assert_double_eq(p.link_gbs, 50);
+    ck_assert_str_eq(p.link, "NICs: 4 x 100 Gb/s per node");
+    ck_assert_int_eq(p.link_origin, RL_ORIGIN_ANALYTIC);
+    ck_assert_double_eq_tol(p.time_us, 37500 + 61.2, 1e-6);
+    ck_assert_str_eq(p.protocol, "Simple");
+
+    struct rl_gpu_spec bare = gpu("bare", "", 0, 0, "", 0, 0, 16);
+    struct rl_fabric two = fabric(&bare, NULL, 2, 1);
+    p = predict(&two, RL_COLL_ALLREDUCE, 1e9);
+    ck_assert_double_eq(p.link_gbs, 16);
+    ck_assert_str_eq(p.link, "PCIe");
+    ck_assert_double_eq_tol(p.time_us, 62500 + 5, 1e-6);
+    struct rl_gpu_spec none = gpu("none", "", 0, 0, "", 0, 0, NAN);
+    struct rl_fabric nf = fabric(&none, NULL, 2, 1);
+    struct rl_comm_prediction q;
+    ck_assert_int_eq(rl_comm_predict(&nf, RL_COLL_ALLREDUCE, 1e9, &q, err), RL_ENOTFOUND);
+    ck_assert_ptr_nonnull(strstr(err, "no link bandwidth known"));
+
+    struct rl_gpu_spec mi = gpu("mi300x", "Infinity Fabric", 7, 64, "mesh", 0, 5, 64);
+    struct rl_fabric sixteen = fabric(&mi, NULL, 16, 1);
+    ck_assert_int_eq(sixteen.domain_gpus, 8);
+    ck_assert_double_eq(predict(&sixteen, RL_COLL_ALLREDUCE, 1e9).link_gbs, 448);
+    p = predict(&sixteen, RL_COLL_ALLTOALL, 1e9);
+    ck_assert_double_eq(p.link_gbs, 512);
+    ck_assert_str_eq(p.link, "PCIe Gen5 x16");
+    ck_assert_double_eq_tol(p.bandwidth_us, 7812.5, 1e-6);
+    p = predict(&sixteen, RL_COLL_SENDRECV, 1e9);
+    ck_assert_double_eq(p.link_gbs, 64);
+    ck_assert_double_eq_tol(p.bandwidth_us, 15625, 1e-6);
+
+    struct rl_gpu_spec b = gpu("b200", "NVLink 5", 18, 50, "switch", 0, 5, 64);
+    struct rl_system nvl;
+    memset(&nvl, 0, sizeof nvl);
+    strcpy(nvl.id, "gb200-nvl72");
+    strcpy(nvl.gpu, "b200");
+    nvl.gpus_per_node = 4;
+    nvl.domain_gpus = 72;
+    nvl.intra_gbs = 900;
+    nvl.nics_per_node = 4;
+    nvl.nic_gbps = 400;
+    ck_assert_int_eq(fabric(&b, &nvl, 8, 2).domain_nodes, 18);
+    struct rl_system dgx = dgx_h100();
+    ck_assert_int_eq(fabric(&h, &dgx, 8, 1).domain_nodes, 1);
+    nvl.domain_gpus = 4; /* a domain of one tray */
+    ck_assert_int_eq(fabric(&b, &nvl, 8, 2).domain_nodes, 1);
+}
+END_TEST
+
+/* Sizes the model refuses, and none: NaN, infinite, negative bytes and an
+ * unknown collective are RL_EINVAL; 0 bytes cost only the latency (LL: 14
+ * x 0.47 us on 8 H100s). */
+START_TEST(sizes_refused_and_zero)
+{
+    struct rl_gpu_spec s = h100();
+    struct rl_fabric f = fabric(&s, NULL, 8, 1);
+    struct rl_comm_prediction p;
+    char err[RL_ERRMSG_SIZE] = "";
+    ck_assert_int_eq(rl_comm_predict(&f, RL_COLL_ALLREDUCE, NAN, &p, err), RL_EINVAL);
+    ck_assert_int_eq(rl_comm_predict(&f, RL_COLL_ALLREDUCE, INFINITY, &p, err), RL_EINVAL);
+    ck_assert_int_eq(rl_comm_predict(&f, RL_COLL_ALLREDUCE, -8, &p, err), RL_EINVAL);
+    ck_assert_int_eq(rl_comm_predict(&f, RL_COLL_COUNT, 8, &p, err), RL_EINVAL);
+    ck_assert_int_eq(rl_comm_predict(&f, RL_COLL_ALLREDUCE, 0, &p, err), 0);
+    ck_assert_double_eq_tol(p.time_us, 14 * 0.47, 1e-12);
+    ck_assert_double_eq(p.bandwidth_us, 0);
+    ck_assert_str_eq(p.protocol, "LL");
+    ck_assert_double_eq(p.algbw_gbs, 0);
+    /* two GPUs: send/recv is allowed, one step */
+    struct rl_fabric two = fabric(&s, NULL, 2, 1);
+    ck_assert_int_eq(rl_comm_predict(&two, RL_COLL_SENDRECV, 0, &p, err), 0);
+    ck_assert_int_eq(p.steps, 1);
+    ck_assert_double_eq_tol(p.latency_us, 0.47, 1e-12);
+}
+END_TEST
+
+/* Domains inside nodes on several nodes: 2 nodes of 3 RTX 3090 (bridged
+ * pairs, 56.25 GB/s; PCIe Gen4 32; 3 NICs of 100 Gb/s = 37.5 GB/s a node
+ * given) are 4 domains, {0,1} {2} on each node. The ring leaves a lone
+ * GPU through its one PCIe link, 32 GB/s, below the NICs' 37.5 and the
+ * bridge: bound 32. All-reduce 1 GB: 1e9 x 2 x 5/6 / 32e9 = 52083.33 us;
+ * 10 steps, 2 x (4 - 1) = 6 of them across domains (between nodes: the
+ * network's 4.0 us), 4 on the bridge (1.9): 31.6 us. */
+START_TEST(domains_inside_nodes_on_several_nodes)
+{
+    struct rl_gpu_spec g = gpu("rtx-3090", "NVLink 3", 4, 14.0625, "bridge", 2, 4, 32);
+    struct rl_fabric f;
+    char err[RL_ERRMSG_SIZE] = "";
+    ck_assert_int_eq(rl_fabric_build(&f, &g, NULL, 6, 2, 100, 3, err), 0);
+    struct rl_comm_prediction p = predict(&f, RL_COLL_ALLREDUCE, 1e9);
+    ck_assert_double_eq(p.link_gbs, 32);
+    ck_assert_str_eq(p.link, "PCIe Gen4 x16");
+    ck_assert_int_eq(p.steps, 10);
+    ck_assert_double_eq_tol(p.latency_us, 4 * 1.9 + 6 * 4.0, 1e-9);
+    ck_assert_double_eq_tol(p.bandwidth_us, 1e9 * 2 * 5 / 6 / 32e9 * 1e6, 1e-6);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("comm");
@@ -422,6 +579,10 @@ int main(void)
     tcase_add_test(tc, partial_nodes_and_spanning_domains);
     tcase_add_test(tc, uneven_domains_bind_at_the_smallest);
     tcase_add_test(tc, mesh_subsets_and_one_peer);
+    tcase_add_test(tc, names_and_factors_at_the_edges);
+    tcase_add_test(tc, fabrics_at_their_limits);
+    tcase_add_test(tc, sizes_refused_and_zero);
+    tcase_add_test(tc, domains_inside_nodes_on_several_nodes);
     suite_add_tcase(s, tc);
     return rl_test_run(s);
 }

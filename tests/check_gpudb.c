@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,6 +424,94 @@ START_TEST(load_refuses_bad_files)
 }
 END_TEST
 
+/* Matching a trace's device by its counts (rl_gpudb_match_device), on a
+ * database of its own: two 80 GB GPUs of 108 SMs (the PCIe card first by
+ * id, then the SXM module), a 40 GB one of 108, an AMD part of 108 compute
+ * units and 80 GB, and an entry whose SM count is unknown (0). */
+static struct rl_gpu_spec dev_gpus[5];
+
+static struct rl_gpudb device_db(void)
+{
+    static const struct {
+        const char *id, *vendor;
+        int sms;
+        double gb;
+    } g[] = {
+        {"a100-pcie-80gb", "NVIDIA", 108, 80},
+        {"a100-sxm-40gb", "NVIDIA", 108, 40},
+        {"a100-sxm-80gb", "NVIDIA", 108, 80},
+        {"mi-x", "AMD", 108, 80},
+        {"nosm", "NVIDIA", 0, 80},
+    };
+    for (size_t i = 0; i < 5; i++) {
+        memset(&dev_gpus[i], 0, sizeof dev_gpus[i]);
+        snprintf(dev_gpus[i].id, sizeof dev_gpus[i].id, "%s", g[i].id);
+        snprintf(dev_gpus[i].name, sizeof dev_gpus[i].name, "%s", g[i].id);
+        snprintf(dev_gpus[i].vendor, sizeof dev_gpus[i].vendor, "%s", g[i].vendor);
+        dev_gpus[i].sm_count = g[i].sms;
+        dev_gpus[i].memory_size_gb = g[i].gb;
+    }
+    return (struct rl_gpudb){dev_gpus, 5, NULL};
+}
+
+START_TEST(match_device_by_name_then_counts)
+{
+    struct rl_gpudb d = device_db();
+    char note[256] = "stale";
+    /* by name: that entry, and no note */
+    ck_assert_ptr_eq(rl_gpudb_match_device(&d, "A100 SXM 40GB", 1, 1, 32, note, sizeof note),
+                     &dev_gpus[1]);
+    ck_assert_str_eq(note, "");
+    /* a board name, 108 SMs, 80 GB, warp 32: the two NVIDIA 80 GB entries
+     * match (not the 40 GB one, not the AMD one); the SXM one wins the tie,
+     * the PCIe one is named as the other match */
+    ck_assert_ptr_eq(rl_gpudb_match_device(&d, "A100-PG509-200", 108, 80e9, 32, note,
+                                           sizeof note),
+                     &dev_gpus[2]);
+    ck_assert_str_eq(note, "the trace names the GPU 'A100-PG509-200': taken as a100-sxm-80gb "
+                           "by its 108 SMs and 80 GB; also matching: a100-pcie-80gb (--gpu to "
+                           "choose)");
+    /* no name, warp 64: the AMD entry alone, in compute units, no others */
+    ck_assert_ptr_eq(rl_gpudb_match_device(&d, NULL, 108, 80e9, 64, note, sizeof note),
+                     &dev_gpus[3]);
+    ck_assert_str_eq(note, "the trace names the GPU '(no name)': taken as mi-x by its 108 "
+                           "compute units and 80 GB (--gpu to choose)");
+    /* 40 GB: one match; an empty name is no name */
+    ck_assert_ptr_eq(rl_gpudb_match_device(&d, "", 108, 40e9, 32, note, sizeof note),
+                     &dev_gpus[1]);
+    ck_assert_str_eq(note, "the trace names the GPU '(no name)': taken as a100-sxm-40gb by its "
+                           "108 SMs and 40 GB (--gpu to choose)");
+}
+END_TEST
+
+START_TEST(match_device_limits)
+{
+    struct rl_gpudb d = device_db();
+    char note[256] = "stale";
+    /* an SM count of 0 (unknown) matches nothing, not the entry of 0 SMs */
+    ck_assert_ptr_null(rl_gpudb_match_device(&d, "board", 0, 80e9, 32, note, sizeof note));
+    ck_assert_str_eq(note, "");
+    ck_assert_ptr_null(rl_gpudb_match_device(&d, "board", -1, 80e9, 32, note, sizeof note));
+    /* no memory figure, or NaN: nothing */
+    ck_assert_ptr_null(rl_gpudb_match_device(&d, "board", 108, 0, 32, note, sizeof note));
+    ck_assert_ptr_null(rl_gpudb_match_device(&d, "board", 108, NAN, 32, note, sizeof note));
+    /* 10% of 40 GB is 4 GB (0.1 x 40 = 4.0 exactly in doubles): 44 GB and
+     * 36 GB are within, 44.01 and 35.99 are not (and 80 GB is far) */
+    ck_assert_ptr_eq(rl_gpudb_match_device(&d, "b", 108, 44e9, 32, note, sizeof note),
+                     &dev_gpus[1]);
+    ck_assert_ptr_eq(rl_gpudb_match_device(&d, "b", 108, 36e9, 32, note, sizeof note),
+                     &dev_gpus[1]);
+    ck_assert_ptr_null(rl_gpudb_match_device(&d, "b", 108, 44.01e9, 32, note, sizeof note));
+    ck_assert_ptr_null(rl_gpudb_match_device(&d, "b", 108, 35.99e9, 32, note, sizeof note));
+    ck_assert_str_eq(note, "");
+    /* another SM count: nothing */
+    ck_assert_ptr_null(rl_gpudb_match_device(&d, "b", 132, 80e9, 32, note, sizeof note));
+    /* an entry with no memory figure never matches by counts */
+    dev_gpus[1].memory_size_gb = 0;
+    ck_assert_ptr_null(rl_gpudb_match_device(&d, "b", 108, 40e9, 32, note, sizeof note));
+}
+END_TEST
+
 static Suite *gpudb_suite(void)
 {
     Suite *s = suite_create("gpudb");
@@ -438,6 +527,8 @@ static Suite *gpudb_suite(void)
     tcase_add_test(limits, find_reads_every_gpu_and_only_those);
     tcase_add_test(limits, suggestions_use_aliases_and_prefixes);
     tcase_add_test(limits, suggestions_match_a_plain_sort);
+    tcase_add_test(limits, match_device_by_name_then_counts);
+    tcase_add_test(limits, match_device_limits);
     suite_add_tcase(s, limits);
     TCase *load = tcase_create("load");
     tcase_add_test(load, load_grows_and_sorts);

@@ -135,9 +135,8 @@ int rl_llm_group_nodes(int n, int stride, int gpus_per_node)
     const long span = (long)n * stride;
     if (n <= 1 || gpus_per_node < 1 || span <= gpus_per_node)
         return 1;
-    int nodes = (int)((span + gpus_per_node - 1) / gpus_per_node);
-    if (nodes > n)
-        nodes = n;
+    const long need = (span + gpus_per_node - 1) / gpus_per_node; /* clamped before the int */
+    int nodes = need > n ? n : (int)need;
     while (n % nodes)
         nodes++;
     return nodes;
@@ -185,6 +184,10 @@ static int add_comm(struct rl_llm_step *s, const struct rl_llm_net *net, const c
         }
         sys = NULL;
     }
+    /* "one NIC per GPU" is per GPU of the node, not of the group: the
+     * groups sharing the node's NICs are counted in `share` below */
+    if (!sys && nics < 1)
+        nics = per_node;
     int rc = rl_fabric_build(&f, net->spec, sys, gpus, nodes, nic_gbps, nics, err);
     /* Every group of the layout runs its collective at once: groups of g
      * GPUs per node across nodes share the node's NICs, per_node / g of
