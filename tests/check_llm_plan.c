@@ -17,7 +17,7 @@
 #include <string.h>
 
 static char data[1024];
-static struct rl_gpu_spec h100, b200;
+static struct rl_gpu_spec h100, gb200;
 static struct rl_ceilings c;
 static struct rl_systemdb systems;
 
@@ -28,7 +28,7 @@ static void setup(void)
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(rl_data_dir(data, sizeof data, err), 0);
     h100 = *rl_test_gpu("h100-sxm");
-    b200 = *rl_test_gpu("b200");
+    gb200 = *rl_test_gpu("gb200"); /* the GPU of gb200-nvl72 */
     ck_assert_int_eq(rl_ceilings_init(&c, &h100, NULL, NULL, false, false, NULL, err), 0);
     char dir[1100];
     snprintf(dir, sizeof dir, "%s/systems", data);
@@ -180,7 +180,7 @@ START_TEST(a_domain_wider_than_a_node_keeps_the_system)
     const struct rl_system *nvl = rl_systemdb_find(&systems, "gb200-nvl72");
     ck_assert_ptr_nonnull(nvl);
     ck_assert_int_eq(nvl->gpus_per_node, 4);
-    struct rl_llm_net net = {.spec = &b200, .sys = nvl, .gpus_per_node = 4, .nic_gbps = NAN};
+    struct rl_llm_net net = {.spec = &gb200, .sys = nvl, .gpus_per_node = 4, .nic_gbps = NAN};
     struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
     l.tp = 4;
     l.dp = 2;
@@ -188,7 +188,7 @@ START_TEST(a_domain_wider_than_a_node_keeps_the_system)
     struct rl_ceilings cb;
     struct rl_llm_step s;
     char err[RL_ERRMSG_SIZE];
-    ck_assert_int_eq(rl_ceilings_init(&cb, &b200, NULL, NULL, false, false, NULL, err), 0);
+    ck_assert_int_eq(rl_ceilings_init(&cb, &gb200, NULL, NULL, false, false, NULL, err), 0);
     ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 2, 512, &cb, &net, &s, err) == 0,
                   "%s", err);
     const struct rl_llm_split sp = rl_llm_layout_split(&l);
@@ -197,7 +197,7 @@ START_TEST(a_domain_wider_than_a_node_keeps_the_system)
     ck_assert_str_eq(dp->link, nvl->intra_link);
     ck_assert_double_eq(dp->link_gbs, 900);
     struct rl_comm_prediction want =
-        predict_on(&b200, nvl, 2, 2, NAN, 0, RL_COLL_ALLREDUCE, 4 * grads);
+        predict_on(&gb200, nvl, 2, 2, NAN, 0, RL_COLL_ALLREDUCE, 4 * grads);
     ck_assert_double_eq_tol(dp->time_us, want.time_us, 1e-6);
 }
 END_TEST
