@@ -14,7 +14,7 @@
  * Verifies the report: every generated kernel counted. Exit 1 when the
  * target is missed or the report is wrong.
  *
- * Measured (2-core shared machine, other builds running; README): 64 MB in
+ * Measured (2-core shared machine, other builds running; docs/torch.md): 64 MB in
  * 3.1 s at 12.4 MB peak, 256 MB in 8.4 s at 35.1 MB, 2 GB (1.25 M kernels)
  * in 194 s at 242.0 MB - under the target, with memory still growing with
  * the operator calls the reader keeps (before linking while reading: 15.6,

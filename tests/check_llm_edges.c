@@ -48,7 +48,7 @@ START_TEST(crossover_on_the_layout)
      * weights and activations: AI = T K N / (K N + T K + T N), compute-
      * bound from T >= r K N / (K N - r (K + N)). One GPU: the 4096 x 4096
      * projections bind, 295.34 x 16777216 / (16777216 - 295.34 x 8192) =
-     * 345.1: 346 (README, the issue). */
+     * 345.1: 346 (docs/llm.md, the issue). */
     struct rl_llm_model m = load("llama-2-7b");
     struct rl_ceilings c;
     char err[RL_ERRMSG_SIZE];

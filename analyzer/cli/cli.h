@@ -5,7 +5,8 @@
  *      usage text (printed by -h to stdout; usage errors go to stderr, exit 2);
  *   2. declare it below and add it to the table in main.c;
  *   3. add the file to ROOFLINE_CLI_SOURCES in CMakeLists.txt;
- *   4. document its synopsis (and JSON, if any) in README.md;
+ *   4. document its synopsis (and JSON, if any) in docs/ (docs/commands.md
+ *      lists the pages);
  *   5. add golden tests to tests/check_cli.c;
  *   6. bad usage through cli_usage_error() / cli_option_error() /
  *      cli_unknown_name(), before any GPU or file; several output files

@@ -77,7 +77,7 @@ static const char usage_text[] =
     "  --torch FILE       a PyTorch profiler trace's kernels (as `report --torch`;\n"
     "                     its GPU when --gpu is not given)\n"
     "  --kernels FILE     kernels to place: JSON list of {name, flops, bytes,\n"
-    "                     time_ns} (README: Kernels file); a trace works too\n"
+    "                     time_ns} (docs/file-formats.md); a trace works too\n"
     "  --title TEXT       chart title\n"
     "  --label-max N      longest kernel label, in characters (default 28): C++\n"
     "                     names lose return type, namespaces, template arguments\n"

@@ -1,4 +1,4 @@
-/* cmd-llm-json.c - llm.json: the JSON of one `roofline llm` run (README "roofline llm" lists its keys). */
+/* cmd-llm-json.c - llm.json: the JSON of one `roofline llm` run (docs/llm.md, "JSON", lists its keys). */
 #include "analyzer/cli/cmd-llm.h"
 
 #include "analyzer/comm/system.h"

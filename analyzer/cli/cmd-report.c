@@ -55,7 +55,7 @@ static const char usage_text[] =
     "                    --page raw` (wide), with roofline's metrics (README);\n"
     "                    - reads standard input (`ncu ... --csv | roofline report\n"
     "                    --ncu -`)\n"
-    "  --kernels FILE    a kernels file (README: Kernels file)\n"
+    "  --kernels FILE    a kernels file (docs/file-formats.md)\n"
     "  --bench FILE      measured ceilings from `roofline bench` (dashed beside the\n"
     "                    datasheet's, and the ones kernels are judged against)\n"
     "  --gpu GPU         datasheet ceilings (default: the bench file's or the\n"

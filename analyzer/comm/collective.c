@@ -1,6 +1,6 @@
 /* collective.c - collectives on the interconnect: nccl-tests' bandwidth definitions and the analytic model of one collective's time.
  *
- * The model (README, "roofline comm") is the alpha-beta model of a ring,
+ * The model (docs/comm.md) is the alpha-beta model of a ring,
  * bounded by the slowest link the ring crosses:
  *
  *   time = steps x alpha + bytes x F / busbw_max
@@ -44,7 +44,7 @@
  * all-to-all, 1 send/recv), of which 2(m-1) or m-1 cross the m domains'
  * boundary. NVLink SHARP (NVLS) and tree algorithms are not modelled: their
  * all-reduce can exceed the ring's bound (nccl-tests PR #239); the
- * prediction is of the ring, said in the README.
+ * prediction is of the ring, said in docs/comm.md.
  */
 #include "analyzer/comm/collective.h"
 

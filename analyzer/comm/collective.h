@@ -93,7 +93,7 @@ struct rl_comm_prediction {
 };
 
 /* Predict one collective of `bytes` (nccl-tests' size) on f. Derivation in
- * collective.c and README ("roofline comm"). RL_EINVAL for bytes < 0 or a
+ * collective.c and docs/comm.md. RL_EINVAL for bytes < 0 or a
  * collective that needs 2 GPUs on 1 (send/recv). */
 int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double bytes,
                     struct rl_comm_prediction *out, char *errmsg);

@@ -234,7 +234,7 @@ static int add_comm(struct rl_llm_step *s, const struct rl_llm_net *net, const c
     return RL_OK;
 }
 
-/* The collectives of the layout, per GPU (README "roofline llm"):
+/* The collectives of the layout, per GPU (docs/llm.md):
  * TP: Megatron's two all-reduces per layer in the forward (after the
  * attention's output projection and the MLP's down projection: the f and
  * g operators of Shoeybi et al. 2019, section 3), two more in the

@@ -28,7 +28,7 @@ struct rl_record_list {
 int rl_record_list_push(struct rl_record_list *l, const struct rl_kernel_record *r);
 void rl_record_list_release(struct rl_record_list *l);
 
-/* Reading (format: README, "Kernels file") */
+/* Reading (format: docs/file-formats.md, "Kernels file") */
 
 /* Parse a kernels document: a JSON array of records, or an object with a
  * "kernels" array (as `roofline trace` writes). Each record:

@@ -54,7 +54,7 @@ struct rl_trace_group {
 };
 
 /* A trace's "rank" object: which process of a parallel job wrote it
- * (README, "Trace files"). */
+ * (docs/file-formats.md, "Trace files"). */
 struct rl_trace_rank {
     bool present;               /* the trace has a "rank" object */
     int rank, local_rank, world_size; /* -1: not given */
