@@ -536,8 +536,8 @@ static int order_groups(struct tr_state *s)
     for (size_t i = 0; i < s->gkeys.n; i++)
         if (s->gseen[i].index != UINT32_MAX)
             s->gseen[n++] = s->gseen[i];
-    if (n != s->g->n - s->groups_first)
-        return RL_OK; /* not all ours: leave them */
+    if (n != s->g->n - s->groups_first || n == 0)
+        return RL_OK; /* not all ours, or none (no qsort of an empty array): leave them */
     qsort(s->gseen, n, sizeof *s->gseen, cmp_seen);
     uint32_t *order = malloc((n + 1) * sizeof *order);
     if (!order)
