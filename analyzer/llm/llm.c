@@ -84,11 +84,10 @@ static int by_name(const void *a, const void *b)
 
 /* RL_ENOTFOUND for a name not in data_dir/models: the nearest model, or
  * every one (the folder's own list, so a new config is named at once). */
-static int unknown_model(const char *name, const char *data_dir, char *errmsg)
+/* The ids of the configs in dir (file names less ".json", schema.json
+ * left out), sorted, at most 64, each to be freed: their count. */
+static size_t model_ids(const char *dir, char *names[64])
 {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/models", data_dir);
-    char *names[64];
     size_t n = 0;
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -101,6 +100,15 @@ static int unknown_model(const char *name, const char *data_dir, char *errmsg)
     if (d)
         closedir(d);
     qsort(names, n, sizeof *names, by_name);
+    return n;
+}
+
+static int unknown_model(const char *name, const char *data_dir, char *errmsg)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", data_dir);
+    char *names[64];
+    size_t n = model_ids(dir, names);
     struct rl_suggest sug;
     rl_suggest_init(&sug, name);
     for (size_t i = 0; i < n; i++)
@@ -168,24 +176,12 @@ static int find_model(const char *data_dir, const char *name, char *path, size_t
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/models", data_dir);
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
     char *names[64];
-    size_t n = 0;
-    struct dirent *e;
-    while (n < 64 && (e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0 &&
-            strcmp(e->d_name, "schema.json") != 0 && (names[n] = strdup(e->d_name)))
-            n++;
-    }
-    closedir(d);
-    qsort(names, n, sizeof *names, by_name); /* the first match by file name, not readdir's order */
+    size_t n = model_ids(dir, names); /* sorted: the first match by id, not readdir's order */
     int found = -1;
     for (size_t i = 0; i < n; i++) {
         char file[4096 + 256];
-        snprintf(file, sizeof file, "%s/%s", dir, names[i]);
+        snprintf(file, sizeof file, "%s/%s.json", dir, names[i]);
         if (found < 0 && model_named(file, name) && strlen(file) < cap) {
             snprintf(path, cap, "%s", file);
             found = 0;
