@@ -94,6 +94,34 @@ void rl_chart_short_name(char *out, size_t size, const char *name, size_t max_ch
         t[k++] = c;
     }
     t[k] = 0;
+    /* 3b. A generic launcher (CUTLASS's Kernel<Op>, Kernel2<Op>,
+     * device_kernel<Op>) says nothing: the first template argument names
+     * the kernel, shortened the same way. */
+    static const char *const launchers[] = {"Kernel<...>", "Kernel2<...>", "device_kernel<...>"};
+    for (size_t w = 0; cxx && w < sizeof launchers / sizeof launchers[0]; w++) {
+        const char *lt = strchr(work + start, '<');
+        if (strcmp(t, launchers[w]) != 0 || !lt)
+            continue;
+        size_t a0 = (size_t)(lt - work) + 1, a1 = a0;
+        for (int d = 0; a1 < n && (d > 0 || (work[a1] != ',' && work[a1] != '>')); a1++)
+            d += work[a1] == '<' ? 1 : work[a1] == '>' ? -1 : 0;
+        while (a0 < a1 && work[a0] == ' ')
+            a0++;
+        while (a1 > a0 && work[a1 - 1] == ' ')
+            a1--;
+        char *arg = malloc(a1 - a0 + 3);
+        if (!arg || a1 == a0) {
+            free(arg);
+            break;
+        }
+        memcpy(arg, work + a0, a1 - a0);
+        memcpy(arg + (a1 - a0), "()", 3); /* parsed as a C++ name */
+        free(work);
+        free(t);
+        rl_chart_short_name(out, size, arg, max_chars);
+        free(arg);
+        return;
+    }
     free(work);
     /* 4. At most max_chars, cut at a word (a space, '_' or '<'), never
      * inside one, with "..." marking the cut. */

@@ -12,6 +12,7 @@ void rl_placer_init(struct rl_placer *p, struct rl_box area)
 {
     memset(p, 0, sizeof *p);
     p->area = area;
+    p->cross_cost = 50;
 }
 
 void rl_placer_release(struct rl_placer *p)
@@ -130,16 +131,21 @@ static bool segments_cross(struct rl_segment a, struct rl_segment b)
     return t > 0 && t < 1 && u > 0 && u < 1;
 }
 
-/* What a leader line from a marker to its label costs: it must not run
- * through a label or marker; crossing a roof line is allowed when nothing
- * else is free (a little). */
-static double leader_cost(const struct rl_placer *p, struct rl_segment s)
+/* What a leader line from the marker at (px, py) to its label costs: it
+ * must not run through a label or another marker (a box holding the
+ * marker's centre is the marker's own, which the leader leaves); crossing
+ * a roof line is allowed when nothing else is free (p->cross_cost each). */
+static double leader_cost(const struct rl_placer *p, struct rl_segment s, double px, double py)
 {
     double cost = 0;
-    for (size_t i = 0; i < p->n_boxes; i++)
-        cost += 100 * rl_segment_length_in_box(s, p->boxes[i]);
+    for (size_t i = 0; i < p->n_boxes; i++) {
+        const struct rl_box *b = &p->boxes[i];
+        if (b->x0 <= px && px <= b->x1 && b->y0 <= py && py <= b->y1)
+            continue;
+        cost += 100 * rl_segment_length_in_box(s, *b);
+    }
     for (size_t i = 0; i < p->n_lines; i++)
-        cost += segments_cross(s, p->lines[i]) ? 50 : 0; /* allowed, if it must */
+        cost += segments_cross(s, p->lines[i]) ? p->cross_cost : 0;
     return cost;
 }
 
@@ -172,7 +178,7 @@ double rl_placer_find_near(const struct rl_placer *p, double px, double py, doub
                 if (len > r) {
                     struct rl_segment seg = {px + (lx - px) * r / len, py + (ly - py) * r / len,
                                              lx, ly};
-                    c += leader_cost(p, seg);
+                    c += leader_cost(p, seg, px, py);
                 }
             }
             if (c < best) {

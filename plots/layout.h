@@ -29,6 +29,7 @@ struct rl_placer {
     size_t n_boxes, cap_boxes;
     struct rl_segment *lines; /* roof lines: crossing them costs less */
     size_t n_lines, cap_lines;
+    double cross_cost; /* what a leader crossing a roof line costs (init: 50) */
 };
 
 /* Construction */

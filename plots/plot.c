@@ -38,6 +38,9 @@ extern const char rl__plot_template[];
 #define CHAR_W(font) ((font) * 0.56)
 #define TEXT_H(font) ((font) * 1.25)
 
+/* Up to this many named kernels are never numbered while a leader can
+ * reach a free spot (a chart of two kernels needs no number key). */
+#define FEW_LABELS 4
 #define DEFAULT_MAX_LABELS 12
 
 /* Colour-blind-safe: Okabe and Ito's palette (yellow darkened to ochre to
@@ -625,7 +628,11 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
         struct rl_chart_ridge *r = &out->ridges[out->n_ridges++];
         r->ai_flop_per_byte = L->value * 1e3 / bw;
         r->flops_per_s = L->value * 1e12;
-        snprintf(r->text, sizeof r->text, "%.3g", r->ai_flop_per_byte);
+        /* Three digits, thousands as k (1.18k, never 1.18e+03). */
+        if (r->ai_flop_per_byte >= 999.5)
+            snprintf(r->text, sizeof r->text, "%.3gk", r->ai_flop_per_byte / 1e3);
+        else
+            snprintf(r->text, sizeof r->text, "%.3g", r->ai_flop_per_byte);
         double px = to_px(&a, r->ai_flop_per_byte), py = to_py(&a, r->flops_per_s);
         rc = rl_placer_add_box(&pl, (struct rl_box){px - 7, py - 7, px + 7, py + 7});
     }
@@ -695,40 +702,48 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
      * kernels' labels around what is left. */
     if (!rc)
         rc = place_line_labels(out, &pl, &a);
-    /* Ridge texts, small, beside their diamond where free; a value that
-     * has no free spot is left out (the tables give every ridge). */
-    for (size_t i = 0; i < out->n_ridges && !rc; i++) {
+    /* Ridge texts, small, each just outside its own diamond's box: below
+     * right (under the roof, right of the bandwidth line) or above left
+     * (over the roof's left part, left of the bandwidth line), so a value
+     * is never read against a neighbouring ridge. All or none: if one has no free spot beside its
+     * diamond, none is drawn (a chart where some ridges are numbered and
+     * others not reads as if those had none); the tables give every ridge. */
+    bool ridges_fit = true;
+    for (size_t i = 0; i < out->n_ridges && ridges_fit && !rc; i++) {
         struct rl_chart_ridge *r = &out->ridges[i];
         double px = to_px(&a, r->ai_flop_per_byte), py = to_py(&a, r->flops_per_s);
         double w = text_w(r->text, FONT_RIDGE), h = TEXT_H(FONT_RIDGE);
         struct rl_box cand[] = {
-            {px + 4, py - 6 - h, px + 4 + w, py - 6},
-            {px - 4 - w, py - 6 - h, px - 4, py - 6},
-            {px + 7, py - h / 2, px + 7 + w, py + h / 2},
-            {px + 6, py - 20 - h, px + 6 + w, py - 20},
-            {px - 6 - w, py - 20 - h, px - 6, py - 20},
-            {px + 4, py - 34 - h, px + 4 + w, py - 34},
+            {px + 3, py - 7.5 - h, px + 3 + w, py - 7.5},
+            {px - 3 - w, py + 7.5, px - 3, py + 7.5 + h},
         };
-        size_t best = 0;
-        double best_cost = INFINITY;
-        for (size_t k = 0; k < sizeof cand / sizeof cand[0]; k++) {
-            double cost = rl_placer_cost(&pl, cand[k]);
-            if (cost < best_cost)
-                best_cost = cost, best = k;
+        size_t k = 0;
+        while (k < sizeof cand / sizeof cand[0] && rl_placer_cost(&pl, cand[k]) > 0)
+            k++;
+        if (k == sizeof cand / sizeof cand[0]) {
+            ridges_fit = false;
+            break;
         }
-        if (best_cost > 0) {
-            r->text[0] = 0;
-            continue;
-        }
-        rc = rl_placer_add_box(&pl, cand[best]);
-        r->right_aligned = best == 1 || best == 4;
-        r->text_x = from_px(&a, r->right_aligned ? cand[best].x1 : cand[best].x0);
-        r->text_y = from_py(&a, (cand[best].y0 + cand[best].y1) / 2);
+        rc = rl_placer_add_box(&pl, cand[k]); /* later ridges avoid this one */
+        r->right_aligned = k == 1;
+        r->text_x = from_px(&a, r->right_aligned ? cand[k].x1 : cand[k].x0);
+        r->text_y = from_py(&a, (cand[k].y0 + cand[k].y1) / 2);
+    }
+    if (!ridges_fit) {
+        /* None drawn; the boxes already added stay reserved, which only
+         * keeps kernel labels a little further from the diamonds. */
+        for (size_t i = 0; i < out->n_ridges; i++)
+            out->ridges[i].text[0] = 0;
     }
     /* Kernel labels, in the order given, up to max_labels: the name where
      * it sits clean (against every label, marker, roof line, the key and
      * the border), else a number named in the chart's number key. */
     size_t max_labels = c->max_labels ? c->max_labels : DEFAULT_MAX_LABELS, done = 0;
+    size_t n_named = 0;
+    for (size_t i = 0; i < c->n_points; i++)
+        n_named += out->drawn[i] && out->stack[i] != 0 && c->points[i].label &&
+                   c->points[i].label[0];
+    bool few_labels = n_named <= FEW_LABELS;
     for (size_t i = 0; i < c->n_points && !rc && done < max_labels; i++) {
         if (!out->drawn[i] || out->stack[i] == 0 || !c->points[i].label ||
             !c->points[i].label[0])
@@ -745,6 +760,23 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
         double cost = rl_placer_find_near(&pl, px, py, r,
                                           text_w(out->text[i], FONT_POINT), h,
                                           &out->labels[i]);
+        if (cost > 0 && few_labels) {
+            /* A few kernels are named, never numbered, when a leader can
+             * reach a free spot across roof lines (each crossing costs 1
+             * here: a label box that overlaps anything costs 100 or more). */
+            /* Searched with 10 units of clear space around the text, then
+             * the box shrunk back to the text. */
+            const double pad = 10;
+            pl.cross_cost = 1;
+            cost = rl_placer_find_near(&pl, px, py, r,
+                                       text_w(out->text[i], FONT_POINT) + 2 * pad, h + 2 * pad,
+                                       &out->labels[i]);
+            pl.cross_cost = 50;
+            struct rl_box *lb = &out->labels[i].box;
+            *lb = (struct rl_box){lb->x0 + pad, lb->y0 + pad, lb->x1 - pad, lb->y1 - pad};
+            if (cost < 10)
+                cost = 0;
+        }
         if (cost > 0) {
             out->number[i] = (int)(out->n_key + 1);
             out->key_point[out->n_key++] = i;
@@ -1199,6 +1231,32 @@ static void terminals(const struct rl_chart_layout *l, char *svg, char *png, cha
              l->w / 128, l->h / 128, FONT_BASE);
 }
 
+/* The x axis's ticks, one per decade in [lo, hi], written out so gnuplot
+ * never prints "1e+06": 0.01, 0.1, 1, 10, 100, 1k, 10k, 100k, 1M, ... */
+static void write_xtics(char *buf, size_t n, double lo, double hi)
+{
+    static const char *const big[] = {"", "k", "M", "G", "T"};
+    size_t used = (size_t)snprintf(buf, n, "set xtics (");
+    bool first = true;
+    for (int e = (int)floor(log10(lo) - 1e-9); e <= (int)ceil(log10(hi) + 1e-9); e++) {
+        double v = pow(10, e);
+        if (v < lo * (1 - 1e-9) || v > hi * (1 + 1e-9) || used >= n)
+            continue;
+        char text[16];
+        if (e < 0)
+            snprintf(text, sizeof text, "%.*f", -e, v);
+        else if (e / 3 < (int)(sizeof big / sizeof big[0]))
+            snprintf(text, sizeof text, "%d%s", (int)pow(10, e % 3), big[e / 3]);
+        else
+            snprintf(text, sizeof text, "1e%d", e);
+        used += (size_t)snprintf(buf + used, n - used, "%s\"%s\" %.0e", first ? "" : ", ",
+                                 text, v);
+        first = false;
+    }
+    if (used < n)
+        snprintf(buf + used, n - used, ")");
+}
+
 int rl_chart_script(const struct rl_chart *c, const struct rl_chart_layout *l,
                     enum rl_chart_format fmt, const char *base,
                     struct rl_strbuf *gp, struct rl_strbuf *roofs_dat,
@@ -1206,7 +1264,7 @@ int rl_chart_script(const struct rl_chart *c, const struct rl_chart_layout *l,
 {
     static const char *const ext[] = {"svg", "png", "pdf"};
     char term_svg[160], term_png[200], term_pdf[160];
-    char outfile[1024], num[8][32], key[160], title_font[16];
+    char outfile[1024], num[8][32], key[160], title_font[16], xtics[400];
     terminals(l, term_svg, term_png, term_pdf);
     snprintf(outfile, sizeof outfile, "%s.%s", base, ext[fmt]);
     snprintf(num[0], sizeof num[0], "%.6g", l->x_lo);
@@ -1218,6 +1276,7 @@ int rl_chart_script(const struct rl_chart *c, const struct rl_chart_layout *l,
     snprintf(num[6], sizeof num[6], "%.4f", (MARGIN_B + l->key_below) / l->h);
     snprintf(num[7], sizeof num[7], "%.4f", 1 - MARGIN_T / l->h);
     snprintf(title_font, sizeof title_font, "%.0f", FONT_TITLE);
+    write_xtics(xtics, sizeof xtics, l->x_lo, l->x_hi);
     snprintf(key, sizeof key,
              "at graph 0.995,0.01 right bottom opaque box lw 0.5 lc rgb \"#999999\" "
              "samplen 2.5 spacing 1.0 font \",%.1f\"", FONT_KEY);
@@ -1257,7 +1316,8 @@ int rl_chart_script(const struct rl_chart *c, const struct rl_chart_layout *l,
         {"YMAX", num[3]},     {"LMARGIN", num[4]},
         {"RMARGIN", num[5]},  {"BMARGIN", num[6]},
         {"TMARGIN", num[7]},  {"TITLE_FONT", title_font},
-        {"KEY", key},         {"STYLES", styles.s ? styles.s : ""},
+        {"KEY", key},         {"XTICS", xtics},
+        {"STYLES", styles.s ? styles.s : ""},
         {"LABELS", labels.s ? labels.s : ""}, {"PLOT", plot.s ? plot.s : ""},
     };
     int rc = fill_template(gp, subs, sizeof subs / sizeof subs[0], errmsg);

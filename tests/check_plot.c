@@ -386,7 +386,14 @@ START_TEST(short_names)
          "vectorized_elementwise_kernel<...>", 40},
         {"void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_"
          "align8>(Params)",
-         "Kernel2<...>", 0},
+         "cutlass_80_wmma_tensorop...", 0},
+        /* a generic launcher names its first template argument */
+        {"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align1>(Params)",
+         "cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align1", 60},
+        {"void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cute::tuple<int>, "
+         "int> >(Params)",
+         "GemmUniversal<...>", 0},
+        {"void Kernel<>(int)", "Kernel<...>", 0},
         {"ampere_sgemm_32x32_sliced1x4_tn", "ampere_sgemm_32x32...", 0},
         {"ampere_sgemm_32x32_sliced1x4_tn", "ampere_sgemm_32x32_sliced1x4_tn", 40},
         {"enable_if<!T7, void>::type kernel<int, int, __half>(int)", "kernel<...>", 0},

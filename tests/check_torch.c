@@ -405,18 +405,23 @@ static void write_events(const char *src, const char *path, bool gpu_first)
     cJSON *ev = cJSON_DetachItemFromObject(doc, "traceEvents");
     ck_assert_ptr_nonnull(ev);
     cJSON *out = cJSON_CreateArray();
-    int total = cJSON_GetArraySize(ev), first = -1;
-    for (int i = 0; i < total && first < 0; i++) {
-        const char *c = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(ev, i), "cat"));
-        if (c && strcmp(c, "cpu_op") == 0)
-            first = i;
+    /* Walked with cJSON_ArrayForEach: cJSON_GetArrayItem(ev, i) walks the
+     * list from its head, quadratic over 100k events (a timeout under load). */
+    cJSON *first = NULL, *e;
+    cJSON_ArrayForEach(e, ev)
+    {
+        const char *c = cJSON_GetStringValue(cJSON_GetObjectItem(e, "cat"));
+        if (c && strcmp(c, "cpu_op") == 0) {
+            first = e;
+            break;
+        }
     }
-    ck_assert_int_ge(first, 0);
-    cJSON_AddItemToArray(out, cJSON_Duplicate(cJSON_GetArrayItem(ev, first), true));
+    ck_assert_ptr_nonnull(first);
+    cJSON_AddItemToArray(out, cJSON_Duplicate(first, true));
     for (int pass = gpu_first ? 0 : 1; pass < 2; pass++)
-        for (int i = 0; i < total; i++) {
-            cJSON *e = cJSON_GetArrayItem(ev, i);
-            if (i != first && (!gpu_first || gpu_event(e) == (pass == 0)))
+        cJSON_ArrayForEach(e, ev)
+        {
+            if (e != first && (!gpu_first || gpu_event(e) == (pass == 0)))
                 cJSON_AddItemToArray(out, cJSON_Duplicate(e, true));
         }
     cJSON_AddItemToObject(doc, "traceEvents", out);

@@ -1062,10 +1062,18 @@ int rl_report_chart_series(const struct rl_report *r, const struct rl_ceilings *
         struct rl_chart_point *q = &p[n];
         if (w->op && strcmp(w->op, w->name) != 0) {
             /* a PyTorch operator's kernel: the operator names it best */
-            char k[160];
+            /* "op: kernel", the kernel shortened on its own (its C++
+             * signature whole) to what the operator's name leaves. */
             const char *op = strncmp(w->op, "aten::", 6) == 0 ? w->op + 6 : w->op;
-            snprintf(k, sizeof k, "%s: %s", op, w->name);
-            rl_chart_short_name(names[n], sizeof names[n], k, r->label_max);
+            size_t max = r->label_max ? r->label_max : RL_CHART_LABEL_MAX;
+            size_t op_len = strlen(op);
+            char k[96];
+            if (op_len + 2 + 8 <= max) {
+                rl_chart_short_name(k, sizeof k, w->name, max - op_len - 2);
+                snprintf(names[n], sizeof names[n], "%s: %s", op, k);
+            } else {
+                rl_chart_short_name(names[n], sizeof names[n], op, max);
+            }
         } else {
             rl_chart_short_name(names[n], sizeof names[n], w->name, r->label_max);
         }

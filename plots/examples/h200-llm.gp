@@ -35,7 +35,7 @@ set yrange [1e+10:1e+16]
 set xlabel "Arithmetic intensity (FLOP/byte)" offset 0,0.4
 # The y label sits at a fixed place: the margins are fixed too.
 set label 999 "Performance (FLOP/s)" at screen 0.018, graph 0.5 center rotate by 90
-set format x "%g"
+set xtics ("0.01" 1e-02, "0.1" 1e-01, "1" 1e+00, "10" 1e+01, "100" 1e+02, "1k" 1e+03, "10k" 1e+04, "100k" 1e+05, "1M" 1e+06)
 set format y "%.0s %cFLOP/s"
 set mxtics 10
 set mytics 10
@@ -67,14 +67,14 @@ set label 4 "FP16/BF16 Tensor Core: 989.4 TFLOP/s" at 870055,1.24968e+15 right r
 set label 5 "FP8 Tensor Core: 1978.9 TFLOP/s" at 870055,2.4995e+15 right rotate by 0.00 tc rgb "#882255" font ",12.5" noenhanced front
 set label 6 "HBM3e: 4.8 TB/s" at 0.0126275,9.3974e+10 left rotate by 41.40 tc rgb "#202020" font ",12.5" noenhanced front
 set label 7 "L1/shared: 33.45 TB/s (analytic)" at 0.011684,6.06019e+11 left rotate by 41.40 tc rgb "#00796B" font ",12.5" noenhanced front
-set label 8 "6.98" at 8.02153,1.66523e+13 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 9 "13.9" at 15.2928,2.30067e+13 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 10 "103" at 118.455,2.45907e+14 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 11 "206" at 226.169,3.40252e+14 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 12 "412" at 452.361,6.80538e+14 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 13 "1" at 1154.92,1.51486e+15 left font ",11.5" noenhanced front
+set label 8 "6.98" at 7.48222,2.31383e+13 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 9 "13.9" at 14.9421,4.62074e+13 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 10 "103" at 110.491,3.41686e+14 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 11 "206" at 220.982,6.83373e+14 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 12 "412" at 441.987,1.36681e+15 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 13 "prefill GEMM 2048x4096x14..." at 3010.24,3.01261e+14 left font ",11.5" noenhanced front
+set arrow from 1246.61,9.894e+14 to 3010.24,3.01261e+14 nohead lw 0.6 lc rgb "#888888" back
 set label 14 "decode GEMV 1x4096x14336..." at 1.23181,4.79849e+12 left font ",11.5" noenhanced front
-set label "1  prefill GEMM 2048x4096x14..." at screen 0.14583,0.89814 left font ",11.5" noenhanced front   # number key
 
 
 plot \

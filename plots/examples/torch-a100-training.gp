@@ -35,7 +35,7 @@ set yrange [1e+07:1e+15]
 set xlabel "Arithmetic intensity (FLOP/byte)" offset 0,0.4
 # The y label sits at a fixed place: the margins are fixed too.
 set label 999 "Performance (FLOP/s)" at screen 0.018, graph 0.5 center rotate by 90
-set format x "%g"
+set xtics ("0.01" 1e-02, "0.1" 1e-01, "1" 1e+00, "10" 1e+01, "100" 1e+02, "1k" 1e+03, "10k" 1e+04, "100k" 1e+05)
 set format y "%.0s %cFLOP/s"
 set mxtics 10
 set mytics 10
@@ -67,29 +67,27 @@ set label 4 "FP16/BF16 Tensor Core: 312.0 TFLOP/s" at 88532.6,4.25983e+14 right 
 set label 5 "HBM2: 1.555 TB/s" at 0.463215,1.19556e+12 left rotate by 30.05 tc rgb "#202020" font ",12.5" noenhanced front
 set label 6 "L2: 7.219 TB/s (analytic)" at 0.0123095,1.47494e+11 left rotate by 30.05 tc rgb "#6A3D9A" font ",12.5" noenhanced front
 set label 7 "L1/shared: 19.49 TB/s (analytic)" at 0.01183,3.82736e+11 left rotate by 30.05 tc rgb "#00796B" font ",12.5" noenhanced front
-set label 8 "6.24" at 7.04593,3.81953e+12 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 9 "12.5" at 13.6009,4.69829e+12 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 10 "201" at 177.635,1.22855e+14 right tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 11 "1" at 11.7481,4.52569e+12 left font ",11.5" noenhanced front
-set label 12 "3" at 0.0696909,1.76907e+11 right font ",11.5" noenhanced front
-set label 13 "4" at 0.0994502,3.74917e+10 left font ",11.5" noenhanced front
-set label 14 "5" at 0.0993499,6.44423e+10 left font ",11.5" noenhanced front
-set label 15 "6" at 0.396752,4.4837e+11 left font ",11.5" noenhanced front
-set label 16 "Kernel<...>" at 195.256,4.28963e+13 left font ",11.5" noenhanced front
-set label 17 "7" at 0.211545,5.16298e+11 right font ",11.5" noenhanced front
-set label 18 "8" at 139.533,5.26864e+13 right font ",11.5" noenhanced front
-set label 19 "native_layer_norm: void... x2" at 1.02888,1.67241e+11 left font ",11.5" noenhanced front
-set label 20 "9" at 10.5759,2.67984e+13 right font ",11.5" noenhanced front
-set label 21 "mul: void at::native::vec... x3" at 0.097961,6.45517e+07 left font ",11.5" noenhanced front
-set label "1  Kernel<...> x3" at screen 0.58333,0.69814 left font ",11.5" noenhanced front   # number key
-set label "2  Kernel<...> (at 11 FLOP/B)" at screen 0.58333,0.67568 left font ",11.5" noenhanced front   # number key
-set label "3  add: void at::native::ele... x22" at screen 0.58333,0.65322 left font ",11.5" noenhanced front   # number key
-set label "4  mul: void at::native::vec... x2" at screen 0.58333,0.63076 left font ",11.5" noenhanced front   # number key
-set label "5  add: void at::native::vec... x8" at screen 0.58333,0.60830 left font ",11.5" noenhanced front   # number key
-set label "6  tanh_backward: void... x4" at screen 0.58333,0.58584 left font ",11.5" noenhanced front   # number key
-set label "7  tanh: void at::native::el... x3" at screen 0.58333,0.56338 left font ",11.5" noenhanced front   # number key
-set label "8  Kernel<...> x2" at screen 0.58333,0.54092 left font ",11.5" noenhanced front   # number key
-set label "9  mm: ampere_sgemm_128x64_nn x3" at screen 0.58333,0.51846 left font ",11.5" noenhanced front   # number key
+set label 8 "bmm: cutlass_80_tensorop... x3" at 46.1146,5.32306e+11 left font ",11.5" noenhanced front
+set arrow from 11.0386,8.10799e+12 to 46.1146,5.32306e+11 nohead lw 0.6 lc rgb "#888888" back
+set label 9 "1" at 10.3248,4.92397e+12 left font ",11.5" noenhanced front
+set label 10 "2" at 0.0696909,1.76907e+11 right font ",11.5" noenhanced front
+set label 11 "3" at 0.0994502,3.74917e+10 left font ",11.5" noenhanced front
+set label 12 "4" at 0.0993499,6.44423e+10 left font ",11.5" noenhanced front
+set label 13 "5" at 0.396752,4.4837e+11 left font ",11.5" noenhanced front
+set label 14 "6" at 195.256,4.28963e+13 left font ",11.5" noenhanced front
+set label 15 "7" at 0.211545,5.16298e+11 right font ",11.5" noenhanced front
+set label 16 "mm: cutlass_80_tensorop... x2" at 224.011,5.26864e+13 left font ",11.5" noenhanced front
+set label 17 "native_layer_norm: vector... x2" at 1.02888,1.67241e+11 left font ",11.5" noenhanced front
+set label 18 "8" at 16.8472,7.23694e+12 left font ",11.5" noenhanced front
+set label 19 "mul: vectorized_elementwi... x3" at 0.097961,6.45517e+07 left font ",11.5" noenhanced front
+set label "1  bmm: cutlass_80_tensorop..." at screen 0.54583,0.56064 left font ",11.5" noenhanced front   # number key
+set label "2  add: elementwise_kernel<...> x22" at screen 0.54583,0.53818 left font ",11.5" noenhanced front   # number key
+set label "3  mul: vectorized_elementwi... x2" at screen 0.54583,0.51572 left font ",11.5" noenhanced front   # number key
+set label "4  add: vectorized_elementwi... x8" at screen 0.54583,0.49326 left font ",11.5" noenhanced front   # number key
+set label "5  tanh_backward: elementwis... x4" at screen 0.54583,0.47080 left font ",11.5" noenhanced front   # number key
+set label "6  addmm: cutlass_80_tensoro..." at screen 0.54583,0.44834 left font ",11.5" noenhanced front   # number key
+set label "7  tanh: elementwise_kernel... x3" at screen 0.54583,0.42588 left font ",11.5" noenhanced front   # number key
+set label "8  mm: ampere_sgemm_128x64_nn x3" at screen 0.54583,0.40342 left font ",11.5" noenhanced front   # number key
 
 
 plot \
