@@ -1635,6 +1635,7 @@ int rl_bar_chart_render(const struct rl_bar_chart *c, const char *out_path, char
                           "set ylabel \"%s\" noenhanced\n",
                      c->title, c->xlabel, c->ylabel);
     rl_strbuf_printf(&gp, "set grid ytics lc rgb \"#dddddd\"\nset key below horizontal box\n"
+                          "set bmargin 7   # x tics, x label, then the key: no overlap\n"
                           "set style data histograms\nset style histogram rowstacked\n"
                           "set style fill solid 0.85 border rgb \"#333333\"\n"
                           "set boxwidth 0.6\nset yrange [0:*]\nset xtics nomirror\n"
