@@ -784,14 +784,18 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
             snprintf(num, sizeof num, "%d", out->number[i]);
             if (rl_placer_find_near(&pl, px, py, r, text_w(num, FONT_POINT), h,
                                     &out->labels[i]) > 0) {
-                /* Not even a number fits: the key names it with its
-                 * coordinates, and the point has no label. */
+                /* A number is always drawn (the key names it): where no
+                 * spot is clean, one reached by a leader across roof
+                 * lines, else the least bad; the key adds the point's
+                 * intensity to find it by. */
+                pl.cross_cost = 1;
+                rl_placer_find_near(&pl, px, py, r, text_w(num, FONT_POINT), h,
+                                    &out->labels[i]);
+                pl.cross_cost = 50;
                 char at[48];
                 snprintf(at, sizeof at, " (at %.3g FLOP/B)", c->points[i].ai_flop_per_byte);
                 size_t u = strlen(out->text[i]);
                 snprintf(out->text[i] + u, sizeof out->text[i] - u, "%s", at);
-                done++;
-                continue;
             }
         }
         rc = rl_placer_add_box(&pl, out->labels[i].box);
