@@ -128,6 +128,22 @@ static const struct rl_mb_def catalog[] = {
                   RL_MB_CHECK_MMA_F32, "wgmma.mma_async.m64n256k32.f32.e5m2.e5m2"),
             MMA(89, "rl_mb_mma_e5m2_16832", "QMMA.16832.F32.E5M2.E5M2", F_16832, 16 * 8, 16,
                 MMA_IN_BYTES, RL_MB_CHECK_MMA_F32, "mma.sync.m16n8k32.f32.e5m2.e5m2")),
+    /* FP6 / FP4 (Blackwell only): kind::f8f6f4, the FP8 shape and rate class. */
+    COMPUTE("fp6-e2m3", "fp6", "FP6 E2M3 Tensor Core MMA, FP32 accumulate",
+            TCGEN05("rl_mb_tc05_e2m3", "UTCQMMA", F_TC32, TC_IDESC_E2M3, RL_MB_CHECK_MMA_F32,
+                    "tcgen05.mma.cta_group::1.kind::f8f6f4 128x256x32 e2m3"),
+            MMA(120, "rl_mb_mma_e2m3_f8f6f4", "QMMA.16832.F32.E2M3.E2M3", F_16832, 16 * 8, 16,
+                MMA_IN_BYTES, RL_MB_CHECK_MMA_F32, "mma.sync.m16n8k32.kind::f8f6f4.f32.e2m3.e2m3")),
+    COMPUTE("fp6-e3m2", "fp6", "FP6 E3M2 Tensor Core MMA, FP32 accumulate",
+            TCGEN05("rl_mb_tc05_e3m2", "UTCQMMA", F_TC32, TC_IDESC_E3M2, RL_MB_CHECK_MMA_F32,
+                    "tcgen05.mma.cta_group::1.kind::f8f6f4 128x256x32 e3m2"),
+            MMA(120, "rl_mb_mma_e3m2_f8f6f4", "QMMA.16832.F32.E3M2.E3M2", F_16832, 16 * 8, 16,
+                MMA_IN_BYTES, RL_MB_CHECK_MMA_F32, "mma.sync.m16n8k32.kind::f8f6f4.f32.e3m2.e3m2")),
+    COMPUTE("fp4-e2m1", "fp4", "FP4 E2M1 Tensor Core MMA (unscaled kind::f8f6f4), FP32 accumulate",
+            TCGEN05("rl_mb_tc05_e2m1", "UTCQMMA", F_TC32, TC_IDESC_E2M1, RL_MB_CHECK_MMA_F32,
+                    "tcgen05.mma.cta_group::1.kind::f8f6f4 128x256x32 e2m1"),
+            MMA(120, "rl_mb_mma_e2m1_f8f6f4", "QMMA.16832.F32.E2M1.E2M1", F_16832, 16 * 8, 16,
+                MMA_IN_BYTES, RL_MB_CHECK_MMA_F32, "mma.sync.m16n8k32.kind::f8f6f4.f32.e2m1.e2m1")),
     COMPUTE("int8", "int8", "INT8 Tensor Core MMA, INT32 accumulate (ops, not FLOP)",
             TCGEN05("rl_mb_tc05_s8", "UTCIMMA", F_TC32, TC_IDESC_S8, RL_MB_CHECK_MMA_S32,
                     "tcgen05.mma.cta_group::1.kind::i8 128x256x32 s8", .no_sm103 = true),
@@ -239,7 +255,9 @@ const struct rl_mb_variant *rl_mb_select(const struct rl_mb_def *def, int cc_maj
         ("FP8 Tensor Cores need compute capability 8.9 or 12.0 (mma.sync), 9.0 (wgmma) or "
          "10.0 / 10.3 (tcgen05); FP8 through mma.sync on 9.0 is emulated, not measured"),
         "not a compute benchmark",
-        "no INT8 tcgen05.mma on compute capability 10.3 (kind::i8 is not in sm_103a)"};
+        "no INT8 tcgen05.mma on compute capability 10.3 (kind::i8 is not in sm_103a)",
+        ("FP6 / FP4 Tensor Cores need compute capability 10.0 / 10.3 (tcgen05) or 12.0 "
+         "(mma.sync kind::f8f6f4): Blackwell only")};
     if (why)
         *why = NULL;
     if (def->kind != RL_MB_COMPUTE) {
@@ -277,7 +295,8 @@ const struct rl_mb_variant *rl_mb_select(const struct rl_mb_def *def, int cc_maj
             return v;
     }
     if (why)
-        *why = reasons[2];
+        *why = strcmp(def->roof, "fp6") == 0 || strcmp(def->roof, "fp4") == 0 ? reasons[5]
+                                                                             : reasons[2];
     return NULL;
 }
 

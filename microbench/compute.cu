@@ -142,9 +142,21 @@ RL_MMA_F32_KERNEL(rl_mb_mma_e4m3_f8f6f4, 1,
                   "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e4m3.e4m3.f32")
 RL_MMA_F32_KERNEL(rl_mb_mma_e5m2_f8f6f4, 1,
                   "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e5m2.e5m2.f32")
+/* FP6 and FP4 through the same form: one element per byte of the fragment
+ * registers, E2M1 in bits 5-2, E2M3 / E3M2 in bits 5-0 (PTX ISA 9.7.14.5.14;
+ * runner.c fills them so). ptxas 13.0: QMMA.16832.F32.E2M3.E2M3 etc. */
+RL_MMA_F32_KERNEL(rl_mb_mma_e2m3_f8f6f4, 1,
+                  "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m3.e2m3.f32")
+RL_MMA_F32_KERNEL(rl_mb_mma_e3m2_f8f6f4, 1,
+                  "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e3m2.f32")
+RL_MMA_F32_KERNEL(rl_mb_mma_e2m1_f8f6f4, 1,
+                  "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32")
 #else
 extern "C" __global__ void rl_mb_mma_e4m3_f8f6f4(float *, const uint32_t *, long long) {}
 extern "C" __global__ void rl_mb_mma_e5m2_f8f6f4(float *, const uint32_t *, long long) {}
+extern "C" __global__ void rl_mb_mma_e2m3_f8f6f4(float *, const uint32_t *, long long) {}
+extern "C" __global__ void rl_mb_mma_e3m2_f8f6f4(float *, const uint32_t *, long long) {}
+extern "C" __global__ void rl_mb_mma_e2m1_f8f6f4(float *, const uint32_t *, long long) {}
 #endif
 
 /* INT32 accumulators: m16n8k32 s8. */
@@ -327,6 +339,9 @@ static const struct {
     {"rl_mb_mma_e5m2_16832", (const void *)rl_mb_mma_e5m2_16832},
     {"rl_mb_mma_e4m3_f8f6f4", (const void *)rl_mb_mma_e4m3_f8f6f4},
     {"rl_mb_mma_e5m2_f8f6f4", (const void *)rl_mb_mma_e5m2_f8f6f4},
+    {"rl_mb_mma_e2m3_f8f6f4", (const void *)rl_mb_mma_e2m3_f8f6f4},
+    {"rl_mb_mma_e3m2_f8f6f4", (const void *)rl_mb_mma_e3m2_f8f6f4},
+    {"rl_mb_mma_e2m1_f8f6f4", (const void *)rl_mb_mma_e2m1_f8f6f4},
     {"rl_mb_mma_s8_16832", (const void *)rl_mb_mma_s8_16832},
     {"rl_mb_mma_f16acc16_16816", (const void *)rl_mb_mma_f16acc16_16816},
     {"rl_mb_mma_f64_884", (const void *)rl_mb_mma_f64_884},

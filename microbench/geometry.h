@@ -56,6 +56,12 @@
 #define TC_IDESC_E4M3 TC_IDESC(1, 0, 0) /* kind::f8f6f4 */
 #define TC_IDESC_E5M2 TC_IDESC(1, 1, 1)
 #define TC_IDESC_S8 TC_IDESC(2, 1, 1)   /* kind::i8, signed */
+/* kind::f8f6f4 sub-byte types (PTX ISA Table 42: E2M3 3, E3M2 4, E2M1 5;
+ * CUTLASS cute/arch/mma_sm100_desc.hpp MXF8F6F4Format agrees). K stays 32:
+ * in shared memory each element takes a byte's room (fp.h). */
+#define TC_IDESC_E2M3 TC_IDESC(1, 3, 3)
+#define TC_IDESC_E3M2 TC_IDESC(1, 4, 4)
+#define TC_IDESC_E2M1 TC_IDESC(1, 5, 5)
 
 /* Stream kernels: 16-byte accesses, 4 in flight per thread per iteration. */
 #define STREAM_BLOCK 256

@@ -43,6 +43,23 @@ static void store_elem(void *p, size_t i, size_t bytes, uint64_t v)
     memcpy((char *)p + i * bytes, &v, bytes);
 }
 
+/* FP6 / FP4 operands of kind::f8f6f4: 6 or 4 bits per element, else 0. */
+static int subbyte_bits(const struct rl_mb_variant *v)
+{
+    if (strstr(v->kernel, "e2m1"))
+        return 4;
+    if (strstr(v->kernel, "e2m3") || strstr(v->kernel, "e3m2"))
+        return 6;
+    return 0;
+}
+
+/* Narrow-input MMAs (FP8, FP6, FP4), whose Tensor Cores may accumulate with
+ * fewer bits than FP32: checked at 1, 2 and 3 iterations only. */
+static bool narrow_inputs(const struct rl_mb_variant *v)
+{
+    return strstr(v->kernel, "e4m3") || strstr(v->kernel, "e5m2") || subbyte_bits(v);
+}
+
 /* A random operand value in [-1, 1) from hash h, as the bits of the MMA
  * input type; *sq gets its square, for the expected product size. */
 static uint32_t operand(const struct rl_mb_variant *v, int type_bytes, uint32_t h, double *sq)
@@ -70,6 +87,18 @@ static uint32_t operand(const struct rl_mb_variant *v, int type_bytes, uint32_t 
         *sq = (double)f * f;
         return bits;
     }
+    int sub = subbyte_bits(v);
+    if (sub) { /* FP6 / FP4: the element code; fill_operands places it */
+        double (*dec)(uint8_t) = sub == 4                      ? rl_e2m1_to_double
+                                 : strstr(v->kernel, "e2m3") ? rl_e2m3_to_double
+                                                             : rl_e3m2_to_double;
+        uint8_t c = sub == 4                      ? rl_e2m1_from_double(x)
+                    : strstr(v->kernel, "e2m3") ? rl_e2m3_from_double(x)
+                                                : rl_e3m2_from_double(x);
+        double d = dec(c);
+        *sq = d * d;
+        return c;
+    }
     if (type_bytes == 1) { /* fp8 */
         bool e5 = strstr(v->kernel, "e5m2") != NULL;
         uint8_t b = e5 ? rl_e5m2_from_double(x) : rl_e4m3_from_double(x);
@@ -91,8 +120,9 @@ static int input_type_bytes(const struct rl_mb_variant *v)
         return 8;
     if (strstr(v->kernel, "tf32"))
         return 4;
-    if (strstr(v->kernel, "e4m3") || strstr(v->kernel, "e5m2") || strstr(v->kernel, "s8"))
-        return 1;
+    if (strstr(v->kernel, "e4m3") || strstr(v->kernel, "e5m2") || strstr(v->kernel, "s8") ||
+        subbyte_bits(v))
+        return 1; /* FP6 / FP4: a byte's room each (fp.h) */
     return 2;
 }
 
@@ -106,6 +136,7 @@ static void fill_operands(const struct rl_mb_variant *v, unsigned char *in, doub
     size_t n = (size_t)v->in_bytes / (size_t)tb;
     double sum_a = 0, sum_b = 0;
     size_t n_a = 0, n_b = 0;
+    uint8_t codes[16] = {0}; /* FP6 / FP4 shared-memory chunk being built */
     for (size_t i = 0; i < n; i++) {
         double sq;
         uint32_t h = rl_mb_hash((uint32_t)i * 2654435761u + 12345u);
@@ -124,6 +155,21 @@ static void fill_operands(const struct rl_mb_variant *v, unsigned char *in, doub
         if (v->check == RL_MB_CHECK_MMA_F64) {
             double x = rl_mb_unit_float(h) * 4.0 - 3.0;
             memcpy(in + i * 8, &x, 8);
+        } else if (subbyte_bits(v) && v->a_bytes) {
+            /* tcgen05 shared memory: 16 elements packed per 16-byte chunk,
+             * written when the chunk's last element is known (A and B
+             * tiles are whole chunks). */
+            codes[i % 16] = (uint8_t)bits;
+            if (i % 16 == 15) {
+                if (subbyte_bits(v) == 4)
+                    rl_fp4_smem_chunk(codes, in + (i - 15));
+                else
+                    rl_fp6_smem_chunk(codes, in + (i - 15));
+            }
+        } else if (subbyte_bits(v)) {
+            /* mma.sync registers: one element per byte container */
+            in[i] = subbyte_bits(v) == 4 ? rl_fp4_reg_container((uint8_t)bits)
+                                         : rl_fp6_reg_container((uint8_t)bits);
         } else {
             memcpy(in + i * (size_t)tb, &bits, (size_t)tb); /* little-endian low bytes */
         }
@@ -414,11 +460,10 @@ int rl_run_compute(struct rl_run *r, const struct rl_mb_def *def, struct rl_mb_r
                  n_threads ? "after every step of the timed run (sampled threads)"
                            : "not re-simulated at full length (FP16/BF16, quick)");
     } else {
-        /* Reduced-precision accumulation (FP16, and FP8 whose tensor cores
+        /* Reduced-precision accumulation (FP16, and FP8 / FP6 / FP4 whose tensor cores
          * accumulate with fewer bits) cannot stay linear over millions of
          * MMAs: those are checked at 1, 2 and 3 iterations only. */
-        bool large = v->check != RL_MB_CHECK_MMA_F16 && !strstr(v->kernel, "e4m3") &&
-                     !strstr(v->kernel, "e5m2");
+        bool large = v->check != RL_MB_CHECK_MMA_F16 && !narrow_inputs(v);
         if (large) {
             for (size_t i = 0; i < checked; i++)
                 b.v[4][i] = acc_value(v, b.dn, i);

@@ -182,6 +182,12 @@ RL_TC_KERNEL(rl_mb_tc05_tf32, float, ALL, "kind::tf32", TC_IDESC_TF32)
 RL_TC_KERNEL(rl_mb_tc05_e4m3, float, ALL, "kind::f8f6f4", TC_IDESC_E4M3)
 RL_TC_KERNEL(rl_mb_tc05_e5m2, float, ALL, "kind::f8f6f4", TC_IDESC_E5M2)
 RL_TC_KERNEL(rl_mb_tc05_s8, int32_t, I8, "kind::i8", TC_IDESC_S8)
+/* FP6 / FP4 through kind::f8f6f4: same 128x256x32 shape and tiles as FP8;
+ * the operands are laid out as PTX ISA 9.7.16.10.4.4 prescribes (16
+ * elements packed per 16-byte chunk, microbench/fp.h), which runner.c does. */
+RL_TC_KERNEL(rl_mb_tc05_e2m3, float, ALL, "kind::f8f6f4", TC_IDESC_E2M3)
+RL_TC_KERNEL(rl_mb_tc05_e3m2, float, ALL, "kind::f8f6f4", TC_IDESC_E3M2)
+RL_TC_KERNEL(rl_mb_tc05_e2m1, float, ALL, "kind::f8f6f4", TC_IDESC_E2M1)
 
 /* ---- lookup by name, for compute.cu's rl_mb_compute_kernel() ---------- */
 
@@ -195,6 +201,9 @@ static const struct {
     {"rl_mb_tc05_e4m3", (const void *)rl_mb_tc05_e4m3},
     {"rl_mb_tc05_e5m2", (const void *)rl_mb_tc05_e5m2},
     {"rl_mb_tc05_s8", (const void *)rl_mb_tc05_s8},
+    {"rl_mb_tc05_e2m3", (const void *)rl_mb_tc05_e2m3},
+    {"rl_mb_tc05_e3m2", (const void *)rl_mb_tc05_e3m2},
+    {"rl_mb_tc05_e2m1", (const void *)rl_mb_tc05_e2m1},
 };
 
 extern "C" const void *rl_mb_tc05_kernel(const char *name)

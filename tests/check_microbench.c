@@ -119,6 +119,26 @@ START_TEST(blackwell_selects_tcgen05_and_the_new_mma_sync)
     ck_assert_int_eq(rl_mb_select(rl_mb_find("bf16"), 12, 0, &why)->sm, 80);
     ck_assert_ptr_null(rl_mb_select(rl_mb_find("fp64-tc"), 12, 0, &why));
     ck_assert_int_eq(rl_mb_select(rl_mb_find("fp64-tc"), 10, 0, &why)->sm, 80);
+    /* FP6 / FP4 through kind::f8f6f4: Blackwell only, FP8's shape. */
+    static const char *const sub[] = {"fp6-e2m3", "fp6-e3m2", "fp4-e2m1"};
+    static const unsigned types[] = {3, 4, 5};
+    for (int i = 0; i < 3; i++) {
+        const struct rl_mb_def *d = rl_mb_find(sub[i]);
+        ck_assert_ptr_nonnull(d);
+        ck_assert_str_eq(d->roof, i < 2 ? "fp6" : "fp4");
+        v = rl_mb_select(d, 10, 0, &why);
+        ck_assert_str_eq(v->sass, "UTCQMMA");
+        ck_assert_int_eq(v->k, 32);
+        ck_assert_uint_eq(v->idesc >> 7 & 7, types[i]);
+        ck_assert_uint_eq(v->idesc >> 10 & 7, types[i]);
+        ck_assert_int_eq(rl_mb_select(d, 10, 3, &why)->sm, 100);
+        v = rl_mb_select(d, 12, 0, &why);
+        ck_assert_int_eq(v->sm, 120);
+        ck_assert_double_eq(v->flop_per_instr, 2.0 * 16 * 8 * 32);
+        ck_assert_ptr_null(rl_mb_select(d, 9, 0, &why));
+        ck_assert_ptr_nonnull(strstr(why, "FP6 / FP4"));
+        ck_assert_ptr_null(rl_mb_select(d, 8, 9, &why));
+    }
 }
 END_TEST
 
