@@ -53,11 +53,20 @@ static int subbyte_bits(const struct rl_mb_variant *v)
     return 0;
 }
 
+/* FP4 packed two per byte, no padding: the block-scaled mxf4 / mxf4nvf4
+ * (PTX ISA 9.7.16.10.4.6 for shared memory, 9.7.14.5.14 for registers);
+ * element 2j in the low nibble. */
+static bool packed_fp4(const struct rl_mb_variant *v)
+{
+    return strstr(v->kernel, "nvf4") || strstr(v->kernel, "mxf4");
+}
+
 /* Narrow-input MMAs (FP8, FP6, FP4), whose Tensor Cores may accumulate with
  * fewer bits than FP32: checked at 1, 2 and 3 iterations only. */
 static bool narrow_inputs(const struct rl_mb_variant *v)
 {
-    return strstr(v->kernel, "e4m3") || strstr(v->kernel, "e5m2") || subbyte_bits(v);
+    return strstr(v->kernel, "e4m3") || strstr(v->kernel, "e5m2") || subbyte_bits(v) ||
+           packed_fp4(v);
 }
 
 /* A random operand value in [-1, 1) from hash h, as the bits of the MMA
@@ -86,6 +95,14 @@ static uint32_t operand(const struct rl_mb_variant *v, int type_bytes, uint32_t 
         memcpy(&f, &bits, sizeof f);
         *sq = (double)f * f;
         return bits;
+    }
+    if (packed_fp4(v)) { /* two E2M1 per byte: *sq gets the sum of both squares */
+        uint8_t lo = rl_e2m1_from_double(x);
+        double y = rl_mb_unit_float(rl_mb_hash(h ^ 0x5bd1e995u)) * 4.0 - 3.0; /* [-1, 1) */
+        uint8_t hi = rl_e2m1_from_double(y);
+        double dl = rl_e2m1_to_double(lo), dh = rl_e2m1_to_double(hi);
+        *sq = dl * dl + dh * dh;
+        return (uint32_t)(lo | hi << 4);
     }
     int sub = subbyte_bits(v);
     if (sub) { /* FP6 / FP4: the element code; fill_operands places it */
@@ -121,8 +138,8 @@ static int input_type_bytes(const struct rl_mb_variant *v)
     if (strstr(v->kernel, "tf32"))
         return 4;
     if (strstr(v->kernel, "e4m3") || strstr(v->kernel, "e5m2") || strstr(v->kernel, "s8") ||
-        subbyte_bits(v))
-        return 1; /* FP6 / FP4: a byte's room each (fp.h) */
+        subbyte_bits(v) || packed_fp4(v))
+        return 1; /* FP6 / FP4: a byte's room each (fp.h); packed FP4: a pair */
     return 2;
 }
 
@@ -173,12 +190,13 @@ static void fill_operands(const struct rl_mb_variant *v, unsigned char *in, doub
         } else {
             memcpy(in + i * (size_t)tb, &bits, (size_t)tb); /* little-endian low bytes */
         }
+        size_t elems = packed_fp4(v) ? 2 : 1;
         if (is_a) {
             sum_a += sq;
-            n_a++;
+            n_a += elems;
         } else {
             sum_b += sq;
-            n_b++;
+            n_b += elems;
         }
     }
     *a_ms = n_a ? sum_a / (double)n_a : 0;

@@ -139,6 +139,27 @@ START_TEST(blackwell_selects_tcgen05_and_the_new_mma_sync)
         ck_assert_ptr_nonnull(strstr(why, "FP6 / FP4"));
         ck_assert_ptr_null(rl_mb_select(d, 8, 9, &why));
     }
+    /* Block-scaled: NVFP4 / MXFP4 are K = 64 per instruction (the FP4
+     * peak), MXFP8 K = 32; one CTA per SM (scale factors in TMEM). */
+    v = rl_mb_select(rl_mb_find("nvfp4"), 10, 0, &why);
+    ck_assert(v->block_scaled);
+    ck_assert_int_eq(v->k, 64);
+    ck_assert_double_eq(v->flop_per_instr, 2.0 * 128 * 256 * 64);
+    ck_assert_int_eq(v->max_blocks_per_sm, 1);
+    ck_assert_uint_eq(v->idesc >> 23 & 1, 0); /* UE4M3 scales */
+    ck_assert_uint_eq(v->idesc >> 31, 0);     /* K = 64 */
+    ck_assert_uint_eq(rl_mb_select(rl_mb_find("mxfp4"), 10, 3, &why)->idesc >> 23 & 1, 1);
+    ck_assert_str_eq(rl_mb_find("nvfp4")->roof, "fp4");
+    ck_assert_str_eq(rl_mb_find("mxfp4")->roof, "fp4");
+    v = rl_mb_select(rl_mb_find("mxfp8"), 10, 0, &why);
+    ck_assert_str_eq(rl_mb_find("mxfp8")->roof, "fp8");
+    ck_assert_int_eq(v->k, 32);
+    ck_assert_str_eq(v->sass, "UTCQMMA");
+    v = rl_mb_select(rl_mb_find("nvfp4"), 12, 0, &why);
+    ck_assert_int_eq(v->k, 64);
+    ck_assert_double_eq(v->flop_per_instr, 2.0 * 16 * 8 * 64);
+    ck_assert_ptr_null(rl_mb_select(rl_mb_find("mxfp8"), 9, 0, &why));
+    ck_assert_ptr_nonnull(strstr(why, "block-scaled"));
 }
 END_TEST
 
