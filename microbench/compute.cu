@@ -193,10 +193,15 @@ RL_MMA_BS_KERNEL(rl_mb_mma_mxf8_e4m3_16832,
                  "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X."
                  "f32.e4m3.e4m3.f32.ue8m0",
                  SF_UE8M0_ONES)
+RL_MMA_BS_KERNEL(rl_mb_mma_mxf6_e2m3_16832,
+                 "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X."
+                 "f32.e2m3.e2m3.f32.ue8m0",
+                 SF_UE8M0_ONES)
 #else
 extern "C" __global__ void rl_mb_mma_nvf4_16864(float *, const uint32_t *, long long) {}
 extern "C" __global__ void rl_mb_mma_mxf4_16864(float *, const uint32_t *, long long) {}
 extern "C" __global__ void rl_mb_mma_mxf8_e4m3_16832(float *, const uint32_t *, long long) {}
+extern "C" __global__ void rl_mb_mma_mxf6_e2m3_16832(float *, const uint32_t *, long long) {}
 #endif
 
 /* INT32 accumulators: m16n8k32 s8. */
@@ -385,6 +390,7 @@ static const struct {
     {"rl_mb_mma_nvf4_16864", (const void *)rl_mb_mma_nvf4_16864},
     {"rl_mb_mma_mxf4_16864", (const void *)rl_mb_mma_mxf4_16864},
     {"rl_mb_mma_mxf8_e4m3_16832", (const void *)rl_mb_mma_mxf8_e4m3_16832},
+    {"rl_mb_mma_mxf6_e2m3_16832", (const void *)rl_mb_mma_mxf6_e2m3_16832},
     {"rl_mb_mma_s8_16832", (const void *)rl_mb_mma_s8_16832},
     {"rl_mb_mma_f16acc16_16816", (const void *)rl_mb_mma_f16acc16_16816},
     {"rl_mb_mma_f64_884", (const void *)rl_mb_mma_f64_884},

@@ -83,6 +83,7 @@
 #define TC_IDESC_NVF4 TC_IDESC_BS(1, 1, 0)      /* kind::mxf4nvf4, UE4M3, scale_vec::4X */
 #define TC_IDESC_MXF4 TC_IDESC_BS(1, 1, 1)      /* kind::mxf4, UE8M0, scale_vec::2X */
 #define TC_IDESC_MXF8_E4M3 TC_IDESC_BS(0, 0, 1) /* kind::mxf8f6f4, UE8M0, 1X */
+#define TC_IDESC_MXF6_E2M3 TC_IDESC_BS(3, 3, 1) /* kind::mxf8f6f4 E2M3 */
 /* Scale factors of 1.0 in all four bytes of a word: UE8M0 127, UE4M3 0x38. */
 #define SF_UE8M0_ONES 0x7F7F7F7Fu
 #define SF_UE4M3_ONES 0x38383838u

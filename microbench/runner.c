@@ -178,10 +178,18 @@ static void fill_operands(const struct rl_mb_variant *v, unsigned char *in, doub
              * tiles are whole chunks). */
             codes[i % 16] = (uint8_t)bits;
             if (i % 16 == 15) {
+                unsigned char *chunk = in + (i - 15);
                 if (subbyte_bits(v) == 4)
-                    rl_fp4_smem_chunk(codes, in + (i - 15));
+                    rl_fp4_smem_chunk(codes, chunk);
                 else
-                    rl_fp6_smem_chunk(codes, in + (i - 15));
+                    rl_fp6_smem_chunk(codes, chunk);
+                /* The padding, which the TMA leaves uninitialized (PTX ISA
+                 * 5.5.1.1.1) and so the MMA must ignore, is all ones: read
+                 * as elements (a byte-per-element layout) it would hold
+                 * -6 / -7.5 / -28, far above the [-1, 1) data, and the
+                 * products' mean square would fail the size check. */
+                size_t used = subbyte_bits(v) == 4 ? 8 : 12;
+                memset(chunk + used, 0xFF, 16 - used);
             }
         } else if (subbyte_bits(v)) {
             /* mma.sync registers: one element per byte container */

@@ -214,6 +214,9 @@ RL_TC_BS_KERNEL(rl_mb_tc05_mxf4, "kind::mxf4.block_scale.scale_vec::2X", TC_IDES
                 SF_UE8M0_ONES)
 RL_TC_BS_KERNEL(rl_mb_tc05_mxf8_e4m3, "kind::mxf8f6f4.block_scale.scale_vec::1X",
                 TC_IDESC_MXF8_E4M3, SF_UE8M0_ONES)
+/* MXFP6: the same kind with E2M3 operands, laid out as kind::f8f6f4's. */
+RL_TC_BS_KERNEL(rl_mb_tc05_mxf6_e2m3, "kind::mxf8f6f4.block_scale.scale_vec::1X",
+                TC_IDESC_MXF6_E2M3, SF_UE8M0_ONES)
 
 /* ---- lookup by name, for compute.cu's rl_mb_compute_kernel() ---------- */
 
@@ -233,6 +236,7 @@ static const struct {
     {"rl_mb_tc05_nvf4", (const void *)rl_mb_tc05_nvf4},
     {"rl_mb_tc05_mxf4", (const void *)rl_mb_tc05_mxf4},
     {"rl_mb_tc05_mxf8_e4m3", (const void *)rl_mb_tc05_mxf8_e4m3},
+    {"rl_mb_tc05_mxf6_e2m3", (const void *)rl_mb_tc05_mxf6_e2m3},
 };
 
 extern "C" const void *rl_mb_tc05_kernel(const char *name)

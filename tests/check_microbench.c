@@ -158,6 +158,10 @@ START_TEST(blackwell_selects_tcgen05_and_the_new_mma_sync)
     v = rl_mb_select(rl_mb_find("nvfp4"), 12, 0, &why);
     ck_assert_int_eq(v->k, 64);
     ck_assert_double_eq(v->flop_per_instr, 2.0 * 16 * 8 * 64);
+    v = rl_mb_select(rl_mb_find("mxfp6"), 10, 3, &why);
+    ck_assert_str_eq(rl_mb_find("mxfp6")->roof, "fp6");
+    ck_assert_uint_eq(v->idesc >> 7 & 7, 3); /* E2M3 */
+    ck_assert(v->block_scaled);
     ck_assert_ptr_null(rl_mb_select(rl_mb_find("mxfp8"), 9, 0, &why));
     ck_assert_ptr_nonnull(strstr(why, "block-scaled"));
 }
