@@ -1,7 +1,9 @@
-/* check_fp.c - the FP6 / FP4 element formats and their MMA operand layouts, bit-exact against hand-worked values. */
+/* check_fp.c - the FP6 / FP4 element formats and the MMA operand buffers built from them, bit-exact against hand-worked values. */
 #include "test_util.h"
 
+#include "microbench/bench.h"
 #include "microbench/fp.h"
+#include "microbench/verify.h"
 
 #include <math.h>
 #include <string.h>
@@ -155,6 +157,117 @@ START_TEST(shared_memory_chunks)
 }
 END_TEST
 
+/* ---- the operand buffers runner.c uploads ---- */
+
+struct ms {
+    double sum[2];
+    size_t n[2];
+};
+
+static void add(struct ms *m, int b, double x)
+{
+    m->sum[b] += x * x;
+    m->n[b]++;
+}
+
+static void same_ms(const struct ms *m, double a_ms, double b_ms)
+{
+    ck_assert_uint_gt(m->n[0], 0);
+    ck_assert_uint_gt(m->n[1], 0);
+    ck_assert_double_eq_tol(m->sum[0] / (double)m->n[0], a_ms, 1e-12);
+    ck_assert_double_eq_tol(m->sum[1] / (double)m->n[1], b_ms, 1e-12);
+    ck_assert(a_ms > 0.05 && a_ms < 1);
+    ck_assert(b_ms > 0.05 && b_ms < 1);
+}
+
+static const struct rl_mb_variant *variant(const char *name, int major, int minor)
+{
+    const struct rl_mb_variant *v = rl_mb_select(rl_mb_find(name), major, minor, NULL);
+    ck_assert_ptr_nonnull(v);
+    ck_assert_int_le(v->in_bytes, 16384);
+    return v;
+}
+
+/* tcgen05 kind::f8f6f4 FP4 / FP6: 16-element chunks, padding all ones. */
+START_TEST(tcgen05_subbyte_tiles_are_padded_chunks)
+{
+    static const char *const names[] = {"fp4-e2m1", "fp6-e2m3", "fp6-e3m2", "mxfp6"};
+    for (int k = 0; k < 4; k++) {
+        const struct rl_mb_variant *v = variant(names[k], 10, 0);
+        unsigned char in[16384];
+        double a_ms, b_ms;
+        rl_mb_fill_operands(v, in, &a_ms, &b_ms);
+        int fp4 = k == 0;
+        double (*dec)(uint8_t) = fp4 ? rl_e2m1_to_double
+                                 : k == 2 ? rl_e3m2_to_double : rl_e2m3_to_double;
+        struct ms m = {{0, 0}, {0, 0}};
+        ck_assert_int_eq(v->a_bytes % 16, 0);
+        for (int c = 0; c < v->in_bytes; c += 16) {
+            for (int b = fp4 ? 8 : 12; b < 16; b++)
+                ck_assert_uint_eq(in[c + b], 0xFF);
+            for (int i = 0; i < 16; i++)
+                add(&m, c >= v->a_bytes,
+                    dec(fp4 ? rl_fp4_smem_element(in + c, i) : rl_fp6_smem_element(in + c, i)));
+        }
+        same_ms(&m, a_ms, b_ms);
+    }
+}
+END_TEST
+
+/* mma.sync kind::f8f6f4 FP4 / FP6: one element per byte, padding zero;
+ * per lane 16 bytes of A (4 registers) then 8 of B. */
+START_TEST(mma_sync_subbyte_fragments_are_byte_containers)
+{
+    static const char *const names[] = {"fp4-e2m1", "fp6-e2m3", "fp6-e3m2", "mxfp6"};
+    for (int k = 0; k < 4; k++) {
+        const struct rl_mb_variant *v = variant(names[k], 12, 0);
+        unsigned char in[16384];
+        double a_ms, b_ms;
+        rl_mb_fill_operands(v, in, &a_ms, &b_ms);
+        struct ms m = {{0, 0}, {0, 0}};
+        for (int i = 0; i < v->in_bytes; i++) {
+            int is_b = i % 24 >= 16;
+            if (k == 0) {
+                ck_assert_uint_eq(in[i] & 0xC3, 0); /* E2M1 in bits 5-2 */
+                add(&m, is_b, rl_e2m1_to_double((uint8_t)(in[i] >> 2)));
+            } else {
+                ck_assert_uint_eq(in[i] & 0xC0, 0); /* FP6 in bits 5-0 */
+                add(&m, is_b, k == 2 ? rl_e3m2_to_double(in[i]) : rl_e2m3_to_double(in[i]));
+            }
+        }
+        same_ms(&m, a_ms, b_ms);
+    }
+}
+END_TEST
+
+/* kind::mxf4 / mxf4nvf4: two E2M1 per byte, no padding, in shared memory
+ * (tcgen05) and registers (mma.sync) alike; MXFP8: E4M3 bytes. */
+START_TEST(block_scaled_operands)
+{
+    static const char *const names[] = {"nvfp4", "mxfp4", "mxfp8"};
+    static const int cc[][2] = {{10, 0}, {12, 0}};
+    for (int k = 0; k < 3; k++)
+        for (int a = 0; a < 2; a++) {
+            const struct rl_mb_variant *v = variant(names[k], cc[a][0], cc[a][1]);
+            unsigned char in[16384];
+            double a_ms, b_ms;
+            rl_mb_fill_operands(v, in, &a_ms, &b_ms);
+            struct ms m = {{0, 0}, {0, 0}};
+            for (int i = 0; i < v->in_bytes; i++) {
+                int is_b = v->a_bytes ? i >= v->a_bytes : i % 24 >= 16;
+                if (k == 2) {
+                    add(&m, is_b, rl_e4m3_to_double(in[i]));
+                } else {
+                    add(&m, is_b, rl_e2m1_to_double(in[i] & 0xF));
+                    add(&m, is_b, rl_e2m1_to_double(in[i] >> 4));
+                }
+            }
+            same_ms(&m, a_ms, b_ms);
+            ck_assert(rl_mb_narrow_inputs(v));
+        }
+}
+END_TEST
+
 static Suite *fp_suite(void)
 {
     Suite *s = suite_create("fp");
@@ -166,6 +279,9 @@ static Suite *fp_suite(void)
     tcase_add_test(core, scale_factor_formats);
     tcase_add_test(core, register_containers);
     tcase_add_test(core, shared_memory_chunks);
+    tcase_add_test(core, tcgen05_subbyte_tiles_are_padded_chunks);
+    tcase_add_test(core, mma_sync_subbyte_fragments_are_byte_containers);
+    tcase_add_test(core, block_scaled_operands);
     suite_add_tcase(s, core);
     return s;
 }
