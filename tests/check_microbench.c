@@ -590,6 +590,51 @@ START_TEST(bad_bench_file)
 }
 END_TEST
 
+/* A Blackwell run measures 13 compute roofs (FP6 / FP4 new) and 6
+ * cuBLASLt ones: the bench file keeps them all, the best per roof. */
+START_TEST(bench_file_keeps_every_roof)
+{
+    size_t n;
+    const struct rl_mb_def *c = rl_mb_catalog(&n);
+    char *text = malloc(65536);
+    size_t len = (size_t)snprintf(text, 65536, "{\"schema_version\": 1, \"gpu\": {}, \"results\": [");
+    int distinct = 0;
+    for (size_t i = 0; i < n; i++) {
+        if ((c[i].kind != RL_MB_COMPUTE && c[i].kind != RL_MB_LIBRARY) || !c[i].roof)
+            continue;
+        int seen = 0;
+        for (size_t j = 0; j < i; j++)
+            seen |= c[j].kind == c[i].kind && c[j].roof && strcmp(c[j].roof, c[i].roof) == 0;
+        distinct += !seen;
+        len += (size_t)snprintf(text + len, 65536 - len,
+                                "%s{\"name\": \"%s\", \"kind\": \"%s\", \"roof\": \"%s\", "
+                                "\"status\": \"ok\", \"tflops\": {\"median\": %zu}}",
+                                len > 60 ? ", " : "", c[i].name,
+                                c[i].kind == RL_MB_LIBRARY ? "library" : "compute", c[i].roof,
+                                i + 1);
+    }
+    len += (size_t)snprintf(text + len, 65536 - len, "]}");
+    ck_assert_int_ge(distinct, 19);
+    struct rl_bench_ceilings b;
+    char err[256] = "";
+    ck_assert_int_eq(rl_bench_ceilings_parse(text, len, "x.json", &b, err), RL_OK);
+    ck_assert_int_eq((int)b.n_compute, distinct);
+    int found = 0;
+    for (size_t i = 0; i < b.n_compute; i++)
+        if (strcmp(b.compute[i].name, "fp4") == 0) {
+            /* fp4-e2m1, nvfp4, mxfp4: the last listed has the largest value */
+            size_t last = 0;
+            for (size_t j = 0; j < n; j++)
+                if (c[j].kind == RL_MB_COMPUTE && strcmp(c[j].roof, "fp4") == 0)
+                    last = j + 1;
+            ck_assert_double_eq(b.compute[i].peak_tflops, (double)last);
+            found = 1;
+        }
+    ck_assert(found);
+    free(text);
+}
+END_TEST
+
 static Suite *microbench_suite(void)
 {
     Suite *s = suite_create("microbench");
@@ -606,6 +651,7 @@ static Suite *microbench_suite(void)
     tcase_add_test(core, plateaus_name_the_levels);
     tcase_add_test(core, throttle_names);
     tcase_add_test(core, session_json_matches_schema_and_reads_back);
+    tcase_add_test(core, bench_file_keeps_every_roof);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
         tcase_add_test(limits, unsupported_precisions_are_named_not_zero);
