@@ -3,6 +3,8 @@
  * Same contract as compute.cu (out, in, iters). Per CTA of TC_BLOCK threads:
  *   - warp 0 allocates TC_N columns of tensor memory (tcgen05.alloc, then
  *     relinquish_alloc_permit so the other CTA on the SM can allocate);
+ *     block-scaled kinds allocate all 512 and every thread writes scale
+ *     factors of 1.0 into its lane of columns TC_N..511 (geometry.h);
  *   - every thread copies its accumulator row C0 from `out` into TMEM
  *     (tcgen05.st 32x32b: warp w owns lanes 32w..32w+31);
  *   - warp 0 runs the loop: elect.sync picks one thread that issues
@@ -198,7 +200,8 @@ RL_TC_KERNEL(rl_mb_tc05_e5m2, float, ALL, "kind::f8f6f4", TC_IDESC_E5M2)
 RL_TC_KERNEL(rl_mb_tc05_s8, int32_t, I8, "kind::i8", TC_IDESC_S8)
 /* FP6 / FP4 through kind::f8f6f4: same 128x256x32 shape and tiles as FP8;
  * the operands are laid out as PTX ISA 9.7.16.10.4.4 prescribes (16
- * elements packed per 16-byte chunk, microbench/fp.h), which runner.c does. */
+ * elements packed per 16-byte chunk, microbench/fp.h), which
+ * rl_mb_fill_operands() (verify.c) does. */
 RL_TC_KERNEL(rl_mb_tc05_e2m3, float, ALL, "kind::f8f6f4", TC_IDESC_E2M3)
 RL_TC_KERNEL(rl_mb_tc05_e3m2, float, ALL, "kind::f8f6f4", TC_IDESC_E3M2)
 RL_TC_KERNEL(rl_mb_tc05_e2m1, float, ALL, "kind::f8f6f4", TC_IDESC_E2M1)
