@@ -31,6 +31,14 @@
      .out_per_thread = TC_N, .in_bytes = TC_IN_BYTES, .a_bytes = TC_A_BYTES,     \
      .max_blocks_per_sm = TC_BLOCKS_PER_SM, .idesc = id, .check = chk, .ptx = p, \
      __VA_ARGS__}
+/* Block-scaled tcgen05 (scale factors in TMEM: 512 columns, one CTA per SM). */
+#define TCGEN05_BS(kern, s, flop, id, p)                                        \
+    {.sm = 100, .kernel = kern, .sass = s, .per_iter = TC_PER_ITER,             \
+     .issuer_threads = TC_BLOCK, .flop_per_instr = flop,                        \
+     .k = (int)((flop) / (2.0 * TC_M * TC_N)), .block_threads = TC_BLOCK,       \
+     .out_per_thread = TC_N, .in_bytes = TC_IN_BYTES, .a_bytes = TC_A_BYTES,     \
+     .max_blocks_per_sm = TC_BS_BLOCKS_PER_SM, .idesc = id, .block_scaled = true, \
+     .check = RL_MB_CHECK_MMA_F32, .ptx = p}
 /* Sweeps: per 16-byte vector and unit of K, per_iter FMAs of flop FLOP. */
 #define SWEEP_FMA(kern, s, lanes, flop, chk, p)                                 \
     {.sm = 80, .kernel = kern, .sass = s, .per_iter = lanes, .issuer_threads = 1, \
@@ -48,6 +56,8 @@
 #define F_TC16 (2.0 * TC_M * TC_N * 16) /* 1048576: tcgen05 128x256x16 (f16) */
 #define F_TC8 (2.0 * TC_M * TC_N * 8)   /* 524288: 128x256x8 (tf32) */
 #define F_TC32 (2.0 * TC_M * TC_N * 32) /* 2097152: 128x256x32 (f8f6f4, i8) */
+#define F_TC64 (2.0 * TC_M * TC_N * 64) /* 4194304: 128x256x64 (mxf4, mxf4nvf4) */
+#define F_16864 (2.0 * 16 * 8 * 64)     /* 16384: m16n8k64 (mxf4, mxf4nvf4) */
 
 #define COMPUTE(n, r, s, ...)                                                   \
     {.name = n, .kind = RL_MB_COMPUTE, .roof = r, .summary = s,                 \
@@ -128,6 +138,53 @@ static const struct rl_mb_def catalog[] = {
                   RL_MB_CHECK_MMA_F32, "wgmma.mma_async.m64n256k32.f32.e5m2.e5m2"),
             MMA(89, "rl_mb_mma_e5m2_16832", "QMMA.16832.F32.E5M2.E5M2", F_16832, 16 * 8, 16,
                 MMA_IN_BYTES, RL_MB_CHECK_MMA_F32, "mma.sync.m16n8k32.f32.e5m2.e5m2")),
+    /* FP6 / FP4 (Blackwell only): kind::f8f6f4, the FP8 shape and rate class. */
+    COMPUTE("fp6-e2m3", "fp6", "FP6 E2M3 Tensor Core MMA, FP32 accumulate",
+            TCGEN05("rl_mb_tc05_e2m3", "UTCQMMA", F_TC32, TC_IDESC_E2M3, RL_MB_CHECK_MMA_F32,
+                    "tcgen05.mma.cta_group::1.kind::f8f6f4 128x256x32 e2m3"),
+            MMA(120, "rl_mb_mma_e2m3_f8f6f4", "QMMA.16832.F32.E2M3.E2M3", F_16832, 16 * 8, 16,
+                MMA_IN_BYTES, RL_MB_CHECK_MMA_F32, "mma.sync.m16n8k32.kind::f8f6f4.f32.e2m3.e2m3")),
+    COMPUTE("fp6-e3m2", "fp6", "FP6 E3M2 Tensor Core MMA, FP32 accumulate",
+            TCGEN05("rl_mb_tc05_e3m2", "UTCQMMA", F_TC32, TC_IDESC_E3M2, RL_MB_CHECK_MMA_F32,
+                    "tcgen05.mma.cta_group::1.kind::f8f6f4 128x256x32 e3m2"),
+            MMA(120, "rl_mb_mma_e3m2_f8f6f4", "QMMA.16832.F32.E3M2.E3M2", F_16832, 16 * 8, 16,
+                MMA_IN_BYTES, RL_MB_CHECK_MMA_F32, "mma.sync.m16n8k32.kind::f8f6f4.f32.e3m2.e3m2")),
+    COMPUTE("fp4-e2m1", "fp4", "FP4 E2M1 Tensor Core MMA (unscaled kind::f8f6f4), FP32 accumulate",
+            TCGEN05("rl_mb_tc05_e2m1", "UTCQMMA", F_TC32, TC_IDESC_E2M1, RL_MB_CHECK_MMA_F32,
+                    "tcgen05.mma.cta_group::1.kind::f8f6f4 128x256x32 e2m1"),
+            MMA(120, "rl_mb_mma_e2m1_f8f6f4", "QMMA.16832.F32.E2M1.E2M1", F_16832, 16 * 8, 16,
+                MMA_IN_BYTES, RL_MB_CHECK_MMA_F32, "mma.sync.m16n8k32.kind::f8f6f4.f32.e2m1.e2m1")),
+    /* Block-scaled (Blackwell only), scale factors 1.0 so the check stays
+     * that of the unscaled MMA: NVFP4 and MXFP4 reach the FP4 peak (K = 64
+     * per instruction, twice kind::f8f6f4's 32); MXFP8 is the FP8 rate. */
+    COMPUTE("nvfp4", "fp4",
+            "NVFP4 block-scaled Tensor Core MMA (E2M1, UE4M3 per 16), FP32 accumulate",
+            TCGEN05_BS("rl_mb_tc05_nvf4", "UTCOMMA.4X|UTCOMMA.BLOCK16", F_TC64, TC_IDESC_NVF4,
+                       "tcgen05.mma kind::mxf4nvf4.block_scale.scale_vec::4X 128x256x64"),
+            MMA(120, "rl_mb_mma_nvf4_16864", "OMMA.SF.16864.F32.E2M1.E2M1.UE4M3.4X", F_16864,
+                16 * 8, 16, MMA_IN_BYTES, RL_MB_CHECK_MMA_F32,
+                "mma.sync.m16n8k64.kind::mxf4nvf4.block_scale.4X.e2m1.ue4m3")),
+    COMPUTE("mxfp4", "fp4",
+            "MXFP4 block-scaled Tensor Core MMA (E2M1, UE8M0 per 32), FP32 accumulate",
+            TCGEN05_BS("rl_mb_tc05_mxf4", "UTCOMMA", F_TC64, TC_IDESC_MXF4,
+                       "tcgen05.mma kind::mxf4.block_scale.scale_vec::2X 128x256x64"),
+            MMA(120, "rl_mb_mma_mxf4_16864", "OMMA.SF.16864.F32.E2M1.E2M1.E8", F_16864, 16 * 8,
+                16, MMA_IN_BYTES, RL_MB_CHECK_MMA_F32,
+                "mma.sync.m16n8k64.kind::mxf4.block_scale.2X.e2m1.ue8m0")),
+    COMPUTE("mxfp8", "fp8",
+            "MXFP8 block-scaled Tensor Core MMA (E4M3, UE8M0 per 32), FP32 accumulate",
+            TCGEN05_BS("rl_mb_tc05_mxf8_e4m3", "UTCQMMA", F_TC32, TC_IDESC_MXF8_E4M3,
+                       "tcgen05.mma kind::mxf8f6f4.block_scale.1X 128x256x32 e4m3"),
+            MMA(120, "rl_mb_mma_mxf8_e4m3_16832", "QMMA.SF.16832.F32.E4M3.E4M3.E8", F_16832,
+                16 * 8, 16, MMA_IN_BYTES, RL_MB_CHECK_MMA_F32,
+                "mma.sync.m16n8k32.kind::mxf8f6f4.block_scale.1X.e4m3.ue8m0")),
+    COMPUTE("mxfp6", "fp6",
+            "MXFP6 block-scaled Tensor Core MMA (E2M3, UE8M0 per 32), FP32 accumulate",
+            TCGEN05_BS("rl_mb_tc05_mxf6_e2m3", "UTCQMMA", F_TC32, TC_IDESC_MXF6_E2M3,
+                       "tcgen05.mma kind::mxf8f6f4.block_scale.1X 128x256x32 e2m3"),
+            MMA(120, "rl_mb_mma_mxf6_e2m3_16832", "QMMA.SF.16832.F32.E2M3.E2M3.E8", F_16832,
+                16 * 8, 16, MMA_IN_BYTES, RL_MB_CHECK_MMA_F32,
+                "mma.sync.m16n8k32.kind::mxf8f6f4.block_scale.1X.e2m3.ue8m0")),
     COMPUTE("int8", "int8", "INT8 Tensor Core MMA, INT32 accumulate (ops, not FLOP)",
             TCGEN05("rl_mb_tc05_s8", "UTCIMMA", F_TC32, TC_IDESC_S8, RL_MB_CHECK_MMA_S32,
                     "tcgen05.mma.cta_group::1.kind::i8 128x256x32 s8", .no_sm103 = true),
@@ -239,7 +296,11 @@ const struct rl_mb_variant *rl_mb_select(const struct rl_mb_def *def, int cc_maj
         ("FP8 Tensor Cores need compute capability 8.9 or 12.0 (mma.sync), 9.0 (wgmma) or "
          "10.0 / 10.3 (tcgen05); FP8 through mma.sync on 9.0 is emulated, not measured"),
         "not a compute benchmark",
-        "no INT8 tcgen05.mma on compute capability 10.3 (kind::i8 is not in sm_103a)"};
+        "no INT8 tcgen05.mma on compute capability 10.3 (kind::i8 is not in sm_103a)",
+        ("FP6 / FP4 Tensor Cores need compute capability 10.0 / 10.3 (tcgen05) or 12.0 "
+         "(mma.sync kind::f8f6f4): Blackwell only"),
+        ("block-scaled MMAs (MXFP8, MXFP4, NVFP4) need compute capability 10.0 / 10.3 "
+         "(tcgen05) or 12.0 (mma.sync): Blackwell only")};
     if (why)
         *why = NULL;
     if (def->kind != RL_MB_COMPUTE) {
@@ -277,7 +338,9 @@ const struct rl_mb_variant *rl_mb_select(const struct rl_mb_def *def, int cc_maj
             return v;
     }
     if (why)
-        *why = reasons[2];
+        *why = def->variants[0].block_scaled ? reasons[6]
+               : strcmp(def->roof, "fp6") == 0 || strcmp(def->roof, "fp4") == 0 ? reasons[5]
+                                                                                : reasons[2];
     return NULL;
 }
 

@@ -64,6 +64,8 @@ struct rl_mb_variant {
     unsigned idesc;        /* tcgen05: the instruction descriptor (shape and
                               types) the SASS test finds feeding the MMA; 0 */
     bool no_sm103;         /* tcgen05 kind absent from sm_103a (kind::i8) */
+    bool block_scaled;     /* tcgen05 .block_scale: the MMA reads scale factors
+                              from TMEM (a third tmem operand in SASS) */
     enum rl_mb_check check;
     const char *ptx;       /* the PTX instruction, for the record */
 };

@@ -142,9 +142,66 @@ RL_MMA_F32_KERNEL(rl_mb_mma_e4m3_f8f6f4, 1,
                   "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e4m3.e4m3.f32")
 RL_MMA_F32_KERNEL(rl_mb_mma_e5m2_f8f6f4, 1,
                   "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e5m2.e5m2.f32")
+/* FP6 and FP4 through the same form: one element per byte of the fragment
+ * registers, E2M1 in bits 5-2, E2M3 / E3M2 in bits 5-0 (PTX ISA 9.7.14.5.14;
+ * runner.c fills them so). ptxas 13.0: QMMA.16832.F32.E2M3.E2M3 etc. */
+RL_MMA_F32_KERNEL(rl_mb_mma_e2m3_f8f6f4, 1,
+                  "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m3.e2m3.f32")
+RL_MMA_F32_KERNEL(rl_mb_mma_e3m2_f8f6f4, 1,
+                  "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e3m2.f32")
+RL_MMA_F32_KERNEL(rl_mb_mma_e2m1_f8f6f4, 1,
+                  "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32")
 #else
 extern "C" __global__ void rl_mb_mma_e4m3_f8f6f4(float *, const uint32_t *, long long) {}
 extern "C" __global__ void rl_mb_mma_e5m2_f8f6f4(float *, const uint32_t *, long long) {}
+extern "C" __global__ void rl_mb_mma_e2m3_f8f6f4(float *, const uint32_t *, long long) {}
+extern "C" __global__ void rl_mb_mma_e3m2_f8f6f4(float *, const uint32_t *, long long) {}
+extern "C" __global__ void rl_mb_mma_e2m1_f8f6f4(float *, const uint32_t *, long long) {}
+#endif
+
+/* sm_120a block scaling (PTX ISA 9.7.14.5.14 "with block scaling",
+ * 9.7.14.3): the scale-a / scale-b registers hold four scale bytes, all
+ * 1.0 here, so the selectors {byte-id, thread-id} = {0, 0} pick a 1.0
+ * whatever the layout. mxf4 / mxf4nvf4 are m16n8k64 with FP4 packed two
+ * per byte in the same 4 + 2 fragment registers; mxf8f6f4 is m16n8k32.
+ * ptxas 13.0: OMMA.SF.16864.F32.E2M1.E2M1.UE4M3.4X, OMMA.SF.16864.F32.
+ * E2M1.E2M1.E8, QMMA.SF.16832.F32.E4M3.E4M3.E8. */
+#define RL_MMA_BS_KERNEL(name, INSTR, SF)                                        \
+    extern "C" __global__ void __launch_bounds__(MMA_BLOCK)                      \
+        name(float *out, const uint32_t *in, long long iters)                    \
+    {                                                                            \
+        const uint32_t sf = (SF);                                                \
+        RL_MMA_PROLOGUE(float, 4)                                                \
+        RL_MMA_LOOP(asm volatile(INSTR " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "   \
+                                       "{%0,%1,%2,%3}, %10, {0, 0}, %10, {0, 0};\n" \
+                                 : "+f"(acc[k][0]), "+f"(acc[k][1]), "+f"(acc[k][2]), \
+                                   "+f"(acc[k][3])                               \
+                                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0),   \
+                                   "r"(b1), "r"(sf));)                           \
+        RL_MMA_EPILOGUE(4)                                                       \
+    }
+#if defined(__CUDA_ARCH_FEAT_SM120_ALL) || !defined(__CUDA_ARCH__)
+RL_MMA_BS_KERNEL(rl_mb_mma_nvf4_16864,
+                 "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X."
+                 "f32.e2m1.e2m1.f32.ue4m3",
+                 SF_UE4M3_ONES)
+RL_MMA_BS_KERNEL(rl_mb_mma_mxf4_16864,
+                 "mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.scale_vec::2X."
+                 "f32.e2m1.e2m1.f32.ue8m0",
+                 SF_UE8M0_ONES)
+RL_MMA_BS_KERNEL(rl_mb_mma_mxf8_e4m3_16832,
+                 "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X."
+                 "f32.e4m3.e4m3.f32.ue8m0",
+                 SF_UE8M0_ONES)
+RL_MMA_BS_KERNEL(rl_mb_mma_mxf6_e2m3_16832,
+                 "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X."
+                 "f32.e2m3.e2m3.f32.ue8m0",
+                 SF_UE8M0_ONES)
+#else
+extern "C" __global__ void rl_mb_mma_nvf4_16864(float *, const uint32_t *, long long) {}
+extern "C" __global__ void rl_mb_mma_mxf4_16864(float *, const uint32_t *, long long) {}
+extern "C" __global__ void rl_mb_mma_mxf8_e4m3_16832(float *, const uint32_t *, long long) {}
+extern "C" __global__ void rl_mb_mma_mxf6_e2m3_16832(float *, const uint32_t *, long long) {}
 #endif
 
 /* INT32 accumulators: m16n8k32 s8. */
@@ -327,6 +384,13 @@ static const struct {
     {"rl_mb_mma_e5m2_16832", (const void *)rl_mb_mma_e5m2_16832},
     {"rl_mb_mma_e4m3_f8f6f4", (const void *)rl_mb_mma_e4m3_f8f6f4},
     {"rl_mb_mma_e5m2_f8f6f4", (const void *)rl_mb_mma_e5m2_f8f6f4},
+    {"rl_mb_mma_e2m3_f8f6f4", (const void *)rl_mb_mma_e2m3_f8f6f4},
+    {"rl_mb_mma_e3m2_f8f6f4", (const void *)rl_mb_mma_e3m2_f8f6f4},
+    {"rl_mb_mma_e2m1_f8f6f4", (const void *)rl_mb_mma_e2m1_f8f6f4},
+    {"rl_mb_mma_nvf4_16864", (const void *)rl_mb_mma_nvf4_16864},
+    {"rl_mb_mma_mxf4_16864", (const void *)rl_mb_mma_mxf4_16864},
+    {"rl_mb_mma_mxf8_e4m3_16832", (const void *)rl_mb_mma_mxf8_e4m3_16832},
+    {"rl_mb_mma_mxf6_e2m3_16832", (const void *)rl_mb_mma_mxf6_e2m3_16832},
     {"rl_mb_mma_s8_16832", (const void *)rl_mb_mma_s8_16832},
     {"rl_mb_mma_f16acc16_16816", (const void *)rl_mb_mma_f16acc16_16816},
     {"rl_mb_mma_f64_884", (const void *)rl_mb_mma_f64_884},

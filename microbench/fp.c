@@ -1,4 +1,4 @@
-/* fp.c - host emulation of the GPU's narrow number formats (FP16, BF16, TF32, FP8), bit-exact. */
+/* fp.c - host emulation of the GPU's narrow number formats (FP16, BF16, TF32, FP8, FP6, FP4), bit-exact. */
 #include "microbench/fp.h"
 
 #include <math.h>
@@ -15,6 +15,10 @@ static const struct format FP16 = {11, -14, 15, 10, 5, 65504.0};
 static const struct format BF16 = {8, -126, 127, 7, 8, 3.3895313892515355e38};
 static const struct format E4M3 = {4, -6, 7, 3, 4, 448.0};
 static const struct format E5M2 = {3, -14, 15, 2, 5, 57344.0};
+/* OCP MX formats (OCP Microscaling Formats v1.0, 5.3): every code finite. */
+static const struct format E2M3 = {4, 0, 1, 3, 2, 7.5};
+static const struct format E3M2 = {3, -2, 3, 2, 3, 28.0};
+static const struct format E2M1 = {2, 0, 1, 1, 2, 6.0};
 
 /* x rounded to f's precision (nearest, ties to even), no range check. */
 static double round_to(const struct format *f, double x)
@@ -132,6 +136,67 @@ double rl_e5m2_to_double(uint8_t v)
         return (v & 0x3) ? NAN : (v & 0x80 ? -INFINITY : INFINITY);
     return decode(&E5M2, v);
 }
+
+/* FP6 / FP4: round to nearest even, saturate; NaN (no encoding) gives +0. */
+static uint8_t mx_from_double(const struct format *f, double x)
+{
+    if (isnan(x))
+        return 0;
+    double r = round_to(f, x);
+    if (fabs(r) > f->max)
+        r = copysign(f->max, r);
+    return (uint8_t)encode(f, r);
+}
+
+static double mx_to_double(const struct format *f, uint8_t v)
+{
+    return decode(f, v & ((1u << (1 + f->exp_bits + f->m)) - 1));
+}
+
+uint8_t rl_e2m3_from_double(double x) { return mx_from_double(&E2M3, x); }
+double rl_e2m3_to_double(uint8_t v) { return mx_to_double(&E2M3, v); }
+uint8_t rl_e3m2_from_double(double x) { return mx_from_double(&E3M2, x); }
+double rl_e3m2_to_double(uint8_t v) { return mx_to_double(&E3M2, v); }
+uint8_t rl_e2m1_from_double(double x) { return mx_from_double(&E2M1, x); }
+double rl_e2m1_to_double(uint8_t v) { return mx_to_double(&E2M1, v); }
+
+double rl_ue8m0_to_double(uint8_t v) { return v == 0xFF ? NAN : ldexp(1.0, (int)v - 127); }
+
+double rl_ue4m3_to_double(uint8_t v)
+{
+    v &= 0x7F;
+    return v == 0x7F ? NAN : decode(&E4M3, v);
+}
+
+uint8_t rl_fp4_reg_container(uint8_t e2m1) { return (uint8_t)((e2m1 & 0xF) << 2); }
+uint8_t rl_fp6_reg_container(uint8_t fp6) { return fp6 & 0x3F; }
+
+/* Pack 16 elements of `bits` bits into a 16-byte chunk, low bits first. */
+static void pack_chunk(const uint8_t *e, int bits, uint8_t out[16])
+{
+    memset(out, 0, 16);
+    for (int i = 0; i < 16; i++)
+        for (int b = 0; b < bits; b++)
+            if (e[i] >> b & 1) {
+                int at = i * bits + b;
+                out[at / 8] |= (uint8_t)(1u << (at % 8));
+            }
+}
+
+static uint8_t chunk_element(const uint8_t chunk[16], int bits, int i)
+{
+    uint8_t v = 0;
+    for (int b = 0; b < bits; b++) {
+        int at = i * bits + b;
+        v |= (uint8_t)((chunk[at / 8] >> (at % 8) & 1) << b);
+    }
+    return v;
+}
+
+void rl_fp4_smem_chunk(const uint8_t e2m1[16], uint8_t out[16]) { pack_chunk(e2m1, 4, out); }
+void rl_fp6_smem_chunk(const uint8_t fp6[16], uint8_t out[16]) { pack_chunk(fp6, 6, out); }
+uint8_t rl_fp4_smem_element(const uint8_t chunk[16], int i) { return chunk_element(chunk, 4, i); }
+uint8_t rl_fp6_smem_element(const uint8_t chunk[16], int i) { return chunk_element(chunk, 6, i); }
 
 uint16_t rl_fp16_fma(uint16_t a, uint16_t b, uint16_t c)
 {

@@ -56,6 +56,37 @@
 #define TC_IDESC_E4M3 TC_IDESC(1, 0, 0) /* kind::f8f6f4 */
 #define TC_IDESC_E5M2 TC_IDESC(1, 1, 1)
 #define TC_IDESC_S8 TC_IDESC(2, 1, 1)   /* kind::i8, signed */
+/* kind::f8f6f4 sub-byte types (PTX ISA Table 42: E2M3 3, E3M2 4, E2M1 5;
+ * CUTLASS cute/arch/mma_sm100_desc.hpp MXF8F6F4Format agrees). K stays 32:
+ * in shared memory each element takes a byte's room (fp.h). */
+#define TC_IDESC_E2M3 TC_IDESC(1, 3, 3)
+#define TC_IDESC_E3M2 TC_IDESC(1, 4, 4)
+#define TC_IDESC_E2M1 TC_IDESC(1, 5, 5)
+
+/* Block-scaled tcgen05.mma (kind::mxf8f6f4, mxf4, mxf4nvf4): the scale
+ * factors live in tensor memory too. The accumulator keeps columns
+ * 0..TC_N-1; columns TC_N..TC_BS_COLS-1 of every lane hold the scale
+ * factors, all 1.0, so whichever sub-columns the layout (PTX ISA
+ * 9.7.16.10.7.2 / .3, figures) picks for scale_A (from column TC_N) and
+ * scale_B (from column TC_N + 128) the products are unscaled: 512 columns,
+ * one CTA per SM. Instruction descriptor (PTX ISA Tables 43 / 44, CUTLASS
+ * InstrDescriptorBlockScaled): scale-factor B ID bits 4-5 (0), A and B
+ * types 7-9 / 10-12 (mxf8f6f4: E4M3 0 ...; mxf4 / mxf4nvf4: E2M1 1), N >> 3
+ * in 17-22, scale type bit 23 (UE8M0 1, UE4M3 0), M >> 7 in 27-28, scale-
+ * factor A ID 29-30 (0), bit 31 K = 64 (0) for mxf4*; K is 32 for mxf8f6f4,
+ * 64 for mxf4 / mxf4nvf4 (two FP4 per byte, 32 bytes a row). */
+#define TC_BS_COLS 512
+#define TC_BS_BLOCKS_PER_SM 1
+#define TC_IDESC_BS(atype, btype, ue8m0)                                         \
+    ((unsigned)(atype) << 7 | (unsigned)(btype) << 10 | (unsigned)(TC_N >> 3) << 17 | \
+     (unsigned)(ue8m0) << 23 | (unsigned)(TC_M >> 7) << 27)
+#define TC_IDESC_NVF4 TC_IDESC_BS(1, 1, 0)      /* kind::mxf4nvf4, UE4M3, scale_vec::4X */
+#define TC_IDESC_MXF4 TC_IDESC_BS(1, 1, 1)      /* kind::mxf4, UE8M0, scale_vec::2X */
+#define TC_IDESC_MXF8_E4M3 TC_IDESC_BS(0, 0, 1) /* kind::mxf8f6f4, UE8M0, 1X */
+#define TC_IDESC_MXF6_E2M3 TC_IDESC_BS(3, 3, 1) /* kind::mxf8f6f4 E2M3 */
+/* Scale factors of 1.0 in all four bytes of a word: UE8M0 127, UE4M3 0x38. */
+#define SF_UE8M0_ONES 0x7F7F7F7Fu
+#define SF_UE4M3_ONES 0x38383838u
 
 /* Stream kernels: 16-byte accesses, 4 in flight per thread per iteration. */
 #define STREAM_BLOCK 256

@@ -463,7 +463,7 @@ int rl_bench_ceilings_parse(const char *text, size_t len, const char *path,
         if ((strcmp(kind, "compute") == 0 || strcmp(kind, "library") == 0) && roof) {
             double tflops = median_rate(res, "tflops");
             struct rl_compute_roof r;
-            if (!(tflops > 0) || rl_roof_describe(roof, &r) != 0 || out->n_compute >= 16)
+            if (!(tflops > 0) || rl_roof_describe(roof, &r) != 0)
                 continue;
             bool library = strcmp(kind, "library") == 0;
             if (library) {
@@ -480,7 +480,8 @@ int rl_bench_ceilings_parse(const char *text, size_t len, const char *path,
                         out->compute[i].peak_tflops = tflops;
                     merged = true;
                 }
-            if (!merged)
+            /* a full table still merges (above), drops only new roofs */
+            if (!merged && out->n_compute < sizeof out->compute / sizeof out->compute[0])
                 out->compute[out->n_compute++] = r;
         } else if (strcmp(kind, "memory") == 0) {
             set_memory(out, RL_MEM_DRAM, "DRAM", median_rate(res, "gbs"));

@@ -104,7 +104,7 @@ struct rl_bench_sweep {
 struct rl_bench_ceilings {
     char gpu_name[96];
     char spec_id[32];                 /* "" when the GPU was not in the database */
-    struct rl_compute_roof compute[16];
+    struct rl_compute_roof compute[32]; /* Blackwell: 13 roofs + 6 cuBLASLt */
     size_t n_compute;
     struct rl_memory_roof memory[RL_MEM_COUNT];
     size_t n_memory;

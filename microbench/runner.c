@@ -43,102 +43,6 @@ static void store_elem(void *p, size_t i, size_t bytes, uint64_t v)
     memcpy((char *)p + i * bytes, &v, bytes);
 }
 
-/* A random operand value in [-1, 1) from hash h, as the bits of the MMA
- * input type; *sq gets its square, for the expected product size. */
-static uint32_t operand(const struct rl_mb_variant *v, int type_bytes, uint32_t h, double *sq)
-{
-    double x = rl_mb_unit_float(h) * 4.0 - 3.0; /* [-1, 1) */
-    if (x > -1e-3 && x < 1e-3)
-        x = 0.5; /* never zero */
-    switch (v->check) {
-    case RL_MB_CHECK_MMA_S32: {
-        int q = (int)(h % 16) - 8;
-        q = q >= 0 ? q + 1 : q; /* -8..-1, 1..8 */
-        *sq = (double)q * q;
-        return (uint32_t)(q & 0xFF);
-    }
-    case RL_MB_CHECK_MMA_F64:
-        *sq = x * x;
-        return 0; /* doubles are written by the caller */
-    default:
-        break;
-    }
-    if (type_bytes == 4) { /* tf32 */
-        uint32_t bits = rl_tf32_from_double(x);
-        float f;
-        memcpy(&f, &bits, sizeof f);
-        *sq = (double)f * f;
-        return bits;
-    }
-    if (type_bytes == 1) { /* fp8 */
-        bool e5 = strstr(v->kernel, "e5m2") != NULL;
-        uint8_t b = e5 ? rl_e5m2_from_double(x) : rl_e4m3_from_double(x);
-        double d = e5 ? rl_e5m2_to_double(b) : rl_e4m3_to_double(b);
-        *sq = d * d;
-        return b;
-    }
-    bool bf = strstr(v->kernel, "bf16") != NULL;
-    uint16_t b = bf ? rl_bf16_from_double(x) : rl_fp16_from_double(x);
-    double d = bf ? rl_bf16_to_double(b) : rl_fp16_to_double(b);
-    *sq = d * d;
-    return b;
-}
-
-/* Bytes per input element of an MMA variant. */
-static int input_type_bytes(const struct rl_mb_variant *v)
-{
-    if (v->check == RL_MB_CHECK_MMA_F64)
-        return 8;
-    if (strstr(v->kernel, "tf32"))
-        return 4;
-    if (strstr(v->kernel, "e4m3") || strstr(v->kernel, "e5m2") || strstr(v->kernel, "s8"))
-        return 1;
-    return 2;
-}
-
-/* Fill the MMA operand buffer: for mma.sync, per lane 4 A registers then 2
- * B registers (6 x 32 bits; FP64: 1 + 1 or 8 + 4 doubles); for wgmma and
- * tcgen05, the A tile (a_bytes) then the B tile. Mean squares of A and B returned. */
-static void fill_operands(const struct rl_mb_variant *v, unsigned char *in, double *a_ms,
-                          double *b_ms)
-{
-    int tb = input_type_bytes(v);
-    size_t n = (size_t)v->in_bytes / (size_t)tb;
-    double sum_a = 0, sum_b = 0;
-    size_t n_a = 0, n_b = 0;
-    for (size_t i = 0; i < n; i++) {
-        double sq;
-        uint32_t h = rl_mb_hash((uint32_t)i * 2654435761u + 12345u);
-        uint32_t bits = operand(v, tb, h, &sq);
-        bool is_a;
-        if (v->a_bytes) {
-            is_a = i * (size_t)tb < (size_t)v->a_bytes;
-        } else if (v->check == RL_MB_CHECK_MMA_F64) {
-            size_t per_lane = strstr(v->kernel, "884") ? 2 : 12;
-            size_t a_per_lane = per_lane == 2 ? 1 : 8;
-            is_a = i % per_lane < a_per_lane;
-        } else {
-            size_t byte_in_lane = (i * (size_t)tb) % 24; /* 6 registers */
-            is_a = byte_in_lane < 16;
-        }
-        if (v->check == RL_MB_CHECK_MMA_F64) {
-            double x = rl_mb_unit_float(h) * 4.0 - 3.0;
-            memcpy(in + i * 8, &x, 8);
-        } else {
-            memcpy(in + i * (size_t)tb, &bits, (size_t)tb); /* little-endian low bytes */
-        }
-        if (is_a) {
-            sum_a += sq;
-            n_a++;
-        } else {
-            sum_b += sq;
-            n_b++;
-        }
-    }
-    *a_ms = n_a ? sum_a / (double)n_a : 0;
-    *b_ms = n_b ? sum_b / (double)n_b : 0;
-}
-
 /* Start values: FMA chains from rl_mb_fma_start(); accumulators random in
  * [-1, 1) (small integers for INT32). */
 static void fill_start(const struct rl_mb_variant *v, void *out, size_t count)
@@ -319,7 +223,7 @@ int rl_run_compute(struct rl_run *r, const struct rl_mb_def *def, struct rl_mb_r
         store_elem(in, 0, eb, a);
         store_elem(in, 1, eb, bb);
     } else {
-        fill_operands(v, in, &a_ms, &b_ms);
+        rl_mb_fill_operands(v, in, &a_ms, &b_ms);
     }
     RL_CK(cudaMemcpy(b.d_in, in, (size_t)v->in_bytes, cudaMemcpyHostToDevice));
     fill_start(v, b.c0, count);
@@ -414,11 +318,10 @@ int rl_run_compute(struct rl_run *r, const struct rl_mb_def *def, struct rl_mb_r
                  n_threads ? "after every step of the timed run (sampled threads)"
                            : "not re-simulated at full length (FP16/BF16, quick)");
     } else {
-        /* Reduced-precision accumulation (FP16, and FP8 whose tensor cores
+        /* Reduced-precision accumulation (FP16, and FP8 / FP6 / FP4 whose tensor cores
          * accumulate with fewer bits) cannot stay linear over millions of
          * MMAs: those are checked at 1, 2 and 3 iterations only. */
-        bool large = v->check != RL_MB_CHECK_MMA_F16 && !strstr(v->kernel, "e4m3") &&
-                     !strstr(v->kernel, "e5m2");
+        bool large = v->check != RL_MB_CHECK_MMA_F16 && !rl_mb_narrow_inputs(v);
         if (large) {
             for (size_t i = 0; i < checked; i++)
                 b.v[4][i] = acc_value(v, b.dn, i);

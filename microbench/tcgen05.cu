@@ -3,6 +3,8 @@
  * Same contract as compute.cu (out, in, iters). Per CTA of TC_BLOCK threads:
  *   - warp 0 allocates TC_N columns of tensor memory (tcgen05.alloc, then
  *     relinquish_alloc_permit so the other CTA on the SM can allocate);
+ *     block-scaled kinds allocate all 512 and every thread writes scale
+ *     factors of 1.0 into its lane of columns TC_N..511 (geometry.h);
  *   - every thread copies its accumulator row C0 from `out` into TMEM
  *     (tcgen05.st 32x32b: warp w owns lanes 32w..32w+31);
  *   - warp 0 runs the loop: elect.sync picks one thread that issues
@@ -97,8 +99,10 @@ __device__ __forceinline__ void rl_tc_ld8(uint32_t taddr, uint32_t *r)
 }
 
 /* The whole kernel body for one MMA kind; `out` is read and written as raw
- * 32-bit words (FP32 or S32 accumulators). */
-#define RL_TC_BODY(KIND, IDESC)                                                  \
+ * 32-bit words (FP32 or S32 accumulators). COLS tensor-memory columns;
+ * block-scaled kinds (SF != 0) fill columns TC_N..COLS-1 with the scale
+ * word SF and pass scale_A / scale_B addresses (SCALE_OPS). */
+#define RL_TC_BODY(KIND, IDESC, COLS, SF, SCALE_OPS)                             \
     __shared__ __align__(128) uint4 tiles[TC_IN_BYTES / 16];                     \
     __shared__ __align__(8) uint64_t bars[2];                                    \
     __shared__ uint32_t tmem_slot;                                               \
@@ -107,7 +111,7 @@ __device__ __forceinline__ void rl_tc_ld8(uint32_t taddr, uint32_t *r)
         tiles[i] = in[i];                                                        \
     if (warp == 0) {                                                             \
         asm volatile("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], %1;\n" \
-                     ::"r"((uint32_t)__cvta_generic_to_shared(&tmem_slot)), "n"(TC_N) \
+                     ::"r"((uint32_t)__cvta_generic_to_shared(&tmem_slot)), "n"(COLS) \
                      : "memory");                                                \
         asm volatile("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\n"); \
     }                                                                            \
@@ -122,20 +126,25 @@ __device__ __forceinline__ void rl_tc_ld8(uint32_t taddr, uint32_t *r)
     const uint32_t row = tmem_slot + ((uint32_t)(warp * 32) << 16);              \
     uint32_t *acc = (uint32_t *)out + ((size_t)blockIdx.x * TC_BLOCK + threadIdx.x) * TC_N; \
     _Pragma("unroll 1") for (int c = 0; c < TC_N; c += 8) rl_tc_st8(row + c, acc + c); \
+    if (SF) {                                                                    \
+        const uint32_t sf[8] = {SF, SF, SF, SF, SF, SF, SF, SF};                 \
+        _Pragma("unroll 1") for (int c = TC_N; c < COLS; c += 8) rl_tc_st8(row + c, sf); \
+    }                                                                            \
     asm volatile("tcgen05.wait::st.sync.aligned;\n" ::: "memory");               \
     rl_tc_sync();                                                                \
     if (warp == 0) {                                                             \
         const uint32_t base = (uint32_t)__cvta_generic_to_shared(tiles);         \
         const uint64_t da = rl_tc_desc(base), db = rl_tc_desc(base + TC_A_BYTES); \
         const uint32_t d = tmem_slot, idesc = (IDESC);                           \
+        const uint32_t sfa = tmem_slot + TC_N, sfb = tmem_slot + TC_N + 128;     \
         _Pragma("unroll 1") for (long long i = 0; i < iters; i++)                \
         {                                                                        \
             _Pragma("unroll") for (int u = 0; u < TC_UNROLL; u++)                \
                 asm volatile("{\n.reg .pred acc, one;\nsetp.ne.b32 acc, 1, 0;\n"  \
                              "elect.sync _|one, 0xffffffff;\n"                   \
                              "@one tcgen05.mma.cta_group::1." KIND               \
-                             " [%0], %1, %2, %3, acc;\n}\n" ::"r"(d),            \
-                             "l"(da), "l"(db), "r"(idesc)                        \
+                             " [%0], %1, %2, %3" SCALE_OPS ", acc;\n}\n" ::"r"(d), \
+                             "l"(da), "l"(db), "r"(idesc), "r"(sfa), "r"(sfb)    \
                              : "memory");                                        \
             asm volatile("{\n.reg .pred one;\nelect.sync _|one, 0xffffffff;\n"     \
                          "@one tcgen05.commit.cta_group::1.mbarrier::arrive::one" \
@@ -154,10 +163,10 @@ __device__ __forceinline__ void rl_tc_ld8(uint32_t taddr, uint32_t *r)
     rl_tc_sync();                                                                \
     if (warp == 0)                                                               \
         asm volatile("tcgen05.dealloc.cta_group::1.sync.aligned.b32 %0, %1;\n"    \
-                     ::"r"(tmem_slot), "n"(TC_N)                                 \
+                     ::"r"(tmem_slot), "n"(COLS)                                 \
                      : "memory");
 #else
-#define RL_TC_BODY(KIND, IDESC)                                                  \
+#define RL_TC_BODY(KIND, IDESC, COLS, SF, SCALE_OPS)                             \
     (void)out;                                                                   \
     (void)in;                                                                    \
     (void)iters;
@@ -167,7 +176,14 @@ __device__ __forceinline__ void rl_tc_ld8(uint32_t taddr, uint32_t *r)
     extern "C" __global__ void __launch_bounds__(TC_BLOCK)                       \
         name(ACC_T *out, const uint4 *in, long long iters)                       \
     {                                                                            \
-        RL_TC_IF_##HAVE(RL_TC_BODY(KIND, IDESC))                                 \
+        RL_TC_IF_##HAVE(RL_TC_BODY(KIND, IDESC, TC_N, 0u, ""))                   \
+    }
+/* Block-scaled: scale factors of 1.0 in TMEM, one CTA per SM (geometry.h). */
+#define RL_TC_BS_KERNEL(name, KIND, IDESC, SF)                                   \
+    extern "C" __global__ void __launch_bounds__(TC_BLOCK)                       \
+        name(float *out, const uint4 *in, long long iters)                       \
+    {                                                                            \
+        RL_TC_BODY(KIND, IDESC, TC_BS_COLS, SF, ", [%4], [%5]")                  \
     }
 #if RL_HAVE_TCGEN05_I8
 #define RL_TC_IF_I8(x) x
@@ -182,6 +198,28 @@ RL_TC_KERNEL(rl_mb_tc05_tf32, float, ALL, "kind::tf32", TC_IDESC_TF32)
 RL_TC_KERNEL(rl_mb_tc05_e4m3, float, ALL, "kind::f8f6f4", TC_IDESC_E4M3)
 RL_TC_KERNEL(rl_mb_tc05_e5m2, float, ALL, "kind::f8f6f4", TC_IDESC_E5M2)
 RL_TC_KERNEL(rl_mb_tc05_s8, int32_t, I8, "kind::i8", TC_IDESC_S8)
+/* FP6 / FP4 through kind::f8f6f4: same 128x256x32 shape and tiles as FP8;
+ * the operands are laid out as PTX ISA 9.7.16.10.4.4 prescribes (16
+ * elements packed per 16-byte chunk, microbench/fp.h), which
+ * rl_mb_fill_operands() (verify.c) does. */
+RL_TC_KERNEL(rl_mb_tc05_e2m3, float, ALL, "kind::f8f6f4", TC_IDESC_E2M3)
+RL_TC_KERNEL(rl_mb_tc05_e3m2, float, ALL, "kind::f8f6f4", TC_IDESC_E3M2)
+RL_TC_KERNEL(rl_mb_tc05_e2m1, float, ALL, "kind::f8f6f4", TC_IDESC_E2M1)
+/* Block scaling (PTX ISA 9.7.16.10.7, Table 54 / 55): NVFP4 is mxf4nvf4
+ * with UE4M3 scales per 16 elements (scale_vec::4X), MXFP4 is mxf4 with
+ * UE8M0 per 32 (2X), both 128x256x64 from FP4 packed two per byte in
+ * shared memory (9.7.16.10.4.6); MXFP8 is mxf8f6f4 E4M3 with UE8M0 per 32
+ * (1X), 128x256x32. ptxas 13.0: UTCOMMA.4X (sm_103a: UTCOMMA.BLOCK16),
+ * UTCOMMA, UTCQMMA with a third tmem operand (the scale factors). */
+RL_TC_BS_KERNEL(rl_mb_tc05_nvf4, "kind::mxf4nvf4.block_scale.scale_vec::4X", TC_IDESC_NVF4,
+                SF_UE4M3_ONES)
+RL_TC_BS_KERNEL(rl_mb_tc05_mxf4, "kind::mxf4.block_scale.scale_vec::2X", TC_IDESC_MXF4,
+                SF_UE8M0_ONES)
+RL_TC_BS_KERNEL(rl_mb_tc05_mxf8_e4m3, "kind::mxf8f6f4.block_scale.scale_vec::1X",
+                TC_IDESC_MXF8_E4M3, SF_UE8M0_ONES)
+/* MXFP6: the same kind with E2M3 operands, laid out as kind::f8f6f4's. */
+RL_TC_BS_KERNEL(rl_mb_tc05_mxf6_e2m3, "kind::mxf8f6f4.block_scale.scale_vec::1X",
+                TC_IDESC_MXF6_E2M3, SF_UE8M0_ONES)
 
 /* ---- lookup by name, for compute.cu's rl_mb_compute_kernel() ---------- */
 
@@ -195,6 +233,13 @@ static const struct {
     {"rl_mb_tc05_e4m3", (const void *)rl_mb_tc05_e4m3},
     {"rl_mb_tc05_e5m2", (const void *)rl_mb_tc05_e5m2},
     {"rl_mb_tc05_s8", (const void *)rl_mb_tc05_s8},
+    {"rl_mb_tc05_e2m3", (const void *)rl_mb_tc05_e2m3},
+    {"rl_mb_tc05_e3m2", (const void *)rl_mb_tc05_e3m2},
+    {"rl_mb_tc05_e2m1", (const void *)rl_mb_tc05_e2m1},
+    {"rl_mb_tc05_nvf4", (const void *)rl_mb_tc05_nvf4},
+    {"rl_mb_tc05_mxf4", (const void *)rl_mb_tc05_mxf4},
+    {"rl_mb_tc05_mxf8_e4m3", (const void *)rl_mb_tc05_mxf8_e4m3},
+    {"rl_mb_tc05_mxf6_e2m3", (const void *)rl_mb_tc05_mxf6_e2m3},
 };
 
 extern "C" const void *rl_mb_tc05_kernel(const char *name)

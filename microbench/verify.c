@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <string.h>
 
 static uint64_t f64_bits(double d)
@@ -176,6 +177,176 @@ int rl_mb_check_mma(const struct rl_mb_mma_expect *e, const double *c0, const do
         return -1;
     }
     return 0;
+}
+
+/* ---- MMA operands (moved from runner.c so the tests can read them) ---- */
+
+/* FP6 / FP4 operands of kind::f8f6f4: 6 or 4 bits per element, else 0. */
+static int subbyte_bits(const struct rl_mb_variant *v)
+{
+    if (strstr(v->kernel, "e2m1"))
+        return 4;
+    if (strstr(v->kernel, "e2m3") || strstr(v->kernel, "e3m2"))
+        return 6;
+    return 0;
+}
+
+/* FP4 packed two per byte, no padding: the block-scaled mxf4 / mxf4nvf4
+ * (PTX ISA 9.7.16.10.4.6 for shared memory, 9.7.14.5.14 for registers);
+ * element 2j in the low nibble. */
+static bool packed_fp4(const struct rl_mb_variant *v)
+{
+    return strstr(v->kernel, "nvf4") || strstr(v->kernel, "mxf4");
+}
+
+/* Narrow-input MMAs (FP8, FP6, FP4), whose Tensor Cores may accumulate with
+ * fewer bits than FP32: checked at 1, 2 and 3 iterations only. */
+bool rl_mb_narrow_inputs(const struct rl_mb_variant *v)
+{
+    return strstr(v->kernel, "e4m3") || strstr(v->kernel, "e5m2") || subbyte_bits(v) ||
+           packed_fp4(v);
+}
+
+/* A random operand value in [-1, 1) from hash h, as the bits of the MMA
+ * input type; *sq gets its square, for the expected product size. */
+static uint32_t operand(const struct rl_mb_variant *v, int type_bytes, uint32_t h, double *sq)
+{
+    double x = rl_mb_unit_float(h) * 4.0 - 3.0; /* [-1, 1) */
+    if (x > -1e-3 && x < 1e-3)
+        x = 0.5; /* never zero */
+    switch (v->check) {
+    case RL_MB_CHECK_MMA_S32: {
+        int q = (int)(h % 16) - 8;
+        q = q >= 0 ? q + 1 : q; /* -8..-1, 1..8 */
+        *sq = (double)q * q;
+        return (uint32_t)(q & 0xFF);
+    }
+    case RL_MB_CHECK_MMA_F64:
+        *sq = x * x;
+        return 0; /* doubles are written by the caller */
+    default:
+        break;
+    }
+    if (type_bytes == 4) { /* tf32 */
+        uint32_t bits = rl_tf32_from_double(x);
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        *sq = (double)f * f;
+        return bits;
+    }
+    if (packed_fp4(v)) { /* two E2M1 per byte: *sq gets the sum of both squares */
+        uint8_t lo = rl_e2m1_from_double(x);
+        double y = rl_mb_unit_float(rl_mb_hash(h ^ 0x5bd1e995u)) * 4.0 - 3.0; /* [-1, 1) */
+        uint8_t hi = rl_e2m1_from_double(y);
+        double dl = rl_e2m1_to_double(lo), dh = rl_e2m1_to_double(hi);
+        *sq = dl * dl + dh * dh;
+        return (uint32_t)(lo | hi << 4);
+    }
+    int sub = subbyte_bits(v);
+    if (sub) { /* FP6 / FP4: the element code; fill_operands places it */
+        double (*dec)(uint8_t) = sub == 4                      ? rl_e2m1_to_double
+                                 : strstr(v->kernel, "e2m3") ? rl_e2m3_to_double
+                                                             : rl_e3m2_to_double;
+        uint8_t c = sub == 4                      ? rl_e2m1_from_double(x)
+                    : strstr(v->kernel, "e2m3") ? rl_e2m3_from_double(x)
+                                                : rl_e3m2_from_double(x);
+        double d = dec(c);
+        *sq = d * d;
+        return c;
+    }
+    if (type_bytes == 1) { /* fp8 */
+        bool e5 = strstr(v->kernel, "e5m2") != NULL;
+        uint8_t b = e5 ? rl_e5m2_from_double(x) : rl_e4m3_from_double(x);
+        double d = e5 ? rl_e5m2_to_double(b) : rl_e4m3_to_double(b);
+        *sq = d * d;
+        return b;
+    }
+    bool bf = strstr(v->kernel, "bf16") != NULL;
+    uint16_t b = bf ? rl_bf16_from_double(x) : rl_fp16_from_double(x);
+    double d = bf ? rl_bf16_to_double(b) : rl_fp16_to_double(b);
+    *sq = d * d;
+    return b;
+}
+
+/* Bytes per input element of an MMA variant. */
+static int input_type_bytes(const struct rl_mb_variant *v)
+{
+    if (v->check == RL_MB_CHECK_MMA_F64)
+        return 8;
+    if (strstr(v->kernel, "tf32"))
+        return 4;
+    if (strstr(v->kernel, "e4m3") || strstr(v->kernel, "e5m2") || strstr(v->kernel, "s8") ||
+        subbyte_bits(v) || packed_fp4(v))
+        return 1; /* FP6 / FP4: a byte's room each (fp.h); packed FP4: a pair */
+    return 2;
+}
+
+/* Fill the MMA operand buffer: for mma.sync, per lane 4 A registers then 2
+ * B registers (6 x 32 bits; FP64: 1 + 1 or 8 + 4 doubles); for wgmma and
+ * tcgen05, the A tile (a_bytes) then the B tile. Mean squares of A and B returned. */
+void rl_mb_fill_operands(const struct rl_mb_variant *v, unsigned char *in, double *a_ms,
+                         double *b_ms)
+{
+    int tb = input_type_bytes(v);
+    size_t n = (size_t)v->in_bytes / (size_t)tb;
+    double sum_a = 0, sum_b = 0;
+    size_t n_a = 0, n_b = 0;
+    uint8_t codes[16] = {0}; /* FP6 / FP4 shared-memory chunk being built */
+    for (size_t i = 0; i < n; i++) {
+        double sq;
+        uint32_t h = rl_mb_hash((uint32_t)i * 2654435761u + 12345u);
+        uint32_t bits = operand(v, tb, h, &sq);
+        bool is_a;
+        if (v->a_bytes) {
+            is_a = i * (size_t)tb < (size_t)v->a_bytes;
+        } else if (v->check == RL_MB_CHECK_MMA_F64) {
+            size_t per_lane = strstr(v->kernel, "884") ? 2 : 12;
+            size_t a_per_lane = per_lane == 2 ? 1 : 8;
+            is_a = i % per_lane < a_per_lane;
+        } else {
+            size_t byte_in_lane = (i * (size_t)tb) % 24; /* 6 registers */
+            is_a = byte_in_lane < 16;
+        }
+        if (v->check == RL_MB_CHECK_MMA_F64) {
+            double x = rl_mb_unit_float(h) * 4.0 - 3.0;
+            memcpy(in + i * 8, &x, 8);
+        } else if (subbyte_bits(v) && v->a_bytes) {
+            /* tcgen05 shared memory: 16 elements packed per 16-byte chunk,
+             * written when the chunk's last element is known (A and B
+             * tiles are whole chunks). */
+            codes[i % 16] = (uint8_t)bits;
+            if (i % 16 == 15) {
+                unsigned char *chunk = in + (i - 15);
+                if (subbyte_bits(v) == 4)
+                    rl_fp4_smem_chunk(codes, chunk);
+                else
+                    rl_fp6_smem_chunk(codes, chunk);
+                /* The padding, which the TMA leaves uninitialized (PTX ISA
+                 * 5.5.1.1.1) and so the MMA must ignore, is all ones: read
+                 * as elements (a byte-per-element layout) it would hold
+                 * -6 / -7.5 / -28, far above the [-1, 1) data, and the
+                 * products' mean square would fail the size check. */
+                size_t used = subbyte_bits(v) == 4 ? 8 : 12;
+                memset(chunk + used, 0xFF, 16 - used);
+            }
+        } else if (subbyte_bits(v)) {
+            /* mma.sync registers: one element per byte container */
+            in[i] = subbyte_bits(v) == 4 ? rl_fp4_reg_container((uint8_t)bits)
+                                         : rl_fp6_reg_container((uint8_t)bits);
+        } else {
+            memcpy(in + i * (size_t)tb, &bits, (size_t)tb); /* little-endian low bytes */
+        }
+        size_t elems = packed_fp4(v) ? 2 : 1;
+        if (is_a) {
+            sum_a += sq;
+            n_a += elems;
+        } else {
+            sum_b += sq;
+            n_b += elems;
+        }
+    }
+    *a_ms = n_a ? sum_a / (double)n_a : 0;
+    *b_ms = n_b ? sum_b / (double)n_b : 0;
 }
 
 uint32_t rl_mb_cheap_sum(uint64_t words, uint32_t seed)

@@ -57,6 +57,21 @@ uint32_t rl_mb_cheap_sum(uint64_t words, uint32_t seed);
 /* 64-bit FNV-1a of a buffer: outputs of repeated runs must match. */
 uint64_t rl_mb_digest(const void *p, size_t n);
 
+/* Fill an MMA variant's operand buffer (v->in_bytes) with random values
+ * in [-1, 1) of its input type, in the layout the PTX ISA prescribes: for
+ * mma.sync, per lane 4 A registers then 2 B registers (FP64: 1 + 1 or 8 +
+ * 4 doubles); for wgmma and tcgen05, the A tile (a_bytes) then the B tile.
+ * FP6 / FP4 of kind::f8f6f4: one element per byte container in registers,
+ * 16-element chunks with all-ones padding in shared memory (fp.h); FP4 of
+ * kind::mxf4 / mxf4nvf4: two per byte. *a_ms, *b_ms: the mean squares of
+ * A's and B's element values. */
+void rl_mb_fill_operands(const struct rl_mb_variant *v, unsigned char *in, double *a_ms,
+                         double *b_ms);
+
+/* FP8 / FP6 / FP4 inputs, whose MMAs may accumulate with fewer bits than
+ * FP32: checked at small iteration counts only. */
+bool rl_mb_narrow_inputs(const struct rl_mb_variant *v);
+
 #ifdef __cplusplus
 }
 #endif

@@ -119,6 +119,51 @@ START_TEST(blackwell_selects_tcgen05_and_the_new_mma_sync)
     ck_assert_int_eq(rl_mb_select(rl_mb_find("bf16"), 12, 0, &why)->sm, 80);
     ck_assert_ptr_null(rl_mb_select(rl_mb_find("fp64-tc"), 12, 0, &why));
     ck_assert_int_eq(rl_mb_select(rl_mb_find("fp64-tc"), 10, 0, &why)->sm, 80);
+    /* FP6 / FP4 through kind::f8f6f4: Blackwell only, FP8's shape. */
+    static const char *const sub[] = {"fp6-e2m3", "fp6-e3m2", "fp4-e2m1"};
+    static const unsigned types[] = {3, 4, 5};
+    for (int i = 0; i < 3; i++) {
+        const struct rl_mb_def *d = rl_mb_find(sub[i]);
+        ck_assert_ptr_nonnull(d);
+        ck_assert_str_eq(d->roof, i < 2 ? "fp6" : "fp4");
+        v = rl_mb_select(d, 10, 0, &why);
+        ck_assert_str_eq(v->sass, "UTCQMMA");
+        ck_assert_int_eq(v->k, 32);
+        ck_assert_uint_eq(v->idesc >> 7 & 7, types[i]);
+        ck_assert_uint_eq(v->idesc >> 10 & 7, types[i]);
+        ck_assert_int_eq(rl_mb_select(d, 10, 3, &why)->sm, 100);
+        v = rl_mb_select(d, 12, 0, &why);
+        ck_assert_int_eq(v->sm, 120);
+        ck_assert_double_eq(v->flop_per_instr, 2.0 * 16 * 8 * 32);
+        ck_assert_ptr_null(rl_mb_select(d, 9, 0, &why));
+        ck_assert_ptr_nonnull(strstr(why, "FP6 / FP4"));
+        ck_assert_ptr_null(rl_mb_select(d, 8, 9, &why));
+    }
+    /* Block-scaled: NVFP4 / MXFP4 are K = 64 per instruction (the FP4
+     * peak), MXFP8 K = 32; one CTA per SM (scale factors in TMEM). */
+    v = rl_mb_select(rl_mb_find("nvfp4"), 10, 0, &why);
+    ck_assert(v->block_scaled);
+    ck_assert_int_eq(v->k, 64);
+    ck_assert_double_eq(v->flop_per_instr, 2.0 * 128 * 256 * 64);
+    ck_assert_int_eq(v->max_blocks_per_sm, 1);
+    ck_assert_uint_eq(v->idesc >> 23 & 1, 0); /* UE4M3 scales */
+    ck_assert_uint_eq(v->idesc >> 31, 0);     /* K = 64 */
+    ck_assert_uint_eq(rl_mb_select(rl_mb_find("mxfp4"), 10, 3, &why)->idesc >> 23 & 1, 1);
+    ck_assert_str_eq(rl_mb_find("nvfp4")->roof, "fp4");
+    ck_assert_str_eq(rl_mb_find("mxfp4")->roof, "fp4");
+    v = rl_mb_select(rl_mb_find("mxfp8"), 10, 0, &why);
+    ck_assert_str_eq(rl_mb_find("mxfp8")->roof, "fp8");
+    ck_assert_int_eq(v->k, 32);
+    ck_assert_str_eq(v->sass, "UTCQMMA");
+    v = rl_mb_select(rl_mb_find("nvfp4"), 12, 0, &why);
+    ck_assert_int_eq(v->k, 64);
+    ck_assert_double_eq(v->flop_per_instr, 2.0 * 16 * 8 * 64);
+    v = rl_mb_select(rl_mb_find("mxfp6"), 10, 3, &why);
+    ck_assert_str_eq(rl_mb_find("mxfp6")->roof, "fp6");
+    ck_assert_uint_eq(v->idesc >> 7 & 7, 3); /* E2M3 */
+    ck_assert(v->block_scaled);
+    ck_assert_ptr_null(rl_mb_select(rl_mb_find("mxfp8"), 9, 0, &why));
+    ck_assert_ptr_nonnull(strstr(why, "block-scaled"));
 }
 END_TEST
 
@@ -545,6 +590,51 @@ START_TEST(bad_bench_file)
 }
 END_TEST
 
+/* A Blackwell run measures 13 compute roofs (FP6 / FP4 new) and 6
+ * cuBLASLt ones: the bench file keeps them all, the best per roof. */
+START_TEST(bench_file_keeps_every_roof)
+{
+    size_t n;
+    const struct rl_mb_def *c = rl_mb_catalog(&n);
+    char *text = malloc(65536);
+    size_t len = (size_t)snprintf(text, 65536, "{\"schema_version\": 1, \"gpu\": {}, \"results\": [");
+    int distinct = 0;
+    for (size_t i = 0; i < n; i++) {
+        if ((c[i].kind != RL_MB_COMPUTE && c[i].kind != RL_MB_LIBRARY) || !c[i].roof)
+            continue;
+        int seen = 0;
+        for (size_t j = 0; j < i; j++)
+            seen |= c[j].kind == c[i].kind && c[j].roof && strcmp(c[j].roof, c[i].roof) == 0;
+        distinct += !seen;
+        len += (size_t)snprintf(text + len, 65536 - len,
+                                "%s{\"name\": \"%s\", \"kind\": \"%s\", \"roof\": \"%s\", "
+                                "\"status\": \"ok\", \"tflops\": {\"median\": %zu}}",
+                                len > 60 ? ", " : "", c[i].name,
+                                c[i].kind == RL_MB_LIBRARY ? "library" : "compute", c[i].roof,
+                                i + 1);
+    }
+    len += (size_t)snprintf(text + len, 65536 - len, "]}");
+    ck_assert_int_ge(distinct, 19);
+    struct rl_bench_ceilings b;
+    char err[256] = "";
+    ck_assert_int_eq(rl_bench_ceilings_parse(text, len, "x.json", &b, err), RL_OK);
+    ck_assert_int_eq((int)b.n_compute, distinct);
+    int found = 0;
+    for (size_t i = 0; i < b.n_compute; i++)
+        if (strcmp(b.compute[i].name, "fp4") == 0) {
+            /* fp4-e2m1, nvfp4, mxfp4: the last listed has the largest value */
+            size_t last = 0;
+            for (size_t j = 0; j < n; j++)
+                if (c[j].kind == RL_MB_COMPUTE && strcmp(c[j].roof, "fp4") == 0)
+                    last = j + 1;
+            ck_assert_double_eq(b.compute[i].peak_tflops, (double)last);
+            found = 1;
+        }
+    ck_assert(found);
+    free(text);
+}
+END_TEST
+
 static Suite *microbench_suite(void)
 {
     Suite *s = suite_create("microbench");
@@ -561,6 +651,7 @@ static Suite *microbench_suite(void)
     tcase_add_test(core, plateaus_name_the_levels);
     tcase_add_test(core, throttle_names);
     tcase_add_test(core, session_json_matches_schema_and_reads_back);
+    tcase_add_test(core, bench_file_keeps_every_roof);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
         tcase_add_test(limits, unsupported_precisions_are_named_not_zero);

@@ -222,7 +222,8 @@ static int umov_before(const struct func *f, size_t i, int reg, unsigned *imm)
 }
 
 /* FLOP of one tcgen05.mma from its SASS: the opcode gives the kind
- * (UTCHMMA f16 / bf16 / tf32, UTCQMMA f8f6f4, UTCIMMA i8), the idesc gives
+ * (UTCHMMA f16 / bf16 / tf32, UTCQMMA f8f6f4 and mxf8f6f4, UTCIMMA i8,
+ * UTCOMMA mxf4 / mxf4nvf4: K 64, or 96 with idesc bit 31), the idesc gives
  * M (bits 24-28, << 4), N (17-22, << 3) and the A type (7-9; 2 = tf32
  * under UTCHMMA); K is 32 bytes of that type. -1 if the idesc is not found. */
 static double tc05_flop(const struct func *f, size_t i, unsigned *idesc)
@@ -237,6 +238,8 @@ static double tc05_flop(const struct func *f, size_t i, unsigned *idesc)
         k = atype == 2 ? 8 : 16;
     else if (strcmp(f->v[i].op, "UTCQMMA") == 0 || strcmp(f->v[i].op, "UTCIMMA") == 0)
         k = 32;
+    else if (strncmp(f->v[i].op, "UTCOMMA", 7) == 0) /* mxf4 / mxf4nvf4 (.4X, .BLOCK16) */
+        k = *idesc >> 31 & 1 ? 96 : 64;            /* PTX ISA Table 44, bit 31 */
     else
         return -1;
     return 2.0 * m * n * k;
@@ -306,6 +309,14 @@ START_TEST(compute_loops_hold_the_counted_instructions)
                     double flop = tc05_flop(f, i, &idesc);
                     ck_assert_msg(idesc == v->idesc, "%s %s: MMA at %#x has idesc %#x, the catalog %#x",
                                   arch_names[a], c[d].name, f->v[i].addr, idesc, v->idesc);
+                    /* block-scaled: gdesc A, gdesc B, tmem D, tmem (mask), idesc and a
+                     * third tmem, the scale factors; unscaled kinds have two */
+                    int tmems = 0;
+                    for (const char *t = f->v[i].text; (t = strstr(t, "tmem[")) != NULL; t++)
+                        tmems++;
+                    ck_assert_msg(tmems == (v->block_scaled ? 3 : 2),
+                                  "%s %s: MMA at %#x has %d tmem operands (%s)", arch_names[a],
+                                  c[d].name, f->v[i].addr, tmems, f->v[i].text);
                     ck_assert_msg(flop == v->flop_per_instr,
                                   "%s %s: the SASS MMA is %.0f FLOP, the catalog credits %.0f",
                                   arch_names[a], c[d].name, flop, v->flop_per_instr);
