@@ -1918,6 +1918,174 @@ START_TEST(summary_for_the_trace_command)
 }
 END_TEST
 
+/* Read doc on both paths; the fast path's groups into *fast (the caller
+ * releases it), the general path's left in g. Both must agree on the code,
+ * the message and every group field; returns the fast path's read_fast. */
+static uint64_t both_paths_agree(const char *text, size_t len, struct rl_trace_groups *fast)
+{
+    int rc[2];
+    char msg[2][RL_ERRMSG_SIZE];
+    uint64_t read_fast = 0;
+    for (int f = 1; f >= 0; f--) {
+        rl_trace_set_fast_path(f);
+        rc[f] = read_bytes(text, len);
+        rl_trace_set_fast_path(true);
+        snprintf(msg[f], sizeof msg[f], "%s", rc[f] ? err : "");
+        if (f) {
+            read_fast = g.sum.read_fast;
+            *fast = g;
+            memset(&g, 0, sizeof g);
+        }
+    }
+    ck_assert_msg(rc[0] == rc[1], "general %d (%s), fast %d (%s)", rc[0], msg[0], rc[1], msg[1]);
+    ck_assert_str_eq(msg[0], msg[1]);
+    same_groups(&g, fast, "fast path");
+    for (size_t i = 0; i < g.n; i++) {
+        const struct rl_trace_group *x = &g.v[i], *y = &fast->v[i];
+        ck_assert_int_eq(memcmp(x->grid, y->grid, sizeof x->grid), 0);
+        ck_assert_int_eq(memcmp(x->block, y->block, sizeof x->block), 0);
+        ck_assert_int_eq(x->origin, y->origin);
+        ck_assert_str_eq(x->collective, y->collective);
+        ck_assert_uint_eq(x->comm_launches, y->comm_launches);
+        ck_assert(x->comm_bytes == y->comm_bytes || (isnan(x->comm_bytes) && isnan(y->comm_bytes)));
+        ck_assert_uint_eq(x->flops_only, y->flops_only);
+        ck_assert_uint_eq(x->bytes_only, y->bytes_only);
+    }
+    ck_assert_uint_eq(g.sum.kernels, fast->sum.kernels);
+    for (int i = 0; i < RL_TRACE_COUNTS_N; i++)
+        ck_assert_uint_eq(g.sum.by_counts[i], fast->sum.by_counts[i]);
+    return read_fast;
+}
+
+START_TEST(fast_path_takes_plain_records)
+{
+    /* Each record holds what the fast path reads itself at one of its
+     * limits: every one is read there (read_fast counts them all), with
+     * the general path's values. */
+    char deep[2 * 64 + 1]; /* 64 nested arrays, the fast path's stack */
+    memset(deep, '[', 64);
+    memset(deep + 64, ']', 64);
+    deep[128] = 0;
+    char num62[63]; /* "1." and 60 zeros: 62 characters, the longest taken */
+    memset(num62, '0', 62);
+    num62[0] = '1', num62[1] = '.', num62[62] = 0;
+    char doc[4096];
+    snprintf(doc, sizeof doc,
+             HEAD
+             /* 1: a tab, CR, LF or space around every token */
+             "{\t\"name\"\t:\t\"ws\"\r\n,\r\"flops\"\n:\n1\t,\t\"dram_bytes\" : 2 \r\n},\n"
+             /* 2: a name of one 8-byte word; 15 digits; 0 */
+             "{\"name\": \"abcdefgh\", \"flops\": 999999999999999, \"dram_bytes\": 0},\n"
+             /* 3: two words and UTF-8; 0.0; 62 characters; every digit
+              * and sign of a decimal (9.009) */
+             "{\"name\": \"abcdef\xc3\xa9" "ghijklmnop\", \"flops\": 0.0, \"l2_bytes\": 0,"
+             " \"time_ns\": %s, \"dram_bytes\": 90.09E-1},\n"
+             /* 4: skipped values: a long string with every plain escape,
+              * the quote in its second word; nesting to the stack's depth;
+              * numbers with a 0 and a 9 in each of their parts */
+             "{\"x\": \"abcdefghij\\\"klmnop\\\\qr\\/\\b\\f\\n\\r\\tuvwxyz\", \"name\": \"skip\","
+             " \"y\": [[[[]]], {}], \"z\": {\"a\": {\"b\": []}, \"c\": \"abcdefghijklmnopq\"},"
+             " \"w\": -0.5e-3, \"v\": -12, \"u\": 1E+2, \"t\": true, \"f\": false, \"n\": null,"
+             " \"deep\": %s, \"e\": 0, \"r\": 90.09e+90, \"q\": -0.0E-09, \"flops\": 1,"
+             " \"l1_bytes\": 1},\n"
+             /* 5: nulls and the words */
+             "{\"name\": \"c\", \"flops\": null, \"dram_bytes\": 1, \"comm_bytes\": null,"
+             " \"counts\": \"none\", \"origin\": \"measured\", \"precision\": \"fp8\","
+             " \"collective\": \"allgather\"},\n"
+             /* 6: precision of 24 characters, collective of 23: cut to 23 */
+             "{\"name\": \"p\", \"precision\": \"abcdefghijklmnopqrstuvwx\","
+             " \"collective\": \"abcdefghijklmnopqrstuvw\", \"flops\": 1, \"dram_bytes\": 1,"
+             " \"comm_bytes\": 0.5, \"counts\": \"counters\", \"origin\": \"analytic\"}]}",
+             num62, deep);
+    struct rl_trace_groups fast = {0};
+    ck_assert_uint_eq(both_paths_agree(doc, strlen(doc), &fast), 6);
+    ck_assert_uint_eq(fast.sum.kernels, 6);
+    const struct rl_trace_group *k = group("ws");
+    ck_assert_double_eq(k->flops, 1);
+    ck_assert_double_eq(k->bytes[RL_MEM_DRAM], 2);
+    k = group("abcdefgh");
+    ck_assert_double_eq(k->flops, 999999999999999.0);
+    ck_assert_double_eq(k->bytes[RL_MEM_DRAM], 0);
+    k = group("abcdef\xc3\xa9" "ghijklmnop");
+    ck_assert_uint_eq(k->counted, 1);
+    ck_assert_double_eq(k->flops, 0);
+    ck_assert_double_eq_tol(k->bytes[RL_MEM_DRAM], 9.009, 1e-12);
+    ck_assert_double_eq(k->counted_time_ns, 1);
+    k = group("skip");
+    ck_assert_double_eq(k->bytes[RL_MEM_L1], 1);
+    k = group("c");
+    ck_assert_uint_eq(k->bytes_only, 1);
+    ck_assert_uint_eq(k->comm_launches, 0);
+    ck_assert_str_eq(k->collective, "allgather");
+    k = group("p");
+    ck_assert_str_eq(k->precision, "abcdefghijklmnopqrstuvw");
+    ck_assert_str_eq(k->collective, "abcdefghijklmnopqrstuvw");
+    ck_assert_int_eq(k->origin, RL_ORIGIN_ANALYTIC);
+    ck_assert_double_eq(k->comm_bytes, 0.5);
+    ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_NONE], 1);
+    ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_COUNTERS], 1);
+    rl_trace_groups_release(&fast);
+}
+END_TEST
+
+START_TEST(fast_path_gives_up_alike)
+{
+    /* What the fast path must not take itself, each where its word-at-a-
+     * time and byte tests look: both paths give the general path's
+     * answer (the name decoded, the same error), and the record the fast
+     * path gives up on is the one read_fast misses. */
+    static const struct {
+        const char *text;
+        size_t len;
+        uint64_t fast; /* records the fast path reads */
+    } docs[] = {
+#define DOC(s, n) {s, sizeof s - 1, n}
+        /* an escape in a name's first and in its second 8-byte word */
+        DOC(HEAD "{\"name\": \"ab\\tcdefghijk\", \"flops\": 1, \"dram_bytes\": 1},"
+                 "{\"name\": \"abcdefghij\\u0041klmnop\", \"flops\": 1, \"dram_bytes\": 1},"
+                 "{\"name\": \"ok\", \"flops\": 1, \"dram_bytes\": 1}]}", 1),
+        /* a control byte in a long name (refused), between two tokens
+         * (refused), in a long skipped string (allowed there) */
+        DOC(HEAD "{\"name\": \"abcdefghij\x01klmnop\", \"flops\": 1}]}", 0),
+        DOC(HEAD "{\"name\": \"abcdefgh\x1f\", \"flops\": 1}]}", 0),
+        DOC(HEAD "{\"name\": \"k\",\x01\"flops\": 1}]}", 0),
+        DOC(HEAD "{\"name\": \"k\",\f\"flops\": 1}]}", 0),
+        DOC(HEAD "{\"name\": \"k\", \"flops\": 1\x0b}]}", 0),
+        DOC(HEAD "{\"name\": \"k\", \"x\": \"abcdefghij\x01klmnop\", \"flops\": 1,"
+                 " \"dram_bytes\": 1}]}", 0),
+        /* a quote or a backslash in a skipped string's first word */
+        DOC(HEAD "{\"x\": \"a\\\\\", \"name\": \"k\", \"y\": \"\\\"abcdefghij\", \"flops\": 1,"
+                 " \"dram_bytes\": 1}]}", 1),
+        /* 16 digits, a leading zero: the general path's numbers */
+        DOC(HEAD "{\"name\": \"k\", \"flops\": 1000000000000000, \"dram_bytes\": 1},"
+                 "{\"name\": \"k\", \"flops\": 1, \"dram_bytes\": 00}]}", 0),
+#undef DOC
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
+        struct rl_trace_groups fast = {0};
+        uint64_t n = both_paths_agree(docs[i].text, docs[i].len, &fast);
+        ck_assert_msg(n == docs[i].fast, "doc %zu: %llu read fast, not %llu", i,
+                      (unsigned long long)n, (unsigned long long)docs[i].fast);
+        rl_trace_groups_release(&fast);
+    }
+    /* 65 nested arrays, one past the fast path's stack of 64. */
+    char doc[512];
+    int n = snprintf(doc, sizeof doc, HEAD "{\"name\": \"k\", \"x\": ");
+    memset(doc + n, '[', 65);
+    memset(doc + n + 65, ']', 65);
+    snprintf(doc + n + 130, sizeof doc - (size_t)n - 130, ", \"flops\": 1, \"dram_bytes\": 1}]}");
+    struct rl_trace_groups fast = {0};
+    ck_assert_uint_eq(both_paths_agree(doc, strlen(doc), &fast), 0);
+    ck_assert_uint_eq(g.n, 1);
+    rl_trace_groups_release(&fast);
+    /* The escapes decoded: a tab and an 'A'. */
+    both_paths_agree(docs[0].text, docs[0].len, &fast);
+    ck_assert_ptr_nonnull(group("ab\tcdefghijk"));
+    ck_assert_ptr_nonnull(group("abcdefghijAklmnop"));
+    rl_trace_groups_release(&fast);
+}
+END_TEST
+
 static Suite *tracefile_suite(void)
 {
     Suite *s = suite_create("tracefile");
@@ -1966,6 +2134,8 @@ static Suite *tracefile_suite(void)
     tcase_add_test(limits, fast_path_counts_lines);
     tcase_add_test(limits, rank_fields_at_their_limits);
     tcase_add_test(limits, sniff_limits);
+    tcase_add_test(limits, fast_path_takes_plain_records);
+    tcase_add_test(limits, fast_path_gives_up_alike);
 #ifndef __SANITIZE_ADDRESS__
     tcase_add_test(limits, out_of_memory);
     tcase_add_test(limits, out_of_memory_for_groups);
