@@ -2086,6 +2086,63 @@ START_TEST(fast_path_gives_up_alike)
 }
 END_TEST
 
+START_TEST(added_launch_keeps_every_field)
+{
+    /* A launch added whole (the PyTorch reader's way): grid 2x3x4, block
+     * 32x8x1, 3 launches of 600 FLOPs, 90 DRAM bytes and 30 ns in all,
+     * a collective of 8 GPUs moving 64 bytes; the group holds each field
+     * as given. */
+    const uint32_t grid[3] = {2, 3, 4}, block[3] = {32, 8, 1};
+    struct rl_trace_launch l = {.name = "nccl_k", .grid = grid, .block = block,
+                                .precision = "bf16", .origin = RL_ORIGIN_ANALYTIC,
+                                .launches = 3, .flops = 600, .time_ns = 30, .comm_bytes = 64,
+                                .collective = "allreduce", .comm_group_size = 8,
+                                .op = "aten::mm", .shapes = "[[2, 3]]", .dtype = "bf16"};
+    l.bytes[RL_MEM_DRAM] = 90;
+    l.bytes[RL_MEM_L2] = l.bytes[RL_MEM_L1] = NAN;
+    rl_trace_groups_release(&g);
+    ck_assert_int_eq(rl_trace_groups_add_launch(&g, &l), 0);
+    ck_assert_uint_eq(g.n, 1);
+    const struct rl_trace_group *k = &g.v[0];
+    ck_assert_uint_eq(k->grid[0], 2);
+    ck_assert_uint_eq(k->grid[1], 3);
+    ck_assert_uint_eq(k->grid[2], 4);
+    ck_assert_uint_eq(k->block[0], 32);
+    ck_assert_uint_eq(k->block[1], 8);
+    ck_assert_uint_eq(k->block[2], 1);
+    ck_assert_str_eq(k->precision, "bf16");
+    ck_assert_int_eq(k->origin, RL_ORIGIN_ANALYTIC);
+    ck_assert_uint_eq(k->launches, 3);
+    ck_assert_uint_eq(k->counted, 3);
+    ck_assert_double_eq(k->flops, 600);
+    ck_assert_double_eq(k->bytes[RL_MEM_DRAM], 90);
+    ck_assert_double_eq(k->counted_time_ns, 30);
+    ck_assert_double_eq(k->comm_bytes, 64);
+    ck_assert_uint_eq(k->comm_launches, 3);
+    ck_assert_str_eq(k->collective, "allreduce");
+    ck_assert_int_eq(k->comm_group_size, 8);
+    ck_assert_str_eq(k->op, "aten::mm");
+    ck_assert_str_eq(k->shapes, "[[2, 3]]");
+    ck_assert_str_eq(k->dtype, "bf16");
+    ck_assert_uint_eq(g.sum.kernels, 3);
+    ck_assert_double_eq(g.sum.time_ns, 30);
+    /* No grid, a block: the grid is 0x0x0 and the block whole; 0
+     * launches count as 1. */
+    l.grid = NULL;
+    l.launches = 0;
+    l.name = "k2";
+    ck_assert_int_eq(rl_trace_groups_add_launch(&g, &l), 0);
+    ck_assert_uint_eq(g.n, 2);
+    k = &g.v[1];
+    ck_assert_uint_eq(k->grid[0] + k->grid[1] + k->grid[2], 0);
+    ck_assert_uint_eq(k->block[0], 32);
+    ck_assert_uint_eq(k->block[1], 8);
+    ck_assert_uint_eq(k->block[2], 1);
+    ck_assert_uint_eq(k->launches, 1);
+    ck_assert_uint_eq(g.sum.kernels, 4);
+}
+END_TEST
+
 static Suite *tracefile_suite(void)
 {
     Suite *s = suite_create("tracefile");
@@ -2136,6 +2193,7 @@ static Suite *tracefile_suite(void)
     tcase_add_test(limits, sniff_limits);
     tcase_add_test(limits, fast_path_takes_plain_records);
     tcase_add_test(limits, fast_path_gives_up_alike);
+    tcase_add_test(limits, added_launch_keeps_every_field);
 #ifndef __SANITIZE_ADDRESS__
     tcase_add_test(limits, out_of_memory);
     tcase_add_test(limits, out_of_memory_for_groups);
