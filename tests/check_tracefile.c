@@ -1238,6 +1238,34 @@ START_TEST(tokens_across_the_buffer_edge)
         ck_assert_double_eq(g.v[1].bytes[RL_MEM_DRAM], 4096);
         ck_assert_double_eq(g.v[1].time_ns, 77);
     }
+    /* The same with a plain name, so that the fast path reads every field
+     * up to the cut (and gives up there: the general path reads the
+     * record again from its start). */
+    const char *plain = "{\"name\": \"plain_kernel_name\", \"grid\": [12345, 2, 3],"
+                        " \"block\": [64, 1, 1], \"flops\": 1.5e3, \"dram_bytes\": 4096,"
+                        " \"l2_bytes\": 2.5, \"time_ns\": 77, \"precision\": \"fp32\","
+                        " \"counts\": \"sampled\", \"origin\": \"analytic\","
+                        " \"collective\": \"allreduce\", \"comm_bytes\": 12,"
+                        " \"y\": \"s\\\"k\\\\\", \"z\": [1, {\"q\": null}, true, false],"
+                        " \"w\": -2.5e-1, \"v\": 10, \"n\": null, \"b\": true}]}";
+    n = strlen(plain);
+    for (size_t split = 0; split <= n; split++) {
+        ck_assert_msg(read_split(plain, n, split) == 0, "split %zu: %s", split, err);
+        ck_assert_uint_eq(g.n, 2);
+        const struct rl_trace_group *k = &g.v[1];
+        ck_assert_str_eq(k->name, "plain_kernel_name");
+        ck_assert_uint_eq(k->grid[0], 12345);
+        ck_assert_uint_eq(k->block[0], 64);
+        ck_assert_double_eq(k->flops, 1500);
+        ck_assert_double_eq(k->bytes[RL_MEM_DRAM], 4096);
+        ck_assert_double_eq(k->bytes[RL_MEM_L2], 2.5);
+        ck_assert_double_eq(k->time_ns, 77);
+        ck_assert_str_eq(k->precision, "fp32");
+        ck_assert_int_eq(k->origin, RL_ORIGIN_ANALYTIC);
+        ck_assert_str_eq(k->collective, "allreduce");
+        ck_assert_double_eq(k->comm_bytes, 12);
+        ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_SAMPLED], 1);
+    }
     /* Cut short in the second buffer (the first still holds old bytes). */
     ck_assert_int_eq(read_split("{\"name\": \"abc", 13, 0), RL_EPARSE);
     ck_assert_str_eq(err, "'t.json': line 1: truncated: a string never ends");
