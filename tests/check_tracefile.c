@@ -2171,6 +2171,43 @@ START_TEST(added_launch_keeps_every_field)
 }
 END_TEST
 
+START_TEST(reorder_keeps_the_table)
+{
+    /* Groups a, b, c, d; the last three put in the order d, b, c (order
+     * {2, 0, 1} from first = 1): the table is rebuilt at its size, so a
+     * launch of each name after it joins its group (one launch more
+     * each, still 4 groups, a first). */
+    const double bytes[RL_MEM_COUNT] = {1, NAN, NAN};
+    static const char *const names[] = {"a", "b", "c", "d"};
+    rl_trace_groups_release(&g);
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(rl_trace_groups_add(&g, names[i], NULL, NULL, "fp32",
+                                             RL_ORIGIN_MEASURED, 1, 1, bytes, 1), 0);
+    size_t slots = g.slots;
+    const uint32_t order[3] = {2, 0, 1};
+    ck_assert_int_eq(rl_trace_groups_reorder(&g, 1, order), 0);
+    ck_assert_uint_eq(g.n, 4);
+    ck_assert_uint_eq(g.slots, slots);
+    ck_assert_str_eq(g.v[0].name, "a");
+    ck_assert_str_eq(g.v[1].name, "d");
+    ck_assert_str_eq(g.v[2].name, "b");
+    ck_assert_str_eq(g.v[3].name, "c");
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(rl_trace_groups_add(&g, names[i], NULL, NULL, "fp32",
+                                             RL_ORIGIN_MEASURED, 1, 1, bytes, 1), 0);
+    ck_assert_uint_eq(g.n, 4);
+    for (size_t i = 0; i < g.n; i++)
+        ck_assert_uint_eq(g.v[i].launches, 2);
+    /* Nothing to reorder (first = n): the same groups, table whole. */
+    ck_assert_int_eq(rl_trace_groups_reorder(&g, 4, order), 0);
+    ck_assert_uint_eq(g.n, 4);
+    ck_assert_str_eq(g.v[1].name, "d");
+    ck_assert_int_eq(rl_trace_groups_add(&g, "d", NULL, NULL, "fp32", RL_ORIGIN_MEASURED, 1, 1,
+                                         bytes, 1), 0);
+    ck_assert_uint_eq(g.v[1].launches, 3);
+}
+END_TEST
+
 static Suite *tracefile_suite(void)
 {
     Suite *s = suite_create("tracefile");
@@ -2222,6 +2259,7 @@ static Suite *tracefile_suite(void)
     tcase_add_test(limits, fast_path_takes_plain_records);
     tcase_add_test(limits, fast_path_gives_up_alike);
     tcase_add_test(limits, added_launch_keeps_every_field);
+    tcase_add_test(limits, reorder_keeps_the_table);
 #ifndef __SANITIZE_ADDRESS__
     tcase_add_test(limits, out_of_memory);
     tcase_add_test(limits, out_of_memory_for_groups);
