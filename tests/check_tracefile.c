@@ -2208,6 +2208,58 @@ START_TEST(reorder_keeps_the_table)
 }
 END_TEST
 
+/* One launch of "nccl" on rank groups r: the collective, its GPUs, its
+ * message bytes and time as given. */
+static void put_comm(struct rl_trace_groups *r, const char *collective, int gpus,
+                     double comm_bytes, double time_ns)
+{
+    const uint32_t one[3] = {1, 1, 1};
+    struct rl_trace_launch l = {.name = "nccl", .grid = one, .block = one,
+                                .origin = RL_ORIGIN_MEASURED, .launches = 1, .flops = NAN,
+                                .time_ns = time_ns, .comm_bytes = comm_bytes,
+                                .collective = collective, .comm_group_size = gpus};
+    for (int m = 0; m < RL_MEM_COUNT; m++)
+        l.bytes[m] = NAN;
+    ck_assert_int_eq(rl_trace_groups_add_launch(r, &l), 0);
+}
+
+START_TEST(merge_rank_keeps_the_first_collective)
+{
+    /* Rank 0 launched nccl as an allreduce of 8 GPUs (64 bytes, 30 ns);
+     * rank 1 as an allgather of 4 (16 bytes, 50 ns); a third launched it
+     * with neither named (0 GPUs, 4 bytes, 10 ns). Merged: the first
+     * named collective and group size stay (allreduce, 8), the bytes and
+     * launches add (64 + 16 + 4 = 84 over 3), 3 ranks, 50 ns the most
+     * one rank took. */
+    struct rl_trace_groups r[3] = {{0}}, m = {0};
+    put_comm(&r[0], "allreduce", 8, 64, 30);
+    put_comm(&r[1], "allgather", 4, 16, 50);
+    put_comm(&r[2], NULL, 0, 4, 10);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(rl_trace_groups_merge_rank(&m, &r[i]), 0);
+    ck_assert_uint_eq(m.n, 1);
+    const struct rl_trace_group *k = &m.v[0];
+    ck_assert_str_eq(k->collective, "allreduce");
+    ck_assert_int_eq(k->comm_group_size, 8);
+    ck_assert_double_eq(k->comm_bytes, 84);
+    ck_assert_uint_eq(k->comm_launches, 3);
+    ck_assert_uint_eq(k->launches, 3);
+    ck_assert_uint_eq(k->ranks, 3);
+    ck_assert_double_eq(k->time_ns_max_rank, 50);
+    ck_assert_double_eq(k->time_ns, 90);
+    rl_trace_groups_release(&m);
+    /* The unnamed rank first: the names come from the next one. */
+    ck_assert_int_eq(rl_trace_groups_merge_rank(&m, &r[2]), 0);
+    ck_assert_int_eq(rl_trace_groups_merge_rank(&m, &r[1]), 0);
+    ck_assert_str_eq(m.v[0].collective, "allgather");
+    ck_assert_int_eq(m.v[0].comm_group_size, 4);
+    ck_assert_double_eq(m.v[0].time_ns_max_rank, 50);
+    rl_trace_groups_release(&m);
+    for (int i = 0; i < 3; i++)
+        rl_trace_groups_release(&r[i]);
+}
+END_TEST
+
 static Suite *tracefile_suite(void)
 {
     Suite *s = suite_create("tracefile");
@@ -2260,6 +2312,7 @@ static Suite *tracefile_suite(void)
     tcase_add_test(limits, fast_path_gives_up_alike);
     tcase_add_test(limits, added_launch_keeps_every_field);
     tcase_add_test(limits, reorder_keeps_the_table);
+    tcase_add_test(limits, merge_rank_keeps_the_first_collective);
 #ifndef __SANITIZE_ADDRESS__
     tcase_add_test(limits, out_of_memory);
     tcase_add_test(limits, out_of_memory_for_groups);
