@@ -2260,6 +2260,34 @@ START_TEST(merge_rank_keeps_the_first_collective)
 }
 END_TEST
 
+START_TEST(document_fields_of_another_type)
+{
+    /* A document field of a type the reader does not take is skipped
+     * whole, and sets nothing: an object for "incomplete", a string for
+     * "gpu", a number for "counters" and "notes", an array for "program";
+     * a boolean under another key is not "incomplete". */
+    ck_assert_msg(read_trace("\"incomplete\": {\"a\": [1, true]}, \"gpu\": \"H100\","
+                             " \"counters\": 3, \"notes\": 5, \"program\": [\"x\"], \"flag\": true,",
+                             "{\"name\": \"k\"}") == 0,
+                  "%s", err);
+    ck_assert(!g.sum.incomplete);
+    ck_assert_str_eq(g.sum.gpu_name, "");
+    ck_assert_str_eq(g.sum.notes, "");
+    ck_assert_str_eq(g.sum.program, "");
+    ck_assert_str_eq(g.sum.counters_status, "");
+    ck_assert_uint_eq(g.sum.kernels, 1);
+    /* The same keys with their own types. */
+    ck_assert_msg(read_trace("\"incomplete\": true, \"gpu\": {\"name\": \"H100\"},"
+                             " \"counters\": {\"status\": \"ok\"}, \"notes\": \"n\", \"program\": \"p\","
+                             " \"flag\": false,", "") == 0, "%s", err);
+    ck_assert(g.sum.incomplete);
+    ck_assert_str_eq(g.sum.gpu_name, "H100");
+    ck_assert_str_eq(g.sum.counters_status, "ok");
+    ck_assert_str_eq(g.sum.notes, "n");
+    ck_assert_str_eq(g.sum.program, "p");
+}
+END_TEST
+
 static Suite *tracefile_suite(void)
 {
     Suite *s = suite_create("tracefile");
@@ -2313,6 +2341,7 @@ static Suite *tracefile_suite(void)
     tcase_add_test(limits, added_launch_keeps_every_field);
     tcase_add_test(limits, reorder_keeps_the_table);
     tcase_add_test(limits, merge_rank_keeps_the_first_collective);
+    tcase_add_test(limits, document_fields_of_another_type);
 #ifndef __SANITIZE_ADDRESS__
     tcase_add_test(limits, out_of_memory);
     tcase_add_test(limits, out_of_memory_for_groups);
