@@ -613,21 +613,19 @@ static bool lock_held(const char *dir)
     return held;
 }
 
-START_TEST(commit_locks_in_inode_order)
+/* Commit loose files into the folders d[0] and d[1], declared in either
+ * order: the commit locks the folder of the lower (device, inode) first,
+ * as every writer does (one order: no deadlock). With the other's lock
+ * held here, the commit is seen holding that one while it waits. */
+static void check_lock_order(char d[2][1100])
 {
-    /* Two folders of loose files, declared in either order: a commit locks
-     * the folder of the lower inode first, as every writer does (one
-     * order: no deadlock). With the higher one's lock held here, the
-     * commit is seen holding the lower one while it waits. */
-    const char *top = fresh("lock-order");
-    char d[2][1100], name[2][16] = {"one", "two"};
     struct stat st[2];
-    for (int i = 0; i < 2; i++) {
-        snprintf(d[i], sizeof d[i], "%s/%s", top, name[i]);
-        ck_assert_int_eq(mkdir(d[i], 0777), 0);
+    for (int i = 0; i < 2; i++)
         ck_assert_int_eq(stat(d[i], &st[i]), 0);
-    }
-    int lo = st[0].st_ino < st[1].st_ino ? 0 : 1, hi = 1 - lo;
+    int lo = st[0].st_dev != st[1].st_dev ? st[0].st_dev > st[1].st_dev
+                                          : st[0].st_ino > st[1].st_ino,
+        hi = 1 - lo;
+    const char *name[2] = {"zero", "one"};
     for (int first = 0; first < 2; first++) {
         int order[2] = {first ? hi : lo, first ? lo : hi};
         struct rl_outset s = {0};
@@ -651,13 +649,36 @@ START_TEST(commit_locks_in_inode_order)
         for (int look = 0; look < 500 && !seen; look++)
             if (!(seen = lock_held(d[lo])))
                 usleep(10000);
-        close(fd); /* the higher lock: the commit goes on */
+        close(fd); /* the other lock: the commit goes on */
         pthread_join(t, NULL);
-        ck_assert_msg(seen, "%s declared first: the lower inode's folder not locked first",
-                      name[order[0]]);
+        ck_assert_msg(seen, "%s declared first: '%s' not locked first", d[order[0]], d[lo]);
         ck_assert_msg(j.rc == 0, "%s", j.err);
         ck_assert_str_eq(get(d[lo], "f.txt"), name[lo]);
         ck_assert_str_eq(get(d[hi], "f.txt"), name[hi]);
+    }
+}
+
+START_TEST(commit_locks_in_one_order)
+{
+    /* Two folders on one device: by inode. */
+    const char *top = fresh("lock-order");
+    char d[2][1100];
+    for (int i = 0; i < 2; i++) {
+        snprintf(d[i], sizeof d[i], "%s/%d", top, i);
+        ck_assert_int_eq(mkdir(d[i], 0777), 0);
+    }
+    check_lock_order(d);
+    /* One on another device (/dev/shm, a tmpfs, where the machine has
+     * one): by device first. */
+    struct stat shm, here;
+    snprintf(d[1], sizeof d[1], "/dev/shm/roofline-lock-order.%ld", (long)getpid());
+    if (stat("/dev/shm", &shm) == 0 && stat(top, &here) == 0 && shm.st_dev != here.st_dev &&
+        mkdir(d[1], 0777) == 0) {
+        check_lock_order(d);
+        char f[1200];
+        snprintf(f, sizeof f, "%s/f.txt", d[1]);
+        remove(f);
+        rmdir(d[1]);
     }
 }
 END_TEST
@@ -682,7 +703,7 @@ static Suite *outset_suite(void)
     tcase_add_test(limits, a_folder_and_loose_files_in_one_folder);
     tcase_add_test(limits, folder_targets);
     tcase_add_test(limits, unstage_every_occurrence);
-    tcase_add_test(limits, commit_locks_in_inode_order);
+    tcase_add_test(limits, commit_locks_in_one_order);
     suite_add_tcase(s, limits);
     return s;
 }
