@@ -172,6 +172,23 @@ START_TEST(write_with_a_callback)
 }
 END_TEST
 
+START_TEST(write_with_no_standard_input)
+{
+    /* With descriptor 0 closed (a daemon's standard input), mkstemp gives
+     * the temporary file descriptor 0: a file like any other, written
+     * and renamed into place. */
+    close(0);
+    char path[1024], err[RL_ERRMSG_SIZE], *text = NULL;
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/no-stdin.txt", rl_test_tmpdir());
+    ck_assert_msg(rl_file_write_atomic(path, "abc", 3, err) == RL_OK, "%s", err);
+    ck_assert_int_eq(rl_file_read(path, &text, &len, err), RL_OK);
+    ck_assert_uint_eq(len, 3);
+    ck_assert_str_eq(text, "abc");
+    free(text);
+}
+END_TEST
+
 static Suite *fileio_suite(void)
 {
     Suite *s = suite_create("fileio");
@@ -184,6 +201,7 @@ static Suite *fileio_suite(void)
     tcase_add_test(limits, read_errors);
     tcase_add_test(limits, read_sizes);
     tcase_add_test(limits, write_with_a_callback);
+    tcase_add_test(limits, write_with_no_standard_input);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -7,9 +7,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -586,6 +589,100 @@ END_TEST
 START_TEST(two_loose_writers_never_mix) { race("race-loose", true); }
 END_TEST
 
+struct commit_job {
+    struct rl_outset *s;
+    char err[RL_ERRMSG_SIZE];
+    int rc;
+};
+
+static void *commit_thread(void *arg)
+{
+    struct commit_job *j = arg;
+    j->rc = rl_outset_commit(j->s, j->err);
+    return NULL;
+}
+
+/* Does another holder have dir's lock (flock would block)? A free lock is
+ * taken and given back at once. */
+static bool lock_held(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    ck_assert_int_ge(fd, 0);
+    bool held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    close(fd);
+    return held;
+}
+
+/* Commit loose files into the folders d[0] and d[1], declared in either
+ * order: the commit locks the folder of the lower (device, inode) first,
+ * as every writer does (one order: no deadlock). With the other's lock
+ * held here, the commit is seen holding that one while it waits. */
+static void check_lock_order(char d[2][1100])
+{
+    struct stat st[2];
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(stat(d[i], &st[i]), 0);
+    int lo = st[0].st_dev != st[1].st_dev ? st[0].st_dev > st[1].st_dev
+                                          : st[0].st_ino > st[1].st_ino,
+        hi = 1 - lo;
+    const char *name[2] = {"zero", "one"};
+    for (int first = 0; first < 2; first++) {
+        int order[2] = {first ? hi : lo, first ? lo : hi};
+        struct rl_outset s = {0};
+        char path[1200], staged[4096], err[RL_ERRMSG_SIZE];
+        for (int k = 0; k < 2; k++) {
+            snprintf(path, sizeof path, "%s/f.txt", d[order[k]]);
+            ck_assert_int_eq(rl_outset_file(&s, path, staged, sizeof staged, err), 0);
+            FILE *f = fopen(staged, "w");
+            ck_assert_ptr_nonnull(f);
+            fputs(name[order[k]], f);
+            fclose(f);
+        }
+        int fd = open(d[hi], O_RDONLY | O_DIRECTORY);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+        struct commit_job j = {.s = &s};
+        pthread_t t;
+        ck_assert_int_eq(pthread_create(&t, NULL, commit_thread, &j), 0);
+        /* Up to 5 s (500 looks 10 ms apart) for the commit to lock it. */
+        bool seen = false;
+        for (int look = 0; look < 500 && !seen; look++)
+            if (!(seen = lock_held(d[lo])))
+                usleep(10000);
+        close(fd); /* the other lock: the commit goes on */
+        pthread_join(t, NULL);
+        ck_assert_msg(seen, "%s declared first: '%s' not locked first", d[order[0]], d[lo]);
+        ck_assert_msg(j.rc == 0, "%s", j.err);
+        ck_assert_str_eq(get(d[lo], "f.txt"), name[lo]);
+        ck_assert_str_eq(get(d[hi], "f.txt"), name[hi]);
+    }
+}
+
+START_TEST(commit_locks_in_one_order)
+{
+    /* Two folders on one device: by inode. */
+    const char *top = fresh("lock-order");
+    char d[2][1100];
+    for (int i = 0; i < 2; i++) {
+        snprintf(d[i], sizeof d[i], "%s/%d", top, i);
+        ck_assert_int_eq(mkdir(d[i], 0777), 0);
+    }
+    check_lock_order(d);
+    /* One on another device (/dev/shm, a tmpfs, where the machine has
+     * one): by device first. */
+    struct stat shm, here;
+    snprintf(d[1], sizeof d[1], "/dev/shm/roofline-lock-order.%ld", (long)getpid());
+    if (stat("/dev/shm", &shm) == 0 && stat(top, &here) == 0 && shm.st_dev != here.st_dev &&
+        mkdir(d[1], 0777) == 0) {
+        check_lock_order(d);
+        char f[1200];
+        snprintf(f, sizeof f, "%s/f.txt", d[1]);
+        remove(f);
+        rmdir(d[1]);
+    }
+}
+END_TEST
+
 static Suite *outset_suite(void)
 {
     Suite *s = suite_create("outset");
@@ -606,6 +703,7 @@ static Suite *outset_suite(void)
     tcase_add_test(limits, a_folder_and_loose_files_in_one_folder);
     tcase_add_test(limits, folder_targets);
     tcase_add_test(limits, unstage_every_occurrence);
+    tcase_add_test(limits, commit_locks_in_one_order);
     suite_add_tcase(s, limits);
     return s;
 }

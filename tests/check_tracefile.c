@@ -1238,6 +1238,34 @@ START_TEST(tokens_across_the_buffer_edge)
         ck_assert_double_eq(g.v[1].bytes[RL_MEM_DRAM], 4096);
         ck_assert_double_eq(g.v[1].time_ns, 77);
     }
+    /* The same with a plain name, so that the fast path reads every field
+     * up to the cut (and gives up there: the general path reads the
+     * record again from its start). */
+    const char *plain = "{\"name\": \"plain_kernel_name\", \"grid\": [12345, 2, 3],"
+                        " \"block\": [64, 1, 1], \"flops\": 1.5e3, \"dram_bytes\": 4096,"
+                        " \"l2_bytes\": 2.5, \"time_ns\": 77, \"precision\": \"fp32\","
+                        " \"counts\": \"sampled\", \"origin\": \"analytic\","
+                        " \"collective\": \"allreduce\", \"comm_bytes\": 12,"
+                        " \"y\": \"s\\\"k\\\\\", \"z\": [1, {\"q\": null}, true, false],"
+                        " \"w\": -2.5e-1, \"v\": 10, \"n\": null, \"b\": true}]}";
+    n = strlen(plain);
+    for (size_t split = 0; split <= n; split++) {
+        ck_assert_msg(read_split(plain, n, split) == 0, "split %zu: %s", split, err);
+        ck_assert_uint_eq(g.n, 2);
+        const struct rl_trace_group *k = &g.v[1];
+        ck_assert_str_eq(k->name, "plain_kernel_name");
+        ck_assert_uint_eq(k->grid[0], 12345);
+        ck_assert_uint_eq(k->block[0], 64);
+        ck_assert_double_eq(k->flops, 1500);
+        ck_assert_double_eq(k->bytes[RL_MEM_DRAM], 4096);
+        ck_assert_double_eq(k->bytes[RL_MEM_L2], 2.5);
+        ck_assert_double_eq(k->time_ns, 77);
+        ck_assert_str_eq(k->precision, "fp32");
+        ck_assert_int_eq(k->origin, RL_ORIGIN_ANALYTIC);
+        ck_assert_str_eq(k->collective, "allreduce");
+        ck_assert_double_eq(k->comm_bytes, 12);
+        ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_SAMPLED], 1);
+    }
     /* Cut short in the second buffer (the first still holds old bytes). */
     ck_assert_int_eq(read_split("{\"name\": \"abc", 13, 0), RL_EPARSE);
     ck_assert_str_eq(err, "'t.json': line 1: truncated: a string never ends");
@@ -1918,6 +1946,348 @@ START_TEST(summary_for_the_trace_command)
 }
 END_TEST
 
+/* Read doc on both paths; the fast path's groups into *fast (the caller
+ * releases it), the general path's left in g. Both must agree on the code,
+ * the message and every group field; returns the fast path's read_fast. */
+static uint64_t both_paths_agree(const char *text, size_t len, struct rl_trace_groups *fast)
+{
+    int rc[2];
+    char msg[2][RL_ERRMSG_SIZE];
+    uint64_t read_fast = 0;
+    for (int f = 1; f >= 0; f--) {
+        rl_trace_set_fast_path(f);
+        rc[f] = read_bytes(text, len);
+        rl_trace_set_fast_path(true);
+        snprintf(msg[f], sizeof msg[f], "%s", rc[f] ? err : "");
+        if (f) {
+            read_fast = g.sum.read_fast;
+            *fast = g;
+            memset(&g, 0, sizeof g);
+        }
+    }
+    ck_assert_msg(rc[0] == rc[1], "general %d (%s), fast %d (%s)", rc[0], msg[0], rc[1], msg[1]);
+    ck_assert_str_eq(msg[0], msg[1]);
+    same_groups(&g, fast, "fast path");
+    for (size_t i = 0; i < g.n; i++) {
+        const struct rl_trace_group *x = &g.v[i], *y = &fast->v[i];
+        ck_assert_int_eq(memcmp(x->grid, y->grid, sizeof x->grid), 0);
+        ck_assert_int_eq(memcmp(x->block, y->block, sizeof x->block), 0);
+        ck_assert_int_eq(x->origin, y->origin);
+        ck_assert_str_eq(x->collective, y->collective);
+        ck_assert_uint_eq(x->comm_launches, y->comm_launches);
+        ck_assert(x->comm_bytes == y->comm_bytes || (isnan(x->comm_bytes) && isnan(y->comm_bytes)));
+        ck_assert_uint_eq(x->flops_only, y->flops_only);
+        ck_assert_uint_eq(x->bytes_only, y->bytes_only);
+    }
+    ck_assert_uint_eq(g.sum.kernels, fast->sum.kernels);
+    for (int i = 0; i < RL_TRACE_COUNTS_N; i++)
+        ck_assert_uint_eq(g.sum.by_counts[i], fast->sum.by_counts[i]);
+    return read_fast;
+}
+
+START_TEST(fast_path_takes_plain_records)
+{
+    /* Each record holds what the fast path reads itself at one of its
+     * limits: every one is read there (read_fast counts them all), with
+     * the general path's values. */
+    char deep[2 * 64 + 1]; /* 64 nested arrays, the fast path's stack */
+    memset(deep, '[', 64);
+    memset(deep + 64, ']', 64);
+    deep[128] = 0;
+    char num62[63]; /* "1." and 60 zeros: 62 characters, the longest taken */
+    memset(num62, '0', 62);
+    num62[0] = '1', num62[1] = '.', num62[62] = 0;
+    char doc[4096];
+    snprintf(doc, sizeof doc,
+             HEAD
+             /* 1: a tab, CR, LF or space around every token */
+             "{\t\"name\"\t:\t\"ws\"\r\n,\r\"flops\"\n:\n1\t,\t\"dram_bytes\" : 2 \r\n},\n"
+             /* 2: a name of one 8-byte word; 15 digits; 0 */
+             "{\"name\": \"abcdefgh\", \"flops\": 999999999999999, \"dram_bytes\": 0},\n"
+             /* 3: two words and UTF-8; 0.0; 62 characters; every digit
+              * and sign of a decimal (9.009) */
+             "{\"name\": \"abcdef\xc3\xa9" "ghijklmnop\", \"flops\": 0.0, \"l2_bytes\": 0,"
+             " \"time_ns\": %s, \"dram_bytes\": 90.09E-1},\n"
+             /* 4: skipped values: a long string with every plain escape,
+              * the quote in its second word; nesting to the stack's depth;
+              * numbers with a 0 and a 9 in each of their parts */
+             "{\"x\": \"abcdefghij\\\"klmnop\\\\qr\\/\\b\\f\\n\\r\\tuvwxyz\", \"name\": \"skip\","
+             " \"y\": [[[[]]], {}], \"z\": {\"a\": {\"b\": []}, \"c\": \"abcdefghijklmnopq\"},"
+             " \"w\": -0.5e-3, \"v\": -12, \"u\": 1E+2, \"t\": true, \"f\": false, \"n\": null,"
+             " \"deep\": %s, \"e\": 0, \"r\": 90.09e+90, \"q\": -0.0E-09, \"flops\": 1,"
+             " \"l1_bytes\": 1},\n"
+             /* 5: nulls and the words */
+             "{\"name\": \"c\", \"flops\": null, \"dram_bytes\": 1, \"comm_bytes\": null,"
+             " \"counts\": \"none\", \"origin\": \"measured\", \"precision\": \"fp8\","
+             " \"collective\": \"allgather\"},\n"
+             /* 6: precision of 24 characters, collective of 23: cut to 23 */
+             "{\"name\": \"p\", \"precision\": \"abcdefghijklmnopqrstuvwx\","
+             " \"collective\": \"abcdefghijklmnopqrstuvw\", \"flops\": 1, \"dram_bytes\": 1,"
+             " \"comm_bytes\": 0.5, \"counts\": \"counters\", \"origin\": \"analytic\"}]}",
+             num62, deep);
+    struct rl_trace_groups fast = {0};
+    ck_assert_uint_eq(both_paths_agree(doc, strlen(doc), &fast), 6);
+    ck_assert_uint_eq(fast.sum.kernels, 6);
+    const struct rl_trace_group *k = group("ws");
+    ck_assert_double_eq(k->flops, 1);
+    ck_assert_double_eq(k->bytes[RL_MEM_DRAM], 2);
+    k = group("abcdefgh");
+    ck_assert_double_eq(k->flops, 999999999999999.0);
+    ck_assert_double_eq(k->bytes[RL_MEM_DRAM], 0);
+    k = group("abcdef\xc3\xa9" "ghijklmnop");
+    ck_assert_uint_eq(k->counted, 1);
+    ck_assert_double_eq(k->flops, 0);
+    ck_assert_double_eq_tol(k->bytes[RL_MEM_DRAM], 9.009, 1e-12);
+    ck_assert_double_eq(k->counted_time_ns, 1);
+    k = group("skip");
+    ck_assert_double_eq(k->bytes[RL_MEM_L1], 1);
+    k = group("c");
+    ck_assert_uint_eq(k->bytes_only, 1);
+    ck_assert_uint_eq(k->comm_launches, 0);
+    ck_assert_str_eq(k->collective, "allgather");
+    k = group("p");
+    ck_assert_str_eq(k->precision, "abcdefghijklmnopqrstuvw");
+    ck_assert_str_eq(k->collective, "abcdefghijklmnopqrstuvw");
+    ck_assert_int_eq(k->origin, RL_ORIGIN_ANALYTIC);
+    ck_assert_double_eq(k->comm_bytes, 0.5);
+    ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_NONE], 1);
+    ck_assert_uint_eq(g.sum.by_counts[RL_TRACE_COUNTS_COUNTERS], 1);
+    rl_trace_groups_release(&fast);
+}
+END_TEST
+
+START_TEST(fast_path_gives_up_alike)
+{
+    /* What the fast path must not take itself, each where its word-at-a-
+     * time and byte tests look: both paths give the general path's
+     * answer (the name decoded, the same error), and the record the fast
+     * path gives up on is the one read_fast misses. */
+    static const struct {
+        const char *text;
+        size_t len;
+        uint64_t fast; /* records the fast path reads */
+    } docs[] = {
+#define DOC(s, n) {s, sizeof s - 1, n}
+        /* an escape in a name's first and in its second 8-byte word */
+        DOC(HEAD "{\"name\": \"ab\\tcdefghijk\", \"flops\": 1, \"dram_bytes\": 1},"
+                 "{\"name\": \"abcdefghij\\u0041klmnop\", \"flops\": 1, \"dram_bytes\": 1},"
+                 "{\"name\": \"ok\", \"flops\": 1, \"dram_bytes\": 1}]}", 1),
+        /* a control byte in a long name (refused), between two tokens
+         * (refused), in a long skipped string (allowed there) */
+        DOC(HEAD "{\"name\": \"abcdefghij\x01klmnop\", \"flops\": 1}]}", 0),
+        DOC(HEAD "{\"name\": \"abcdefgh\x1f\", \"flops\": 1}]}", 0),
+        DOC(HEAD "{\"name\": \"k\",\x01\"flops\": 1}]}", 0),
+        DOC(HEAD "{\"name\": \"k\",\f\"flops\": 1}]}", 0),
+        DOC(HEAD "{\"name\": \"k\", \"flops\": 1\x0b}]}", 0),
+        DOC(HEAD "{\"name\": \"k\", \"x\": \"abcdefghij\x01klmnop\", \"flops\": 1,"
+                 " \"dram_bytes\": 1}]}", 0),
+        /* a quote or a backslash in a skipped string's first word */
+        DOC(HEAD "{\"x\": \"a\\\\\", \"name\": \"k\", \"y\": \"\\\"abcdefghij\", \"flops\": 1,"
+                 " \"dram_bytes\": 1}]}", 1),
+        /* 16 digits, a leading zero: the general path's numbers */
+        DOC(HEAD "{\"name\": \"k\", \"flops\": 1000000000000000, \"dram_bytes\": 1},"
+                 "{\"name\": \"k\", \"flops\": 1, \"dram_bytes\": 00}]}", 0),
+#undef DOC
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
+        struct rl_trace_groups fast = {0};
+        uint64_t n = both_paths_agree(docs[i].text, docs[i].len, &fast);
+        ck_assert_msg(n == docs[i].fast, "doc %zu: %llu read fast, not %llu", i,
+                      (unsigned long long)n, (unsigned long long)docs[i].fast);
+        rl_trace_groups_release(&fast);
+    }
+    /* 65 nested arrays, one past the fast path's stack of 64. */
+    char doc[512];
+    int n = snprintf(doc, sizeof doc, HEAD "{\"name\": \"k\", \"x\": ");
+    memset(doc + n, '[', 65);
+    memset(doc + n + 65, ']', 65);
+    snprintf(doc + n + 130, sizeof doc - (size_t)n - 130, ", \"flops\": 1, \"dram_bytes\": 1}]}");
+    struct rl_trace_groups fast = {0};
+    ck_assert_uint_eq(both_paths_agree(doc, strlen(doc), &fast), 0);
+    ck_assert_uint_eq(g.n, 1);
+    rl_trace_groups_release(&fast);
+    /* The escapes decoded: a tab and an 'A'. */
+    both_paths_agree(docs[0].text, docs[0].len, &fast);
+    ck_assert_ptr_nonnull(group("ab\tcdefghijk"));
+    ck_assert_ptr_nonnull(group("abcdefghijAklmnop"));
+    rl_trace_groups_release(&fast);
+}
+END_TEST
+
+START_TEST(added_launch_keeps_every_field)
+{
+    /* A launch added whole (the PyTorch reader's way): grid 2x3x4, block
+     * 32x8x1, 3 launches of 600 FLOPs, 90 DRAM bytes and 30 ns in all,
+     * a collective of 8 GPUs moving 64 bytes; the group holds each field
+     * as given. */
+    const uint32_t grid[3] = {2, 3, 4}, block[3] = {32, 8, 1};
+    struct rl_trace_launch l = {.name = "nccl_k", .grid = grid, .block = block,
+                                .precision = "bf16", .origin = RL_ORIGIN_ANALYTIC,
+                                .launches = 3, .flops = 600, .time_ns = 30, .comm_bytes = 64,
+                                .collective = "allreduce", .comm_group_size = 8,
+                                .op = "aten::mm", .shapes = "[[2, 3]]", .dtype = "bf16"};
+    l.bytes[RL_MEM_DRAM] = 90;
+    l.bytes[RL_MEM_L2] = l.bytes[RL_MEM_L1] = NAN;
+    rl_trace_groups_release(&g);
+    ck_assert_int_eq(rl_trace_groups_add_launch(&g, &l), 0);
+    ck_assert_uint_eq(g.n, 1);
+    const struct rl_trace_group *k = &g.v[0];
+    ck_assert_uint_eq(k->grid[0], 2);
+    ck_assert_uint_eq(k->grid[1], 3);
+    ck_assert_uint_eq(k->grid[2], 4);
+    ck_assert_uint_eq(k->block[0], 32);
+    ck_assert_uint_eq(k->block[1], 8);
+    ck_assert_uint_eq(k->block[2], 1);
+    ck_assert_str_eq(k->precision, "bf16");
+    ck_assert_int_eq(k->origin, RL_ORIGIN_ANALYTIC);
+    ck_assert_uint_eq(k->launches, 3);
+    ck_assert_uint_eq(k->counted, 3);
+    ck_assert_double_eq(k->flops, 600);
+    ck_assert_double_eq(k->bytes[RL_MEM_DRAM], 90);
+    ck_assert_double_eq(k->counted_time_ns, 30);
+    ck_assert_double_eq(k->comm_bytes, 64);
+    ck_assert_uint_eq(k->comm_launches, 3);
+    ck_assert_str_eq(k->collective, "allreduce");
+    ck_assert_int_eq(k->comm_group_size, 8);
+    ck_assert_str_eq(k->op, "aten::mm");
+    ck_assert_str_eq(k->shapes, "[[2, 3]]");
+    ck_assert_str_eq(k->dtype, "bf16");
+    ck_assert_uint_eq(g.sum.kernels, 3);
+    ck_assert_double_eq(g.sum.time_ns, 30);
+    /* No grid, a block: the grid is 0x0x0 and the block whole; 0
+     * launches count as 1. */
+    l.grid = NULL;
+    l.launches = 0;
+    l.name = "k2";
+    ck_assert_int_eq(rl_trace_groups_add_launch(&g, &l), 0);
+    ck_assert_uint_eq(g.n, 2);
+    k = &g.v[1];
+    ck_assert_uint_eq(k->grid[0] + k->grid[1] + k->grid[2], 0);
+    ck_assert_uint_eq(k->block[0], 32);
+    ck_assert_uint_eq(k->block[1], 8);
+    ck_assert_uint_eq(k->block[2], 1);
+    ck_assert_uint_eq(k->launches, 1);
+    ck_assert_uint_eq(g.sum.kernels, 4);
+}
+END_TEST
+
+START_TEST(reorder_keeps_the_table)
+{
+    /* Groups a, b, c, d; the last three put in the order d, b, c (order
+     * {2, 0, 1} from first = 1): the table is rebuilt at its size, so a
+     * launch of each name after it joins its group (one launch more
+     * each, still 4 groups, a first). */
+    const double bytes[RL_MEM_COUNT] = {1, NAN, NAN};
+    static const char *const names[] = {"a", "b", "c", "d"};
+    rl_trace_groups_release(&g);
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(rl_trace_groups_add(&g, names[i], NULL, NULL, "fp32",
+                                             RL_ORIGIN_MEASURED, 1, 1, bytes, 1), 0);
+    size_t slots = g.slots;
+    const uint32_t order[3] = {2, 0, 1};
+    ck_assert_int_eq(rl_trace_groups_reorder(&g, 1, order), 0);
+    ck_assert_uint_eq(g.n, 4);
+    ck_assert_uint_eq(g.slots, slots);
+    ck_assert_str_eq(g.v[0].name, "a");
+    ck_assert_str_eq(g.v[1].name, "d");
+    ck_assert_str_eq(g.v[2].name, "b");
+    ck_assert_str_eq(g.v[3].name, "c");
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(rl_trace_groups_add(&g, names[i], NULL, NULL, "fp32",
+                                             RL_ORIGIN_MEASURED, 1, 1, bytes, 1), 0);
+    ck_assert_uint_eq(g.n, 4);
+    for (size_t i = 0; i < g.n; i++)
+        ck_assert_uint_eq(g.v[i].launches, 2);
+    /* Nothing to reorder (first = n): the same groups, table whole. */
+    ck_assert_int_eq(rl_trace_groups_reorder(&g, 4, order), 0);
+    ck_assert_uint_eq(g.n, 4);
+    ck_assert_str_eq(g.v[1].name, "d");
+    ck_assert_int_eq(rl_trace_groups_add(&g, "d", NULL, NULL, "fp32", RL_ORIGIN_MEASURED, 1, 1,
+                                         bytes, 1), 0);
+    ck_assert_uint_eq(g.v[1].launches, 3);
+}
+END_TEST
+
+/* One launch of "nccl" on rank groups r: the collective, its GPUs, its
+ * message bytes and time as given. */
+static void put_comm(struct rl_trace_groups *r, const char *collective, int gpus,
+                     double comm_bytes, double time_ns)
+{
+    const uint32_t one[3] = {1, 1, 1};
+    struct rl_trace_launch l = {.name = "nccl", .grid = one, .block = one,
+                                .origin = RL_ORIGIN_MEASURED, .launches = 1, .flops = NAN,
+                                .time_ns = time_ns, .comm_bytes = comm_bytes,
+                                .collective = collective, .comm_group_size = gpus};
+    for (int m = 0; m < RL_MEM_COUNT; m++)
+        l.bytes[m] = NAN;
+    ck_assert_int_eq(rl_trace_groups_add_launch(r, &l), 0);
+}
+
+START_TEST(merge_rank_keeps_the_first_collective)
+{
+    /* Rank 0 launched nccl as an allreduce of 8 GPUs (64 bytes, 30 ns);
+     * rank 1 as an allgather of 4 (16 bytes, 50 ns); a third launched it
+     * with neither named (0 GPUs, 4 bytes, 10 ns). Merged: the first
+     * named collective and group size stay (allreduce, 8), the bytes and
+     * launches add (64 + 16 + 4 = 84 over 3), 3 ranks, 50 ns the most
+     * one rank took. */
+    struct rl_trace_groups r[3] = {{0}}, m = {0};
+    put_comm(&r[0], "allreduce", 8, 64, 30);
+    put_comm(&r[1], "allgather", 4, 16, 50);
+    put_comm(&r[2], NULL, 0, 4, 10);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(rl_trace_groups_merge_rank(&m, &r[i]), 0);
+    ck_assert_uint_eq(m.n, 1);
+    const struct rl_trace_group *k = &m.v[0];
+    ck_assert_str_eq(k->collective, "allreduce");
+    ck_assert_int_eq(k->comm_group_size, 8);
+    ck_assert_double_eq(k->comm_bytes, 84);
+    ck_assert_uint_eq(k->comm_launches, 3);
+    ck_assert_uint_eq(k->launches, 3);
+    ck_assert_uint_eq(k->ranks, 3);
+    ck_assert_double_eq(k->time_ns_max_rank, 50);
+    ck_assert_double_eq(k->time_ns, 90);
+    rl_trace_groups_release(&m);
+    /* The unnamed rank first: the names come from the next one. */
+    ck_assert_int_eq(rl_trace_groups_merge_rank(&m, &r[2]), 0);
+    ck_assert_int_eq(rl_trace_groups_merge_rank(&m, &r[1]), 0);
+    ck_assert_str_eq(m.v[0].collective, "allgather");
+    ck_assert_int_eq(m.v[0].comm_group_size, 4);
+    ck_assert_double_eq(m.v[0].time_ns_max_rank, 50);
+    rl_trace_groups_release(&m);
+    for (int i = 0; i < 3; i++)
+        rl_trace_groups_release(&r[i]);
+}
+END_TEST
+
+START_TEST(document_fields_of_another_type)
+{
+    /* A document field of a type the reader does not take is skipped
+     * whole, and sets nothing: an object for "incomplete", a string for
+     * "gpu", a number for "counters" and "notes", an array for "program";
+     * a boolean under another key is not "incomplete". */
+    ck_assert_msg(read_trace("\"incomplete\": {\"a\": [1, true]}, \"gpu\": \"H100\","
+                             " \"counters\": 3, \"notes\": 5, \"program\": [\"x\"], \"flag\": true,",
+                             "{\"name\": \"k\"}") == 0,
+                  "%s", err);
+    ck_assert(!g.sum.incomplete);
+    ck_assert_str_eq(g.sum.gpu_name, "");
+    ck_assert_str_eq(g.sum.notes, "");
+    ck_assert_str_eq(g.sum.program, "");
+    ck_assert_str_eq(g.sum.counters_status, "");
+    ck_assert_uint_eq(g.sum.kernels, 1);
+    /* The same keys with their own types. */
+    ck_assert_msg(read_trace("\"incomplete\": true, \"gpu\": {\"name\": \"H100\"},"
+                             " \"counters\": {\"status\": \"ok\"}, \"notes\": \"n\", \"program\": \"p\","
+                             " \"flag\": false,", "") == 0, "%s", err);
+    ck_assert(g.sum.incomplete);
+    ck_assert_str_eq(g.sum.gpu_name, "H100");
+    ck_assert_str_eq(g.sum.counters_status, "ok");
+    ck_assert_str_eq(g.sum.notes, "n");
+    ck_assert_str_eq(g.sum.program, "p");
+}
+END_TEST
+
 static Suite *tracefile_suite(void)
 {
     Suite *s = suite_create("tracefile");
@@ -1966,6 +2336,12 @@ static Suite *tracefile_suite(void)
     tcase_add_test(limits, fast_path_counts_lines);
     tcase_add_test(limits, rank_fields_at_their_limits);
     tcase_add_test(limits, sniff_limits);
+    tcase_add_test(limits, fast_path_takes_plain_records);
+    tcase_add_test(limits, fast_path_gives_up_alike);
+    tcase_add_test(limits, added_launch_keeps_every_field);
+    tcase_add_test(limits, reorder_keeps_the_table);
+    tcase_add_test(limits, merge_rank_keeps_the_first_collective);
+    tcase_add_test(limits, document_fields_of_another_type);
 #ifndef __SANITIZE_ADDRESS__
     tcase_add_test(limits, out_of_memory);
     tcase_add_test(limits, out_of_memory_for_groups);

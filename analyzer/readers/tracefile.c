@@ -270,8 +270,10 @@ static const char *fp_dim3(const char *p, const char *end, int *lines, uint32_t 
         const char *d = p;
         while (p < end && *p >= '0' && *p <= '9' && p - d < 10)
             v = v * 10 + (uint64_t)(*p++ - '0');
-        if (p == d || p >= end || (*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' ||
-            *p == 'E' || (*d == '0' && p - d > 1) || v >= 4294967296ull)
+        /* No digit, a leading zero, 2^32 or more: NULL. An 11th digit, a
+         * fraction or an exponent, or the data's end, fails the separator
+         * test below (fp_ws skips none of those bytes). */
+        if (p == d || (*d == '0' && p - d > 1) || v >= 4294967296ull)
             return NULL;
         out[i] = (uint32_t)v;
         p = fp_ws(p, end, lines);
