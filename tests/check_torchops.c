@@ -248,6 +248,94 @@ START_TEST(transposed_convolution_groups)
 }
 END_TEST
 
+/* Per-dimension lists: stride [1, 2], padding [2, 0], dilation [1, 2] on
+ * input [1, 3, 10, 20] and weight [4, 3, 3, 5] (fp32):
+ *   h: (10 + 2*2 - 1*(3 - 1) - 1) / 1 + 1 = 12
+ *   w: (20 + 2*0 - 2*(5 - 1) - 1) / 2 + 1 = 11 / 2 + 1 = 6
+ * FLOPs 2 x N 1 x (12 x 6) x C_out 4 x C_in 3 x k (3 x 5) = 25920; bytes
+ * (in 600 + weight 180 + out 4 x 12 x 6 = 288 elements) x 4 = 4272.
+ * A list shorter than the spatial dims repeats its last entry: a 3-d
+ * convolution, input [1, 2, 4, 6, 8], weight [3, 2, 1, 3, 3], stride
+ * [1, 2], padding [0, 1], dilation [1, 1] (the third dim: stride 2,
+ * padding 1, dilation 1):
+ *   d: (4 + 0 - 1 x 0 - 1) / 1 + 1 = 4, h: (6 + 2 - 2 - 1) / 2 + 1 = 3,
+ *   w: (8 + 2 - 2 - 1) / 2 + 1 = 4
+ * FLOPs 2 x 1 x (4 x 3 x 4) x 3 x 2 x (1 x 3 x 3) = 5184; bytes (in 384 +
+ * weight 54 + out 3 x 48 = 144) x 4 = 2328. One padding entry, [1], pads
+ * every dim: d (4 + 2 - 1) + 1 = 6, h 3, w 4: FLOPs 2 x 72 x 54 = 7776,
+ * bytes (384 + 54 + 216) x 4 = 2616. A 3 x 3 kernel over a 2 x 2 input
+ * leaves (2 - 2 - 1) / 1 + 1 = 0 rows: refused. */
+START_TEST(convolution_lists_per_dim)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::convolution", TEN(F32, 4, 1, 3, 10, 20), TEN(F32, 4, 4, 3, 3, 5),
+                   NIL, SCA("", "[1, 2]"), SCA("", "[2, 0]"), SCA("", "[1, 2]"),
+                   SCA("bool", "False"), SCA("", "[0, 0]"), SCA("int", "1")));
+    ck_cost(c, 25920.0, 4272.0, "fp32");
+    ck_assert(COST(&c, "aten::convolution", TEN(F32, 5, 1, 2, 4, 6, 8),
+                   TEN(F32, 5, 3, 2, 1, 3, 3), NIL, SCA("", "[1, 2]"), SCA("", "[0, 1]"),
+                   SCA("", "[1, 1]"), SCA("bool", "False"), SCA("", "[0]"), SCA("int", "1")));
+    ck_cost(c, 5184.0, 2328.0, "fp32");
+    ck_assert(COST(&c, "aten::convolution", TEN(F32, 5, 1, 2, 4, 6, 8),
+                   TEN(F32, 5, 3, 2, 1, 3, 3), NIL, SCA("", "[1, 2]"), SCA("", "[1]"),
+                   SCA("", "[1, 1]"), SCA("bool", "False"), SCA("", "[0]"), SCA("int", "1")));
+    ck_cost(c, 7776.0, 2616.0, "fp32");
+    ck_assert(!COST(&c, "aten::convolution", TEN(F32, 4, 1, 1, 2, 2), TEN(F32, 4, 1, 1, 3, 3),
+                    NIL, SCA("", "[1, 1]"), SCA("", "[0, 0]"), SCA("", "[1, 1]"),
+                    SCA("bool", "False"), SCA("", "[0, 0]"), SCA("int", "1")));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "convolution: no output for these shapes");
+}
+END_TEST
+
+/* Transposed, with a padding of 2 and a dilation of 2 (where 2p and d(k-1)
+ * are not p and k-1): ConvTranspose1d, input [1, 4, 5], weight
+ * [C_in 4, C_out/groups 2, 3], stride 3, padding 2, dilation 2,
+ * output_padding 1, groups 2: out (5 - 1) x 3 - 2 x 2 + 2 x (3 - 1) + 1 +
+ * 1 = 14, channels 2 x 2 = 4. FLOPs (the input's spatial size):
+ * 2 x 1 x 5 x 4 x 2 x 3 = 240; bytes (in 20 + weight 24 + out 4 x 14 = 56)
+ * x 4 = 400.
+ * Per-dimension lists, 2-d: input [1, 2, 3, 4], weight [2, 1, 2, 2],
+ * stride [2, 3], padding [0, 1], dilation [1], output_padding [1, 0]:
+ *   h: (3 - 1) x 2 - 0 + 1 x 1 + 1 + 1 = 7
+ *   w: (4 - 1) x 3 - 2 + 1 x 1 + 0 + 1 = 9
+ * FLOPs 2 x 1 x (3 x 4) x 2 x 1 x (2 x 2) = 192; bytes (in 24 + weight 8 +
+ * out 1 x 7 x 9 = 63) x 4 = 380. One output_padding entry, [1], pads both:
+ * w (4 - 1) x 3 - 2 + 1 + 1 + 1 = 10, out 70, bytes (24 + 8 + 70) x 4 =
+ * 408. An output_padding with no number ("[]") and groups 0 count as 0 and
+ * 1: h (3 - 1) x 2 + 1 + 1 = 6, w (4 - 1) x 3 - 2 + 1 + 1 = 9: out 54,
+ * bytes (24 + 8 + 54) x 4 = 344.
+ * Ten spatial dims, the most a tensor holds (a 12-d input, every size 1;
+ * stride 1, padding 0, dilation 1, output_padding [0]): each dim (1 - 1)
+ * x 1 - 0 + 1 x 0 + 0 + 1 = 1; FLOPs 2 x 1 x 1 x 1 x 1 x 1 = 2, bytes
+ * (1 + 1 + 1) x 4 = 12. */
+START_TEST(transposed_convolution_padding)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::convolution", TEN(F32, 3, 1, 4, 5), TEN(F32, 3, 4, 2, 3), NIL,
+                   SCA("", "[3]"), SCA("", "[2]"), SCA("", "[2]"), SCA("bool", "True"),
+                   SCA("", "[1]"), SCA("int", "2")));
+    ck_cost(c, 240.0, 400.0, "fp32");
+    ck_assert(COST(&c, "aten::convolution", TEN(F32, 4, 1, 2, 3, 4), TEN(F32, 4, 2, 1, 2, 2),
+                   NIL, SCA("", "[2, 3]"), SCA("", "[0, 1]"), SCA("", "[1]"),
+                   SCA("bool", "True"), SCA("", "[1, 0]"), SCA("int", "1")));
+    ck_cost(c, 192.0, 380.0, "fp32");
+    ck_assert(COST(&c, "aten::convolution", TEN(F32, 4, 1, 2, 3, 4), TEN(F32, 4, 2, 1, 2, 2),
+                   NIL, SCA("", "[2, 3]"), SCA("", "[0, 1]"), SCA("", "[1]"),
+                   SCA("bool", "True"), SCA("", "[]"), SCA("int", "0")));
+    ck_cost(c, 192.0, 344.0, "fp32");
+    ck_assert(COST(&c, "aten::convolution", TEN(F32, 4, 1, 2, 3, 4), TEN(F32, 4, 2, 1, 2, 2),
+                   NIL, SCA("", "[2, 3]"), SCA("", "[0, 1]"), SCA("", "[1]"),
+                   SCA("bool", "True"), SCA("", "[1]"), SCA("int", "1")));
+    ck_cost(c, 192.0, 408.0, "fp32");
+    ck_assert(COST(&c, "aten::convolution", TEN(F32, 12, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+                   TEN(F32, 12, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1), NIL, SCA("", "[1]"),
+                   SCA("", "[0]"), SCA("", "[1]"), SCA("bool", "True"), SCA("", "[0]"),
+                   SCA("int", "1")));
+    ck_cost(c, 2.0, 12.0, "fp32");
+}
+END_TEST
+
 START_TEST(cudnn_convolution_argument_order)
 {
     struct rl_torch_cost c;
@@ -397,6 +485,44 @@ START_TEST(embedding_gathers_rows)
     /* 2048 indices (8 bytes) read; 2048 rows of 4096 bf16 read and written */
     ck_cost(c, 0, 2048.0 * 8 + 2 * 2048.0 * 4096 * 2, "bf16");
     ck_assert(!c.matmul);
+}
+END_TEST
+
+/* embedding_bag(weight [1000, 64] fp32, indices [40] int64, offsets [8]
+ * int64): 40 rows of 64 read and summed into 8 bags (40 x 64 = 2560
+ * FLOPs); bytes: indices 40 x 8 = 320, rows 40 x 64 x 4 = 10240, offsets
+ * 8 x 8 = 64, bags written 8 x 64 x 4 = 2048: 12672. */
+START_TEST(embedding_bag_sums_rows)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::embedding_bag", TEN(F32, 2, 1000, 64), TEN(I64, 1, 40),
+                   TEN(I64, 1, 8), SCA("bool", "False"), SCA("int", "0")));
+    ck_cost(c, 2560.0, 12672.0, "fp32");
+    ck_assert(!c.matmul);
+}
+END_TEST
+
+/* embedding_dense_backward(grad_output [2, 3, 8] fp32, indices [2, 3]
+ * int64, num_weights 10, ...): one add per grad element (48); grad read
+ * 48 x 4 = 192, indices 6 x 8 = 48, the weight's gradient 10 rows of 8
+ * written: 320; 560. num_weights -5 or not in the trace: no rows
+ * counted, 240. A 0-d grad has rows of 1: 10 x 1 x 4 = 40, + 4 + 48 = 92. */
+START_TEST(embedding_dense_backward_rows)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::embedding_dense_backward", TEN(F32, 3, 2, 3, 8), TEN(I64, 2, 2, 3),
+                   SCA("int", "10"), SCA("int", "-1"), SCA("bool", "False")));
+    ck_cost(c, 48.0, 560.0, "fp32");
+    ck_assert(COST(&c, "aten::embedding_dense_backward", TEN(F32, 3, 2, 3, 8), TEN(I64, 2, 2, 3),
+                   SCA("int", "-5")));
+    ck_cost(c, 48.0, 240.0, "fp32");
+    ck_assert(COST(&c, "aten::embedding_dense_backward", TEN(F32, 3, 2, 3, 8), TEN(I64, 2, 2, 3)));
+    ck_cost(c, 48.0, 240.0, "fp32");
+    ck_assert(COST(&c, "aten::embedding_dense_backward", TEN0(F32), TEN(I64, 2, 2, 3),
+                   SCA("int", "10")));
+    ck_cost(c, 1.0, 92.0, "fp32");
+    ck_assert(!COST(&c, "aten::embedding_dense_backward", TEN(F32, 3, 2, 3, 8)));
+    ck_refused(c);
 }
 END_TEST
 
@@ -680,6 +806,31 @@ START_TEST(malformed_shapes)
     ck_assert(!COST(&c, "aten::convolution", TEN(F32, 4, 1, 1, 8, 8), TEN(F32, 4, 1, 1, 3, 3),
                     NIL, SCA("", "[0, 0]"), SCA("", "[0, 0]"), SCA("", "[1, 1]")));
     ck_refused(c);
+    /* a convolution without a weight, with a 2-d input and weight (no
+     * spatial dim), and with a 3-d weight for a 4-d input */
+    ck_assert(!COST(&c, "aten::convolution", TEN(F32, 4, 1, 1, 8, 8), NIL, NIL,
+                    SCA("", "[1, 1]"), SCA("", "[0, 0]"), SCA("", "[1, 1]")));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::convolution", TEN(F32, 2, 1, 1), TEN(F32, 2, 1, 1), NIL,
+                    SCA("", "[1, 1]"), SCA("", "[0, 0]"), SCA("", "[1, 1]")));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::convolution", TEN(F32, 4, 1, 1, 8, 8), TEN(F32, 3, 1, 1, 3), NIL,
+                    SCA("", "[1, 1]"), SCA("", "[0, 0]"), SCA("", "[1, 1]")));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "convolution needs input [N, C, ...] and weight [C_out, "
+                             "C_in/groups, ...]");
+    /* stride, padding or dilation missing: refused, saying so */
+    ck_assert(!COST(&c, "aten::convolution", TEN(F32, 4, 1, 1, 8, 8), TEN(F32, 4, 1, 1, 3, 3),
+                    NIL, SCA("", ""), SCA("", "[0, 0]"), SCA("", "[1, 1]")));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "convolution: stride, padding or dilation not in the trace "
+                             "(Concrete Inputs)");
+    ck_assert(!COST(&c, "aten::convolution", TEN(F32, 4, 1, 1, 8, 8), TEN(F32, 4, 1, 1, 3, 3),
+                    NIL, SCA("", "[1, 1]"), SCA("", ""), SCA("", "[1, 1]")));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::convolution", TEN(F32, 4, 1, 1, 8, 8), TEN(F32, 4, 1, 1, 3, 3),
+                    NIL, SCA("", "[1, 1]"), SCA("", "[0, 0]"), SCA("", "")));
+    ck_refused(c);
 }
 END_TEST
 
@@ -814,6 +965,8 @@ static Suite *torchops_suite(void)
     TCase *conv = tcase_create("conv");
     tcase_add_test(conv, convolution_2d);
     tcase_add_test(conv, transposed_convolution_groups);
+    tcase_add_test(conv, convolution_lists_per_dim);
+    tcase_add_test(conv, transposed_convolution_padding);
     tcase_add_test(conv, cudnn_convolution_argument_order);
     tcase_add_test(conv, convolution_backward_output_mask);
     suite_add_tcase(s, conv);
@@ -825,6 +978,8 @@ static Suite *torchops_suite(void)
     suite_add_tcase(s, attention);
     TCase *other = tcase_create("other");
     tcase_add_test(other, embedding_gathers_rows);
+    tcase_add_test(other, embedding_bag_sums_rows);
+    tcase_add_test(other, embedding_dense_backward_rows);
     tcase_add_test(other, layer_norm_and_softmax);
     tcase_add_test(other, layer_norm_backward_reads_input_once);
     tcase_add_test(other, add_broadcasts);

@@ -100,6 +100,9 @@ static double numel(const struct rl_torch_tensor *t)
     return n;
 }
 
+/* Every helper below takes any index: one past the arguments, or NONE
+ * ((size_t)-1, "no such argument" in the table), reads as absent (no
+ * tensor, 0 bytes, no Concrete Input), so callers pass NONE through. */
 /* Argument i as one tensor, NULL otherwise. */
 static const struct rl_torch_tensor *T(const struct rl_torch_op *op, size_t i)
 {
@@ -219,7 +222,7 @@ static bool mm(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t a, 
     set_dtype(c, op, a);
     double e = E(op, a);
     return done(c, 2 * m * n * k,
-                m * k * e + k * n * E(op, b) + (bias != (size_t)-1 ? arg_bytes(op, bias, e) : 0) +
+                m * k * e + k * n * E(op, b) + arg_bytes(op, bias, e) +
                     m * n * e);
 }
 
@@ -238,7 +241,7 @@ static bool bmm(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t a,
     double e = E(op, a);
     return done(c, 2 * bt * m * n * k,
                 bt * (m * k * e + k * n * E(op, b) + m * n * e) +
-                    (bias != (size_t)-1 ? arg_bytes(op, bias, e) : 0));
+                    arg_bytes(op, bias, e));
 }
 
 /* torch.matmul: 1-d operands become a row or a column, leading dims
@@ -325,29 +328,31 @@ static bool conv_shape(const struct rl_torch_op *op, const struct conv_args *a, 
         return false;
     }
     int sp = x->ndim - 2;
-    long long s[8], p[8], d[8];
+    /* zero-filled: an entry past a list's end is never read, but a wrong
+     * index reads 0 (no output), not whatever the stack held */
+    long long s[8] = {0}, p[8] = {0}, d[8] = {0};
     int ns = int_list(op, a->stride, s, 8), np = int_list(op, a->padding, p, 8),
         nd = int_list(op, a->dilation, d, 8);
     if (ns < 1 || np < 1 || nd < 1) {
         *why = "convolution: stride, padding or dilation not in the trace (Concrete Inputs)";
         return false;
     }
-    bool transposed = a->transposed != (size_t)-1 && flag(op, a->transposed) == 1;
-    /* output_padding (transposed only: extra rows on one side) and groups;
-     * absent means 0 and 1 */
-    long long op_[8] = {0}, opl[8], g = 1;
-    int nop = transposed && a->output_padding != (size_t)-1
-                  ? int_list(op, a->output_padding, opl, 8) : -1;
+    bool transposed = flag(op, a->transposed) == 1;
+    /* output_padding (extra rows on one side: only a transposed one's
+     * output reads it) and groups; absent means 0 and 1. A list shorter
+     * than the spatial dims repeats its last entry (one entry: every dim).
+     * op_ has a slot per spatial dim (up to RL_TORCH_MAX_DIMS - 2). */
+    long long op_[RL_TORCH_MAX_DIMS - 2] = {0}, opl[8] = {0}, g = 1;
+    int nop = int_list(op, a->output_padding, opl, 8);
     for (int i = 0; i < sp && nop > 0; i++)
-        op_[i] = opl[nop == 1 ? 0 : i < nop ? i : nop - 1];
-    if (a->groups != (size_t)-1 && int_list(op, a->groups, &g, 1) == 1 && g < 1)
+        op_[i] = opl[i < nop ? i : nop - 1];
+    if (int_list(op, a->groups, &g, 1) == 1 && g < 1)
         g = 1;
     double groups = (double)g;
-    double out_spatial = 1, kernel = 1;
+    double out_spatial = 1, kernel = 1, true_out = 1;
     for (int i = 0; i < sp; i++) {
-        long long si = s[ns == 1 ? 0 : i < ns ? i : ns - 1],
-                  pi = p[np == 1 ? 0 : i < np ? i : np - 1],
-                  di = d[nd == 1 ? 0 : i < nd ? i : nd - 1];
+        long long si = s[i < ns ? i : ns - 1], pi = p[i < np ? i : np - 1],
+                  di = d[i < nd ? i : nd - 1];
         long long h = x->dims[2 + i], k = w->dims[2 + i];
         long long o = transposed ? (h - 1) * si - 2 * pi + di * (k - 1) + op_[i] + 1
                                  : si > 0 ? (h + 2 * pi - di * (k - 1) - 1) / si + 1 : 0;
@@ -358,18 +363,10 @@ static bool conv_shape(const struct rl_torch_op *op, const struct conv_args *a, 
         /* flop_counter: the input's spatial size for a transposed one */
         out_spatial *= transposed ? (double)h : (double)o;
         kernel *= (double)k;
+        true_out *= (double)o;
     }
     double n = (double)x->dims[0], cout = (double)w->dims[0], cin = (double)w->dims[1];
     *flops = 2 * n * out_spatial * cout * cin * kernel;
-    double true_out = 1;
-    for (int i = 0; i < sp; i++) {
-        long long si = s[ns == 1 ? 0 : i < ns ? i : ns - 1],
-                  pi = p[np == 1 ? 0 : i < np ? i : np - 1],
-                  di = d[nd == 1 ? 0 : i < nd ? i : nd - 1];
-        long long h = x->dims[2 + i], k = w->dims[2 + i];
-        true_out *= transposed ? (double)((h - 1) * si - 2 * pi + di * (k - 1) + op_[i] + 1)
-                               : (double)((h + 2 * pi - di * (k - 1) - 1) / si + 1);
-    }
     *out_numel = n * (transposed ? (double)w->dims[1] * (double)groups : cout) * true_out;
     return true;
 }
@@ -386,7 +383,7 @@ static bool conv(const struct rl_torch_op *op, struct rl_torch_cost *c, struct c
     double e = E(op, a.input);
     return done(c, flops,
                 numel(T(op, a.input)) * e + numel(T(op, a.weight)) * E(op, a.weight) +
-                    (bias != (size_t)-1 ? arg_bytes(op, bias, e) : 0) + out * e);
+                    arg_bytes(op, bias, e) + out * e);
 }
 
 /* convolution_backward(grad_output, input, weight, bias_sizes, stride,
@@ -435,7 +432,7 @@ static bool sdpa(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t q
            sk = (double)K->dims[s], d = (double)Q->dims[3], dv = (double)V->dims[3];
     double flops = 2 * b * heads * sq * sk * (backward ? 3 * d + 2 * dv : d + dv);
     int causal = causal_value >= 0 ? causal_value : flag(op, causal_at);
-    if (causal_at != (size_t)-1 && causal_value < 0 && causal_at < op->n_args) {
+    if (causal_value < 0 && causal_at < op->n_args) {
         const char *mt = concrete(op, causal_at); /* custom_mask_type: 1, 2 causal */
         if (strcmp(mt, "2") == 0)
             causal = 1;
@@ -541,7 +538,7 @@ static bool reduce(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t
         return fail(c, "reduction needs a tensor");
     double n = numel(x), out = 1;
     long long dims[RL_TORCH_MAX_DIMS];
-    int nd = dim_at != (size_t)-1 ? int_list(op, dim_at, dims, RL_TORCH_MAX_DIMS) : -1;
+    int nd = int_list(op, dim_at, dims, RL_TORCH_MAX_DIMS);
     if (nd > 0) {
         out = n;
         for (int i = 0; i < nd; i++) {
