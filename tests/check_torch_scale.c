@@ -163,6 +163,15 @@ START_TEST(external_ids_out_of_order)
     ck_assert_uint_eq(st.linked_external, 2 * N);
     ck_assert_uint_eq(st.unlinked, 1);
     ck_assert_uint_eq(g.n, N + 1);
+    /* the groups in the order of their first kernel read: k0 .. k1099, then
+     * the stray one (added first: the unlinked are placed before the held
+     * carriers of each call's cost) */
+    for (int i = 0; i < N; i++) {
+        char want[16];
+        snprintf(want, sizeof want, "k%d", i);
+        ck_assert_str_eq(g.v[i].name, want);
+    }
+    ck_assert_str_eq(g.v[N].name, "stray");
     for (size_t i = 0; i < g.n; i++) {
         const struct rl_trace_group *x = &g.v[i];
         if (strcmp(x->name, "stray") == 0) {
@@ -187,6 +196,37 @@ START_TEST(external_ids_out_of_order)
 }
 END_TEST
 
+/* Exactly 1024 groups (the group bookkeeping's first allocation, full):
+ * kernels k0 .. k1023, none linked, in the order read; each 1 us at
+ * 2 i us: busy 1024 us of 2 x 1023 + 1 = 2047 us. */
+START_TEST(groups_first_allocation_full)
+{
+    enum { N = 1024 };
+    struct trace_out o;
+    trace_open(&o, "groups1024.json");
+    for (int i = 0; i < N; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "k%d", i);
+        kernel(o.f, name, 0, 2.0 * i, 1, -1);
+    }
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(trace_read(&o, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(st.unlinked, N);
+    ck_assert_uint_eq(g.n, N);
+    for (int i = 0; i < N; i++) {
+        char want[16];
+        snprintf(want, sizeof want, "k%d", i);
+        ck_assert_str_eq(g.v[i].name, want);
+        ck_assert_uint_eq(g.v[i].launches, 1);
+    }
+    ck_assert_double_eq_tol(st.busy_ns, 1024e3, 1e-3);
+    ck_assert_double_eq_tol(st.span_ns, 2047e3, 1e-3);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *torch_scale_suite(void)
 {
     Suite *s = suite_create("torch_scale");
@@ -195,6 +235,7 @@ static Suite *torch_scale_suite(void)
     tcase_add_test(core, many_unknown_operators);
     tcase_add_test(core, busy_intervals_folded);
     tcase_add_test(core, external_ids_out_of_order);
+    tcase_add_test(core, groups_first_allocation_full);
     suite_add_tcase(s, core);
     return s;
 }

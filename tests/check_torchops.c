@@ -124,6 +124,28 @@ START_TEST(bmm_and_baddbmm)
     /* batches differ */
     ck_assert(!COST(&c, "aten::bmm", TEN(F16, 3, 8, 128, 64), TEN(F16, 3, 4, 64, 256)));
     ck_refused(c);
+    /* refused: no first or second operand, a 2-d one, inner dims 64 and 63 */
+    ck_assert(!COST(&c, "aten::bmm", NIL, TEN(F16, 3, 8, 64, 256)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::bmm", TEN(F16, 3, 8, 128, 64), NIL));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::bmm", TEN(F16, 2, 128, 64), TEN(F16, 3, 8, 64, 256)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::bmm", TEN(F16, 3, 8, 128, 64), TEN(F16, 2, 64, 256)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::bmm", TEN(F16, 3, 8, 128, 64), TEN(F16, 3, 8, 63, 256)));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "bmm needs [B,M,K] x [B,K,N]");
+    /* mm the same: no first or second operand, a 3-d one */
+    ck_assert(!COST(&c, "aten::mm", NIL, TEN(F16, 2, 64, 256)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::mm", TEN(F16, 2, 128, 64), NIL));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::mm", TEN(F16, 3, 1, 128, 64), TEN(F16, 2, 64, 256)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::mm", TEN(F16, 2, 128, 64), TEN(F16, 3, 64, 256, 1)));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "mm needs [M,K] x [K,N]");
 }
 END_TEST
 
@@ -145,6 +167,12 @@ START_TEST(matmul_broadcasts_and_takes_vectors)
     ck_assert(!COST(&c, "aten::matmul", TEN(F32, 3, 2, 32, 64), TEN(F32, 3, 3, 64, 16)));
     ck_assert(!COST(&c, "aten::matmul", TEN(F32, 2, 32, 64), TEN(F32, 2, 32, 16)));
     ck_refused(c);
+    /* a 0-d operand (a scale) is no matrix: refused, either side */
+    ck_assert(!COST(&c, "aten::matmul", TEN0(F32), TEN(F32, 2, 0, 5)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::matmul", TEN(F32, 2, 5, 0), TEN0(F32)));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "matmul needs two tensors");
 }
 END_TEST
 
@@ -165,6 +193,20 @@ START_TEST(linear_3d_input)
             "bf16");
     /* weight [N,K] with K 512 against the input's 1024 */
     ck_assert(!COST(&c, "aten::linear", TEN(BF16, 3, 4, 512, 1024), TEN(BF16, 2, 1024, 512)));
+    /* a 1-d input [64] is one row: x [16, 64]^T: 2 x 1 x 16 x 64 = 2048
+     * FLOPs; bytes (64 + 16 x 64 + 16) x 4 = 4416 */
+    ck_assert(COST(&c, "aten::linear", TEN(F32, 1, 64), TEN(F32, 2, 16, 64), NIL));
+    ck_cost(c, 2048.0, 4416.0, "fp32");
+    /* refused: no input, no weight, a 3-d weight, a 0-d input */
+    ck_assert(!COST(&c, "aten::linear", NIL, TEN(F32, 2, 16, 64)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::linear", TEN(F32, 2, 2, 64), NIL));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::linear", TEN(F32, 2, 2, 64), TEN(F32, 3, 16, 64, 1)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::linear", TEN0(F32), TEN(F32, 2, 16, 0)));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "linear needs [..., K] and [N, K]");
 }
 END_TEST
 
@@ -190,6 +232,18 @@ START_TEST(scaled_mm_fp8_out_dtype)
                    TEN0(F32), TEN0(F32)));
     ck_cost(c, 2.0 * 128 * 512 * 256, 128.0 * 256 + 256.0 * 512 + 4 + 4 + 128.0 * 512 * 2, "fp8");
     ck_assert_str_eq(c.note, "output dtype not in the trace: 2-byte output assumed");
+    /* refused: no first or second matrix, a 3-d one, inner dims 256 and 255 */
+    ck_assert(!COST(&c, "aten::_scaled_mm", NIL, TEN(E4M3, 2, 256, 512)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::_scaled_mm", TEN(E4M3, 2, 128, 256), NIL));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::_scaled_mm", TEN(E4M3, 3, 1, 128, 256), TEN(E4M3, 2, 256, 512)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::_scaled_mm", TEN(E4M3, 2, 128, 256), TEN(E4M3, 3, 256, 512, 1)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::_scaled_mm", TEN(E4M3, 2, 128, 256), TEN(E4M3, 2, 255, 512)));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "_scaled_mm needs [M,K] x [K,N]");
 }
 END_TEST
 
@@ -383,6 +437,24 @@ END_TEST
 START_TEST(sdpa_flash_causal_and_not)
 {
     struct rl_torch_cost c;
+    /* refused: a missing or 3-d query, key or value */
+    static const char *const flash = "aten::_scaled_dot_product_flash_attention";
+    ck_assert(!COST(&c, flash, NIL, TEN(BF16, 4, 2, 16, 1024, 64), TEN(BF16, 4, 2, 16, 1024, 64)));
+    ck_refused(c);
+    ck_assert(!COST(&c, flash, TEN(BF16, 4, 2, 16, 1024, 64), NIL, TEN(BF16, 4, 2, 16, 1024, 64)));
+    ck_refused(c);
+    ck_assert(!COST(&c, flash, TEN(BF16, 4, 2, 16, 1024, 64), TEN(BF16, 4, 2, 16, 1024, 64), NIL));
+    ck_refused(c);
+    ck_assert(!COST(&c, flash, TEN(BF16, 3, 2, 16, 1024), TEN(BF16, 4, 2, 16, 1024, 64),
+                    TEN(BF16, 4, 2, 16, 1024, 64)));
+    ck_refused(c);
+    ck_assert(!COST(&c, flash, TEN(BF16, 4, 2, 16, 1024, 64), TEN(BF16, 3, 2, 16, 1024),
+                    TEN(BF16, 4, 2, 16, 1024, 64)));
+    ck_refused(c);
+    ck_assert(!COST(&c, flash, TEN(BF16, 4, 2, 16, 1024, 64), TEN(BF16, 4, 2, 16, 1024, 64),
+                    TEN(BF16, 3, 2, 16, 1024)));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "attention needs 4-d query, key and value");
     /* (query, key, value, dropout_p, is_causal, return_debug_mask, scale) */
     ck_assert(COST(&c, "aten::_scaled_dot_product_flash_attention",
                    TEN(BF16, 4, 2, 16, 1024, 64), TEN(BF16, 4, 2, 16, 1024, 64),
@@ -456,6 +528,40 @@ START_TEST(sdpa_flash_backward_five_products)
 }
 END_TEST
 
+/* The efficient kernels say causal by custom_mask_type: 0 none, 1 and 2
+ * causal (top-left, bottom-right). q, k, v [B 1, S 128, H 4, D 32] fp16
+ * (bshd): forward 2 x 1 x 4 x 128 x 128 x (32 + 32) = 8388608 FLOPs,
+ * causal half; q, k, v read and out written, 128 x 4 x 32 x 2 = 32768
+ * bytes each: 131072. Backward 2 x 4 x 16384 x (3 x 32 + 2 x 32) =
+ * 20971520 FLOPs, causal half; grad_out, q, k, v, out read, dq, dk, dv
+ * written: 8 x 32768 = 262144 bytes. */
+START_TEST(efficient_attention_mask_type)
+{
+    struct rl_torch_cost c;
+    static const char *const types[] = {"0", "1", "2"};
+    for (int t = 0; t < 3; t++) {
+        double half = t ? 0.5 : 1;
+        /* (query, key, value, bias, cu_seqlens_q, cu_seqlens_k,
+         * max_seqlen_q, max_seqlen_k, dropout_p, custom_mask_type, ...) */
+        ck_assert(COST(&c, "aten::_efficient_attention_forward", TEN(F16, 4, 1, 128, 4, 32),
+                       TEN(F16, 4, 1, 128, 4, 32), TEN(F16, 4, 1, 128, 4, 32), NIL, NIL, NIL,
+                       SCA("int", "128"), SCA("int", "128"), SCA("float", "0."),
+                       SCA("int", types[t])));
+        ck_cost(c, 8388608.0 * half, 131072.0, "fp16");
+        /* (grad_out, query, key, value, bias, out, cu_seqlens_q,
+         * cu_seqlens_k, max_seqlen_q, max_seqlen_k, logsumexp, dropout_p,
+         * philox_seed, philox_offset, custom_mask_type, ...) */
+        ck_assert(COST(&c, "aten::_efficient_attention_backward", TEN(F16, 4, 1, 128, 4, 32),
+                       TEN(F16, 4, 1, 128, 4, 32), TEN(F16, 4, 1, 128, 4, 32),
+                       TEN(F16, 4, 1, 128, 4, 32), NIL, TEN(F16, 4, 1, 128, 4, 32), NIL, NIL,
+                       SCA("int", "128"), SCA("int", "128"), TEN(F32, 3, 1, 4, 128),
+                       SCA("float", "0."), TEN0(I64), TEN0(I64), SCA("int", types[t])));
+        ck_cost(c, 20971520.0 * half, 262144.0, "fp16");
+        ck_assert_str_eq(c.note, t ? "causal: half the score matrix counted" : "");
+    }
+}
+END_TEST
+
 START_TEST(flash_attention_forward_bshd)
 {
     struct rl_torch_cost c;
@@ -485,6 +591,12 @@ START_TEST(embedding_gathers_rows)
     /* 2048 indices (8 bytes) read; 2048 rows of 4096 bf16 read and written */
     ck_cost(c, 0, 2048.0 * 8 + 2 * 2048.0 * 4096 * 2, "bf16");
     ck_assert(!c.matmul);
+    /* no indices, or a weight that is not [V, D]: refused */
+    ck_assert(!COST(&c, "aten::embedding", TEN(BF16, 2, 32000, 4096)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::embedding", TEN(BF16, 3, 2, 32000, 4096), TEN(I64, 2, 4, 512)));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "embedding needs weight [V, D] and indices");
 }
 END_TEST
 
@@ -806,6 +918,10 @@ START_TEST(malformed_shapes)
     ck_assert(!COST(&c, "aten::convolution", TEN(F32, 4, 1, 1, 8, 8), TEN(F32, 4, 1, 1, 3, 3),
                     NIL, SCA("", "[0, 0]"), SCA("", "[0, 0]"), SCA("", "[1, 1]")));
     ck_refused(c);
+    /* cat of no tensor and no list: nothing to copy */
+    ck_assert(!COST(&c, "aten::cat", SCA("int", "0")));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "needs a tensor");
     /* a convolution without a weight, with a 2-d input and weight (no
      * spatial dim), and with a 3-d weight for a 4-d input */
     ck_assert(!COST(&c, "aten::convolution", TEN(F32, 4, 1, 1, 8, 8), NIL, NIL,
@@ -831,6 +947,24 @@ START_TEST(malformed_shapes)
     ck_assert(!COST(&c, "aten::convolution", TEN(F32, 4, 1, 1, 8, 8), TEN(F32, 4, 1, 1, 3, 3),
                     NIL, SCA("", "[1, 1]"), SCA("", "[0, 0]"), SCA("", "")));
     ck_refused(c);
+}
+END_TEST
+
+/* A tensor argument whose dims were not recorded (no tensor attached) is
+ * no tensor: aten::add of it and a [4] fp32 tensor reads the [4] only,
+ * 16 bytes, and writes 4 elements of its dtype, 16: 4 FLOPs, 32 bytes. */
+START_TEST(tensor_without_dims)
+{
+    struct rl_torch_tensor four = {.ndim = 1, .dims = {4}};
+    struct rl_torch_arg args[2] = {{.kind = RL_TORCH_ARG_TENSOR, .type = "float", .t = NULL,
+                                    .n_tensors = 1, .concrete = ""},
+                                   {.kind = RL_TORCH_ARG_TENSOR, .type = "float", .t = &four,
+                                    .n_tensors = 1, .concrete = ""}};
+    struct rl_torch_op op = {.name = "aten::add", .n_args = 2, .args = args,
+                             .profiler_flops = NAN};
+    struct rl_torch_cost c;
+    ck_assert(rl_torch_op_cost(&op, &c));
+    ck_cost(c, 4.0, 32.0, "fp32");
 }
 END_TEST
 
@@ -918,6 +1052,80 @@ START_TEST(kernel_roofs_from_names)
 }
 END_TEST
 
+/* Every word of the kernel-name tables decides alone: each name below holds
+ * one of them and no other (names lower-cased first). AMD Tensile names
+ * (Cijk_...) by their types, "_MI" for matrix cores; the others by the
+ * instruction or library word. A GEMV / sgemm-like name takes its dtype's
+ * CUDA-core roof (bf16: bf16-cuda), fp32 without one. */
+START_TEST(kernel_roofs_every_word)
+{
+    static const struct {
+        const char *kernel, *dtype, *roof;
+    } want[] = {
+        {"Cijk_Alik_Bljk_F8_MT", "", "fp8"},
+        {"Cijk_Alik_Bljk_XF8F8X", "", "fp8"},
+        {"Cijk_Alik_Bljk_B8_MT", "", "fp8"},
+        {"Cijk_Alik_Bljk_I8_MT", "", "int8"},
+        {"Cijk_Alik_Bljk_4XI8", "", "int8"},
+        {"Cijk_Alik_Bljk_BBS", "", "bf16-cuda"},
+        {"Cijk_Alik_Bljk_BSS", "", "bf16-cuda"},
+        {"Cijk_Alik_Bljk_BB_X", "", "bf16-cuda"},
+        {"Cijk_Alik_Bljk_BBH", "", "bf16-cuda"},
+        {"Cijk_Alik_Bljk_BBH_MI16", "", "bf16"},
+        {"Cijk_Alik_Bljk_HHS", "", "fp16-cuda"},
+        {"Cijk_Alik_Bljk_HSS", "", "fp16-cuda"},
+        {"Cijk_Alik_Bljk_HH_X", "", "fp16-cuda"},
+        {"Cijk_Alik_Bljk_HHH", "", "fp16-cuda"},
+        {"Cijk_Alik_Bljk_DDD", "", "fp64"},
+        {"Cijk_Alik_Bljk_DD_X", "", "fp64"},
+        {"Cijk_Alik_Bljk_DB_X", "", "fp64"},
+        {"Cijk_Alik_Bljk_DDD_MI16", "", "fp64-tc"},
+        {"Cijk_Alik_Bljk_SSS", "", "fp32"},
+        {"Cijk_Alik_Bljk_SS_X", "", "fp32"},
+        {"Cijk_Alik_Bljk_SB_X", "", "fp32"},
+        {"k_e4m3_k", "", "fp8"},
+        {"k_e5m2_k", "", "fp8"},
+        {"k_fp8_k", "", "fp8"},
+        {"k_qmma_k", "", "fp8"},
+        {"k_f8f6f4_k", "", "fp8"},
+        {"k_i8816_k", "", "int8"},
+        {"k_imma_k", "", "int8"},
+        {"k_int8_k", "", "int8"},
+        {"k_i8i8_k", "", "int8"},
+        {"k_s8s8_k", "", "int8"},
+        {"k_bf16_k", "", "bf16"},
+        {"k_h1688_k", "", "fp16"},
+        {"k_h16816_k", "", "fp16"},
+        {"k_h884_k", "", "fp16"},
+        {"k_hgemm_k", "", "fp16"},
+        {"k_f16_k", "", "fp16"},
+        {"k_fp16_k", "", "fp16"},
+        {"k_hmma_k", "", "fp16"},
+        {"k_half_k", "", "fp16"},
+        {"k_tf32_k", "", "tf32"},
+        {"k_s1688_k", "", "tf32"},
+        {"k_s16816_k", "", "tf32"},
+        {"k_xf32_k", "", "tf32"},
+        {"k_dmma_k", "", "fp64-tc"},
+        {"k_d884_k", "", "fp64-tc"},
+        {"k_tensorop_d_k", "", "fp64-tc"},
+        {"k_sgemm_k", "", "fp32"},
+        {"k_gemv_k", "", "fp32"},
+        {"k_gemmsn_k", "", "fp32"},
+        {"k_gemmk1_k", "", "fp32"},
+        {"k_gemv_k", "bf16", "bf16-cuda"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        const char *noted = NULL;
+        const char *roof = rl_torch_kernel_roof(want[i].kernel, want[i].dtype, true, &noted);
+        ck_assert_msg(strcmp(roof, want[i].roof) == 0, "%s: %s, not %s", want[i].kernel, roof,
+                      want[i].roof);
+        ck_assert_ptr_nonnull(noted);
+        ck_assert_msg(noted[0] == 0, "%s: the name decided", want[i].kernel);
+    }
+}
+END_TEST
+
 START_TEST(kernel_roofs_from_dtype)
 {
     const char *noted = NULL;
@@ -975,6 +1183,7 @@ static Suite *torchops_suite(void)
     tcase_add_test(attention, sdpa_other_lengths_and_value_width);
     tcase_add_test(attention, sdpa_flash_backward_five_products);
     tcase_add_test(attention, flash_attention_forward_bshd);
+    tcase_add_test(attention, efficient_attention_mask_type);
     suite_add_tcase(s, attention);
     TCase *other = tcase_create("other");
     tcase_add_test(other, embedding_gathers_rows);
@@ -998,10 +1207,12 @@ static Suite *torchops_suite(void)
     tcase_add_test(limits, unknown_operator);
     tcase_add_test(limits, malformed_shapes);
     tcase_add_test(limits, no_arguments);
+    tcase_add_test(limits, tensor_without_dims);
     suite_add_tcase(s, limits);
     TCase *roofs = tcase_create("roofs");
     tcase_add_test(roofs, dtype_names_and_bytes);
     tcase_add_test(roofs, kernel_roofs_from_names);
+    tcase_add_test(roofs, kernel_roofs_every_word);
     tcase_add_test(roofs, kernel_roofs_from_dtype);
     suite_add_tcase(s, roofs);
     return s;

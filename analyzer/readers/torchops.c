@@ -422,7 +422,7 @@ static bool conv_backward(const struct rl_torch_op *op, struct rl_torch_cost *c)
  * sdpa_backward_flop_count); causal halves them (the kernels skip the
  * masked half: a choice of ours, flop_counter counts the full square). */
 static bool sdpa(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t q, bool bshd,
-                 size_t causal_at, bool backward, int causal_value)
+                 size_t causal_at, bool backward)
 {
     const struct rl_torch_tensor *Q = T(op, q), *K = T(op, q + 1), *V = T(op, q + 2);
     if (!Q || !K || !V || Q->ndim != 4 || K->ndim != 4 || V->ndim != 4)
@@ -431,12 +431,11 @@ static bool sdpa(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t q
     double b = (double)Q->dims[0], heads = (double)Q->dims[h], sq = (double)Q->dims[s],
            sk = (double)K->dims[s], d = (double)Q->dims[3], dv = (double)V->dims[3];
     double flops = 2 * b * heads * sq * sk * (backward ? 3 * d + 2 * dv : d + dv);
-    int causal = causal_value >= 0 ? causal_value : flag(op, causal_at);
-    if (causal_value < 0 && causal_at < op->n_args) {
-        const char *mt = concrete(op, causal_at); /* custom_mask_type: 1, 2 causal */
-        if (strcmp(mt, "2") == 0)
-            causal = 1;
-    }
+    /* is_causal (a bool), or the efficient kernels' custom_mask_type: 1 or
+     * 2 causal */
+    int causal = flag(op, causal_at);
+    if (strcmp(concrete(op, causal_at), "2") == 0)
+        causal = 1;
     if (causal == 1) {
         flops /= 2;
         snprintf(c->note, sizeof c->note, "causal: half the score matrix counted");
@@ -557,11 +556,10 @@ static bool reduce(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t
 }
 
 /* Normalizations and softmax: `per` FLOPs per element (TORCH-OPS.md: the
- * arithmetic of one pass, reductions included), the input read, weights
- * and bias read, the output written; `reads` more input-sized tensors
- * read (a backward's grad and saved input). */
-static bool per_element(const struct rl_torch_op *op, struct rl_torch_cost *c, double per,
-                        int extra_reads, int writes)
+ * arithmetic of one pass, reductions included), the input read, the other
+ * arguments (weights, bias; a backward's saved input and statistics) read,
+ * an input-sized output written. */
+static bool per_element(const struct rl_torch_op *op, struct rl_torch_cost *c, double per)
 {
     const struct rl_torch_tensor *x = T(op, 0);
     if (!x)
@@ -571,8 +569,7 @@ static bool per_element(const struct rl_torch_op *op, struct rl_torch_cost *c, d
     double rest = 0;
     for (size_t i = 1; i < op->n_args; i++)
         rest += arg_bytes(op, i, e);
-    return done(c, per * n, n * e * (double)(extra_reads) + rest + n * e * (double)writes +
-                                (extra_reads ? 0 : n * e));
+    return done(c, per * n, n * e + rest + n * e);
 }
 
 /* copy_(self, src): src read in its dtype, self written in its own. */
@@ -804,46 +801,46 @@ bool rl_torch_op_cost(const struct rl_torch_op *op, struct rl_torch_cost *c)
     case K_CUDNN_CONV: return conv(op, c, (struct conv_args){0, 1, 3, 2, 4, NONE, NONE, 5}, NONE);
     case K_CONV_BW: return conv_backward(op, c);
     /* (query, key, value, dropout_p, is_causal, ...) [B, H, S, D] */
-    case K_SDPA_FLASH: return sdpa(op, c, 0, false, 4, false, -1);
+    case K_SDPA_FLASH: return sdpa(op, c, 0, false, 4, false);
     /* (query, key, value, attn_bias, compute_log_sumexp, dropout_p, is_causal, ...) */
     case K_SDPA_EFF:
-    case K_SDPA_CUDNN: return sdpa(op, c, 0, false, 6, false, -1);
+    case K_SDPA_CUDNN: return sdpa(op, c, 0, false, 6, false);
     /* (query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p,
      * is_causal, ...) [B, S, H, D] */
-    case K_FLASH_FWD: return sdpa(op, c, 0, true, 8, false, -1);
+    case K_FLASH_FWD: return sdpa(op, c, 0, true, 8, false);
     /* (query, key, value, bias, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
      * max_seqlen_k, dropout_p, custom_mask_type, ...) [B, S, H, D] */
-    case K_EFF_FWD: return sdpa(op, c, 0, true, 9, false, flag(op, 9) == 1 ? 1 : -1);
+    case K_EFF_FWD: return sdpa(op, c, 0, true, 9, false);
     /* (grad_out, query, key, value, out, logsumexp, cum_seq_q, cum_seq_k,
      * max_q, max_k, dropout_p, is_causal, ...) */
-    case K_SDPA_FLASH_BW: return sdpa(op, c, 1, false, 11, true, -1);
+    case K_SDPA_FLASH_BW: return sdpa(op, c, 1, false, 11, true);
     /* (grad_out, query, key, value, attn_bias, out, logsumexp, philox_seed,
      * philox_offset, dropout_p, grad_input_mask, is_causal, ...) */
-    case K_SDPA_EFF_BW: return sdpa(op, c, 1, false, 11, true, -1);
+    case K_SDPA_EFF_BW: return sdpa(op, c, 1, false, 11, true);
     /* (grad_out, query, key, value, out, logsumexp, philox_seed,
      * philox_offset, attn_bias, cum_seq_q, cum_seq_k, max_q, max_k,
      * dropout_p, is_causal, ...) */
-    case K_SDPA_CUDNN_BW: return sdpa(op, c, 1, false, 14, true, -1);
-    case K_FLASH_BW: return sdpa(op, c, 1, true, 11, true, -1);
+    case K_SDPA_CUDNN_BW: return sdpa(op, c, 1, false, 14, true);
+    case K_FLASH_BW: return sdpa(op, c, 1, true, 11, true);
     /* (grad_out, query, key, value, bias, out, cu_seqlens_q, cu_seqlens_k,
      * max_seqlen_q, max_seqlen_k, logsumexp, dropout_p, philox_seed,
      * philox_offset, custom_mask_type, ...) */
-    case K_EFF_BW: return sdpa(op, c, 1, true, 14, true, flag(op, 14) == 1 ? 1 : -1);
+    case K_EFF_BW: return sdpa(op, c, 1, true, 14, true);
     case K_EMBED: return embedding(op, c, false);
     case K_EMBED_BW: return embedding_backward(op, c);
     case K_EMBED_BAG: return embedding(op, c, true);
     /* layer norm: mean (1), variance (2), normalize (2), affine (2) = 7 */
-    case K_LAYER_NORM: return per_element(op, c, 7, 0, 1);
+    case K_LAYER_NORM: return per_element(op, c, 7);
     /* its backward: grad (the first) read, the saved input, mean, rstd,
      * weight and bias read as arguments, grad_input written; ~10 per element */
-    case K_LAYER_NORM_BW: return per_element(op, c, 10, 0, 1);
+    case K_LAYER_NORM_BW: return per_element(op, c, 10);
     /* RMS norm: square-sum (2), scale (1), weight (1) = 4 */
-    case K_RMS_NORM: return per_element(op, c, 4, 0, 1);
-    case K_GROUP_NORM: return per_element(op, c, 7, 0, 1);
+    case K_RMS_NORM: return per_element(op, c, 4);
+    case K_GROUP_NORM: return per_element(op, c, 7);
     /* softmax: max (1), subtract (1), exp (1), sum (1), divide (1) = 5 */
-    case K_SOFTMAX: return per_element(op, c, 5, 0, 1);
+    case K_SOFTMAX: return per_element(op, c, 5);
     /* (grad_output, output, dim, input_dtype): both read, grad written; 3 */
-    case K_SOFTMAX_BW: return per_element(op, c, 3, 0, 1);
+    case K_SOFTMAX_BW: return per_element(op, c, 3);
     case K_ELT1: return eltwise(op, c, 1);
     case K_ELT2: return eltwise(op, c, 2);
     case K_ELT4: return eltwise(op, c, 4);
