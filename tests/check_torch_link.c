@@ -843,21 +843,30 @@ START_TEST(dims_not_numbers)
                                 "'Input type': ['float', 'float']")
         OP("aten::mm", 200, 10, "'External id': 2, 'Input Dims': [[4, 3], [3, 5]], "
                                 "'Input type': ['float', 'float']")
+        OP("aten::foo", 300, 10, "'External id': 3, 'Input Dims': [[9.2e18], [3]]")
+        OP("aten::bar", 400, 10, "'External id': 9.2e18")
         GPU("kernel", "gemm_null", 0, 1000, 1, ", 'External id': 1")
         GPU("kernel", "gemm_ok", 0, 1010, 1, ", 'External id': 2")
+        GPU("kernel", "foo_k", 0, 1020, 1, ", 'External id': 3")
+        GPU("kernel", "bar_k", 0, 1030, 1, ", 'External id': 9.2e18")
         "]}\n";
     struct rl_trace_groups g;
     struct rl_torch_stats st;
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
     ck_assert_uint_eq(st.costed, 1);
-    ck_assert_uint_eq(st.uncosted, 1);
+    ck_assert_uint_eq(st.uncosted, 3); /* gemm_null, foo_k (unknown), bar_k (unlinked) */
     const struct rl_trace_group *x = group(&g, "gemm_null");
     ck_assert_str_eq(x->shapes, "3x5");
     ck_assert(!x->counted);
     x = group(&g, "gemm_ok");
     ck_assert_str_eq(x->shapes, "4x3, 3x5");
     ck_assert_double_eq(x->flops, 120);
+    /* a dim or an id of 9.2e18 or more is not taken (an int64 ends at
+     * 9.22e18): foo's first tensor is unreadable, bar_k links to nothing */
+    ck_assert_str_eq(group(&g, "foo_k")->shapes, "3");
+    ck_assert_ptr_null(group(&g, "bar_k")->op);
+    ck_assert_uint_eq(st.unlinked, 1);
     rl_trace_groups_release(&g);
 }
 END_TEST
@@ -934,9 +943,10 @@ START_TEST(scalars_and_argument_limit)
 END_TEST
 
 /* A kernel with no External id takes its runtime call's: kx's call (corr 1)
- * names opA (a second call, corr 2, names opB). A kernel with both an
- * External id and a correlation goes by its id, even when the operator
- * comes later in the file: ky (id 5, corr 2) is opC's, not opB's. */
+ * names opA (the next calls, corr 2 and 3, name opB). A kernel with both
+ * an External id and a correlation goes by its id, even when the operator
+ * comes later in the file: ky (id 5, corr 2) is opC's, not opB's, and kz
+ * (id 0, corr 3) opE's. */
 START_TEST(links_by_id_before_runtime)
 {
     static const char text[] =
@@ -945,18 +955,22 @@ START_TEST(links_by_id_before_runtime)
         OP("opB", 200, 10, "'External id': 20")
         RT(7, 105, "'correlation': 1, 'External id': 10")
         RT(7, 205, "'correlation': 2, 'External id': 20")
+        RT(7, 206, "'correlation': 3, 'External id': 20")
         GPU("kernel", "kx", 0, 1000, 1, ", 'correlation': 1")
         GPU("kernel", "ky", 0, 1010, 1, ", 'correlation': 2, 'External id': 5")
+        GPU("kernel", "kz", 0, 1020, 1, ", 'correlation': 3, 'External id': 0")
         OP("opC", 300, 10, "'External id': 5")
+        OP("opE", 400, 10, "'External id': 0")
         "]}\n";
     struct rl_trace_groups g;
     struct rl_torch_stats st;
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
     ck_assert_uint_eq(st.linked_runtime, 1);
-    ck_assert_uint_eq(st.linked_external, 1);
+    ck_assert_uint_eq(st.linked_external, 2);
     ck_assert_str_eq(group(&g, "kx")->op, "opA");
     ck_assert_str_eq(group(&g, "ky")->op, "opC");
+    ck_assert_str_eq(group(&g, "kz")->op, "opE");
     rl_trace_groups_release(&g);
 }
 END_TEST
