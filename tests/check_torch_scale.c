@@ -89,37 +89,44 @@ START_TEST(many_unknown_operators)
 }
 END_TEST
 
-/* One device, N = 65540 kernels of 1 us every 2 us (kernel i on
- * [2i, 2i + 1]): 65540 disjoint intervals. When the 65537th comes the
- * 65536 kept are full: the older half, 32768 intervals, is folded into
- * 32768 us of busy time ending at 2 x 32767 + 1 = 65535 us. Then two late
- * kernels, read last:
+/* One device, N = 65540 kernels every 2 us (kernel i starts at 2i), of
+ * 1 us for i < 32768 and 0.5 us after: 65540 disjoint intervals, busy
+ * 32768 x 1 + 32772 x 0.5 = 49154 us. When the 65537th comes the 65536
+ * kept are full: the older half, 32768 intervals, is folded into 32768 us
+ * of busy time ending at 2 x 32767 + 1 = 65535 us (the kept half moves to
+ * the front; the folded ones, of another length, must not stay). Then
+ * two late kernels, read last:
  *   [10, 10.5]: inside the folded part (kernel 5 ran on [10, 11]): adds 0;
  *   [65534.5, 65535.5]: starts inside the folded part (kernel 32767 ran on
  *     [65534, 65535]) and ends 0.5 us past it, before kernel 32768 starts
- *     at 65536: adds 0.5 us.
- * busy = 65540 + 0.5 = 65540.5 us; span from 0 to kernel 65539's end,
- * 2 x 65539 + 1 = 131079 us; kernel time 65540 + 0.5 + 1 = 65541.5 us.
- * A second device's one kernel [0, 3] adds 3 us to both. */
+ *     at 65536: adds 0.5 us;
+ *   [131072.25, 131072.75]: overlaps kernel 65536 ([131072, 131072.5], the
+ *     one whose coming folded the rest: it must sit in order after them):
+ *     adds 0.25 us.
+ * busy = 49154 + 0.5 + 0.25 = 49154.75 us; span from 0 to kernel 65539's
+ * end, 2 x 65539 + 0.5 = 131078.5 us; kernel time 49154 + 0.5 + 1 + 0.5 =
+ * 49156 us.
+ * A second device's one kernel [0, 3] adds 3 us to each. */
 START_TEST(busy_intervals_folded)
 {
     enum { N = 65540 };
     struct trace_out o;
     trace_open(&o, "busy65540.json");
     for (int i = 0; i < N; i++)
-        kernel(o.f, "k", 0, 2.0 * i, 1, -1);
+        kernel(o.f, "k", 0, 2.0 * i, i < 32768 ? 1 : 0.5, -1);
     kernel(o.f, "late_inside", 0, 10, 0.5, -1);
     kernel(o.f, "late_across", 0, 65534.5, 1, -1);
+    kernel(o.f, "late_after", 0, 131072.25, 0.5, -1);
     kernel(o.f, "other", 1, 0, 3, -1);
     struct rl_trace_groups g;
     struct rl_torch_stats st;
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(trace_read(&o, &g, &st, err), RL_OK);
-    ck_assert_uint_eq(st.kernels, N + 3);
+    ck_assert_uint_eq(st.kernels, N + 4);
     ck_assert_int_eq(st.devices, 2);
-    ck_assert_double_eq_tol(st.kernel_time_ns, (65541.5 + 3) * 1e3, 1e-3);
-    ck_assert_double_eq_tol(st.busy_ns, (65540.5 + 3) * 1e3, 1e-3);
-    ck_assert_double_eq_tol(st.span_ns, (131079.0 + 3) * 1e3, 1e-3);
+    ck_assert_double_eq_tol(st.kernel_time_ns, (49156.0 + 3) * 1e3, 1e-3);
+    ck_assert_double_eq_tol(st.busy_ns, (49154.75 + 3) * 1e3, 1e-3);
+    ck_assert_double_eq_tol(st.span_ns, (131078.5 + 3) * 1e3, 1e-3);
     rl_trace_groups_release(&g);
 }
 END_TEST

@@ -129,9 +129,11 @@ START_TEST(bmm_and_baddbmm)
     ck_refused(c);
     ck_assert(!COST(&c, "aten::bmm", TEN(F16, 3, 8, 128, 64), NIL));
     ck_refused(c);
-    ck_assert(!COST(&c, "aten::bmm", TEN(F16, 2, 128, 64), TEN(F16, 3, 8, 64, 256)));
+    /* (2-d operands whose other dims would pass: [8, 128] x [8, 0, 256] and
+     * [8, 128, 64] x [8, 64]) */
+    ck_assert(!COST(&c, "aten::bmm", TEN(F16, 2, 8, 128), TEN(F16, 3, 8, 0, 256)));
     ck_refused(c);
-    ck_assert(!COST(&c, "aten::bmm", TEN(F16, 3, 8, 128, 64), TEN(F16, 2, 64, 256)));
+    ck_assert(!COST(&c, "aten::bmm", TEN(F16, 3, 8, 128, 64), TEN(F16, 2, 8, 64)));
     ck_refused(c);
     ck_assert(!COST(&c, "aten::bmm", TEN(F16, 3, 8, 128, 64), TEN(F16, 3, 8, 63, 256)));
     ck_refused(c);
@@ -166,6 +168,23 @@ START_TEST(matmul_broadcasts_and_takes_vectors)
     /* batch 2 against 3 does not broadcast; inner 64 against 32 differs */
     ck_assert(!COST(&c, "aten::matmul", TEN(F32, 3, 2, 32, 64), TEN(F32, 3, 3, 64, 16)));
     ck_assert(!COST(&c, "aten::matmul", TEN(F32, 2, 32, 64), TEN(F32, 2, 32, 16)));
+    ck_refused(c);
+    /* 2-d x 2-d: [8, 16] x [16, 4]: 2 x 8 x 4 x 16 = 1024 FLOPs, bytes
+     * (128 + 64 + 32) x 4 = 896 */
+    ck_assert(COST(&c, "aten::matmul", TEN(F32, 2, 8, 16), TEN(F32, 2, 16, 4)));
+    ck_cost(c, 1024.0, 896.0, "fp32");
+    /* the batch from the second: [32, 64] x [4, 64, 16] is 4 products of
+     * 32 x 16 x 64: 262144 FLOPs, bytes (2048 + 4096 + 4 x 32 x 16) x 4 =
+     * 32768 */
+    ck_assert(COST(&c, "aten::matmul", TEN(F32, 2, 32, 64), TEN(F32, 3, 4, 64, 16)));
+    ck_cost(c, 262144.0, 32768.0, "fp32");
+    /* two batch dims each, matched from the innermost: [2, 3, 4, 5] x
+     * [2, 3, 5, 6]: batch 3 x 2 = 6, 2 x 6 x 4 x 6 x 5 = 1440 FLOPs, bytes
+     * (120 + 180 + 6 x 4 x 6) x 4 = 1776 */
+    ck_assert(COST(&c, "aten::matmul", TEN(F32, 4, 2, 3, 4, 5), TEN(F32, 4, 2, 3, 5, 6)));
+    ck_cost(c, 1440.0, 1776.0, "fp32");
+    /* no first operand */
+    ck_assert(!COST(&c, "aten::matmul", NIL, TEN(F32, 2, 16, 4)));
     ck_refused(c);
     /* a 0-d operand (a scale) is no matrix: refused, either side */
     ck_assert(!COST(&c, "aten::matmul", TEN0(F32), TEN(F32, 2, 0, 5)));
@@ -787,6 +806,9 @@ START_TEST(copies_and_casts)
     ck_assert(COST(&c, "aten::copy_", TEN(BF16, 2, 1024, 1024), TEN(F32, 2, 1024, 1024),
                    SCA("bool", "False")));
     ck_cost(c, 0, 1048576.0 * 4 + 1048576.0 * 2, "fp32");
+    /* clone of a [4, 8] bf16 tensor: 32 x 2 = 64 bytes read, 64 written */
+    ck_assert(COST(&c, "aten::clone", TEN(BF16, 2, 4, 8), NIL));
+    ck_cost(c, 0, 128.0, "bf16");
     /* _to_copy(self fp32, dtype 15 = bf16, layout, device, pin_memory,
      * non_blocking, memory_format): read 4, write 2 bytes per element */
     ck_assert(COST(&c, "aten::_to_copy", TEN(F32, 2, 1024, 1024), SCA("ScalarType", "15"), NIL,
