@@ -613,6 +613,39 @@ START_TEST(ties_and_zeroes)
 }
 END_TEST
 
+/* 103 timing-only operators: "big", exactly 1 s (1e9 ns: "1 s", not
+ * "1e+03 ms"), and op000 .. op101 of (i + 1) us. By time: big, then op101
+ * down to op000. Markdown lists the first 100: big and op101 .. op003
+ * (99 of them); op002 is the 101st, left out. */
+START_TEST(markdown_first_hundred)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c, false);
+    struct rl_trace_groups g = {0};
+    launch(&g, "kbig", "big", NULL, NAN, NAN, 1e9);
+    for (int i = 0; i < 102; i++) {
+        char name[16], op[16];
+        snprintf(name, sizeof name, "k%03d", i);
+        snprintf(op, sizeof op, "op%03d", i);
+        launch(&g, name, op, NULL, NAN, NAN, (i + 1) * 1e3);
+    }
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_int_eq(rl_report_step_build(&r, &c, NAN, NAN, err), RL_OK);
+    ck_assert_uint_eq(r.step->n_ops, 103);
+    ck_assert_str_eq(r.step->ops[0].op, "big");
+    HAS(r.step->ops[0].sentence, "big (bf16): 1 s in 1 launches");
+    char *m = render(md, &r, &c);
+    HAS(m, "| big |  | bf16 | 1 | 1 s | - | - | unknown |\n");
+    HAS(m, "| op003 |  | bf16 | 1 | 4 us | - | - | unknown |\n");
+    ck_assert_ptr_null(strstr(m, "| op002 |"));
+    free(m);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *step_suite(void)
 {
     Suite *s = suite_create("step");
@@ -628,6 +661,7 @@ static Suite *step_suite(void)
     tcase_add_test(limits, collective_limits);
     tcase_add_test(limits, row_json_keys);
     tcase_add_test(limits, ties_and_zeroes);
+    tcase_add_test(limits, markdown_first_hundred);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -830,6 +830,200 @@ START_TEST(stats_add_every_field)
 }
 END_TEST
 
+/* A dim that is not a number (null) makes its tensor unreadable, as 13 dims
+ * do: aten::mm of [4, null, 3] and [3, 5] is not costed (its kernel is
+ * timing only) and its shapes show the readable tensor alone; the same
+ * call with [4, 3] is: 2 x 4 x 3 x 5 = 120 FLOPs (the two calls have
+ * different signatures: the null is not dropped). */
+START_TEST(dims_not_numbers)
+{
+    static const char text[] =
+        "{'traceEvents': [\n"
+        OP("aten::mm", 100, 10, "'External id': 1, 'Input Dims': [[4, null, 3], [3, 5]], "
+                                "'Input type': ['float', 'float']")
+        OP("aten::mm", 200, 10, "'External id': 2, 'Input Dims': [[4, 3], [3, 5]], "
+                                "'Input type': ['float', 'float']")
+        OP("aten::foo", 300, 10, "'External id': 3, 'Input Dims': [[9.2e18], [3]]")
+        OP("aten::bar", 400, 10, "'External id': 9.2e18")
+        GPU("kernel", "gemm_null", 0, 1000, 1, ", 'External id': 1")
+        GPU("kernel", "gemm_ok", 0, 1010, 1, ", 'External id': 2")
+        GPU("kernel", "foo_k", 0, 1020, 1, ", 'External id': 3")
+        GPU("kernel", "bar_k", 0, 1030, 1, ", 'External id': 9.2e18")
+        "]}\n";
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(st.costed, 1);
+    ck_assert_uint_eq(st.uncosted, 3); /* gemm_null, foo_k (unknown), bar_k (unlinked) */
+    const struct rl_trace_group *x = group(&g, "gemm_null");
+    ck_assert_str_eq(x->shapes, "3x5");
+    ck_assert(!x->counted);
+    x = group(&g, "gemm_ok");
+    ck_assert_str_eq(x->shapes, "4x3, 3x5");
+    ck_assert_double_eq(x->flops, 120);
+    /* a dim or an id of 9.2e18 or more is not taken (an int64 ends at
+     * 9.22e18): foo's first tensor is unreadable, bar_k links to nothing */
+    ck_assert_str_eq(group(&g, "foo_k")->shapes, "3");
+    ck_assert_ptr_null(group(&g, "bar_k")->op);
+    ck_assert_uint_eq(st.unlinked, 1);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* A fill or a device-to-device copy of 0 bytes is a memory point of 0
+ * bytes, not one whose bytes are unknown; without 'bytes' it is timing
+ * only. */
+START_TEST(zero_byte_copies)
+{
+    static const char text[] =
+        "{'traceEvents': [\n"
+        GPU("gpu_memset", "Memset (Device)", 0, 100, 1, ", 'bytes': 0")
+        GPU("gpu_memcpy", "Memcpy DtoD (Device -> Device)", 0, 110, 1, ", 'bytes': 0")
+        GPU("gpu_memset", "Memset (Unsized)", 0, 120, 1, "")
+        "]}\n";
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+    const struct rl_trace_group *x = group(&g, "Memset (Device)");
+    ck_assert_uint_eq(x->bytes_only, 1);
+    ck_assert_double_eq(x->bytes_only_bytes[0], 0);
+    x = group(&g, "Memcpy DtoD (Device -> Device)");
+    ck_assert_uint_eq(x->bytes_only, 1);
+    ck_assert_double_eq(x->bytes_only_bytes[0], 0);
+    x = group(&g, "Memset (Unsized)");
+    ck_assert_uint_eq(x->bytes_only + x->counted, 0);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* Python numbers are no tensors: with [] dims, Input types int, bool,
+ * float and double are scalars (left out of the shapes), a dtype such as
+ * 'long int' is a 0-d tensor ("scalar"). An operator of 64 arguments (the
+ * most kept) is costed: aten::cat of 64 [4] floats reads and writes
+ * 64 x 4 x 4 = 1024 bytes, 2048; one of 65 is not (timing only). */
+START_TEST(scalars_and_argument_limit)
+{
+    char text[16384], dims[4096], types[4096];
+    size_t at = (size_t)snprintf(text, sizeof text, "{'traceEvents': [\n"
+        OP("aten::add", 100, 10, "'External id': 1, 'Input Dims': [[4], [], [], [], [], []], "
+           "'Input type': ['float', 'int', 'bool', 'float', 'double', 'long int']"));
+    for (int n = 64; n <= 65; n++) {
+        size_t d = 0, t = 0;
+        for (int i = 0; i < n; i++) {
+            d += (size_t)snprintf(dims + d, sizeof dims - d, "%s[4]", i ? ", " : "");
+            t += (size_t)snprintf(types + t, sizeof types - t, "%s'float'", i ? ", " : "");
+        }
+        at += (size_t)snprintf(text + at, sizeof text - at,
+                               OP("aten::cat", %d, 10, "'External id': %d, 'Input Dims': [%s], "
+                                  "'Input type': [%s]"),
+                               100 * n, n, dims, types);
+    }
+    at += (size_t)snprintf(text + at, sizeof text - at,
+                           GPU("kernel", "add_k", 0, 1000, 1, ", 'External id': 1")
+                           GPU("kernel", "cat64", 0, 1010, 1, ", 'External id': 64")
+                           GPU("kernel", "cat65", 0, 1020, 1, ", 'External id': 65") "]}\n");
+    ck_assert_uint_lt(at, sizeof text);
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+    ck_assert_str_eq(group(&g, "add_k")->shapes, "4, scalar");
+    const struct rl_trace_group *x = group(&g, "cat64");
+    ck_assert_uint_eq(x->counted, 1);
+    ck_assert_double_eq(x->flops, 0);
+    ck_assert_double_eq(x->bytes[0], 2048);
+    x = group(&g, "cat65");
+    ck_assert_uint_eq(x->bytes_only + x->counted, 0);
+    ck_assert_uint_eq(st.costed, 2); /* add_k and cat64 */
+    ck_assert_uint_eq(st.uncosted, 1);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* A kernel with no External id takes its runtime call's: kx's call (corr 1)
+ * names opA (the next calls, corr 2 and 3, name opB). A kernel with both
+ * an External id and a correlation goes by its id, even when the operator
+ * comes later in the file: ky (id 5, corr 2) is opC's, not opB's, and kz
+ * (id 0, corr 3) opE's. */
+START_TEST(links_by_id_before_runtime)
+{
+    static const char text[] =
+        "{'traceEvents': [\n"
+        OP("opA", 100, 10, "'External id': 10")
+        OP("opB", 200, 10, "'External id': 20")
+        RT(7, 105, "'correlation': 1, 'External id': 10")
+        RT(7, 205, "'correlation': 2, 'External id': 20")
+        RT(7, 206, "'correlation': 3, 'External id': 20")
+        GPU("kernel", "kx", 0, 1000, 1, ", 'correlation': 1")
+        GPU("kernel", "ky", 0, 1010, 1, ", 'correlation': 2, 'External id': 5")
+        GPU("kernel", "kz", 0, 1020, 1, ", 'correlation': 3, 'External id': 0")
+        OP("opC", 300, 10, "'External id': 5")
+        OP("opE", 400, 10, "'External id': 0")
+        "]}\n";
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(st.linked_runtime, 1);
+    ck_assert_uint_eq(st.linked_external, 2);
+    ck_assert_str_eq(group(&g, "kx")->op, "opA");
+    ck_assert_str_eq(group(&g, "ky")->op, "opC");
+    ck_assert_str_eq(group(&g, "kz")->op, "opE");
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* One kernel spanning several others' intervals merges them all: on device
+ * 0, [0, 1], [2, 3], [4, 5], [6, 7], then [0.5, 4.5] joins the first three
+ * into [0, 5] and [6.5, 10] extends [6, 7]: busy 5 + 4 = 9 us of 10. */
+START_TEST(busy_merges_several)
+{
+    static const char text[] =
+        "{'traceEvents': [\n"
+        GPU("kernel", "a", 0, 0, 1, "")
+        GPU("kernel", "b", 0, 2, 1, "")
+        GPU("kernel", "c", 0, 4, 1, "")
+        GPU("kernel", "d", 0, 6, 1, "")
+        GPU("kernel", "e", 0, 0.5, 4, "")
+        GPU("kernel", "f", 0, 6.5, 3.5, "")
+        "]}\n";
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+    ck_assert_double_eq_tol(st.busy_ns, 9000, 1e-6);
+    ck_assert_double_eq_tol(st.span_ns, 10000, 1e-6);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* The groups come in the order of their first kernel read, also when that
+ * kernel is added last: op1's longest kernel kA (read first, 5 us) carries
+ * its cost and is added at the end, after op1's shorter kA (read third)
+ * and the unlinked kB (read second): the kA group still comes first. */
+START_TEST(group_order_first_read)
+{
+    static const char text[] =
+        "{'traceEvents': [\n"
+        OP("op1", 100, 50, "'External id': 1")
+        GPU("kernel", "kA", 0, 1000, 5, ", 'External id': 1")
+        GPU("kernel", "kB", 0, 1010, 1, "")
+        GPU("kernel", "kA", 0, 1020, 1, ", 'External id': 1")
+        "]}\n";
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(g.n, 2);
+    ck_assert_str_eq(g.v[0].name, "kA");
+    ck_assert_uint_eq(g.v[0].launches, 2);
+    ck_assert_str_eq(g.v[1].name, "kB");
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *torch_link_suite(void)
 {
     Suite *s = suite_create("torch_link");
@@ -842,11 +1036,17 @@ static Suite *torch_link_suite(void)
     tcase_add_test(core, same_start_and_zero_ids);
     tcase_add_test(core, roof_from_dtype_counts);
     tcase_add_test(core, stats_add_every_field);
+    tcase_add_test(core, links_by_id_before_runtime);
+    tcase_add_test(core, busy_merges_several);
+    tcase_add_test(core, group_order_first_read);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, one_kernel);
     tcase_add_test(limits, notes_limits);
     tcase_add_test(limits, shapes_and_dims);
+    tcase_add_test(limits, dims_not_numbers);
+    tcase_add_test(limits, zero_byte_copies);
+    tcase_add_test(limits, scalars_and_argument_limit);
     tcase_add_test(limits, long_shapes);
     tcase_add_test(limits, old_spellings);
     tcase_add_test(limits, sniffing);

@@ -124,6 +124,30 @@ START_TEST(bmm_and_baddbmm)
     /* batches differ */
     ck_assert(!COST(&c, "aten::bmm", TEN(F16, 3, 8, 128, 64), TEN(F16, 3, 4, 64, 256)));
     ck_refused(c);
+    /* refused: no first or second operand, a 2-d one, inner dims 64 and 63 */
+    ck_assert(!COST(&c, "aten::bmm", NIL, TEN(F16, 3, 8, 64, 256)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::bmm", TEN(F16, 3, 8, 128, 64), NIL));
+    ck_refused(c);
+    /* (2-d operands whose other dims would pass: [8, 128] x [8, 0, 256] and
+     * [8, 128, 64] x [8, 64]) */
+    ck_assert(!COST(&c, "aten::bmm", TEN(F16, 2, 8, 128), TEN(F16, 3, 8, 0, 256)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::bmm", TEN(F16, 3, 8, 128, 64), TEN(F16, 2, 8, 64)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::bmm", TEN(F16, 3, 8, 128, 64), TEN(F16, 3, 8, 63, 256)));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "bmm needs [B,M,K] x [B,K,N]");
+    /* mm the same: no first or second operand, a 3-d one */
+    ck_assert(!COST(&c, "aten::mm", NIL, TEN(F16, 2, 64, 256)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::mm", TEN(F16, 2, 128, 64), NIL));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::mm", TEN(F16, 3, 1, 128, 64), TEN(F16, 2, 64, 256)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::mm", TEN(F16, 2, 128, 64), TEN(F16, 3, 64, 256, 1)));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "mm needs [M,K] x [K,N]");
 }
 END_TEST
 
@@ -145,6 +169,29 @@ START_TEST(matmul_broadcasts_and_takes_vectors)
     ck_assert(!COST(&c, "aten::matmul", TEN(F32, 3, 2, 32, 64), TEN(F32, 3, 3, 64, 16)));
     ck_assert(!COST(&c, "aten::matmul", TEN(F32, 2, 32, 64), TEN(F32, 2, 32, 16)));
     ck_refused(c);
+    /* 2-d x 2-d: [8, 16] x [16, 4]: 2 x 8 x 4 x 16 = 1024 FLOPs, bytes
+     * (128 + 64 + 32) x 4 = 896 */
+    ck_assert(COST(&c, "aten::matmul", TEN(F32, 2, 8, 16), TEN(F32, 2, 16, 4)));
+    ck_cost(c, 1024.0, 896.0, "fp32");
+    /* the batch from the second: [32, 64] x [4, 64, 16] is 4 products of
+     * 32 x 16 x 64: 262144 FLOPs, bytes (2048 + 4096 + 4 x 32 x 16) x 4 =
+     * 32768 */
+    ck_assert(COST(&c, "aten::matmul", TEN(F32, 2, 32, 64), TEN(F32, 3, 4, 64, 16)));
+    ck_cost(c, 262144.0, 32768.0, "fp32");
+    /* two batch dims each, matched from the innermost: [2, 3, 4, 5] x
+     * [2, 3, 5, 6]: batch 3 x 2 = 6, 2 x 6 x 4 x 6 x 5 = 1440 FLOPs, bytes
+     * (120 + 180 + 6 x 4 x 6) x 4 = 1776 */
+    ck_assert(COST(&c, "aten::matmul", TEN(F32, 4, 2, 3, 4, 5), TEN(F32, 4, 2, 3, 5, 6)));
+    ck_cost(c, 1440.0, 1776.0, "fp32");
+    /* no first operand */
+    ck_assert(!COST(&c, "aten::matmul", NIL, TEN(F32, 2, 16, 4)));
+    ck_refused(c);
+    /* a 0-d operand (a scale) is no matrix: refused, either side */
+    ck_assert(!COST(&c, "aten::matmul", TEN0(F32), TEN(F32, 2, 0, 5)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::matmul", TEN(F32, 2, 5, 0), TEN0(F32)));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "matmul needs two tensors");
 }
 END_TEST
 
@@ -165,6 +212,20 @@ START_TEST(linear_3d_input)
             "bf16");
     /* weight [N,K] with K 512 against the input's 1024 */
     ck_assert(!COST(&c, "aten::linear", TEN(BF16, 3, 4, 512, 1024), TEN(BF16, 2, 1024, 512)));
+    /* a 1-d input [64] is one row: x [16, 64]^T: 2 x 1 x 16 x 64 = 2048
+     * FLOPs; bytes (64 + 16 x 64 + 16) x 4 = 4416 */
+    ck_assert(COST(&c, "aten::linear", TEN(F32, 1, 64), TEN(F32, 2, 16, 64), NIL));
+    ck_cost(c, 2048.0, 4416.0, "fp32");
+    /* refused: no input, no weight, a 3-d weight, a 0-d input */
+    ck_assert(!COST(&c, "aten::linear", NIL, TEN(F32, 2, 16, 64)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::linear", TEN(F32, 2, 2, 64), NIL));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::linear", TEN(F32, 2, 2, 64), TEN(F32, 3, 16, 64, 1)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::linear", TEN0(F32), TEN(F32, 2, 16, 0)));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "linear needs [..., K] and [N, K]");
 }
 END_TEST
 
@@ -190,6 +251,18 @@ START_TEST(scaled_mm_fp8_out_dtype)
                    TEN0(F32), TEN0(F32)));
     ck_cost(c, 2.0 * 128 * 512 * 256, 128.0 * 256 + 256.0 * 512 + 4 + 4 + 128.0 * 512 * 2, "fp8");
     ck_assert_str_eq(c.note, "output dtype not in the trace: 2-byte output assumed");
+    /* refused: no first or second matrix, a 3-d one, inner dims 256 and 255 */
+    ck_assert(!COST(&c, "aten::_scaled_mm", NIL, TEN(E4M3, 2, 256, 512)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::_scaled_mm", TEN(E4M3, 2, 128, 256), NIL));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::_scaled_mm", TEN(E4M3, 3, 1, 128, 256), TEN(E4M3, 2, 256, 512)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::_scaled_mm", TEN(E4M3, 2, 128, 256), TEN(E4M3, 3, 256, 512, 1)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::_scaled_mm", TEN(E4M3, 2, 128, 256), TEN(E4M3, 2, 255, 512)));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "_scaled_mm needs [M,K] x [K,N]");
 }
 END_TEST
 
@@ -248,6 +321,94 @@ START_TEST(transposed_convolution_groups)
 }
 END_TEST
 
+/* Per-dimension lists: stride [1, 2], padding [2, 0], dilation [1, 2] on
+ * input [1, 3, 10, 20] and weight [4, 3, 3, 5] (fp32):
+ *   h: (10 + 2*2 - 1*(3 - 1) - 1) / 1 + 1 = 12
+ *   w: (20 + 2*0 - 2*(5 - 1) - 1) / 2 + 1 = 11 / 2 + 1 = 6
+ * FLOPs 2 x N 1 x (12 x 6) x C_out 4 x C_in 3 x k (3 x 5) = 25920; bytes
+ * (in 600 + weight 180 + out 4 x 12 x 6 = 288 elements) x 4 = 4272.
+ * A list shorter than the spatial dims repeats its last entry: a 3-d
+ * convolution, input [1, 2, 4, 6, 8], weight [3, 2, 1, 3, 3], stride
+ * [1, 2], padding [0, 1], dilation [1, 1] (the third dim: stride 2,
+ * padding 1, dilation 1):
+ *   d: (4 + 0 - 1 x 0 - 1) / 1 + 1 = 4, h: (6 + 2 - 2 - 1) / 2 + 1 = 3,
+ *   w: (8 + 2 - 2 - 1) / 2 + 1 = 4
+ * FLOPs 2 x 1 x (4 x 3 x 4) x 3 x 2 x (1 x 3 x 3) = 5184; bytes (in 384 +
+ * weight 54 + out 3 x 48 = 144) x 4 = 2328. One padding entry, [1], pads
+ * every dim: d (4 + 2 - 1) + 1 = 6, h 3, w 4: FLOPs 2 x 72 x 54 = 7776,
+ * bytes (384 + 54 + 216) x 4 = 2616. A 3 x 3 kernel over a 2 x 2 input
+ * leaves (2 - 2 - 1) / 1 + 1 = 0 rows: refused. */
+START_TEST(convolution_lists_per_dim)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::convolution", TEN(F32, 4, 1, 3, 10, 20), TEN(F32, 4, 4, 3, 3, 5),
+                   NIL, SCA("", "[1, 2]"), SCA("", "[2, 0]"), SCA("", "[1, 2]"),
+                   SCA("bool", "False"), SCA("", "[0, 0]"), SCA("int", "1")));
+    ck_cost(c, 25920.0, 4272.0, "fp32");
+    ck_assert(COST(&c, "aten::convolution", TEN(F32, 5, 1, 2, 4, 6, 8),
+                   TEN(F32, 5, 3, 2, 1, 3, 3), NIL, SCA("", "[1, 2]"), SCA("", "[0, 1]"),
+                   SCA("", "[1, 1]"), SCA("bool", "False"), SCA("", "[0]"), SCA("int", "1")));
+    ck_cost(c, 5184.0, 2328.0, "fp32");
+    ck_assert(COST(&c, "aten::convolution", TEN(F32, 5, 1, 2, 4, 6, 8),
+                   TEN(F32, 5, 3, 2, 1, 3, 3), NIL, SCA("", "[1, 2]"), SCA("", "[1]"),
+                   SCA("", "[1, 1]"), SCA("bool", "False"), SCA("", "[0]"), SCA("int", "1")));
+    ck_cost(c, 7776.0, 2616.0, "fp32");
+    ck_assert(!COST(&c, "aten::convolution", TEN(F32, 4, 1, 1, 2, 2), TEN(F32, 4, 1, 1, 3, 3),
+                    NIL, SCA("", "[1, 1]"), SCA("", "[0, 0]"), SCA("", "[1, 1]"),
+                    SCA("bool", "False"), SCA("", "[0, 0]"), SCA("int", "1")));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "convolution: no output for these shapes");
+}
+END_TEST
+
+/* Transposed, with a padding of 2 and a dilation of 2 (where 2p and d(k-1)
+ * are not p and k-1): ConvTranspose1d, input [1, 4, 5], weight
+ * [C_in 4, C_out/groups 2, 3], stride 3, padding 2, dilation 2,
+ * output_padding 1, groups 2: out (5 - 1) x 3 - 2 x 2 + 2 x (3 - 1) + 1 +
+ * 1 = 14, channels 2 x 2 = 4. FLOPs (the input's spatial size):
+ * 2 x 1 x 5 x 4 x 2 x 3 = 240; bytes (in 20 + weight 24 + out 4 x 14 = 56)
+ * x 4 = 400.
+ * Per-dimension lists, 2-d: input [1, 2, 3, 4], weight [2, 1, 2, 2],
+ * stride [2, 3], padding [0, 1], dilation [1], output_padding [1, 0]:
+ *   h: (3 - 1) x 2 - 0 + 1 x 1 + 1 + 1 = 7
+ *   w: (4 - 1) x 3 - 2 + 1 x 1 + 0 + 1 = 9
+ * FLOPs 2 x 1 x (3 x 4) x 2 x 1 x (2 x 2) = 192; bytes (in 24 + weight 8 +
+ * out 1 x 7 x 9 = 63) x 4 = 380. One output_padding entry, [1], pads both:
+ * w (4 - 1) x 3 - 2 + 1 + 1 + 1 = 10, out 70, bytes (24 + 8 + 70) x 4 =
+ * 408. An output_padding with no number ("[]") and groups 0 count as 0 and
+ * 1: h (3 - 1) x 2 + 1 + 1 = 6, w (4 - 1) x 3 - 2 + 1 + 1 = 9: out 54,
+ * bytes (24 + 8 + 54) x 4 = 344.
+ * Ten spatial dims, the most a tensor holds (a 12-d input, every size 1;
+ * stride 1, padding 0, dilation 1, output_padding [0]): each dim (1 - 1)
+ * x 1 - 0 + 1 x 0 + 0 + 1 = 1; FLOPs 2 x 1 x 1 x 1 x 1 x 1 = 2, bytes
+ * (1 + 1 + 1) x 4 = 12. */
+START_TEST(transposed_convolution_padding)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::convolution", TEN(F32, 3, 1, 4, 5), TEN(F32, 3, 4, 2, 3), NIL,
+                   SCA("", "[3]"), SCA("", "[2]"), SCA("", "[2]"), SCA("bool", "True"),
+                   SCA("", "[1]"), SCA("int", "2")));
+    ck_cost(c, 240.0, 400.0, "fp32");
+    ck_assert(COST(&c, "aten::convolution", TEN(F32, 4, 1, 2, 3, 4), TEN(F32, 4, 2, 1, 2, 2),
+                   NIL, SCA("", "[2, 3]"), SCA("", "[0, 1]"), SCA("", "[1]"),
+                   SCA("bool", "True"), SCA("", "[1, 0]"), SCA("int", "1")));
+    ck_cost(c, 192.0, 380.0, "fp32");
+    ck_assert(COST(&c, "aten::convolution", TEN(F32, 4, 1, 2, 3, 4), TEN(F32, 4, 2, 1, 2, 2),
+                   NIL, SCA("", "[2, 3]"), SCA("", "[0, 1]"), SCA("", "[1]"),
+                   SCA("bool", "True"), SCA("", "[]"), SCA("int", "0")));
+    ck_cost(c, 192.0, 344.0, "fp32");
+    ck_assert(COST(&c, "aten::convolution", TEN(F32, 4, 1, 2, 3, 4), TEN(F32, 4, 2, 1, 2, 2),
+                   NIL, SCA("", "[2, 3]"), SCA("", "[0, 1]"), SCA("", "[1]"),
+                   SCA("bool", "True"), SCA("", "[1]"), SCA("int", "1")));
+    ck_cost(c, 192.0, 408.0, "fp32");
+    ck_assert(COST(&c, "aten::convolution", TEN(F32, 12, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+                   TEN(F32, 12, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1), NIL, SCA("", "[1]"),
+                   SCA("", "[0]"), SCA("", "[1]"), SCA("bool", "True"), SCA("", "[0]"),
+                   SCA("int", "1")));
+    ck_cost(c, 2.0, 12.0, "fp32");
+}
+END_TEST
+
 START_TEST(cudnn_convolution_argument_order)
 {
     struct rl_torch_cost c;
@@ -295,6 +456,24 @@ END_TEST
 START_TEST(sdpa_flash_causal_and_not)
 {
     struct rl_torch_cost c;
+    /* refused: a missing or 3-d query, key or value */
+    static const char *const flash = "aten::_scaled_dot_product_flash_attention";
+    ck_assert(!COST(&c, flash, NIL, TEN(BF16, 4, 2, 16, 1024, 64), TEN(BF16, 4, 2, 16, 1024, 64)));
+    ck_refused(c);
+    ck_assert(!COST(&c, flash, TEN(BF16, 4, 2, 16, 1024, 64), NIL, TEN(BF16, 4, 2, 16, 1024, 64)));
+    ck_refused(c);
+    ck_assert(!COST(&c, flash, TEN(BF16, 4, 2, 16, 1024, 64), TEN(BF16, 4, 2, 16, 1024, 64), NIL));
+    ck_refused(c);
+    ck_assert(!COST(&c, flash, TEN(BF16, 3, 2, 16, 1024), TEN(BF16, 4, 2, 16, 1024, 64),
+                    TEN(BF16, 4, 2, 16, 1024, 64)));
+    ck_refused(c);
+    ck_assert(!COST(&c, flash, TEN(BF16, 4, 2, 16, 1024, 64), TEN(BF16, 3, 2, 16, 1024),
+                    TEN(BF16, 4, 2, 16, 1024, 64)));
+    ck_refused(c);
+    ck_assert(!COST(&c, flash, TEN(BF16, 4, 2, 16, 1024, 64), TEN(BF16, 4, 2, 16, 1024, 64),
+                    TEN(BF16, 3, 2, 16, 1024)));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "attention needs 4-d query, key and value");
     /* (query, key, value, dropout_p, is_causal, return_debug_mask, scale) */
     ck_assert(COST(&c, "aten::_scaled_dot_product_flash_attention",
                    TEN(BF16, 4, 2, 16, 1024, 64), TEN(BF16, 4, 2, 16, 1024, 64),
@@ -368,6 +547,40 @@ START_TEST(sdpa_flash_backward_five_products)
 }
 END_TEST
 
+/* The efficient kernels say causal by custom_mask_type: 0 none, 1 and 2
+ * causal (top-left, bottom-right). q, k, v [B 1, S 128, H 4, D 32] fp16
+ * (bshd): forward 2 x 1 x 4 x 128 x 128 x (32 + 32) = 8388608 FLOPs,
+ * causal half; q, k, v read and out written, 128 x 4 x 32 x 2 = 32768
+ * bytes each: 131072. Backward 2 x 4 x 16384 x (3 x 32 + 2 x 32) =
+ * 20971520 FLOPs, causal half; grad_out, q, k, v, out read, dq, dk, dv
+ * written: 8 x 32768 = 262144 bytes. */
+START_TEST(efficient_attention_mask_type)
+{
+    struct rl_torch_cost c;
+    static const char *const types[] = {"0", "1", "2"};
+    for (int t = 0; t < 3; t++) {
+        double half = t ? 0.5 : 1;
+        /* (query, key, value, bias, cu_seqlens_q, cu_seqlens_k,
+         * max_seqlen_q, max_seqlen_k, dropout_p, custom_mask_type, ...) */
+        ck_assert(COST(&c, "aten::_efficient_attention_forward", TEN(F16, 4, 1, 128, 4, 32),
+                       TEN(F16, 4, 1, 128, 4, 32), TEN(F16, 4, 1, 128, 4, 32), NIL, NIL, NIL,
+                       SCA("int", "128"), SCA("int", "128"), SCA("float", "0."),
+                       SCA("int", types[t])));
+        ck_cost(c, 8388608.0 * half, 131072.0, "fp16");
+        /* (grad_out, query, key, value, bias, out, cu_seqlens_q,
+         * cu_seqlens_k, max_seqlen_q, max_seqlen_k, logsumexp, dropout_p,
+         * philox_seed, philox_offset, custom_mask_type, ...) */
+        ck_assert(COST(&c, "aten::_efficient_attention_backward", TEN(F16, 4, 1, 128, 4, 32),
+                       TEN(F16, 4, 1, 128, 4, 32), TEN(F16, 4, 1, 128, 4, 32),
+                       TEN(F16, 4, 1, 128, 4, 32), NIL, TEN(F16, 4, 1, 128, 4, 32), NIL, NIL,
+                       SCA("int", "128"), SCA("int", "128"), TEN(F32, 3, 1, 4, 128),
+                       SCA("float", "0."), TEN0(I64), TEN0(I64), SCA("int", types[t])));
+        ck_cost(c, 20971520.0 * half, 262144.0, "fp16");
+        ck_assert_str_eq(c.note, t ? "causal: half the score matrix counted" : "");
+    }
+}
+END_TEST
+
 START_TEST(flash_attention_forward_bshd)
 {
     struct rl_torch_cost c;
@@ -397,6 +610,50 @@ START_TEST(embedding_gathers_rows)
     /* 2048 indices (8 bytes) read; 2048 rows of 4096 bf16 read and written */
     ck_cost(c, 0, 2048.0 * 8 + 2 * 2048.0 * 4096 * 2, "bf16");
     ck_assert(!c.matmul);
+    /* no indices, or a weight that is not [V, D]: refused */
+    ck_assert(!COST(&c, "aten::embedding", TEN(BF16, 2, 32000, 4096)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::embedding", TEN(BF16, 3, 2, 32000, 4096), TEN(I64, 2, 4, 512)));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "embedding needs weight [V, D] and indices");
+}
+END_TEST
+
+/* embedding_bag(weight [1000, 64] fp32, indices [40] int64, offsets [8]
+ * int64): 40 rows of 64 read and summed into 8 bags (40 x 64 = 2560
+ * FLOPs); bytes: indices 40 x 8 = 320, rows 40 x 64 x 4 = 10240, offsets
+ * 8 x 8 = 64, bags written 8 x 64 x 4 = 2048: 12672. */
+START_TEST(embedding_bag_sums_rows)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::embedding_bag", TEN(F32, 2, 1000, 64), TEN(I64, 1, 40),
+                   TEN(I64, 1, 8), SCA("bool", "False"), SCA("int", "0")));
+    ck_cost(c, 2560.0, 12672.0, "fp32");
+    ck_assert(!c.matmul);
+}
+END_TEST
+
+/* embedding_dense_backward(grad_output [2, 3, 8] fp32, indices [2, 3]
+ * int64, num_weights 10, ...): one add per grad element (48); grad read
+ * 48 x 4 = 192, indices 6 x 8 = 48, the weight's gradient 10 rows of 8
+ * written: 320; 560. num_weights -5 or not in the trace: no rows
+ * counted, 240. A 0-d grad has rows of 1: 10 x 1 x 4 = 40, + 4 + 48 = 92. */
+START_TEST(embedding_dense_backward_rows)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::embedding_dense_backward", TEN(F32, 3, 2, 3, 8), TEN(I64, 2, 2, 3),
+                   SCA("int", "10"), SCA("int", "-1"), SCA("bool", "False")));
+    ck_cost(c, 48.0, 560.0, "fp32");
+    ck_assert(COST(&c, "aten::embedding_dense_backward", TEN(F32, 3, 2, 3, 8), TEN(I64, 2, 2, 3),
+                   SCA("int", "-5")));
+    ck_cost(c, 48.0, 240.0, "fp32");
+    ck_assert(COST(&c, "aten::embedding_dense_backward", TEN(F32, 3, 2, 3, 8), TEN(I64, 2, 2, 3)));
+    ck_cost(c, 48.0, 240.0, "fp32");
+    ck_assert(COST(&c, "aten::embedding_dense_backward", TEN0(F32), TEN(I64, 2, 2, 3),
+                   SCA("int", "10")));
+    ck_cost(c, 1.0, 92.0, "fp32");
+    ck_assert(!COST(&c, "aten::embedding_dense_backward", TEN(F32, 3, 2, 3, 8)));
+    ck_refused(c);
 }
 END_TEST
 
@@ -549,6 +806,9 @@ START_TEST(copies_and_casts)
     ck_assert(COST(&c, "aten::copy_", TEN(BF16, 2, 1024, 1024), TEN(F32, 2, 1024, 1024),
                    SCA("bool", "False")));
     ck_cost(c, 0, 1048576.0 * 4 + 1048576.0 * 2, "fp32");
+    /* clone of a [4, 8] bf16 tensor: 32 x 2 = 64 bytes read, 64 written */
+    ck_assert(COST(&c, "aten::clone", TEN(BF16, 2, 4, 8), NIL));
+    ck_cost(c, 0, 128.0, "bf16");
     /* _to_copy(self fp32, dtype 15 = bf16, layout, device, pin_memory,
      * non_blocking, memory_format): read 4, write 2 bytes per element */
     ck_assert(COST(&c, "aten::_to_copy", TEN(F32, 2, 1024, 1024), SCA("ScalarType", "15"), NIL,
@@ -680,6 +940,53 @@ START_TEST(malformed_shapes)
     ck_assert(!COST(&c, "aten::convolution", TEN(F32, 4, 1, 1, 8, 8), TEN(F32, 4, 1, 1, 3, 3),
                     NIL, SCA("", "[0, 0]"), SCA("", "[0, 0]"), SCA("", "[1, 1]")));
     ck_refused(c);
+    /* cat of no tensor and no list: nothing to copy */
+    ck_assert(!COST(&c, "aten::cat", SCA("int", "0")));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "needs a tensor");
+    /* a convolution without a weight, with a 2-d input and weight (no
+     * spatial dim), and with a 3-d weight for a 4-d input */
+    ck_assert(!COST(&c, "aten::convolution", TEN(F32, 4, 1, 1, 8, 8), NIL, NIL,
+                    SCA("", "[1, 1]"), SCA("", "[0, 0]"), SCA("", "[1, 1]")));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::convolution", TEN(F32, 2, 1, 1), TEN(F32, 2, 1, 1), NIL,
+                    SCA("", "[1, 1]"), SCA("", "[0, 0]"), SCA("", "[1, 1]")));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::convolution", TEN(F32, 4, 1, 1, 8, 8), TEN(F32, 3, 1, 1, 3), NIL,
+                    SCA("", "[1, 1]"), SCA("", "[0, 0]"), SCA("", "[1, 1]")));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "convolution needs input [N, C, ...] and weight [C_out, "
+                             "C_in/groups, ...]");
+    /* stride, padding or dilation missing: refused, saying so */
+    ck_assert(!COST(&c, "aten::convolution", TEN(F32, 4, 1, 1, 8, 8), TEN(F32, 4, 1, 1, 3, 3),
+                    NIL, SCA("", ""), SCA("", "[0, 0]"), SCA("", "[1, 1]")));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "convolution: stride, padding or dilation not in the trace "
+                             "(Concrete Inputs)");
+    ck_assert(!COST(&c, "aten::convolution", TEN(F32, 4, 1, 1, 8, 8), TEN(F32, 4, 1, 1, 3, 3),
+                    NIL, SCA("", "[1, 1]"), SCA("", ""), SCA("", "[1, 1]")));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::convolution", TEN(F32, 4, 1, 1, 8, 8), TEN(F32, 4, 1, 1, 3, 3),
+                    NIL, SCA("", "[1, 1]"), SCA("", "[0, 0]"), SCA("", "")));
+    ck_refused(c);
+}
+END_TEST
+
+/* A tensor argument whose dims were not recorded (no tensor attached) is
+ * no tensor: aten::add of it and a [4] fp32 tensor reads the [4] only,
+ * 16 bytes, and writes 4 elements of its dtype, 16: 4 FLOPs, 32 bytes. */
+START_TEST(tensor_without_dims)
+{
+    struct rl_torch_tensor four = {.ndim = 1, .dims = {4}};
+    struct rl_torch_arg args[2] = {{.kind = RL_TORCH_ARG_TENSOR, .type = "float", .t = NULL,
+                                    .n_tensors = 1, .concrete = ""},
+                                   {.kind = RL_TORCH_ARG_TENSOR, .type = "float", .t = &four,
+                                    .n_tensors = 1, .concrete = ""}};
+    struct rl_torch_op op = {.name = "aten::add", .n_args = 2, .args = args,
+                             .profiler_flops = NAN};
+    struct rl_torch_cost c;
+    ck_assert(rl_torch_op_cost(&op, &c));
+    ck_cost(c, 4.0, 32.0, "fp32");
 }
 END_TEST
 
@@ -767,6 +1074,80 @@ START_TEST(kernel_roofs_from_names)
 }
 END_TEST
 
+/* Every word of the kernel-name tables decides alone: each name below holds
+ * one of them and no other (names lower-cased first). AMD Tensile names
+ * (Cijk_...) by their types, "_MI" for matrix cores; the others by the
+ * instruction or library word. A GEMV / sgemm-like name takes its dtype's
+ * CUDA-core roof (bf16: bf16-cuda), fp32 without one. */
+START_TEST(kernel_roofs_every_word)
+{
+    static const struct {
+        const char *kernel, *dtype, *roof;
+    } want[] = {
+        {"Cijk_Alik_Bljk_F8_MT", "", "fp8"},
+        {"Cijk_Alik_Bljk_XF8F8X", "", "fp8"},
+        {"Cijk_Alik_Bljk_B8_MT", "", "fp8"},
+        {"Cijk_Alik_Bljk_I8_MT", "", "int8"},
+        {"Cijk_Alik_Bljk_4XI8", "", "int8"},
+        {"Cijk_Alik_Bljk_BBS", "", "bf16-cuda"},
+        {"Cijk_Alik_Bljk_BSS", "", "bf16-cuda"},
+        {"Cijk_Alik_Bljk_BB_X", "", "bf16-cuda"},
+        {"Cijk_Alik_Bljk_BBH", "", "bf16-cuda"},
+        {"Cijk_Alik_Bljk_BBH_MI16", "", "bf16"},
+        {"Cijk_Alik_Bljk_HHS", "", "fp16-cuda"},
+        {"Cijk_Alik_Bljk_HSS", "", "fp16-cuda"},
+        {"Cijk_Alik_Bljk_HH_X", "", "fp16-cuda"},
+        {"Cijk_Alik_Bljk_HHH", "", "fp16-cuda"},
+        {"Cijk_Alik_Bljk_DDD", "", "fp64"},
+        {"Cijk_Alik_Bljk_DD_X", "", "fp64"},
+        {"Cijk_Alik_Bljk_DB_X", "", "fp64"},
+        {"Cijk_Alik_Bljk_DDD_MI16", "", "fp64-tc"},
+        {"Cijk_Alik_Bljk_SSS", "", "fp32"},
+        {"Cijk_Alik_Bljk_SS_X", "", "fp32"},
+        {"Cijk_Alik_Bljk_SB_X", "", "fp32"},
+        {"k_e4m3_k", "", "fp8"},
+        {"k_e5m2_k", "", "fp8"},
+        {"k_fp8_k", "", "fp8"},
+        {"k_qmma_k", "", "fp8"},
+        {"k_f8f6f4_k", "", "fp8"},
+        {"k_i8816_k", "", "int8"},
+        {"k_imma_k", "", "int8"},
+        {"k_int8_k", "", "int8"},
+        {"k_i8i8_k", "", "int8"},
+        {"k_s8s8_k", "", "int8"},
+        {"k_bf16_k", "", "bf16"},
+        {"k_h1688_k", "", "fp16"},
+        {"k_h16816_k", "", "fp16"},
+        {"k_h884_k", "", "fp16"},
+        {"k_hgemm_k", "", "fp16"},
+        {"k_f16_k", "", "fp16"},
+        {"k_fp16_k", "", "fp16"},
+        {"k_hmma_k", "", "fp16"},
+        {"k_half_k", "", "fp16"},
+        {"k_tf32_k", "", "tf32"},
+        {"k_s1688_k", "", "tf32"},
+        {"k_s16816_k", "", "tf32"},
+        {"k_xf32_k", "", "tf32"},
+        {"k_dmma_k", "", "fp64-tc"},
+        {"k_d884_k", "", "fp64-tc"},
+        {"k_tensorop_d_k", "", "fp64-tc"},
+        {"k_sgemm_k", "", "fp32"},
+        {"k_gemv_k", "", "fp32"},
+        {"k_gemmsn_k", "", "fp32"},
+        {"k_gemmk1_k", "", "fp32"},
+        {"k_gemv_k", "bf16", "bf16-cuda"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        const char *noted = NULL;
+        const char *roof = rl_torch_kernel_roof(want[i].kernel, want[i].dtype, true, &noted);
+        ck_assert_msg(strcmp(roof, want[i].roof) == 0, "%s: %s, not %s", want[i].kernel, roof,
+                      want[i].roof);
+        ck_assert_ptr_nonnull(noted);
+        ck_assert_msg(noted[0] == 0, "%s: the name decided", want[i].kernel);
+    }
+}
+END_TEST
+
 START_TEST(kernel_roofs_from_dtype)
 {
     const char *noted = NULL;
@@ -814,6 +1195,8 @@ static Suite *torchops_suite(void)
     TCase *conv = tcase_create("conv");
     tcase_add_test(conv, convolution_2d);
     tcase_add_test(conv, transposed_convolution_groups);
+    tcase_add_test(conv, convolution_lists_per_dim);
+    tcase_add_test(conv, transposed_convolution_padding);
     tcase_add_test(conv, cudnn_convolution_argument_order);
     tcase_add_test(conv, convolution_backward_output_mask);
     suite_add_tcase(s, conv);
@@ -822,9 +1205,12 @@ static Suite *torchops_suite(void)
     tcase_add_test(attention, sdpa_other_lengths_and_value_width);
     tcase_add_test(attention, sdpa_flash_backward_five_products);
     tcase_add_test(attention, flash_attention_forward_bshd);
+    tcase_add_test(attention, efficient_attention_mask_type);
     suite_add_tcase(s, attention);
     TCase *other = tcase_create("other");
     tcase_add_test(other, embedding_gathers_rows);
+    tcase_add_test(other, embedding_bag_sums_rows);
+    tcase_add_test(other, embedding_dense_backward_rows);
     tcase_add_test(other, layer_norm_and_softmax);
     tcase_add_test(other, layer_norm_backward_reads_input_once);
     tcase_add_test(other, add_broadcasts);
@@ -843,10 +1229,12 @@ static Suite *torchops_suite(void)
     tcase_add_test(limits, unknown_operator);
     tcase_add_test(limits, malformed_shapes);
     tcase_add_test(limits, no_arguments);
+    tcase_add_test(limits, tensor_without_dims);
     suite_add_tcase(s, limits);
     TCase *roofs = tcase_create("roofs");
     tcase_add_test(roofs, dtype_names_and_bytes);
     tcase_add_test(roofs, kernel_roofs_from_names);
+    tcase_add_test(roofs, kernel_roofs_every_word);
     tcase_add_test(roofs, kernel_roofs_from_dtype);
     suite_add_tcase(s, roofs);
     return s;

@@ -176,7 +176,8 @@ uint32_t tr_ids_get(const struct tr_ids *m, int64_t id)
             else
                 hi = mid;
         }
-        if (lo < m->pairs.n && pair_key(m, lo) == id) {
+        /* the keys rise and the last is m->last >= id: lo is a key's */
+        if (pair_key(m, lo) == id) {
             uint32_t v;
             memcpy(&v, (char *)tr_at(&m->pairs, lo) + sizeof(int64_t), sizeof v);
             return v + 1;

@@ -309,6 +309,9 @@ static int read_tensor_dims(struct rl_jsr *r, struct ev *e, enum rl_jsr_tok t)
         } else if (rl_jsr_skip_value(r, t)) {
             return r->err;
         } else {
+            /* not a number: the tensor is unreadable, and its signature
+             * says so ([4, null, 3] is not [4, 3]) */
+            rl_strbuf_append(&e->sig, "?,", 2);
             x->ndim = -1;
         }
         t = rl_jsr_next(r);
@@ -561,13 +564,14 @@ static enum ev_kind classify(const struct ev *e)
 
 /* ---- the arguments of an operator, for the cost table ---------------------- */
 
+/* The Input types of scalar arguments that are also dtype names: with []
+ * dims these are Python numbers, not 0-d tensors. (The other scalar types,
+ * Scalar, ScalarList, GenericList, String, Device, Layout, ScalarType, name
+ * no dtype, so they are never taken for a tensor.) */
 static bool scalar_type(const char *t)
 {
-    return strcmp(t, "Scalar") == 0 || strcmp(t, "ScalarList") == 0 || strcmp(t, "int") == 0 ||
-           strcmp(t, "bool") == 0 || strcmp(t, "float") == 0 || strcmp(t, "double") == 0 ||
-           strcmp(t, "GenericList") == 0 || strcmp(t, "String") == 0 ||
-           strcmp(t, "Device") == 0 || strcmp(t, "Layout") == 0 ||
-           strcmp(t, "ScalarType") == 0;
+    return strcmp(t, "int") == 0 || strcmp(t, "bool") == 0 || strcmp(t, "float") == 0 ||
+           strcmp(t, "double") == 0;
 }
 
 /* The shapes as people read them: "2048x4096, 4096x14336"; lists as
@@ -625,8 +629,7 @@ static size_t build_args(const struct ev *e, struct rl_torch_arg *args)
         } else if (dk == 1) { /* dims: a tensor, whatever its type says */
             a->kind = RL_TORCH_ARG_TENSOR;
             a->n_tensors = 1;
-        } else if (dk == 0 && type[0] && !scalar_type(type) && strcmp(type, "None") != 0 &&
-                   rl_torch_dtype_bytes(type) > 0) {
+        } else if (dk == 0 && !scalar_type(type) && rl_torch_dtype_bytes(type) > 0) {
             /* a 0-d tensor: [] dims and a dtype */
             static const struct rl_torch_tensor zero_d = {0, {0}};
             a->kind = RL_TORCH_ARG_TENSOR;

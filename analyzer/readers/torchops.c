@@ -100,6 +100,9 @@ static double numel(const struct rl_torch_tensor *t)
     return n;
 }
 
+/* Every helper below takes any index: one past the arguments, or NONE
+ * ((size_t)-1, "no such argument" in the table), reads as absent (no
+ * tensor, 0 bytes, no Concrete Input), so callers pass NONE through. */
 /* Argument i as one tensor, NULL otherwise. */
 static const struct rl_torch_tensor *T(const struct rl_torch_op *op, size_t i)
 {
@@ -219,7 +222,7 @@ static bool mm(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t a, 
     set_dtype(c, op, a);
     double e = E(op, a);
     return done(c, 2 * m * n * k,
-                m * k * e + k * n * E(op, b) + (bias != (size_t)-1 ? arg_bytes(op, bias, e) : 0) +
+                m * k * e + k * n * E(op, b) + arg_bytes(op, bias, e) +
                     m * n * e);
 }
 
@@ -238,7 +241,7 @@ static bool bmm(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t a,
     double e = E(op, a);
     return done(c, 2 * bt * m * n * k,
                 bt * (m * k * e + k * n * E(op, b) + m * n * e) +
-                    (bias != (size_t)-1 ? arg_bytes(op, bias, e) : 0));
+                    arg_bytes(op, bias, e));
 }
 
 /* torch.matmul: 1-d operands become a row or a column, leading dims
@@ -325,29 +328,31 @@ static bool conv_shape(const struct rl_torch_op *op, const struct conv_args *a, 
         return false;
     }
     int sp = x->ndim - 2;
-    long long s[8], p[8], d[8];
+    /* zero-filled: an entry past a list's end is never read, but a wrong
+     * index reads 0 (no output), not whatever the stack held */
+    long long s[8] = {0}, p[8] = {0}, d[8] = {0};
     int ns = int_list(op, a->stride, s, 8), np = int_list(op, a->padding, p, 8),
         nd = int_list(op, a->dilation, d, 8);
     if (ns < 1 || np < 1 || nd < 1) {
         *why = "convolution: stride, padding or dilation not in the trace (Concrete Inputs)";
         return false;
     }
-    bool transposed = a->transposed != (size_t)-1 && flag(op, a->transposed) == 1;
-    /* output_padding (transposed only: extra rows on one side) and groups;
-     * absent means 0 and 1 */
-    long long op_[8] = {0}, opl[8], g = 1;
-    int nop = transposed && a->output_padding != (size_t)-1
-                  ? int_list(op, a->output_padding, opl, 8) : -1;
+    bool transposed = flag(op, a->transposed) == 1;
+    /* output_padding (extra rows on one side: only a transposed one's
+     * output reads it) and groups; absent means 0 and 1. A list shorter
+     * than the spatial dims repeats its last entry (one entry: every dim).
+     * op_ has a slot per spatial dim (up to RL_TORCH_MAX_DIMS - 2). */
+    long long op_[RL_TORCH_MAX_DIMS - 2] = {0}, opl[8] = {0}, g = 1;
+    int nop = int_list(op, a->output_padding, opl, 8);
     for (int i = 0; i < sp && nop > 0; i++)
-        op_[i] = opl[nop == 1 ? 0 : i < nop ? i : nop - 1];
-    if (a->groups != (size_t)-1 && int_list(op, a->groups, &g, 1) == 1 && g < 1)
+        op_[i] = opl[i < nop ? i : nop - 1];
+    if (int_list(op, a->groups, &g, 1) == 1 && g < 1)
         g = 1;
     double groups = (double)g;
-    double out_spatial = 1, kernel = 1;
+    double out_spatial = 1, kernel = 1, true_out = 1;
     for (int i = 0; i < sp; i++) {
-        long long si = s[ns == 1 ? 0 : i < ns ? i : ns - 1],
-                  pi = p[np == 1 ? 0 : i < np ? i : np - 1],
-                  di = d[nd == 1 ? 0 : i < nd ? i : nd - 1];
+        long long si = s[i < ns ? i : ns - 1], pi = p[i < np ? i : np - 1],
+                  di = d[i < nd ? i : nd - 1];
         long long h = x->dims[2 + i], k = w->dims[2 + i];
         long long o = transposed ? (h - 1) * si - 2 * pi + di * (k - 1) + op_[i] + 1
                                  : si > 0 ? (h + 2 * pi - di * (k - 1) - 1) / si + 1 : 0;
@@ -358,18 +363,10 @@ static bool conv_shape(const struct rl_torch_op *op, const struct conv_args *a, 
         /* flop_counter: the input's spatial size for a transposed one */
         out_spatial *= transposed ? (double)h : (double)o;
         kernel *= (double)k;
+        true_out *= (double)o;
     }
     double n = (double)x->dims[0], cout = (double)w->dims[0], cin = (double)w->dims[1];
     *flops = 2 * n * out_spatial * cout * cin * kernel;
-    double true_out = 1;
-    for (int i = 0; i < sp; i++) {
-        long long si = s[ns == 1 ? 0 : i < ns ? i : ns - 1],
-                  pi = p[np == 1 ? 0 : i < np ? i : np - 1],
-                  di = d[nd == 1 ? 0 : i < nd ? i : nd - 1];
-        long long h = x->dims[2 + i], k = w->dims[2 + i];
-        true_out *= transposed ? (double)((h - 1) * si - 2 * pi + di * (k - 1) + op_[i] + 1)
-                               : (double)((h + 2 * pi - di * (k - 1) - 1) / si + 1);
-    }
     *out_numel = n * (transposed ? (double)w->dims[1] * (double)groups : cout) * true_out;
     return true;
 }
@@ -386,7 +383,7 @@ static bool conv(const struct rl_torch_op *op, struct rl_torch_cost *c, struct c
     double e = E(op, a.input);
     return done(c, flops,
                 numel(T(op, a.input)) * e + numel(T(op, a.weight)) * E(op, a.weight) +
-                    (bias != (size_t)-1 ? arg_bytes(op, bias, e) : 0) + out * e);
+                    arg_bytes(op, bias, e) + out * e);
 }
 
 /* convolution_backward(grad_output, input, weight, bias_sizes, stride,
@@ -425,7 +422,7 @@ static bool conv_backward(const struct rl_torch_op *op, struct rl_torch_cost *c)
  * sdpa_backward_flop_count); causal halves them (the kernels skip the
  * masked half: a choice of ours, flop_counter counts the full square). */
 static bool sdpa(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t q, bool bshd,
-                 size_t causal_at, bool backward, int causal_value)
+                 size_t causal_at, bool backward)
 {
     const struct rl_torch_tensor *Q = T(op, q), *K = T(op, q + 1), *V = T(op, q + 2);
     if (!Q || !K || !V || Q->ndim != 4 || K->ndim != 4 || V->ndim != 4)
@@ -434,12 +431,11 @@ static bool sdpa(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t q
     double b = (double)Q->dims[0], heads = (double)Q->dims[h], sq = (double)Q->dims[s],
            sk = (double)K->dims[s], d = (double)Q->dims[3], dv = (double)V->dims[3];
     double flops = 2 * b * heads * sq * sk * (backward ? 3 * d + 2 * dv : d + dv);
-    int causal = causal_value >= 0 ? causal_value : flag(op, causal_at);
-    if (causal_at != (size_t)-1 && causal_value < 0 && causal_at < op->n_args) {
-        const char *mt = concrete(op, causal_at); /* custom_mask_type: 1, 2 causal */
-        if (strcmp(mt, "2") == 0)
-            causal = 1;
-    }
+    /* is_causal (a bool), or the efficient kernels' custom_mask_type: 1 or
+     * 2 causal */
+    int causal = flag(op, causal_at);
+    if (strcmp(concrete(op, causal_at), "2") == 0)
+        causal = 1;
     if (causal == 1) {
         flops /= 2;
         snprintf(c->note, sizeof c->note, "causal: half the score matrix counted");
@@ -541,7 +537,7 @@ static bool reduce(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t
         return fail(c, "reduction needs a tensor");
     double n = numel(x), out = 1;
     long long dims[RL_TORCH_MAX_DIMS];
-    int nd = dim_at != (size_t)-1 ? int_list(op, dim_at, dims, RL_TORCH_MAX_DIMS) : -1;
+    int nd = int_list(op, dim_at, dims, RL_TORCH_MAX_DIMS);
     if (nd > 0) {
         out = n;
         for (int i = 0; i < nd; i++) {
@@ -560,11 +556,10 @@ static bool reduce(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t
 }
 
 /* Normalizations and softmax: `per` FLOPs per element (TORCH-OPS.md: the
- * arithmetic of one pass, reductions included), the input read, weights
- * and bias read, the output written; `reads` more input-sized tensors
- * read (a backward's grad and saved input). */
-static bool per_element(const struct rl_torch_op *op, struct rl_torch_cost *c, double per,
-                        int extra_reads, int writes)
+ * arithmetic of one pass, reductions included), the input read, the other
+ * arguments (weights, bias; a backward's saved input and statistics) read,
+ * an input-sized output written. */
+static bool per_element(const struct rl_torch_op *op, struct rl_torch_cost *c, double per)
 {
     const struct rl_torch_tensor *x = T(op, 0);
     if (!x)
@@ -574,8 +569,7 @@ static bool per_element(const struct rl_torch_op *op, struct rl_torch_cost *c, d
     double rest = 0;
     for (size_t i = 1; i < op->n_args; i++)
         rest += arg_bytes(op, i, e);
-    return done(c, per * n, n * e * (double)(extra_reads) + rest + n * e * (double)writes +
-                                (extra_reads ? 0 : n * e));
+    return done(c, per * n, n * e + rest + n * e);
 }
 
 /* copy_(self, src): src read in its dtype, self written in its own. */
@@ -807,46 +801,46 @@ bool rl_torch_op_cost(const struct rl_torch_op *op, struct rl_torch_cost *c)
     case K_CUDNN_CONV: return conv(op, c, (struct conv_args){0, 1, 3, 2, 4, NONE, NONE, 5}, NONE);
     case K_CONV_BW: return conv_backward(op, c);
     /* (query, key, value, dropout_p, is_causal, ...) [B, H, S, D] */
-    case K_SDPA_FLASH: return sdpa(op, c, 0, false, 4, false, -1);
+    case K_SDPA_FLASH: return sdpa(op, c, 0, false, 4, false);
     /* (query, key, value, attn_bias, compute_log_sumexp, dropout_p, is_causal, ...) */
     case K_SDPA_EFF:
-    case K_SDPA_CUDNN: return sdpa(op, c, 0, false, 6, false, -1);
+    case K_SDPA_CUDNN: return sdpa(op, c, 0, false, 6, false);
     /* (query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p,
      * is_causal, ...) [B, S, H, D] */
-    case K_FLASH_FWD: return sdpa(op, c, 0, true, 8, false, -1);
+    case K_FLASH_FWD: return sdpa(op, c, 0, true, 8, false);
     /* (query, key, value, bias, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
      * max_seqlen_k, dropout_p, custom_mask_type, ...) [B, S, H, D] */
-    case K_EFF_FWD: return sdpa(op, c, 0, true, 9, false, flag(op, 9) == 1 ? 1 : -1);
+    case K_EFF_FWD: return sdpa(op, c, 0, true, 9, false);
     /* (grad_out, query, key, value, out, logsumexp, cum_seq_q, cum_seq_k,
      * max_q, max_k, dropout_p, is_causal, ...) */
-    case K_SDPA_FLASH_BW: return sdpa(op, c, 1, false, 11, true, -1);
+    case K_SDPA_FLASH_BW: return sdpa(op, c, 1, false, 11, true);
     /* (grad_out, query, key, value, attn_bias, out, logsumexp, philox_seed,
      * philox_offset, dropout_p, grad_input_mask, is_causal, ...) */
-    case K_SDPA_EFF_BW: return sdpa(op, c, 1, false, 11, true, -1);
+    case K_SDPA_EFF_BW: return sdpa(op, c, 1, false, 11, true);
     /* (grad_out, query, key, value, out, logsumexp, philox_seed,
      * philox_offset, attn_bias, cum_seq_q, cum_seq_k, max_q, max_k,
      * dropout_p, is_causal, ...) */
-    case K_SDPA_CUDNN_BW: return sdpa(op, c, 1, false, 14, true, -1);
-    case K_FLASH_BW: return sdpa(op, c, 1, true, 11, true, -1);
+    case K_SDPA_CUDNN_BW: return sdpa(op, c, 1, false, 14, true);
+    case K_FLASH_BW: return sdpa(op, c, 1, true, 11, true);
     /* (grad_out, query, key, value, bias, out, cu_seqlens_q, cu_seqlens_k,
      * max_seqlen_q, max_seqlen_k, logsumexp, dropout_p, philox_seed,
      * philox_offset, custom_mask_type, ...) */
-    case K_EFF_BW: return sdpa(op, c, 1, true, 14, true, flag(op, 14) == 1 ? 1 : -1);
+    case K_EFF_BW: return sdpa(op, c, 1, true, 14, true);
     case K_EMBED: return embedding(op, c, false);
     case K_EMBED_BW: return embedding_backward(op, c);
     case K_EMBED_BAG: return embedding(op, c, true);
     /* layer norm: mean (1), variance (2), normalize (2), affine (2) = 7 */
-    case K_LAYER_NORM: return per_element(op, c, 7, 0, 1);
+    case K_LAYER_NORM: return per_element(op, c, 7);
     /* its backward: grad (the first) read, the saved input, mean, rstd,
      * weight and bias read as arguments, grad_input written; ~10 per element */
-    case K_LAYER_NORM_BW: return per_element(op, c, 10, 0, 1);
+    case K_LAYER_NORM_BW: return per_element(op, c, 10);
     /* RMS norm: square-sum (2), scale (1), weight (1) = 4 */
-    case K_RMS_NORM: return per_element(op, c, 4, 0, 1);
-    case K_GROUP_NORM: return per_element(op, c, 7, 0, 1);
+    case K_RMS_NORM: return per_element(op, c, 4);
+    case K_GROUP_NORM: return per_element(op, c, 7);
     /* softmax: max (1), subtract (1), exp (1), sum (1), divide (1) = 5 */
-    case K_SOFTMAX: return per_element(op, c, 5, 0, 1);
+    case K_SOFTMAX: return per_element(op, c, 5);
     /* (grad_output, output, dim, input_dtype): both read, grad written; 3 */
-    case K_SOFTMAX_BW: return per_element(op, c, 3, 0, 1);
+    case K_SOFTMAX_BW: return per_element(op, c, 3);
     case K_ELT1: return eltwise(op, c, 1);
     case K_ELT2: return eltwise(op, c, 2);
     case K_ELT4: return eltwise(op, c, 4);
