@@ -389,6 +389,25 @@ START_TEST(waits_notes_and_errors)
 }
 END_TEST
 
+/* The watchdog (--timeout 1) spares a measurement that makes progress:
+ * 0.3 s after the last tick, under the 1 s, the process lives on; once
+ * finish() has stopped it, 1.3 s without a tick end nothing; nor does a
+ * measurement without --timeout (0: no watchdog) followed by 0.3 s idle. */
+START_TEST(the_watchdog_spares_progress)
+{
+    struct rl_comm_request q = both;
+    q.timeout_s = 1;
+    ck_assert_int_eq(measure(q), 0);
+    usleep(300 * 1000);
+    api->finish();
+    usleep(1300 * 1000);
+    q.timeout_s = 0;
+    ck_assert_int_eq(measure(q), 0);
+    usleep(300 * 1000);
+    api->finish();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("comm_plugin");
@@ -402,6 +421,7 @@ int main(void)
     tcase_add_test(tc, fault_elsewhere);
     tcase_add_exit_test(tc, fault_hang_ends_by_the_watchdog, 1);
     tcase_add_test(tc, waits_notes_and_errors);
+    tcase_add_test(tc, the_watchdog_spares_progress);
     suite_add_tcase(s, tc);
     return rl_test_run(s);
 }
