@@ -513,6 +513,39 @@ START_TEST(batch_chart_cut_where_it_stops_fitting)
 }
 END_TEST
 
+/* The fewest GPUs for inference keep the layout's DP: Llama-3-8B, 64
+ * sequences of 8192 tokens, on H100s (75e9 usable), TP at most 1, DP 1.
+ * KV: 2 x 32 layers x 8 heads x 128 x 2 B = 131,072 B a token, 2^30 a
+ * sequence, 64 GiB = 68,719,476,736 in all. One GPU: 16.06e9 of weights
+ * and the KV do not fit. Two: DP 2 would halve the KV per GPU (16.06e9 +
+ * 34.36e9 fit) but the layout's DP is 1, so PP 2 it is: a stage of 16
+ * layers of 4096 x (32 + 2 x 8) x 128 + 32 x 128 x 4096 + 3 x 4096 x
+ * 14336 + 2 x 4096 = 218,112,000 (3,489,792,000) and one of the embedding
+ * or LM head, 128,256 x 4096, and the final norm, 4096: 4,015,132,672
+ * parameters; the KV of its 16 layers, 34,359,738,368; with activations
+ * under 1 GB, about 43.2e9. */
+START_TEST(min_gpus_keep_the_dp_asked)
+{
+    struct rl_llm_model m = load("llama-3-8b");
+    struct rl_llm_capacity h100;
+    rl_llm_capacity_of(&h100, 80);
+    struct rl_llm_layout l = tp(1), found;
+    struct rl_llm_memory mem;
+    rl_llm_memory_per_gpu(&m, &bf16, &l, 64, 8192, &mem);
+    ck_assert_double_eq(mem.kv_cache_bytes, 68719476736.0);
+    ck_assert(!rl_llm_fits(&mem, &h100));
+    ck_assert_int_eq(rl_llm_min_gpus(&m, &bf16, &l, 64, 8192, &h100, 1, 64, &found), 2);
+    ck_assert_int_eq(found.tp, 1);
+    ck_assert_int_eq(found.pp, 2);
+    ck_assert_int_eq(found.dp, 1);
+    rl_llm_memory_per_gpu(&m, &bf16, &found, 64, 8192, &mem);
+    ck_assert_double_eq(mem.params, 4015132672.0);
+    ck_assert_double_eq(mem.kv_cache_bytes, 34359738368.0);
+    ck_assert_double_lt(mem.activations_bytes, 1e9);
+    ck_assert(rl_llm_fits(&mem, &h100));
+}
+END_TEST
+
 static Suite *llm_memory_suite(void)
 {
     Suite *s = suite_create("llm_memory");
@@ -529,6 +562,7 @@ static Suite *llm_memory_suite(void)
     tcase_add_test(core, largest_batch_that_fits);
     tcase_add_test(core, llm_command_memory_keys);
     tcase_add_test(core, batch_chart_cut_where_it_stops_fitting);
+    tcase_add_test(core, min_gpus_keep_the_dp_asked);
     suite_add_tcase(s, core);
     return s;
 }
