@@ -296,6 +296,47 @@ START_TEST(what_bounds_the_step)
 }
 END_TEST
 
+/* A step bound by communication names its largest collective (calls x
+ * time), wherever it stands in the list: Llama-3-8B training on 8 PCIe
+ * H100s (no NVLink; PCIe Gen5 x16, 64 GB/s per direction), TP 2 x DP 4,
+ * batch 4 of 2048 (one sequence a replica). First the TP all-reduces, 2
+ * forward + 2 backward a layer, 128, of 1 x 2048 x 4096 x 2 = 16,777,216
+ * B: a ring of 2 (factor 1, 2 hops of 2.5 us): 262.144 + 5 = 267.144 us,
+ * 34.19 ms in all; then the DP gradient all-reduce, one call of a TP
+ * half's gradients (2 B x about 4.0e9 parameters) over a ring of 4
+ * (factor 1.5): about 188 ms, the larger: the sentence names it. */
+START_TEST(comm_bound_names_the_largest)
+{
+    struct rl_llm_model m = load("llama-3-8b");
+    struct rl_gpu_spec pcie = h100;
+    pcie.links.count = 0;
+    pcie.links.gbs = pcie.links.gbs_per_link = NAN;
+    pcie.links.reach[0] = '\0';
+    struct rl_llm_net slow = {.spec = &pcie, .gpus_per_node = 8, .nic_gbps = NAN};
+    struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
+    l.tp = 2;
+    l.dp = 4;
+    l.train = true;
+    static struct rl_llm_step s;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 4, 2048, &c, &slow, &s, err) == 0,
+                  "%s", err);
+    ck_assert_int_eq(s.bound, RL_LLM_BOUND_COMM);
+    ck_assert_int_eq(s.n_comm, 2);
+    ck_assert_str_eq(s.comm[0].name, "TP all-reduce");
+    ck_assert_double_eq(s.comm[0].calls, 128);
+    ck_assert_double_eq_tol(s.comm[0].time_us, 16777216.0 / 64e9 * 1e6 + 2 * 2.5, 1e-6);
+    ck_assert_str_eq(s.comm[1].name, "DP gradient all-reduce");
+    ck_assert_double_eq(s.comm[1].calls, 1);
+    ck_assert_double_gt(s.comm[1].time_us, 180e3);
+    char want[160];
+    snprintf(want, sizeof want, "TP 2 x DP 4 training is bound by PCIe Gen5 x16: %.0f%% of the "
+                                "step is DP gradient all-reduce",
+             100 * s.comm_ns / s.time_ns);
+    ck_assert_str_eq(s.why, want);
+}
+END_TEST
+
 START_TEST(training_flops_six_params_tokens)
 {
     /* The training step's FLOPs: 6 x params x tokens for the products
@@ -719,6 +760,7 @@ static Suite *llm_layout_suite(void)
     tcase_add_test(core, dp_gradients_and_zero);
     tcase_add_test(core, ep_all_to_all);
     tcase_add_test(core, what_bounds_the_step);
+    tcase_add_test(core, comm_bound_names_the_largest);
     tcase_add_test(core, training_flops_six_params_tokens);
     tcase_add_test(core, megatron_gpt3_is_an_upper_bound);
     tcase_add_test(core, plan_ranks_the_layouts);
