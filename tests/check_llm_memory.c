@@ -543,6 +543,37 @@ START_TEST(min_gpus_keep_the_dp_asked)
     ck_assert_double_eq(mem.kv_cache_bytes, 34359738368.0);
     ck_assert_double_lt(mem.activations_bytes, 1e9);
     ck_assert(rl_llm_fits(&mem, &h100));
+    /* At most 2 GPUs: still 2 (the limit itself is searched). */
+    ck_assert_int_eq(rl_llm_min_gpus(&m, &bf16, &l, 64, 8192, &h100, 1, 2, &found), 2);
+    /* DP 2 asked: GPUs by 2, each replica's GPU with 32 sequences: 16.06e9
+     * of weights + 34.36e9 of KV fit on one, so 2 GPUs at TP 1, PP 1. */
+    l.dp = 2;
+    ck_assert_int_eq(rl_llm_min_gpus(&m, &bf16, &l, 64, 8192, &h100, 1, 64, &found), 2);
+    ck_assert_int_eq(found.tp, 1);
+    ck_assert_int_eq(found.pp, 1);
+    ck_assert_int_eq(found.dp, 2);
+}
+END_TEST
+
+/* Training with ZeRO searches DP too (it partitions the states over it):
+ * 5e9 parameters, ZeRO-1 (the optimizer's 12 B a parameter over DP), TP
+ * at most 1, on H100s (75e9 usable). One GPU: 16 x 5e9 = 80e9, over. Two:
+ * PP 1 x DP 2 first, 2 x 5e9 + 2 x 5e9 + 12 x 5e9 / 2 = 50e9: it fits. */
+START_TEST(min_gpus_with_zero_search_dp)
+{
+    struct rl_llm_model m;
+    rl_llm_model_of_params(&m, 5e9);
+    struct rl_llm_capacity h100;
+    rl_llm_capacity_of(&h100, 80);
+    struct rl_llm_layout l = tp(1), found;
+    l.train = true;
+    l.zero = 1;
+    ck_assert_int_eq(rl_llm_min_gpus(&m, &bf16, &l, 8, 2048, &h100, 1, 64, &found), 2);
+    ck_assert_int_eq(found.pp, 1);
+    ck_assert_int_eq(found.dp, 2);
+    struct rl_llm_memory mem;
+    rl_llm_memory_per_gpu(&m, &bf16, &found, 8, 2048, &mem);
+    ck_assert_double_eq(mem.model_state_bytes, 50e9);
 }
 END_TEST
 
@@ -563,6 +594,7 @@ static Suite *llm_memory_suite(void)
     tcase_add_test(core, llm_command_memory_keys);
     tcase_add_test(core, batch_chart_cut_where_it_stops_fitting);
     tcase_add_test(core, min_gpus_keep_the_dp_asked);
+    tcase_add_test(core, min_gpus_with_zero_search_dp);
     suite_add_tcase(s, core);
     return s;
 }
