@@ -337,6 +337,35 @@ START_TEST(comm_bound_names_the_largest)
 }
 END_TEST
 
+/* NICs given as one a node are one a node (0 would be one per GPU): DP
+ * 16 over 2 nodes of 8 H100s with one 400 Gb/s NIC each: the gradient
+ * all-reduce is the collective model's on that fabric, 16 GPUs, 2 nodes,
+ * 1 x 50 GB/s between them, not 8 x 50. */
+START_TEST(one_nic_a_node_as_given)
+{
+    struct rl_llm_model m = load("llama-3-8b");
+    struct rl_llm_net net = {.spec = &h100, .gpus_per_node = 8, .nic_gbps = 400,
+                             .nics_per_node = 1};
+    struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
+    l.dp = 16;
+    l.train = true;
+    static struct rl_llm_step s;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 16, 2048, &c, &net, &s, err) == 0,
+                  "%s", err);
+    const struct rl_llm_comm *dp = find_comm(&s, "DP gradient all-reduce");
+    ck_assert_ptr_nonnull(dp);
+    struct rl_fabric f;
+    struct rl_comm_prediction one, eight;
+    ck_assert_int_eq(rl_fabric_build(&f, &h100, NULL, 16, 2, 400, 1, err), 0);
+    ck_assert_int_eq(rl_comm_predict(&f, RL_COLL_ALLREDUCE, dp->bytes, &one, err), 0);
+    ck_assert_int_eq(rl_fabric_build(&f, &h100, NULL, 16, 2, 400, 8, err), 0);
+    ck_assert_int_eq(rl_comm_predict(&f, RL_COLL_ALLREDUCE, dp->bytes, &eight, err), 0);
+    ck_assert_double_eq(dp->time_us, one.time_us);
+    ck_assert_double_gt(one.time_us, 2 * eight.time_us);
+}
+END_TEST
+
 START_TEST(training_flops_six_params_tokens)
 {
     /* The training step's FLOPs: 6 x params x tokens for the products
@@ -761,6 +790,7 @@ static Suite *llm_layout_suite(void)
     tcase_add_test(core, ep_all_to_all);
     tcase_add_test(core, what_bounds_the_step);
     tcase_add_test(core, comm_bound_names_the_largest);
+    tcase_add_test(core, one_nic_a_node_as_given);
     tcase_add_test(core, training_flops_six_params_tokens);
     tcase_add_test(core, megatron_gpt3_is_an_upper_bound);
     tcase_add_test(core, plan_ranks_the_layouts);
