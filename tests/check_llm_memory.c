@@ -543,6 +543,13 @@ START_TEST(min_gpus_keep_the_dp_asked)
     ck_assert_double_eq(mem.kv_cache_bytes, 34359738368.0);
     ck_assert_double_lt(mem.activations_bytes, 1e9);
     ck_assert(rl_llm_fits(&mem, &h100));
+    /* A ZeRO stage on an inference layout changes nothing (ZeRO partitions
+     * training's states): DP stays as asked. */
+    l.zero = 1;
+    ck_assert_int_eq(rl_llm_min_gpus(&m, &bf16, &l, 64, 8192, &h100, 1, 64, &found), 2);
+    ck_assert_int_eq(found.pp, 2);
+    ck_assert_int_eq(found.dp, 1);
+    l.zero = 0;
     /* At most 2 GPUs: still 2 (the limit itself is searched). */
     ck_assert_int_eq(rl_llm_min_gpus(&m, &bf16, &l, 64, 8192, &h100, 1, 2, &found), 2);
     /* DP 2 asked: GPUs by 2, each replica's GPU with 32 sequences: 16.06e9
