@@ -562,6 +562,33 @@ START_TEST(min_gpus_keep_the_dp_asked)
 }
 END_TEST
 
+/* With EP the fewest GPUs come by EP x DP, each replica's share of n GPUs
+ * n / EP: Mixtral-8x7B (8 experts) at EP 2 on H100s, batch 1 of 2048:
+ * each GPU holds the attention and 4 of the 8 experts of every layer:
+ * 4096 x (32 + 2 x 8) x 128 + 32 x 128 x 4096 + 4 x 3 x 4096 x 14336 +
+ * 2 x 4096 + 8 x 4096 (norms, router) = 746,627,072 a layer, x 32, and
+ * the embedding and LM head 2 x 32000 x 4096 and final norm 4096:
+ * 24,154,214,400 parameters (48.3 GB), which fit: 2 GPUs, TP 1 x PP 1 x
+ * EP 2. */
+START_TEST(min_gpus_by_ep)
+{
+    struct rl_llm_model m = load("mixtral-8x7b");
+    struct rl_llm_capacity h100;
+    rl_llm_capacity_of(&h100, 80);
+    struct rl_llm_layout l = tp(1), found;
+    l.ep = 2;
+    ck_assert_int_eq(rl_llm_min_gpus(&m, &bf16, &l, 1, 2048, &h100, 8, 64, &found), 2);
+    ck_assert_int_eq(found.tp, 1);
+    ck_assert_int_eq(found.pp, 1);
+    ck_assert_int_eq(found.ep, 2);
+    ck_assert_int_eq(found.dp, 1);
+    struct rl_llm_memory mem;
+    rl_llm_memory_per_gpu(&m, &bf16, &found, 1, 2048, &mem);
+    ck_assert_double_eq(mem.params, 24154214400.0);
+    ck_assert(rl_llm_fits(&mem, &h100));
+}
+END_TEST
+
 /* Training with ZeRO searches DP too (it partitions the states over it):
  * 5e9 parameters, ZeRO-1 (the optimizer's 12 B a parameter over DP), TP
  * at most 1, on H100s (75e9 usable). One GPU: 16 x 5e9 = 80e9, over. Two:
@@ -602,6 +629,7 @@ static Suite *llm_memory_suite(void)
     tcase_add_test(core, batch_chart_cut_where_it_stops_fitting);
     tcase_add_test(core, min_gpus_keep_the_dp_asked);
     tcase_add_test(core, min_gpus_with_zero_search_dp);
+    tcase_add_test(core, min_gpus_by_ep);
     suite_add_tcase(s, core);
     return s;
 }
