@@ -113,7 +113,7 @@ static int n_ops, depth, launches, corrupt, poisoned;
  * every call, or from a group's outermost end) when asked; the call
  * (AllReduce, Send, ...) numbered fail_call, counting from 1, fails. */
 static int unique_ids, inits, finalizes, destroys, aborts, calls, fail_call;
-static bool call_in_progress, end_in_progress;
+static bool call_in_progress, end_in_progress, inner_end_fails;
 
 ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
 {
@@ -222,6 +222,8 @@ ncclResult_t ncclGroupEnd(void)
     }
     if (--depth == 0 && n_ops)
         run_group();
+    if (depth == 1 && inner_end_fails)
+        return ncclSystemError;
     return depth == 0 && end_in_progress ? ncclInProgress : ncclSuccess;
 }
 ncclResult_t ncclAllReduce(const void *in, void *out, size_t n, ncclDataType_t t, ncclRedOp_t op,
@@ -766,6 +768,25 @@ START_TEST(failures_stop_the_run)
 }
 END_TEST
 
+/* A group of a rank's sends and receives (all-to-all, send/recv) whose
+ * end fails returns that failure, whether its calls said done or in
+ * progress: RL_EIO from the first launch, no launch done. */
+START_TEST(a_failed_group_end_is_returned)
+{
+    static const int colls[] = {RL_COLL_ALLTOALL, RL_COLL_SENDRECV};
+    for (int k = 0; k < 4; k++) {
+        req.collectives = 1u << colls[k % 2];
+        call_in_progress = k >= 2;
+        inner_end_fails = true;
+        int rc = run(2, 64, 64, 1, 0);
+        inner_end_fails = call_in_progress = false;
+        ck_assert_msg(rc == RL_EIO, "%s, calls %s: %d", rl_collective_name(colls[k % 2]),
+                      k >= 2 ? "in progress" : "done", rc);
+        ck_assert_int_eq(launches, 0);
+    }
+}
+END_TEST
+
 /* No timed launch: no time, even when the GPU's two events differ (by
  * 0.5 ms here: 0.5 ms / 0 launches is no figure). */
 START_TEST(no_timed_launch_no_time)
@@ -794,6 +815,7 @@ int main(void)
     tcase_add_test(tc, non_blocking_answers);
     tcase_add_test(tc, failures_stop_the_run);
     tcase_add_test(tc, no_timed_launch_no_time);
+    tcase_add_test(tc, a_failed_group_end_is_returned);
     suite_add_tcase(s, tc);
     return rl_test_run(s);
 }
