@@ -589,6 +589,34 @@ START_TEST(min_gpus_by_ep)
 }
 END_TEST
 
+/* PP goes up to the model's every layer, one a stage: the tiny model (3
+ * layers of 592 parameters, embedding and LM head 80 each, final norm 8)
+ * at batch 1 of 4 tokens on GPUs of 2000 usable bytes, TP at most 1. Per
+ * GPU: weights 2 B a parameter, KV 2 x 2 heads x 2 x 2 B x 4 tokens = 64 B
+ * a layer, activations 448 B:
+ *   PP 1: 3 x 592 + 160 + 8 = 1944 parameters: 3888 + 192 + 448 = 4528;
+ *   PP 2: 2 layers a stage, one of the embedding or the head: 1272: 2544
+ *         + 128 + 448 = 3120;
+ *   PP 3: 1 layer: 680: 1360 + 64 + 448 = 1872, the one that fits: 3 GPUs. */
+START_TEST(min_gpus_up_to_a_layer_a_stage)
+{
+    struct rl_llm_model m = tiny();
+    struct rl_llm_capacity small = {.gpu_memory_bytes = 2000, .usable_bytes = 2000};
+    struct rl_llm_layout l = tp(1), found;
+    struct rl_llm_memory mem;
+    l.pp = 2;
+    rl_llm_memory_per_gpu(&m, &bf16, &l, 1, 4, &mem);
+    ck_assert_double_eq(mem.total_bytes, 3120);
+    l.pp = 3;
+    rl_llm_memory_per_gpu(&m, &bf16, &l, 1, 4, &mem);
+    ck_assert_double_eq(mem.total_bytes, 1872);
+    l.pp = 1;
+    ck_assert_int_eq(rl_llm_min_gpus(&m, &bf16, &l, 1, 4, &small, 1, 8, &found), 3);
+    ck_assert_int_eq(found.pp, 3);
+    ck_assert_int_eq(found.dp, 1);
+}
+END_TEST
+
 /* Training with ZeRO searches DP too (it partitions the states over it):
  * 5e9 parameters, ZeRO-1 (the optimizer's 12 B a parameter over DP), TP
  * at most 1, on H100s (75e9 usable). One GPU: 16 x 5e9 = 80e9, over. Two:
@@ -630,6 +658,7 @@ static Suite *llm_memory_suite(void)
     tcase_add_test(core, min_gpus_keep_the_dp_asked);
     tcase_add_test(core, min_gpus_with_zero_search_dp);
     tcase_add_test(core, min_gpus_by_ep);
+    tcase_add_test(core, min_gpus_up_to_a_layer_a_stage);
     suite_add_tcase(s, core);
     return s;
 }
