@@ -578,6 +578,15 @@ START_TEST(fewer_iterations_above_64_mib)
     ck_assert_int_eq(run(1, 64 * MiB, 64 * MiB, -1, -1), 0); /* 64 MiB itself: not above */
     ck_assert_int_eq(coll(RL_COLL_ALLREDUCE)->results[0].iters, 20);
     ck_assert_int_eq(launches, 2 * 26);
+    /* 8 timed given stay 8 at 128 MiB (more than 5: never halved), the
+     * warm-ups' default halved to 2: 2 x (2 + 8 + 1) */
+    ck_assert_int_eq(run(1, 128 * MiB, 128 * MiB, 8, -1), 0);
+    ck_assert_int_eq(coll(RL_COLL_ALLREDUCE)->results[0].iters, 8);
+    ck_assert_int_eq(launches, 2 * 11);
+    /* 512 MiB: 5 timed and 1 warm-up still (5 -> 2 -> 1, never 0) */
+    ck_assert_int_eq(run(1, 512 * MiB, 512 * MiB, -1, -1), 0);
+    ck_assert_int_eq(coll(RL_COLL_ALLREDUCE)->results[0].iters, 5);
+    ck_assert_int_eq(launches, 2 * (1 + 5 + 1));
 }
 END_TEST
 
