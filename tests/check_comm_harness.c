@@ -583,6 +583,10 @@ START_TEST(fewer_iterations_above_64_mib)
     ck_assert_int_eq(run(1, 128 * MiB, 128 * MiB, 8, -1), 0);
     ck_assert_int_eq(coll(RL_COLL_ALLREDUCE)->results[0].iters, 8);
     ck_assert_int_eq(launches, 2 * 11);
+    /* 4 warm-ups given stay 4, the timed default halved to 10: 2 x (4 + 10 + 1) */
+    ck_assert_int_eq(run(1, 128 * MiB, 128 * MiB, -1, 4), 0);
+    ck_assert_int_eq(coll(RL_COLL_ALLREDUCE)->results[0].iters, 10);
+    ck_assert_int_eq(launches, 2 * 15);
     /* 512 MiB: 5 timed and 1 warm-up still (5 -> 2 -> 1, never 0) */
     ck_assert_int_eq(run(1, 512 * MiB, 512 * MiB, -1, -1), 0);
     ck_assert_int_eq(coll(RL_COLL_ALLREDUCE)->results[0].iters, 5);
