@@ -160,6 +160,13 @@ START_TEST(pipeline_bubble_in_the_step)
                             s.optimizer.time_ns;
     ck_assert_double_eq_tol(s.bubble_ns / pipeline, 3.0 / 11, 1e-9);
     ck_assert_double_eq_tol(s.bubble_ns, 3 * (s.micro.time_ns + 2 * pp->time_us * 1e3), 1e-3);
+    /* FLOPs per GPU: the 8 microbatches' on its stage, and the optimizer's
+     * 10 a parameter of the stage (no ZeRO) */
+    const struct rl_llm_split sp = rl_llm_layout_split(&l);
+    ck_assert_double_eq(s.optimizer.flops, 10 * rl_llm_params_per_gpu(&m, &sp));
+    ck_assert_double_gt(s.micro.flops, 0);
+    ck_assert_double_eq_tol(s.flops_per_gpu, 8 * s.micro.flops + s.optimizer.flops,
+                            1e-9 * s.flops_per_gpu);
 }
 END_TEST
 
