@@ -258,7 +258,10 @@ END_TEST
  * memory per GPU, its model states as ZeRO counts them (16 B a parameter)
  * over TP x PP, 16 x 1e12 / 4 = 4e12, on every split of its 4 GPUs into
  * TP x PP (DP 1): TP 4 x PP 1, TP 2 x PP 2, TP 1 x PP 4, in that order,
- * before the splits that keep more of it per GPU. */
+ * before the splits that keep more of it per GPU. Its memory does not
+ * depend on the microbatches either (no activations counted): of the
+ * counts tried for 8 sequences (1, then PP, 2 PP, ... 8), the first, 1,
+ * is kept. */
 START_TEST(plan_ties_rank_by_stages_then_tp)
 {
     struct rl_llm_model m;
@@ -267,7 +270,7 @@ START_TEST(plan_ties_rank_by_stages_then_tp)
     struct rl_llm_capacity cap;
     rl_llm_capacity_of(&cap, 80);
     struct rl_llm_plan_request req = {.gpus = 4, .max_tp = 8, .phase = RL_LLM_DECODE,
-                                      .batch = 1, .seq = 2048};
+                                      .batch = 8, .seq = 2048};
     struct rl_llm_plan plan;
     char err[RL_ERRMSG_SIZE];
     ck_assert_msg(rl_llm_plan_build(&m, &bf16, &req, &c, &net, &cap, &plan, err) == 0, "%s",
@@ -280,6 +283,7 @@ START_TEST(plan_ties_rank_by_stages_then_tp)
                       "#%d: TP %d PP %d DP %d", i, l->tp, l->pp, l->dp);
         ck_assert(!plan.c[i].fits);
         ck_assert_double_eq(plan.c[i].mem.total_bytes, 4e12);
+        ck_assert_int_eq(l->microbatches, 1);
     }
     ck_assert_double_gt(plan.c[3].mem.total_bytes, plan.c[0].mem.total_bytes);
     rl_llm_plan_release(&plan);
