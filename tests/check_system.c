@@ -243,6 +243,13 @@ START_TEST(bad_files_refused)
     ck_assert_int_eq(rl_systemdb_load(&d, dir, &gpus, err), RL_ESCHEMA);
     ck_assert_ptr_nonnull(strstr(err, "provenance 'pcie_gbs_per_direction' names a source "
                                       "that 'sources' does not list"));
+    /* ... nor does an empty one (no source has an empty id) */
+    free(t);
+    t = system_text("h100-sxm", "CX7", "\"pcie_gbs_per_direction\": \"\",");
+    dir = folder_with("my-node.json", t);
+    ck_assert_int_eq(rl_systemdb_load(&d, dir, &gpus, err), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "provenance 'pcie_gbs_per_direction' names a source "
+                                      "that 'sources' does not list"));
     /* A string longer than its field is refused, not cut. */
     free(t);
     char nic[100];
