@@ -509,6 +509,48 @@ START_TEST(under_mpi_rank_by_rank)
 }
 END_TEST
 
+/* More ranks than a matrix holds (18 of 16): the first 16 measured, in 16
+ * turns (16 sums), said on rank 0; a rank past them (17) opens no GPU and
+ * no host memory and copies nothing, but takes part in every turn and
+ * the gather. */
+START_TEST(under_mpi_past_the_matrix)
+{
+    memset(&raw, 0, sizeof raw);
+    memset(&ctx, 0, sizeof ctx);
+    memset(allocs, 0, sizeof allocs);
+    n_allocs = n_notes = copies = elapsed_calls = sums = gathers = 0;
+    fake_error[0] = 0;
+    samples_cycle = 1;
+    req = (struct rl_comm_request){.copies = true, .copy_bytes = 64, .copy_samples = 1};
+    ctx.req = &req;
+    ctx.out = &raw;
+    ctx.errmsg = errbuf;
+    ctx.mpi = true;
+    ctx.world_size = 18;
+    ctx.world_rank = 17;
+    ctx.nlocal = 1;
+    ck_assert_int_eq(rl__copies_run(&ctx), 0);
+    ck_assert_msg(!fake_error[0], "%s", fake_error);
+    ck_assert_int_eq(n_allocs, 0);
+    ck_assert_int_eq(copies, 0);
+    ck_assert_int_eq(sums, RL_COMM_MAX_GPUS);
+    ck_assert_int_eq(gathers, 1);
+    ck_assert_int_eq(raw.n_copies, 0);
+
+    memset(&raw, 0, sizeof raw);
+    n_notes = copies = sums = gathers = 0;
+    ctx.world_rank = 0;
+    ck_assert_int_eq(rl__copies_run(&ctx), 0);
+    ck_assert_int_eq(copies, 6 * 16); /* its own turn */
+    ck_assert_int_eq(sums, RL_COMM_MAX_GPUS);
+    ck_assert_int_eq(raw.n_copies, 6);
+    ck_assert_int_eq(entry("h2d", "ce", "uni")->cols, RL_COMM_MAX_GPUS);
+    ck_assert_str_eq(notes[0], "copies: the first 16 of 18 GPUs measured");
+    for (int i = 0; i < n_allocs; i++)
+        ck_assert_ptr_null(allocs[i].p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("comm_copies");
@@ -518,6 +560,7 @@ int main(void)
     tcase_add_test(tc, median_of_the_samples);
     tcase_add_test(tc, peers_and_their_limits);
     tcase_add_test(tc, under_mpi_rank_by_rank);
+    tcase_add_test(tc, under_mpi_past_the_matrix);
     suite_add_tcase(s, tc);
     return rl_test_run(s);
 }

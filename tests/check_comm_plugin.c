@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ---- the fakes --------------------------------------------------------- */
@@ -389,6 +391,74 @@ START_TEST(waits_notes_and_errors)
 }
 END_TEST
 
+/* CPU seconds this process has used. */
+static double cpu_s(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+/* The watchdog (--timeout 1) spares a measurement that makes progress:
+ * 0.3 s after the last tick, under the 1 s, the process lives on, the
+ * watchdog asleep between its looks (every 0.1 s: a few microseconds of
+ * CPU, under 0.02 s, where a busy loop would take a share of a core); once
+ * finish() has stopped it, 1.3 s without a tick end nothing; nor does a
+ * measurement without --timeout (0: no watchdog) followed by 0.3 s idle. */
+START_TEST(the_watchdog_spares_progress)
+{
+    struct rl_comm_request q = both;
+    q.timeout_s = 1;
+    ck_assert_int_eq(measure(q), 0);
+    const double cpu0 = cpu_s();
+    usleep(300 * 1000);
+    ck_assert_double_lt(cpu_s() - cpu0, 0.02);
+    api->finish();
+    usleep(1300 * 1000);
+    q.timeout_s = 0;
+    ck_assert_int_eq(measure(q), 0);
+    usleep(300 * 1000);
+    api->finish();
+}
+END_TEST
+
+/* The watchdog's line names the rank: 0 without a launcher (its rank
+ * unknown, -1), the launcher's otherwise (RANK=1 of a torchrun world of
+ * 1). Each in a child of this test, its stderr in a file, ended with 1. */
+static void watchdog_says(const char *want)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/watchdog.err", rl_test_tmpdir());
+    fflush(stderr);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        if (!freopen(path, "w", stderr))
+            _exit(9);
+        setenv(RL_COMM_FAULT_ENV, "hang:0", 1);
+        struct rl_comm_request q = both;
+        q.timeout_s = 1;
+        measure(q);
+        _exit(8);
+    }
+    int st = 0;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_eq(WEXITSTATUS(st), 1);
+    char *text = rl_test_slurp(path);
+    ck_assert_str_eq(text, want);
+    free(text);
+}
+
+START_TEST(the_watchdog_names_the_rank)
+{
+    watchdog_says("roofline: error: rank 0: no progress for 1 s; aborting (--timeout)\n");
+    setenv("RANK", "1", 1);
+    setenv("WORLD_SIZE", "1", 1);
+    watchdog_says("roofline: error: rank 1: no progress for 1 s; aborting (--timeout)\n");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("comm_plugin");
@@ -402,6 +472,8 @@ int main(void)
     tcase_add_test(tc, fault_elsewhere);
     tcase_add_exit_test(tc, fault_hang_ends_by_the_watchdog, 1);
     tcase_add_test(tc, waits_notes_and_errors);
+    tcase_add_test(tc, the_watchdog_spares_progress);
+    tcase_add_test(tc, the_watchdog_names_the_rank);
     suite_add_tcase(s, tc);
     return rl_test_run(s);
 }

@@ -487,6 +487,12 @@ START_TEST(params_and_memory_by_hand)
     struct rl_llm_config bf16 = {RL_LLM_BF16, RL_LLM_KV_BF16};
     struct rl_llm_config w4 = {RL_LLM_W4A16, RL_LLM_KV_FP8};
     ck_assert_double_eq(rl_llm_weights_bytes(&m, &bf16), 2 * 1944);
+    /* A model known by its parameter count: that many weights of the
+     * format, 2 B each in BF16, 0.5 + 2/128 in 4 bits. */
+    struct rl_llm_model given;
+    rl_llm_model_of_params(&given, 1e9);
+    ck_assert_double_eq(rl_llm_weights_bytes(&given, &bf16), 2e9);
+    ck_assert_double_eq(rl_llm_weights_bytes(&given, &w4), 1e9 * (0.5 + 2.0 / 128));
     /* 4-bit: 576 x (0.5 + 2/128) = 297 B per layer's linears, the rest 2 B:
      * 3 x (297 + 32) + 2 x (160 + 8) = 1323. */
     ck_assert_double_eq(rl_llm_weights_bytes(&m, &w4), 1323);

@@ -160,6 +160,13 @@ START_TEST(pipeline_bubble_in_the_step)
                             s.optimizer.time_ns;
     ck_assert_double_eq_tol(s.bubble_ns / pipeline, 3.0 / 11, 1e-9);
     ck_assert_double_eq_tol(s.bubble_ns, 3 * (s.micro.time_ns + 2 * pp->time_us * 1e3), 1e-3);
+    /* FLOPs per GPU: the 8 microbatches' on its stage, and the optimizer's
+     * 10 a parameter of the stage (no ZeRO) */
+    const struct rl_llm_split sp = rl_llm_layout_split(&l);
+    ck_assert_double_eq(s.optimizer.flops, 10 * rl_llm_params_per_gpu(&m, &sp));
+    ck_assert_double_gt(s.micro.flops, 0);
+    ck_assert_double_eq_tol(s.flops_per_gpu, 8 * s.micro.flops + s.optimizer.flops,
+                            1e-9 * s.flops_per_gpu);
 }
 END_TEST
 
@@ -293,6 +300,76 @@ START_TEST(what_bounds_the_step)
     l = RL_LLM_LAYOUT_ONE;
     ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_PREFILL, 1, 2048, &c, &net, &s, err), 0);
     ck_assert_int_eq(s.bound, RL_LLM_BOUND_COMPUTE);
+}
+END_TEST
+
+/* A step bound by communication names its largest collective (calls x
+ * time), wherever it stands in the list: Llama-3-8B training on 8 PCIe
+ * H100s (no NVLink; PCIe Gen5 x16, 64 GB/s per direction), TP 2 x DP 4,
+ * batch 4 of 2048 (one sequence a replica). First the TP all-reduces, 2
+ * forward + 2 backward a layer, 128, of 1 x 2048 x 4096 x 2 = 16,777,216
+ * B: a ring of 2 (factor 1, 2 hops of 2.5 us): 262.144 + 5 = 267.144 us,
+ * 34.19 ms in all; then the DP gradient all-reduce, one call of a TP
+ * half's gradients (2 B x about 4.0e9 parameters) over a ring of 4
+ * (factor 1.5): about 188 ms, the larger: the sentence names it. */
+START_TEST(comm_bound_names_the_largest)
+{
+    struct rl_llm_model m = load("llama-3-8b");
+    struct rl_gpu_spec pcie = h100;
+    pcie.links.count = 0;
+    pcie.links.gbs = pcie.links.gbs_per_link = NAN;
+    pcie.links.reach[0] = '\0';
+    struct rl_llm_net slow = {.spec = &pcie, .gpus_per_node = 8, .nic_gbps = NAN};
+    struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
+    l.tp = 2;
+    l.dp = 4;
+    l.train = true;
+    static struct rl_llm_step s;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 4, 2048, &c, &slow, &s, err) == 0,
+                  "%s", err);
+    ck_assert_int_eq(s.bound, RL_LLM_BOUND_COMM);
+    ck_assert_int_eq(s.n_comm, 2);
+    ck_assert_str_eq(s.comm[0].name, "TP all-reduce");
+    ck_assert_double_eq(s.comm[0].calls, 128);
+    ck_assert_double_eq_tol(s.comm[0].time_us, 16777216.0 / 64e9 * 1e6 + 2 * 2.5, 1e-6);
+    ck_assert_str_eq(s.comm[1].name, "DP gradient all-reduce");
+    ck_assert_double_eq(s.comm[1].calls, 1);
+    ck_assert_double_gt(s.comm[1].time_us, 180e3);
+    char want[160];
+    snprintf(want, sizeof want, "TP 2 x DP 4 training is bound by PCIe Gen5 x16: %.0f%% of the "
+                                "step is DP gradient all-reduce",
+             100 * s.comm_ns / s.time_ns);
+    ck_assert_str_eq(s.why, want);
+}
+END_TEST
+
+/* NICs given as one a node are one a node (0 would be one per GPU): DP
+ * 16 over 2 nodes of 8 H100s with one 400 Gb/s NIC each: the gradient
+ * all-reduce is the collective model's on that fabric, 16 GPUs, 2 nodes,
+ * 1 x 50 GB/s between them, not 8 x 50. */
+START_TEST(one_nic_a_node_as_given)
+{
+    struct rl_llm_model m = load("llama-3-8b");
+    struct rl_llm_net net = {.spec = &h100, .gpus_per_node = 8, .nic_gbps = 400,
+                             .nics_per_node = 1};
+    struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
+    l.dp = 16;
+    l.train = true;
+    static struct rl_llm_step s;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 16, 2048, &c, &net, &s, err) == 0,
+                  "%s", err);
+    const struct rl_llm_comm *dp = find_comm(&s, "DP gradient all-reduce");
+    ck_assert_ptr_nonnull(dp);
+    struct rl_fabric f;
+    struct rl_comm_prediction one, eight;
+    ck_assert_int_eq(rl_fabric_build(&f, &h100, NULL, 16, 2, 400, 1, err), 0);
+    ck_assert_int_eq(rl_comm_predict(&f, RL_COLL_ALLREDUCE, dp->bytes, &one, err), 0);
+    ck_assert_int_eq(rl_fabric_build(&f, &h100, NULL, 16, 2, 400, 8, err), 0);
+    ck_assert_int_eq(rl_comm_predict(&f, RL_COLL_ALLREDUCE, dp->bytes, &eight, err), 0);
+    ck_assert_double_eq(dp->time_us, one.time_us);
+    ck_assert_double_gt(one.time_us, 2 * eight.time_us);
 }
 END_TEST
 
@@ -719,6 +796,8 @@ static Suite *llm_layout_suite(void)
     tcase_add_test(core, dp_gradients_and_zero);
     tcase_add_test(core, ep_all_to_all);
     tcase_add_test(core, what_bounds_the_step);
+    tcase_add_test(core, comm_bound_names_the_largest);
+    tcase_add_test(core, one_nic_a_node_as_given);
     tcase_add_test(core, training_flops_six_params_tokens);
     tcase_add_test(core, megatron_gpt3_is_an_upper_bound);
     tcase_add_test(core, plan_ranks_the_layouts);

@@ -513,6 +513,132 @@ START_TEST(batch_chart_cut_where_it_stops_fitting)
 }
 END_TEST
 
+/* The fewest GPUs for inference keep the layout's DP: Llama-3-8B, 64
+ * sequences of 8192 tokens, on H100s (75e9 usable), TP at most 1, DP 1.
+ * KV: 2 x 32 layers x 8 heads x 128 x 2 B = 131,072 B a token, 2^30 a
+ * sequence, 64 GiB = 68,719,476,736 in all. One GPU: 16.06e9 of weights
+ * and the KV do not fit. Two: DP 2 would halve the KV per GPU (16.06e9 +
+ * 34.36e9 fit) but the layout's DP is 1, so PP 2 it is: a stage of 16
+ * layers of 4096 x (32 + 2 x 8) x 128 + 32 x 128 x 4096 + 3 x 4096 x
+ * 14336 + 2 x 4096 = 218,112,000 (3,489,792,000) and one of the embedding
+ * or LM head, 128,256 x 4096, and the final norm, 4096: 4,015,132,672
+ * parameters; the KV of its 16 layers, 34,359,738,368; with activations
+ * under 1 GB, about 43.2e9. */
+START_TEST(min_gpus_keep_the_dp_asked)
+{
+    struct rl_llm_model m = load("llama-3-8b");
+    struct rl_llm_capacity h100;
+    rl_llm_capacity_of(&h100, 80);
+    struct rl_llm_layout l = tp(1), found;
+    struct rl_llm_memory mem;
+    rl_llm_memory_per_gpu(&m, &bf16, &l, 64, 8192, &mem);
+    ck_assert_double_eq(mem.kv_cache_bytes, 68719476736.0);
+    ck_assert(!rl_llm_fits(&mem, &h100));
+    ck_assert_int_eq(rl_llm_min_gpus(&m, &bf16, &l, 64, 8192, &h100, 1, 64, &found), 2);
+    ck_assert_int_eq(found.tp, 1);
+    ck_assert_int_eq(found.pp, 2);
+    ck_assert_int_eq(found.dp, 1);
+    rl_llm_memory_per_gpu(&m, &bf16, &found, 64, 8192, &mem);
+    ck_assert_double_eq(mem.params, 4015132672.0);
+    ck_assert_double_eq(mem.kv_cache_bytes, 34359738368.0);
+    ck_assert_double_lt(mem.activations_bytes, 1e9);
+    ck_assert(rl_llm_fits(&mem, &h100));
+    /* A ZeRO stage on an inference layout changes nothing (ZeRO partitions
+     * training's states): DP stays as asked. */
+    l.zero = 1;
+    ck_assert_int_eq(rl_llm_min_gpus(&m, &bf16, &l, 64, 8192, &h100, 1, 64, &found), 2);
+    ck_assert_int_eq(found.pp, 2);
+    ck_assert_int_eq(found.dp, 1);
+    l.zero = 0;
+    /* At most 2 GPUs: still 2 (the limit itself is searched). */
+    ck_assert_int_eq(rl_llm_min_gpus(&m, &bf16, &l, 64, 8192, &h100, 1, 2, &found), 2);
+    /* DP 2 asked: GPUs by 2, each replica's GPU with 32 sequences: 16.06e9
+     * of weights + 34.36e9 of KV fit on one, so 2 GPUs at TP 1, PP 1. */
+    l.dp = 2;
+    ck_assert_int_eq(rl_llm_min_gpus(&m, &bf16, &l, 64, 8192, &h100, 1, 64, &found), 2);
+    ck_assert_int_eq(found.tp, 1);
+    ck_assert_int_eq(found.pp, 1);
+    ck_assert_int_eq(found.dp, 2);
+}
+END_TEST
+
+/* With EP the fewest GPUs come by EP x DP, each replica's share of n GPUs
+ * n / EP: Mixtral-8x7B (8 experts) at EP 2 on H100s, batch 1 of 2048:
+ * each GPU holds the attention and 4 of the 8 experts of every layer:
+ * 4096 x (32 + 2 x 8) x 128 + 32 x 128 x 4096 + 4 x 3 x 4096 x 14336 +
+ * 2 x 4096 + 8 x 4096 (norms, router) = 746,627,072 a layer, x 32, and
+ * the embedding and LM head 2 x 32000 x 4096 and final norm 4096:
+ * 24,154,214,400 parameters (48.3 GB), which fit: 2 GPUs, TP 1 x PP 1 x
+ * EP 2. */
+START_TEST(min_gpus_by_ep)
+{
+    struct rl_llm_model m = load("mixtral-8x7b");
+    struct rl_llm_capacity h100;
+    rl_llm_capacity_of(&h100, 80);
+    struct rl_llm_layout l = tp(1), found;
+    l.ep = 2;
+    ck_assert_int_eq(rl_llm_min_gpus(&m, &bf16, &l, 1, 2048, &h100, 8, 64, &found), 2);
+    ck_assert_int_eq(found.tp, 1);
+    ck_assert_int_eq(found.pp, 1);
+    ck_assert_int_eq(found.ep, 2);
+    ck_assert_int_eq(found.dp, 1);
+    struct rl_llm_memory mem;
+    rl_llm_memory_per_gpu(&m, &bf16, &found, 1, 2048, &mem);
+    ck_assert_double_eq(mem.params, 24154214400.0);
+    ck_assert(rl_llm_fits(&mem, &h100));
+}
+END_TEST
+
+/* PP goes up to the model's every layer, one a stage: the tiny model (3
+ * layers of 592 parameters, embedding and LM head 80 each, final norm 8)
+ * at batch 1 of 4 tokens on GPUs of 2000 usable bytes, TP at most 1. Per
+ * GPU: weights 2 B a parameter, KV 2 x 2 heads x 2 x 2 B x 4 tokens = 64 B
+ * a layer, activations 448 B:
+ *   PP 1: 3 x 592 + 160 + 8 = 1944 parameters: 3888 + 192 + 448 = 4528;
+ *   PP 2: 2 layers a stage, one of the embedding or the head: 1272: 2544
+ *         + 128 + 448 = 3120;
+ *   PP 3: 1 layer: 680: 1360 + 64 + 448 = 1872, the one that fits: 3 GPUs. */
+START_TEST(min_gpus_up_to_a_layer_a_stage)
+{
+    struct rl_llm_model m = tiny();
+    struct rl_llm_capacity small = {.gpu_memory_bytes = 2000, .usable_bytes = 2000};
+    struct rl_llm_layout l = tp(1), found;
+    struct rl_llm_memory mem;
+    l.pp = 2;
+    rl_llm_memory_per_gpu(&m, &bf16, &l, 1, 4, &mem);
+    ck_assert_double_eq(mem.total_bytes, 3120);
+    l.pp = 3;
+    rl_llm_memory_per_gpu(&m, &bf16, &l, 1, 4, &mem);
+    ck_assert_double_eq(mem.total_bytes, 1872);
+    l.pp = 1;
+    ck_assert_int_eq(rl_llm_min_gpus(&m, &bf16, &l, 1, 4, &small, 1, 8, &found), 3);
+    ck_assert_int_eq(found.pp, 3);
+    ck_assert_int_eq(found.dp, 1);
+}
+END_TEST
+
+/* Training with ZeRO searches DP too (it partitions the states over it):
+ * 5e9 parameters, ZeRO-1 (the optimizer's 12 B a parameter over DP), TP
+ * at most 1, on H100s (75e9 usable). One GPU: 16 x 5e9 = 80e9, over. Two:
+ * PP 1 x DP 2 first, 2 x 5e9 + 2 x 5e9 + 12 x 5e9 / 2 = 50e9: it fits. */
+START_TEST(min_gpus_with_zero_search_dp)
+{
+    struct rl_llm_model m;
+    rl_llm_model_of_params(&m, 5e9);
+    struct rl_llm_capacity h100;
+    rl_llm_capacity_of(&h100, 80);
+    struct rl_llm_layout l = tp(1), found;
+    l.train = true;
+    l.zero = 1;
+    ck_assert_int_eq(rl_llm_min_gpus(&m, &bf16, &l, 8, 2048, &h100, 1, 64, &found), 2);
+    ck_assert_int_eq(found.pp, 1);
+    ck_assert_int_eq(found.dp, 2);
+    struct rl_llm_memory mem;
+    rl_llm_memory_per_gpu(&m, &bf16, &found, 8, 2048, &mem);
+    ck_assert_double_eq(mem.model_state_bytes, 50e9);
+}
+END_TEST
+
 static Suite *llm_memory_suite(void)
 {
     Suite *s = suite_create("llm_memory");
@@ -529,6 +655,10 @@ static Suite *llm_memory_suite(void)
     tcase_add_test(core, largest_batch_that_fits);
     tcase_add_test(core, llm_command_memory_keys);
     tcase_add_test(core, batch_chart_cut_where_it_stops_fitting);
+    tcase_add_test(core, min_gpus_keep_the_dp_asked);
+    tcase_add_test(core, min_gpus_with_zero_search_dp);
+    tcase_add_test(core, min_gpus_by_ep);
+    tcase_add_test(core, min_gpus_up_to_a_layer_a_stage);
     suite_add_tcase(s, core);
     return s;
 }

@@ -253,6 +253,43 @@ START_TEST(plan_picks_the_fastest_microbatches)
 }
 END_TEST
 
+/* Ties rank by the fewer stages, then the less TP: a model known by its
+ * parameter count alone (1e12: nothing fits on 4 H100s) has the same
+ * memory per GPU, its model states as ZeRO counts them (16 B a parameter)
+ * over TP x PP, 16 x 1e12 / 4 = 4e12, on every split of its 4 GPUs into
+ * TP x PP (DP 1): TP 4 x PP 1, TP 2 x PP 2, TP 1 x PP 4, in that order,
+ * before the splits that keep more of it per GPU. Its memory does not
+ * depend on the microbatches either (no activations counted): of the
+ * counts tried for 8 sequences (1, then PP, 2 PP, ... 8), the first, 1,
+ * is kept. */
+START_TEST(plan_ties_rank_by_stages_then_tp)
+{
+    struct rl_llm_model m;
+    rl_llm_model_of_params(&m, 1e12);
+    struct rl_llm_net net = {.spec = &h100, .gpus_per_node = 8, .nic_gbps = NAN};
+    struct rl_llm_capacity cap;
+    rl_llm_capacity_of(&cap, 80);
+    struct rl_llm_plan_request req = {.gpus = 4, .max_tp = 8, .phase = RL_LLM_DECODE,
+                                      .batch = 8, .seq = 2048};
+    struct rl_llm_plan plan;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_llm_plan_build(&m, &bf16, &req, &c, &net, &cap, &plan, err) == 0, "%s",
+                  err);
+    ck_assert_uint_eq(plan.n_fit, 0);
+    static const int want[3][2] = {{4, 1}, {2, 2}, {1, 4}};
+    for (int i = 0; i < 3; i++) {
+        const struct rl_llm_layout *l = &plan.c[i].step.layout;
+        ck_assert_msg(l->tp == want[i][0] && l->pp == want[i][1] && l->dp == 1,
+                      "#%d: TP %d PP %d DP %d", i, l->tp, l->pp, l->dp);
+        ck_assert(!plan.c[i].fits);
+        ck_assert_double_eq(plan.c[i].mem.total_bytes, 4e12);
+        ck_assert_int_eq(l->microbatches, 1);
+    }
+    ck_assert_double_gt(plan.c[3].mem.total_bytes, plan.c[0].mem.total_bytes);
+    rl_llm_plan_release(&plan);
+}
+END_TEST
+
 /* More layouts than the plan's first 64 slots: Llama-3-8B (32 heads, 32
  * layers) on 5040 = 2^4 3^2 5 7 GPUs. tp in 1, 2, 4, 8; pp a divisor of
  * 5040 / tp of at most 32 layers; dp the rest:
@@ -458,6 +495,7 @@ static Suite *plan_suite(void)
     tcase_add_test(core, a_group_across_nodes_uses_the_system_nics);
     tcase_add_test(core, a_domain_wider_than_a_node_keeps_the_system);
     tcase_add_test(core, plan_picks_the_fastest_microbatches);
+    tcase_add_test(core, plan_ties_rank_by_stages_then_tp);
     tcase_add_test(core, plan_grows_past_its_first_slots);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");

@@ -225,6 +225,10 @@ START_TEST(bad_files_refused)
     const char *dir = folder_with("other-name.json", t);
     ck_assert_int_eq(rl_systemdb_load(&d, dir, &gpus, err), RL_ESCHEMA);
     ck_assert_ptr_nonnull(strstr(err, "other-name.json': id 'my-node' differs from the file"));
+    /* ... the whole name: an id that only begins it is refused too */
+    dir = folder_with("my-node2.json", t);
+    ck_assert_int_eq(rl_systemdb_load(&d, dir, &gpus, err), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "my-node2.json': id 'my-node' differs from the file"));
     /* Every number has a source: the line of "provenance" (18). */
     free(t);
     t = system_text("h100-sxm", "CX7", "");
@@ -235,6 +239,13 @@ START_TEST(bad_files_refused)
     /* A source that is not listed. */
     free(t);
     t = system_text("h100-sxm", "CX7", "\"pcie_gbs_per_direction\": \"nope\",");
+    dir = folder_with("my-node.json", t);
+    ck_assert_int_eq(rl_systemdb_load(&d, dir, &gpus, err), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "provenance 'pcie_gbs_per_direction' names a source "
+                                      "that 'sources' does not list"));
+    /* ... nor does an empty one (no source has an empty id) */
+    free(t);
+    t = system_text("h100-sxm", "CX7", "\"pcie_gbs_per_direction\": \"\",");
     dir = folder_with("my-node.json", t);
     ck_assert_int_eq(rl_systemdb_load(&d, dir, &gpus, err), RL_ESCHEMA);
     ck_assert_ptr_nonnull(strstr(err, "provenance 'pcie_gbs_per_direction' names a source "
