@@ -512,6 +512,36 @@ START_TEST(match_device_limits)
 }
 END_TEST
 
+/* Three matches, the SXM module first: it stays the pick (a PCIe card
+ * after it does not win, a second SXM entry does not displace the first),
+ * and the others are listed in database order, ", "-joined. */
+START_TEST(match_device_first_sxm_wins_and_others_follow)
+{
+    struct rl_gpudb d = device_db();
+    snprintf(dev_gpus[0].id, sizeof dev_gpus[0].id, "a100-sxm-80gb");
+    snprintf(dev_gpus[2].id, sizeof dev_gpus[2].id, "a100-pcie-80gb");
+    snprintf(dev_gpus[1].id, sizeof dev_gpus[1].id, "b-sxm-80gb");
+    dev_gpus[1].memory_size_gb = 80;
+    /* order: a100-sxm-80gb, b-sxm-80gb, a100-pcie-80gb, mi-x (AMD), nosm */
+    char note[256] = "stale";
+    ck_assert_ptr_eq(rl_gpudb_match_device(&d, "board", 108, 80e9, 32, note, sizeof note),
+                     &dev_gpus[0]);
+    ck_assert_str_eq(note, "the trace names the GPU 'board': taken as a100-sxm-80gb by its 108 "
+                           "SMs and 80 GB; also matching: b-sxm-80gb, a100-pcie-80gb (--gpu to "
+                           "choose)");
+    /* the PCIe card first, then the two SXM entries: the first SXM takes
+     * the pick from the card, the second does not */
+    snprintf(dev_gpus[0].id, sizeof dev_gpus[0].id, "a100-pcie-80gb");
+    snprintf(dev_gpus[1].id, sizeof dev_gpus[1].id, "a100-sxm-80gb");
+    snprintf(dev_gpus[2].id, sizeof dev_gpus[2].id, "b-sxm-80gb");
+    ck_assert_ptr_eq(rl_gpudb_match_device(&d, "board", 108, 80e9, 32, note, sizeof note),
+                     &dev_gpus[1]);
+    ck_assert_str_eq(note, "the trace names the GPU 'board': taken as a100-sxm-80gb by its 108 "
+                           "SMs and 80 GB; also matching: a100-pcie-80gb, b-sxm-80gb (--gpu to "
+                           "choose)");
+}
+END_TEST
+
 static Suite *gpudb_suite(void)
 {
     Suite *s = suite_create("gpudb");
@@ -529,6 +559,7 @@ static Suite *gpudb_suite(void)
     tcase_add_test(limits, suggestions_match_a_plain_sort);
     tcase_add_test(limits, match_device_by_name_then_counts);
     tcase_add_test(limits, match_device_limits);
+    tcase_add_test(limits, match_device_first_sxm_wins_and_others_follow);
     suite_add_tcase(s, limits);
     TCase *load = tcase_create("load");
     tcase_add_test(load, load_grows_and_sorts);
