@@ -1295,6 +1295,89 @@ START_TEST(streamed_alike)
 }
 END_TEST
 
+/* The metrics an export lacks, for `ncu --metrics`: every missing one, in
+ * the order of the counters (rl_q_defs), ','-joined, each by its first
+ * name. */
+START_TEST(missing_metrics_are_listed_in_full)
+{
+    /* FLOPs only (1000 FFMA, a time): all four byte counters are missing,
+     * DRAM read and write, L2, L1. */
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "k", SASS("ffma"), "inst", "1000")
+                            ROW("0", "k", "gpu__time_duration.sum", "nsecond", "100"),
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(st.flops_only, 1);
+    ck_assert_str_eq(st.missing_bytes,
+                     "dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,"
+                     "l1tex__t_bytes.sum");
+    ck_assert_str_eq(st.missing_flops, "");
+    /* The DRAM total in the file (another kernel's row): DRAM read and
+     * write are not missing, L2 and L1 still are. */
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "a", SASS("ffma"), "inst", "1000")
+                            ROW("0", "a", "dram__bytes.sum", "byte", "64")
+                            ROW("1", "b", SASS("ffma"), "inst", "1000"),
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(st.flops_only, 1);
+    ck_assert_str_eq(st.missing_bytes, "lts__t_bytes.sum,l1tex__t_bytes.sum");
+    /* Bytes only (DRAM read and write): the nine CUDA-core FLOP counters,
+     * dadd to hfma, are missing. */
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "c", "dram__bytes_read.sum", "byte", "64")
+                            ROW("0", "c", "dram__bytes_write.sum", "byte", "64"),
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(st.bytes_only, 1);
+    ck_assert_str_eq(st.missing_flops, SASS("dadd") "," SASS("dmul") "," SASS("dfma") ","
+                     SASS("fadd") "," SASS("fmul") "," SASS("ffma") "," SASS("hadd") ","
+                     SASS("hmul") "," SASS("hfma"));
+    ck_assert_str_eq(st.missing_bytes, "");
+}
+END_TEST
+
+/* An old export gives the launch only as Launch Statistics rows (no Grid
+ * Size or Block Size column): "Grid Size" is the number of blocks, "Block
+ * Size" of threads, each read as (n, 1, 1) when 0 <= n < 2^32 (a uint32_t),
+ * else left (0, 0, 0). */
+#define OLD_HEADER "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+#define OLD_ROW(id, name, metric, value) \
+    "\"" id "\",\"" name "\",\"" metric "\",\"\",\"" value "\"\n"
+START_TEST(launch_statistics_rows)
+{
+    ck_assert_msg(parse(OLD_HEADER OLD_ROW("0", "a", "Grid Size", "4294967295")
+                            OLD_ROW("0", "a", "Block Size", "4294967296")
+                            OLD_ROW("0", "a", "gpu__time_duration.sum", "10")
+                            OLD_ROW("1", "b", "Grid Size", "0")
+                            OLD_ROW("1", "b", "Block Size", "-1")
+                            OLD_ROW("1", "b", "gpu__time_duration.sum", "20"),
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(g.n, 2);
+    const struct rl_trace_group *a = strcmp(g.v[0].name, "a") == 0 ? &g.v[0] : &g.v[1];
+    const struct rl_trace_group *b = a == &g.v[0] ? &g.v[1] : &g.v[0];
+    ck_assert_str_eq(b->name, "b");
+    /* 2^32 - 1 blocks fit; 2^32 threads do not */
+    ck_assert_uint_eq(a->grid[0], 4294967295u);
+    ck_assert_uint_eq(a->grid[1], 1);
+    ck_assert_uint_eq(a->grid[2], 1);
+    ck_assert_uint_eq(a->block[0], 0);
+    ck_assert_uint_eq(a->block[1], 0);
+    ck_assert_uint_eq(a->block[2], 0);
+    /* 0 blocks is a count (0, 1, 1); -1 threads is none */
+    ck_assert_uint_eq(b->grid[0], 0);
+    ck_assert_uint_eq(b->grid[1], 1);
+    ck_assert_uint_eq(b->grid[2], 1);
+    ck_assert_uint_eq(b->block[0], 0);
+    ck_assert_uint_eq(b->block[1], 0);
+    ck_assert_double_eq(b->time_ns, 20);
+    /* With the columns there, a "Grid Size" row is only a metric name */
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "k", "Grid Size", "", "7")
+                            ROW("0", "k", "gpu__time_duration.sum", "nsecond", "10"),
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(only_group()->grid[0], 4); /* the column's (4, 1, 1) */
+}
+END_TEST
+
 static Suite *ncu_suite(void)
 {
     Suite *s = suite_create("ncu");
@@ -1333,6 +1416,8 @@ static Suite *ncu_suite(void)
     tcase_add_test(limits, rows_that_add_nothing);
     tcase_add_test(limits, a_named_gpu_is_kept);
     tcase_add_test(limits, reader_edges);
+    tcase_add_test(limits, missing_metrics_are_listed_in_full);
+    tcase_add_test(limits, launch_statistics_rows);
     suite_add_tcase(s, limits);
     return s;
 }
