@@ -1378,6 +1378,38 @@ START_TEST(launch_statistics_rows)
 }
 END_TEST
 
+/* A file whose last row ends in an empty field at the end of the file (a
+ * trailing ',' and no newline), read through buffers of 1 to 64 bytes: the
+ * byte after the window is stale (an earlier row's bytes: quotes and 7s
+ * here), and the empty field is empty, never a quoted "7" read past the
+ * end. Two kernels, 4 + 5 = 9 ns, no bytes: timing only, none counted. */
+START_TEST(empty_last_field_at_the_end_of_a_file)
+{
+    /* '""7' 16 times: 48 bytes of a quoted field, its text '"7' x 16 */
+#define Q7 "\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7"
+    static const char csv[] = "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"note\","
+                              "\"lts__t_bytes.sum\"\n"
+                              "\"0\",\"k\"\"\",\"4\",\"" Q7 Q7 Q7 "\",\"\"\n"
+                              "\"1\",\"q\"\"\"\"\",\"5\",\"xy\",";
+#undef Q7
+    for (size_t chunk = 1; chunk <= 64; chunk++) {
+        rl_ncu_set_chunk_bytes(chunk);
+        FILE *f = fmemopen((void *)csv, sizeof csv - 1, "r");
+        ck_assert_ptr_nonnull(f);
+        rl_trace_groups_release(&g);
+        int rc = rl_ncu_read(&g, f, "k.csv", NAN, &st, err);
+        fclose(f);
+        ck_assert_msg(rc == 0, "chunk %zu: %s", chunk, err);
+        ck_assert_uint_eq(st.kernels, 2);
+        ck_assert_uint_eq(st.timing_only, 2);
+        ck_assert_uint_eq(g.n, 2);
+        ck_assert_uint_eq(g.v[0].counted + g.v[1].counted, 0);
+        ck_assert_double_eq(g.v[0].time_ns + g.v[1].time_ns, 9);
+    }
+    rl_ncu_set_chunk_bytes(0);
+}
+END_TEST
+
 static Suite *ncu_suite(void)
 {
     Suite *s = suite_create("ncu");
@@ -1418,6 +1450,7 @@ static Suite *ncu_suite(void)
     tcase_add_test(limits, reader_edges);
     tcase_add_test(limits, missing_metrics_are_listed_in_full);
     tcase_add_test(limits, launch_statistics_rows);
+    tcase_add_test(limits, empty_last_field_at_the_end_of_a_file);
     suite_add_tcase(s, limits);
     return s;
 }
