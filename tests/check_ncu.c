@@ -1410,6 +1410,46 @@ START_TEST(empty_last_field_at_the_end_of_a_file)
 }
 END_TEST
 
+/* Lines skipped at the end of the input with no newline after them: text
+ * before any header (no header then), and a ==PROF== line after the last
+ * row (the kernel is read). */
+START_TEST(last_line_without_a_newline)
+{
+    ck_assert_int_eq(parse("==PROF== connected", NAN), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "no Nsight Compute CSV header"));
+    ck_assert_int_eq(parse("program output\n==PROF== done", NAN), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "no Nsight Compute CSV header"));
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "k", "gpu__time_duration.sum", "nsecond", "7")
+                            "==PROF== Disconnected",
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_double_eq(only_group()->time_ns, 7);
+    ck_assert_uint_eq(st.skipped_lines, 1);
+}
+END_TEST
+
+/* A CR between a closing quote and the comma after it is skipped, as at
+ * a row's end, wherever the reader's buffer ends (1 to 24 bytes): the row
+ * keeps its three fields, 6 ns. */
+START_TEST(cr_after_a_closing_quote_across_chunk_edges)
+{
+    static const char csv[] = "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n"
+                              "\"0\"\r,\"k\"\r,\"6\"\r\n";
+    for (size_t chunk = 1; chunk <= 24; chunk++) {
+        rl_ncu_set_chunk_bytes(chunk);
+        FILE *f = fmemopen((void *)csv, sizeof csv - 1, "r");
+        ck_assert_ptr_nonnull(f);
+        rl_trace_groups_release(&g);
+        int rc = rl_ncu_read(&g, f, "k.csv", NAN, &st, err);
+        fclose(f);
+        ck_assert_msg(rc == 0, "chunk %zu: %s", chunk, err);
+        ck_assert_str_eq(only_group()->name, "k");
+        ck_assert_double_eq(only_group()->time_ns, 6);
+    }
+    rl_ncu_set_chunk_bytes(0);
+}
+END_TEST
+
 static Suite *ncu_suite(void)
 {
     Suite *s = suite_create("ncu");
@@ -1451,6 +1491,8 @@ static Suite *ncu_suite(void)
     tcase_add_test(limits, missing_metrics_are_listed_in_full);
     tcase_add_test(limits, launch_statistics_rows);
     tcase_add_test(limits, empty_last_field_at_the_end_of_a_file);
+    tcase_add_test(limits, last_line_without_a_newline);
+    tcase_add_test(limits, cr_after_a_closing_quote_across_chunk_edges);
     suite_add_tcase(s, limits);
     return s;
 }

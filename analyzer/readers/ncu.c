@@ -83,6 +83,7 @@ static int refill(struct input *in)
     in->p = in->chunk;
     in->lines_to = in->p;
     in->end = in->chunk + keep + got;
+    *in->end = 0; /* the slack byte: never a quote, comma or newline of the text */
     if (got == 0) {
         if (ferror(in->f))
             return RL_EIO;
@@ -1339,6 +1340,7 @@ int rl_ncu_parse(struct rl_trace_groups *g, const char *text, size_t len, const 
     if (!copy)
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
     memcpy(copy, text, len);
+    copy[len] = 0; /* the slack byte, as refill() sets it */
     struct csv c = {.in = {NULL, copy, len, copy, copy + len, true, copy, 1}, .what = what};
     return parse(g, &c, tensor_flops_per_op, stats, errmsg);
 }
