@@ -1450,6 +1450,71 @@ START_TEST(cr_after_a_closing_quote_across_chunk_edges)
 }
 END_TEST
 
+/* An exponent after every mantissa form, and a trailing space: the
+ * mantissa's separators are read as above, the exponent is appended once.
+ *   "1,5e3": a decimal comma, 1.5e3 = 1500; "1,234e1": grouping, 1234e1 =
+ *   12340; "1,234.5e1" and "1.234,5e1": 1234.5e1 = 12345; "7 ": 7; and in
+ *   a file with decimal commas "1,234e1" is 1.234e1 = 12.34. */
+START_TEST(numbers_with_exponents_and_spaces)
+{
+    static const struct {
+        const char *value;
+        double want;
+    } ok[] = {{"1,5e3", 1500},      {"1,234e1", 12340}, {"1,234.5e1", 12345},
+              {"1.234,5e1", 12345}, {"7 ", 7},          {"-2.5E2 ", -250}};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        char csv[512];
+        snprintf(csv, sizeof csv,
+                 LONG_HEADER "\"0\",\"k\",\"(4, 1, 1)\",\"(256, 1, 1)\",\"lts__t_bytes.sum\","
+                             "\"byte\",\"%s\"\n" ROW("0", "k", SASS("ffma"), "inst", "1"),
+                 ok[i].value);
+        ck_assert_msg(parse(csv, NAN) == 0, "%s: %s", ok[i].value, err);
+        ck_assert_msg(only_group()->bytes[RL_MEM_L2] == ok[i].want, "%s: %.17g", ok[i].value,
+                      only_group()->bytes[RL_MEM_L2]);
+    }
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "k", "lts__t_bytes.sum", "byte", "0,5")
+                            ROW("0", "k", "l1tex__t_bytes.sum", "byte", "1,234e1")
+                                ROW("0", "k", SASS("ffma"), "inst", "1"),
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_double_eq_tol(only_group()->bytes[RL_MEM_L1], 12.34, 1e-12);
+}
+END_TEST
+
+/* A launch shape is three numbers: a fourth in "Grid Size" is not read
+ * (into the block, here with no Block Size column). */
+START_TEST(launch_shapes_are_three_numbers)
+{
+    ck_assert_msg(parse("\"ID\",\"Kernel Name\",\"Grid Size\",\"Metric Name\",\"Metric Unit\","
+                        "\"Metric Value\"\n"
+                        "\"0\",\"k\",\"(4, 2, 3, 7)\",\"gpu__time_duration.sum\",\"\",\"5\"\n",
+                        NAN) == 0,
+                  "%s", err);
+    const struct rl_trace_group *k = only_group();
+    ck_assert_uint_eq(k->grid[0], 4);
+    ck_assert_uint_eq(k->grid[1], 2);
+    ck_assert_uint_eq(k->grid[2], 3);
+    ck_assert_uint_eq(k->block[0], 0);
+    ck_assert_uint_eq(k->block[1], 0);
+    ck_assert_uint_eq(k->block[2], 0);
+}
+END_TEST
+
+/* A name that starts with a shape's digits has no type letter before them:
+ * no shape (the name on the heap, as the reader holds names). */
+START_TEST(a_name_starting_with_digits_gives_no_shape)
+{
+    char *name = strdup("16816gemm");
+    ck_assert_ptr_nonnull(name);
+    ck_assert(!rl_ncu_name_gives_mma_shape(name));
+    free(name);
+    name = strdup("h16816gemm");
+    ck_assert_ptr_nonnull(name);
+    ck_assert(rl_ncu_name_gives_mma_shape(name));
+    free(name);
+}
+END_TEST
+
 static Suite *ncu_suite(void)
 {
     Suite *s = suite_create("ncu");
@@ -1493,6 +1558,9 @@ static Suite *ncu_suite(void)
     tcase_add_test(limits, empty_last_field_at_the_end_of_a_file);
     tcase_add_test(limits, last_line_without_a_newline);
     tcase_add_test(limits, cr_after_a_closing_quote_across_chunk_edges);
+    tcase_add_test(limits, numbers_with_exponents_and_spaces);
+    tcase_add_test(limits, launch_shapes_are_three_numbers);
+    tcase_add_test(limits, a_name_starting_with_digits_gives_no_shape);
     suite_add_tcase(s, limits);
     return s;
 }
