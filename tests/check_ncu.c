@@ -1515,6 +1515,46 @@ START_TEST(a_name_starting_with_digits_gives_no_shape)
 }
 END_TEST
 
+/* Time from cycles at its edges: a rate of 0 gives no time (never
+ * cycles / 0 = inf); a duration of 0 is not compared (no relative
+ * difference to 0); 5% off exactly is not "more than 5%": 1050 cycles at 1
+ * cycle/ns = 1050 ns against 1000 ns is |1050 - 1000| / 1000 = 0.05 (the
+ * same double as 0.05); 1051 is 5.1%, said. */
+START_TEST(time_from_cycles_edges)
+{
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "k", "sm__cycles_elapsed.avg", "cycle", "3000")
+                            ROW("0", "k", "sm__cycles_elapsed.avg.per_second", "cycle/nsecond",
+                                "0"),
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(st.time_from_cycles, 0);
+    ck_assert(!isinf(only_group()->time_ns));
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "k", "sm__cycles_elapsed.avg", "cycle", "3000")
+                            ROW("0", "k", "sm__cycles_elapsed.avg.per_second", "Ghz", "1.5")
+                                ROW("0", "k", "gpu__time_duration.sum", "ns", "0"),
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(st.time_disagree, 0);
+    ck_assert_uint_eq(st.time_from_cycles, 0);
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "k", "sm__cycles_elapsed.avg", "cycle", "1050")
+                            ROW("0", "k", "sm__cycles_elapsed.avg.per_second", "cycle/nsecond",
+                                "1")
+                                ROW("0", "k", "gpu__time_duration.sum", "ns", "1000"),
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(st.time_disagree, 0);
+    ck_assert_double_eq(only_group()->time_ns, 1000);
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "k", "sm__cycles_elapsed.avg", "cycle", "1051")
+                            ROW("0", "k", "sm__cycles_elapsed.avg.per_second", "cycle/nsecond",
+                                "1")
+                                ROW("0", "k", "gpu__time_duration.sum", "ns", "1000"),
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(st.time_disagree, 1);
+    ck_assert_double_eq_tol(st.time_disagree_max_pct, 5.1, 1e-9);
+}
+END_TEST
+
 static Suite *ncu_suite(void)
 {
     Suite *s = suite_create("ncu");
@@ -1561,6 +1601,7 @@ static Suite *ncu_suite(void)
     tcase_add_test(limits, numbers_with_exponents_and_spaces);
     tcase_add_test(limits, launch_shapes_are_three_numbers);
     tcase_add_test(limits, a_name_starting_with_digits_gives_no_shape);
+    tcase_add_test(limits, time_from_cycles_edges);
     suite_add_tcase(s, limits);
     return s;
 }
