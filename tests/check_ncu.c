@@ -1425,6 +1425,25 @@ START_TEST(last_line_without_a_newline)
                   "%s", err);
     ck_assert_double_eq(only_group()->time_ns, 7);
     ck_assert_uint_eq(st.skipped_lines, 1);
+    /* the shortest such line, "==" (two bytes), at the very end */
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "k", "gpu__time_duration.sum", "nsecond", "7") "==",
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(st.skipped_lines, 1);
+    ck_assert_double_eq(only_group()->time_ns, 7);
+}
+END_TEST
+
+/* A long-form row that ends before its Metric Value (the last column
+ * here: 4 fields of 5) is refused, not read as an empty value. */
+START_TEST(row_ending_before_the_metric_value)
+{
+    ck_assert_int_eq(parse("\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+                           "\"0\",\"k\",\"gpu__time_duration.sum\",\"ns\"\n",
+                           NAN),
+                     RL_ESCHEMA);
+    ck_assert_str_eq(err, "'k.csv': line 2: 4 columns, the header has 5 (the row ends before "
+                          "'Metric Value')");
 }
 END_TEST
 
@@ -1602,6 +1621,7 @@ static Suite *ncu_suite(void)
     tcase_add_test(limits, launch_shapes_are_three_numbers);
     tcase_add_test(limits, a_name_starting_with_digits_gives_no_shape);
     tcase_add_test(limits, time_from_cycles_edges);
+    tcase_add_test(limits, row_ending_before_the_metric_value);
     suite_add_tcase(s, limits);
     return s;
 }
