@@ -621,6 +621,25 @@ START_TEST(bench_roofs_past_the_count_are_not_read)
 }
 END_TEST
 
+/* A link of 0 GB/s is no link: the NVLink figure at 0 falls to PCIe
+ * (H100 SXM: Gen5 x16, 64 GB/s a direction), and PCIe at 0 with no NVLink
+ * leaves no link roof at all. */
+START_TEST(a_zero_link_is_no_link)
+{
+    char err[RL_ERRMSG_SIZE] = "";
+    const struct rl_gpu_spec *s = copy_of("h100-sxm");
+    spec_copy.links.gbs = 0;
+    ck_assert_int_eq(rl_ceilings_init(&c, s, NULL, NULL, false, false, NULL, err), RL_OK);
+    ck_assert(c.has_link);
+    ck_assert_str_eq(c.link.label, "PCIe Gen5 x16");
+    ck_assert_double_eq(c.link.bandwidth_gbs, spec_copy.links.pcie_gbs);
+    spec_copy.links.gbs = NAN;
+    spec_copy.links.pcie_gbs = 0;
+    ck_assert_int_eq(rl_ceilings_init(&c, s, NULL, NULL, false, false, NULL, err), RL_OK);
+    ck_assert(!c.has_link);
+}
+END_TEST
+
 static Suite *ceilings_suite(void)
 {
     Suite *s = suite_create("ceilings");
@@ -646,6 +665,7 @@ static Suite *ceilings_suite(void)
     tcase_add_test(limits, odd_bench_roofs_stay_in_bounds);
     tcase_add_test(limits, measured_against_datasheet);
     tcase_add_test(limits, bench_roofs_past_the_count_are_not_read);
+    tcase_add_test(limits, a_zero_link_is_no_link);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -670,6 +670,18 @@ START_TEST(tied_levels_keep_the_first)
 }
 END_TEST
 
+/* A memory bound at a level out of range names no level: "memory" alone,
+ * never a level read past the table (DRAM, L2, L1). */
+START_TEST(bound_text_of_an_unknown_level)
+{
+    char buf[64];
+    rl_bound_text(buf, sizeof buf, RL_BOUND_MEMORY, RL_MEM_COUNT, NULL);
+    ck_assert_str_eq(buf, "memory");
+    rl_bound_text(buf, sizeof buf, RL_BOUND_MEMORY, RL_MEM_L1, NULL);
+    ck_assert_str_eq(buf, "memory (L1)");
+}
+END_TEST
+
 static Suite *model_suite(void)
 {
     Suite *s = suite_create("model");
@@ -700,6 +712,7 @@ static Suite *model_suite(void)
     tcase_add_test(limits, classify_messages_word_for_word);
     tcase_add_test(limits, link_roof_binds_a_tp_layer);
     tcase_add_test(limits, tied_levels_keep_the_first);
+    tcase_add_test(limits, bound_text_of_an_unknown_level);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -1804,6 +1804,34 @@ START_TEST(run_without_a_gpu)
 }
 END_TEST
 
+/* The unit prefixes switch at their value: an AI of exactly 1e3 FLOP/B is
+ * "1k" (1e3 / 1e3), exactly 1e6 is "1M", in the table and the sentence. */
+START_TEST(number_prefixes_at_their_value)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    struct rl_trace_groups g = {0};
+    add(&g, "kilo", 1, 1, 1e3, 1, 1e4);
+    add(&g, "mega", 1, 1, 1e6, 1, 1e4);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    char *t = table_text(&r, &c, 0);
+    char ai[32];
+    table_ai(t, "kilo", ai, sizeof ai);
+    ck_assert_str_eq(ai, "1k");
+    table_ai(t, "mega", ai, sizeof ai);
+    ck_assert_str_eq(ai, "1M");
+    free(t);
+    ck_assert_msg(strncmp(row(&r, "kilo")->sentence, "kilo: 1k FLOP/B (DRAM)", 22) == 0, "%s",
+                  row(&r, "kilo")->sentence);
+    ck_assert_msg(strncmp(row(&r, "mega")->sentence, "mega: 1M FLOP/B (DRAM)", 22) == 0, "%s",
+                  row(&r, "mega")->sentence);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -1851,6 +1879,7 @@ static Suite *report_suite(void)
     tcase_add_test(limits, write_errors);
     tcase_add_test(limits, out_of_memory);
     tcase_add_test(limits, out_of_memory_for_a_name);
+    tcase_add_test(limits, number_prefixes_at_their_value);
     suite_add_tcase(s, limits);
     return s;
 }
