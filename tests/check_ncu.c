@@ -1574,6 +1574,24 @@ START_TEST(time_from_cycles_edges)
 }
 END_TEST
 
+/* A quantity summed from two metrics reads those two only: FP8 ops as
+ * fp8_dst_fp32 + fp8_dst_fp16 (its second candidate) = 1000 + 500 = 1500,
+ * x 2 FLOP per op = 3000, whatever the export also holds of the third
+ * candidate (fp4_fp6_fp8_dst_fp32, 7 ops here, without its partner). */
+START_TEST(two_term_sums_read_two_terms)
+{
+    ck_assert_msg(parse(LONG_HEADER
+                        ROW("0", "g", "sm__ops_path_tensor_src_fp8_dst_fp32.sum", "", "1000")
+                        ROW("0", "g", "sm__ops_path_tensor_src_fp8_dst_fp16.sum", "", "500")
+                        ROW("0", "g", "sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp32.sum", "", "7")
+                        ROW("0", "g", "dram__bytes.sum", "byte", "64"),
+                        2) == 0,
+                  "%s", err);
+    ck_assert_double_eq(only_group()->flops, 3000);
+    ck_assert_str_eq(only_group()->precision, "fp8");
+}
+END_TEST
+
 static Suite *ncu_suite(void)
 {
     Suite *s = suite_create("ncu");
@@ -1622,6 +1640,7 @@ static Suite *ncu_suite(void)
     tcase_add_test(limits, a_name_starting_with_digits_gives_no_shape);
     tcase_add_test(limits, time_from_cycles_edges);
     tcase_add_test(limits, row_ending_before_the_metric_value);
+    tcase_add_test(limits, two_term_sums_read_two_terms);
     suite_add_tcase(s, limits);
     return s;
 }

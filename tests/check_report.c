@@ -1832,6 +1832,47 @@ START_TEST(number_prefixes_at_their_value)
 }
 END_TEST
 
+/* The guards at zero: 0 L2 bytes under 1000 DRAM bytes is fewer L2 than
+ * DRAM bytes (every DRAM byte passes through L2: flagged); a counted
+ * kernel of 0 FLOPs and 0 DRAM bytes has no FLOPs to call unbounded (not
+ * zero_bytes). */
+START_TEST(guards_at_zero)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    struct rl_trace_groups g = {0};
+    const uint32_t grid[3] = {1, 1, 1}, block[3] = {128, 1, 1};
+    const double l2_none[3] = {1000, 0, NAN}, nothing[3] = {0, NAN, NAN};
+    ck_assert_int_eq(rl_trace_groups_add(&g, "nol2", grid, block, "", RL_ORIGIN_MEASURED, 1, 1e6,
+                                         l2_none, 1e4),
+                     0);
+    ck_assert_int_eq(rl_trace_groups_add(&g, "idle", grid, block, "", RL_ORIGIN_MEASURED, 1, 0,
+                                         nothing, 1e4),
+                     0);
+    /* 1e7 FLOPs over 1 byte in 10 ns: 1e7 / 10 x 1e-3 = 1000 TFLOP/s,
+     * exactly 100% of the 1000 roof: at the roof, not above it */
+    add(&g, "atroof", 1, 1, 1e7, 1, 10);
+    /* two at 2e7 / 10 x 1e-3 = 2000 TFLOP/s, 200%: a tie, the note names
+     * the first in the report's order (same time, then by name) */
+    add(&g, "over1", 1, 1, 2e7, 1, 10);
+    add(&g, "over2", 1, 1, 2e7, 1, 10);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert(row(&r, "nol2")->l2_below_dram);
+    ck_assert_ptr_nonnull(strstr(r.notes, "1 kernel group has fewer L2 than DRAM bytes (nol2)"));
+    ck_assert(!row(&r, "idle")->zero_bytes);
+    ck_assert_ptr_null(strstr(r.notes, "FLOPs and 0 DRAM bytes"));
+    ck_assert_double_eq(row(&r, "atroof")->v.pct_of_roof, 100);
+    ck_assert(!row(&r, "atroof")->over_roof);
+    ck_assert_msg(strstr(r.notes, "2 kernel groups run above 100% of their roof (up to 200%, "
+                                  "over1)"),
+                  "%s", r.notes);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -1880,6 +1921,7 @@ static Suite *report_suite(void)
     tcase_add_test(limits, out_of_memory);
     tcase_add_test(limits, out_of_memory_for_a_name);
     tcase_add_test(limits, number_prefixes_at_their_value);
+    tcase_add_test(limits, guards_at_zero);
     suite_add_tcase(s, limits);
     return s;
 }
