@@ -1873,6 +1873,28 @@ START_TEST(guards_at_zero)
 }
 END_TEST
 
+/* A measured compute roof exactly at its datasheet one (1000 of 1000
+ * TFLOP/s: 100 x 1000 / 1000 = 100%) is not over it. */
+START_TEST(measured_compute_roof_at_its_datasheet)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    c.compute[1] = c.compute[0];
+    c.compute[0].origin = RL_ORIGIN_MEASURED;
+    c.n_compute = 2;
+    struct rl_trace_groups g = {0};
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    char *json = render(rl_report_json, &r, &c);
+    ck_assert_msg(strstr(json, "\"pct_of_datasheet\": 100, \"over_datasheet\": false"), "%s",
+                  json);
+    ck_assert_ptr_null(strstr(json, "\"over_datasheet\": true"));
+    free(json);
+    rl_report_release(&r);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -1922,6 +1944,7 @@ static Suite *report_suite(void)
     tcase_add_test(limits, out_of_memory_for_a_name);
     tcase_add_test(limits, number_prefixes_at_their_value);
     tcase_add_test(limits, guards_at_zero);
+    tcase_add_test(limits, measured_compute_roof_at_its_datasheet);
     suite_add_tcase(s, limits);
     return s;
 }
