@@ -542,6 +542,26 @@ START_TEST(match_device_first_sxm_wins_and_others_follow)
 }
 END_TEST
 
+/* The match reads the database's n entries and no more: the five test
+ * entries in an array of exactly five (heap, as rl_gpudb_load's), the
+ * same pick and note as from the static copy. */
+START_TEST(match_device_reads_only_the_entries)
+{
+    struct rl_gpudb d = device_db();
+    struct rl_gpu_spec *exact = malloc(d.n * sizeof *exact);
+    ck_assert_ptr_nonnull(exact);
+    memcpy(exact, d.gpus, d.n * sizeof *exact);
+    struct rl_gpudb h = {exact, d.n, NULL};
+    char note[256] = "stale";
+    ck_assert_ptr_eq(rl_gpudb_match_device(&h, "board", 108, 40e9, 32, note, sizeof note),
+                     &exact[1]);
+    ck_assert_str_eq(note, "the trace names the GPU 'board': taken as a100-sxm-40gb by its 108 "
+                           "SMs and 40 GB (--gpu to choose)");
+    ck_assert_ptr_null(rl_gpudb_find(&h, "no such gpu"));
+    free(exact);
+}
+END_TEST
+
 static Suite *gpudb_suite(void)
 {
     Suite *s = suite_create("gpudb");
@@ -560,6 +580,7 @@ static Suite *gpudb_suite(void)
     tcase_add_test(limits, match_device_by_name_then_counts);
     tcase_add_test(limits, match_device_limits);
     tcase_add_test(limits, match_device_first_sxm_wins_and_others_follow);
+    tcase_add_test(limits, match_device_reads_only_the_entries);
     suite_add_tcase(s, limits);
     TCase *load = tcase_create("load");
     tcase_add_test(load, load_grows_and_sorts);
