@@ -601,6 +601,45 @@ START_TEST(measured_against_datasheet)
 }
 END_TEST
 
+/* Only the bench's first n_compute roofs are roofs: a slot past them may
+ * hold a stale one (a buffer reused for a smaller file). Here bench had
+ * fp32 and fp16 and was cut to fp32 alone: fp16 is in no source (no
+ * datasheet), and fp32 is judged by its one measured roof. */
+START_TEST(bench_roofs_past_the_count_are_not_read)
+{
+    measured("fp32", 50);
+    measured("fp16", 400);
+    bench.n_compute = 1;
+    char err[RL_ERRMSG_SIZE] = "";
+    ck_assert_int_eq(rl_ceilings_init(&c, NULL, &bench, "fp16", false, false, NULL, err),
+                     RL_EUNSUPPORTED);
+    ck_assert_str_eq(err, "no ceiling for precision 'fp16' in the datasheet or the bench file");
+    ck_assert_int_eq(rl_ceilings_init(&c, NULL, &bench, NULL, false, false, NULL, err), RL_OK);
+    ck_assert_uint_eq(c.n_compute, 1);
+    ck_assert_str_eq(c.compute[0].name, "fp32");
+    ck_assert_double_eq(c.compute[0].peak_tflops, 50);
+}
+END_TEST
+
+/* A link of 0 GB/s is no link: the NVLink figure at 0 falls to PCIe
+ * (H100 SXM: Gen5 x16, 64 GB/s a direction), and PCIe at 0 with no NVLink
+ * leaves no link roof at all. */
+START_TEST(a_zero_link_is_no_link)
+{
+    char err[RL_ERRMSG_SIZE] = "";
+    const struct rl_gpu_spec *s = copy_of("h100-sxm");
+    spec_copy.links.gbs = 0;
+    ck_assert_int_eq(rl_ceilings_init(&c, s, NULL, NULL, false, false, NULL, err), RL_OK);
+    ck_assert(c.has_link);
+    ck_assert_str_eq(c.link.label, "PCIe Gen5 x16");
+    ck_assert_double_eq(c.link.bandwidth_gbs, spec_copy.links.pcie_gbs);
+    spec_copy.links.gbs = NAN;
+    spec_copy.links.pcie_gbs = 0;
+    ck_assert_int_eq(rl_ceilings_init(&c, s, NULL, NULL, false, false, NULL, err), RL_OK);
+    ck_assert(!c.has_link);
+}
+END_TEST
+
 static Suite *ceilings_suite(void)
 {
     Suite *s = suite_create("ceilings");
@@ -625,6 +664,8 @@ static Suite *ceilings_suite(void)
     tcase_add_test(limits, out_of_memory);
     tcase_add_test(limits, odd_bench_roofs_stay_in_bounds);
     tcase_add_test(limits, measured_against_datasheet);
+    tcase_add_test(limits, bench_roofs_past_the_count_are_not_read);
+    tcase_add_test(limits, a_zero_link_is_no_link);
     suite_add_tcase(s, limits);
     return s;
 }

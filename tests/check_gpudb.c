@@ -512,6 +512,56 @@ START_TEST(match_device_limits)
 }
 END_TEST
 
+/* Three matches, the SXM module first: it stays the pick (a PCIe card
+ * after it does not win, a second SXM entry does not displace the first),
+ * and the others are listed in database order, ", "-joined. */
+START_TEST(match_device_first_sxm_wins_and_others_follow)
+{
+    struct rl_gpudb d = device_db();
+    snprintf(dev_gpus[0].id, sizeof dev_gpus[0].id, "a100-sxm-80gb");
+    snprintf(dev_gpus[2].id, sizeof dev_gpus[2].id, "a100-pcie-80gb");
+    snprintf(dev_gpus[1].id, sizeof dev_gpus[1].id, "b-sxm-80gb");
+    dev_gpus[1].memory_size_gb = 80;
+    /* order: a100-sxm-80gb, b-sxm-80gb, a100-pcie-80gb, mi-x (AMD), nosm */
+    char note[256] = "stale";
+    ck_assert_ptr_eq(rl_gpudb_match_device(&d, "board", 108, 80e9, 32, note, sizeof note),
+                     &dev_gpus[0]);
+    ck_assert_str_eq(note, "the trace names the GPU 'board': taken as a100-sxm-80gb by its 108 "
+                           "SMs and 80 GB; also matching: b-sxm-80gb, a100-pcie-80gb (--gpu to "
+                           "choose)");
+    /* the PCIe card first, then the two SXM entries: the first SXM takes
+     * the pick from the card, the second does not */
+    snprintf(dev_gpus[0].id, sizeof dev_gpus[0].id, "a100-pcie-80gb");
+    snprintf(dev_gpus[1].id, sizeof dev_gpus[1].id, "a100-sxm-80gb");
+    snprintf(dev_gpus[2].id, sizeof dev_gpus[2].id, "b-sxm-80gb");
+    ck_assert_ptr_eq(rl_gpudb_match_device(&d, "board", 108, 80e9, 32, note, sizeof note),
+                     &dev_gpus[1]);
+    ck_assert_str_eq(note, "the trace names the GPU 'board': taken as a100-sxm-80gb by its 108 "
+                           "SMs and 80 GB; also matching: a100-pcie-80gb, b-sxm-80gb (--gpu to "
+                           "choose)");
+}
+END_TEST
+
+/* The match reads the database's n entries and no more: the five test
+ * entries in an array of exactly five (heap, as rl_gpudb_load's), the
+ * same pick and note as from the static copy. */
+START_TEST(match_device_reads_only_the_entries)
+{
+    struct rl_gpudb d = device_db();
+    struct rl_gpu_spec *exact = malloc(d.n * sizeof *exact);
+    ck_assert_ptr_nonnull(exact);
+    memcpy(exact, d.gpus, d.n * sizeof *exact);
+    struct rl_gpudb h = {exact, d.n, NULL};
+    char note[256] = "stale";
+    ck_assert_ptr_eq(rl_gpudb_match_device(&h, "board", 108, 40e9, 32, note, sizeof note),
+                     &exact[1]);
+    ck_assert_str_eq(note, "the trace names the GPU 'board': taken as a100-sxm-40gb by its 108 "
+                           "SMs and 40 GB (--gpu to choose)");
+    ck_assert_ptr_null(rl_gpudb_find(&h, "no such gpu"));
+    free(exact);
+}
+END_TEST
+
 static Suite *gpudb_suite(void)
 {
     Suite *s = suite_create("gpudb");
@@ -529,6 +579,8 @@ static Suite *gpudb_suite(void)
     tcase_add_test(limits, suggestions_match_a_plain_sort);
     tcase_add_test(limits, match_device_by_name_then_counts);
     tcase_add_test(limits, match_device_limits);
+    tcase_add_test(limits, match_device_first_sxm_wins_and_others_follow);
+    tcase_add_test(limits, match_device_reads_only_the_entries);
     suite_add_tcase(s, limits);
     TCase *load = tcase_create("load");
     tcase_add_test(load, load_grows_and_sorts);

@@ -414,6 +414,31 @@ START_TEST(run_writes_html)
 }
 END_TEST
 
+/* Counts the source does not know (0 SMs, 0 replay passes) are left out
+ * of the facts, not shown as "0": only the chip remains. */
+START_TEST(html_unknown_counts_are_left_out)
+{
+    static struct rl_ceilings c;
+    struct rl_report r;
+    build(&r, &c);
+    snprintf(r.source.chip, sizeof r.source.chip, "GH100");
+    r.source.sm_count = 0;
+    r.source.passes = 0;
+    char *html = render_html(&r, &c, NULL, NULL, 0);
+    char *text = script_json(html, "run-facts");
+    ck_assert_ptr_nonnull(text);
+    cJSON *doc = cJSON_Parse(text);
+    ck_assert_msg(doc != NULL, "the facts do not parse: %s", text);
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "facts");
+    ck_assert_int_eq(cJSON_GetArraySize(list), 1);
+    ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetArrayItem(list, 0), 0)->valuestring, "chip");
+    cJSON_Delete(doc);
+    free(text);
+    free(html);
+    rl_report_release(&r);
+}
+END_TEST
+
 static Suite *html_suite(void)
 {
     Suite *s = suite_create("html");
@@ -428,6 +453,7 @@ static Suite *html_suite(void)
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, html_write_errors);
     tcase_add_test(limits, html_no_kernels);
+    tcase_add_test(limits, html_unknown_counts_are_left_out);
     suite_add_tcase(s, limits);
     return s;
 }

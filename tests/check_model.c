@@ -646,6 +646,42 @@ START_TEST(link_roof_binds_a_tp_layer)
 }
 END_TEST
 
+/* Two levels that limit alike: the first given is the limiter (its ridge
+ * and its name), whichever order. 1e12 FLOPs over 1e10 DRAM bytes is AI
+ * 100, x 5000 GB/s = 500000 x 1e-3 TFLOP/s; over 4e10 L2 bytes AI 25,
+ * x 20000 GB/s = the same 500000 x 1e-3: a tie, both below the 1000 peak.
+ * DRAM's ridge is 1000 x 1e3 / 5000 = 200, L2's 1000 x 1e3 / 20000 = 50. */
+START_TEST(tied_levels_keep_the_first)
+{
+    struct rl_kernel_perf k = {1e12, {1e10, 4e10, NAN}, NAN};
+    struct rl_memory_roof mem[2] = {dram, l2};
+    struct rl_verdict v;
+    ck_assert_int_eq(rl_classify(&k, &roof, mem, 2, &v, NULL), 0);
+    ck_assert_int_eq(v.bound, RL_BOUND_MEMORY);
+    ck_assert_int_eq(v.limiter, RL_MEM_DRAM);
+    ck_assert_double_eq(v.ridge_flop_per_byte, 200);
+    ck_assert_double_eq(v.ridge_distance_x, 2); /* 200 / 100 */
+    mem[0] = l2;
+    mem[1] = dram;
+    ck_assert_int_eq(rl_classify(&k, &roof, mem, 2, &v, NULL), 0);
+    ck_assert_int_eq(v.limiter, RL_MEM_L2);
+    ck_assert_double_eq(v.ridge_flop_per_byte, 50);
+    ck_assert_double_eq(v.ridge_distance_x, 2); /* 50 / 25 */
+}
+END_TEST
+
+/* A memory bound at a level out of range names no level: "memory" alone,
+ * never a level read past the table (DRAM, L2, L1). */
+START_TEST(bound_text_of_an_unknown_level)
+{
+    char buf[64];
+    rl_bound_text(buf, sizeof buf, RL_BOUND_MEMORY, RL_MEM_COUNT, NULL);
+    ck_assert_str_eq(buf, "memory");
+    rl_bound_text(buf, sizeof buf, RL_BOUND_MEMORY, RL_MEM_L1, NULL);
+    ck_assert_str_eq(buf, "memory (L1)");
+}
+END_TEST
+
 static Suite *model_suite(void)
 {
     Suite *s = suite_create("model");
@@ -675,6 +711,8 @@ static Suite *model_suite(void)
     tcase_add_test(limits, classify_reads_only_the_roofs_given);
     tcase_add_test(limits, classify_messages_word_for_word);
     tcase_add_test(limits, link_roof_binds_a_tp_layer);
+    tcase_add_test(limits, tied_levels_keep_the_first);
+    tcase_add_test(limits, bound_text_of_an_unknown_level);
     suite_add_tcase(s, limits);
     return s;
 }

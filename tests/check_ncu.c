@@ -1295,6 +1295,303 @@ START_TEST(streamed_alike)
 }
 END_TEST
 
+/* The metrics an export lacks, for `ncu --metrics`: every missing one, in
+ * the order of the counters (rl_q_defs), ','-joined, each by its first
+ * name. */
+START_TEST(missing_metrics_are_listed_in_full)
+{
+    /* FLOPs only (1000 FFMA, a time): all four byte counters are missing,
+     * DRAM read and write, L2, L1. */
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "k", SASS("ffma"), "inst", "1000")
+                            ROW("0", "k", "gpu__time_duration.sum", "nsecond", "100"),
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(st.flops_only, 1);
+    ck_assert_str_eq(st.missing_bytes,
+                     "dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,"
+                     "l1tex__t_bytes.sum");
+    ck_assert_str_eq(st.missing_flops, "");
+    /* The DRAM total in the file (another kernel's row): DRAM read and
+     * write are not missing, L2 and L1 still are. */
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "a", SASS("ffma"), "inst", "1000")
+                            ROW("0", "a", "dram__bytes.sum", "byte", "64")
+                            ROW("1", "b", SASS("ffma"), "inst", "1000"),
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(st.flops_only, 1);
+    ck_assert_str_eq(st.missing_bytes, "lts__t_bytes.sum,l1tex__t_bytes.sum");
+    /* Bytes only (DRAM read and write): the nine CUDA-core FLOP counters,
+     * dadd to hfma, are missing. */
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "c", "dram__bytes_read.sum", "byte", "64")
+                            ROW("0", "c", "dram__bytes_write.sum", "byte", "64"),
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(st.bytes_only, 1);
+    ck_assert_str_eq(st.missing_flops, SASS("dadd") "," SASS("dmul") "," SASS("dfma") ","
+                     SASS("fadd") "," SASS("fmul") "," SASS("ffma") "," SASS("hadd") ","
+                     SASS("hmul") "," SASS("hfma"));
+    ck_assert_str_eq(st.missing_bytes, "");
+}
+END_TEST
+
+/* An old export gives the launch only as Launch Statistics rows (no Grid
+ * Size or Block Size column): "Grid Size" is the number of blocks, "Block
+ * Size" of threads, each read as (n, 1, 1) when 0 <= n < 2^32 (a uint32_t),
+ * else left (0, 0, 0). */
+#define OLD_HEADER "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+#define OLD_ROW(id, name, metric, value) \
+    "\"" id "\",\"" name "\",\"" metric "\",\"\",\"" value "\"\n"
+START_TEST(launch_statistics_rows)
+{
+    ck_assert_msg(parse(OLD_HEADER OLD_ROW("0", "a", "Grid Size", "4294967295")
+                            OLD_ROW("0", "a", "Block Size", "4294967296")
+                            OLD_ROW("0", "a", "gpu__time_duration.sum", "10")
+                            OLD_ROW("1", "b", "Grid Size", "0")
+                            OLD_ROW("1", "b", "Block Size", "-1")
+                            OLD_ROW("1", "b", "gpu__time_duration.sum", "20"),
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(g.n, 2);
+    const struct rl_trace_group *a = strcmp(g.v[0].name, "a") == 0 ? &g.v[0] : &g.v[1];
+    const struct rl_trace_group *b = a == &g.v[0] ? &g.v[1] : &g.v[0];
+    ck_assert_str_eq(b->name, "b");
+    /* 2^32 - 1 blocks fit; 2^32 threads do not */
+    ck_assert_uint_eq(a->grid[0], 4294967295u);
+    ck_assert_uint_eq(a->grid[1], 1);
+    ck_assert_uint_eq(a->grid[2], 1);
+    ck_assert_uint_eq(a->block[0], 0);
+    ck_assert_uint_eq(a->block[1], 0);
+    ck_assert_uint_eq(a->block[2], 0);
+    /* 0 blocks is a count (0, 1, 1); -1 threads is none */
+    ck_assert_uint_eq(b->grid[0], 0);
+    ck_assert_uint_eq(b->grid[1], 1);
+    ck_assert_uint_eq(b->grid[2], 1);
+    ck_assert_uint_eq(b->block[0], 0);
+    ck_assert_uint_eq(b->block[1], 0);
+    ck_assert_double_eq(b->time_ns, 20);
+    /* With the columns there, a "Grid Size" row is only a metric name */
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "k", "Grid Size", "", "7")
+                            ROW("0", "k", "gpu__time_duration.sum", "nsecond", "10"),
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(only_group()->grid[0], 4); /* the column's (4, 1, 1) */
+}
+END_TEST
+
+/* A file whose last row ends in an empty field at the end of the file (a
+ * trailing ',' and no newline), read through buffers of 1 to 64 bytes: the
+ * byte after the window is stale (an earlier row's bytes: quotes and 7s
+ * here), and the empty field is empty, never a quoted "7" read past the
+ * end. Two kernels, 4 + 5 = 9 ns, no bytes: timing only, none counted. */
+START_TEST(empty_last_field_at_the_end_of_a_file)
+{
+    /* '""7' 16 times: 48 bytes of a quoted field, its text '"7' x 16 */
+#define Q7 "\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7\"\"7"
+    static const char csv[] = "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"note\","
+                              "\"lts__t_bytes.sum\"\n"
+                              "\"0\",\"k\"\"\",\"4\",\"" Q7 Q7 Q7 "\",\"\"\n"
+                              "\"1\",\"q\"\"\"\"\",\"5\",\"xy\",";
+#undef Q7
+    for (size_t chunk = 1; chunk <= 64; chunk++) {
+        rl_ncu_set_chunk_bytes(chunk);
+        FILE *f = fmemopen((void *)csv, sizeof csv - 1, "r");
+        ck_assert_ptr_nonnull(f);
+        rl_trace_groups_release(&g);
+        int rc = rl_ncu_read(&g, f, "k.csv", NAN, &st, err);
+        fclose(f);
+        ck_assert_msg(rc == 0, "chunk %zu: %s", chunk, err);
+        ck_assert_uint_eq(st.kernels, 2);
+        ck_assert_uint_eq(st.timing_only, 2);
+        ck_assert_uint_eq(g.n, 2);
+        ck_assert_uint_eq(g.v[0].counted + g.v[1].counted, 0);
+        ck_assert_double_eq(g.v[0].time_ns + g.v[1].time_ns, 9);
+    }
+    rl_ncu_set_chunk_bytes(0);
+}
+END_TEST
+
+/* Lines skipped at the end of the input with no newline after them: text
+ * before any header (no header then), and a ==PROF== line after the last
+ * row (the kernel is read). */
+START_TEST(last_line_without_a_newline)
+{
+    ck_assert_int_eq(parse("==PROF== connected", NAN), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "no Nsight Compute CSV header"));
+    ck_assert_int_eq(parse("program output\n==PROF== done", NAN), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "no Nsight Compute CSV header"));
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "k", "gpu__time_duration.sum", "nsecond", "7")
+                            "==PROF== Disconnected",
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_double_eq(only_group()->time_ns, 7);
+    ck_assert_uint_eq(st.skipped_lines, 1);
+    /* the shortest such line, "==" (two bytes), at the very end */
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "k", "gpu__time_duration.sum", "nsecond", "7") "==",
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(st.skipped_lines, 1);
+    ck_assert_double_eq(only_group()->time_ns, 7);
+}
+END_TEST
+
+/* A long-form row that ends before its Metric Value (the last column
+ * here: 4 fields of 5) is refused, not read as an empty value. */
+START_TEST(row_ending_before_the_metric_value)
+{
+    ck_assert_int_eq(parse("\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+                           "\"0\",\"k\",\"gpu__time_duration.sum\",\"ns\"\n",
+                           NAN),
+                     RL_ESCHEMA);
+    ck_assert_str_eq(err, "'k.csv': line 2: 4 columns, the header has 5 (the row ends before "
+                          "'Metric Value')");
+}
+END_TEST
+
+/* A CR between a closing quote and the comma after it is skipped, as at
+ * a row's end, wherever the reader's buffer ends (1 to 24 bytes): the row
+ * keeps its three fields, 6 ns. */
+START_TEST(cr_after_a_closing_quote_across_chunk_edges)
+{
+    static const char csv[] = "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n"
+                              "\"0\"\r,\"k\"\r,\"6\"\r\n";
+    for (size_t chunk = 1; chunk <= 24; chunk++) {
+        rl_ncu_set_chunk_bytes(chunk);
+        FILE *f = fmemopen((void *)csv, sizeof csv - 1, "r");
+        ck_assert_ptr_nonnull(f);
+        rl_trace_groups_release(&g);
+        int rc = rl_ncu_read(&g, f, "k.csv", NAN, &st, err);
+        fclose(f);
+        ck_assert_msg(rc == 0, "chunk %zu: %s", chunk, err);
+        ck_assert_str_eq(only_group()->name, "k");
+        ck_assert_double_eq(only_group()->time_ns, 6);
+    }
+    rl_ncu_set_chunk_bytes(0);
+}
+END_TEST
+
+/* An exponent after every mantissa form, and a trailing space: the
+ * mantissa's separators are read as above, the exponent is appended once.
+ *   "1,5e3": a decimal comma, 1.5e3 = 1500; "1,234e1": grouping, 1234e1 =
+ *   12340; "1,234.5e1" and "1.234,5e1": 1234.5e1 = 12345; "7 ": 7; and in
+ *   a file with decimal commas "1,234e1" is 1.234e1 = 12.34. */
+START_TEST(numbers_with_exponents_and_spaces)
+{
+    static const struct {
+        const char *value;
+        double want;
+    } ok[] = {{"1,5e3", 1500},      {"1,234e1", 12340}, {"1,234.5e1", 12345},
+              {"1.234,5e1", 12345}, {"7 ", 7},          {"-2.5E2 ", -250}};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        char csv[512];
+        snprintf(csv, sizeof csv,
+                 LONG_HEADER "\"0\",\"k\",\"(4, 1, 1)\",\"(256, 1, 1)\",\"lts__t_bytes.sum\","
+                             "\"byte\",\"%s\"\n" ROW("0", "k", SASS("ffma"), "inst", "1"),
+                 ok[i].value);
+        ck_assert_msg(parse(csv, NAN) == 0, "%s: %s", ok[i].value, err);
+        ck_assert_msg(only_group()->bytes[RL_MEM_L2] == ok[i].want, "%s: %.17g", ok[i].value,
+                      only_group()->bytes[RL_MEM_L2]);
+    }
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "k", "lts__t_bytes.sum", "byte", "0,5")
+                            ROW("0", "k", "l1tex__t_bytes.sum", "byte", "1,234e1")
+                                ROW("0", "k", SASS("ffma"), "inst", "1"),
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_double_eq_tol(only_group()->bytes[RL_MEM_L1], 12.34, 1e-12);
+}
+END_TEST
+
+/* A launch shape is three numbers: a fourth in "Grid Size" is not read
+ * (into the block, here with no Block Size column). */
+START_TEST(launch_shapes_are_three_numbers)
+{
+    ck_assert_msg(parse("\"ID\",\"Kernel Name\",\"Grid Size\",\"Metric Name\",\"Metric Unit\","
+                        "\"Metric Value\"\n"
+                        "\"0\",\"k\",\"(4, 2, 3, 7)\",\"gpu__time_duration.sum\",\"\",\"5\"\n",
+                        NAN) == 0,
+                  "%s", err);
+    const struct rl_trace_group *k = only_group();
+    ck_assert_uint_eq(k->grid[0], 4);
+    ck_assert_uint_eq(k->grid[1], 2);
+    ck_assert_uint_eq(k->grid[2], 3);
+    ck_assert_uint_eq(k->block[0], 0);
+    ck_assert_uint_eq(k->block[1], 0);
+    ck_assert_uint_eq(k->block[2], 0);
+}
+END_TEST
+
+/* A name that starts with a shape's digits has no type letter before them:
+ * no shape (the name on the heap, as the reader holds names). */
+START_TEST(a_name_starting_with_digits_gives_no_shape)
+{
+    char *name = strdup("16816gemm");
+    ck_assert_ptr_nonnull(name);
+    ck_assert(!rl_ncu_name_gives_mma_shape(name));
+    free(name);
+    name = strdup("h16816gemm");
+    ck_assert_ptr_nonnull(name);
+    ck_assert(rl_ncu_name_gives_mma_shape(name));
+    free(name);
+}
+END_TEST
+
+/* Time from cycles at its edges: a rate of 0 gives no time (never
+ * cycles / 0 = inf); a duration of 0 is not compared (no relative
+ * difference to 0); 5% off exactly is not "more than 5%": 1050 cycles at 1
+ * cycle/ns = 1050 ns against 1000 ns is |1050 - 1000| / 1000 = 0.05 (the
+ * same double as 0.05); 1051 is 5.1%, said. */
+START_TEST(time_from_cycles_edges)
+{
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "k", "sm__cycles_elapsed.avg", "cycle", "3000")
+                            ROW("0", "k", "sm__cycles_elapsed.avg.per_second", "cycle/nsecond",
+                                "0"),
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(st.time_from_cycles, 0);
+    ck_assert(!isinf(only_group()->time_ns));
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "k", "sm__cycles_elapsed.avg", "cycle", "3000")
+                            ROW("0", "k", "sm__cycles_elapsed.avg.per_second", "Ghz", "1.5")
+                                ROW("0", "k", "gpu__time_duration.sum", "ns", "0"),
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(st.time_disagree, 0);
+    ck_assert_uint_eq(st.time_from_cycles, 0);
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "k", "sm__cycles_elapsed.avg", "cycle", "1050")
+                            ROW("0", "k", "sm__cycles_elapsed.avg.per_second", "cycle/nsecond",
+                                "1")
+                                ROW("0", "k", "gpu__time_duration.sum", "ns", "1000"),
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(st.time_disagree, 0);
+    ck_assert_double_eq(only_group()->time_ns, 1000);
+    ck_assert_msg(parse(LONG_HEADER ROW("0", "k", "sm__cycles_elapsed.avg", "cycle", "1051")
+                            ROW("0", "k", "sm__cycles_elapsed.avg.per_second", "cycle/nsecond",
+                                "1")
+                                ROW("0", "k", "gpu__time_duration.sum", "ns", "1000"),
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(st.time_disagree, 1);
+    ck_assert_double_eq_tol(st.time_disagree_max_pct, 5.1, 1e-9);
+}
+END_TEST
+
+/* A quantity summed from two metrics reads those two only: FP8 ops as
+ * fp8_dst_fp32 + fp8_dst_fp16 (its second candidate) = 1000 + 500 = 1500,
+ * x 2 FLOP per op = 3000, whatever the export also holds of the third
+ * candidate (fp4_fp6_fp8_dst_fp32, 7 ops here, without its partner). */
+START_TEST(two_term_sums_read_two_terms)
+{
+    ck_assert_msg(parse(LONG_HEADER
+                        ROW("0", "g", "sm__ops_path_tensor_src_fp8_dst_fp32.sum", "", "1000")
+                        ROW("0", "g", "sm__ops_path_tensor_src_fp8_dst_fp16.sum", "", "500")
+                        ROW("0", "g", "sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp32.sum", "", "7")
+                        ROW("0", "g", "dram__bytes.sum", "byte", "64"),
+                        2) == 0,
+                  "%s", err);
+    ck_assert_double_eq(only_group()->flops, 3000);
+    ck_assert_str_eq(only_group()->precision, "fp8");
+}
+END_TEST
+
 static Suite *ncu_suite(void)
 {
     Suite *s = suite_create("ncu");
@@ -1333,6 +1630,17 @@ static Suite *ncu_suite(void)
     tcase_add_test(limits, rows_that_add_nothing);
     tcase_add_test(limits, a_named_gpu_is_kept);
     tcase_add_test(limits, reader_edges);
+    tcase_add_test(limits, missing_metrics_are_listed_in_full);
+    tcase_add_test(limits, launch_statistics_rows);
+    tcase_add_test(limits, empty_last_field_at_the_end_of_a_file);
+    tcase_add_test(limits, last_line_without_a_newline);
+    tcase_add_test(limits, cr_after_a_closing_quote_across_chunk_edges);
+    tcase_add_test(limits, numbers_with_exponents_and_spaces);
+    tcase_add_test(limits, launch_shapes_are_three_numbers);
+    tcase_add_test(limits, a_name_starting_with_digits_gives_no_shape);
+    tcase_add_test(limits, time_from_cycles_edges);
+    tcase_add_test(limits, row_ending_before_the_metric_value);
+    tcase_add_test(limits, two_term_sums_read_two_terms);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -249,6 +249,44 @@ START_TEST(report_says_what_was_counted)
 }
 END_TEST
 
+/* A pipe count of 0 is no Tensor work: nothing inferred, a memory point
+ * (bytes, no FLOP counter). */
+START_TEST(zero_pipe_instructions_infer_nothing)
+{
+    ck_assert_msg(parse(HEADER ROW(H16816, "8.0", "sm__inst_executed_pipe_tensor.sum", "inst", "0")
+                        ROW(H16816, "8.0", "dram__bytes_read.sum", "byte", "2,000")
+                        ROW(H16816, "8.0", "dram__bytes_write.sum", "byte", "48")
+                        ROW(H16816, "8.0", "gpu__time_duration.sum", "ns", "1,000")) == 0,
+                  "%s", err);
+    ck_assert(isnan(group_flops()));
+    ck_assert_uint_eq(st.tensor_inferred, 0);
+    ck_assert_uint_eq(st.tensor_shape_unknown + st.tensor_pipe_shared + st.tensor_inst_only, 0);
+    ck_assert_uint_eq(st.bytes_only, 1);
+}
+END_TEST
+
+/* The precision is the Tensor one when the inferred FLOPs outweigh the
+ * CUDA-core ones, the counted one on a tie. H16816 at CC 8.0: 1 instruction
+ * x 4096 = 4096 inferred; 2048 FFMA x 2 = 4096 CUDA-core FLOPs (FP32): a
+ * tie, FP32, 8192 in all; 2047 FFMA = 4094 < 4096: FP16, 8190. */
+START_TEST(inferred_precision_wins_only_when_larger)
+{
+    ck_assert_msg(parse(HEADER ROW(H16816, "8.0", "sm__inst_executed_pipe_tensor.sum", "inst", "1")
+                        ROW(H16816, "8.0", SASS("ffma"), "inst", "2048")
+                        ROW(H16816, "8.0", "dram__bytes.sum", "byte", "4096")) == 0,
+                  "%s", err);
+    ck_assert_double_eq(group_flops(), 8192);
+    ck_assert_str_eq(only_group()->precision, "fp32");
+    ck_assert_uint_eq(st.tensor_inferred, 1);
+    ck_assert_msg(parse(HEADER ROW(H16816, "8.0", "sm__inst_executed_pipe_tensor.sum", "inst", "1")
+                        ROW(H16816, "8.0", SASS("ffma"), "inst", "2047")
+                        ROW(H16816, "8.0", "dram__bytes.sum", "byte", "4096")) == 0,
+                  "%s", err);
+    ck_assert_double_eq(group_flops(), 8190);
+    ck_assert_str_eq(only_group()->precision, "fp16");
+}
+END_TEST
+
 static Suite *ncu_tensor_suite(void)
 {
     Suite *s = suite_create("ncu_tensor");
@@ -264,6 +302,8 @@ static Suite *ncu_tensor_suite(void)
     tcase_set_timeout(limits, 60);
     tcase_add_test(limits, no_shape_no_flops);
     tcase_add_test(limits, report_says_what_was_counted);
+    tcase_add_test(limits, zero_pipe_instructions_infer_nothing);
+    tcase_add_test(limits, inferred_precision_wins_only_when_larger);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -940,6 +940,36 @@ START_TEST(comm_rows_and_notes)
 }
 END_TEST
 
+/* The rank a file's name gives a trace without a rank object, or -2 when
+ * the name gives none (the file alone: no sorting). */
+static int rank_of_named(const char *name)
+{
+    char path[4096], err[RL_ERRMSG_SIZE];
+    snprintf(path, sizeof path, "%s", write_text(name, HEAD KERNEL));
+    const char *args[] = {path};
+    struct rl_rank_traces t;
+    ck_assert_msg(rl_rank_traces_load(&t, args, 1, err) == 0, "%s", err);
+    int rank = t.groups[0].sum.rank.present ? t.groups[0].sum.rank.rank : -2;
+    if (t.groups[0].sum.rank.present)
+        ck_assert_int_eq(t.groups[0].sum.rank.world_size, -1);
+    rl_rank_traces_release(&t);
+    return rank;
+}
+
+/* rank_from_name: "rank<R>" right after a '.' or at the name's start, R
+ * digits up to a '.', 0 <= R < 1e9. */
+START_TEST(rank_from_file_names)
+{
+    ck_assert_int_eq(rank_of_named("t.rank0.json"), 0);          /* rank 0 is a rank */
+    ck_assert_int_eq(rank_of_named("rank5.json"), 5);            /* at the name's start */
+    ck_assert_int_eq(rank_of_named("trank5.json"), -2);          /* 't' before it: a word */
+    ck_assert_int_eq(rank_of_named("t.rank7x.json"), -2);        /* digits then 'x', not '.' */
+    ck_assert_int_eq(rank_of_named("a.rankx.rank4.json"), 4);    /* the second "rank" */
+    ck_assert_int_eq(rank_of_named("t.rank999999999.json"), 999999999); /* 1e9 - 1 */
+    ck_assert_int_eq(rank_of_named("t.rank1000000000.json"), -2);       /* 1e9: too big */
+}
+END_TEST
+
 static Suite *ranks_suite(void)
 {
     Suite *s = suite_create("ranks");
@@ -965,6 +995,7 @@ static Suite *ranks_suite(void)
     tcase_add_test(limits, bad_and_old_rank_objects);
     tcase_add_test(limits, folder_without_traces);
     tcase_add_test(limits, trace_errors_name_the_rank);
+    tcase_add_test(limits, rank_from_file_names);
     suite_add_tcase(s, limits);
     return s;
 }

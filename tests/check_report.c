@@ -1804,6 +1804,97 @@ START_TEST(run_without_a_gpu)
 }
 END_TEST
 
+/* The unit prefixes switch at their value: an AI of exactly 1e3 FLOP/B is
+ * "1k" (1e3 / 1e3), exactly 1e6 is "1M", in the table and the sentence. */
+START_TEST(number_prefixes_at_their_value)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    struct rl_trace_groups g = {0};
+    add(&g, "kilo", 1, 1, 1e3, 1, 1e4);
+    add(&g, "mega", 1, 1, 1e6, 1, 1e4);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    char *t = table_text(&r, &c, 0);
+    char ai[32];
+    table_ai(t, "kilo", ai, sizeof ai);
+    ck_assert_str_eq(ai, "1k");
+    table_ai(t, "mega", ai, sizeof ai);
+    ck_assert_str_eq(ai, "1M");
+    free(t);
+    ck_assert_msg(strncmp(row(&r, "kilo")->sentence, "kilo: 1k FLOP/B (DRAM)", 22) == 0, "%s",
+                  row(&r, "kilo")->sentence);
+    ck_assert_msg(strncmp(row(&r, "mega")->sentence, "mega: 1M FLOP/B (DRAM)", 22) == 0, "%s",
+                  row(&r, "mega")->sentence);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* The guards at zero: 0 L2 bytes under 1000 DRAM bytes is fewer L2 than
+ * DRAM bytes (every DRAM byte passes through L2: flagged); a counted
+ * kernel of 0 FLOPs and 0 DRAM bytes has no FLOPs to call unbounded (not
+ * zero_bytes). */
+START_TEST(guards_at_zero)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    struct rl_trace_groups g = {0};
+    const uint32_t grid[3] = {1, 1, 1}, block[3] = {128, 1, 1};
+    const double l2_none[3] = {1000, 0, NAN}, nothing[3] = {0, NAN, NAN};
+    ck_assert_int_eq(rl_trace_groups_add(&g, "nol2", grid, block, "", RL_ORIGIN_MEASURED, 1, 1e6,
+                                         l2_none, 1e4),
+                     0);
+    ck_assert_int_eq(rl_trace_groups_add(&g, "idle", grid, block, "", RL_ORIGIN_MEASURED, 1, 0,
+                                         nothing, 1e4),
+                     0);
+    /* 1e7 FLOPs over 1 byte in 10 ns: 1e7 / 10 x 1e-3 = 1000 TFLOP/s,
+     * exactly 100% of the 1000 roof: at the roof, not above it */
+    add(&g, "atroof", 1, 1, 1e7, 1, 10);
+    /* two at 2e7 / 10 x 1e-3 = 2000 TFLOP/s, 200%: a tie, the note names
+     * the first in the report's order (same time, then by name) */
+    add(&g, "over1", 1, 1, 2e7, 1, 10);
+    add(&g, "over2", 1, 1, 2e7, 1, 10);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert(row(&r, "nol2")->l2_below_dram);
+    ck_assert_ptr_nonnull(strstr(r.notes, "1 kernel group has fewer L2 than DRAM bytes (nol2)"));
+    ck_assert(!row(&r, "idle")->zero_bytes);
+    ck_assert_ptr_null(strstr(r.notes, "FLOPs and 0 DRAM bytes"));
+    ck_assert_double_eq(row(&r, "atroof")->v.pct_of_roof, 100);
+    ck_assert(!row(&r, "atroof")->over_roof);
+    ck_assert_msg(strstr(r.notes, "2 kernel groups run above 100% of their roof (up to 200%, "
+                                  "over1)"),
+                  "%s", r.notes);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* A measured compute roof exactly at its datasheet one (1000 of 1000
+ * TFLOP/s: 100 x 1000 / 1000 = 100%) is not over it. */
+START_TEST(measured_compute_roof_at_its_datasheet)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    c.compute[1] = c.compute[0];
+    c.compute[0].origin = RL_ORIGIN_MEASURED;
+    c.n_compute = 2;
+    struct rl_trace_groups g = {0};
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    char *json = render(rl_report_json, &r, &c);
+    ck_assert_msg(strstr(json, "\"pct_of_datasheet\": 100, \"over_datasheet\": false"), "%s",
+                  json);
+    ck_assert_ptr_null(strstr(json, "\"over_datasheet\": true"));
+    free(json);
+    rl_report_release(&r);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -1851,6 +1942,9 @@ static Suite *report_suite(void)
     tcase_add_test(limits, write_errors);
     tcase_add_test(limits, out_of_memory);
     tcase_add_test(limits, out_of_memory_for_a_name);
+    tcase_add_test(limits, number_prefixes_at_their_value);
+    tcase_add_test(limits, guards_at_zero);
+    tcase_add_test(limits, measured_compute_roof_at_its_datasheet);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -171,6 +171,21 @@ START_TEST(amd_instinct_anchors)
 }
 END_TEST
 
+/* "Within 1%" includes exactly 1%: 18 x 25.25 = 454.5 GB/s is 4.5 off 450,
+ * and 0.01 x 450 = 4.5 in doubles too: it passes; 18 x 25.26 = 454.68 is
+ * 4.68 off, more than 1%: refused. */
+START_TEST(lint_links_one_percent_is_near)
+{
+    char err[RL_ERRMSG_SIZE];
+    struct rl_gpu_spec s = *gpu("h100-sxm");
+    s.links.gbs_per_link = 25.25;
+    ck_assert_msg(rl_gpu_spec_lint(&s, err) == RL_OK, "%s", err);
+    s.links.gbs_per_link = 25.26;
+    ck_assert_int_eq(rl_gpu_spec_lint(&s, err), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "h100-sxm: links: 18 links x 25.26 GB/s"));
+}
+END_TEST
+
 static Suite *spec_links_suite(void)
 {
     Suite *s = suite_create("spec_links");
@@ -182,6 +197,7 @@ static Suite *spec_links_suite(void)
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, load_db, unload_db);
     tcase_add_test(limits, lint_checks_the_links);
+    tcase_add_test(limits, lint_links_one_percent_is_near);
     suite_add_tcase(s, limits);
     return s;
 }

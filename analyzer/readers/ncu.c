@@ -83,6 +83,7 @@ static int refill(struct input *in)
     in->p = in->chunk;
     in->lines_to = in->p;
     in->end = in->chunk + keep + got;
+    *in->end = 0; /* the slack byte: never a quote, comma or newline of the text */
     if (got == 0) {
         if (ferror(in->f))
             return RL_EIO;
@@ -994,15 +995,13 @@ static int kernel_flush(struct importer *im, struct kernel *k)
     double flops = have_bytes || c.flops > 0 ? c.flops : NAN;
     struct rl_ncu_stats *st = im->stats;
     st->kernels++;
-    bool tensor = false, tensor_ops = false, cuda = false;
+    bool tensor = false, tensor_ops = false;
     size_t nq;
     const struct rl_q_def *d = rl_q_defs(&nq);
     for (size_t i = 0; i < nq; i++) {
         tensor |= d[i].roof && q[i] > 0;
         tensor_ops |= d[i].roof && !isnan(q[i]);
     }
-    for (int i = RL_Q_DADD; i <= RL_Q_HFMA; i++)
-        cuda |= !isnan(q[i]);
     /* Tensor Core instructions and no op counters (NERSC's list): FLOPs
      * inferred from the MMA instruction's shape, where the architecture
      * has one or the kernel name gives it; else none, and said. */
@@ -1052,7 +1051,10 @@ static int kernel_flush(struct importer *im, struct kernel *k)
             st->timing_only++;
         else if (tensor && isnan(im->factor))
             st->tensor_unknown++;
-        else if (!cuda && !tensor_ops && !pipe) {
+        else if (!pipe) {
+            /* c.flops is NAN with bytes only when no FLOP counter was read
+             * (no CUDA-core or Tensor op counter) or a Tensor count had no
+             * factor (the branch above): none was read here. */
             st->bytes_only++;
             missing_flops(im);
         }
@@ -1339,6 +1341,7 @@ int rl_ncu_parse(struct rl_trace_groups *g, const char *text, size_t len, const 
     if (!copy)
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
     memcpy(copy, text, len);
+    copy[len] = 0; /* the slack byte, as refill() sets it */
     struct csv c = {.in = {NULL, copy, len, copy, copy + len, true, copy, 1}, .what = what};
     return parse(g, &c, tensor_flops_per_op, stats, errmsg);
 }
