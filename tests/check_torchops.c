@@ -241,6 +241,12 @@ START_TEST(scaled_mm_fp8_out_dtype)
     ck_cost(c, 2.0 * 128 * 512 * 256, 128.0 * 256 + 256.0 * 512 + 4 + 4 + 128.0 * 512 * 2, "fp8");
     ck_assert(c.matmul);
     ck_assert_str_eq(c.note, "");
+    /* a bias [512] bf16 is read too: 512 x 2 bytes more */
+    ck_assert(COST(&c, "aten::_scaled_mm", TEN(E4M3, 2, 128, 256), TEN(E4M3, 2, 256, 512),
+                   TEN0(F32), TEN0(F32), TEN(BF16, 1, 512), NIL, SCA("ScalarType", "15"),
+                   SCA("bool", "False")));
+    ck_cost(c, 2.0 * 128 * 512 * 256,
+            128.0 * 256 + 256.0 * 512 + 4 + 4 + 512.0 * 2 + 128.0 * 512 * 2, "fp8");
     /* out_dtype 6 (float): a 4-byte output */
     ck_assert(COST(&c, "aten::_scaled_mm", TEN(E4M3, 2, 128, 256), TEN(E4M3, 2, 256, 512),
                    TEN0(F32), TEN0(F32), NIL, NIL, SCA("ScalarType", "6"),
