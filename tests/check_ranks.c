@@ -318,6 +318,17 @@ START_TEST(two_ranks_per_rank_and_merged)
     ck_assert_ptr_nonnull(strstr(ar->sentence, "communication (NCCL all-reduce)"));
     ck_assert_ptr_nonnull(strstr(ar->sentence, "671 GB/s"));
     ck_assert_ptr_null(strstr(b.r.notes, "bytes unknown"));
+    /* The per-rank table names rank 0 as 0 (not "-", kept for a trace
+     * without a rank) and gives each rank's communication share: 1e6 of
+     * 3e6 ns = 33.3%, 6e5 of 3e6 = 20%. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    rl__report_ranks_table(f, &b.r);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "\n0      node0") && strstr(buf, "\n1      node0"), "%s", buf);
+    ck_assert_msg(strstr(buf, "  33.3%  ") && strstr(buf, "    20%  "), "%s", buf);
+    free(buf);
     unbuild(&b);
 }
 END_TEST
