@@ -149,7 +149,7 @@ struct tr_state {
     uint32_t *order;            /* the ops sorted by thread and start (at the end) */
     struct tr_device devices[TR_MAX_DEVICES];
     size_t n_devices;
-    bool have_events, kineto;
+    bool have_events;
     long long ts_base;          /* microseconds every ts is counted from */
     bool have_base;
     char display_unit[16];

@@ -945,8 +945,6 @@ static int doc_field(struct rl_jsr *r, void *ctx, const char *key)
         snprintf(d->s->display_unit, sizeof d->s->display_unit, "%s", u);
         return 0;
     }
-    if (strcmp(key, "traceName") == 0 || strcmp(key, "schemaVersion") == 0)
-        d->s->kineto = true;
     return rl_jsr_skip_fast(r);
 }
 
