@@ -119,11 +119,15 @@ START_TEST(timeline_per_device)
 END_TEST
 
 /* One device, one kernel: busy = span = its duration; a device-less trace
- * names its GPU by device 0's properties; no rank without a world size. */
+ * names its GPU by device 0's properties; no rank without a world size.
+ * numSms -5 and warpSize 1e20 are out of range; so are an id of 5e9 and
+ * numSms of 3e9, past an int (the fuzzer's find: (int)5e9 is undefined,
+ * which the UBSan build of this test catches): not taken either. */
 START_TEST(one_kernel)
 {
     static const char text[] =
-        "{'deviceProperties': [{'id': 3, 'name': 'ONLY', 'numSms': -5, 'warpSize': 1e20}],\n"
+        "{'deviceProperties': [{'id': 3, 'name': 'ONLY', 'numSms': -5, 'warpSize': 1e20},"
+        " {'id': 5000000000, 'numSms': 3000000000}],\n"
         "'distributedInfo': {'rank': 1},\n"
         "'traceEvents': [" GPU("kernel", "solo", 0, 5, 2.5, "") "]}";
     struct rl_trace_groups g;

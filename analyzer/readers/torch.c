@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -859,6 +860,8 @@ static int device_field(struct rl_jsr *r, void *ctx, const char *key)
         if (number_into(r, t, &v))
             return r->err;
         if (!isfinite(v) || v < 0 || v > 1e15)
+            return 0;
+        if (key[0] != 't' && v > INT_MAX) /* an int field: (int)v would be undefined */
             return 0;
         if (key[0] == 'i')
             d->id = (int)v;
