@@ -12,7 +12,6 @@ void rl_placer_init(struct rl_placer *p, struct rl_box area)
 {
     memset(p, 0, sizeof *p);
     p->area = area;
-    p->cross_cost = 50;
 }
 
 void rl_placer_release(struct rl_placer *p)
@@ -134,8 +133,9 @@ static bool segments_cross(struct rl_segment a, struct rl_segment b)
 /* What a leader line from the marker at (px, py) to its label costs: it
  * must not run through a label or another marker (a box holding the
  * marker's centre is the marker's own, which the leader leaves); crossing
- * a roof line is allowed when nothing else is free (p->cross_cost each). */
-static double leader_cost(const struct rl_placer *p, struct rl_segment s, double px, double py)
+ * a roof line is allowed when nothing else is free (cross_cost each). */
+static double leader_cost(const struct rl_placer *p, struct rl_segment s, double px, double py,
+                          double cross_cost)
 {
     double cost = 0;
     for (size_t i = 0; i < p->n_boxes; i++) {
@@ -145,12 +145,12 @@ static double leader_cost(const struct rl_placer *p, struct rl_segment s, double
         cost += 100 * rl_segment_length_in_box(s, *b);
     }
     for (size_t i = 0; i < p->n_lines; i++)
-        cost += segments_cross(s, p->lines[i]) ? p->cross_cost : 0;
+        cost += segments_cross(s, p->lines[i]) ? cross_cost : 0;
     return cost;
 }
 
-double rl_placer_find_near(const struct rl_placer *p, double px, double py, double r, double w,
-                           double h, struct rl_placed_label *out)
+static double find_near(const struct rl_placer *p, double px, double py, double r, double w,
+                        double h, double cross_cost, struct rl_placed_label *out)
 {
     /* Directions in order of preference: right, left, above, below, the
      * diagonals, then eight more between them; each at six distances from
@@ -178,7 +178,7 @@ double rl_placer_find_near(const struct rl_placer *p, double px, double py, doub
                 if (len > r) {
                     struct rl_segment seg = {px + (lx - px) * r / len, py + (ly - py) * r / len,
                                              lx, ly};
-                    c += leader_cost(p, seg, px, py);
+                    c += leader_cost(p, seg, px, py, cross_cost);
                 }
             }
             if (c < best) {
@@ -192,6 +192,18 @@ double rl_placer_find_near(const struct rl_placer *p, double px, double py, doub
         }
     }
     return best;
+}
+
+double rl_placer_find_near(const struct rl_placer *p, double px, double py, double r, double w,
+                           double h, struct rl_placed_label *out)
+{
+    return find_near(p, px, py, r, w, h, 50, out);
+}
+
+double rl_placer_find_near_across(const struct rl_placer *p, double px, double py, double r,
+                                  double w, double h, struct rl_placed_label *out)
+{
+    return find_near(p, px, py, r, w, h, 1, out);
 }
 
 int rl_placer_place_near(struct rl_placer *p, double px, double py, double r,

@@ -29,7 +29,6 @@ struct rl_placer {
     size_t n_boxes, cap_boxes;
     struct rl_segment *lines; /* roof lines: crossing them costs less */
     size_t n_lines, cap_lines;
-    double cross_cost; /* what a leader crossing a roof line costs (init: 50) */
 };
 
 /* Construction */
@@ -55,6 +54,11 @@ double rl_placer_cost(const struct rl_placer *p, struct rl_box b);
  * ones get a leader line); nothing is added. Returns its cost (0: clean). */
 double rl_placer_find_near(const struct rl_placer *p, double px, double py, double r, double w,
                            double h, struct rl_placed_label *out);
+
+/* The same where a leader may cross roof lines cheaply (1 each, not 50):
+ * a result below 10 is a clean box reached across a few roof lines. */
+double rl_placer_find_near_across(const struct rl_placer *p, double px, double py, double r,
+                                  double w, double h, struct rl_placed_label *out);
 
 /* The same, the chosen box added as an obstacle. */
 int rl_placer_place_near(struct rl_placer *p, double px, double py, double r,

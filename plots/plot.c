@@ -767,11 +767,9 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
             /* Searched with 10 units of clear space around the text, then
              * the box shrunk back to the text. */
             const double pad = 10;
-            pl.cross_cost = 1;
-            cost = rl_placer_find_near(&pl, px, py, r,
-                                       text_w(out->text[i], FONT_POINT) + 2 * pad, h + 2 * pad,
-                                       &out->labels[i]);
-            pl.cross_cost = 50;
+            cost = rl_placer_find_near_across(&pl, px, py, r,
+                                              text_w(out->text[i], FONT_POINT) + 2 * pad,
+                                              h + 2 * pad, &out->labels[i]);
             struct rl_box *lb = &out->labels[i].box;
             *lb = (struct rl_box){lb->x0 + pad, lb->y0 + pad, lb->x1 - pad, lb->y1 - pad};
             if (cost < 10)
@@ -788,10 +786,8 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
                  * spot is clean, one reached by a leader across roof
                  * lines, else the least bad; the key adds the point's
                  * intensity to find it by. */
-                pl.cross_cost = 1;
-                rl_placer_find_near(&pl, px, py, r, text_w(num, FONT_POINT), h,
-                                    &out->labels[i]);
-                pl.cross_cost = 50;
+                rl_placer_find_near_across(&pl, px, py, r, text_w(num, FONT_POINT), h,
+                                           &out->labels[i]);
                 char at[48];
                 snprintf(at, sizeof at, " (at %.3g FLOP/B)", c->points[i].ai_flop_per_byte);
                 size_t u = strlen(out->text[i]);
