@@ -354,6 +354,11 @@ START_TEST(mesh_subsets_and_one_peer)
     ck_assert_double_eq(predict(&two, RL_COLL_ALLREDUCE, 1e9).link_gbs, 64);
     struct rl_fabric four = fabric(&s, &sys, 4, 1);
     ck_assert_double_eq(predict(&four, RL_COLL_ALLREDUCE, 1e9).link_gbs, 192);
+    /* the link names the links a subset uses; the whole mesh is the system's link */
+    ck_assert_str_eq(four.intra_link, "Infinity Fabric full mesh (3 of 7 links)");
+    ck_assert_str_eq(two.intra_link, "Infinity Fabric full mesh (1 of 7 links)");
+    ck_assert_str_eq(eight.intra_link, "Infinity Fabric full mesh");
+    ck_assert_str_eq(eight.peer_link, "Infinity Fabric full mesh (one link to the peer)");
     /* send/recv: one link to the next GPU, from the system and from the GPU alone */
     struct rl_comm_prediction sr = predict(&eight, RL_COLL_SENDRECV, 1e9);
     ck_assert_double_eq(sr.link_gbs, 64);

@@ -305,12 +305,11 @@ static const char *fp_skip_string(const char *p, const char *end)
 }
 
 /* A JSON number's end (its grammar exactly, at most 62 characters as the
- * general path reads them): NULL to fall back. */
+ * general path reads them): NULL to fall back. A longer number is read to
+ * its end and refused there (no cap on the scan: it changed no result). */
 static const char *fp_skip_number(const char *p, const char *end)
 {
     const char *start = p;
-    if (end - p > 62)
-        end = p + 63; /* a longer number runs into end: fall back */
     if (p < end && *p == '-')
         p++;
     if (p >= end || !(*p >= '0' && *p <= '9'))
