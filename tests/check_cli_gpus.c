@@ -79,7 +79,8 @@ END_TEST
 
 /* RTX Blackwell and GB200 (issue 25): GeForce FP4 is the whitepaper's dense
  * 1676 (not halved with FP32 accumulate, unlike FP8's 419), the RTX 5080's
- * unread Tensor rates print as none, and GB200 NVL72 holds the gb200 file. */
+ * unread Tensor rates print as none, and GB200 NVL72 holds the gb200 file,
+ * whose peaks are NVIDIA's GB200 superchip figures / 2. */
 START_TEST(show_rtx_blackwell_and_gb200)
 {
     struct rl_run r = RUN("gpus", "show", "NVIDIA GeForce RTX 5090");
@@ -102,7 +103,8 @@ START_TEST(show_rtx_blackwell_and_gb200)
     ck_assert_msg(r.status == 0, "%s", r.err);
     ck_assert_ptr_nonnull(strstr(r.out, "Blackwell (GB100), compute capability 10.0"));
     ck_assert_ptr_nonnull(strstr(r.out, "systems              gb200-nvl72"));
-    ck_assert_ptr_nonnull(strstr(r.out, "FP4 Tensor Core, sparse                   20000  TFLOP/s  datasheet  ds"));
+    /* NVIDIA's GB200 NVL72 page prints the superchip (2 GPUs): 40 PF sparse NVFP4 / 2. */
+    ck_assert_ptr_nonnull(strstr(r.out, "FP4 Tensor Core, sparse                   20000  TFLOP/s  analytic   per2"));
     rl_run_release(&r);
 }
 END_TEST
