@@ -568,6 +568,85 @@ START_TEST(domains_inside_nodes_on_several_nodes)
 }
 END_TEST
 
+/* The fabric's own fields at their edges (rl_fabric_build):
+ * - a board whose system says "mesh" but whose domain is one GPU (the
+ *   schema allows domain_gpus 1 with any topology): no scale-up link at all
+ *   (intra_gbs NaN), no one-link peer (peer_gbs 0, peer_link ""), and 2 of
+ *   its GPUs meet over PCIe: send/recv 1 GB / 64 GB/s = 15625 us;
+ * - the same board with a domain of 2: the pair's one link is the whole
+ *   mesh, 64 / (2 - 1) = 64 GB/s, and the link keeps its name (2 GPUs of
+ *   2: no "(1 of 1 links)");
+ * - one GPU a node on the mesh of 8 (2 nodes of 1): no subset to name
+ *   (d = 1), the link and its 448 stay the system's;
+ * - a NIC rate of 0 given is none: without a system 2 nodes are refused,
+ *   with one the system's 400 Gb/s = 50 GB/s, its 8 NICs and its NIC's
+ *   name stay (datasheet origin);
+ * - a NIC rate given without --nics-per-node: one NIC per GPU of the
+ *   system's node (8) with a system, per GPU of the node taking part (4)
+ *   without one. */
+START_TEST(fabric_fields_at_their_edges)
+{
+    struct rl_gpu_spec s = gpu("mi300x", "Infinity Fabric", 7, 64, "mesh", 0, 5, 64);
+    struct rl_system sys;
+    memset(&sys, 0, sizeof sys);
+    strcpy(sys.id, "mi300x-platform");
+    strcpy(sys.gpu, "mi300x");
+    sys.gpus_per_node = 8;
+    sys.domain_gpus = 1;
+    strcpy(sys.topology, "mesh");
+    strcpy(sys.intra_link, "Infinity Fabric full mesh");
+    sys.intra_gbs = 64;
+    strcpy(sys.pcie_link, "PCIe Gen5 x16");
+    sys.pcie_gbs = 64;
+    sys.nics_per_node = 8;
+    sys.nic_gbps = 400;
+    strcpy(sys.nic, "8 x 400 Gb/s NDR");
+    struct rl_fabric one = fabric(&s, &sys, 2, 1);
+    ck_assert_int_eq(one.domain_gpus, 1);
+    ck_assert(isnan(one.intra_gbs));
+    ck_assert_double_eq(one.peer_gbs, 0);
+    ck_assert_str_eq(one.peer_link, "");
+    struct rl_comm_prediction p = predict(&one, RL_COLL_SENDRECV, 1e9);
+    ck_assert_double_eq(p.link_gbs, 64);
+    ck_assert_str_eq(p.link, "PCIe Gen5 x16");
+    ck_assert_double_eq_tol(p.bandwidth_us, 15625, 1e-6);
+
+    sys.domain_gpus = 2;
+    struct rl_fabric pair = fabric(&s, &sys, 2, 1);
+    ck_assert_double_eq(pair.peer_gbs, 64);
+    ck_assert_double_eq(pair.intra_gbs, 64);
+    ck_assert_str_eq(pair.intra_link, "Infinity Fabric full mesh");
+    ck_assert_str_eq(pair.peer_link, "Infinity Fabric full mesh (one link to the peer)");
+
+    sys.domain_gpus = 8;
+    sys.intra_gbs = 448;
+    char err[RL_ERRMSG_SIZE] = "";
+    struct rl_fabric f;
+    ck_assert_int_eq(rl_fabric_build(&f, &s, &sys, 2, 2, NAN, 0, err), 0);
+    ck_assert_double_eq(f.intra_gbs, 448);
+    ck_assert_double_eq(f.peer_gbs, 64);
+    ck_assert_str_eq(f.intra_link, "Infinity Fabric full mesh");
+
+    struct rl_gpu_spec h = h100();
+    ck_assert_int_eq(rl_fabric_build(&f, &h, NULL, 16, 2, 0, 8, err), RL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "--nic-gbps"));
+    struct rl_system dgx = dgx_h100();
+    ck_assert_int_eq(rl_fabric_build(&f, &h, &dgx, 16, 2, 0, 0, err), 0);
+    ck_assert_double_eq(f.nic_gbs, 50);
+    ck_assert_int_eq(f.nics_per_node, 8);
+    ck_assert_str_eq(f.inter_link, "8 x 400 Gb/s NDR");
+    ck_assert_int_eq(f.inter_origin, RL_ORIGIN_DATASHEET);
+    ck_assert_int_eq(rl_fabric_build(&f, &h, &dgx, 8, 2, 200, 0, err), 0);
+    ck_assert_double_eq(f.nic_gbs, 25);
+    ck_assert_int_eq(f.nics_per_node, 8);
+    ck_assert_str_eq(f.inter_link, "");
+    ck_assert_int_eq(f.inter_origin, RL_ORIGIN_ANALYTIC);
+    ck_assert_int_eq(rl_fabric_build(&f, &h, NULL, 8, 2, 200, 0, err), 0);
+    ck_assert_int_eq(f.nics_per_node, 4);
+    ck_assert_int_eq(f.node_gpus, 4);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("comm");
@@ -588,6 +667,7 @@ int main(void)
     tcase_add_test(tc, fabrics_at_their_limits);
     tcase_add_test(tc, sizes_refused_and_zero);
     tcase_add_test(tc, domains_inside_nodes_on_several_nodes);
+    tcase_add_test(tc, fabric_fields_at_their_edges);
     suite_add_tcase(s, tc);
     return rl_test_run(s);
 }
