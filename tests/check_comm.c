@@ -583,7 +583,9 @@ END_TEST
  *   name stay (datasheet origin);
  * - a NIC rate given without --nics-per-node: one NIC per GPU of the
  *   system's node (8) with a system, per GPU of the node taking part (4)
- *   without one. */
+ *   without one;
+ * - the nodes a system's domain spans: its GPUs / a node's, at least 1;
+ * - a bridge joins the GPUs its datasheet says, at least a pair. */
 START_TEST(fabric_fields_at_their_edges)
 {
     struct rl_gpu_spec s = gpu("mi300x", "Infinity Fabric", 7, 64, "mesh", 0, 5, 64);
@@ -610,6 +612,15 @@ START_TEST(fabric_fields_at_their_edges)
     ck_assert_double_eq(p.link_gbs, 64);
     ck_assert_str_eq(p.link, "PCIe Gen5 x16");
     ck_assert_double_eq_tol(p.bandwidth_us, 15625, 1e-6);
+    /* a system without a PCIe figure (none in a file: the schema wants one)
+     * keeps the GPU's, 64 GB/s over "PCIe Gen5 x16" */
+    sys.pcie_gbs = 0;
+    sys.pcie_link[0] = '\0';
+    one = fabric(&s, &sys, 2, 1);
+    ck_assert_double_eq(one.pcie_gbs, 64);
+    ck_assert_str_eq(one.pcie_link, "PCIe Gen5 x16");
+    ck_assert_double_eq(predict(&one, RL_COLL_SENDRECV, 1e9).link_gbs, 64);
+    sys.pcie_gbs = 64;
 
     sys.domain_gpus = 2;
     struct rl_fabric pair = fabric(&s, &sys, 2, 1);
@@ -644,6 +655,23 @@ START_TEST(fabric_fields_at_their_edges)
     ck_assert_int_eq(rl_fabric_build(&f, &h, NULL, 8, 2, 200, 0, err), 0);
     ck_assert_int_eq(f.nics_per_node, 4);
     ck_assert_int_eq(f.node_gpus, 4);
+    /* a domain inside a node (the DGX's 8 as 2 of 4 of a node) and one of
+     * a node: one node each; 3 nodes of a 12-GPU domain: 3 */
+    dgx.domain_gpus = 4;
+    ck_assert_int_eq(fabric(&h, &dgx, 8, 1).domain_nodes, 1);
+    dgx.domain_gpus = 8;
+    ck_assert_int_eq(fabric(&h, &dgx, 8, 1).domain_nodes, 1);
+    dgx.gpus_per_node = 4;
+    dgx.domain_gpus = 12;
+    ck_assert_int_eq(fabric(&h, &dgx, 12, 3).domain_nodes, 3);
+    /* a bridge's GPUs: as the datasheet says (4), a pair when it says
+     * fewer than two (1, or 0: not given) */
+    struct rl_gpu_spec g = gpu("bridged", "NVLink", 4, 25, "bridge", 4, 4, 32);
+    ck_assert_int_eq(fabric(&g, NULL, 4, 1).domain_gpus, 4);
+    g.links.bridge_gpus = 1;
+    ck_assert_int_eq(fabric(&g, NULL, 4, 1).domain_gpus, 2);
+    g.links.bridge_gpus = 0;
+    ck_assert_int_eq(fabric(&g, NULL, 4, 1).domain_gpus, 2);
 }
 END_TEST
 

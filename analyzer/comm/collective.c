@@ -174,10 +174,10 @@ int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
         snprintf(f->system, sizeof f->system, "%s", sys->id);
         f->node_gpus = sys->gpus_per_node;
         f->domain_gpus = sys->domain_gpus;
-        /* a domain larger than a node spans nodes (an NVL72's trays) */
-        f->domain_nodes = sys->domain_gpus > sys->gpus_per_node && sys->gpus_per_node > 0
-                              ? sys->domain_gpus / sys->gpus_per_node
-                              : 1;
+        /* a domain larger than a node spans nodes (an NVL72's trays); one
+         * inside a node is 0 here, 1 below (sys->gpus_per_node >= the
+         * f->gpus_per_node >= 1 taking part, checked above) */
+        f->domain_nodes = sys->domain_gpus / sys->gpus_per_node;
         snprintf(f->intra_link, sizeof f->intra_link, "%s", sys->intra_link);
         f->intra_gbs = sys->domain_gpus > 1 ? sys->intra_gbs : NAN;
         if (strcmp(sys->topology, "mesh") == 0 && sys->domain_gpus > 1) {
