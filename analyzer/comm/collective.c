@@ -214,8 +214,9 @@ int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
             snprintf(f->intra_link, sizeof f->intra_link, "%s (switch)", l->name);
         } else if (l->count > 0 && reach_is(l, "mesh")) {
             f->domain_gpus = f->gpus_per_node < l->count + 1 ? f->gpus_per_node : l->count + 1;
-            /* A full mesh: each GPU reaches each of the d-1 others over its own links. */
-            int used = f->domain_gpus - 1 < l->count ? f->domain_gpus - 1 : l->count;
+            /* A full mesh: each GPU reaches each of the d-1 others over its
+             * own links (d - 1 <= l->count: d is at most l->count + 1). */
+            int used = f->domain_gpus - 1;
             f->intra_gbs = used * l->gbs_per_link;
             snprintf(f->intra_link, sizeof f->intra_link, "%s (mesh, %d of %d links)", l->name,
                      used, l->count);
