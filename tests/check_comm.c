@@ -675,6 +675,32 @@ START_TEST(fabric_fields_at_their_edges)
 }
 END_TEST
 
+/* The link a collective is bound by (consider()): the least of the
+ * boundaries it crosses, skipping an unknown one (0, as NaN), the first
+ * named on a tie.
+ * - 4 GPUs of bridged pairs (12 x 25 = 300 GB/s) whose PCIe rate is 0:
+ *   the pairs' PCIe boundary is unknown, the bridge binds: 300;
+ * - 2 DGX H100 nodes with 8 NICs of 450 Gb/s (8 x 56.25 = 450 GB/s a
+ *   node): NVLink's 450 and the NICs' 450 tie; the ring names NVLink. */
+START_TEST(the_binding_link)
+{
+    struct rl_gpu_spec g = gpu("a100-pcie-80gb", "NVLink 3", 12, 25, "bridge", 2, 4, 0);
+    struct rl_fabric four = fabric(&g, NULL, 4, 1);
+    struct rl_comm_prediction p = predict(&four, RL_COLL_ALLREDUCE, 1e9);
+    ck_assert_double_eq(p.link_gbs, 300);
+    ck_assert_str_eq(p.link, "NVLink 3 (bridge)");
+
+    struct rl_gpu_spec h = h100();
+    struct rl_system sys = dgx_h100();
+    struct rl_fabric f;
+    char err[RL_ERRMSG_SIZE] = "";
+    ck_assert_int_eq(rl_fabric_build(&f, &h, &sys, 16, 2, 450, 8, err), 0);
+    p = predict(&f, RL_COLL_ALLREDUCE, 1e9);
+    ck_assert_double_eq(p.link_gbs, 450);
+    ck_assert_str_eq(p.link, "NVLink 4 through NVSwitch");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("comm");
@@ -696,6 +722,7 @@ int main(void)
     tcase_add_test(tc, sizes_refused_and_zero);
     tcase_add_test(tc, domains_inside_nodes_on_several_nodes);
     tcase_add_test(tc, fabric_fields_at_their_edges);
+    tcase_add_test(tc, the_binding_link);
     suite_add_tcase(s, tc);
     return rl_test_run(s);
 }
