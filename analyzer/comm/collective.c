@@ -299,8 +299,9 @@ static void bounds_of(const struct rl_fabric *f, struct bounds *b)
     b->domain = b->d > 1 && f->intra_gbs > 0;
     if (b->m <= 1)
         return;
-    /* the NICs the node's GPUs taking part reach: their share of the node's */
-    double share = f->node_gpus > 0 && gpn < f->node_gpus ? (double)gpn / f->node_gpus : 1;
+    /* the NICs the node's GPUs taking part reach: their share of the node's
+     * (rl_fabric_build makes node_gpus >= gpus_per_node >= 1: 1 when all) */
+    double share = (double)gpn / f->node_gpus;
     double node_nic_gbs = f->nics_per_node * f->nic_gbs * share;
     if (b->d >= gpn && f->nodes > 1) {
         /* domains of whole nodes (a DGX; an NVL72 rack of trays) */
