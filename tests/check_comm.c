@@ -681,7 +681,9 @@ END_TEST
  * - 4 GPUs of bridged pairs (12 x 25 = 300 GB/s) whose PCIe rate is 0:
  *   the pairs' PCIe boundary is unknown, the bridge binds: 300;
  * - 2 DGX H100 nodes with 8 NICs of 450 Gb/s (8 x 56.25 = 450 GB/s a
- *   node): NVLink's 450 and the NICs' 450 tie; the ring names NVLink. */
+ *   node): NVLink's 450 and the NICs' 450 tie; the ring names NVLink;
+ * - 2 GPUs of a bridge whose rate is 0 (unknown): no domain link, PCIe's
+ *   32 (Gen4 x16). */
 START_TEST(the_binding_link)
 {
     struct rl_gpu_spec g = gpu("a100-pcie-80gb", "NVLink 3", 12, 25, "bridge", 2, 4, 0);
@@ -698,6 +700,12 @@ START_TEST(the_binding_link)
     p = predict(&f, RL_COLL_ALLREDUCE, 1e9);
     ck_assert_double_eq(p.link_gbs, 450);
     ck_assert_str_eq(p.link, "NVLink 4 through NVSwitch");
+
+    struct rl_gpu_spec z = gpu("zero-bridge", "NVLink", 4, 0, "bridge", 2, 4, 32);
+    struct rl_fabric two = fabric(&z, NULL, 2, 1);
+    p = predict(&two, RL_COLL_ALLREDUCE, 1e9);
+    ck_assert_double_eq(p.link_gbs, 32);
+    ck_assert_str_eq(p.link, "PCIe Gen4 x16");
 }
 END_TEST
 

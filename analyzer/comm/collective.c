@@ -277,21 +277,20 @@ static void bounds_of(const struct rl_fabric *f, struct bounds *b)
 {
     memset(b, 0, sizeof *b);
     int gpn = f->gpus_per_node, n = f->gpus;
-    /* the GPUs of one domain taking part: those of its nodes, up to its size */
+    /* the GPUs of one domain taking part: those of its nodes, up to its
+     * size; at least 1 and at most n = gpn x nodes (rl_fabric_build makes
+     * every count >= 1; span <= nodes) */
     int span = f->nodes < f->domain_nodes ? f->nodes : f->domain_nodes;
-    b->d = f->domain_nodes > 1 ? gpn * span : gpn;
+    b->d = gpn * span;
     if (b->d > f->domain_gpus)
         b->d = f->domain_gpus;
-    if (b->d > n)
-        b->d = n;
-    if (b->d < 1)
-        b->d = 1;
-    if (f->domain_nodes > 1 || b->d >= gpn) {
-        /* domains of whole nodes, or spanning them */
+    if (f->domain_nodes > 1) {
+        /* domains spanning nodes */
         b->m = (n + b->d - 1) / b->d;
         b->d_min = n - (b->m - 1) * b->d;
     } else {
-        /* domains inside each node: a node of 3 bridged GPUs holds {0,1}, {2} */
+        /* domains inside each node, or one a node (d = gpn: m = nodes,
+         * d_min = gpn): a node of 3 bridged GPUs holds {0,1}, {2} */
         int per_node = (gpn + b->d - 1) / b->d;
         b->m = per_node * f->nodes;
         b->d_min = gpn - (per_node - 1) * b->d;
