@@ -683,7 +683,10 @@ END_TEST
  * - 2 DGX H100 nodes with 8 NICs of 450 Gb/s (8 x 56.25 = 450 GB/s a
  *   node): NVLink's 450 and the NICs' 450 tie; the ring names NVLink;
  * - 2 GPUs of a bridge whose rate is 0 (unknown): no domain link, PCIe's
- *   32 (Gen4 x16). */
+ *   32 (Gen4 x16);
+ * - 2 nodes of 8 H100s whose PCIe is slow (16 GB/s; 8 x 16 = 128 a node):
+ *   whole-node domains meet over the NICs only (8 x 400 Gb/s = 400 GB/s),
+ *   not PCIe: the ring is bound by 400, send/recv by one GPU's NIC, 50. */
 START_TEST(the_binding_link)
 {
     struct rl_gpu_spec g = gpu("a100-pcie-80gb", "NVLink 3", 12, 25, "bridge", 2, 4, 0);
@@ -706,6 +709,14 @@ START_TEST(the_binding_link)
     p = predict(&two, RL_COLL_ALLREDUCE, 1e9);
     ck_assert_double_eq(p.link_gbs, 32);
     ck_assert_str_eq(p.link, "PCIe Gen4 x16");
+
+    struct rl_gpu_spec slow = gpu("h100-sxm", "NVLink 4", 18, 25, "switch", 0, 5, 16);
+    ck_assert_int_eq(rl_fabric_build(&f, &slow, NULL, 16, 2, 400, 8, err), 0);
+    p = predict(&f, RL_COLL_ALLREDUCE, 1e9);
+    ck_assert_double_eq(p.link_gbs, 400);
+    ck_assert_str_eq(p.link, "NICs: 8 x 400 Gb/s per node");
+    ck_assert_double_eq(predict(&f, RL_COLL_SENDRECV, 1e9).link_gbs, 50);
+    ck_assert_double_eq(predict(&f, RL_COLL_ALLTOALL, 1e9).link_gbs, 400);
 }
 END_TEST
 

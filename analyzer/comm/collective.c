@@ -302,8 +302,9 @@ static void bounds_of(const struct rl_fabric *f, struct bounds *b)
      * (rl_fabric_build makes node_gpus >= gpus_per_node >= 1: 1 when all) */
     double share = (double)gpn / f->node_gpus;
     double node_nic_gbs = f->nics_per_node * f->nic_gbs * share;
-    if (b->d >= gpn && f->nodes > 1) {
-        /* domains of whole nodes (a DGX; an NVL72 rack of trays) */
+    if (b->d >= gpn) {
+        /* domains of whole nodes (a DGX; an NVL72 rack of trays), two or
+         * more of them (m > 1): on two or more nodes */
         /* the smallest domain has the fewest NICs: its boundary binds */
         b->nic = true;
         b->nic_domain_gbs = node_nic_gbs * ((double)b->d_min / gpn);
