@@ -198,6 +198,19 @@ START_TEST(pcie_only)
     ck_assert_double_eq(p.link_gbs, 32);
     ck_assert_str_eq(p.link, "PCIe Gen4 x16");
     ck_assert_double_eq_tol(p.time_us, 54687.5 + 35, 1e-6);
+    /* all-to-all: every GPU its own domain, nothing stays inside one: the
+     * smallest domain (1 GPU) sends 7 of 8 parts over its PCIe: 1e9 x 7/8
+     * / 32e9 = 27343.75 us + 7 x 2.5; at 0 bytes only the latency, 7 steps
+     * of LL's 1.0 us over PCIe, the link still PCIe's (it was refused as
+     * having none) */
+    p = predict(&f, RL_COLL_ALLTOALL, 1e9);
+    ck_assert_double_eq(p.link_gbs, 32);
+    ck_assert_double_eq_tol(p.time_us, 27343.75 + 17.5, 1e-6);
+    p = predict(&f, RL_COLL_ALLTOALL, 0);
+    ck_assert_double_eq(p.link_gbs, 32);
+    ck_assert_str_eq(p.link, "PCIe Gen4 x16");
+    ck_assert_double_eq_tol(p.time_us, 7, 1e-12);
+    ck_assert_str_eq(p.protocol, "LL");
 }
 END_TEST
 

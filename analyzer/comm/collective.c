@@ -394,15 +394,14 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
     struct pick p = {.gbs = NAN};
     double t_bw_s = NAN; /* the bandwidth term, seconds */
     if (c == RL_COLL_ALLTOALL) {
-        /* the slower of the parts that stay in the domain and those leaving it */
-        double t_in = 0, t_out = 0;
+        /* the slower of the parts that stay in the domain and those leaving
+         * it; with one GPU a domain (d = 1) nothing stays: the part leaving
+         * binds, at 0 bytes too (it has the only link) */
+        double t_out = 0;
         struct pick in = {.gbs = NAN}, outp = {.gbs = NAN};
-        if (b.d > 1) {
-            double gbs = b.domain ? f->intra_gbs : f->pcie_gbs;
-            consider(&in, gbs, b.domain ? f->intra_link : pcie,
-                     b.domain ? f->intra_origin : f->pcie_origin);
-            t_in = bytes * (b.d - 1) / n / (in.gbs * 1e9);
-        }
+        consider(&in, b.domain ? f->intra_gbs : f->pcie_gbs, b.domain ? f->intra_link : pcie,
+                 b.domain ? f->intra_origin : f->pcie_origin);
+        double t_in = bytes * (b.d - 1) / n / (in.gbs * 1e9);
         if (b.m > 1) {
             /* the boundaries are the smallest domain's, whose d_min ranks
              * send the most parts out: n - d_min */
@@ -412,8 +411,9 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
                 consider(&outp, b.nic_domain_gbs, part ? nic_share : nic, f->inter_origin);
             t_out = b.d_min * bytes * (n - b.d_min) / n / (outp.gbs * 1e9);
         }
-        p = t_out > t_in ? outp : in;
-        t_bw_s = t_out > t_in ? t_out : t_in;
+        bool out = b.d == 1 || t_out > t_in;
+        p = out ? outp : in;
+        t_bw_s = out ? t_out : t_in;
     } else if (c == RL_COLL_SENDRECV) {
         if (b.m > 1) {
             if (b.pcie)
