@@ -397,20 +397,18 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
         /* the slower of the parts that stay in the domain and those leaving
          * it; with one GPU a domain (d = 1) nothing stays: the part leaving
          * binds, at 0 bytes too (it has the only link) */
-        double t_out = 0;
         struct pick in = {.gbs = NAN}, outp = {.gbs = NAN};
         consider(&in, b.domain ? f->intra_gbs : f->pcie_gbs, b.domain ? f->intra_link : pcie,
                  b.domain ? f->intra_origin : f->pcie_origin);
         double t_in = bytes * (b.d - 1) / n / (in.gbs * 1e9);
-        if (b.m > 1) {
-            /* the boundaries are the smallest domain's, whose d_min ranks
-             * send the most parts out: n - d_min */
-            if (b.pcie)
-                consider(&outp, b.pcie_domain_gbs, pcie, f->pcie_origin);
-            if (b.nic)
-                consider(&outp, b.nic_domain_gbs, part ? nic_share : nic, f->inter_origin);
-            t_out = b.d_min * bytes * (n - b.d_min) / n / (outp.gbs * 1e9);
-        }
+        /* the boundaries are the smallest domain's, whose d_min ranks send
+         * the most parts out: n - d_min (one domain, m = 1: no boundary,
+         * outp and t_out stay NaN, never chosen: d = n > 1 there) */
+        if (b.pcie)
+            consider(&outp, b.pcie_domain_gbs, pcie, f->pcie_origin);
+        if (b.nic)
+            consider(&outp, b.nic_domain_gbs, part ? nic_share : nic, f->inter_origin);
+        double t_out = b.d_min * bytes * (n - b.d_min) / n / (outp.gbs * 1e9);
         bool out = b.d == 1 || t_out > t_in;
         p = out ? outp : in;
         t_bw_s = out ? t_out : t_in;
