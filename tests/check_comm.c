@@ -730,6 +730,12 @@ START_TEST(the_binding_link)
     ck_assert_str_eq(p.link, "NICs: 8 x 400 Gb/s per node");
     ck_assert_double_eq(predict(&f, RL_COLL_SENDRECV, 1e9).link_gbs, 50);
     ck_assert_double_eq(predict(&f, RL_COLL_ALLTOALL, 1e9).link_gbs, 400);
+    /* ... at 0 bytes both parts take no time: the tie names the inside's
+     * link (NVLink); the latency is 15 steps, 1 across nodes: 14 x 0.47 +
+     * 2.7 us (LL) */
+    p = predict(&f, RL_COLL_ALLTOALL, 0);
+    ck_assert_str_eq(p.link, "NVLink 4 (switch)");
+    ck_assert_double_eq_tol(p.time_us, 14 * 0.47 + 2.7, 1e-12);
 }
 END_TEST
 
