@@ -327,6 +327,8 @@ START_TEST(rates_from_raw_times)
     ck_assert_double_eq_tol(rl_comm_results_busbw_gbs(&back, RL_COLL_ALLREDUCE, GiB), 469.762048,
                             1e-4);
     ck_assert_int_eq(back.series[0].points[1].wrong, 2);
+    ck_assert_int_eq(back.series[0].points[0].wrong, 0); /* checked, none wrong: 0, not null */
+    ck_assert_double_eq(back.fewer_above_bytes, 64 * MiB);
     ck_assert_double_eq(back.series[0].points[0].time_max_us, 4100);
     const struct rl_comm_copy *h2d = rl_comm_results_copy(&back, "h2d", "ce", "uni");
     ck_assert_int_eq(h2d->cols, 8);
@@ -334,6 +336,14 @@ START_TEST(rates_from_raw_times)
     ck_assert_double_eq(h2d->matrix_gbs[7], 57);
     ck_assert(back.check_failed);
     rl_comm_results_release(&back);
+    /* no default used (fewer_above_bytes 0): the key is left out */
+    r.fewer_above_bytes = 0;
+    cJSON *plain = rl_comm_results_json(&r);
+    ck_assert_ptr_null(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(plain, "conditions"),
+                                         "fewer_above_bytes"));
+    ck_assert_msg(rl_schema_validate(schema, plain, NULL, err) == 0, "%s", err);
+    cJSON_Delete(plain);
     cJSON_Delete(schema);
     cJSON_Delete(doc);
     free(text);
