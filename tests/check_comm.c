@@ -289,6 +289,12 @@ START_TEST(partial_nodes_and_spanning_domains)
     struct rl_comm_prediction q = predict(&two_trays, RL_COLL_ALLREDUCE, 1e9);
     ck_assert_double_eq(q.link_gbs, 900);
     ck_assert(strstr(q.link, "NVLink 5") != NULL);
+    /* all-to-all on those 8: all inside the domain, 7 of 8 parts over
+     * NVLink 5: 1e9 x 7/8 / 900e9 = 972.22 us (the domain's GPUs taking
+     * part are the 8 of the 2 trays, not the rack's 72) */
+    q = predict(&two_trays, RL_COLL_ALLTOALL, 1e9);
+    ck_assert_double_eq(q.link_gbs, 900);
+    ck_assert_double_eq_tol(q.bandwidth_us, 1e9 * 7 / 8 / 900e9 * 1e6, 1e-6);
     struct rl_fabric racks = fabric(&b, &nvl, 144, 36);
     ck_assert_double_eq(predict(&racks, RL_COLL_ALLREDUCE, 1e9).link_gbs, 900);
     struct rl_comm_prediction a2a = predict(&racks, RL_COLL_ALLTOALL, 1073741824.0);
