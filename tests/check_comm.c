@@ -198,6 +198,19 @@ START_TEST(pcie_only)
     ck_assert_double_eq(p.link_gbs, 32);
     ck_assert_str_eq(p.link, "PCIe Gen4 x16");
     ck_assert_double_eq_tol(p.time_us, 54687.5 + 35, 1e-6);
+    /* all-to-all: every GPU its own domain, nothing stays inside one: the
+     * smallest domain (1 GPU) sends 7 of 8 parts over its PCIe: 1e9 x 7/8
+     * / 32e9 = 27343.75 us + 7 x 2.5; at 0 bytes only the latency, 7 steps
+     * of LL's 1.0 us over PCIe, the link still PCIe's (it was refused as
+     * having none) */
+    p = predict(&f, RL_COLL_ALLTOALL, 1e9);
+    ck_assert_double_eq(p.link_gbs, 32);
+    ck_assert_double_eq_tol(p.time_us, 27343.75 + 17.5, 1e-6);
+    p = predict(&f, RL_COLL_ALLTOALL, 0);
+    ck_assert_double_eq(p.link_gbs, 32);
+    ck_assert_str_eq(p.link, "PCIe Gen4 x16");
+    ck_assert_double_eq_tol(p.time_us, 7, 1e-12);
+    ck_assert_str_eq(p.protocol, "LL");
 }
 END_TEST
 
@@ -276,6 +289,12 @@ START_TEST(partial_nodes_and_spanning_domains)
     struct rl_comm_prediction q = predict(&two_trays, RL_COLL_ALLREDUCE, 1e9);
     ck_assert_double_eq(q.link_gbs, 900);
     ck_assert(strstr(q.link, "NVLink 5") != NULL);
+    /* all-to-all on those 8: all inside the domain, 7 of 8 parts over
+     * NVLink 5: 1e9 x 7/8 / 900e9 = 972.22 us (the domain's GPUs taking
+     * part are the 8 of the 2 trays, not the rack's 72) */
+    q = predict(&two_trays, RL_COLL_ALLTOALL, 1e9);
+    ck_assert_double_eq(q.link_gbs, 900);
+    ck_assert_double_eq_tol(q.bandwidth_us, 1e9 * 7 / 8 / 900e9 * 1e6, 1e-6);
     struct rl_fabric racks = fabric(&b, &nvl, 144, 36);
     ck_assert_double_eq(predict(&racks, RL_COLL_ALLREDUCE, 1e9).link_gbs, 900);
     struct rl_comm_prediction a2a = predict(&racks, RL_COLL_ALLTOALL, 1073741824.0);
@@ -568,6 +587,164 @@ START_TEST(domains_inside_nodes_on_several_nodes)
 }
 END_TEST
 
+/* The fabric's own fields at their edges (rl_fabric_build):
+ * - a board whose system says "mesh" but whose domain is one GPU (the
+ *   schema allows domain_gpus 1 with any topology): no scale-up link at all
+ *   (intra_gbs NaN), no one-link peer (peer_gbs 0, peer_link ""), and 2 of
+ *   its GPUs meet over PCIe: send/recv 1 GB / 64 GB/s = 15625 us;
+ * - the same board with a domain of 2: the pair's one link is the whole
+ *   mesh, 64 / (2 - 1) = 64 GB/s, and the link keeps its name (2 GPUs of
+ *   2: no "(1 of 1 links)");
+ * - one GPU a node on the mesh of 8 (2 nodes of 1): no subset to name
+ *   (d = 1), the link and its 448 stay the system's;
+ * - a NIC rate of 0 given is none: without a system 2 nodes are refused,
+ *   with one the system's 400 Gb/s = 50 GB/s, its 8 NICs and its NIC's
+ *   name stay (datasheet origin);
+ * - a NIC rate given without --nics-per-node: one NIC per GPU of the
+ *   system's node (8) with a system, per GPU of the node taking part (4)
+ *   without one;
+ * - the nodes a system's domain spans: its GPUs / a node's, at least 1;
+ * - a bridge joins the GPUs its datasheet says, at least a pair. */
+START_TEST(fabric_fields_at_their_edges)
+{
+    struct rl_gpu_spec s = gpu("mi300x", "Infinity Fabric", 7, 64, "mesh", 0, 5, 64);
+    struct rl_system sys;
+    memset(&sys, 0, sizeof sys);
+    strcpy(sys.id, "mi300x-platform");
+    strcpy(sys.gpu, "mi300x");
+    sys.gpus_per_node = 8;
+    sys.domain_gpus = 1;
+    strcpy(sys.topology, "mesh");
+    strcpy(sys.intra_link, "Infinity Fabric full mesh");
+    sys.intra_gbs = 64;
+    strcpy(sys.pcie_link, "PCIe Gen5 x16");
+    sys.pcie_gbs = 64;
+    sys.nics_per_node = 8;
+    sys.nic_gbps = 400;
+    strcpy(sys.nic, "8 x 400 Gb/s NDR");
+    struct rl_fabric one = fabric(&s, &sys, 2, 1);
+    ck_assert_int_eq(one.domain_gpus, 1);
+    ck_assert(isnan(one.intra_gbs));
+    ck_assert_double_eq(one.peer_gbs, 0);
+    ck_assert_str_eq(one.peer_link, "");
+    struct rl_comm_prediction p = predict(&one, RL_COLL_SENDRECV, 1e9);
+    ck_assert_double_eq(p.link_gbs, 64);
+    ck_assert_str_eq(p.link, "PCIe Gen5 x16");
+    ck_assert_double_eq_tol(p.bandwidth_us, 15625, 1e-6);
+    /* a system without a PCIe figure (none in a file: the schema wants one)
+     * keeps the GPU's, 64 GB/s over "PCIe Gen5 x16" */
+    sys.pcie_gbs = 0;
+    sys.pcie_link[0] = '\0';
+    one = fabric(&s, &sys, 2, 1);
+    ck_assert_double_eq(one.pcie_gbs, 64);
+    ck_assert_str_eq(one.pcie_link, "PCIe Gen5 x16");
+    ck_assert_double_eq(predict(&one, RL_COLL_SENDRECV, 1e9).link_gbs, 64);
+    sys.pcie_gbs = 64;
+
+    sys.domain_gpus = 2;
+    struct rl_fabric pair = fabric(&s, &sys, 2, 1);
+    ck_assert_double_eq(pair.peer_gbs, 64);
+    ck_assert_double_eq(pair.intra_gbs, 64);
+    ck_assert_str_eq(pair.intra_link, "Infinity Fabric full mesh");
+    ck_assert_str_eq(pair.peer_link, "Infinity Fabric full mesh (one link to the peer)");
+
+    sys.domain_gpus = 8;
+    sys.intra_gbs = 448;
+    char err[RL_ERRMSG_SIZE] = "";
+    struct rl_fabric f;
+    ck_assert_int_eq(rl_fabric_build(&f, &s, &sys, 2, 2, NAN, 0, err), 0);
+    ck_assert_double_eq(f.intra_gbs, 448);
+    ck_assert_double_eq(f.peer_gbs, 64);
+    ck_assert_str_eq(f.intra_link, "Infinity Fabric full mesh");
+
+    struct rl_gpu_spec h = h100();
+    ck_assert_int_eq(rl_fabric_build(&f, &h, NULL, 16, 2, 0, 8, err), RL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "--nic-gbps"));
+    struct rl_system dgx = dgx_h100();
+    ck_assert_int_eq(rl_fabric_build(&f, &h, &dgx, 16, 2, 0, 0, err), 0);
+    ck_assert_double_eq(f.nic_gbs, 50);
+    ck_assert_int_eq(f.nics_per_node, 8);
+    ck_assert_str_eq(f.inter_link, "8 x 400 Gb/s NDR");
+    ck_assert_int_eq(f.inter_origin, RL_ORIGIN_DATASHEET);
+    ck_assert_int_eq(rl_fabric_build(&f, &h, &dgx, 8, 2, 200, 0, err), 0);
+    ck_assert_double_eq(f.nic_gbs, 25);
+    ck_assert_int_eq(f.nics_per_node, 8);
+    ck_assert_str_eq(f.inter_link, "");
+    ck_assert_int_eq(f.inter_origin, RL_ORIGIN_ANALYTIC);
+    ck_assert_int_eq(rl_fabric_build(&f, &h, NULL, 8, 2, 200, 0, err), 0);
+    ck_assert_int_eq(f.nics_per_node, 4);
+    ck_assert_int_eq(f.node_gpus, 4);
+    /* a domain inside a node (the DGX's 8 as 2 of 4 of a node) and one of
+     * a node: one node each; 3 nodes of a 12-GPU domain: 3 */
+    dgx.domain_gpus = 4;
+    ck_assert_int_eq(fabric(&h, &dgx, 8, 1).domain_nodes, 1);
+    dgx.domain_gpus = 8;
+    ck_assert_int_eq(fabric(&h, &dgx, 8, 1).domain_nodes, 1);
+    dgx.gpus_per_node = 4;
+    dgx.domain_gpus = 12;
+    ck_assert_int_eq(fabric(&h, &dgx, 12, 3).domain_nodes, 3);
+    /* a bridge's GPUs: as the datasheet says (4), a pair when it says
+     * fewer than two (1, or 0: not given) */
+    struct rl_gpu_spec g = gpu("bridged", "NVLink", 4, 25, "bridge", 4, 4, 32);
+    ck_assert_int_eq(fabric(&g, NULL, 4, 1).domain_gpus, 4);
+    g.links.bridge_gpus = 1;
+    ck_assert_int_eq(fabric(&g, NULL, 4, 1).domain_gpus, 2);
+    g.links.bridge_gpus = 0;
+    ck_assert_int_eq(fabric(&g, NULL, 4, 1).domain_gpus, 2);
+}
+END_TEST
+
+/* The link a collective is bound by (consider()): the least of the
+ * boundaries it crosses, skipping an unknown one (0, as NaN), the first
+ * named on a tie.
+ * - 4 GPUs of bridged pairs (12 x 25 = 300 GB/s) whose PCIe rate is 0:
+ *   the pairs' PCIe boundary is unknown, the bridge binds: 300;
+ * - 2 DGX H100 nodes with 8 NICs of 450 Gb/s (8 x 56.25 = 450 GB/s a
+ *   node): NVLink's 450 and the NICs' 450 tie; the ring names NVLink;
+ * - 2 GPUs of a bridge whose rate is 0 (unknown): no domain link, PCIe's
+ *   32 (Gen4 x16);
+ * - 2 nodes of 8 H100s whose PCIe is slow (16 GB/s; 8 x 16 = 128 a node):
+ *   whole-node domains meet over the NICs only (8 x 400 Gb/s = 400 GB/s),
+ *   not PCIe: the ring is bound by 400, send/recv by one GPU's NIC, 50. */
+START_TEST(the_binding_link)
+{
+    struct rl_gpu_spec g = gpu("a100-pcie-80gb", "NVLink 3", 12, 25, "bridge", 2, 4, 0);
+    struct rl_fabric four = fabric(&g, NULL, 4, 1);
+    struct rl_comm_prediction p = predict(&four, RL_COLL_ALLREDUCE, 1e9);
+    ck_assert_double_eq(p.link_gbs, 300);
+    ck_assert_str_eq(p.link, "NVLink 3 (bridge)");
+
+    struct rl_gpu_spec h = h100();
+    struct rl_system sys = dgx_h100();
+    struct rl_fabric f;
+    char err[RL_ERRMSG_SIZE] = "";
+    ck_assert_int_eq(rl_fabric_build(&f, &h, &sys, 16, 2, 450, 8, err), 0);
+    p = predict(&f, RL_COLL_ALLREDUCE, 1e9);
+    ck_assert_double_eq(p.link_gbs, 450);
+    ck_assert_str_eq(p.link, "NVLink 4 through NVSwitch");
+
+    struct rl_gpu_spec z = gpu("zero-bridge", "NVLink", 4, 0, "bridge", 2, 4, 32);
+    struct rl_fabric two = fabric(&z, NULL, 2, 1);
+    p = predict(&two, RL_COLL_ALLREDUCE, 1e9);
+    ck_assert_double_eq(p.link_gbs, 32);
+    ck_assert_str_eq(p.link, "PCIe Gen4 x16");
+
+    struct rl_gpu_spec slow = gpu("h100-sxm", "NVLink 4", 18, 25, "switch", 0, 5, 16);
+    ck_assert_int_eq(rl_fabric_build(&f, &slow, NULL, 16, 2, 400, 8, err), 0);
+    p = predict(&f, RL_COLL_ALLREDUCE, 1e9);
+    ck_assert_double_eq(p.link_gbs, 400);
+    ck_assert_str_eq(p.link, "NICs: 8 x 400 Gb/s per node");
+    ck_assert_double_eq(predict(&f, RL_COLL_SENDRECV, 1e9).link_gbs, 50);
+    ck_assert_double_eq(predict(&f, RL_COLL_ALLTOALL, 1e9).link_gbs, 400);
+    /* ... at 0 bytes both parts take no time: the tie names the inside's
+     * link (NVLink); the latency is 15 steps, 1 across nodes: 14 x 0.47 +
+     * 2.7 us (LL) */
+    p = predict(&f, RL_COLL_ALLTOALL, 0);
+    ck_assert_str_eq(p.link, "NVLink 4 (switch)");
+    ck_assert_double_eq_tol(p.time_us, 14 * 0.47 + 2.7, 1e-12);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("comm");
@@ -588,6 +765,8 @@ int main(void)
     tcase_add_test(tc, fabrics_at_their_limits);
     tcase_add_test(tc, sizes_refused_and_zero);
     tcase_add_test(tc, domains_inside_nodes_on_several_nodes);
+    tcase_add_test(tc, fabric_fields_at_their_edges);
+    tcase_add_test(tc, the_binding_link);
     suite_add_tcase(s, tc);
     return rl_test_run(s);
 }

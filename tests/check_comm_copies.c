@@ -44,6 +44,9 @@ struct rl_fake_event { double t_ms; int device; };
 
 static int peer_ok[4][4], peer_on[4][4], enable_error, peer_queries;
 static int copies, corrupt, samples_cycle, elapsed_calls;
+/* lazy: large copies only timed (nothing written or read: their memory is
+ * never touched, and every word checks); no_time: every copy takes 0 ms */
+static int lazy, no_time;
 static char notes[4][256];
 static int n_notes;
 
@@ -90,7 +93,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
     static const double mult[4] = {1, 4, 0.5, 2};
     if (a->device != b->device)
         misuse("events of two devices");
-    *ms = (float)((b->t_ms - a->t_ms) * mult[elapsed_calls++ % samples_cycle]);
+    *ms = no_time ? 0.0f : (float)((b->t_ms - a->t_ms) * mult[elapsed_calls++ % samples_cycle]);
     return cudaSuccess;
 }
 cudaError_t cudaMalloc(void **p, size_t bytes) { *p = block(bytes, cur_dev); return cudaSuccess; }
@@ -144,7 +147,8 @@ static void copy(void *dst, const void *src, size_t bytes, cudaStream_t s, bool 
     int dd = where(dst, bytes), sd = where(src, bytes);
     if (dd < -1 || sd < -1)
         return;
-    memmove(dst, src, bytes);
+    if (!lazy)
+        memmove(dst, src, bytes);
     if (corrupt)
         ((unsigned *)dst)[0] ^= 1;
     double gbs = 10.0 * (s->device + 1) * (sm ? 2 : 1);
@@ -173,7 +177,7 @@ static unsigned pattern(unsigned seed, long long i) { return seed * 2654435761u 
 cudaError_t rl__copy_pattern(unsigned *p, long long words, unsigned seed, cudaStream_t s)
 {
     (void)s;
-    if (where(p, (size_t)words * 4) >= -1)
+    if (where(p, (size_t)words * 4) >= -1 && !lazy)
         for (long long i = 0; i < words; i++)
             p[i] = pattern(seed, i);
     return cudaSuccess;
@@ -182,7 +186,7 @@ cudaError_t rl__copy_verify(const unsigned *p, long long words, unsigned seed,
                             unsigned long long *wrong, cudaStream_t s)
 {
     (void)s;
-    if (where(p, (size_t)words * 4) >= -1)
+    if (where(p, (size_t)words * 4) >= -1 && !lazy)
         for (long long i = 0; i < words; i++)
             *wrong += p[i] != pattern(seed, i);
     return cudaSuccess;
@@ -393,6 +397,32 @@ START_TEST(median_of_the_samples)
 }
 END_TEST
 
+/* Copies of a sample: at least 1 GiB, at most 16 (the other tests' small
+ * sizes). 128 MiB (a divisor of 1 GiB): 8 a sample, exactly 1 GiB, not 9;
+ * 100 MiB: 11 (1100 MiB: 10 would be 1000). One GPU, one sample, its 6
+ * local cells. The rate does not depend on the count (h2d ce of GPU 0: 5).
+ * A copy timed at 0 ms has no rate (NaN, not infinite). */
+START_TEST(copies_per_sample)
+{
+    memset(peer_ok, 0, sizeof peer_ok);
+    lazy = 1;
+    static const double sizes[] = {128 * 1048576.0, 100 * 1048576.0};
+    static const int reps[] = {8, 11};
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(run(1, sizes[i], 1, 1), 0);
+        ck_assert_msg(copies == 6 * reps[i], "%g bytes: %d copies, not 6 x %d", sizes[i], copies,
+                      reps[i]);
+        cell(entry("h2d", "ce", "uni"), 0, 0, 5);
+    }
+    lazy = 0;
+    no_time = 1;
+    ck_assert_int_eq(run(1, 64, 1, 1), 0);
+    no_time = 0;
+    ck_assert(isnan(entry("h2d", "ce", "uni")->gbs[0][0]));
+    ck_assert(isnan(entry("d2d", "sm", "uni")->gbs[0][0]));
+}
+END_TEST
+
 /* One GPU: no peer matrix, said; three GPUs of which 0 and 1 cannot reach
  * each other, and 1 cannot reach 2 (2 can reach 1): those cells null, the reason in every p2p note, the others
  * measured; peer access already on is no error, another failure is. */
@@ -558,6 +588,7 @@ int main(void)
     tcase_add_test(tc, two_gpus_every_cell);
     tcase_add_test(tc, wrong_words_are_counted);
     tcase_add_test(tc, median_of_the_samples);
+    tcase_add_test(tc, copies_per_sample);
     tcase_add_test(tc, peers_and_their_limits);
     tcase_add_test(tc, under_mpi_rank_by_rank);
     tcase_add_test(tc, under_mpi_past_the_matrix);

@@ -380,10 +380,17 @@ START_TEST(waits_notes_and_errors)
     ck_assert_int_eq(rl__cuda_fail(&c, cudaErrorInsufficientDriver, "x()", "f.c", 7), RL_ENODEV);
     ck_assert_str_eq(err, "fake error (f.c:7: x())");
     ck_assert_int_eq(rl__cuda_fail(&c, cudaErrorInvalidDevice, "y()", "f.c", 8), RL_EIO);
+    /* NCCL's last words only from a communicator of a rank this process
+     * has: none with no local rank (even if r[0] holds a stale handle), none
+     * from a rank whose communicator is not up */
     c.nlocal = 0;
+    c.r[0].comm = (ncclComm_t)&c;
     ck_assert_int_eq(rl__nccl_fail(&c, ncclSystemError, "z()", "d/g.c", 9), RL_EIO);
     ck_assert_str_eq(err, "NCCL: system error (g.c:9: z())");
     c.nlocal = 1;
+    c.r[0].comm = NULL;
+    ck_assert_int_eq(rl__nccl_fail(&c, ncclSystemError, "z()", "d/g.c", 9), RL_EIO);
+    ck_assert_str_eq(err, "NCCL: system error (g.c:9: z())");
     c.r[0].comm = (ncclComm_t)&c;
     ck_assert_int_eq(rl__nccl_fail(&c, ncclSystemError, "z()", "g.c", 9), RL_EIO);
     ck_assert_str_eq(err, "NCCL: system error: peer gone (g.c:9: z())");

@@ -120,6 +120,86 @@ static int load_edited(const char *from, const char *to, char *err)
     return rc;
 }
 
+/* What the reader keeps of the synthetic file beside the numbers: its one
+ * host, each rank's device, the copy's GPU names (2, from the first copy
+ * that names them), the run's notes; and of edited copies of it: a series
+ * with no results (allowed by the schema) is read with none, not refused
+ * as out of memory; a copy naming 17 GPUs keeps the first 16 (the array's
+ * size); a failed check is read as failed. */
+static struct rl_comm_results load_edited_ok(const char *from, const char *to)
+{
+    char *text = rl_test_slurp(rl_test_data("comm/synthetic.json"));
+    char *at = strstr(text, from);
+    ck_assert_msg(at != NULL, "fixture lacks '%s'", from);
+    size_t n = strlen(text) + strlen(to) + 1;
+    char *edited = malloc(n);
+    snprintf(edited, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    struct rl_comm_results r;
+    char err[RL_ERRMSG_SIZE] = "";
+    ck_assert_msg(rl_comm_results_parse(&r, edited, strlen(edited), "edited", err) == 0, "%s",
+                  err);
+    free(edited);
+    free(text);
+    return r;
+}
+
+START_TEST(reader_keeps_hosts_names_and_notes)
+{
+    struct rl_comm_results r = load_ok(rl_test_data("comm/synthetic.json"));
+    ck_assert_uint_eq(r.n_hosts, 1);
+    ck_assert_str_eq(r.hosts[0], "node-a");
+    ck_assert_int_eq(r.devices[1].rank, 1);
+    ck_assert_int_eq(r.devices[1].device, 1);
+    ck_assert_str_eq(r.devices[1].host, "node-a");
+    ck_assert_int_eq(r.n_copy_devices, 2);
+    ck_assert_str_eq(r.copy_devices[1], "NVIDIA H100 80GB HBM3");
+    ck_assert_uint_eq(r.n_notes, 1);
+    ck_assert_str_eq(r.notes[0], "synthetic");
+    ck_assert_uint_eq(r.n_copies, 2);
+    ck_assert_str_eq(r.copies[1].note, "null cells: no peer access between GPUs 1->0 "
+                                       "(cudaDeviceCanAccessPeer 0)");
+    rl_comm_results_release(&r);
+
+    static const char *const first_results = "\"results\": [\n       {\"bytes\": 4194304, "
+        "\"count\": 1048576, \"in_place\": false, \"iters\": 20, \"time_us\": 24.466773";
+    char *text = rl_test_slurp(rl_test_data("comm/synthetic.json"));
+    char *from = strstr(text, "\"results\": [");
+    char *end = strstr(from, "]}");
+    ck_assert_ptr_nonnull(end);
+    char cut[2048];
+    snprintf(cut, sizeof cut, "%.*s", (int)(end - from + 1), from);
+    ck_assert_int_eq(strncmp(cut, first_results, strlen(first_results)), 0);
+    free(text);
+    r = load_edited_ok(cut, "\"results\": []");
+    ck_assert_uint_eq(r.n_series, 2);
+    ck_assert_uint_eq(r.series[0].n, 0);
+    ck_assert_ptr_null(r.series[0].points);
+    ck_assert_uint_eq(r.series[1].n, 2);
+    ck_assert(isnan(rl_comm_results_busbw_gbs(&r, RL_COLL_ALLREDUCE, 1024)));
+    rl_comm_results_release(&r);
+
+    char names[1024] = "\"devices\": [";
+    for (int i = 0; i < 17; i++) {
+        char one[32];
+        snprintf(one, sizeof one, "%s\"gpu %d\"", i ? ", " : "", i);
+        strcat(names, one);
+    }
+    strcat(names, "],\n     \"matrix_gbs\": [[55.1");
+    r = load_edited_ok("\"devices\": [\"NVIDIA H100 80GB HBM3\", \"NVIDIA H100 80GB HBM3\"],\n"
+                       "     \"matrix_gbs\": [[55.1",
+                       names);
+    ck_assert_int_eq(r.n_copy_devices, 16);
+    ck_assert_str_eq(r.copy_devices[0], "gpu 0");
+    ck_assert_str_eq(r.copy_devices[15], "gpu 15");
+    ck_assert(!r.check_failed);
+    rl_comm_results_release(&r);
+
+    r = load_edited_ok("\"check\": \"passed\"", "\"check\": \"failed\"");
+    ck_assert(r.check_failed);
+    rl_comm_results_release(&r);
+}
+END_TEST
+
 START_TEST(bad_files_name_file_and_line)
 {
     char err[RL_ERRMSG_SIZE];
@@ -247,6 +327,8 @@ START_TEST(rates_from_raw_times)
     ck_assert_double_eq_tol(rl_comm_results_busbw_gbs(&back, RL_COLL_ALLREDUCE, GiB), 469.762048,
                             1e-4);
     ck_assert_int_eq(back.series[0].points[1].wrong, 2);
+    ck_assert_int_eq(back.series[0].points[0].wrong, 0); /* checked, none wrong: 0, not null */
+    ck_assert_double_eq(back.fewer_above_bytes, 64 * MiB);
     ck_assert_double_eq(back.series[0].points[0].time_max_us, 4100);
     const struct rl_comm_copy *h2d = rl_comm_results_copy(&back, "h2d", "ce", "uni");
     ck_assert_int_eq(h2d->cols, 8);
@@ -254,6 +336,14 @@ START_TEST(rates_from_raw_times)
     ck_assert_double_eq(h2d->matrix_gbs[7], 57);
     ck_assert(back.check_failed);
     rl_comm_results_release(&back);
+    /* no default used (fewer_above_bytes 0): the key is left out */
+    r.fewer_above_bytes = 0;
+    cJSON *plain = rl_comm_results_json(&r);
+    ck_assert_ptr_null(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(plain, "conditions"),
+                                         "fewer_above_bytes"));
+    ck_assert_msg(rl_schema_validate(schema, plain, NULL, err) == 0, "%s", err);
+    cJSON_Delete(plain);
     cJSON_Delete(schema);
     cJSON_Delete(doc);
     free(text);
@@ -437,6 +527,7 @@ static Suite *comm_results_suite(void)
     Suite *s = suite_create("comm_results");
     TCase *core = tcase_create("core");
     tcase_add_test(core, synthetic_file_loads);
+    tcase_add_test(core, reader_keeps_hosts_names_and_notes);
     tcase_add_test(core, busbw_interpolates_in_log_bytes);
     tcase_add_test(core, rates_from_raw_times);
     tcase_add_test(core, one_rank_has_no_bus_traffic);

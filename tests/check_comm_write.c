@@ -151,6 +151,18 @@ START_TEST(record_to_results)
     ck_assert_double_eq(r.series[0].points[0].busbw_gbs, 0);
     ck_assert(isnan(r.series[0].points[0].pct_of_link));
     rl_comm_results_release(&r);
+
+    /* a rank whose host is not known (""): a host of its own, once, like
+     * any name; the hosts are matched against those listed so far only
+     * (ranks on "", a, "", c: 3 hosts "", a, c) */
+    raw->devices[0].host[0] = '\0';
+    raw->devices[2].host[0] = '\0';
+    ck_assert_int_eq(from_raw(&r, raw, 300), 0);
+    ck_assert_uint_eq(r.n_hosts, 3);
+    ck_assert_str_eq(r.hosts[0], "");
+    ck_assert_str_eq(r.hosts[1], "b");
+    ck_assert_str_eq(r.hosts[2], "c");
+    rl_comm_results_release(&r);
     free(raw);
 }
 END_TEST

@@ -10,6 +10,7 @@
 #include "analyzer/llm/memory.h"
 #include "analyzer/llm/plan.h"
 #include "analyzer/model/ceilings.h"
+#include "analyzer/model/spec.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/json.h"
 #include "analyzer/util/paths.h"
@@ -370,6 +371,74 @@ START_TEST(one_nic_a_node_as_given)
     ck_assert_int_eq(rl_comm_predict(&f, RL_COLL_ALLREDUCE, dp->bytes, &eight, err), 0);
     ck_assert_double_eq(dp->time_us, one.time_us);
     ck_assert_double_gt(one.time_us, 2 * eight.time_us);
+}
+END_TEST
+
+/* A system that only lends its NICs (the CLI's guess for a GPU named
+ * without --system: net.nic_system, 8 x 400 Gb/s a node): DP 16 over 2
+ * nodes of 8 H100s with no NIC rate given (NAN, or 0: no rate either) is
+ * the collective model's on the GPU's own fabric with those NICs, 8 x 50
+ * GB/s a node, and its link is the system file's (datasheet); a rate
+ * given (100 Gb/s) is used instead, the user's figure (analytic); a group
+ * inside one node (TP 8) crosses no NIC and borrows none (its link stays
+ * NVLink's). */
+START_TEST(nics_lent_by_a_system)
+{
+    struct rl_llm_model m = load("llama-3-8b");
+    struct rl_system lender;
+    memset(&lender, 0, sizeof lender);
+    strcpy(lender.id, "lender");
+    strcpy(lender.gpu, "h100-sxm");
+    lender.gpus_per_node = 8;
+    lender.nics_per_node = 8;
+    lender.nic_gbps = 400;
+    struct rl_llm_net net = {.spec = &h100, .gpus_per_node = 8, .nic_gbps = NAN,
+                             .nic_system = &lender};
+    struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
+    l.dp = 16;
+    l.train = true;
+    static struct rl_llm_step s;
+    char err[RL_ERRMSG_SIZE];
+    static const double none[] = {NAN, 0};
+    for (int i = 0; i < 2; i++) {
+        net.nic_gbps = none[i];
+        ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 16, 2048, &c, &net, &s, err) == 0,
+                      "%s", err);
+        const struct rl_llm_comm *dp = find_comm(&s, "DP gradient all-reduce");
+        ck_assert_ptr_nonnull(dp);
+        ck_assert_double_eq(dp->time_us, predicted_us(RL_COLL_ALLREDUCE, 16, 2, 400, dp->bytes));
+        ck_assert_double_eq(dp->link_gbs, 400);
+        ck_assert_int_eq(dp->link_origin, RL_ORIGIN_DATASHEET);
+    }
+    net.nic_gbps = 100;
+    ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 16, 2048, &c, &net, &s, err) == 0, "%s",
+                  err);
+    const struct rl_llm_comm *dp = find_comm(&s, "DP gradient all-reduce");
+    ck_assert_double_eq(dp->time_us, predicted_us(RL_COLL_ALLREDUCE, 16, 2, 100, dp->bytes));
+    ck_assert_double_eq(dp->link_gbs, 100);
+    ck_assert_int_eq(dp->link_origin, RL_ORIGIN_ANALYTIC);
+
+    net.nic_gbps = NAN;
+    l.dp = 1;
+    l.tp = 8;
+    ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 1, 2048, &c, &net, &s, err) == 0, "%s",
+                  err);
+    const struct rl_llm_comm *tp = &s.comm[0];
+    ck_assert_ptr_nonnull(strstr(tp->name, "TP"));
+    ck_assert_double_eq(tp->link_gbs, 450);
+    ck_assert_double_eq(tp->time_us, predicted_us(RL_COLL_ALLREDUCE, 8, 1, NAN, tp->bytes));
+    /* ... its link's origin the GPU file's, here made "derived" (analytic),
+     * not the lender's datasheet */
+    struct rl_gpu_spec derived = h100;
+    int gi = rl_spec_field_index("links.gpu_link_gbs_per_direction");
+    ck_assert_int_ge(derived.source_of[gi], 0);
+    snprintf(derived.sources[derived.source_of[gi]].kind,
+             sizeof derived.sources[0].kind, "derived");
+    net.spec = &derived;
+    ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, 1, 2048, &c, &net, &s, err) == 0, "%s",
+                  err);
+    ck_assert_double_eq(s.comm[0].link_gbs, 450);
+    ck_assert_int_eq(s.comm[0].link_origin, RL_ORIGIN_ANALYTIC);
 }
 END_TEST
 
@@ -805,6 +874,7 @@ static Suite *llm_layout_suite(void)
     tcase_add_test(core, system_and_plan_files);
     tcase_add_test(core, train_and_bubble_through_the_command);
     tcase_add_test(core, measured_collectives);
+    tcase_add_test(core, nics_lent_by_a_system);
     suite_add_tcase(s, core);
     return s;
 }

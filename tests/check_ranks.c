@@ -736,12 +736,14 @@ START_TEST(rank_set_in_memory)
         t.paths[i] = strdup(p);
     }
     set_rank(&t.groups[0], 0, 4, "H100", "train", "h0");
+    t.groups[0].sum.rank.local_rank = 0; /* a number, 0 included; the others unknown */
     put(&t.groups[0], "gemm", 3000, NAN);
     put(&t.groups[0], NCCL, 1000, 5e5);
     set_rank(&t.groups[1], 0, 4, "H100", "train", "h0");
     put(&t.groups[1], "gemm", 2000, NAN);
     put(&t.groups[1], NCCL, 500, NAN);
-    set_rank(&t.groups[2], 0, 4, "H100", "train", "h1");
+    /* a host name with Markdown's specials and a tab */
+    set_rank(&t.groups[2], 0, 4, "H100", "train", "h1|<*`_\tx");
     put(&t.groups[2], "gemm", 1000, NAN);
     set_rank(&t.groups[3], 2, 8, "", "", "");
     static const double k[7] = {100, 700, 300, 700, 200, 600, 50};
@@ -803,7 +805,7 @@ START_TEST(rank_set_in_memory)
     FILE *f = open_memstream(&buf, &len);
     ck_assert_int_eq(rl_report_json(f, &r, &c), 0);
     fclose(f);
-    ck_assert_msg(strstr(buf, "{\"rank\": 0, \"local_rank\": null, \"world_size\": 4, \"host\": "
+    ck_assert_msg(strstr(buf, "{\"rank\": 0, \"local_rank\": 0, \"world_size\": 4, \"host\": "
                               "\"h0\", \"gpu\": \"H100\", \"launcher\": null, \"path\": "
                               "\"/p/0.json\", \"launches\": 2, \"kernel_time_ns\": 4000, "
                               "\"comm_time_ns\": 1000, \"comm_share\": 0.25, \"comm_bytes\": "
@@ -827,6 +829,9 @@ START_TEST(rank_set_in_memory)
     fclose(f);
     ck_assert_msg(strstr(buf, "| 0 | h0 | H100 | 0.004 ms | 0.001 ms | 25% | gemm, "
                               "ncclDevKernel\\_AllReduce\\_Sum\\_f32\\_RING\\_LL |\n"),
+                  "%s", buf);
+    /* the third trace's host escaped, its tab a space */
+    ck_assert_msg(strstr(buf, "| 0 | h1\\|\\<\\*\\`\\_ x | H100 | 0.001 ms | 0 ms | 0% | gemm |\n"),
                   "%s", buf);
     ck_assert_msg(strstr(buf, "| 2 | - | - | 0.00265 ms | 0 ms | 0% | k2, k4, k6 |\n"), "%s",
                   buf);

@@ -276,6 +276,69 @@ START_TEST(bad_files_refused)
 }
 END_TEST
 
+/* Systems at their limits: a string of 63 characters (nic[64] less its
+ * NUL) is kept whole, one of 64 refused; a "pcie" topology with a domain of
+ * 2 is refused at domain_gpus' line (8), of 1 read; a folder of 17 systems
+ * (past the first 16 the table holds) reads them all, sorted by id. */
+START_TEST(systems_at_their_limits)
+{
+    struct rl_systemdb d;
+    char err[RL_ERRMSG_SIZE];
+    char nic[80];
+    memset(nic, 'n', 63);
+    nic[63] = '\0';
+    char *t = system_text("h100-sxm", nic, "\"pcie_gbs_per_direction\": \"s\",");
+    const char *dir = folder_with("my-node.json", t);
+    free(t);
+    ck_assert_msg(rl_systemdb_load(&d, dir, &gpus, err) == 0, "%s", err);
+    ck_assert_str_eq(d.systems[0].nic, nic);
+    rl_systemdb_release(&d);
+    strcat(nic, "n");
+    t = system_text("h100-sxm", nic, "\"pcie_gbs_per_direction\": \"s\",");
+    dir = folder_with("my-node.json", t);
+    free(t);
+    ck_assert_int_eq(rl_systemdb_load(&d, dir, &gpus, err), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "line 16: nic is longer than 63 characters"));
+
+    t = system_text("h100-sxm", "CX7", "\"pcie_gbs_per_direction\": \"s\",");
+    memcpy(strstr(t, "\"switch\""), "\"pcie\"  ", 8);
+    memcpy(strstr(t, "\"domain_gpus\": 8"), "\"domain_gpus\": 2", 16);
+    dir = folder_with("my-node.json", t);
+    ck_assert_int_eq(rl_systemdb_load(&d, dir, &gpus, err), RL_ESCHEMA);
+    ck_assert_ptr_nonnull(strstr(err, "my-node.json': line 8: topology 'pcie' has no scale-up "
+                                      "domain: domain_gpus is 1"));
+    memcpy(strstr(t, "\"domain_gpus\": 2"), "\"domain_gpus\": 1", 16);
+    dir = folder_with("my-node.json", t);
+    ck_assert_msg(rl_systemdb_load(&d, dir, &gpus, err) == 0, "%s", err);
+    ck_assert_int_eq(d.systems[0].domain_gpus, 1);
+    ck_assert_str_eq(d.systems[0].topology, "pcie");
+    rl_systemdb_release(&d);
+    free(t);
+
+    t = system_text("h100-sxm", "CX7", "\"pcie_gbs_per_direction\": \"s\",");
+    char *id = strstr(t, "\"my-node\"");
+    dir = NULL;
+    for (int i = 16; i >= 0; i--) {
+        char one[4096], file[32], path[700];
+        snprintf(one, sizeof one, "%.*s\"node-%02d\"%s", (int)(id - t), t, i, id + 9);
+        snprintf(file, sizeof file, "node-%02d.json", i);
+        if (!dir) {
+            dir = folder_with(file, one);
+        } else {
+            snprintf(path, sizeof path, "%s/%s", dir, file);
+            ck_assert_int_eq(rl_file_write_atomic(path, one, strlen(one), err), 0);
+        }
+    }
+    free(t);
+    ck_assert_msg(rl_systemdb_load(&d, dir, &gpus, err) == 0, "%s", err);
+    ck_assert_uint_eq(d.n, 17);
+    ck_assert_str_eq(d.systems[0].id, "node-00");
+    ck_assert_str_eq(d.systems[16].id, "node-16");
+    ck_assert_int_eq(d.systems[16].gpus_per_node, 8);
+    rl_systemdb_release(&d);
+}
+END_TEST
+
 static Suite *system_suite(void)
 {
     Suite *s = suite_create("system");
@@ -291,6 +354,7 @@ static Suite *system_suite(void)
     tcase_add_checked_fixture(limits, load, unload);
     tcase_add_test(limits, unknown_gpu_refused_with_file_and_line);
     tcase_add_test(limits, bad_files_refused);
+    tcase_add_test(limits, systems_at_their_limits);
     suite_add_tcase(s, limits);
     return s;
 }

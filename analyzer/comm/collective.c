@@ -174,10 +174,10 @@ int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
         snprintf(f->system, sizeof f->system, "%s", sys->id);
         f->node_gpus = sys->gpus_per_node;
         f->domain_gpus = sys->domain_gpus;
-        /* a domain larger than a node spans nodes (an NVL72's trays) */
-        f->domain_nodes = sys->domain_gpus > sys->gpus_per_node && sys->gpus_per_node > 0
-                              ? sys->domain_gpus / sys->gpus_per_node
-                              : 1;
+        /* a domain larger than a node spans nodes (an NVL72's trays); one
+         * inside a node is 0 here, 1 below (sys->gpus_per_node >= the
+         * f->gpus_per_node >= 1 taking part, checked above) */
+        f->domain_nodes = sys->domain_gpus / sys->gpus_per_node;
         snprintf(f->intra_link, sizeof f->intra_link, "%s", sys->intra_link);
         f->intra_gbs = sys->domain_gpus > 1 ? sys->intra_gbs : NAN;
         if (strcmp(sys->topology, "mesh") == 0 && sys->domain_gpus > 1) {
@@ -214,8 +214,9 @@ int rl_fabric_build(struct rl_fabric *f, const struct rl_gpu_spec *spec,
             snprintf(f->intra_link, sizeof f->intra_link, "%s (switch)", l->name);
         } else if (l->count > 0 && reach_is(l, "mesh")) {
             f->domain_gpus = f->gpus_per_node < l->count + 1 ? f->gpus_per_node : l->count + 1;
-            /* A full mesh: each GPU reaches each of the d-1 others over its own links. */
-            int used = f->domain_gpus - 1 < l->count ? f->domain_gpus - 1 : l->count;
+            /* A full mesh: each GPU reaches each of the d-1 others over its
+             * own links (d - 1 <= l->count: d is at most l->count + 1). */
+            int used = f->domain_gpus - 1;
             f->intra_gbs = used * l->gbs_per_link;
             snprintf(f->intra_link, sizeof f->intra_link, "%s (mesh, %d of %d links)", l->name,
                      used, l->count);
@@ -276,21 +277,20 @@ static void bounds_of(const struct rl_fabric *f, struct bounds *b)
 {
     memset(b, 0, sizeof *b);
     int gpn = f->gpus_per_node, n = f->gpus;
-    /* the GPUs of one domain taking part: those of its nodes, up to its size */
+    /* the GPUs of one domain taking part: those of its nodes, up to its
+     * size; at least 1 and at most n = gpn x nodes (rl_fabric_build makes
+     * every count >= 1; span <= nodes) */
     int span = f->nodes < f->domain_nodes ? f->nodes : f->domain_nodes;
-    b->d = f->domain_nodes > 1 ? gpn * span : gpn;
+    b->d = gpn * span;
     if (b->d > f->domain_gpus)
         b->d = f->domain_gpus;
-    if (b->d > n)
-        b->d = n;
-    if (b->d < 1)
-        b->d = 1;
-    if (f->domain_nodes > 1 || b->d >= gpn) {
-        /* domains of whole nodes, or spanning them */
+    if (f->domain_nodes > 1) {
+        /* domains spanning nodes */
         b->m = (n + b->d - 1) / b->d;
         b->d_min = n - (b->m - 1) * b->d;
     } else {
-        /* domains inside each node: a node of 3 bridged GPUs holds {0,1}, {2} */
+        /* domains inside each node, or one a node (d = gpn: m = nodes,
+         * d_min = gpn): a node of 3 bridged GPUs holds {0,1}, {2} */
         int per_node = (gpn + b->d - 1) / b->d;
         b->m = per_node * f->nodes;
         b->d_min = gpn - (per_node - 1) * b->d;
@@ -298,11 +298,13 @@ static void bounds_of(const struct rl_fabric *f, struct bounds *b)
     b->domain = b->d > 1 && f->intra_gbs > 0;
     if (b->m <= 1)
         return;
-    /* the NICs the node's GPUs taking part reach: their share of the node's */
-    double share = f->node_gpus > 0 && gpn < f->node_gpus ? (double)gpn / f->node_gpus : 1;
+    /* the NICs the node's GPUs taking part reach: their share of the node's
+     * (rl_fabric_build makes node_gpus >= gpus_per_node >= 1: 1 when all) */
+    double share = (double)gpn / f->node_gpus;
     double node_nic_gbs = f->nics_per_node * f->nic_gbs * share;
-    if (b->d >= gpn && f->nodes > 1) {
-        /* domains of whole nodes (a DGX; an NVL72 rack of trays) */
+    if (b->d >= gpn) {
+        /* domains of whole nodes (a DGX; an NVL72 rack of trays), two or
+         * more of them (m > 1): on two or more nodes */
         /* the smallest domain has the fewest NICs: its boundary binds */
         b->nic = true;
         b->nic_domain_gbs = node_nic_gbs * ((double)b->d_min / gpn);
@@ -392,26 +394,24 @@ int rl_comm_predict(const struct rl_fabric *f, enum rl_collective c, double byte
     struct pick p = {.gbs = NAN};
     double t_bw_s = NAN; /* the bandwidth term, seconds */
     if (c == RL_COLL_ALLTOALL) {
-        /* the slower of the parts that stay in the domain and those leaving it */
-        double t_in = 0, t_out = 0;
+        /* the slower of the parts that stay in the domain and those leaving
+         * it; with one GPU a domain (d = 1) nothing stays: the part leaving
+         * binds, at 0 bytes too (it has the only link) */
         struct pick in = {.gbs = NAN}, outp = {.gbs = NAN};
-        if (b.d > 1) {
-            double gbs = b.domain ? f->intra_gbs : f->pcie_gbs;
-            consider(&in, gbs, b.domain ? f->intra_link : pcie,
-                     b.domain ? f->intra_origin : f->pcie_origin);
-            t_in = bytes * (b.d - 1) / n / (in.gbs * 1e9);
-        }
-        if (b.m > 1) {
-            /* the boundaries are the smallest domain's, whose d_min ranks
-             * send the most parts out: n - d_min */
-            if (b.pcie)
-                consider(&outp, b.pcie_domain_gbs, pcie, f->pcie_origin);
-            if (b.nic)
-                consider(&outp, b.nic_domain_gbs, part ? nic_share : nic, f->inter_origin);
-            t_out = b.d_min * bytes * (n - b.d_min) / n / (outp.gbs * 1e9);
-        }
-        p = t_out > t_in ? outp : in;
-        t_bw_s = t_out > t_in ? t_out : t_in;
+        consider(&in, b.domain ? f->intra_gbs : f->pcie_gbs, b.domain ? f->intra_link : pcie,
+                 b.domain ? f->intra_origin : f->pcie_origin);
+        double t_in = bytes * (b.d - 1) / n / (in.gbs * 1e9);
+        /* the boundaries are the smallest domain's, whose d_min ranks send
+         * the most parts out: n - d_min (one domain, m = 1: no boundary,
+         * outp and t_out stay NaN, never chosen: d = n > 1 there) */
+        if (b.pcie)
+            consider(&outp, b.pcie_domain_gbs, pcie, f->pcie_origin);
+        if (b.nic)
+            consider(&outp, b.nic_domain_gbs, part ? nic_share : nic, f->inter_origin);
+        double t_out = b.d_min * bytes * (n - b.d_min) / n / (outp.gbs * 1e9);
+        bool out = b.d == 1 || t_out > t_in;
+        p = out ? outp : in;
+        t_bw_s = out ? t_out : t_in;
     } else if (c == RL_COLL_SENDRECV) {
         if (b.m > 1) {
             if (b.pcie)

@@ -92,11 +92,11 @@ double rl_llm_params_per_gpu(const struct rl_llm_model *m, const struct rl_llm_s
     return stage_layers(m, sp->pp) * (linear + other) + vocab_params_per_gpu(m, sp);
 }
 
+/* Of a model with a shape: rl_llm_memory_per_gpu() counts a parameter
+ * count alone by its model states (rl_llm_zero_states) instead. */
 static double weights_bytes_per_gpu(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
                                     const struct rl_llm_split *sp)
 {
-    if (!rl_llm_model_has_shape(m))
-        return rl_llm_params_per_gpu(m, sp) * rl_llm_weight_bytes(cfg->precision);
     double linear, other;
     layer_params_per_gpu(m, sp, &linear, &other);
     return stage_layers(m, sp->pp) * (linear * rl_llm_weight_bytes(cfg->precision) + other * 2) +

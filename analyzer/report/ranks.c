@@ -65,8 +65,9 @@ static int add_folder(struct rl_rank_traces *t, size_t *cap, const char *dir, ch
         if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0 || de->d_name[0] == '.')
             continue;
         char path[4096];
-        snprintf(path, sizeof path, "%.*s/%s", (int)(dl > 1 && dir[dl - 1] == '/' ? dl - 1 : dl),
-                 dir, de->d_name);
+        /* dl >= 1: opendir("") fails above; "/" gives "/x.json" */
+        snprintf(path, sizeof path, "%.*s/%s", (int)(dir[dl - 1] == '/' ? dl - 1 : dl), dir,
+                 de->d_name);
         if (is_trace(path))
             rc = push_path(t, cap, path, errmsg);
     }
