@@ -596,6 +596,7 @@ START_TEST(ties_and_zeroes)
      * time 0, all its 1 us lost. */
     memset(&g, 0, sizeof g);
     launch(&g, "kz", "aten::z", NULL, 1e6, 0, 1000);
+    launch(&g, "k0", "aten::empty", NULL, 0, 0, 500);
     coll_launch(&g, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(zero)", "allreduce", 0, 2, 1000);
     ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
     ck_assert_int_eq(rl_report_step_build(&r, &c, NAN, NAN, err), RL_OK);
@@ -603,6 +604,15 @@ START_TEST(ties_and_zeroes)
     ck_assert_double_eq(o->dram_bytes, 0);
     ck_assert_double_eq_tol(o->roof_time_ns, 1, 1e-9);
     ck_assert_double_eq_tol(o->lost_ns, 999, 1e-9);
+    ck_assert_double_eq(o->flops, 1e6);
+    o = find_op(&r, "aten::empty");
+    /* k0: counted, 0 FLOPs and 0 DRAM bytes (no bytes > 0: not a memory
+     * point), 0.5 us: its operator's FLOPs and bytes are 0, not unknown;
+     * no roof time (nothing to set against it), 0.5 of 2.5 us = 20%. */
+    ck_assert_double_eq(o->flops, 0);
+    ck_assert_double_eq(o->dram_bytes, 0);
+    ck_assert(isnan(o->lost_ns) && isnan(o->roof_time_ns));
+    HAS(o->sentence, "aten::empty (bf16): 0.5 us in 1 launches (20% of GPU time)");
     const struct rl_report_row *w = find_row(&r, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(zero)");
     ck_assert_double_eq(w->comm_busbw_gbs, 0);
     ck_assert_double_eq(w->roof_time_ns, 0);
