@@ -656,6 +656,55 @@ START_TEST(markdown_first_hundred)
 }
 END_TEST
 
+/* The chart names a PyTorch operator's kernel "op: kernel" (aten:: left
+ * out), the kernel shortened to what the operator's name leaves of the
+ * 28 characters (RL_CHART_LABEL_MAX), less ": "; an operator of more
+ * than 28 - 2 - 8 = 18 characters leaves too little (8 is the least a
+ * name is cut to), so it names the point alone. Every group: 1e9 FLOPs,
+ * 1e6 B (intensity 1000, compute-bound), times 1 to 6 us so the order
+ * is fixed (longest first):
+ *   k6 "gemm_kernel"      aten::mm                "mm: gemm_kernel"
+ *   k5 "flash_fwd_kernel" aten::scaled_dot_product (18: 28 = 18 + 2 + 8,
+ *                         the kernel cut to 8)     "scaled_dot_product: flash..."
+ *   k4 "flash_fwd_kernel" aten::_scaled_dot_product (19: too long)
+ *                                                  "_scaled_dot_product"
+ *   k3 "triton_fused_kernel_name" triton::fused (13: the kernel cut to
+ *                         28 - 13 - 2 = 13)        "triton::fused: triton..."
+ *   k2 "same"             same (the operator is the kernel) "same"
+ *   k1 "plain"            no operator              "plain" */
+START_TEST(chart_labels_name_the_operator)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c, false);
+    struct rl_trace_groups g = {0};
+    launch(&g, "gemm_kernel", "aten::mm", NULL, 1e9, 1e6, 6000);
+    launch(&g, "flash_fwd_kernel", "aten::scaled_dot_product", NULL, 1e9, 1e6, 5000);
+    launch(&g, "flash_fwd_kernel", "aten::_scaled_dot_product", NULL, 1e9, 1e6, 4000);
+    launch(&g, "triton_fused_kernel_name", "triton::fused", NULL, 1e9, 1e6, 3000);
+    launch(&g, "same", "same", NULL, 1e9, 1e6, 2000);
+    launch(&g, "plain", NULL, NULL, 1e9, 1e6, 1000);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    char svg[512];
+    snprintf(svg, sizeof svg, "%s/step-labels.svg", rl_test_tmpdir());
+    ck_assert_msg(rl_report_chart(&r, &c, "t", svg, 12, err) == 0, "%s", err);
+    char *text = rl_test_slurp(svg);
+    ck_assert_ptr_nonnull(text);
+    static const char *const labels[] = {"mm: gemm_kernel", "scaled_dot_product: flash...",
+                                         "_scaled_dot_product", "triton::fused: triton_fus...",
+                                         "same", "plain"};
+    for (size_t i = 0; i < 6; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "<text>%s</text>", labels[i]);
+        HAS(text, want);
+    }
+    free(text);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *step_suite(void)
 {
     Suite *s = suite_create("step");
@@ -672,6 +721,7 @@ static Suite *step_suite(void)
     tcase_add_test(limits, row_json_keys);
     tcase_add_test(limits, ties_and_zeroes);
     tcase_add_test(limits, markdown_first_hundred);
+    tcase_add_test(limits, chart_labels_name_the_operator);
     suite_add_tcase(s, limits);
     return s;
 }
