@@ -1503,6 +1503,31 @@ START_TEST(read_errors_anywhere)
 }
 END_TEST
 
+/* Spaces around units, numbers and device names are not part of them:
+ * " usecond " is microseconds and "  2" is 2 (a: 2 us = 2000 ns), " Kbyte"
+ * is 1000 bytes (a: 3 x 1000); a device name of spaces names none; the
+ * third distinct name is compared with every one before it ("A100",
+ * "H100", then H100 again: 2 devices, e's H100 found after "; "). */
+START_TEST(spaces_around_units_numbers_and_devices)
+{
+    ck_assert_msg(parse("ID,Kernel Name,Device,gpu__time_duration.sum,lts__t_bytes.sum\n"
+                        ",,, usecond ,  Kbyte\n"
+                        "0,a,  NVIDIA A100,  2 ,  3\n"
+                        "1,b,   ,1,1\n"
+                        "2,c,NVIDIA H100,1,1\n"
+                        "3,e,  NVIDIA H100,1,1\n",
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(g.n, 4);
+    ck_assert_str_eq(g.v[0].name, "a");
+    ck_assert_double_eq(g.v[0].time_ns, 2000);
+    ck_assert_double_eq(g.v[0].bytes_only_bytes[RL_MEM_L2], 3000); /* no FLOPs: bytes only */
+    ck_assert_double_eq(g.v[1].time_ns, 1000);
+    ck_assert_uint_eq(st.n_devices, 2);
+    ck_assert_str_eq(st.devices, "NVIDIA A100; NVIDIA H100");
+}
+END_TEST
+
 /* A long-form row that ends before its Metric Value (the last column
  * here: 4 fields of 5) is refused, not read as an empty value. */
 START_TEST(row_ending_before_the_metric_value)
@@ -1712,6 +1737,7 @@ static Suite *ncu_suite(void)
     tcase_add_test(limits, two_term_sums_read_two_terms);
     tcase_add_test(limits, tool_line_at_every_buffer_edge);
     tcase_add_test(limits, read_errors_anywhere);
+    tcase_add_test(limits, spaces_around_units_numbers_and_devices);
     suite_add_tcase(s, limits);
     return s;
 }
