@@ -1441,7 +1441,7 @@ END_TEST
  * reader must read on before deciding the line is not the tool's (else it
  * is taken for a 1-column row: "the row ends before 'Metric Value'"). One
  * kernel, 7 ns, one line skipped. */
-START_TEST(tool_line_at_every_buffer_edge)
+START_TEST(tool_line_and_bom_at_every_buffer_edge)
 {
     static const char csv[] = LONG_HEADER "==PROF== between\n"
         ROW("0", "k", "gpu__time_duration.sum", "nsecond", "7");
@@ -1454,6 +1454,22 @@ START_TEST(tool_line_at_every_buffer_edge)
         fclose(f);
         ck_assert_msg(rc == 0, "chunk %zu: %s", chunk, err);
         ck_assert_uint_eq(st.skipped_lines, 1);
+        ck_assert_double_eq(only_group()->time_ns, 7);
+    }
+    /* A BOM right before the header, through buffers of 1 to 8 bytes: the
+     * reader reads 3 bytes before looking for it, even when the first
+     * read gives 1 or 2. */
+    static const char bom[] = "\xEF\xBB\xBF" LONG_HEADER
+        ROW("0", "k", "gpu__time_duration.sum", "nsecond", "7");
+    for (size_t chunk = 1; chunk <= 8; chunk++) {
+        rl_ncu_set_chunk_bytes(chunk);
+        FILE *f = fmemopen((void *)bom, sizeof bom - 1, "r");
+        ck_assert_ptr_nonnull(f);
+        rl_trace_groups_release(&g);
+        int rc = rl_ncu_read(&g, f, "k.csv", NAN, &st, err);
+        fclose(f);
+        ck_assert_msg(rc == 0, "chunk %zu: %s", chunk, err);
+        ck_assert_str_eq(only_group()->name, "k");
         ck_assert_double_eq(only_group()->time_ns, 7);
     }
     rl_ncu_set_chunk_bytes(0);
@@ -1735,7 +1751,7 @@ static Suite *ncu_suite(void)
     tcase_add_test(limits, time_from_cycles_edges);
     tcase_add_test(limits, row_ending_before_the_metric_value);
     tcase_add_test(limits, two_term_sums_read_two_terms);
-    tcase_add_test(limits, tool_line_at_every_buffer_edge);
+    tcase_add_test(limits, tool_line_and_bom_at_every_buffer_edge);
     tcase_add_test(limits, read_errors_anywhere);
     tcase_add_test(limits, spaces_around_units_numbers_and_devices);
     suite_add_tcase(s, limits);
