@@ -705,6 +705,48 @@ START_TEST(chart_labels_name_the_operator)
 }
 END_TEST
 
+/* Operators whose only group has no time (t = 0, no roof time: a score of
+ * 0, the least there is) are still named by it: the per-operator "largest
+ * so far" starts below any score, for the first 64 operators and for the
+ * 536 after them, whose slots come from the array's growth (64 -> 128 ...
+ * -> 1024). 600 operators op000 .. op599, each one untimed group of shapes
+ * "s<i>": all tie at 0 lost and 0 time, so they go by name. */
+START_TEST(untimed_operators_are_named)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c, false);
+    struct rl_trace_groups g = {0};
+    enum { N = 600 };
+    for (int i = 0; i < N; i++) {
+        char name[16], op[16], shapes[16];
+        snprintf(name, sizeof name, "k%03d", i);
+        snprintf(op, sizeof op, "op%03d", i);
+        snprintf(shapes, sizeof shapes, "s%03d", i);
+        launch(&g, name, op, shapes, NAN, NAN, NAN);
+    }
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_int_eq(rl_report_step_build(&r, &c, NAN, NAN, err), RL_OK);
+    const struct rl_report_step *s = r.step;
+    ck_assert_uint_eq(s->n_ops, N);
+    for (int i = 0; i < N; i++) {
+        const struct rl_report_op *o = &s->ops[i];
+        char op[16], shapes[16];
+        snprintf(op, sizeof op, "op%03d", i);
+        snprintf(shapes, sizeof shapes, "s%03d", i);
+        ck_assert_str_eq(o->op, op);
+        ck_assert_str_eq(o->shapes, shapes);
+        ck_assert_str_eq(o->dtype, "bf16");
+        ck_assert_int_eq(o->bucket, RL_STEP_UNKNOWN);
+        ck_assert_str_eq(o->bound, "unknown");
+        ck_assert_double_eq(o->time_ns, 0);
+    }
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *step_suite(void)
 {
     Suite *s = suite_create("step");
@@ -722,6 +764,7 @@ static Suite *step_suite(void)
     tcase_add_test(limits, ties_and_zeroes);
     tcase_add_test(limits, markdown_first_hundred);
     tcase_add_test(limits, chart_labels_name_the_operator);
+    tcase_add_test(limits, untimed_operators_are_named);
     suite_add_tcase(s, limits);
     return s;
 }
