@@ -1915,6 +1915,27 @@ START_TEST(notes_are_whole_lines_kept_once)
     ck_assert_str_eq(r.notes, "ab\nc\na\nd\nabc");
     rl_report_note(&r, "d\nabc\nc");
     ck_assert_str_eq(r.notes, "ab\nc\na\nd\nabc");
+    /* A note that does not fit is cut at the buffer's end (4095 bytes and
+     * the NUL): 4000 x's, then "\n" and 94 of 200 y's; nothing after the
+     * buffer is written (the fields after it stay 0), and a note after
+     * that adds nothing. */
+    memset(&r, 0, sizeof r);
+    char x[4001], y[201];
+    memset(x, 'x', 4000);
+    x[4000] = 0;
+    memset(y, 'y', 200);
+    y[200] = 0;
+    rl_report_note(&r, x);
+    rl_report_note(&r, y);
+    ck_assert_uint_eq(strlen(r.notes), 4095);
+    ck_assert_int_eq(r.notes[4000], '\n');
+    ck_assert_int_eq(r.notes[4094], 'y');
+    ck_assert_uint_eq(r.label_max, 0);
+    ck_assert_double_eq(r.chart_w, 0);
+    ck_assert_double_eq(r.chart_h, 0);
+    rl_report_note(&r, "z");
+    ck_assert_uint_eq(strlen(r.notes), 4095);
+    ck_assert_uint_eq(r.label_max, 0);
 }
 END_TEST
 
