@@ -312,6 +312,23 @@ START_TEST(inferred_precision_from_the_name)
 }
 END_TEST
 
+/* A shape token is a digit run right after a type letter that is not
+ * 'x', and followed by the end, '_' or a letter that is not 'x': "h1688"
+ * at the end, "h1688_", "h1688gemm" give HMMA.1688; "h1688x64" (a tile
+ * size) and "x16816gemm" (after an 'x') give none. */
+START_TEST(shape_token_edges)
+{
+    ck_assert(rl_ncu_name_gives_mma_shape("k_h1688"));
+    ck_assert(rl_ncu_name_gives_mma_shape("k_h1688_"));
+    ck_assert(rl_ncu_name_gives_mma_shape("k_h1688gemm"));
+    ck_assert(!rl_ncu_name_gives_mma_shape("k_h1688x64"));
+    ck_assert(!rl_ncu_name_gives_mma_shape("tile_x16816gemm"));
+    ck_assert(!rl_ncu_name_gives_mma_shape("k_h1689gemm"));
+    ck_assert_double_eq(rl_ncu_tensor_flops_per_inst(8.0, "k_h1688gemm"), 2048);
+    ck_assert(isnan(rl_ncu_tensor_flops_per_inst(8.0, "k_h1688x64")));
+}
+END_TEST
+
 static Suite *ncu_tensor_suite(void)
 {
     Suite *s = suite_create("ncu_tensor");
@@ -330,6 +347,7 @@ static Suite *ncu_tensor_suite(void)
     tcase_add_test(limits, zero_pipe_instructions_infer_nothing);
     tcase_add_test(limits, inferred_precision_wins_only_when_larger);
     tcase_add_test(limits, inferred_precision_from_the_name);
+    tcase_add_test(limits, shape_token_edges);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -218,6 +218,11 @@ START_TEST(rows_and_operators)
     o = find_op(&r, "aten::add");
     ck_assert_double_eq_tol(o->flops, 1e6, 1e-9);
     ck_assert_int_eq(o->bucket, RL_STEP_MEMORY);
+    /* memory-bound under its compute roof: the roof named is that roof's
+     * (DRAM bandwidth only for a memory point, which has none); 2 of 4 us
+     * lost, 4 of 34 us = 11.8% */
+    HAS(o->sentence, "2 us lost against the BF16 Tensor Core roof (at 50% of it): aten::add "
+                     "(1000, bf16), 4 us in 1 launches (11.8% of GPU time), memory-bound");
     o = find_op(&r, "(no operator)");
     ck_assert(isnan(o->lost_ns) && isnan(o->roof_time_ns) && isnan(o->pct_of_roof));
     ck_assert(isnan(o->flops) && isnan(o->dram_bytes));
