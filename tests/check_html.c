@@ -164,6 +164,13 @@ START_TEST(html_is_one_self_contained_file)
     ck_assert_ptr_nonnull(strstr(html, "<title>t &lt;b&gt;&amp;&lt;/b&gt; &quot;q&quot;</title>"));
     ck_assert_ptr_nonnull(strstr(html, "<h1>t &lt;b&gt;&amp;&lt;/b&gt; &quot;q&quot;</h1>"));
     free(html);
+    /* An apostrophe as an entity, control characters (tab, 0x1F) as
+     * spaces, a space (0x20) and '~' as they are, a byte that is not
+     * UTF-8 as U+FFFD (EF BF BD), a 2-byte character whole. */
+    html = render_html(&r, &c, "it's\ta\x1f b~\xFF\xC3\xA9", NULL, 0);
+    ck_assert_msg(utf8_valid(html), "report.html is not UTF-8");
+    ck_assert_ptr_nonnull(strstr(html, "<title>it&#39;s a  b~\xEF\xBF\xBD\xC3\xA9</title>"));
+    free(html);
     rl_report_release(&r);
 }
 END_TEST

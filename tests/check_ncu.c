@@ -1,11 +1,12 @@
 /* check_ncu.c - tests of the Nsight Compute CSV importer: metrics to FLOPs and bytes, units, dimensions, CSV edge cases. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include "test_util.h"
 
 #include "analyzer/util/error.h"
 #include "analyzer/readers/ncu.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1434,6 +1435,115 @@ START_TEST(last_line_without_a_newline)
 }
 END_TEST
 
+/* A ==PROF== line right after the header, through every buffer of 1 to
+ * 160 bytes (the header and the line are 113 bytes): at some sizes the
+ * window holds 0 or 1 byte of "==" when the row loop looks, and the
+ * reader must read on before deciding the line is not the tool's (else it
+ * is taken for a 1-column row: "the row ends before 'Metric Value'"). One
+ * kernel, 7 ns, one line skipped. */
+START_TEST(tool_line_and_bom_at_every_buffer_edge)
+{
+    static const char csv[] = LONG_HEADER "==PROF== between\n"
+        ROW("0", "k", "gpu__time_duration.sum", "nsecond", "7");
+    for (size_t chunk = 1; chunk <= 160; chunk++) {
+        rl_ncu_set_chunk_bytes(chunk);
+        FILE *f = fmemopen((void *)csv, sizeof csv - 1, "r");
+        ck_assert_ptr_nonnull(f);
+        rl_trace_groups_release(&g);
+        int rc = rl_ncu_read(&g, f, "k.csv", NAN, &st, err);
+        fclose(f);
+        ck_assert_msg(rc == 0, "chunk %zu: %s", chunk, err);
+        ck_assert_uint_eq(st.skipped_lines, 1);
+        ck_assert_double_eq(only_group()->time_ns, 7);
+    }
+    /* A BOM right before the header, through buffers of 1 to 8 bytes: the
+     * reader reads 3 bytes before looking for it, even when the first
+     * read gives 1 or 2. */
+    static const char bom[] = "\xEF\xBB\xBF" LONG_HEADER
+        ROW("0", "k", "gpu__time_duration.sum", "nsecond", "7");
+    for (size_t chunk = 1; chunk <= 8; chunk++) {
+        rl_ncu_set_chunk_bytes(chunk);
+        FILE *f = fmemopen((void *)bom, sizeof bom - 1, "r");
+        ck_assert_ptr_nonnull(f);
+        rl_trace_groups_release(&g);
+        int rc = rl_ncu_read(&g, f, "k.csv", NAN, &st, err);
+        fclose(f);
+        ck_assert_msg(rc == 0, "chunk %zu: %s", chunk, err);
+        ck_assert_str_eq(only_group()->name, "k");
+        ck_assert_double_eq(only_group()->time_ns, 7);
+    }
+    rl_ncu_set_chunk_bytes(0);
+}
+END_TEST
+
+/* A stream that gives its text, then a read error (EIO). */
+static ssize_t failing_read(void *cookie, char *buf, size_t size)
+{
+    const char **text = cookie;
+    if (!**text) {
+        errno = EIO;
+        return -1;
+    }
+    size_t n = strlen(*text) < size ? strlen(*text) : size;
+    memcpy(buf, *text, n);
+    *text += n;
+    return (ssize_t)n;
+}
+
+static int read_failing(const char *text)
+{
+    FILE *f = fopencookie(&text, "r", (cookie_io_functions_t){.read = failing_read});
+    ck_assert_ptr_nonnull(f);
+    rl_trace_groups_release(&g);
+    err[0] = 0;
+    int rc = rl_ncu_read(&g, f, "k.csv", NAN, &st, err);
+    fclose(f);
+    return rc;
+}
+
+/* A read error is one, said as such (not "out of memory"), wherever it
+ * comes: before the header, after a whole row (the row loop's look for
+ * a ==PROF== line), inside a row (the CSV parser). No kernel is kept. */
+START_TEST(read_errors_anywhere)
+{
+    ck_assert_int_eq(read_failing("==PROF== connected\n\"ID\",\"Kern"), RL_EIO);
+    ck_assert_str_eq(err, "'k.csv': read error");
+    ck_assert_int_eq(read_failing(LONG_HEADER ROW("0", "k", "gpu__time_duration.sum",
+                                                  "nsecond", "7")),
+                     RL_EIO);
+    ck_assert_str_eq(err, "'k.csv': read error");
+    ck_assert_uint_eq(g.n, 0);
+    ck_assert_int_eq(read_failing(LONG_HEADER "\"0\",\"k\",\"(4, 1"), RL_EIO);
+    ck_assert_str_eq(err, "'k.csv': read error");
+    ck_assert_uint_eq(g.n, 0);
+}
+END_TEST
+
+/* Spaces around units, numbers and device names are not part of them:
+ * " usecond " is microseconds and "  2" is 2 (a: 2 us = 2000 ns), " Kbyte"
+ * is 1000 bytes (a: 3 x 1000); a device name of spaces names none; the
+ * third distinct name is compared with every one before it ("A100",
+ * "H100", then H100 again: 2 devices, e's H100 found after "; "). */
+START_TEST(spaces_around_units_numbers_and_devices)
+{
+    ck_assert_msg(parse("ID,Kernel Name,Device,gpu__time_duration.sum,lts__t_bytes.sum\n"
+                        ",,, usecond ,  Kbyte\n"
+                        "0,a,  NVIDIA A100,  2 ,  3\n"
+                        "1,b,   ,1,1\n"
+                        "2,c,NVIDIA H100,1,1\n"
+                        "3,e,  NVIDIA H100,1,1\n",
+                        NAN) == 0,
+                  "%s", err);
+    ck_assert_uint_eq(g.n, 4);
+    ck_assert_str_eq(g.v[0].name, "a");
+    ck_assert_double_eq(g.v[0].time_ns, 2000);
+    ck_assert_double_eq(g.v[0].bytes_only_bytes[RL_MEM_L2], 3000); /* no FLOPs: bytes only */
+    ck_assert_double_eq(g.v[1].time_ns, 1000);
+    ck_assert_uint_eq(st.n_devices, 2);
+    ck_assert_str_eq(st.devices, "NVIDIA A100; NVIDIA H100");
+}
+END_TEST
+
 /* A long-form row that ends before its Metric Value (the last column
  * here: 4 fields of 5) is refused, not read as an empty value. */
 START_TEST(row_ending_before_the_metric_value)
@@ -1641,6 +1751,9 @@ static Suite *ncu_suite(void)
     tcase_add_test(limits, time_from_cycles_edges);
     tcase_add_test(limits, row_ending_before_the_metric_value);
     tcase_add_test(limits, two_term_sums_read_two_terms);
+    tcase_add_test(limits, tool_line_and_bom_at_every_buffer_edge);
+    tcase_add_test(limits, read_errors_anywhere);
+    tcase_add_test(limits, spaces_around_units_numbers_and_devices);
     suite_add_tcase(s, limits);
     return s;
 }

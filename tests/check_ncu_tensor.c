@@ -287,6 +287,48 @@ START_TEST(inferred_precision_wins_only_when_larger)
 }
 END_TEST
 
+/* The precision of inferred Tensor FLOPs follows the name: "tf32" /
+ * "tfloat32" TF32, "bf16" / "bfloat16" BF16, the IMMA shapes 8816 and
+ * 16832 INT8, else FP16. Pipe instructions only (1,000 of them) at CC
+ * 8.0: i8816 1000 x 2048, i16832 1000 x 8192, a bf16 16816 (HMMA.16816,
+ * 4096) and a bfloat16 one 1000 x 4096 each, h16816 FP16. */
+START_TEST(inferred_precision_from_the_name)
+{
+    static const struct {
+        const char *csv, *precision;
+        double flops;
+    } cases[] = {
+        {PIPE_ONLY("cutlass_tensorop_i8816gemm_s8_128x128_64x2_tn", "8.0"), "int8", 2048e3},
+        {PIPE_ONLY("cutlass_tensorop_i16832gemm_s8_256x128_64x3_tn", "8.0"), "int8", 8192e3},
+        {PIPE_ONLY("ampere_bf16_s16816gemm_bf16_128x64_ldg8_tn", "8.0"), "bf16", 4096e3},
+        {PIPE_ONLY("sm80_s16816gemm_bfloat16_128x64_tn", "8.0"), "bf16", 4096e3},
+        {PIPE_ONLY(H16816, "8.0"), "fp16", 4096e3},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ck_assert_msg(parse(cases[i].csv) == 0, "%s", err);
+        ck_assert_double_eq(group_flops(), cases[i].flops);
+        ck_assert_str_eq(only_group()->precision, cases[i].precision);
+    }
+}
+END_TEST
+
+/* A shape token is a digit run right after a type letter that is not
+ * 'x', and followed by the end, '_' or a letter that is not 'x': "h1688"
+ * at the end, "h1688_", "h1688gemm" give HMMA.1688; "h1688x64" (a tile
+ * size) and "x16816gemm" (after an 'x') give none. */
+START_TEST(shape_token_edges)
+{
+    ck_assert(rl_ncu_name_gives_mma_shape("k_h1688"));
+    ck_assert(rl_ncu_name_gives_mma_shape("k_h1688_"));
+    ck_assert(rl_ncu_name_gives_mma_shape("k_h1688gemm"));
+    ck_assert(!rl_ncu_name_gives_mma_shape("k_h1688x64"));
+    ck_assert(!rl_ncu_name_gives_mma_shape("tile_x16816gemm"));
+    ck_assert(!rl_ncu_name_gives_mma_shape("k_h1689gemm"));
+    ck_assert_double_eq(rl_ncu_tensor_flops_per_inst(8.0, "k_h1688gemm"), 2048);
+    ck_assert(isnan(rl_ncu_tensor_flops_per_inst(8.0, "k_h1688x64")));
+}
+END_TEST
+
 static Suite *ncu_tensor_suite(void)
 {
     Suite *s = suite_create("ncu_tensor");
@@ -304,6 +346,8 @@ static Suite *ncu_tensor_suite(void)
     tcase_add_test(limits, report_says_what_was_counted);
     tcase_add_test(limits, zero_pipe_instructions_infer_nothing);
     tcase_add_test(limits, inferred_precision_wins_only_when_larger);
+    tcase_add_test(limits, inferred_precision_from_the_name);
+    tcase_add_test(limits, shape_token_edges);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -1895,6 +1895,50 @@ START_TEST(measured_compute_roof_at_its_datasheet)
 }
 END_TEST
 
+/* rl_report_note: one line per note, each kept once. A note is a whole
+ * line: "a" is not "ab" (a prefix), nor is "abc" (longer); empty lines
+ * add nothing; a text of several lines adds the ones not there yet. */
+START_TEST(notes_are_whole_lines_kept_once)
+{
+    static struct rl_report r;
+    memset(&r, 0, sizeof r);
+    rl_report_note(&r, "ab\nc");
+    ck_assert_str_eq(r.notes, "ab\nc");
+    rl_report_note(&r, "a");
+    ck_assert_str_eq(r.notes, "ab\nc\na");
+    rl_report_note(&r, "c\n\nab\nd\n");
+    ck_assert_str_eq(r.notes, "ab\nc\na\nd");
+    rl_report_note(&r, "");
+    rl_report_note(&r, "\n");
+    ck_assert_str_eq(r.notes, "ab\nc\na\nd");
+    rl_report_note(&r, "abc\nd");
+    ck_assert_str_eq(r.notes, "ab\nc\na\nd\nabc");
+    rl_report_note(&r, "d\nabc\nc");
+    ck_assert_str_eq(r.notes, "ab\nc\na\nd\nabc");
+    /* A note that does not fit is cut at the buffer's end (4095 bytes and
+     * the NUL): 4000 x's, then "\n" and 94 of 200 y's; nothing after the
+     * buffer is written (the fields after it stay 0), and a note after
+     * that adds nothing. */
+    memset(&r, 0, sizeof r);
+    char x[4001], y[201];
+    memset(x, 'x', 4000);
+    x[4000] = 0;
+    memset(y, 'y', 200);
+    y[200] = 0;
+    rl_report_note(&r, x);
+    rl_report_note(&r, y);
+    ck_assert_uint_eq(strlen(r.notes), 4095);
+    ck_assert_int_eq(r.notes[4000], '\n');
+    ck_assert_int_eq(r.notes[4094], 'y');
+    ck_assert_uint_eq(r.label_max, 0);
+    ck_assert_double_eq(r.chart_w, 0);
+    ck_assert_double_eq(r.chart_h, 0);
+    rl_report_note(&r, "z");
+    ck_assert_uint_eq(strlen(r.notes), 4095);
+    ck_assert_uint_eq(r.label_max, 0);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -1945,6 +1989,7 @@ static Suite *report_suite(void)
     tcase_add_test(limits, number_prefixes_at_their_value);
     tcase_add_test(limits, guards_at_zero);
     tcase_add_test(limits, measured_compute_roof_at_its_datasheet);
+    tcase_add_test(limits, notes_are_whole_lines_kept_once);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -201,6 +201,100 @@ START_TEST(flops_without_bytes_or_time)
 }
 END_TEST
 
+/* The edges of a compute point (FLOPs, no bytes), on the V100's FP64 roof
+ * (7.8 TFLOP/s):
+ *   zero_time: 4e9 FLOPs timed at 0 ns: no rate (not 4e9 / 0 = inf), the
+ *     "no time" sentence;
+ *   no_flops: 0 FLOPs counted, no bytes, 5 us: not a compute point (the
+ *     FLOPs must be > 0): timing only, no roof;
+ *   dgemm: 2.5e9 FLOPs in 1e6 ns = 2.5 TFLOP/s = 32.05% of 7.8;
+ *   copy_untimed: 4e6 DRAM bytes, no FLOPs, no time: a memory point
+ *     without a rate.
+ * Then the FP64 roof set to 0 TFLOP/s (a hand-built ceiling): dgemm keeps
+ * its 2.5 TFLOP/s, its percentage is unknown, not 100 x 2.5 / 0 = inf.
+ * The chart draws none of them: a compute point has no intensity. */
+START_TEST(compute_point_edges)
+{
+    struct rl_trace_groups g = {0};
+    const double none[RL_MEM_COUNT] = {NAN, NAN, NAN};
+    ck_assert_int_eq(rl_trace_groups_add(&g, "zero_time", NULL, NULL, "fp64",
+                                         RL_ORIGIN_MEASURED, 1, 4e9, none, 0),
+                     0);
+    ck_assert_int_eq(rl_trace_groups_add(&g, "no_flops", NULL, NULL, "fp64",
+                                         RL_ORIGIN_MEASURED, 1, 0, none, 5e3),
+                     0);
+    ck_assert_int_eq(rl_trace_groups_add(&g, "dgemm", NULL, NULL, "fp64", RL_ORIGIN_MEASURED, 1,
+                                         2.5e9, none, 1e6),
+                     0);
+    const double dram[RL_MEM_COUNT] = {4e6, NAN, NAN};
+    ck_assert_int_eq(rl_trace_groups_add(&g, "copy_untimed", NULL, NULL, "", RL_ORIGIN_MEASURED,
+                                         1, NAN, dram, NAN),
+                     0);
+    static struct rl_ceilings c;
+    ceilings(&c, "v100-sxm2");
+    struct rl_report r;
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    const struct rl_report_row *w = row(&r, "zero_time");
+    ck_assert(w->compute_only);
+    ck_assert(isnan(w->v.achieved_tflops) && isnan(w->v.pct_of_roof));
+    ck_assert_double_eq_tol(w->v.attainable_tflops, 7.8, 1e-12);
+    ck_assert_str_eq(w->sentence,
+                     "zero_time: compute point: 4e+09 FLOPs counted, no time to judge them against "
+                     "the FP64 roof (datasheet FP64 CUDA cores); no byte counters in this export "
+                     "(see the notes for the metrics to add), so no intensity");
+    w = row(&r, "no_flops");
+    ck_assert(!w->compute_only && !w->memory_only);
+    ck_assert_int_eq(w->roof, -1);
+    ck_assert(isnan(w->v.achieved_tflops));
+    w = row(&r, "dgemm");
+    ck_assert(w->compute_only);
+    ck_assert_double_eq_tol(w->v.achieved_tflops, 2.5, 1e-12);
+    ck_assert_double_eq_tol(w->v.pct_of_roof, 100 * 2.5 / 7.8, 1e-9);
+    /* A bytes-only group without time: a memory point with no rate. */
+    w = row(&r, "copy_untimed");
+    ck_assert(w->memory_only && isnan(w->achieved_gbs) && isnan(w->pct_of_memory_roof));
+    ck_assert_str_eq(w->sentence,
+                     "copy_untimed: memory point (- of DRAM traffic, no DRAM roof or time to judge "
+                     "it against); no FLOPs counted in this export (the notes say what it counts "
+                     "and the metrics to add), so no intensity");
+    /* Markdown: a compute point's cells are its rate, the roof's peak, the
+     * percentage, "FLOPs only"; a memory point's the DRAM roof. dgemm's
+     * share: 1e6 of 1e6 + 5e3 ns = 99.5%. */
+    char *md = NULL;
+    size_t md_len = 0;
+    FILE *f = open_memstream(&md, &md_len);
+    ck_assert_int_eq(rl_report_markdown(f, &r, &c, NULL), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(md, "| dgemm | 99.5% | 1 | - | 2.5 TFLOP/s | 7.8 TFLOP/s | 32.1 | "
+                                     "FLOPs only |\n"));
+    ck_assert_ptr_nonnull(
+        strstr(md, "| zero\\_time | - | 1 | - | - | 7.8 TFLOP/s | - | FLOPs only |\n"));
+    ck_assert_ptr_nonnull(
+        strstr(md, "| copy\\_untimed | - | 1 | - | - | 900 GB/s | - | bytes only |\n"));
+    free(md);
+    char svg[512], dat[512];
+    snprintf(svg, sizeof svg, "%s/compute-points.svg", rl_test_tmpdir());
+    ck_assert_msg(rl_report_chart(&r, &c, "t", svg, 12, err) == 0, "%s", err);
+    snprintf(dat, sizeof dat, "%s/compute-points.kernels.dat", rl_test_tmpdir());
+    char *text = rl_test_slurp(dat);
+    ck_assert_ptr_nonnull(text);
+    char *body = strchr(text, '\n'); /* past the header comment */
+    ck_assert_ptr_nonnull(body);
+    ck_assert_str_eq(body + 1, "NaN NaN none 1 \"\" NaN NaN NaN\n"); /* no point: a blank one */
+    free(text);
+    rl_report_release(&r);
+    int fp64 = rl_ceilings_judge(&c, "fp64", err);
+    ck_assert_int_ge(fp64, 0);
+    c.compute[fp64].peak_tflops = 0;
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    w = row(&r, "dgemm");
+    ck_assert_double_eq_tol(w->v.achieved_tflops, 2.5, 1e-12);
+    ck_assert(isnan(w->v.pct_of_roof));
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 /* ---- one memory level per sentence and JSON row -------------------------------- */
 
 static int check_rows(const cJSON *doc, const char *what);
@@ -462,6 +556,7 @@ static Suite *report_real_suite(void)
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, flops_without_bytes_or_time);
+    tcase_add_test(limits, compute_point_edges);
     suite_add_tcase(s, limits);
     return s;
 }

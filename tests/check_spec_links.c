@@ -134,6 +134,54 @@ START_TEST(lint_checks_the_links)
 }
 END_TEST
 
+/* Each field of the all-or-nothing rules alone: the GPU link's count (0),
+ * per-link rate (null) and reach (empty) on the H100 SXM; PCIe's gen (0),
+ * lanes (0) and rate (null) on the H100 SXM (a PCIe host), and a PCIe
+ * gen on the GH200 (NVLink-C2C host, none of the three). */
+START_TEST(lint_links_each_field_alone)
+{
+    static const char links_msg[] =
+        "h100-sxm: links: gpu_link, gpu_link_count, gpu_link_gbs_per_link, "
+        "gpu_link_gbs_per_direction and gpu_link_reach are all set or all null";
+    static const char pcie_msg[] =
+        "%s: links: pcie_gen, pcie_lanes and pcie_gbs_per_direction are set exactly when "
+        "host_link is PCIe ('%s')";
+    char err[RL_ERRMSG_SIZE], want[RL_ERRMSG_SIZE];
+    const struct rl_gpu_spec *h100 = gpu("h100-sxm");
+    ck_assert_msg(rl_gpu_spec_lint(h100, err) == RL_OK, "%s", err);
+    for (int field = 0; field < 3; field++) {
+        struct rl_gpu_spec s = *h100;
+        if (field == 0)
+            s.links.count = 0;
+        else if (field == 1)
+            s.links.gbs_per_link = NAN;
+        else
+            s.links.reach[0] = '\0';
+        ck_assert_int_eq(rl_gpu_spec_lint(&s, err), RL_ESCHEMA);
+        ck_assert_str_eq(err, links_msg);
+    }
+    snprintf(want, sizeof want, pcie_msg, "h100-sxm", h100->host_link);
+    for (int field = 0; field < 3; field++) {
+        struct rl_gpu_spec s = *h100;
+        if (field == 0)
+            s.links.pcie_gen = 0;
+        else if (field == 1)
+            s.links.pcie_lanes = 0;
+        else
+            s.links.pcie_gbs = NAN;
+        ck_assert_int_eq(rl_gpu_spec_lint(&s, err), RL_ESCHEMA);
+        ck_assert_str_eq(err, want);
+    }
+    const struct rl_gpu_spec *gh = gpu("gh200");
+    ck_assert_msg(rl_gpu_spec_lint(gh, err) == RL_OK, "%s", err);
+    struct rl_gpu_spec s = *gh;
+    s.links.pcie_gen = 5;
+    ck_assert_int_eq(rl_gpu_spec_lint(&s, err), RL_ESCHEMA);
+    snprintf(want, sizeof want, pcie_msg, "gh200", gh->host_link);
+    ck_assert_str_eq(err, want);
+}
+END_TEST
+
 START_TEST(amd_instinct_anchors)
 {
     /* AMD's product pages and ROCm tables: MI300X 304 CUs x 128 FP32 lanes x
@@ -198,6 +246,7 @@ static Suite *spec_links_suite(void)
     tcase_add_checked_fixture(limits, load_db, unload_db);
     tcase_add_test(limits, lint_checks_the_links);
     tcase_add_test(limits, lint_links_one_percent_is_near);
+    tcase_add_test(limits, lint_links_each_field_alone);
     suite_add_tcase(s, limits);
     return s;
 }

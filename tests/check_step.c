@@ -218,6 +218,11 @@ START_TEST(rows_and_operators)
     o = find_op(&r, "aten::add");
     ck_assert_double_eq_tol(o->flops, 1e6, 1e-9);
     ck_assert_int_eq(o->bucket, RL_STEP_MEMORY);
+    /* memory-bound under its compute roof: the roof named is that roof's
+     * (DRAM bandwidth only for a memory point, which has none); 2 of 4 us
+     * lost, 4 of 34 us = 11.8% */
+    HAS(o->sentence, "2 us lost against the BF16 Tensor Core roof (at 50% of it): aten::add "
+                     "(1000, bf16), 4 us in 1 launches (11.8% of GPU time), memory-bound");
     o = find_op(&r, "(no operator)");
     ck_assert(isnan(o->lost_ns) && isnan(o->roof_time_ns) && isnan(o->pct_of_roof));
     ck_assert(isnan(o->flops) && isnan(o->dram_bytes));
@@ -596,6 +601,7 @@ START_TEST(ties_and_zeroes)
      * time 0, all its 1 us lost. */
     memset(&g, 0, sizeof g);
     launch(&g, "kz", "aten::z", NULL, 1e6, 0, 1000);
+    launch(&g, "k0", "aten::empty", NULL, 0, 0, 500);
     coll_launch(&g, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(zero)", "allreduce", 0, 2, 1000);
     ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
     ck_assert_int_eq(rl_report_step_build(&r, &c, NAN, NAN, err), RL_OK);
@@ -603,6 +609,15 @@ START_TEST(ties_and_zeroes)
     ck_assert_double_eq(o->dram_bytes, 0);
     ck_assert_double_eq_tol(o->roof_time_ns, 1, 1e-9);
     ck_assert_double_eq_tol(o->lost_ns, 999, 1e-9);
+    ck_assert_double_eq(o->flops, 1e6);
+    o = find_op(&r, "aten::empty");
+    /* k0: counted, 0 FLOPs and 0 DRAM bytes (no bytes > 0: not a memory
+     * point), 0.5 us: its operator's FLOPs and bytes are 0, not unknown;
+     * no roof time (nothing to set against it), 0.5 of 2.5 us = 20%. */
+    ck_assert_double_eq(o->flops, 0);
+    ck_assert_double_eq(o->dram_bytes, 0);
+    ck_assert(isnan(o->lost_ns) && isnan(o->roof_time_ns));
+    HAS(o->sentence, "aten::empty (bf16): 0.5 us in 1 launches (20% of GPU time)");
     const struct rl_report_row *w = find_row(&r, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(zero)");
     ck_assert_double_eq(w->comm_busbw_gbs, 0);
     ck_assert_double_eq(w->roof_time_ns, 0);
@@ -646,6 +661,97 @@ START_TEST(markdown_first_hundred)
 }
 END_TEST
 
+/* The chart names a PyTorch operator's kernel "op: kernel" (aten:: left
+ * out), the kernel shortened to what the operator's name leaves of the
+ * 28 characters (RL_CHART_LABEL_MAX), less ": "; an operator of more
+ * than 28 - 2 - 8 = 18 characters leaves too little (8 is the least a
+ * name is cut to), so it names the point alone. Every group: 1e9 FLOPs,
+ * 1e6 B (intensity 1000, compute-bound), times 1 to 6 us so the order
+ * is fixed (longest first):
+ *   k6 "gemm_kernel"      aten::mm                "mm: gemm_kernel"
+ *   k5 "flash_fwd_kernel" aten::scaled_dot_product (18: 28 = 18 + 2 + 8,
+ *                         the kernel cut to 8)     "scaled_dot_product: flash..."
+ *   k4 "flash_fwd_kernel" aten::_scaled_dot_product (19: too long)
+ *                                                  "_scaled_dot_product"
+ *   k3 "triton_fused_kernel_name" triton::fused (13: the kernel cut to
+ *                         28 - 13 - 2 = 13)        "triton::fused: triton..."
+ *   k2 "same"             same (the operator is the kernel) "same"
+ *   k1 "plain"            no operator              "plain" */
+START_TEST(chart_labels_name_the_operator)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c, false);
+    struct rl_trace_groups g = {0};
+    launch(&g, "gemm_kernel", "aten::mm", NULL, 1e9, 1e6, 6000);
+    launch(&g, "flash_fwd_kernel", "aten::scaled_dot_product", NULL, 1e9, 1e6, 5000);
+    launch(&g, "flash_fwd_kernel", "aten::_scaled_dot_product", NULL, 1e9, 1e6, 4000);
+    launch(&g, "triton_fused_kernel_name", "triton::fused", NULL, 1e9, 1e6, 3000);
+    launch(&g, "same", "same", NULL, 1e9, 1e6, 2000);
+    launch(&g, "plain", NULL, NULL, 1e9, 1e6, 1000);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    char svg[512];
+    snprintf(svg, sizeof svg, "%s/step-labels.svg", rl_test_tmpdir());
+    ck_assert_msg(rl_report_chart(&r, &c, "t", svg, 12, err) == 0, "%s", err);
+    char *text = rl_test_slurp(svg);
+    ck_assert_ptr_nonnull(text);
+    static const char *const labels[] = {"mm: gemm_kernel", "scaled_dot_product: flash...",
+                                         "_scaled_dot_product", "triton::fused: triton_fus...",
+                                         "same", "plain"};
+    for (size_t i = 0; i < 6; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "<text>%s</text>", labels[i]);
+        HAS(text, want);
+    }
+    free(text);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* Operators whose only group has no time (t = 0, no roof time: a score of
+ * 0, the least there is) are still named by it: the per-operator "largest
+ * so far" starts below any score, for the first 64 operators and for the
+ * 536 after them, whose slots come from the array's growth (64 -> 128 ...
+ * -> 1024). 600 operators op000 .. op599, each one untimed group of shapes
+ * "s<i>": all tie at 0 lost and 0 time, so they go by name. */
+START_TEST(untimed_operators_are_named)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c, false);
+    struct rl_trace_groups g = {0};
+    enum { N = 600 };
+    for (int i = 0; i < N; i++) {
+        char name[16], op[16], shapes[16];
+        snprintf(name, sizeof name, "k%03d", i);
+        snprintf(op, sizeof op, "op%03d", i);
+        snprintf(shapes, sizeof shapes, "s%03d", i);
+        launch(&g, name, op, shapes, NAN, NAN, NAN);
+    }
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_int_eq(rl_report_step_build(&r, &c, NAN, NAN, err), RL_OK);
+    const struct rl_report_step *s = r.step;
+    ck_assert_uint_eq(s->n_ops, N);
+    for (int i = 0; i < N; i++) {
+        const struct rl_report_op *o = &s->ops[i];
+        char op[16], shapes[16];
+        snprintf(op, sizeof op, "op%03d", i);
+        snprintf(shapes, sizeof shapes, "s%03d", i);
+        ck_assert_str_eq(o->op, op);
+        ck_assert_str_eq(o->shapes, shapes);
+        ck_assert_str_eq(o->dtype, "bf16");
+        ck_assert_int_eq(o->bucket, RL_STEP_UNKNOWN);
+        ck_assert_str_eq(o->bound, "unknown");
+        ck_assert_double_eq(o->time_ns, 0);
+    }
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *step_suite(void)
 {
     Suite *s = suite_create("step");
@@ -662,6 +768,8 @@ static Suite *step_suite(void)
     tcase_add_test(limits, row_json_keys);
     tcase_add_test(limits, ties_and_zeroes);
     tcase_add_test(limits, markdown_first_hundred);
+    tcase_add_test(limits, chart_labels_name_the_operator);
+    tcase_add_test(limits, untimed_operators_are_named);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -106,6 +106,7 @@ struct csv {
     } *span;
     char **field;      /* the current row's fields, NUL-terminated in place */
     int n, fcap;
+    int rc;            /* why the last ROW_ERROR came: RL_EPARSE, RL_ENOMEM, RL_EIO */
 };
 
 enum { ROW_END = 0, ROW_OK = 1, ROW_MORE = 2, ROW_ERROR = -1 };
@@ -154,6 +155,7 @@ static int csv_fail(struct csv *c, char *errmsg, int code, const char *at,
                     const char *what_is_wrong)
 {
     int line = line_at(&c->in, at);
+    c->rc = code;
     if (code == RL_ENOMEM)
         rl_fail(errmsg, code, "out of memory");
     else if (code == RL_EPARSE && !what_is_wrong)
@@ -265,10 +267,11 @@ static int csv_row(struct csv *c, char *errmsg)
         if (r != ROW_MORE)
             return r;
         int rc = refill(&c->in);
-        if (rc)
-            return rl_fail(errmsg, rc, rc == RL_EIO ? "'%s': read error" : "out of memory",
-                           c->what),
-                   ROW_ERROR;
+        if (rc) {
+            c->rc = rc;
+            rl_fail(errmsg, rc, rc == RL_EIO ? "'%s': read error" : "out of memory", c->what);
+            return ROW_ERROR;
+        }
     }
 }
 
@@ -1125,7 +1128,7 @@ static int read_rows(struct importer *im, struct csv *c, struct layout *L, char 
         }
         if ((r = csv_row(c, errmsg)) != ROW_OK) {
             if (r == ROW_ERROR)
-                rc = RL_EPARSE;
+                rc = c->rc;
             break;
         }
         if (c->n == 1 && !c->field[0][0])
@@ -1275,7 +1278,7 @@ static int parse(struct rl_trace_groups *g, struct csv *c, double factor,
     }
     struct layout L = {0};
     if (r == ROW_ERROR) {
-        rc = io ? io : RL_EPARSE;
+        rc = io ? io : c->rc;
     } else if (r == ROW_END) {
         rc = rl_fail(errmsg, RL_ESCHEMA,
                      "'%s': no Nsight Compute CSV header (a row starting with \"ID\" and "

@@ -1057,7 +1057,9 @@ int rl_report_chart_series(const struct rl_report *r, const struct rl_ceilings *
     size_t n = 0;
     for (size_t i = 0; i < r->n; i++) {
         const struct rl_report_row *w = &r->rows[i];
-        if (w->roof < 0 || w->bound == RL_BOUND_UNKNOWN)
+        /* A bound is set only after judge() gave the row a roof (>= 0):
+         * a row with a bound has one. */
+        if (w->bound == RL_BOUND_UNKNOWN)
             continue;
         struct rl_chart_point *q = &p[n];
         if (w->op && strcmp(w->op, w->name) != 0) {
