@@ -885,6 +885,9 @@ START_TEST(zero_byte_copies)
         GPU("gpu_memset", "Memset (Device)", 0, 100, 1, ", 'bytes': 0")
         GPU("gpu_memcpy", "Memcpy DtoD (Device -> Device)", 0, 110, 1, ", 'bytes': 0")
         GPU("gpu_memset", "Memset (Unsized)", 0, 120, 1, "")
+        GPU("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 0, 130, 1, ", 'bytes': 4096")
+        GPU("gpu_memcpy", "Memcpy DtoD (Unsized)", 0, 140, 1, "")
+        GPU("gpu_memcpy", "Memcpy DtoD (Sized)", 0, 150, 1, ", 'bytes': 1000")
         "]}\n";
     struct rl_trace_groups g;
     struct rl_torch_stats st;
@@ -898,6 +901,92 @@ START_TEST(zero_byte_copies)
     ck_assert_double_eq(x->bytes_only_bytes[0], 0);
     x = group(&g, "Memset (Unsized)");
     ck_assert_uint_eq(x->bytes_only + x->counted, 0);
+    /* a host-to-device copy crosses PCIe, not DRAM: timing only, whatever
+     * its bytes; a device-to-device copy without bytes is timing only too;
+     * one of 1000 bytes reads and writes them: 2000 */
+    x = group(&g, "Memcpy HtoD (Pageable -> Device)");
+    ck_assert_uint_eq(x->bytes_only + x->counted, 0);
+    x = group(&g, "Memcpy DtoD (Unsized)");
+    ck_assert_uint_eq(x->bytes_only + x->counted, 0);
+    x = group(&g, "Memcpy DtoD (Sized)");
+    ck_assert_uint_eq(x->bytes_only, 1);
+    ck_assert_double_eq(x->bytes_only_bytes[0], 2000);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* Concrete Inputs as a trace writes them: strings, numbers (a dtype code
+ * written as the number 15, not "15") and nested lists (a list argument's
+ * values: kept as "", the arguments after it in their places).
+ * _to_copy(self fp32 [4], dtype 15 = bf16): 4 read x 4 bytes + 4 written
+ * x 2 = 24 bytes (with the dtype lost, the input's 4 bytes: 32). The same
+ * with a nested list before the dtype: 24 again. */
+START_TEST(concrete_numbers_and_lists)
+{
+    static const char text[] =
+        "{'traceEvents': [\n"
+        OP("aten::_to_copy", 100, 10, "'External id': 1, 'Input Dims': [[4], []], "
+           "'Input type': ['float', 'ScalarType'], 'Concrete Inputs': ['', 15]")
+        OP("aten::_to_copy", 200, 10, "'External id': 2, 'Input Dims': [[4], [], []], "
+           "'Input type': ['float', 'Scalar', 'ScalarType'], "
+           "'Concrete Inputs': ['', [1, [2, 3]], 15]")
+        OP("aten::_to_copy", 300, 10, "'External id': 3, 'Input Dims': [[4], []], "
+           "'Input type': ['float', 'ScalarType'], 'Concrete Inputs': ['', '']")
+        GPU("kernel", "cast_number", 0, 1000, 1, ", 'External id': 1")
+        GPU("kernel", "cast_after_list", 0, 1010, 1, ", 'External id': 2")
+        GPU("kernel", "cast_no_dtype", 0, 1020, 1, ", 'External id': 3")
+        "]}\n";
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(st.costed, 3);
+    ck_assert_double_eq(group(&g, "cast_number")->bytes[0], 24);
+    ck_assert_double_eq(group(&g, "cast_after_list")->bytes[0], 24);
+    ck_assert_double_eq(group(&g, "cast_no_dtype")->bytes[0], 32);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* A collective's message: the input buffer, except a gather's larger
+ * output. An all-to-all of 100 Float in and 300 out (uneven splits) sends
+ * its 100 x 4 = 400 bytes (the output is no gather's); an all-gather whose
+ * output is not larger (300 in, 100 out: a malformed record) keeps its
+ * input, 1200; an all-reduce of 0 elements is a message of 0 bytes, not
+ * an unknown one. */
+START_TEST(collective_message_sizes)
+{
+    static const char text[] =
+        "{'traceEvents': [\n"
+        OP("record_param_comms", 100, 100, "'Collective name': 'all_to_all', 'dtype': 'Float', "
+           "'In msg nelems': 100, 'Out msg nelems': 300, 'Group size': 4")
+        RT(7, 150, "'correlation': 1")
+        OP("record_param_comms", 300, 100, "'Collective name': 'allgather', 'dtype': 'Float', "
+           "'In msg nelems': 300, 'Out msg nelems': 100, 'Group size': 4")
+        RT(7, 350, "'correlation': 2")
+        OP("record_param_comms", 500, 100, "'Collective name': 'allreduce', 'dtype': 'Half', "
+           "'In msg nelems': 0, 'Out msg nelems': 0, 'Group size': 2")
+        RT(7, 550, "'correlation': 3")
+        GPU("kernel", "ncclDevKernel_SendRecv(x)", 0, 1000, 10, ", 'correlation': 1")
+        GPU("kernel", "ncclDevKernel_AllGather_RING_LL(x)", 0, 1100, 10, ", 'correlation': 2")
+        GPU("kernel", "ncclDevKernel_AllReduce_Sum_f16_RING_LL(x)", 0, 1200, 10,
+            ", 'correlation': 3")
+        "]}\n";
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(st.comm_kernels, 3);
+    ck_assert_uint_eq(st.comm_with_bytes, 3);
+    const struct rl_trace_group *x = group(&g, "ncclDevKernel_SendRecv(x)");
+    ck_assert_uint_eq(x->comm_launches, 1);
+    ck_assert_double_eq(x->comm_bytes, 400);
+    x = group(&g, "ncclDevKernel_AllGather_RING_LL(x)");
+    ck_assert_uint_eq(x->comm_launches, 1);
+    ck_assert_double_eq(x->comm_bytes, 1200);
+    x = group(&g, "ncclDevKernel_AllReduce_Sum_f16_RING_LL(x)");
+    ck_assert_uint_eq(x->comm_launches, 1);
+    ck_assert_double_eq(x->comm_bytes, 0);
     rl_trace_groups_release(&g);
 }
 END_TEST
@@ -1037,6 +1126,8 @@ static Suite *torch_link_suite(void)
     tcase_add_test(core, linking_and_carriers);
     tcase_add_test(core, top_unknown_operators);
     tcase_add_test(core, collective_bytes);
+    tcase_add_test(core, collective_message_sizes);
+    tcase_add_test(core, concrete_numbers_and_lists);
     tcase_add_test(core, same_start_and_zero_ids);
     tcase_add_test(core, roof_from_dtype_counts);
     tcase_add_test(core, stats_add_every_field);
