@@ -465,6 +465,23 @@ START_TEST(convolution_backward_output_mask)
                    SCA("bool", "False"), SCA("", "[0, 0]"), SCA("int", "1"),
                    SCA("", "[False, True, False]")));
     ck_cost(c, CONV_FLOPS, OUT_B + IN_B + W_B + W_B, "bf16");
+    /* grad_input only; a fourth letter is past the mask (3 outputs) */
+    ck_assert(COST(&c, "aten::convolution_backward", TEN(BF16, 4, 8, 128, 28, 28),
+                   TEN(BF16, 4, 8, 64, 56, 56), TEN(BF16, 4, 128, 64, 3, 3), SCA("", "[128]"),
+                   SCA("", "[2, 2]"), SCA("", "[1, 1]"), SCA("", "[1, 1]"),
+                   SCA("bool", "False"), SCA("", "[0, 0]"), SCA("int", "1"),
+                   SCA("", "[True, False, True, True]")));
+    ck_cost(c, CONV_FLOPS, OUT_B + IN_B + W_B + IN_B, "bf16");
+    /* no output_mask: [True, True, False] */
+    ck_assert(COST(&c, "aten::convolution_backward", TEN(BF16, 4, 8, 128, 28, 28),
+                   TEN(BF16, 4, 8, 64, 56, 56), TEN(BF16, 4, 128, 64, 3, 3), SCA("", "[128]"),
+                   SCA("", "[2, 2]"), SCA("", "[1, 1]"), SCA("", "[1, 1]"),
+                   SCA("bool", "False"), SCA("", "[0, 0]"), SCA("int", "1")));
+    ck_cost(c, 2 * CONV_FLOPS, OUT_B + IN_B + W_B + IN_B + W_B, "bf16");
+    /* no stride: refused */
+    ck_assert(!COST(&c, "aten::convolution_backward", TEN(BF16, 4, 8, 128, 28, 28),
+                    TEN(BF16, 4, 8, 64, 56, 56), TEN(BF16, 4, 128, 64, 3, 3)));
+    ck_refused(c);
 }
 END_TEST
 
@@ -650,6 +667,9 @@ START_TEST(embedding_bag_sums_rows)
                    TEN(I64, 1, 8), SCA("bool", "False"), SCA("int", "0")));
     ck_cost(c, 2560.0, 12672.0, "fp32");
     ck_assert(!c.matmul);
+    /* no offsets: one bag; 320 + 10240 + 64 x 4 = 10816 bytes */
+    ck_assert(COST(&c, "aten::_embedding_bag", TEN(F32, 2, 1000, 64), TEN(I64, 1, 40)));
+    ck_cost(c, 2560.0, 10816.0, "fp32");
 }
 END_TEST
 
@@ -783,6 +803,24 @@ START_TEST(sum_over_a_dim)
     /* no dim: everything into one element */
     ck_assert(COST(&c, "aten::sum", TEN(F32, 2, 32, 1024)));
     ck_cost(c, 32768, 32768.0 * 4 + 4, "fp32");
+    /* an empty dim list is every dim too: one element */
+    ck_assert(COST(&c, "aten::sum", TEN(F32, 2, 32, 1024), SCA("", "[]")));
+    ck_cost(c, 32768, 32768.0 * 4 + 4, "fp32");
+    /* dim 0: [1024] written */
+    ck_assert(COST(&c, "aten::sum", TEN(F32, 2, 32, 1024), SCA("", "[0]")));
+    ck_cost(c, 32768, 32768.0 * 4 + 1024 * 4, "fp32");
+    /* dims [0, 1] (the second as -1): one element */
+    ck_assert(COST(&c, "aten::mean", TEN(F32, 2, 32, 1024), SCA("", "[0, -1]")));
+    ck_cost(c, 32768, 32768.0 * 4 + 4, "fp32");
+    /* a dim past the tensor's (2 of a 2-d one; -3) reduces nothing: the
+     * [32, 1024] written whole (a size left in dims[2] is no dim) */
+    ck_assert(COST(&c, "aten::sum", TEN(F32, 2, 32, 1024, 7), SCA("", "[2]")));
+    ck_cost(c, 32768, 2 * 32768.0 * 4, "fp32");
+    ck_assert(COST(&c, "aten::sum", TEN(F32, 2, 32, 1024), SCA("", "[-3]")));
+    ck_cost(c, 32768, 2 * 32768.0 * 4, "fp32");
+    /* a dim of size 0: nothing read, nothing written (not 0 / 0) */
+    ck_assert(COST(&c, "aten::sum", TEN(F32, 2, 32, 0), SCA("", "[1]")));
+    ck_cost(c, 0, 0, "fp32");
 }
 END_TEST
 
@@ -803,9 +841,21 @@ START_TEST(argmax_writes_int64)
     ck_assert(COST(&c, "aten::max", TEN(BF16, 2, 32, 1024), SCA("int", "1"),
                    SCA("bool", "False")));
     ck_cost(c, 32768, 32768.0 * 2 + 32 * (2 + 8), "bf16");
-    /* max of everything: one value, no indices */
+    /* max of everything: one value, no indices; min the same */
     ck_assert(COST(&c, "aten::max", TEN(BF16, 2, 32, 1024)));
     ck_cost(c, 32768, 32768.0 * 2 + 2, "bf16");
+    ck_assert(COST(&c, "aten::min", TEN(BF16, 2, 32, 1024), SCA("", "[]")));
+    ck_cost(c, 32768, 32768.0 * 2 + 2, "bf16");
+    /* min over a dim: values and indices */
+    ck_assert(COST(&c, "aten::min", TEN(BF16, 2, 32, 1024), SCA("int", "0")));
+    ck_cost(c, 32768, 32768.0 * 2 + 1024 * (2 + 8), "bf16");
+    /* amax over a dim: values only */
+    ck_assert(COST(&c, "aten::amax", TEN(BF16, 2, 32, 1024), SCA("", "[1]")));
+    ck_cost(c, 32768, 32768.0 * 2 + 32 * 2, "bf16");
+    /* refused without a tensor */
+    ck_assert(!COST(&c, "aten::max", SCA("int", "0")));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "reduction needs a tensor");
 }
 END_TEST
 
@@ -839,6 +889,21 @@ START_TEST(copies_and_casts)
                    NIL, NIL, SCA("bool", "False"), NIL));
     ck_cost(c, 0, 1048576.0 * (4 + 2), "fp32");
     ck_assert_str_eq(c.note, "");
+    /* to(self, device, dtype, non_blocking, copy): the device "cuda:0"
+     * holds a number but is no ScalarType: the dtype 15 is read (2 bytes) */
+    ck_assert(COST(&c, "aten::to", TEN(F32, 1, 1024), SCA("Device", "cuda:0"),
+                   SCA("ScalarType", "15"), SCA("bool", "False"), SCA("bool", "False")));
+    ck_cost(c, 0, 1024.0 * (4 + 2), "fp32");
+    ck_assert_str_eq(c.note, "");
+    /* a ScalarType that is not a scalar argument (none), then one without
+     * a number: no dtype */
+    ck_assert(COST(&c, "aten::to", TEN(F32, 1, 1024),
+                   {.kind = RL_TORCH_ARG_NONE, .type = "ScalarType", .concrete = "15"},
+                   SCA("ScalarType", "")));
+    ck_cost(c, 0, 1024.0 * (4 + 4), "fp32");
+    ck_assert_str_eq(c.note, "target dtype not in the trace: the input's assumed");
+    ck_assert(!COST(&c, "aten::to", SCA("ScalarType", "15")));
+    ck_refused(c);
     /* no dtype: the input's assumed, and said */
     ck_assert(COST(&c, "aten::_to_copy", TEN(F32, 2, 1024, 1024)));
     ck_cost(c, 0, 1048576.0 * (4 + 4), "fp32");
@@ -940,6 +1005,17 @@ START_TEST(foreach_add_lists)
     /* a tensor first is no TensorList */
     ck_assert(!COST(&c, "aten::_foreach_add_", TEN(F32, 1, 10), TEN(F32, 1, 10)));
     ck_refused(c);
+    /* _foreach_norm(params, 2): 2 FLOPs an element (square-add), the list
+     * read, one 4-byte norm per tensor (3) written */
+    ck_assert(COST(&c, "aten::_foreach_norm", LIST(params), SCA("Scalar", "2")));
+    ck_cost(c, 2 * PARAMS_N, PARAMS_N * 4 + 3 * 4, "fp32");
+    /* a list typed bf16: 2-byte elements, nothing assumed; the dtype is
+     * only said for the assumed fp32 */
+    ck_assert(COST(&c, "aten::_foreach_mul_",
+                   {.kind = RL_TORCH_ARG_LIST, .type = BF16, .n_list = 3, .list = params},
+                   SCA("Scalar", "0.5")));
+    ck_cost(c, PARAMS_N, 2 * PARAMS_N * 2, "");
+    ck_assert_str_eq(c.note, "");
 }
 END_TEST
 
