@@ -283,6 +283,12 @@ START_TEST(scaled_mm_fp8_out_dtype)
     ck_assert(!COST(&c, "aten::_scaled_mm", TEN(E4M3, 2, 128, 256), TEN(E4M3, 2, 255, 512)));
     ck_refused(c);
     ck_assert_str_eq(c.note, "_scaled_mm needs [M,K] x [K,N]");
+    /* operands of other widths read in their own: A [16, 32] bf16 (512 x
+     * 2), B [32, 8] fp32 (256 x 4), two fp32 scales, out [16, 8] bf16 (128
+     * x 2): 1024 + 1024 + 8 + 256 = 2312 bytes; 2 x 16 x 8 x 32 = 8192 */
+    ck_assert(COST(&c, "aten::_scaled_mm", TEN(BF16, 2, 16, 32), TEN(F32, 2, 32, 8), TEN0(F32),
+                   TEN0(F32), NIL, NIL, SCA("ScalarType", "15")));
+    ck_cost(c, 8192.0, 2312.0, "bf16");
 }
 END_TEST
 
