@@ -915,6 +915,43 @@ START_TEST(zero_byte_copies)
 }
 END_TEST
 
+/* An NCCL kernel linked by its External id while nothing waits to be
+ * linked: its message bytes need the calls nested, which is done once at
+ * the end (the kernel is added last): record_param_comms (id 1) of 100
+ * Float around c10d::allreduce_ (id 2), whose kernel has id 2: 400 bytes
+ * from the enclosing record; a second kernel of id 1 (the record itself):
+ * 400 too. */
+START_TEST(collective_linked_by_id)
+{
+    static const char text[] =
+        "{'traceEvents': [\n"
+        OP("record_param_comms", 100, 100, "'External id': 1, 'Collective name': 'allreduce', "
+           "'dtype': 'Float', 'In msg nelems': 100, 'Out msg nelems': 100, 'Group size': 2")
+        OP("c10d::allreduce_", 110, 80, "'External id': 2")
+        GPU("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(a)", 0, 1000, 10,
+            ", 'External id': 2")
+        GPU("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(b)", 0, 1100, 10,
+            ", 'External id': 1")
+        "]}\n";
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(st.linked_external, 2);
+    ck_assert_uint_eq(st.comm_kernels, 2);
+    ck_assert_uint_eq(st.comm_with_bytes, 2);
+    const struct rl_trace_group *x = group(&g, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(a)");
+    ck_assert_uint_eq(x->comm_launches, 1);
+    ck_assert_double_eq(x->comm_bytes, 400);
+    ck_assert_int_eq(x->comm_group_size, 2);
+    ck_assert_str_eq(x->op, "c10d::allreduce_");
+    x = group(&g, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(b)");
+    ck_assert_double_eq(x->comm_bytes, 400);
+    ck_assert_str_eq(x->op, "record_param_comms");
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 /* Concrete Inputs as a trace writes them: strings, numbers (a dtype code
  * written as the number 15, not "15") and nested lists (a list argument's
  * values: kept as "", the arguments after it in their places).
@@ -1127,6 +1164,7 @@ static Suite *torch_link_suite(void)
     tcase_add_test(core, top_unknown_operators);
     tcase_add_test(core, collective_bytes);
     tcase_add_test(core, collective_message_sizes);
+    tcase_add_test(core, collective_linked_by_id);
     tcase_add_test(core, concrete_numbers_and_lists);
     tcase_add_test(core, same_start_and_zero_ids);
     tcase_add_test(core, roof_from_dtype_counts);
