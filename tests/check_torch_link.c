@@ -772,7 +772,10 @@ START_TEST(roof_from_dtype_counts)
                                 "'Input type': ['float', 'float']")
         OP("aten::mm", 300, 10, "'External id': 3, 'Input Dims': [[8, 4], [4, 2]], "
                                 "'Input type': ['float', 'float']")
+        OP("aten::mm", 400, 10, "'External id': 4, 'Input Dims': [[2, 4], [4, 2]], "
+                                "'Input type': ['float', 'float']")
         GPU("kernel", "gemm_x", 0, 1000, 1, ", 'External id': 1")
+        GPU("kernel", "gemm_z", 0, 1030, 1, ", 'External id': 4")
         GPU("kernel", "gemm_y", 0, 1010, 1, ", 'External id': 2")
         GPU("kernel", "volta_sgemm_128x64_nn", 0, 1020, 1, ", 'External id': 3")
         "]}\n";
@@ -780,14 +783,16 @@ START_TEST(roof_from_dtype_counts)
     struct rl_torch_stats st;
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
-    ck_assert_uint_eq(st.costed, 3);
-    ck_assert_uint_eq(st.roof_from_dtype, 1);
+    /* gemm_x and gemm_z take fp32's roof from the dtype; gemm_y (0 FLOPs:
+     * no roof needed) and the sgemm (its name says) do not */
+    ck_assert_uint_eq(st.costed, 4);
+    ck_assert_uint_eq(st.roof_from_dtype, 2);
     ck_assert_double_eq(group(&g, "gemm_y")->flops, 0);
     ck_assert_int_eq(st.world_size, 0);
     ck_assert(!g.sum.rank.present);
     char notes[4096];
     rl_torch_notes(&st, notes, sizeof notes);
-    ck_assert_ptr_nonnull(strstr(notes, "\n1 kernels are judged against their dtype's most "
+    ck_assert_ptr_nonnull(strstr(notes, "\n2 kernels are judged against their dtype's most "
                                         "generous roof"));
     rl_trace_groups_release(&g);
 }
