@@ -280,6 +280,23 @@ START_TEST(bad_input)
     rl_trace_groups_release(&g);
     ck_assert_int_eq(read_text("{\"traceEvents\": []} trailing", &g, &st, err), RL_EPARSE);
     rl_trace_groups_release(&g);
+    /* a NUL byte after the document is text after it too (white space is
+     * not: a document and its newline load) */
+    {
+        static const char nul[] = "{\"traceEvents\": []}\n\0\n";
+        char p0[4096];
+        snprintf(p0, sizeof p0, "%s/nul.json", rl_test_tmpdir());
+        FILE *w = fopen(p0, "wb");
+        ck_assert_ptr_nonnull(w);
+        ck_assert_uint_eq(fwrite(nul, 1, sizeof nul - 1, w), sizeof nul - 1);
+        fclose(w);
+        memset(&g, 0, sizeof g);
+        ck_assert_int_eq(rl_torch_load(&g, p0, &st, err), RL_EPARSE);
+        ck_assert_ptr_nonnull(strstr(err, "text after the end of the trace"));
+        rl_trace_groups_release(&g);
+    }
+    ck_assert_int_eq(read_text("{\"traceEvents\": []}\n \n", &g, &st, err), RL_OK);
+    rl_trace_groups_release(&g);
     /* a gzip stream cut in half */
     char src[4096], cut[4096];
     snprintf(src, sizeof src, "%s", rl_test_data("torch-real/sampled-ranks/sampled_rank-0.json.gz"));
