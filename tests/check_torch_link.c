@@ -1159,6 +1159,45 @@ START_TEST(group_order_first_read)
 }
 END_TEST
 
+/* One kernel name, three groups: kk of opB (the second operator name),
+ * kk of no operator, zz of opA, read in that order, are reported in that
+ * order (kk of opB is held and added last; its group is not kk of no
+ * operator's though its name's index, 1, is one past no operator's 0).
+ * Then kc of opC with shapes ("4", the second shapes text after "") and
+ * kc of opC without: two groups, in that order. */
+START_TEST(group_order_same_kernel)
+{
+    static const char text[] =
+        "{'traceEvents': [\n"
+        OP("opA", 100, 10, "'External id': 1")
+        OP("opB", 200, 10, "'External id': 2")
+        GPU("kernel", "kk", 0, 1000, 1, ", 'External id': 2")
+        GPU("kernel", "kk", 0, 1010, 1, "")
+        GPU("kernel", "zz", 0, 1020, 1, ", 'External id': 1")
+        OP("opC", 300, 10, "'External id': 3, 'Input Dims': [[4]], 'Input type': ['float']")
+        OP("opC", 400, 10, "'External id': 4")
+        GPU("kernel", "kc", 0, 1030, 1, ", 'External id': 3")
+        GPU("kernel", "kc", 0, 1040, 1, ", 'External id': 4")
+        "]}\n";
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(g.n, 5);
+    ck_assert_str_eq(g.v[0].name, "kk");
+    ck_assert_str_eq(g.v[0].op, "opB");
+    ck_assert_str_eq(g.v[1].name, "kk");
+    ck_assert_ptr_null(g.v[1].op);
+    ck_assert_str_eq(g.v[2].name, "zz");
+    ck_assert_str_eq(g.v[2].op, "opA");
+    ck_assert_str_eq(g.v[3].name, "kc");
+    ck_assert_str_eq(g.v[3].shapes, "4");
+    ck_assert_str_eq(g.v[4].name, "kc");
+    ck_assert_ptr_null(g.v[4].shapes);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *torch_link_suite(void)
 {
     Suite *s = suite_create("torch_link");
@@ -1177,6 +1216,7 @@ static Suite *torch_link_suite(void)
     tcase_add_test(core, links_by_id_before_runtime);
     tcase_add_test(core, busy_merges_several);
     tcase_add_test(core, group_order_first_read);
+    tcase_add_test(core, group_order_same_kernel);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, one_kernel);
