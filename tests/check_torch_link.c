@@ -1159,6 +1159,45 @@ START_TEST(group_order_first_read)
 }
 END_TEST
 
+/* A second trace read into the same groups (a second rank): its groups
+ * come in their first-read order after the first trace's, and a kernel
+ * that joins one of the first trace's groups takes no place among them.
+ * The first trace: kA. The second: kC (held: added after the others), kB,
+ * kA (the first's group): kA, then kC, kB. */
+START_TEST(group_order_second_trace)
+{
+    static const char first[] =
+        "{'traceEvents': [\n"
+        GPU("kernel", "kA", 0, 1000, 1, "")
+        "]}\n";
+    static const char second[] =
+        "{'traceEvents': [\n"
+        OP("op1", 100, 10, "'External id': 1")
+        GPU("kernel", "kC", 0, 1000, 1, ", 'External id': 1")
+        GPU("kernel", "kB", 0, 1010, 1, "")
+        GPU("kernel", "kA", 0, 1020, 1, "")
+        "]}\n";
+    struct rl_trace_groups g, g2;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE], path[4096];
+    ck_assert_int_eq(read_trace(second, &g2, &st, err), RL_OK); /* writes link.json */
+    rl_trace_groups_release(&g2);
+    snprintf(path, sizeof path, "%s/link.json", rl_test_tmpdir());
+    char keep[4096];
+    snprintf(keep, sizeof keep, "%s/second.json", rl_test_tmpdir());
+    ck_assert_int_eq(rename(path, keep), 0);
+    ck_assert_int_eq(read_trace(first, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(g.n, 1);
+    ck_assert_int_eq(rl_torch_load(&g, keep, &st, err), RL_OK);
+    ck_assert_uint_eq(g.n, 3);
+    ck_assert_str_eq(g.v[0].name, "kA");
+    ck_assert_uint_eq(g.v[0].launches, 2);
+    ck_assert_str_eq(g.v[1].name, "kC");
+    ck_assert_str_eq(g.v[2].name, "kB");
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 /* One kernel name, three groups: kk of opB (the second operator name),
  * kk of no operator, zz of opA, read in that order, are reported in that
  * order (kk of opB is held and added last; its group is not kk of no
@@ -1217,6 +1256,7 @@ static Suite *torch_link_suite(void)
     tcase_add_test(core, busy_merges_several);
     tcase_add_test(core, group_order_first_read);
     tcase_add_test(core, group_order_same_kernel);
+    tcase_add_test(core, group_order_second_trace);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, one_kernel);
