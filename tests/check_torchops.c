@@ -793,6 +793,18 @@ START_TEST(where_writes_the_values_dtype)
     ck_assert(COST(&c, "aten::where", TEN("bool", 1, 1000), TEN(BF16, 1, 1000),
                    TEN(BF16, 1, 1000)));
     ck_cost(c, 1000, 1000.0 + 2 * 1000.0 * 2 + 1000.0 * 2, "bf16");
+    /* where(condition, scalar, scalar): no values tensor, the condition's
+     * dtype (bool, 1 byte): 1000 read, 1000 written */
+    ck_assert(COST(&c, "aten::where", TEN("bool", 1, 1000), SCA("Scalar", "0"),
+                   SCA("Scalar", "1")));
+    ck_cost(c, 1000, 2000.0, "bool");
+    /* an operator that is not where keeps its first tensor's dtype:
+     * masked_fill(self bf16, mask bool, value) writes bf16 */
+    ck_assert(COST(&c, "aten::masked_fill", TEN(BF16, 1, 1000), TEN("bool", 1, 1000),
+                   SCA("Scalar", "0")));
+    ck_cost(c, 1000, 1000.0 * 2 + 1000.0 + 1000.0 * 2, "bf16");
+    ck_assert(COST(&c, "aten::masked_fill", TEN("bool", 1, 1000), TEN(BF16, 1, 1000)));
+    ck_cost(c, 1000, 1000.0 + 1000.0 * 2 + 1000.0, "bool");
 }
 END_TEST
 
