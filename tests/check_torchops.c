@@ -898,6 +898,12 @@ START_TEST(copies_and_casts)
     ck_assert(COST(&c, "aten::copy_", TEN(BF16, 2, 1024, 1024), TEN(F32, 2, 1024, 1024),
                    SCA("bool", "False")));
     ck_cost(c, 0, 1048576.0 * 4 + 1048576.0 * 2, "fp32");
+    /* without its destination or its source: refused */
+    ck_assert(!COST(&c, "aten::copy_", NIL, TEN(F32, 1, 4)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::copy_", TEN(F32, 1, 4), NIL));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "copy_ needs two tensors");
     /* clone of a [4, 8] bf16 tensor: 32 x 2 = 64 bytes read, 64 written */
     ck_assert(COST(&c, "aten::clone", TEN(BF16, 2, 4, 8), NIL));
     ck_cost(c, 0, 128.0, "bf16");
