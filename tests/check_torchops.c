@@ -1374,6 +1374,19 @@ START_TEST(kernel_roofs_from_dtype)
     ck_assert_str_eq(rl_torch_kernel_roof("reduce_kernel", "fp32", false, &noted), "fp32");
     ck_assert_str_eq(rl_torch_kernel_roof("reduce_kernel", "int64", false, &noted), "");
     ck_assert_str_eq(rl_torch_kernel_roof(NULL, "bf16", false, &noted), "bf16-cuda");
+    /* a name is read up to its first 511 characters: "bf16" at 500 is
+     * seen, at 600 it is not (the fp32 dtype's roof, noted) */
+    char longname[700];
+    memset(longname, 'x', sizeof longname);
+    memcpy(longname + 500, "bf16", 4);
+    longname[520] = 0;
+    ck_assert_str_eq(rl_torch_kernel_roof(longname, "fp32", true, &noted), "bf16");
+    ck_assert_str_eq(noted, "");
+    memset(longname, 'x', sizeof longname);
+    memcpy(longname + 600, "bf16", 4);
+    longname[650] = 0;
+    ck_assert_str_eq(rl_torch_kernel_roof(longname, "fp32", true, &noted), "tf32");
+    ck_assert(noted[0] != 0);
 }
 END_TEST
 
