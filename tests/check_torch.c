@@ -280,6 +280,23 @@ START_TEST(bad_input)
     rl_trace_groups_release(&g);
     ck_assert_int_eq(read_text("{\"traceEvents\": []} trailing", &g, &st, err), RL_EPARSE);
     rl_trace_groups_release(&g);
+    /* a NUL byte after the document is text after it too (white space is
+     * not: a document and its newline load) */
+    {
+        static const char nul[] = "{\"traceEvents\": []}\n\0\n";
+        char p0[4096];
+        snprintf(p0, sizeof p0, "%s/nul.json", rl_test_tmpdir());
+        FILE *w = fopen(p0, "wb");
+        ck_assert_ptr_nonnull(w);
+        ck_assert_uint_eq(fwrite(nul, 1, sizeof nul - 1, w), sizeof nul - 1);
+        fclose(w);
+        memset(&g, 0, sizeof g);
+        ck_assert_int_eq(rl_torch_load(&g, p0, &st, err), RL_EPARSE);
+        ck_assert_ptr_nonnull(strstr(err, "text after the end of the trace"));
+        rl_trace_groups_release(&g);
+    }
+    ck_assert_int_eq(read_text("{\"traceEvents\": []}\n \n", &g, &st, err), RL_OK);
+    rl_trace_groups_release(&g);
     /* a gzip stream cut in half */
     char src[4096], cut[4096];
     snprintf(src, sizeof src, "%s", rl_test_data("torch-real/sampled-ranks/sampled_rank-0.json.gz"));
@@ -302,6 +319,43 @@ START_TEST(bad_input)
     ck_assert_int_ne(rl_torch_load(&g, cut, &st, err), RL_OK);
     ck_assert_uint_eq(g.n, 0);
     rl_trace_groups_release(&g);
+    /* a stream whose CRC is wrong, its document followed by 3 MB of white
+     * space (the document is read whole before zlib reaches the CRC): an
+     * error, not a trace (the same stream with its CRC loads) */
+    static const char doc[] = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", "
+                              "\"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 100, "
+                              "\"dur\": 5, \"args\": {\"device\": 0}}]}";
+    snprintf(cut, sizeof cut, "%s/crc.json.gz", rl_test_tmpdir());
+    for (int bad = 0; bad < 2; bad++) {
+        gzFile w = gzopen(cut, "wb");
+        ck_assert_ptr_nonnull(w);
+        ck_assert_int_eq(gzputs(w, doc), (int)strlen(doc));
+        static char spaces[1 << 16];
+        memset(spaces, ' ', sizeof spaces);
+        for (int i = 0; i < 48; i++)
+            ck_assert_int_eq(gzwrite(w, spaces, sizeof spaces), (int)sizeof spaces);
+        ck_assert_int_eq(gzclose(w), Z_OK);
+        if (bad) { /* the CRC is the trailer's first 4 bytes */
+            FILE *rw = fopen(cut, "r+b");
+            ck_assert_ptr_nonnull(rw);
+            fseek(rw, -8, SEEK_END);
+            int byte = fgetc(rw);
+            fseek(rw, -8, SEEK_END);
+            fputc(byte ^ 0xff, rw);
+            fclose(rw);
+        }
+        memset(&g, 0, sizeof g);
+        int rc = rl_torch_load(&g, cut, &st, err);
+        if (bad) {
+            ck_assert_int_eq(rc, RL_EPARSE);
+            ck_assert_ptr_nonnull(strstr(err, "corrupt or truncated gzip stream: "));
+            ck_assert_uint_eq(g.n, 0);
+        } else {
+            ck_assert_int_eq(rc, RL_OK);
+            ck_assert_uint_eq(st.kernels, 1);
+        }
+        rl_trace_groups_release(&g);
+    }
     memset(&g, 0, sizeof g);
     ck_assert_int_eq(rl_torch_load(&g, "/nonexistent/trace.json", &st, err), RL_EIO);
     /* sniffing: a roofline trace and a CSV are not profiler traces */

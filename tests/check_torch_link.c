@@ -772,7 +772,10 @@ START_TEST(roof_from_dtype_counts)
                                 "'Input type': ['float', 'float']")
         OP("aten::mm", 300, 10, "'External id': 3, 'Input Dims': [[8, 4], [4, 2]], "
                                 "'Input type': ['float', 'float']")
+        OP("aten::mm", 400, 10, "'External id': 4, 'Input Dims': [[2, 4], [4, 2]], "
+                                "'Input type': ['float', 'float']")
         GPU("kernel", "gemm_x", 0, 1000, 1, ", 'External id': 1")
+        GPU("kernel", "gemm_z", 0, 1030, 1, ", 'External id': 4")
         GPU("kernel", "gemm_y", 0, 1010, 1, ", 'External id': 2")
         GPU("kernel", "volta_sgemm_128x64_nn", 0, 1020, 1, ", 'External id': 3")
         "]}\n";
@@ -780,14 +783,16 @@ START_TEST(roof_from_dtype_counts)
     struct rl_torch_stats st;
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
-    ck_assert_uint_eq(st.costed, 3);
-    ck_assert_uint_eq(st.roof_from_dtype, 1);
+    /* gemm_x and gemm_z take fp32's roof from the dtype; gemm_y (0 FLOPs:
+     * no roof needed) and the sgemm (its name says) do not */
+    ck_assert_uint_eq(st.costed, 4);
+    ck_assert_uint_eq(st.roof_from_dtype, 2);
     ck_assert_double_eq(group(&g, "gemm_y")->flops, 0);
     ck_assert_int_eq(st.world_size, 0);
     ck_assert(!g.sum.rank.present);
     char notes[4096];
     rl_torch_notes(&st, notes, sizeof notes);
-    ck_assert_ptr_nonnull(strstr(notes, "\n1 kernels are judged against their dtype's most "
+    ck_assert_ptr_nonnull(strstr(notes, "\n2 kernels are judged against their dtype's most "
                                         "generous roof"));
     rl_trace_groups_release(&g);
 }
@@ -885,6 +890,9 @@ START_TEST(zero_byte_copies)
         GPU("gpu_memset", "Memset (Device)", 0, 100, 1, ", 'bytes': 0")
         GPU("gpu_memcpy", "Memcpy DtoD (Device -> Device)", 0, 110, 1, ", 'bytes': 0")
         GPU("gpu_memset", "Memset (Unsized)", 0, 120, 1, "")
+        GPU("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 0, 130, 1, ", 'bytes': 4096")
+        GPU("gpu_memcpy", "Memcpy DtoD (Unsized)", 0, 140, 1, "")
+        GPU("gpu_memcpy", "Memcpy DtoD (Sized)", 0, 150, 1, ", 'bytes': 1000")
         "]}\n";
     struct rl_trace_groups g;
     struct rl_torch_stats st;
@@ -898,6 +906,129 @@ START_TEST(zero_byte_copies)
     ck_assert_double_eq(x->bytes_only_bytes[0], 0);
     x = group(&g, "Memset (Unsized)");
     ck_assert_uint_eq(x->bytes_only + x->counted, 0);
+    /* a host-to-device copy crosses PCIe, not DRAM: timing only, whatever
+     * its bytes; a device-to-device copy without bytes is timing only too;
+     * one of 1000 bytes reads and writes them: 2000 */
+    x = group(&g, "Memcpy HtoD (Pageable -> Device)");
+    ck_assert_uint_eq(x->bytes_only + x->counted, 0);
+    x = group(&g, "Memcpy DtoD (Unsized)");
+    ck_assert_uint_eq(x->bytes_only + x->counted, 0);
+    x = group(&g, "Memcpy DtoD (Sized)");
+    ck_assert_uint_eq(x->bytes_only, 1);
+    ck_assert_double_eq(x->bytes_only_bytes[0], 2000);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* An NCCL kernel linked by its External id while nothing waits to be
+ * linked: its message bytes need the calls nested, which is done once at
+ * the end (the kernel is added last): record_param_comms (id 1) of 100
+ * Float around c10d::allreduce_ (id 2), whose kernel has id 2: 400 bytes
+ * from the enclosing record; a second kernel of id 1 (the record itself):
+ * 400 too. */
+START_TEST(collective_linked_by_id)
+{
+    static const char text[] =
+        "{'traceEvents': [\n"
+        OP("record_param_comms", 100, 100, "'External id': 1, 'Collective name': 'allreduce', "
+           "'dtype': 'Float', 'In msg nelems': 100, 'Out msg nelems': 100, 'Group size': 2")
+        OP("c10d::allreduce_", 110, 80, "'External id': 2")
+        GPU("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(a)", 0, 1000, 10,
+            ", 'External id': 2")
+        GPU("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(b)", 0, 1100, 10,
+            ", 'External id': 1")
+        "]}\n";
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(st.linked_external, 2);
+    ck_assert_uint_eq(st.comm_kernels, 2);
+    ck_assert_uint_eq(st.comm_with_bytes, 2);
+    const struct rl_trace_group *x = group(&g, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(a)");
+    ck_assert_uint_eq(x->comm_launches, 1);
+    ck_assert_double_eq(x->comm_bytes, 400);
+    ck_assert_int_eq(x->comm_group_size, 2);
+    ck_assert_str_eq(x->op, "c10d::allreduce_");
+    x = group(&g, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(b)");
+    ck_assert_double_eq(x->comm_bytes, 400);
+    ck_assert_str_eq(x->op, "record_param_comms");
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* Concrete Inputs as a trace writes them: strings, numbers (a dtype code
+ * written as the number 15, not "15") and nested lists (a list argument's
+ * values: kept as "", the arguments after it in their places).
+ * _to_copy(self fp32 [4], dtype 15 = bf16): 4 read x 4 bytes + 4 written
+ * x 2 = 24 bytes (with the dtype lost, the input's 4 bytes: 32). The same
+ * with a nested list before the dtype: 24 again. */
+START_TEST(concrete_numbers_and_lists)
+{
+    static const char text[] =
+        "{'traceEvents': [\n"
+        OP("aten::_to_copy", 100, 10, "'External id': 1, 'Input Dims': [[4], []], "
+           "'Input type': ['float', 'ScalarType'], 'Concrete Inputs': ['', 15]")
+        OP("aten::_to_copy", 200, 10, "'External id': 2, 'Input Dims': [[4], [], []], "
+           "'Input type': ['float', 'Scalar', 'ScalarType'], "
+           "'Concrete Inputs': ['', [1, [2, 3]], 15]")
+        OP("aten::_to_copy", 300, 10, "'External id': 3, 'Input Dims': [[4], []], "
+           "'Input type': ['float', 'ScalarType'], 'Concrete Inputs': ['', '']")
+        GPU("kernel", "cast_number", 0, 1000, 1, ", 'External id': 1")
+        GPU("kernel", "cast_after_list", 0, 1010, 1, ", 'External id': 2")
+        GPU("kernel", "cast_no_dtype", 0, 1020, 1, ", 'External id': 3")
+        "]}\n";
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(st.costed, 3);
+    ck_assert_double_eq(group(&g, "cast_number")->bytes[0], 24);
+    ck_assert_double_eq(group(&g, "cast_after_list")->bytes[0], 24);
+    ck_assert_double_eq(group(&g, "cast_no_dtype")->bytes[0], 32);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* A collective's message: the input buffer, except a gather's larger
+ * output. An all-to-all of 100 Float in and 300 out (uneven splits) sends
+ * its 100 x 4 = 400 bytes (the output is no gather's); an all-gather whose
+ * output is not larger (300 in, 100 out: a malformed record) keeps its
+ * input, 1200; an all-reduce of 0 elements is a message of 0 bytes, not
+ * an unknown one. */
+START_TEST(collective_message_sizes)
+{
+    static const char text[] =
+        "{'traceEvents': [\n"
+        OP("record_param_comms", 100, 100, "'Collective name': 'all_to_all', 'dtype': 'Float', "
+           "'In msg nelems': 100, 'Out msg nelems': 300, 'Group size': 4")
+        RT(7, 150, "'correlation': 1")
+        OP("record_param_comms", 300, 100, "'Collective name': 'allgather', 'dtype': 'Float', "
+           "'In msg nelems': 300, 'Out msg nelems': 100, 'Group size': 4")
+        RT(7, 350, "'correlation': 2")
+        OP("record_param_comms", 500, 100, "'Collective name': 'allreduce', 'dtype': 'Half', "
+           "'In msg nelems': 0, 'Out msg nelems': 0, 'Group size': 2")
+        RT(7, 550, "'correlation': 3")
+        GPU("kernel", "ncclDevKernel_SendRecv(x)", 0, 1000, 10, ", 'correlation': 1")
+        GPU("kernel", "ncclDevKernel_AllGather_RING_LL(x)", 0, 1100, 10, ", 'correlation': 2")
+        GPU("kernel", "ncclDevKernel_AllReduce_Sum_f16_RING_LL(x)", 0, 1200, 10,
+            ", 'correlation': 3")
+        "]}\n";
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(st.comm_kernels, 3);
+    ck_assert_uint_eq(st.comm_with_bytes, 3);
+    const struct rl_trace_group *x = group(&g, "ncclDevKernel_SendRecv(x)");
+    ck_assert_uint_eq(x->comm_launches, 1);
+    ck_assert_double_eq(x->comm_bytes, 400);
+    x = group(&g, "ncclDevKernel_AllGather_RING_LL(x)");
+    ck_assert_uint_eq(x->comm_launches, 1);
+    ck_assert_double_eq(x->comm_bytes, 1200);
+    x = group(&g, "ncclDevKernel_AllReduce_Sum_f16_RING_LL(x)");
+    ck_assert_uint_eq(x->comm_launches, 1);
+    ck_assert_double_eq(x->comm_bytes, 0);
     rl_trace_groups_release(&g);
 }
 END_TEST
@@ -1028,6 +1159,84 @@ START_TEST(group_order_first_read)
 }
 END_TEST
 
+/* A second trace read into the same groups (a second rank): its groups
+ * come in their first-read order after the first trace's, and a kernel
+ * that joins one of the first trace's groups takes no place among them.
+ * The first trace: kA. The second: kC (held: added after the others), kB,
+ * kA (the first's group): kA, then kC, kB. */
+START_TEST(group_order_second_trace)
+{
+    static const char first[] =
+        "{'traceEvents': [\n"
+        GPU("kernel", "kA", 0, 1000, 1, "")
+        "]}\n";
+    static const char second[] =
+        "{'traceEvents': [\n"
+        OP("op1", 100, 10, "'External id': 1")
+        GPU("kernel", "kC", 0, 1000, 1, ", 'External id': 1")
+        GPU("kernel", "kB", 0, 1010, 1, "")
+        GPU("kernel", "kA", 0, 1020, 1, "")
+        "]}\n";
+    struct rl_trace_groups g, g2;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE], path[4096];
+    ck_assert_int_eq(read_trace(second, &g2, &st, err), RL_OK); /* writes link.json */
+    rl_trace_groups_release(&g2);
+    snprintf(path, sizeof path, "%s/link.json", rl_test_tmpdir());
+    char keep[4096];
+    snprintf(keep, sizeof keep, "%s/second.json", rl_test_tmpdir());
+    ck_assert_int_eq(rename(path, keep), 0);
+    ck_assert_int_eq(read_trace(first, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(g.n, 1);
+    ck_assert_int_eq(rl_torch_load(&g, keep, &st, err), RL_OK);
+    ck_assert_uint_eq(g.n, 3);
+    ck_assert_str_eq(g.v[0].name, "kA");
+    ck_assert_uint_eq(g.v[0].launches, 2);
+    ck_assert_str_eq(g.v[1].name, "kC");
+    ck_assert_str_eq(g.v[2].name, "kB");
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* One kernel name, three groups: kk of opB (the second operator name),
+ * kk of no operator, zz of opA, read in that order, are reported in that
+ * order (kk of opB is held and added last; its group is not kk of no
+ * operator's though its name's index, 1, is one past no operator's 0).
+ * Then kc of opC with shapes ("4", the second shapes text after "") and
+ * kc of opC without: two groups, in that order. */
+START_TEST(group_order_same_kernel)
+{
+    static const char text[] =
+        "{'traceEvents': [\n"
+        OP("opA", 100, 10, "'External id': 1")
+        OP("opB", 200, 10, "'External id': 2")
+        GPU("kernel", "kk", 0, 1000, 1, ", 'External id': 2")
+        GPU("kernel", "kk", 0, 1010, 1, "")
+        GPU("kernel", "zz", 0, 1020, 1, ", 'External id': 1")
+        OP("opC", 300, 10, "'External id': 3, 'Input Dims': [[4]], 'Input type': ['float']")
+        OP("opC", 400, 10, "'External id': 4")
+        GPU("kernel", "kc", 0, 1030, 1, ", 'External id': 3")
+        GPU("kernel", "kc", 0, 1040, 1, ", 'External id': 4")
+        "]}\n";
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(text, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(g.n, 5);
+    ck_assert_str_eq(g.v[0].name, "kk");
+    ck_assert_str_eq(g.v[0].op, "opB");
+    ck_assert_str_eq(g.v[1].name, "kk");
+    ck_assert_ptr_null(g.v[1].op);
+    ck_assert_str_eq(g.v[2].name, "zz");
+    ck_assert_str_eq(g.v[2].op, "opA");
+    ck_assert_str_eq(g.v[3].name, "kc");
+    ck_assert_str_eq(g.v[3].shapes, "4");
+    ck_assert_str_eq(g.v[4].name, "kc");
+    ck_assert_ptr_null(g.v[4].shapes);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *torch_link_suite(void)
 {
     Suite *s = suite_create("torch_link");
@@ -1037,12 +1246,17 @@ static Suite *torch_link_suite(void)
     tcase_add_test(core, linking_and_carriers);
     tcase_add_test(core, top_unknown_operators);
     tcase_add_test(core, collective_bytes);
+    tcase_add_test(core, collective_message_sizes);
+    tcase_add_test(core, collective_linked_by_id);
+    tcase_add_test(core, concrete_numbers_and_lists);
     tcase_add_test(core, same_start_and_zero_ids);
     tcase_add_test(core, roof_from_dtype_counts);
     tcase_add_test(core, stats_add_every_field);
     tcase_add_test(core, links_by_id_before_runtime);
     tcase_add_test(core, busy_merges_several);
     tcase_add_test(core, group_order_first_read);
+    tcase_add_test(core, group_order_same_kernel);
+    tcase_add_test(core, group_order_second_trace);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, one_kernel);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* One argument as a trace records it: its kind, "Input type", dims (a
@@ -35,28 +36,38 @@ struct spec {
     {.kind = RL_TORCH_ARG_LIST, .type = "TensorList", .n_list = sizeof arr / sizeof *arr, .list = arr}
 #define EMPTY_LIST {.kind = RL_TORCH_ARG_LIST, .type = "TensorList", .n_list = 0}
 
-/* The cost of operator `name` over the n arguments of s. */
+/* The cost of operator `name` over the n arguments of s. Each array the
+ * table reads (the arguments, each tensor, each list) is its own heap
+ * block of exactly its size, so that a read one past the end is an
+ * AddressSanitizer error, not a read of the last call's leftovers. */
 static bool cost_of(const char *name, const struct spec *s, size_t n, struct rl_torch_cost *c)
 {
-    static struct rl_torch_tensor tensors[24];
-    static struct rl_torch_arg args[24];
-    ck_assert_uint_le(n, 24);
+    struct rl_torch_arg *args = n ? calloc(n, sizeof *args) : NULL;
+    ck_assert(!n || args);
     for (size_t i = 0; i < n; i++) {
-        tensors[i].ndim = s[i].ndim;
-        memcpy(tensors[i].dims, s[i].dims, sizeof tensors[i].dims);
         args[i].kind = s[i].kind;
         snprintf(args[i].type, sizeof args[i].type, "%s", s[i].type);
-        args[i].n_tensors = s[i].kind == RL_TORCH_ARG_TENSOR ? 1
-                            : s[i].kind == RL_TORCH_ARG_LIST ? s[i].n_list
-                                                             : 0;
-        args[i].t = s[i].kind == RL_TORCH_ARG_TENSOR ? &tensors[i]
-                    : s[i].kind == RL_TORCH_ARG_LIST ? s[i].list
-                                                     : NULL;
         args[i].concrete = s[i].concrete ? s[i].concrete : "";
+        if (s[i].kind == RL_TORCH_ARG_TENSOR) {
+            struct rl_torch_tensor *t = malloc(sizeof *t);
+            ck_assert_ptr_nonnull(t);
+            t->ndim = s[i].ndim;
+            memcpy(t->dims, s[i].dims, sizeof t->dims);
+            args[i].t = t;
+            args[i].n_tensors = 1;
+        } else if (s[i].kind == RL_TORCH_ARG_LIST && s[i].n_list) {
+            struct rl_torch_tensor *t = malloc(s[i].n_list * sizeof *t);
+            ck_assert_ptr_nonnull(t);
+            memcpy(t, s[i].list, s[i].n_list * sizeof *t);
+            args[i].t = t;
+            args[i].n_tensors = s[i].n_list;
+        }
     }
-    struct rl_torch_op op = {.name = name, .n_args = n, .args = n ? args : NULL,
-                             .profiler_flops = NAN};
+    struct rl_torch_op op = {.name = name, .n_args = n, .args = args, .profiler_flops = NAN};
     bool ok = rl_torch_op_cost(&op, c);
+    for (size_t i = 0; i < n; i++)
+        free((void *)args[i].t);
+    free(args);
     ck_assert(ok == c->known);
     return ok;
 }
@@ -216,6 +227,9 @@ START_TEST(linear_3d_input)
      * FLOPs; bytes (64 + 16 x 64 + 16) x 4 = 4416 */
     ck_assert(COST(&c, "aten::linear", TEN(F32, 1, 64), TEN(F32, 2, 16, 64), NIL));
     ck_cost(c, 2048.0, 4416.0, "fp32");
+    /* the same without a third argument at all (no bias read) */
+    ck_assert(COST(&c, "aten::linear", TEN(F32, 1, 64), TEN(F32, 2, 16, 64)));
+    ck_cost(c, 2048.0, 4416.0, "fp32");
     /* refused: no input, no weight, a 3-d weight, a 0-d input */
     ck_assert(!COST(&c, "aten::linear", NIL, TEN(F32, 2, 16, 64)));
     ck_refused(c);
@@ -269,6 +283,12 @@ START_TEST(scaled_mm_fp8_out_dtype)
     ck_assert(!COST(&c, "aten::_scaled_mm", TEN(E4M3, 2, 128, 256), TEN(E4M3, 2, 255, 512)));
     ck_refused(c);
     ck_assert_str_eq(c.note, "_scaled_mm needs [M,K] x [K,N]");
+    /* operands of other widths read in their own: A [16, 32] bf16 (512 x
+     * 2), B [32, 8] fp32 (256 x 4), two fp32 scales, out [16, 8] bf16 (128
+     * x 2): 1024 + 1024 + 8 + 256 = 2312 bytes; 2 x 16 x 8 x 32 = 8192 */
+    ck_assert(COST(&c, "aten::_scaled_mm", TEN(BF16, 2, 16, 32), TEN(F32, 2, 32, 8), TEN0(F32),
+                   TEN0(F32), NIL, NIL, SCA("ScalarType", "15")));
+    ck_cost(c, 8192.0, 2312.0, "bf16");
 }
 END_TEST
 
@@ -451,6 +471,23 @@ START_TEST(convolution_backward_output_mask)
                    SCA("bool", "False"), SCA("", "[0, 0]"), SCA("int", "1"),
                    SCA("", "[False, True, False]")));
     ck_cost(c, CONV_FLOPS, OUT_B + IN_B + W_B + W_B, "bf16");
+    /* grad_input only; a fourth letter is past the mask (3 outputs) */
+    ck_assert(COST(&c, "aten::convolution_backward", TEN(BF16, 4, 8, 128, 28, 28),
+                   TEN(BF16, 4, 8, 64, 56, 56), TEN(BF16, 4, 128, 64, 3, 3), SCA("", "[128]"),
+                   SCA("", "[2, 2]"), SCA("", "[1, 1]"), SCA("", "[1, 1]"),
+                   SCA("bool", "False"), SCA("", "[0, 0]"), SCA("int", "1"),
+                   SCA("", "[True, False, True, True]")));
+    ck_cost(c, CONV_FLOPS, OUT_B + IN_B + W_B + IN_B, "bf16");
+    /* no output_mask: [True, True, False] */
+    ck_assert(COST(&c, "aten::convolution_backward", TEN(BF16, 4, 8, 128, 28, 28),
+                   TEN(BF16, 4, 8, 64, 56, 56), TEN(BF16, 4, 128, 64, 3, 3), SCA("", "[128]"),
+                   SCA("", "[2, 2]"), SCA("", "[1, 1]"), SCA("", "[1, 1]"),
+                   SCA("bool", "False"), SCA("", "[0, 0]"), SCA("int", "1")));
+    ck_cost(c, 2 * CONV_FLOPS, OUT_B + IN_B + W_B + IN_B + W_B, "bf16");
+    /* no stride: refused */
+    ck_assert(!COST(&c, "aten::convolution_backward", TEN(BF16, 4, 8, 128, 28, 28),
+                    TEN(BF16, 4, 8, 64, 56, 56), TEN(BF16, 4, 128, 64, 3, 3)));
+    ck_refused(c);
 }
 END_TEST
 
@@ -636,6 +673,9 @@ START_TEST(embedding_bag_sums_rows)
                    TEN(I64, 1, 8), SCA("bool", "False"), SCA("int", "0")));
     ck_cost(c, 2560.0, 12672.0, "fp32");
     ck_assert(!c.matmul);
+    /* no offsets: one bag; 320 + 10240 + 64 x 4 = 10816 bytes */
+    ck_assert(COST(&c, "aten::_embedding_bag", TEN(F32, 2, 1000, 64), TEN(I64, 1, 40)));
+    ck_cost(c, 2560.0, 10816.0, "fp32");
 }
 END_TEST
 
@@ -649,6 +689,10 @@ START_TEST(embedding_dense_backward_rows)
     struct rl_torch_cost c;
     ck_assert(COST(&c, "aten::embedding_dense_backward", TEN(F32, 3, 2, 3, 8), TEN(I64, 2, 2, 3),
                    SCA("int", "10"), SCA("int", "-1"), SCA("bool", "False")));
+    ck_cost(c, 48.0, 560.0, "fp32");
+    /* a list where one number belongs: its first, 10 rows (560 again) */
+    ck_assert(COST(&c, "aten::embedding_dense_backward", TEN(F32, 3, 2, 3, 8), TEN(I64, 2, 2, 3),
+                   SCA("", "[10, 3]")));
     ck_cost(c, 48.0, 560.0, "fp32");
     ck_assert(COST(&c, "aten::embedding_dense_backward", TEN(F32, 3, 2, 3, 8), TEN(I64, 2, 2, 3),
                    SCA("int", "-5")));
@@ -749,6 +793,18 @@ START_TEST(where_writes_the_values_dtype)
     ck_assert(COST(&c, "aten::where", TEN("bool", 1, 1000), TEN(BF16, 1, 1000),
                    TEN(BF16, 1, 1000)));
     ck_cost(c, 1000, 1000.0 + 2 * 1000.0 * 2 + 1000.0 * 2, "bf16");
+    /* where(condition, scalar, scalar): no values tensor, the condition's
+     * dtype (bool, 1 byte): 1000 read, 1000 written */
+    ck_assert(COST(&c, "aten::where", TEN("bool", 1, 1000), SCA("Scalar", "0"),
+                   SCA("Scalar", "1")));
+    ck_cost(c, 1000, 2000.0, "bool");
+    /* an operator that is not where keeps its first tensor's dtype:
+     * masked_fill(self bf16, mask bool, value) writes bf16 */
+    ck_assert(COST(&c, "aten::masked_fill", TEN(BF16, 1, 1000), TEN("bool", 1, 1000),
+                   SCA("Scalar", "0")));
+    ck_cost(c, 1000, 1000.0 * 2 + 1000.0 + 1000.0 * 2, "bf16");
+    ck_assert(COST(&c, "aten::masked_fill", TEN("bool", 1, 1000), TEN(BF16, 1, 1000)));
+    ck_cost(c, 1000, 1000.0 + 1000.0 * 2 + 1000.0, "bool");
 }
 END_TEST
 
@@ -765,6 +821,24 @@ START_TEST(sum_over_a_dim)
     /* no dim: everything into one element */
     ck_assert(COST(&c, "aten::sum", TEN(F32, 2, 32, 1024)));
     ck_cost(c, 32768, 32768.0 * 4 + 4, "fp32");
+    /* an empty dim list is every dim too: one element */
+    ck_assert(COST(&c, "aten::sum", TEN(F32, 2, 32, 1024), SCA("", "[]")));
+    ck_cost(c, 32768, 32768.0 * 4 + 4, "fp32");
+    /* dim 0: [1024] written */
+    ck_assert(COST(&c, "aten::sum", TEN(F32, 2, 32, 1024), SCA("", "[0]")));
+    ck_cost(c, 32768, 32768.0 * 4 + 1024 * 4, "fp32");
+    /* dims [0, 1] (the second as -1): one element */
+    ck_assert(COST(&c, "aten::mean", TEN(F32, 2, 32, 1024), SCA("", "[0, -1]")));
+    ck_cost(c, 32768, 32768.0 * 4 + 4, "fp32");
+    /* a dim past the tensor's (2 of a 2-d one; -3) reduces nothing: the
+     * [32, 1024] written whole (a size left in dims[2] is no dim) */
+    ck_assert(COST(&c, "aten::sum", TEN(F32, 2, 32, 1024, 7), SCA("", "[2]")));
+    ck_cost(c, 32768, 2 * 32768.0 * 4, "fp32");
+    ck_assert(COST(&c, "aten::sum", TEN(F32, 2, 32, 1024), SCA("", "[-3]")));
+    ck_cost(c, 32768, 2 * 32768.0 * 4, "fp32");
+    /* a dim of size 0: nothing read, nothing written (not 0 / 0) */
+    ck_assert(COST(&c, "aten::sum", TEN(F32, 2, 32, 0), SCA("", "[1]")));
+    ck_cost(c, 0, 0, "fp32");
 }
 END_TEST
 
@@ -785,9 +859,21 @@ START_TEST(argmax_writes_int64)
     ck_assert(COST(&c, "aten::max", TEN(BF16, 2, 32, 1024), SCA("int", "1"),
                    SCA("bool", "False")));
     ck_cost(c, 32768, 32768.0 * 2 + 32 * (2 + 8), "bf16");
-    /* max of everything: one value, no indices */
+    /* max of everything: one value, no indices; min the same */
     ck_assert(COST(&c, "aten::max", TEN(BF16, 2, 32, 1024)));
     ck_cost(c, 32768, 32768.0 * 2 + 2, "bf16");
+    ck_assert(COST(&c, "aten::min", TEN(BF16, 2, 32, 1024), SCA("", "[]")));
+    ck_cost(c, 32768, 32768.0 * 2 + 2, "bf16");
+    /* min over a dim: values and indices */
+    ck_assert(COST(&c, "aten::min", TEN(BF16, 2, 32, 1024), SCA("int", "0")));
+    ck_cost(c, 32768, 32768.0 * 2 + 1024 * (2 + 8), "bf16");
+    /* amax over a dim: values only */
+    ck_assert(COST(&c, "aten::amax", TEN(BF16, 2, 32, 1024), SCA("", "[1]")));
+    ck_cost(c, 32768, 32768.0 * 2 + 32 * 2, "bf16");
+    /* refused without a tensor */
+    ck_assert(!COST(&c, "aten::max", SCA("int", "0")));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "reduction needs a tensor");
 }
 END_TEST
 
@@ -812,6 +898,12 @@ START_TEST(copies_and_casts)
     ck_assert(COST(&c, "aten::copy_", TEN(BF16, 2, 1024, 1024), TEN(F32, 2, 1024, 1024),
                    SCA("bool", "False")));
     ck_cost(c, 0, 1048576.0 * 4 + 1048576.0 * 2, "fp32");
+    /* without its destination or its source: refused */
+    ck_assert(!COST(&c, "aten::copy_", NIL, TEN(F32, 1, 4)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::copy_", TEN(F32, 1, 4), NIL));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "copy_ needs two tensors");
     /* clone of a [4, 8] bf16 tensor: 32 x 2 = 64 bytes read, 64 written */
     ck_assert(COST(&c, "aten::clone", TEN(BF16, 2, 4, 8), NIL));
     ck_cost(c, 0, 128.0, "bf16");
@@ -821,10 +913,58 @@ START_TEST(copies_and_casts)
                    NIL, NIL, SCA("bool", "False"), NIL));
     ck_cost(c, 0, 1048576.0 * (4 + 2), "fp32");
     ck_assert_str_eq(c.note, "");
+    /* to(self, device, dtype, non_blocking, copy): the device "cuda:0"
+     * holds a number but is no ScalarType: the dtype 15 is read (2 bytes) */
+    ck_assert(COST(&c, "aten::to", TEN(F32, 1, 1024), SCA("Device", "cuda:0"),
+                   SCA("ScalarType", "15"), SCA("bool", "False"), SCA("bool", "False")));
+    ck_cost(c, 0, 1024.0 * (4 + 2), "fp32");
+    ck_assert_str_eq(c.note, "");
+    /* a ScalarType that is not a scalar argument (none), then one without
+     * a number: no dtype */
+    ck_assert(COST(&c, "aten::to", TEN(F32, 1, 1024),
+                   {.kind = RL_TORCH_ARG_NONE, .type = "ScalarType", .concrete = "15"},
+                   SCA("ScalarType", "")));
+    ck_cost(c, 0, 1024.0 * (4 + 4), "fp32");
+    ck_assert_str_eq(c.note, "target dtype not in the trace: the input's assumed");
+    ck_assert(!COST(&c, "aten::to", SCA("ScalarType", "15")));
+    ck_refused(c);
     /* no dtype: the input's assumed, and said */
     ck_assert(COST(&c, "aten::_to_copy", TEN(F32, 2, 1024, 1024)));
     ck_cost(c, 0, 1048576.0 * (4 + 4), "fp32");
     ck_assert_str_eq(c.note, "target dtype not in the trace: the input's assumed");
+}
+END_TEST
+
+/* ---- the optimizer ------------------------------------------------------- */
+
+static const struct rl_torch_tensor params[] = {
+    {.ndim = 2, .dims = {1024, 1024}}, {.ndim = 1, .dims = {4096}}, {.ndim = 1, .dims = {10}}};
+static const struct rl_torch_tensor steps[] = {{.ndim = 0}, {.ndim = 0}, {.ndim = 0}};
+#define PARAMS_N (1048576.0 + 4096 + 10)
+
+/* clone, contiguous, cat, stack: every tensor read and written once, the
+ * dtype the first tensor's. stack(int 0, [4, 8] bf16): 64 bytes read, 64
+ * written, bf16 (not the int's int32). A TensorList first (untyped: 4-byte
+ * elements): cat(params, 0) reads and writes PARAMS_N x 4, no dtype; a list
+ * typed float the same bytes, dtype fp32. A scalar alone: refused. */
+START_TEST(cat_and_stack)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::stack", SCA("int", "0"), TEN(BF16, 2, 4, 8)));
+    ck_cost(c, 0, 128.0, "bf16");
+    ck_assert_str_eq(c.formula, "stack");
+    ck_assert(COST(&c, "aten::cat", LIST(params), SCA("int", "0")));
+    ck_cost(c, 0, 2 * PARAMS_N * 4, "");
+    ck_assert(COST(&c, "aten::cat",
+                   {.kind = RL_TORCH_ARG_LIST, .type = F32, .n_list = 3, .list = params},
+                   SCA("int", "0")));
+    ck_cost(c, 0, 2 * PARAMS_N * 4, "fp32");
+    /* two bf16 tensors after a list of none: 2 x (32 + 8) x 2 = 160 bytes */
+    ck_assert(COST(&c, "aten::_cat", EMPTY_LIST, TEN(BF16, 2, 4, 8), TEN(BF16, 1, 8)));
+    ck_cost(c, 0, 160.0, "bf16");
+    ck_assert(!COST(&c, "aten::contiguous", SCA("int", "0"), NIL));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "needs a tensor");
 }
 END_TEST
 
@@ -843,6 +983,13 @@ START_TEST(scalar_type_codes)
         {"30", 1}, /* UInt1 */           {"43", 1}, /* Int7 */
         {"44", 1}, /* Float8_e8m0fnu */  {"45", 1}, /* Float4_e2m1fn_x2 */
         {"15", 2}, /* BFloat16 */        {"8", 4},  /* ComplexHalf */
+        {"0", 1},  /* Byte: the first */ {"1", 1},  /* Char */
+        {"2", 2},  /* Short */           {"3", 4},  /* Int */
+        {"4", 8},  /* Long */            {"5", 2},  /* Half */
+        {"6", 4},  /* Float */           {"7", 8},  /* Double */
+        {"9", 8},  /* ComplexFloat */    {"10", 16}, /* ComplexDouble */
+        {"11", 1}, /* Bool */            {"14", 4}, /* QInt32 */
+        {"16", 1}, /* QUInt4x2 */        {"21", 1}, /* Bits8 */
     };
     struct rl_torch_cost c;
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
@@ -851,8 +998,12 @@ START_TEST(scalar_type_codes)
                       c.bytes);
         ck_assert_str_eq(c.note, "");
     }
-    /* past the list: unknown, the input's size assumed and said */
+    /* past the list, or before it (-1): unknown, the input's size assumed
+     * and said */
     ck_assert(COST(&c, "aten::_to_copy", TEN(F32, 1, 1024), SCA("ScalarType", "46")));
+    ck_cost(c, 0, 1024.0 * 8, "fp32");
+    ck_assert_str_eq(c.note, "target dtype not in the trace: the input's assumed");
+    ck_assert(COST(&c, "aten::_to_copy", TEN(F32, 1, 1024), SCA("ScalarType", "-1")));
     ck_cost(c, 0, 1024.0 * 8, "fp32");
     ck_assert_str_eq(c.note, "target dtype not in the trace: the input's assumed");
     /* _scaled_mm's out_dtype 29 (UInt64, 8 bytes: a code past 26 read too) */
@@ -863,12 +1014,6 @@ START_TEST(scalar_type_codes)
 }
 END_TEST
 
-/* ---- the optimizer ------------------------------------------------------- */
-
-static const struct rl_torch_tensor params[] = {
-    {.ndim = 2, .dims = {1024, 1024}}, {.ndim = 1, .dims = {4096}}, {.ndim = 1, .dims = {10}}};
-static const struct rl_torch_tensor steps[] = {{.ndim = 0}, {.ndim = 0}, {.ndim = 0}};
-#define PARAMS_N (1048576.0 + 4096 + 10)
 
 START_TEST(foreach_add_lists)
 {
@@ -884,6 +1029,17 @@ START_TEST(foreach_add_lists)
     /* a tensor first is no TensorList */
     ck_assert(!COST(&c, "aten::_foreach_add_", TEN(F32, 1, 10), TEN(F32, 1, 10)));
     ck_refused(c);
+    /* _foreach_norm(params, 2): 2 FLOPs an element (square-add), the list
+     * read, one 4-byte norm per tensor (3) written */
+    ck_assert(COST(&c, "aten::_foreach_norm", LIST(params), SCA("Scalar", "2")));
+    ck_cost(c, 2 * PARAMS_N, PARAMS_N * 4 + 3 * 4, "fp32");
+    /* a list typed bf16: 2-byte elements, nothing assumed; the dtype is
+     * only said for the assumed fp32 */
+    ck_assert(COST(&c, "aten::_foreach_mul_",
+                   {.kind = RL_TORCH_ARG_LIST, .type = BF16, .n_list = 3, .list = params},
+                   SCA("Scalar", "0.5")));
+    ck_cost(c, PARAMS_N, 2 * PARAMS_N * 2, "");
+    ck_assert_str_eq(c.note, "");
 }
 END_TEST
 
@@ -903,6 +1059,13 @@ START_TEST(fused_adamw)
     ck_assert(COST(&c, "aten::_fused_adamw_", LIST(params), LIST(params), LIST(params),
                    LIST(params), LIST(params), LIST(steps)));
     ck_cost(c, 15 * PARAMS_N, 9 * PARAMS_N * 4, "fp32");
+    /* no max_exp_avg_sqs argument at all (four lists): not amsgrad, 7 x 4 */
+    ck_assert(COST(&c, "aten::_fused_adam_", LIST(params), LIST(params), LIST(params),
+                   LIST(params)));
+    ck_cost(c, 15 * PARAMS_N, 7 * PARAMS_N * 4, "fp32");
+    /* a tensor first is no TensorList */
+    ck_assert(!COST(&c, "aten::_fused_adam_", TEN(F32, 1, 10), LIST(params)));
+    ck_refused(c);
 }
 END_TEST
 
@@ -942,6 +1105,33 @@ START_TEST(malformed_shapes)
     /* negative sizes make negative FLOPs */
     ck_assert(!COST(&c, "aten::mm", TEN(F32, 2, -2, 3), TEN(F32, 2, 3, 5)));
     ck_refused(c);
+    /* negative bytes with FLOPs 0: embedding of weight [10, -3] fp32,
+     * indices [4] int64: 4 x 8 + 2 x 4 x -3 x 4 = -64 bytes */
+    ck_assert(!COST(&c, "aten::embedding", TEN(F32, 2, 10, -3), TEN(I64, 1, 4)));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "shapes do not fit the formula");
+    /* negative FLOPs with bytes of 0 or more: embedding_bag of weight
+     * [10, -1] fp32, indices [4], offsets [2] int64: 4 x -1 = -4 FLOPs;
+     * bytes 32 - 16 + 16 - 8 = 24 */
+    ck_assert(!COST(&c, "aten::embedding_bag", TEN(F32, 2, 10, -1), TEN(I64, 1, 4),
+                    TEN(I64, 1, 2)));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "shapes do not fit the formula");
+    /* FLOPs past a double with finite bytes: a 10-d convolution, input
+     * [1, 1, 2e16 x 10], weight [1, 1, 1e16 x 10], stride 1: each dim
+     * (2e16 - (1e16 - 1) - 1) + 1 = 1e16 + 1, FLOPs 2 x (1e16 + 1)^10 x
+     * 1e160 = inf; bytes (1.024e166 + 1e160 + 1e160) x 4, finite */
+#define E16 10000000000000000LL
+    ck_assert(!COST(&c, "aten::convolution",
+                    TEN(F32, 12, 1, 1, 2 * E16, 2 * E16, 2 * E16, 2 * E16, 2 * E16, 2 * E16,
+                        2 * E16, 2 * E16, 2 * E16, 2 * E16),
+                    TEN(F32, 12, 1, 1, E16, E16, E16, E16, E16, E16, E16, E16, E16, E16), NIL,
+                    SCA("", "[1]"), SCA("", "[0]"), SCA("", "[1]")));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "shapes do not fit the formula");
+    /* an empty tensor is known, of 0 bytes: fill_ of [0] fp32 */
+    ck_assert(COST(&c, "aten::fill_", TEN(F32, 1, 0), SCA("Scalar", "1")));
+    ck_cost(c, 0, 0, "fp32");
     /* a stride of 0 */
     ck_assert(!COST(&c, "aten::convolution", TEN(F32, 4, 1, 1, 8, 8), TEN(F32, 4, 1, 1, 3, 3),
                     NIL, SCA("", "[0, 0]"), SCA("", "[0, 0]"), SCA("", "[1, 1]")));
@@ -1184,6 +1374,19 @@ START_TEST(kernel_roofs_from_dtype)
     ck_assert_str_eq(rl_torch_kernel_roof("reduce_kernel", "fp32", false, &noted), "fp32");
     ck_assert_str_eq(rl_torch_kernel_roof("reduce_kernel", "int64", false, &noted), "");
     ck_assert_str_eq(rl_torch_kernel_roof(NULL, "bf16", false, &noted), "bf16-cuda");
+    /* a name is read up to its first 511 characters: "bf16" at 500 is
+     * seen, at 600 it is not (the fp32 dtype's roof, noted) */
+    char longname[700];
+    memset(longname, 'x', sizeof longname);
+    memcpy(longname + 500, "bf16", 4);
+    longname[520] = 0;
+    ck_assert_str_eq(rl_torch_kernel_roof(longname, "fp32", true, &noted), "bf16");
+    ck_assert_str_eq(noted, "");
+    memset(longname, 'x', sizeof longname);
+    memcpy(longname + 600, "bf16", 4);
+    longname[650] = 0;
+    ck_assert_str_eq(rl_torch_kernel_roof(longname, "fp32", true, &noted), "tf32");
+    ck_assert(noted[0] != 0);
 }
 END_TEST
 
@@ -1228,6 +1431,7 @@ static Suite *torchops_suite(void)
     tcase_add_test(other, norm_dim_follows_p);
     tcase_add_test(other, copies_and_casts);
     tcase_add_test(other, scalar_type_codes);
+    tcase_add_test(other, cat_and_stack);
     tcase_add_test(other, foreach_add_lists);
     tcase_add_test(other, fused_adamw);
     suite_add_tcase(s, other);

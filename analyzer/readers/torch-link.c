@@ -560,7 +560,10 @@ static int place(struct tr_state *s, const struct tr_gpu *k, double scale)
         return emit(s, k, false, scale);
     struct tr_op *o = tr_at(&s->ops, k->op - 1);
     if (!o->held) {
-        struct tr_gpu *h = s->held.n >= UINT32_MAX - 1 ? NULL : tr_chunks_push(&s->held);
+        /* one held per operator, this one's not yet: fewer than the
+         * operators (at most UINT32_MAX - 1, take_event), so the 1-based
+         * index fits o->held */
+        struct tr_gpu *h = tr_chunks_push(&s->held);
         if (!h)
             return RL_ENOMEM;
         *h = *k;
@@ -589,13 +592,18 @@ int tr_take_gpu(struct tr_state *s, const struct tr_gpu *in, int device, double 
     st->kernel_time_ns += k.dur * TR_SCALE;
     if (busy_add(s, device, ts, ts + k.dur))
         return RL_ENOMEM;
-    if (k.ext >= 0 && (k.op = tr_ids_get(&s->op_ext, k.ext))) {
+    /* an id of -1 (none) is never in the maps (ids are read >= 0, and a
+     * runtime call without a correlation is not kept): looked up, it finds
+     * nothing */
+    if ((k.op = tr_ids_get(&s->op_ext, k.ext))) {
         st->linked_external++;
         return place(s, &k, TR_SCALE);
     }
-    uint32_t rt = k.ext < 0 && k.corr >= 0 ? tr_ids_get(&s->rt_corr, k.corr) : 0;
+    /* an activity with an External id of an operator not read yet waits
+     * for it (linked at the end, link_pending) */
+    uint32_t rt = k.ext < 0 ? tr_ids_get(&s->rt_corr, k.corr) : 0;
     const struct tr_rt *r = rt ? tr_at(&s->rts, rt - 1) : NULL;
-    if (r && r->ext >= 0 && (k.op = tr_ids_get(&s->op_ext, r->ext))) {
+    if (r && (k.op = tr_ids_get(&s->op_ext, r->ext))) {
         st->linked_runtime++;
         return place(s, &k, TR_SCALE);
     }
@@ -613,12 +621,12 @@ static int link_pending(struct tr_state *s, double scale)
     int rc = RL_OK;
     for (size_t i = 0; i < s->pending.n && rc == RL_OK; i++) {
         struct tr_gpu *k = tr_at(&s->pending, i);
-        if (k->ext >= 0 && (k->op = tr_ids_get(&s->op_ext, k->ext))) {
+        if ((k->op = tr_ids_get(&s->op_ext, k->ext))) { /* -1: found nowhere */
             st->linked_external++;
         } else {
-            uint32_t rt = k->corr >= 0 ? tr_ids_get(&s->rt_corr, k->corr) : 0;
+            uint32_t rt = tr_ids_get(&s->rt_corr, k->corr);
             const struct tr_rt *r = rt ? tr_at(&s->rts, rt - 1) : NULL;
-            if (r && r->ext >= 0 && (k->op = tr_ids_get(&s->op_ext, r->ext)))
+            if (r && (k->op = tr_ids_get(&s->op_ext, r->ext)))
                 st->linked_runtime++;
             else if (r && (k->op = innermost_at(s, r->thread, r->ts)))
                 st->linked_span++;

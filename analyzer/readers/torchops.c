@@ -100,30 +100,40 @@ static double numel(const struct rl_torch_tensor *t)
     return n;
 }
 
-/* Every helper below takes any index: one past the arguments, or NONE
- * ((size_t)-1, "no such argument" in the table), reads as absent (no
- * tensor, 0 bytes, no Concrete Input), so callers pass NONE through. */
-/* Argument i as one tensor, NULL otherwise. */
+/* Every helper below that takes an index takes any index: one past the
+ * arguments, or NONE ((size_t)-1, "no such argument" in the table), reads
+ * as absent (no tensor, 0 bytes, no Concrete Input), so callers pass NONE
+ * through. Loops over every argument take the argument itself (tensor_of,
+ * bytes_of). */
+static const struct rl_torch_arg *arg(const struct rl_torch_op *op, size_t i)
+{
+    return i < op->n_args ? &op->args[i] : NULL;
+}
+
+/* An argument as one tensor, NULL otherwise. */
+static const struct rl_torch_tensor *tensor_of(const struct rl_torch_arg *a)
+{
+    if (a->kind != RL_TORCH_ARG_TENSOR || !a->t || a->t->ndim < 0)
+        return NULL;
+    return a->t;
+}
+
 static const struct rl_torch_tensor *T(const struct rl_torch_op *op, size_t i)
 {
-    if (i >= op->n_args || op->args[i].kind != RL_TORCH_ARG_TENSOR || !op->args[i].t ||
-        op->args[i].t->ndim < 0)
-        return NULL;
-    return op->args[i].t;
+    const struct rl_torch_arg *a = arg(op, i);
+    return a ? tensor_of(a) : NULL;
 }
 
 static double E(const struct rl_torch_op *op, size_t i)
 {
-    return i < op->n_args ? rl_torch_dtype_bytes(op->args[i].type) : 0;
+    const struct rl_torch_arg *a = arg(op, i);
+    return a ? rl_torch_dtype_bytes(a->type) : 0;
 }
 
-/* Bytes of argument i: a tensor, or every tensor of a list (elem bytes
+/* Bytes of an argument: a tensor, or every tensor of a list (elem bytes
  * from its type, else `list_elem`). */
-static double arg_bytes(const struct rl_torch_op *op, size_t i, double list_elem)
+static double bytes_of(const struct rl_torch_arg *a, double list_elem)
 {
-    if (i >= op->n_args)
-        return 0;
-    const struct rl_torch_arg *a = &op->args[i];
     double e = rl_torch_dtype_bytes(a->type);
     if (a->kind == RL_TORCH_ARG_TENSOR && a->t)
         return numel(a->t) * e;
@@ -136,30 +146,35 @@ static double arg_bytes(const struct rl_torch_op *op, size_t i, double list_elem
     return 0;
 }
 
+static double arg_bytes(const struct rl_torch_op *op, size_t i, double list_elem)
+{
+    const struct rl_torch_arg *a = arg(op, i);
+    return a ? bytes_of(a, list_elem) : 0;
+}
+
 static double list_numel(const struct rl_torch_op *op, size_t i)
 {
-    if (i >= op->n_args || op->args[i].kind != RL_TORCH_ARG_LIST)
+    const struct rl_torch_arg *a = arg(op, i);
+    if (!a || a->kind != RL_TORCH_ARG_LIST)
         return NAN;
     double s = 0;
-    for (size_t k = 0; k < op->args[i].n_tensors; k++)
-        s += numel(&op->args[i].t[k]);
+    for (size_t k = 0; k < a->n_tensors; k++)
+        s += numel(&a->t[k]);
     return s;
 }
 
 static const char *concrete(const struct rl_torch_op *op, size_t i)
 {
-    return i < op->n_args && op->args[i].concrete ? op->args[i].concrete : "";
+    const struct rl_torch_arg *a = arg(op, i);
+    return a && a->concrete ? a->concrete : "";
 }
 
-/* A Concrete Inputs boolean: 1, 0, or -1 when not given. */
-static int flag(const struct rl_torch_op *op, size_t i)
+/* A Concrete Inputs boolean that is true ("True", "true", "1"); false,
+ * absent or anything else is not. */
+static bool flag(const struct rl_torch_op *op, size_t i)
 {
     const char *c = concrete(op, i);
-    if (strcasecmp(c, "true") == 0 || strcmp(c, "1") == 0)
-        return 1;
-    if (strcasecmp(c, "false") == 0 || strcmp(c, "0") == 0)
-        return 0;
-    return -1;
+    return strcasecmp(c, "true") == 0 || strcmp(c, "1") == 0;
 }
 
 /* A Concrete Inputs integer list ("[1, 1]" or "1"): how many read, -1 none. */
@@ -185,8 +200,9 @@ static int int_list(const struct rl_torch_op *op, size_t i, long long *out, int 
 
 static void set_dtype(struct rl_torch_cost *c, const struct rl_torch_op *op, size_t i)
 {
-    if (i < op->n_args)
-        snprintf(c->dtype, sizeof c->dtype, "%s", rl_torch_dtype_name(op->args[i].type));
+    const struct rl_torch_arg *a = arg(op, i);
+    if (a)
+        snprintf(c->dtype, sizeof c->dtype, "%s", rl_torch_dtype_name(a->type));
 }
 
 static bool fail(struct rl_torch_cost *c, const char *why)
@@ -337,7 +353,7 @@ static bool conv_shape(const struct rl_torch_op *op, const struct conv_args *a, 
         *why = "convolution: stride, padding or dilation not in the trace (Concrete Inputs)";
         return false;
     }
-    bool transposed = flag(op, a->transposed) == 1;
+    bool transposed = flag(op, a->transposed);
     /* output_padding (extra rows on one side: only a transposed one's
      * output reads it) and groups; absent means 0 and 1. A list shorter
      * than the spatial dims repeats its last entry (one entry: every dim).
@@ -433,10 +449,7 @@ static bool sdpa(const struct rl_torch_op *op, struct rl_torch_cost *c, size_t q
     double flops = 2 * b * heads * sq * sk * (backward ? 3 * d + 2 * dv : d + dv);
     /* is_causal (a bool), or the efficient kernels' custom_mask_type: 1 or
      * 2 causal */
-    int causal = flag(op, causal_at);
-    if (strcmp(concrete(op, causal_at), "2") == 0)
-        causal = 1;
-    if (causal == 1) {
+    if (flag(op, causal_at) || strcmp(concrete(op, causal_at), "2") == 0) {
         flops /= 2;
         snprintf(c->note, sizeof c->note, "causal: half the score matrix counted");
     }
@@ -461,7 +474,7 @@ static double broadcast_numel(const struct rl_torch_op *op, bool *ok)
     int64_t dims[RL_TORCH_MAX_DIMS] = {0};
     *ok = false;
     for (size_t i = 0; i < op->n_args; i++) {
-        const struct rl_torch_tensor *t = T(op, i);
+        const struct rl_torch_tensor *t = tensor_of(&op->args[i]);
         if (!t)
             continue;
         *ok = true;
@@ -486,14 +499,14 @@ static double inputs_bytes(const struct rl_torch_op *op)
 {
     double s = 0;
     for (size_t i = 0; i < op->n_args; i++)
-        s += arg_bytes(op, i, 4);
+        s += bytes_of(&op->args[i], 4);
     return s;
 }
 
 static size_t first_tensor(const struct rl_torch_op *op)
 {
     for (size_t i = 0; i < op->n_args; i++)
-        if (T(op, i))
+        if (tensor_of(&op->args[i]))
             return i;
     return (size_t)-1;
 }
@@ -511,7 +524,7 @@ static bool eltwise(const struct rl_torch_op *op, struct rl_torch_cost *c, doubl
     /* where(condition, self, other): the output has self's dtype, not the
      * bool condition's */
     for (size_t i = f + 1; strcmp(nm, "where") == 0 && i < op->n_args; i++)
-        if (T(op, i)) {
+        if (tensor_of(&op->args[i])) {
             f = i;
             break;
         }
@@ -568,7 +581,7 @@ static bool per_element(const struct rl_torch_op *op, struct rl_torch_cost *c, d
     set_dtype(c, op, 0);
     double rest = 0;
     for (size_t i = 1; i < op->n_args; i++)
-        rest += arg_bytes(op, i, e);
+        rest += bytes_of(&op->args[i], e);
     return done(c, per * n, n * e + rest + n * e);
 }
 
@@ -670,7 +683,7 @@ static bool foreach_op(const struct rl_torch_op *op, struct rl_torch_cost *c, do
         snprintf(c->note, sizeof c->note, "4-byte elements assumed: a TensorList has no dtype");
     double b = 0;
     for (size_t i = 0; i < op->n_args; i++)
-        b += arg_bytes(op, i, e);
+        b += bytes_of(&op->args[i], e);
     snprintf(c->dtype, sizeof c->dtype, "%s", e == 4 ? "fp32" : "");
     bool reduces = strstr(op->name, "norm") != NULL;
     return done(c, per * n, b + (reduces ? (double)op->args[0].n_tensors * e : n * e));
