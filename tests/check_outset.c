@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -593,12 +595,14 @@ struct commit_job {
     struct rl_outset *s;
     char err[RL_ERRMSG_SIZE];
     int rc;
+    atomic_bool done;
 };
 
 static void *commit_thread(void *arg)
 {
     struct commit_job *j = arg;
     j->rc = rl_outset_commit(j->s, j->err);
+    atomic_store(&j->done, true);
     return NULL;
 }
 
@@ -658,6 +662,65 @@ static void check_lock_order(char d[2][1100])
     }
 }
 
+static void on_signal(int sig) { (void)sig; }
+
+START_TEST(an_interrupted_lock_wait_goes_on_waiting)
+{
+    /* A signal (its handler installed without SA_RESTART) breaks the
+     * commit's wait for a lock with EINTR: the commit waits again, and
+     * writes only once the lock is given back. Loose files in two folders:
+     * once the lower one is locked, the commit is at (or about to be at)
+     * its wait for the higher one, which is held here. */
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+    const char *top = fresh("lock-eintr");
+    char d[2][1100];
+    struct stat st[2];
+    for (int i = 0; i < 2; i++) {
+        snprintf(d[i], sizeof d[i], "%s/%d", top, i);
+        ck_assert_int_eq(mkdir(d[i], 0777), 0);
+        ck_assert_int_eq(stat(d[i], &st[i]), 0);
+    }
+    int lo = st[0].st_ino > st[1].st_ino, hi = 1 - lo;
+    struct rl_outset s = {0};
+    char path[1200], staged[4096], err[RL_ERRMSG_SIZE];
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/f.txt", d[k]);
+        ck_assert_int_eq(rl_outset_file(&s, path, staged, sizeof staged, err), 0);
+        FILE *f = fopen(staged, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(k ? "one" : "zero", f);
+        fclose(f);
+    }
+    int fd = open(d[hi], O_RDONLY | O_DIRECTORY);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+    struct commit_job j = {.s = &s};
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, commit_thread, &j), 0);
+    bool seen = false;
+    for (int look = 0; look < 500 && !seen; look++)
+        if (!(seen = lock_held(d[lo])))
+            usleep(10000);
+    ck_assert_msg(seen, "'%s' never locked", d[lo]);
+    /* Ten signals 20 ms apart: some land in the wait. */
+    for (int i = 0; i < 10; i++) {
+        ck_assert_int_eq(pthread_kill(t, SIGUSR1), 0);
+        usleep(20000);
+    }
+    bool early = atomic_load(&j.done);
+    bool written = exists(d[hi], "f.txt");
+    close(fd); /* the lock given back: the commit goes on */
+    pthread_join(t, NULL);
+    ck_assert_msg(!early, "the commit ended while '%s' was locked here", d[hi]);
+    ck_assert_msg(!written, "'%s/f.txt' written while the folder was locked here", d[hi]);
+    ck_assert_msg(j.rc == 0, "%s", j.err);
+    ck_assert_str_eq(get(d[0], "f.txt"), "zero");
+    ck_assert_str_eq(get(d[1], "f.txt"), "one");
+}
+END_TEST
+
 START_TEST(commit_locks_in_one_order)
 {
     /* Two folders on one device: by inode. */
@@ -704,6 +767,7 @@ static Suite *outset_suite(void)
     tcase_add_test(limits, folder_targets);
     tcase_add_test(limits, unstage_every_occurrence);
     tcase_add_test(limits, commit_locks_in_one_order);
+    tcase_add_test(limits, an_interrupted_lock_wait_goes_on_waiting);
     suite_add_tcase(s, limits);
     return s;
 }

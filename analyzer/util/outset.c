@@ -410,14 +410,20 @@ static size_t lock_all(const struct rl_outset *s, struct lock *locks)
                 close(fd);
             continue;
         }
-        bool seen = false;
-        for (size_t k = 0; k < n && !seen; k++)
-            seen = locks[k].dev == st.st_dev && locks[k].ino == st.st_ino;
-        if (seen) {
+        /* Each folder once. The new lock goes in at locks[n] (n <= i <
+         * RL_OUTSET_MAX) as the search's sentinel: the search stops at a
+         * lock taken before (k < n: this one goes) or at itself (k == n:
+         * it stays). The search has no bound that could read past the
+         * locks taken; a wrong k < n test locks nothing, or one folder
+         * twice (a flock that waits for itself). */
+        locks[n] = (struct lock){fd, st.st_dev, st.st_ino};
+        size_t k = 0;
+        while (locks[k].dev != st.st_dev || locks[k].ino != st.st_ino)
+            k++;
+        if (k < n)
             close(fd);
-            continue;
-        }
-        locks[n++] = (struct lock){fd, st.st_dev, st.st_ino};
+        else
+            n++;
     }
     qsort(locks, n, sizeof *locks, by_inode);
     for (size_t k = 0; k < n; k++)
