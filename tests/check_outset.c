@@ -124,6 +124,63 @@ START_TEST(folder_set_replaced_whole)
 }
 END_TEST
 
+START_TEST(folder_swap_without_rename_exchange)
+{
+    /* Where renameat2(RENAME_EXCHANGE) fails with EINVAL, ENOSYS or
+     * ENOTSUP (no support), the old set is renamed aside and the new one
+     * in; the aside goes at the end. Any other failure fails the commit. */
+    static const int lacks[] = {EINVAL, ENOSYS, ENOTSUP};
+    char dir[1100], err[RL_ERRMSG_SIZE];
+    for (size_t i = 0; i < sizeof lacks / sizeof lacks[0]; i++) {
+        const char *top = fresh("no-exchange");
+        snprintf(dir, sizeof dir, "%s/out", top);
+        rl_outset_fail_exchange(lacks[i]);
+        static const char *const a[] = {"one", "a1", "two", "a2", NULL};
+        ck_assert_msg(write_folder(dir, a, err) == 0, "errno %d: %s", lacks[i], err);
+        static const char *const b[] = {"one", "b1", NULL};
+        ck_assert_msg(write_folder(dir, b, err) == 0, "errno %d: %s", lacks[i], err);
+        ck_assert_str_eq(get(dir, "one"), "b1");
+        ck_assert(!exists(dir, "two"));
+        ck_assert_int_eq(count_files(top), 1); /* out, no stage or aside left */
+        ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 0);
+        /* A second part that fails puts the old set back from aside. */
+        char blocker[1200], path[1200], staged[4096];
+        snprintf(blocker, sizeof blocker, "%s/b.svg", top);
+        ck_assert_int_eq(mkdir(blocker, 0777), 0);
+        put(blocker, "inside", "x");
+        struct rl_outset s = {0};
+        const char *stage;
+        ck_assert_int_eq(rl_outset_folder(&s, dir, "test", &stage, err), 0);
+        put(stage, "one", "c1");
+        snprintf(path, sizeof path, "%s/b.svg", top);
+        ck_assert_int_eq(rl_outset_file(&s, path, staged, sizeof staged, err), 0);
+        FILE *f = fopen(staged, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs("svg", f);
+        fclose(f);
+        ck_assert_int_eq(rl_outset_commit(&s, err), RL_EIO);
+        ck_assert_str_eq(get(dir, "one"), "b1");
+        ck_assert_int_eq(count_files(dir), 1);
+        ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 0);
+    }
+    /* Another error: the commit fails, naming the folder; nothing moved. */
+    const char *top = fresh("exchange-fails");
+    snprintf(dir, sizeof dir, "%s/out", top);
+    rl_outset_fail_exchange(0);
+    static const char *const a[] = {"one", "a1", NULL};
+    ck_assert_msg(write_folder(dir, a, err) == 0, "%s", err);
+    rl_outset_fail_exchange(EIO);
+    static const char *const b[] = {"one", "b1", NULL};
+    ck_assert_int_eq(write_folder(dir, b, err), RL_EIO);
+    char want[1300];
+    snprintf(want, sizeof want, "cannot replace '%s': %s", dir, strerror(EIO));
+    ck_assert_msg(strstr(err, want) != NULL, "%s", err);
+    ck_assert_str_eq(get(dir, "one"), "a1");
+    ck_assert_int_eq(count_files(top), 1);
+    rl_outset_fail_exchange(0);
+}
+END_TEST
+
 START_TEST(abort_leaves_the_previous_set)
 {
     const char *top = fresh("abort");
@@ -752,6 +809,7 @@ static Suite *outset_suite(void)
     TCase *core = tcase_create("core");
     tcase_set_timeout(core, 60);
     tcase_add_test(core, folder_set_replaced_whole);
+    tcase_add_test(core, folder_swap_without_rename_exchange);
     tcase_add_test(core, abort_leaves_the_previous_set);
     tcase_add_test(core, loose_files_all_or_nothing);
     tcase_add_test(core, messages_name_final_paths);

@@ -313,6 +313,22 @@ static int loose_install(struct rl_outset_part *p, char *errmsg)
 
 static bool no_exchange(int e) { return e == EINVAL || e == ENOSYS || e == ENOTSUP; }
 
+static int exchange_errno; /* rl_outset_fail_exchange() */
+
+void rl_outset_fail_exchange(int e) { exchange_errno = e; }
+
+#ifdef RENAME_EXCHANGE
+/* Stage and target swapped in one step, or false with errno set. */
+static bool exchanged(const struct rl_outset_part *p)
+{
+    if (exchange_errno) {
+        errno = exchange_errno;
+        return false;
+    }
+    return renameat2(AT_FDCWD, p->stage, AT_FDCWD, p->target, RENAME_EXCHANGE) == 0;
+}
+#endif
+
 static int folder_swap(struct rl_outset_part *p, char *errmsg)
 {
     struct stat st;
@@ -326,7 +342,7 @@ static int folder_swap(struct rl_outset_part *p, char *errmsg)
     if (!S_ISDIR(st.st_mode))
         return rl_fail(errmsg, RL_EIO, "'%s' exists and is not a folder", p->target);
 #ifdef RENAME_EXCHANGE
-    if (renameat2(AT_FDCWD, p->stage, AT_FDCWD, p->target, RENAME_EXCHANGE) == 0) {
+    if (exchanged(p)) {
         p->state = PART_EXCHANGED;
         return RL_OK;
     }
