@@ -401,6 +401,25 @@ START_TEST(at_most_eight_parts)
         snprintf(dir, sizeof dir, "%s/d%d", top, i);
         ck_assert_int_eq(rl_test_count_entries(dir, ".tmp."), 0);
     }
+    /* Loose files in eight folders committed: eight locks, all taken
+     * (the lock array full: nothing past it read). */
+    for (int i = 0; i < RL_OUTSET_MAX; i++) {
+        snprintf(dir, sizeof dir, "%s/d%d/a.svg", top, i);
+        ck_assert_msg(rl_outset_file(&s, dir, staged, sizeof staged, err) == 0, "%s", err);
+        FILE *f = fopen(staged, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "a%d", i);
+        fclose(f);
+    }
+    ck_assert_uint_eq(s.n, RL_OUTSET_MAX);
+    ck_assert_msg(rl_outset_commit(&s, err) == 0, "%s", err);
+    for (int i = 0; i < RL_OUTSET_MAX; i++) {
+        char want[8];
+        snprintf(dir, sizeof dir, "%s/d%d", top, i);
+        snprintf(want, sizeof want, "a%d", i);
+        ck_assert_str_eq(get(dir, "a.svg"), want);
+        ck_assert_int_eq(rl_test_count_entries(dir, ".tmp."), 0);
+    }
 }
 END_TEST
 
@@ -753,9 +772,14 @@ START_TEST(an_interrupted_lock_wait_goes_on_waiting)
     int fd = open(d[hi], O_RDONLY | O_DIRECTORY);
     ck_assert_int_ge(fd, 0);
     ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+    /* With stdin closed, the commit's first folder opens as descriptor 0:
+     * a lock like any other (the 50 ms let the commit open its folders
+     * before lock_held opens any here). */
+    close(STDIN_FILENO);
     struct commit_job j = {.s = &s};
     pthread_t t;
     ck_assert_int_eq(pthread_create(&t, NULL, commit_thread, &j), 0);
+    usleep(50000);
     bool seen = false;
     for (int look = 0; look < 500 && !seen; look++)
         if (!(seen = lock_held(d[lo])))

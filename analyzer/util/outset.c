@@ -418,12 +418,15 @@ static size_t lock_all(const struct rl_outset *s, struct lock *locks)
     size_t n = 0;
     for (size_t i = 0; i < s->n; i++) {
         char *dir = lock_dir(&s->part[i]);
-        int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+        if (!dir)
+            continue;
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         free(dir);
+        if (fd < 0)
+            continue;
         struct stat st;
-        if (fd < 0 || fstat(fd, &st) != 0) {
-            if (fd >= 0)
-                close(fd);
+        if (fstat(fd, &st) != 0) {
+            close(fd);
             continue;
         }
         /* Each folder once. The new lock goes in at locks[n] (n <= i <
