@@ -332,6 +332,16 @@ START_TEST(path_format_forms)
     ck_assert_str_eq(buf, "abc");
     rl_json_path_format(&p, buf, 6);
     ck_assert_str_eq(buf, "abc.d");
+    /* An index cut: "k" leaves 4 - 1 = 3 bytes, "[1" and the NUL. */
+    p = (struct rl_json_path){2, {{"k", 0}, {NULL, 12}}};
+    memset(buf, 'x', sizeof buf);
+    rl_json_path_format(&p, buf, 4);
+    ck_assert_str_eq(buf, "k[1");
+    ck_assert_int_eq(buf[4], 'x'); /* nothing written past the size */
+    /* An empty key writes nothing, and the steps after it still come. */
+    p = (struct rl_json_path){3, {{"", 0}, {NULL, 1}, {"b", 0}}};
+    rl_json_path_format(&p, buf, sizeof buf);
+    ck_assert_str_eq(buf, "[1].b");
 }
 END_TEST
 
