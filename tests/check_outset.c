@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +121,63 @@ START_TEST(folder_set_replaced_whole)
     ck_assert_msg(write_folder(slash, c, err) == 0, "%s", err);
     ck_assert_str_eq(get(dir, "three"), "c3");
     ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 0);
+}
+END_TEST
+
+START_TEST(folder_swap_without_rename_exchange)
+{
+    /* Where renameat2(RENAME_EXCHANGE) fails with EINVAL, ENOSYS or
+     * ENOTSUP (no support), the old set is renamed aside and the new one
+     * in; the aside goes at the end. Any other failure fails the commit. */
+    static const int lacks[] = {EINVAL, ENOSYS, ENOTSUP};
+    char dir[1100], err[RL_ERRMSG_SIZE];
+    for (size_t i = 0; i < sizeof lacks / sizeof lacks[0]; i++) {
+        const char *top = fresh("no-exchange");
+        snprintf(dir, sizeof dir, "%s/out", top);
+        rl_outset_fail_exchange(lacks[i]);
+        static const char *const a[] = {"one", "a1", "two", "a2", NULL};
+        ck_assert_msg(write_folder(dir, a, err) == 0, "errno %d: %s", lacks[i], err);
+        static const char *const b[] = {"one", "b1", NULL};
+        ck_assert_msg(write_folder(dir, b, err) == 0, "errno %d: %s", lacks[i], err);
+        ck_assert_str_eq(get(dir, "one"), "b1");
+        ck_assert(!exists(dir, "two"));
+        ck_assert_int_eq(count_files(top), 1); /* out, no stage or aside left */
+        ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 0);
+        /* A second part that fails puts the old set back from aside. */
+        char blocker[1200], path[1200], staged[4096];
+        snprintf(blocker, sizeof blocker, "%s/b.svg", top);
+        ck_assert_int_eq(mkdir(blocker, 0777), 0);
+        put(blocker, "inside", "x");
+        struct rl_outset s = {0};
+        const char *stage;
+        ck_assert_int_eq(rl_outset_folder(&s, dir, "test", &stage, err), 0);
+        put(stage, "one", "c1");
+        snprintf(path, sizeof path, "%s/b.svg", top);
+        ck_assert_int_eq(rl_outset_file(&s, path, staged, sizeof staged, err), 0);
+        FILE *f = fopen(staged, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs("svg", f);
+        fclose(f);
+        ck_assert_int_eq(rl_outset_commit(&s, err), RL_EIO);
+        ck_assert_str_eq(get(dir, "one"), "b1");
+        ck_assert_int_eq(count_files(dir), 1);
+        ck_assert_int_eq(rl_test_count_entries(top, ".tmp."), 0);
+    }
+    /* Another error: the commit fails, naming the folder; nothing moved. */
+    const char *top = fresh("exchange-fails");
+    snprintf(dir, sizeof dir, "%s/out", top);
+    rl_outset_fail_exchange(0);
+    static const char *const a[] = {"one", "a1", NULL};
+    ck_assert_msg(write_folder(dir, a, err) == 0, "%s", err);
+    rl_outset_fail_exchange(EIO);
+    static const char *const b[] = {"one", "b1", NULL};
+    ck_assert_int_eq(write_folder(dir, b, err), RL_EIO);
+    char want[1300];
+    snprintf(want, sizeof want, "cannot replace '%s': %s", dir, strerror(EIO));
+    ck_assert_msg(strstr(err, want) != NULL, "%s", err);
+    ck_assert_str_eq(get(dir, "one"), "a1");
+    ck_assert_int_eq(count_files(top), 1);
+    rl_outset_fail_exchange(0);
 }
 END_TEST
 
@@ -340,6 +399,25 @@ START_TEST(at_most_eight_parts)
     ck_assert_uint_eq(s.n, 0);
     for (int i = 0; i < RL_OUTSET_MAX; i++) {
         snprintf(dir, sizeof dir, "%s/d%d", top, i);
+        ck_assert_int_eq(rl_test_count_entries(dir, ".tmp."), 0);
+    }
+    /* Loose files in eight folders committed: eight locks, all taken
+     * (the lock array full: nothing past it read). */
+    for (int i = 0; i < RL_OUTSET_MAX; i++) {
+        snprintf(dir, sizeof dir, "%s/d%d/a.svg", top, i);
+        ck_assert_msg(rl_outset_file(&s, dir, staged, sizeof staged, err) == 0, "%s", err);
+        FILE *f = fopen(staged, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "a%d", i);
+        fclose(f);
+    }
+    ck_assert_uint_eq(s.n, RL_OUTSET_MAX);
+    ck_assert_msg(rl_outset_commit(&s, err) == 0, "%s", err);
+    for (int i = 0; i < RL_OUTSET_MAX; i++) {
+        char want[8];
+        snprintf(dir, sizeof dir, "%s/d%d", top, i);
+        snprintf(want, sizeof want, "a%d", i);
+        ck_assert_str_eq(get(dir, "a.svg"), want);
         ck_assert_int_eq(rl_test_count_entries(dir, ".tmp."), 0);
     }
 }
@@ -593,12 +671,14 @@ struct commit_job {
     struct rl_outset *s;
     char err[RL_ERRMSG_SIZE];
     int rc;
+    atomic_bool done;
 };
 
 static void *commit_thread(void *arg)
 {
     struct commit_job *j = arg;
     j->rc = rl_outset_commit(j->s, j->err);
+    atomic_store(&j->done, true);
     return NULL;
 }
 
@@ -658,6 +738,70 @@ static void check_lock_order(char d[2][1100])
     }
 }
 
+static void on_signal(int sig) { (void)sig; }
+
+START_TEST(an_interrupted_lock_wait_goes_on_waiting)
+{
+    /* A signal (its handler installed without SA_RESTART) breaks the
+     * commit's wait for a lock with EINTR: the commit waits again, and
+     * writes only once the lock is given back. Loose files in two folders:
+     * once the lower one is locked, the commit is at (or about to be at)
+     * its wait for the higher one, which is held here. */
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+    const char *top = fresh("lock-eintr");
+    char d[2][1100];
+    struct stat st[2];
+    for (int i = 0; i < 2; i++) {
+        snprintf(d[i], sizeof d[i], "%s/%d", top, i);
+        ck_assert_int_eq(mkdir(d[i], 0777), 0);
+        ck_assert_int_eq(stat(d[i], &st[i]), 0);
+    }
+    int lo = st[0].st_ino > st[1].st_ino, hi = 1 - lo;
+    struct rl_outset s = {0};
+    char path[1200], staged[4096], err[RL_ERRMSG_SIZE];
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/f.txt", d[k]);
+        ck_assert_int_eq(rl_outset_file(&s, path, staged, sizeof staged, err), 0);
+        FILE *f = fopen(staged, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(k ? "one" : "zero", f);
+        fclose(f);
+    }
+    int fd = open(d[hi], O_RDONLY | O_DIRECTORY);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+    /* With stdin closed, the commit's first folder opens as descriptor 0:
+     * a lock like any other (the 50 ms let the commit open its folders
+     * before lock_held opens any here). */
+    close(STDIN_FILENO);
+    struct commit_job j = {.s = &s};
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, commit_thread, &j), 0);
+    usleep(50000);
+    bool seen = false;
+    for (int look = 0; look < 500 && !seen; look++)
+        if (!(seen = lock_held(d[lo])))
+            usleep(10000);
+    ck_assert_msg(seen, "'%s' never locked", d[lo]);
+    /* Ten signals 20 ms apart: some land in the wait. */
+    for (int i = 0; i < 10; i++) {
+        ck_assert_int_eq(pthread_kill(t, SIGUSR1), 0);
+        usleep(20000);
+    }
+    bool early = atomic_load(&j.done);
+    bool written = exists(d[hi], "f.txt");
+    close(fd); /* the lock given back: the commit goes on */
+    pthread_join(t, NULL);
+    ck_assert_msg(!early, "the commit ended while '%s' was locked here", d[hi]);
+    ck_assert_msg(!written, "'%s/f.txt' written while the folder was locked here", d[hi]);
+    ck_assert_msg(j.rc == 0, "%s", j.err);
+    ck_assert_str_eq(get(d[0], "f.txt"), "zero");
+    ck_assert_str_eq(get(d[1], "f.txt"), "one");
+}
+END_TEST
+
 START_TEST(commit_locks_in_one_order)
 {
     /* Two folders on one device: by inode. */
@@ -689,6 +833,7 @@ static Suite *outset_suite(void)
     TCase *core = tcase_create("core");
     tcase_set_timeout(core, 60);
     tcase_add_test(core, folder_set_replaced_whole);
+    tcase_add_test(core, folder_swap_without_rename_exchange);
     tcase_add_test(core, abort_leaves_the_previous_set);
     tcase_add_test(core, loose_files_all_or_nothing);
     tcase_add_test(core, messages_name_final_paths);
@@ -704,6 +849,7 @@ static Suite *outset_suite(void)
     tcase_add_test(limits, folder_targets);
     tcase_add_test(limits, unstage_every_occurrence);
     tcase_add_test(limits, commit_locks_in_one_order);
+    tcase_add_test(limits, an_interrupted_lock_wait_goes_on_waiting);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -332,8 +332,30 @@ START_TEST(path_format_forms)
     ck_assert_str_eq(buf, "abc");
     rl_json_path_format(&p, buf, 6);
     ck_assert_str_eq(buf, "abc.d");
+    /* An index cut: "k" leaves 4 - 1 = 3 bytes, "[1" and the NUL. */
+    p = (struct rl_json_path){2, {{"k", 0}, {NULL, 12}}};
+    memset(buf, 'x', sizeof buf);
+    rl_json_path_format(&p, buf, 4);
+    ck_assert_str_eq(buf, "k[1");
+    ck_assert_int_eq(buf[4], 'x'); /* nothing written past the size */
+    /* An empty key writes nothing, and the steps after it still come. */
+    p = (struct rl_json_path){3, {{"", 0}, {NULL, 1}, {"b", 0}}};
+    rl_json_path_format(&p, buf, sizeof buf);
+    ck_assert_str_eq(buf, "[1].b");
 }
 END_TEST
+
+/* rl_json_locate_line on a heap copy of exactly text's bytes, no NUL. */
+static int locate_cut(const char *text, const struct rl_json_path *p)
+{
+    size_t n = strlen(text);
+    char *cut = malloc(n);
+    ck_assert_ptr_nonnull(cut);
+    memcpy(cut, text, n);
+    int line = rl_json_locate_line(cut, n, p);
+    free(cut);
+    return line;
+}
 
 START_TEST(locate_line_edges)
 {
@@ -367,6 +389,35 @@ START_TEST(locate_line_edges)
     /* Only len bytes are read. */
     p = (struct rl_json_path){1, {{NULL, 1}}};
     ck_assert_int_eq(rl_json_locate_line("[1,\n2]", 3, &p), 0);
+    /* Texts that end early, each in a heap copy of exactly its bytes (no
+     * NUL: ASan sees a read past them). Where a step's container would
+     * start: */
+    p = (struct rl_json_path){2, {{"a", 0}, {NULL, 0}}};
+    ck_assert_int_eq(locate_cut("{\"a\": ", &p), 0);
+    p = (struct rl_json_path){2, {{"a", 0}, {"b", 0}}};
+    ck_assert_int_eq(locate_cut("{\"a\": ", &p), 0);
+    p = (struct rl_json_path){1, {{"a", 0}}};
+    ck_assert_int_eq(locate_cut("{\"a\": ", &p), 1);
+    /* Where a value to skip would start, inside one, inside a key: */
+    p = (struct rl_json_path){1, {{"b", 0}}};
+    ck_assert_int_eq(locate_cut("{\"a\": ", &p), 0);
+    ck_assert_int_eq(locate_cut("{\"a\": [1", &p), 0);
+    ck_assert_int_eq(locate_cut("{\"a\": \"x", &p), 0);
+    p = (struct rl_json_path){1, {{"ab", 0}}};
+    ck_assert_int_eq(locate_cut("{\"ab", &p), 0);
+    ck_assert_int_eq(locate_cut("{\"ab\"", &p), 1);
+    /* Right after an element: no second one. */
+    p = (struct rl_json_path){1, {{NULL, 1}}};
+    ck_assert_int_eq(locate_cut("[1", &p), 0);
+    p = (struct rl_json_path){1, {{NULL, 0}}};
+    ck_assert_int_eq(locate_cut("[1", &p), 1);
+    /* An array's last element is its last: the step does not go on past
+     * its ']' into the object around it (there, ", \"x\"" on line 2). */
+    const char *t3 = "{\"a\": [1]\n, \"x\": 5}";
+    p = (struct rl_json_path){2, {{"a", 0}, {NULL, 1}}};
+    ck_assert_int_eq(rl_json_locate_line(t3, strlen(t3), &p), 0);
+    p = (struct rl_json_path){2, {{"a", 0}, {NULL, 0}}};
+    ck_assert_int_eq(rl_json_locate_line(t3, strlen(t3), &p), 1);
 }
 END_TEST
 

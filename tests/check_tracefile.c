@@ -2084,6 +2084,12 @@ START_TEST(fast_path_gives_up_alike)
         /* a quote or a backslash in a skipped string's first word */
         DOC(HEAD "{\"x\": \"a\\\\\", \"name\": \"k\", \"y\": \"\\\"abcdefghij\", \"flops\": 1,"
                  " \"dram_bytes\": 1}]}", 1),
+        /* in a skipped string: \u (decoded by the general path only), an
+         * escape JSON lacks, a backslash before a NUL byte: each read by
+         * the general path, the last two refused there */
+        DOC(HEAD "{\"name\": \"k\", \"x\": \"ab\\u0041\", \"flops\": 1, \"dram_bytes\": 1}]}", 0),
+        DOC(HEAD "{\"name\": \"k\", \"x\": \"ab\\x\", \"flops\": 1, \"dram_bytes\": 1}]}", 0),
+        DOC(HEAD "{\"name\": \"k\", \"x\": \"ab\\\0\", \"flops\": 1, \"dram_bytes\": 1}]}", 0),
         /* 16 digits, a leading zero: the general path's numbers */
         DOC(HEAD "{\"name\": \"k\", \"flops\": 1000000000000000, \"dram_bytes\": 1},"
                  "{\"name\": \"k\", \"flops\": 1, \"dram_bytes\": 00}]}", 0),

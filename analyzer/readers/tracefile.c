@@ -287,10 +287,10 @@ static const char *fp_dim3(const char *p, const char *end, int *lines, uint32_t 
  * read_string checks them: NULL to fall back. */
 static const char *fp_skip_string(const char *p, const char *end)
 {
-    for (; p < end; p++) {
+    for (;; p++) { /* p <= end here: an escape leaves p < end */
         p = plain_run(p, end);
         if (p >= end)
-            break;
+            return NULL;
         unsigned char c = (unsigned char)*p;
         if (c == '"')
             return p + 1;
@@ -301,7 +301,6 @@ static const char *fp_skip_string(const char *p, const char *end)
                 return NULL; /* \u and the odd ones: the general path */
         }
     }
-    return NULL;
 }
 
 /* A JSON number's end (its grammar exactly, at most 62 characters as the

@@ -249,29 +249,30 @@ static int scan_key_equals(const struct scan *sc, const char *key)
            sc->s[sc->pos + 1 + k] == '"';
 }
 
-static int scan_step(struct scan *sc, const char *key, int index)
+static bool scan_step(struct scan *sc, const char *key, int index)
 {
     scan_ws(sc);
     if (sc->pos >= sc->len)
-        return -1;
+        return false;
     char open = sc->s[sc->pos];
     if ((key && open != '{') || (!key && open != '['))
-        return -1;
+        return false;
     sc->pos++;
     for (int i = 0;; i++) {
         scan_ws(sc);
         if (sc->pos >= sc->len || sc->s[sc->pos] == '}' || sc->s[sc->pos] == ']')
-            return -1;
+            return false;
         if (key) {
             int match = scan_key_equals(sc, key);
             scan_string(sc);
             scan_ws(sc);
-            sc->pos++; /* ':' */
+            if (sc->pos < sc->len) /* a text cut after the key: stay at its end */
+                sc->pos++;         /* ':' */
             scan_ws(sc);
             if (match)
-                return 0;
+                return true;
         } else if (i == index) {
-            return 0;
+            return true;
         }
         scan_value(sc);
         scan_ws(sc);
@@ -285,7 +286,7 @@ int rl_json_locate_line(const char *text, size_t len,
 {
     struct scan sc = {text, len, 0};
     for (int i = 0; i < p->depth; i++)
-        if (scan_step(&sc, p->step[i].key, p->step[i].index) != 0)
+        if (!scan_step(&sc, p->step[i].key, p->step[i].index))
             return 0;
     scan_ws(&sc);
     int line, col;

@@ -313,6 +313,22 @@ static int loose_install(struct rl_outset_part *p, char *errmsg)
 
 static bool no_exchange(int e) { return e == EINVAL || e == ENOSYS || e == ENOTSUP; }
 
+static int exchange_errno; /* rl_outset_fail_exchange() */
+
+void rl_outset_fail_exchange(int e) { exchange_errno = e; }
+
+#ifdef RENAME_EXCHANGE
+/* Stage and target swapped in one step, or false with errno set. */
+static bool exchanged(const struct rl_outset_part *p)
+{
+    if (exchange_errno) {
+        errno = exchange_errno;
+        return false;
+    }
+    return renameat2(AT_FDCWD, p->stage, AT_FDCWD, p->target, RENAME_EXCHANGE) == 0;
+}
+#endif
+
 static int folder_swap(struct rl_outset_part *p, char *errmsg)
 {
     struct stat st;
@@ -326,7 +342,7 @@ static int folder_swap(struct rl_outset_part *p, char *errmsg)
     if (!S_ISDIR(st.st_mode))
         return rl_fail(errmsg, RL_EIO, "'%s' exists and is not a folder", p->target);
 #ifdef RENAME_EXCHANGE
-    if (renameat2(AT_FDCWD, p->stage, AT_FDCWD, p->target, RENAME_EXCHANGE) == 0) {
+    if (exchanged(p)) {
         p->state = PART_EXCHANGED;
         return RL_OK;
     }
@@ -402,22 +418,31 @@ static size_t lock_all(const struct rl_outset *s, struct lock *locks)
     size_t n = 0;
     for (size_t i = 0; i < s->n; i++) {
         char *dir = lock_dir(&s->part[i]);
-        int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-        free(dir);
-        struct stat st;
-        if (fd < 0 || fstat(fd, &st) != 0) {
-            if (fd >= 0)
-                close(fd);
+        if (!dir)
             continue;
-        }
-        bool seen = false;
-        for (size_t k = 0; k < n && !seen; k++)
-            seen = locks[k].dev == st.st_dev && locks[k].ino == st.st_ino;
-        if (seen) {
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        free(dir);
+        if (fd < 0)
+            continue;
+        struct stat st;
+        if (fstat(fd, &st) != 0) {
             close(fd);
             continue;
         }
-        locks[n++] = (struct lock){fd, st.st_dev, st.st_ino};
+        /* Each folder once. The new lock goes in at locks[n] (n <= i <
+         * RL_OUTSET_MAX) as the search's sentinel: the search stops at a
+         * lock taken before (k < n: this one goes) or at itself (k == n:
+         * it stays). The search has no bound that could read past the
+         * locks taken; a wrong k < n test locks nothing, or one folder
+         * twice (a flock that waits for itself). */
+        locks[n] = (struct lock){fd, st.st_dev, st.st_ino};
+        size_t k = 0;
+        while (locks[k].dev != st.st_dev || locks[k].ino != st.st_ino)
+            k++;
+        if (k < n)
+            close(fd);
+        else
+            n++;
     }
     qsort(locks, n, sizeof *locks, by_inode);
     for (size_t k = 0; k < n; k++)

@@ -75,6 +75,12 @@ int rl_outset_commit(struct rl_outset *s, char *errmsg);
  * aborted set. */
 void rl_outset_abort(struct rl_outset *s);
 
+/* Tests: every folder swap's renameat2(RENAME_EXCHANGE) fails with errno
+ * e (EINVAL, ENOSYS, ENOTSUP: the file system lacks it, and the commit
+ * renames the old set aside; anything else fails the commit), as on a file
+ * system or kernel without it; 0 (the default) restores the real call. */
+void rl_outset_fail_exchange(int e);
+
 /* Replace each stage path in text (size bytes) by its target, so that a
  * message names the files where they will be. */
 void rl_outset_unstage(const struct rl_outset *s, char *text, size_t size);
