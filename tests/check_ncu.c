@@ -1011,7 +1011,9 @@ START_TEST(numbers_as_files_write_them)
     } ok[] = {{"117,469,184", 117469184}, {"117 469 184", 117469184},
               {"117.469.184", 117469184}, {"117,47", 117.47},
               {"1.234,5", 1234.5},         {"1,234.5", 1234.5},
-              {"2.5e+03", 2500},           {"-0", 0}};
+              {"2.5e+03", 2500},           {"-0", 0},
+              /* four digits before the comma: no grouping, a decimal comma */
+              {"1234,567", 1234.567},      {"1,234e1", 12340}};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         char csv[512];
         snprintf(csv, sizeof csv,

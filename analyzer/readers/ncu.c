@@ -362,18 +362,20 @@ enum { NUM_OK = 0, NUM_ABSENT = 1, NUM_BAD = -1, NUM_MIXED = -2 };
 /* Digits in groups of three after the first one to three: "117,469,184". */
 static bool grouped(const char *s, size_t n, char sep)
 {
-    size_t i = 0, first = 0;
+    size_t i = 0;
     while (i < n && isdigit((unsigned char)s[i]))
-        i++, first++;
-    if (first < 1 || first > 3 || i == n || s[i] != sep)
+        i++;
+    if (i < 1 || i > 3 || i == n)
         return false;
-    while (i < n && s[i] == sep) {
+    while (i < n) { /* each group: the separator and three digits */
+        if (s[i] != sep)
+            return false;
         i++;
         for (int k = 0; k < 3; k++, i++)
             if (i >= n || !isdigit((unsigned char)s[i]))
                 return false;
     }
-    return i == n;
+    return true;
 }
 
 /* A number as the file writes it into *out (no unit applied). */
