@@ -911,6 +911,13 @@ START_TEST(real_export_features)
     ck_assert_ptr_nonnull(strstr(notes, "inferred (not counted) from "
                                         "sm__inst_executed_pipe_tensor.sum"));
     ck_assert_ptr_nonnull(strstr(notes, "sm__ops_path_tensor_* counters give exact counts"));
+    /* The minor version counts: 7.5 (Turing, HMMA.1688: 2048 FLOP a warp
+     * instruction) from major 7 and minor 5, so 10 x 2048 + 2. */
+    char turing[sizeof wide_cc];
+    memcpy(turing, wide_cc, sizeof wide_cc);
+    strstr(turing, "0,k,7,0,10")[6] = '5';
+    ck_assert_msg(parse(turing, NAN) == 0, "%s", err);
+    ck_assert_double_eq(only_group()->flops, 10 * 2048 + 2);
     /* FP16 work beside it, or FP16 counters missing: not inferred. */
     char text[sizeof wide_cc];
     memcpy(text, wide_cc, sizeof wide_cc);

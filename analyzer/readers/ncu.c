@@ -869,8 +869,11 @@ static void device_seen(struct importer *im, const char *name)
     }
     st->n_devices++;
     size_t used = strlen(st->devices);
-    if (used + (used ? 2 : 0) + n + 1 <= sizeof st->devices) /* "; ", the name, NUL fit */
-        snprintf(st->devices + used, sizeof st->devices - used, "%s%s", used ? "; " : "", name);
+    size_t sep = used ? 2 : 0;
+    if (used + sep + n + 1 <= sizeof st->devices) { /* "; ", the name, NUL fit */
+        memcpy(st->devices + used, "; ", sep);
+        memcpy(st->devices + used + sep, name, n + 1);
+    }
     if (st->n_devices == 1 && !im->g->sum.gpu_name[0]) {
         snprintf(im->g->sum.gpu_name, sizeof im->g->sum.gpu_name, "%s", name);
         im->device_named = true;
