@@ -676,6 +676,37 @@ START_TEST(bad_and_old_rank_objects)
 }
 END_TEST
 
+/* A file, then a folder: the folder's traces sorted by name among
+ * themselves only (the file given first stays first), none ranked, so
+ * kept in that order: x.json, then the folder's a, b, c. */
+START_TEST(a_file_then_a_folder)
+{
+    char dir[4096], name[64];
+    snprintf(dir, sizeof dir, "%s/file-then-folder", rl_test_tmpdir());
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    const char *order[] = {"c", "a", "b"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(name, sizeof name, "file-then-folder/%s.json", order[i]);
+        write_text(name, HEAD KERNEL);
+    }
+    char file[4096];
+    snprintf(file, sizeof file, "%s", write_text("x.json", HEAD KERNEL));
+    const char *args[] = {file, dir};
+    struct rl_rank_traces t;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_rank_traces_load(&t, args, 2, err) == 0, "%s", err);
+    ck_assert_uint_eq(t.n, 4);
+    ck_assert_str_eq(t.paths[0], file);
+    const char *want[] = {"a", "b", "c"};
+    for (int i = 0; i < 3; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s.json", dir, want[i]);
+        ck_assert_str_eq(t.paths[i + 1], path);
+    }
+    rl_rank_traces_release(&t);
+}
+END_TEST
+
 START_TEST(folder_without_traces)
 {
     char dir[4096];
@@ -1010,6 +1041,7 @@ static Suite *ranks_suite(void)
     tcase_add_test(limits, comm_rows_and_notes);
     tcase_add_test(limits, bad_and_old_rank_objects);
     tcase_add_test(limits, folder_without_traces);
+    tcase_add_test(limits, a_file_then_a_folder);
     tcase_add_test(limits, trace_errors_name_the_rank);
     tcase_add_test(limits, rank_from_file_names);
     suite_add_tcase(s, limits);

@@ -774,6 +774,15 @@ START_TEST(comparisons_write_bool)
     ck_cost(c, 1000, 2 * 1000.0 * 4 + 1000, "fp32");
     ck_assert(COST(&c, "aten::ge", TEN(F16, 1, 1000), SCA("Scalar", "0")));
     ck_cost(c, 1000, 1000.0 * 2 + 1000, "fp16");
+    /* every comparison, and isnan and logical_not, writes one byte an
+     * element: 1000 fp16 read (2 bytes each), 1000 bools written */
+    static const char *const to_bool[] = {"aten::eq", "aten::ne", "aten::lt", "aten::gt",
+                                          "aten::le", "aten::ge", "aten::isnan",
+                                          "aten::logical_not"};
+    for (size_t i = 0; i < sizeof to_bool / sizeof to_bool[0]; i++) {
+        ck_assert_msg(COST(&c, to_bool[i], TEN(F16, 1, 1000)), "%s", to_bool[i]);
+        ck_assert_msg(c.bytes == 1000.0 * 2 + 1000, "%s: %g bytes", to_bool[i], c.bytes);
+    }
     /* names that merely begin like one do not: gelu (4 per element), neg,
      * lerp_ (2) write their input's dtype */
     ck_assert(COST(&c, "aten::gelu", TEN(BF16, 1, 1000), SCA("", "none")));
