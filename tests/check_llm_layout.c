@@ -161,6 +161,14 @@ START_TEST(pipeline_bubble_in_the_step)
                             s.optimizer.time_ns;
     ck_assert_double_eq_tol(s.bubble_ns / pipeline, 3.0 / 11, 1e-9);
     ck_assert_double_eq_tol(s.bubble_ns, 3 * (s.micro.time_ns + 2 * pp->time_us * 1e3), 1e-3);
+    /* The step is its four parts together, the bubble included (3/11 of
+     * the pipeline part, so the step is 11/8 of it without the bubble) */
+    ck_assert_double_gt(s.bubble_ns, 0);
+    ck_assert_double_eq_tol(s.time_ns, s.compute_ns + s.memory_ns + s.comm_ns + s.bubble_ns,
+                            1e-9 * s.time_ns);
+    ck_assert_double_eq_tol(s.time_ns - s.optimizer.time_ns,
+                            (s.time_ns - s.optimizer.time_ns - s.bubble_ns) * 11 / 8,
+                            1e-9 * s.time_ns);
     /* FLOPs per GPU: the 8 microbatches' on its stage, and the optimizer's
      * 10 a parameter of the stage (no ZeRO) */
     const struct rl_llm_split sp = rl_llm_layout_split(&l);
