@@ -1,6 +1,7 @@
 /* check_torch_scale.c - the PyTorch trace reader past its first allocations: more than 256 operators the cost table does not know (the per-name tallies grow), and more than 2^16 idle gaps on one device (the busy intervals' older half is folded into a sum); traces written by loops, every number worked out in the comments. */
 #define _GNU_SOURCE
 #include "analyzer/readers/torch.h"
+#include "analyzer/readers/torch-internal.h"
 #include "analyzer/util/error.h"
 #include "tests/test_util.h"
 
@@ -107,6 +108,51 @@ END_TEST
  * end, 2 x 65539 + 0.5 = 131078.5 us; kernel time 49154 + 0.5 + 1 + 0.5 =
  * 49156 us.
  * A second device's one kernel [0, 3] adds 3 us to each. */
+/* The interned texts (operator names, signatures, kernel names): a text
+ * and a longer one that begins with it are two ids, whichever comes first
+ * and however the probe chains run (2,000 pairs: the table grows through
+ * 4,096 slots, so many a short text's probe passes over a long one). */
+START_TEST(interned_prefixes_are_other_texts)
+{
+    struct tr_intern t = {0};
+    enum { PAIRS = 2000 };
+    static long long_id[PAIRS], short_id[PAIRS];
+    char text[64];
+    for (int i = 0; i < PAIRS; i++) {
+        bool added = false;
+        int n = snprintf(text, sizeof text, "aten::op_%d_backward", i);
+        long_id[i] = tr_intern(&t, text, (size_t)n, &added);
+        ck_assert(added);
+        ck_assert_int_eq(long_id[i], 2 * i);
+        n = snprintf(text, sizeof text, "aten::op_%d", i);
+        short_id[i] = tr_intern(&t, text, (size_t)n, &added);
+        ck_assert_msg(added, "'%s' found as another text", text);
+        ck_assert_int_eq(short_id[i], 2 * i + 1);
+    }
+    /* every text begins "aten::op_": it and each of its prefixes is a new
+     * text (a probe that meets any occupied slot must not take a text
+     * that merely begins the same) */
+    const char stem[] = "aten::op_";
+    for (size_t n = 1; n <= strlen(stem); n++) {
+        bool added = false;
+        ck_assert_int_eq(tr_intern(&t, stem, n, &added), 2 * PAIRS + (long)n - 1);
+        ck_assert_msg(added, "'%.*s' found as another text", (int)n, stem);
+    }
+    /* each found again as itself, its text whole */
+    for (int i = 0; i < PAIRS; i++) {
+        bool added = true;
+        int n = snprintf(text, sizeof text, "aten::op_%d", i);
+        ck_assert_int_eq(tr_intern(&t, text, (size_t)n, &added), short_id[i]);
+        ck_assert(!added);
+        ck_assert_str_eq(tr_text(&t, (uint32_t)short_id[i]), text);
+        n = snprintf(text, sizeof text, "aten::op_%d_backward", i);
+        ck_assert_int_eq(tr_intern(&t, text, (size_t)n, &added), long_id[i]);
+        ck_assert_str_eq(tr_text(&t, (uint32_t)long_id[i]), text);
+    }
+    tr_intern_release(&t);
+}
+END_TEST
+
 START_TEST(busy_intervals_folded)
 {
     enum { N = 65540 };
@@ -240,6 +286,7 @@ static Suite *torch_scale_suite(void)
     TCase *core = tcase_create("core");
     tcase_set_timeout(core, 60);
     tcase_add_test(core, many_unknown_operators);
+    tcase_add_test(core, interned_prefixes_are_other_texts);
     tcase_add_test(core, busy_intervals_folded);
     tcase_add_test(core, external_ids_out_of_order);
     tcase_add_test(core, groups_first_allocation_full);
