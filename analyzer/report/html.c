@@ -133,7 +133,13 @@ int rl_report_html(FILE *f, const struct rl_report *r, const struct rl_ceilings 
         snprintf(own_title, sizeof own_title, "Roofline report: %s", c->gpu_name);
         title = own_title;
     }
-    for (const char *t = rl__html_template; !rc && *t;) {
+    if (rc) {
+        free(report);
+        free(extra);
+        return -1;
+    }
+    /* to the template's end: there strstr finds no marker */
+    for (const char *t = rl__html_template;;) {
         const char *at = strstr(t, "@@");
         size_t k = at ? (size_t)(at - t) : strlen(t);
         fwrite(t, 1, k, f);
@@ -153,5 +159,5 @@ int rl_report_html(FILE *f, const struct rl_report *r, const struct rl_ceilings 
     }
     free(report);
     free(extra);
-    return rc || ferror(f) ? -1 : 0;
+    return ferror(f) ? -1 : 0;
 }
