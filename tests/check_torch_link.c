@@ -465,6 +465,51 @@ START_TEST(collective_bytes)
 }
 END_TEST
 
+/* How far up the message bytes are looked for: the kernel's operator and
+ * up to 7 operators around it. record_param_comms (an all-reduce of 100
+ * floats: 400 bytes) with `depth` operators nested inside it, the launch
+ * in the innermost: found at depth 7, not at depth 8. */
+static void nested_comm_trace(char *buf, size_t size, int depth)
+{
+    size_t n = (size_t)snprintf(buf, size, "{'traceEvents': [\n" OP(
+        "record_param_comms", 100, 200, "'Collective name': 'allreduce', 'dtype': 'Float', "
+        "'In msg nelems': 100, 'Out msg nelems': 100, 'Group size': 2"));
+    for (int d = 1; d <= depth; d++)
+        n += (size_t)snprintf(buf + n, size - n,
+                              "{'ph': 'X', 'cat': 'cpu_op', 'name': 'wrap%d', 'pid': 1, "
+                              "'tid': 7, 'ts': %d, 'dur': %d, 'args': {}},\n",
+                              d, 100 + d, 200 - 2 * d);
+    snprintf(buf + n, size - n,
+             RT(7, 150, "'correlation': 1") GPU("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)",
+                                                0, 1000, 10, ", 'correlation': 1")
+                 "{'ph': 'i', 'cat': 'kernel', 'name': 'instant', 'ts': 5}\n]}\n");
+}
+
+START_TEST(collective_bytes_up_to_seven_calls_out)
+{
+    for (int depth = 7; depth <= 8; depth++) {
+        char text[4096];
+        nested_comm_trace(text, sizeof text, depth);
+        struct rl_trace_groups g;
+        struct rl_torch_stats st;
+        char err[RL_ERRMSG_SIZE];
+        ck_assert_msg(read_trace(text, &g, &st, err) == RL_OK, "%s", err);
+        const struct rl_trace_group *x = group(&g, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)");
+        char want[16];
+        snprintf(want, sizeof want, "wrap%d", depth);
+        ck_assert_str_eq(x->op, want);
+        ck_assert_uint_eq(st.comm_with_bytes, depth == 7 ? 1 : 0);
+        if (depth == 7) {
+            ck_assert_double_eq(x->comm_bytes, 400);
+            ck_assert_int_eq(x->comm_group_size, 2);
+        } else {
+            ck_assert_uint_eq(x->comm_launches, 0);
+        }
+        rl_trace_groups_release(&g);
+    }
+}
+END_TEST
+
 /* The notes cut to the buffer end with "..\n"; a zero-filled stats prints
  * only the linking line. */
 START_TEST(notes_limits)
@@ -1246,6 +1291,7 @@ static Suite *torch_link_suite(void)
     tcase_add_test(core, linking_and_carriers);
     tcase_add_test(core, top_unknown_operators);
     tcase_add_test(core, collective_bytes);
+    tcase_add_test(core, collective_bytes_up_to_seven_calls_out);
     tcase_add_test(core, collective_message_sizes);
     tcase_add_test(core, collective_linked_by_id);
     tcase_add_test(core, concrete_numbers_and_lists);
