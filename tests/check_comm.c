@@ -691,6 +691,9 @@ START_TEST(fabric_fields_at_their_edges)
     ck_assert_int_eq(fabric(&g, NULL, 4, 1).domain_gpus, 2);
     g.links.bridge_gpus = 0;
     ck_assert_int_eq(fabric(&g, NULL, 4, 1).domain_gpus, 2);
+    /* a bridge reach with no links counted is no bridge: each GPU alone */
+    struct rl_gpu_spec none = gpu("unbridged", "NVLink", 0, 25, "bridge", 2, 4, 32);
+    ck_assert_int_eq(fabric(&none, NULL, 4, 1).domain_gpus, 1);
 }
 END_TEST
 
