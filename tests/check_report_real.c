@@ -201,6 +201,44 @@ START_TEST(flops_without_bytes_or_time)
 }
 END_TEST
 
+/* A launch shape is written whole when any of its three numbers is given:
+ * a grid of (0, 2, 0) and of (0, 0, 3) (a reader that lost x) are arrays,
+ * not null; (0, 0, 0) is no shape. */
+START_TEST(launch_shapes_in_the_json)
+{
+    struct rl_trace_groups g = {0};
+    const double bytes[RL_MEM_COUNT] = {1e6, NAN, NAN};
+    const uint32_t y[3] = {0, 2, 0}, z[3] = {0, 0, 3}, none[3] = {0, 0, 0}, b[3] = {128, 1, 1};
+    ck_assert_int_eq(rl_trace_groups_add(&g, "ky", y, b, "fp32", RL_ORIGIN_MEASURED, 1, 1e6,
+                                         bytes, 1000),
+                     0);
+    ck_assert_int_eq(rl_trace_groups_add(&g, "kz", z, b, "fp32", RL_ORIGIN_MEASURED, 1, 1e6,
+                                         bytes, 1000),
+                     0);
+    ck_assert_int_eq(rl_trace_groups_add(&g, "k0", none, b, "fp32", RL_ORIGIN_MEASURED, 1, 1e6,
+                                         bytes, 1000),
+                     0);
+    static struct rl_ceilings c;
+    ceilings(&c, "v100-sxm2");
+    struct rl_report r;
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    cJSON *doc = report_json(&r, &c);
+    const char *names[] = {"ky", "kz"};
+    const uint32_t *grids[] = {y, z};
+    for (int i = 0; i < 2; i++) {
+        const cJSON *grid = cJSON_GetObjectItemCaseSensitive(json_kernel(doc, names[i]), "grid");
+        ck_assert_msg(cJSON_IsArray(grid), "%s: grid is not an array", names[i]);
+        for (int d = 0; d < 3; d++)
+            ck_assert_double_eq(cJSON_GetArrayItem(grid, d)->valuedouble, grids[i][d]);
+    }
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(json_kernel(doc, "k0"), "grid")));
+    ck_assert(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(json_kernel(doc, "k0"), "block")));
+    cJSON_Delete(doc);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 /* The edges of a compute point (FLOPs, no bytes), on the V100's FP64 roof
  * (7.8 TFLOP/s):
  *   zero_time: 4e9 FLOPs timed at 0 ns: no rate (not 4e9 / 0 = inf), the
@@ -556,6 +594,7 @@ static Suite *report_real_suite(void)
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, flops_without_bytes_or_time);
+    tcase_add_test(limits, launch_shapes_in_the_json);
     tcase_add_test(limits, compute_point_edges);
     suite_add_tcase(s, limits);
     return s;
