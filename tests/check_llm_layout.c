@@ -161,6 +161,24 @@ START_TEST(pipeline_bubble_in_the_step)
                             s.optimizer.time_ns;
     ck_assert_double_eq_tol(s.bubble_ns / pipeline, 3.0 / 11, 1e-9);
     ck_assert_double_eq_tol(s.bubble_ns, 3 * (s.micro.time_ns + 2 * pp->time_us * 1e3), 1e-3);
+    ck_assert_ptr_null(strstr(pp->link, "NIC")); /* PP 4 alone: the stages share a node */
+    {
+        /* TP 2 x DP 4 inside a stage: the next stage is 2 x 1 x 4 = 8 GPUs
+         * on, on the next node of 8, so its send/recv crosses the NICs. */
+        struct rl_llm_layout l2 = l;
+        l2.pp = 2;
+        l2.tp = 2;
+        l2.dp = 4;
+        struct rl_llm_net nics = node_net();
+        nics.nic_gbps = 400;
+        nics.nics_per_node = 8;
+        static struct rl_llm_step s2;
+        ck_assert_msg(rl_llm_step(&m, &bf16, &l2, RL_LLM_TRAIN, 32, 2048, &c, &nics, &s2, err) == 0,
+                      "%s", err);
+        const struct rl_llm_comm *pp2 = find_comm(&s2, "PP send/recv");
+        ck_assert_ptr_nonnull(pp2);
+        ck_assert_msg(strstr(pp2->link, "NIC") != NULL, "PP link: %s", pp2->link);
+    }
     /* The step is its four parts together, the bubble included (3/11 of
      * the pipeline part, so the step is 11/8 of it without the bubble) */
     ck_assert_double_gt(s.bubble_ns, 0);
