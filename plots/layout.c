@@ -149,9 +149,15 @@ static double leader_cost(const struct rl_placer *p, struct rl_segment s, double
     return cost;
 }
 
+/* The search: boxes of w + 2 pad by h + 2 pad around the marker, each
+ * shrunk back to w by h as the label's; a label not beside its marker
+ * (past the second distance; with padding, more than 8 units off its
+ * edge) has a leader, whose cost is counted. */
 static double find_near(const struct rl_placer *p, double px, double py, double r, double w,
-                        double h, double cross_cost, struct rl_placed_label *out)
+                        double h, double cross_cost, double pad, struct rl_placed_label *out)
 {
+    w += 2 * pad;
+    h += 2 * pad;
     /* Directions in order of preference: right, left, above, below, the
      * diagonals, then eight more between them; each at six distances from
      * the marker's edge, the nearest first. */
@@ -170,7 +176,11 @@ static double find_near(const struct rl_placer *p, double px, double py, double 
                 cx = px;
             struct rl_box b = {cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2};
             double c = rl_placer_cost(p, b);
-            if (g >= 2 && c < best) {
+            b = (struct rl_box){b.x0 + pad, b.y0 + pad, b.x1 - pad, b.y1 - pad};
+            double gx = fmax(fmax(b.x0 - px, px - b.x1), 0);
+            double gy = fmax(fmax(b.y0 - py, py - b.y1), 0);
+            bool leader = g >= 2 || (pad > 0 && fmax(gx, gy) > r + 8);
+            if (leader && c < best) {
                 /* The leader leaves the marker's edge and ends at the
                  * label's near side. */
                 double lx = b.x1 <= px ? b.x1 : b.x0, ly = (b.y0 + b.y1) / 2;
@@ -185,7 +195,7 @@ static double find_near(const struct rl_placer *p, double px, double py, double 
                 best = c;
                 out->box = b;
                 out->right_aligned = b.x1 <= px;
-                out->leader = g >= 2;
+                out->leader = leader;
             }
             if (best == 0)
                 return 0;
@@ -197,13 +207,20 @@ static double find_near(const struct rl_placer *p, double px, double py, double 
 double rl_placer_find_near(const struct rl_placer *p, double px, double py, double r, double w,
                            double h, struct rl_placed_label *out)
 {
-    return find_near(p, px, py, r, w, h, 50, out);
+    return find_near(p, px, py, r, w, h, 50, 0, out);
 }
 
 double rl_placer_find_near_across(const struct rl_placer *p, double px, double py, double r,
                                   double w, double h, struct rl_placed_label *out)
 {
-    return find_near(p, px, py, r, w, h, 1, out);
+    return find_near(p, px, py, r, w, h, 1, 0, out);
+}
+
+double rl_placer_find_clear_across(const struct rl_placer *p, double px, double py, double r,
+                                   double w, double h, double pad,
+                                   struct rl_placed_label *out)
+{
+    return find_near(p, px, py, r, w, h, 1, pad, out);
 }
 
 int rl_placer_place_near(struct rl_placer *p, double px, double py, double r,

@@ -24,9 +24,22 @@ extern const char rl__plot_template[];
 /* Margins around the plot area, layout units (the tick labels and the
  * title need the same room at any size). */
 #define MARGIN_L 130.0
+/* A canvas narrower than this (a one-column figure) writes its y ticks
+ * without the unit ("100T"; the axis title says FLOP/s), in a narrower
+ * left margin. */
+#define NARROW_W 640.0
+#define MARGIN_L_NARROW 84.0
 #define MARGIN_R 36.0 /* half the last x tick ("100000") and room to spare */
 #define MARGIN_B 67.0
 #define MARGIN_T 48.0
+/* Compute roof labels in the right margin: this far right of the plot, at
+ * most this share of the canvas wide before the compact form is taken. */
+#define MARGIN_GAP 9.0
+#define MARGIN_LABEL_SHARE 0.3
+/* The key drawn in the margin: a sample this wide, then its title. */
+#define KEY_SAMPLE_W 20.0
+/* A memory roof's label: its middle this many text heights off its line. */
+#define MEMORY_LIFT 0.65
 
 /* Font sizes in layout units, and the width of one character. */
 #define FONT_BASE 14.0
@@ -132,6 +145,20 @@ static void merge_labels(char *into, size_t n, const char *other)
 
 /* ---- layout ----------------------------------------------------------- */
 
+/* Cut a label after its first words, at most max_chars of them, and mark the
+ * cut with "..."; false when it has no such shorter form (one word). */
+static bool first_words(char *text, size_t max_chars)
+{
+    size_t keep = 0;
+    for (size_t k = 1; text[k] && k <= max_chars; k++)
+        if (text[k] == ' ' && text[k - 1] != ' ')
+            keep = k;
+    if (keep == 0 || strlen(text) <= keep + 3)
+        return false;
+    memcpy(text + keep, "...", 4);
+    return true;
+}
+
 struct axes {
     double lx0, lx1, ly0, ly1; /* log10 of the ranges */
     double px0, px1, py0, py1; /* plot area, layout units */
@@ -143,10 +170,10 @@ static void axes_of(const struct rl_chart_layout *l, struct axes *a)
     a->lx1 = log10(l->x_hi);
     a->ly0 = log10(l->y_lo);
     a->ly1 = log10(l->y_hi);
-    a->px0 = MARGIN_L;
-    a->px1 = l->w - MARGIN_R;
+    a->px0 = l->margin_l;
+    a->px1 = l->w - l->margin_r;
     a->py0 = MARGIN_B + l->key_below;
-    a->py1 = l->h - MARGIN_T;
+    a->py1 = l->h - l->margin_t;
 }
 
 static double to_px(const struct axes *a, double x)
@@ -183,6 +210,57 @@ static bool point_drawable(const struct rl_chart_point *p)
     return isfinite(p->ai_flop_per_byte) && p->ai_flop_per_byte > 0 &&
            isfinite(p->tflops) && p->tflops > 0;
 }
+
+/* One entry of the chart's key, in the order write_plot gives the titles. */
+enum key_kind { KEY_RIDGE, KEY_SERIES, KEY_ORIGIN, KEY_LEVEL, KEY_KERNEL_MEASURED,
+                KEY_KERNEL_ANALYTIC };
+struct key_entry {
+    enum key_kind kind;
+    int which;          /* the series, origin or level */
+    const char *title;
+};
+
+static const char *const origin_title[3] = {"datasheet ceiling", "analytic ceiling",
+                                            "measured ceiling"};
+static const char *const level_title[3] = {"L2 intensity", "L1 intensity",
+                                           "FLOP per byte communicated"};
+static const int level_pt[3] = {9, 13, 12};
+
+/* The key's entries (at most 9 + n_series into out); returns how many. */
+static size_t key_entries(const struct rl_chart *c, const struct rl_chart_line *lines,
+                          size_t n_lines, struct key_entry *out)
+{
+    size_t n = 0;
+    out[n++] = (struct key_entry){KEY_RIDGE, 0, "ridge point (FLOP/byte)"};
+    for (size_t s = 0; s < c->n_series; s++)
+        out[n++] = (struct key_entry){KEY_SERIES, (int)s,
+                                      c->series[s].title ? c->series[s].title : "measured"};
+    bool origins[3] = {false, false, false}, kinds[3] = {false, false, false};
+    bool levels[3] = {false, false, false};
+    for (size_t i = 0; i < n_lines; i++)
+        origins[lines[i].origin] = true;
+    for (size_t i = 0; i < c->n_points; i++) {
+        const struct rl_chart_point *p = &c->points[i];
+        if (!point_drawable(p))
+            continue;
+        kinds[p->origin] = true;
+        levels[0] |= p->ai_l2_flop_per_byte > 0;
+        levels[1] |= p->ai_l1_flop_per_byte > 0;
+        levels[2] |= p->ai_link_flop_per_byte > 0 && isfinite(p->ai_link_flop_per_byte);
+    }
+    for (int o = 0; o < 3; o++)
+        if (origins[o])
+            out[n++] = (struct key_entry){KEY_ORIGIN, o, origin_title[o]};
+    for (int k = 0; k < 3; k++)
+        if (levels[k])
+            out[n++] = (struct key_entry){KEY_LEVEL, k, level_title[k]};
+    if (kinds[RL_ORIGIN_MEASURED])
+        out[n++] = (struct key_entry){KEY_KERNEL_MEASURED, 0, "measured kernel"};
+    if (kinds[RL_ORIGIN_ANALYTIC] || kinds[RL_ORIGIN_DATASHEET])
+        out[n++] = (struct key_entry){KEY_KERNEL_ANALYTIC, 0, "analytic kernel"};
+    return n;
+}
+
 
 /* A roof's label as the chart shows it: Tensor Core roofs are dense unless
  * they say "2:4 sparse", so "(dense)" goes; library roofs read "BF16
@@ -264,7 +342,29 @@ static size_t build_lines(const struct rl_chart *c, struct rl_chart_line *lines)
         snprintf(name, sizeof name, "%.*s", (int)(strchr(lines[i].label, ':') - lines[i].label),
                  lines[i].label);
         snprintf(lines[i].short_label, sizeof lines[i].short_label, "%.80s: %.40s", name, v);
+        /* The compact form, for the right margin, drops the execution unit
+         * too: "FP16/BF16: 989.4 TFLOP/s". */
+        static const char *const units[] = {" Tensor Core", " Matrix Core", " CUDA cores",
+                                            " stream processors"};
+        char *cut = NULL;
+        size_t k = 0;
+        for (; k < sizeof units / sizeof units[0] && !cut; k++)
+            cut = strstr(name, units[k]);
+        if (cut)
+            memmove(cut, cut + strlen(units[k - 1]), strlen(cut + strlen(units[k - 1])) + 1);
+        snprintf(lines[i].compact_label, sizeof lines[i].compact_label, "%.80s: %.40s", name, v);
     }
+    /* Two roofs whose compact forms read alike (FP64 on CUDA cores and on
+     * Tensor Cores) keep their execution units. */
+    for (size_t i = 0; i < n_compute_lines; i++)
+        for (size_t j = i + 1; j < n_compute_lines; j++)
+            if (strcmp(lines[i].compact_label, lines[j].compact_label) == 0 &&
+                strcmp(lines[i].short_label, lines[j].short_label) != 0) {
+                snprintf(lines[i].compact_label, sizeof lines[i].compact_label, "%s",
+                         lines[i].short_label);
+                snprintf(lines[j].compact_label, sizeof lines[j].compact_label, "%s",
+                         lines[j].short_label);
+            }
     for (size_t i = 0; i < c->n_memory; i++) {
         const struct rl_memory_roof *m = &c->memory[i];
         struct rl_chart_line *L = &lines[n++];
@@ -273,6 +373,7 @@ static size_t build_lines(const struct rl_chart *c, struct rl_chart_line *lines)
         format_bandwidth(v, sizeof v, m->bandwidth_gbs);
         snprintf(L->label, sizeof L->label, "%s: %s%s", m->label, v,
                  origin_suffix(m->origin));
+        snprintf(L->short_label, sizeof L->short_label, "%.80s: %.40s", m->label, v);
         L->memory = true;
         L->value = m->bandwidth_gbs;
         L->origin = m->origin;
@@ -299,7 +400,9 @@ static void choose_ranges(const struct rl_chart *c, struct rl_chart_layout *l)
     if (c->n_memory == 0)
         b_max = b_min = p_max * 1e3 / 10;
     double ridge_min = p_min * 1e3 / b_max, ridge_max = p_max * 1e3 / b_min;
-    double ai_lo = ridge_min / 30, ai_hi = ridge_max * 8;
+    /* Room left of the first ridge for the memory roofs' labels: less on a
+     * one-column chart, whose decades are narrow. */
+    double ai_lo = ridge_min / (l->w < NARROW_W ? 10 : 30), ai_hi = ridge_max * 8;
     double y_lo = b_min * 1e9 * ai_lo / 3, y_hi = p_max * 1e12 * 2.5;
     for (size_t i = 0; i < c->n_points; i++) {
         const struct rl_chart_point *p = &c->points[i];
@@ -377,7 +480,7 @@ static void make_label_room(const struct rl_chart *c, struct rl_chart_layout *l)
     }
     if (!(block > 0))
         return;
-    double plot_w = l->w - MARGIN_L - MARGIN_R, lo = log10(l->x_lo);
+    double plot_w = l->w - l->margin_l - l->margin_r, lo = log10(l->x_lo);
     /* The marker's radius and a little air on the left, 12 units on the right. */
     for (int extra = 0; extra <= 3; extra++) {
         double hi = log10(l->x_hi) + extra;
@@ -390,19 +493,117 @@ static void make_label_room(const struct rl_chart *c, struct rl_chart_layout *l)
     }
 }
 
-static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
-                             const struct axes *a)
+/* A compute roof's label text in the form the layout chose. */
+static const char *roof_text(const struct rl_chart_line *L)
 {
-    double h = TEXT_H(FONT_ROOF);
+    return L->form == 2 ? L->compact_label : L->form == 1 ? L->short_label : L->label;
+}
+
+/* The margin labels' form: the longest of label, short and compact whose
+ * widest fits a third of the canvas (else compact); returns that width. */
+static double choose_margin_form(struct rl_chart_layout *l)
+{
+    double widest = 0;
+    for (int form = 0; form < 3; form++) {
+        widest = 0;
+        for (size_t i = 0; i < l->n_lines; i++)
+            if (!l->lines[i].memory) {
+                l->lines[i].form = form;
+                widest = fmax(widest, text_w(roof_text(&l->lines[i]), FONT_ROOF));
+            }
+        if (widest <= l->w * MARGIN_LABEL_SHARE)
+            break;
+    }
+    return widest;
+}
+
+/* Compute roof labels in the right margin, each at its line's end and
+ * height; where two lines run closer than a line of text, their labels
+ * spread apart around the lines' mean height, in the lines' order, each
+ * joined to its line's end by a leader. */
+static int place_margin_labels(struct rl_chart_layout *l, const struct axes *a)
+{
+    const double step = FONT_ROOF * 1.1; /* one label's box height */
+    size_t n = 0;
+    for (size_t i = 0; i < l->n_lines; i++)
+        n += !l->lines[i].memory;
+    if (n == 0)
+        return RL_OK;
+    size_t *idx = malloc(n * sizeof *idx);
+    double *pos = malloc(n * sizeof *pos);
+    struct cluster {
+        size_t first, n;
+        double sum; /* of want[i] - (i - first) * step over its labels */
+    } *cl = malloc(n * sizeof *cl);
+    if (!idx || !pos || !cl) {
+        free(idx), free(pos), free(cl);
+        return RL_ENOMEM;
+    }
+    /* The labels in the order of their lines' heights, bottom up. */
+    n = 0;
+    for (size_t i = 0; i < l->n_lines; i++) {
+        if (l->lines[i].memory)
+            continue;
+        l->lines[i].line_py = to_py(a, l->lines[i].y0);
+        size_t k = n++;
+        for (; k > 0 && l->lines[idx[k - 1]].line_py > l->lines[i].line_py; k--)
+            idx[k] = idx[k - 1];
+        idx[k] = i;
+    }
+    /* Clusters of labels a step apart, each centred on its lines: a new
+     * label that overlaps the cluster below joins it. */
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        cl[m++] = (struct cluster){k, 1, l->lines[idx[k]].line_py};
+        while (m > 1) {
+            struct cluster *p = &cl[m - 2], *q = &cl[m - 1];
+            if (p->sum / (double)p->n + (double)p->n * step <= q->sum / (double)q->n)
+                break;
+            p->sum += q->sum - (double)q->n * (double)p->n * step;
+            p->n += q->n;
+            m--;
+        }
+    }
+    for (size_t j = 0; j < m; j++)
+        for (size_t k = 0; k < cl[j].n; k++)
+            pos[cl[j].first + k] = cl[j].sum / (double)cl[j].n + (double)k * step;
+    /* Inside the plot's height: pushed up from its bottom, then down from
+     * its top (a stack taller than the plot overruns the bottom). */
+    double lo = (l->key_in_margin ? l->key.y1 + 6 : a->py0) + step / 2, hi = a->py1 - step / 2;
+    for (size_t k = 0; k < n; k++)
+        pos[k] = fmax(pos[k], k ? pos[k - 1] + step : lo);
+    for (size_t k = n; k-- > 0;)
+        pos[k] = fmin(pos[k], k + 1 < n ? pos[k + 1] - step : hi);
+    for (size_t k = 0; k < n; k++) {
+        struct rl_chart_line *L = &l->lines[idx[k]];
+        double x0 = a->px1 + MARGIN_GAP, w = text_w(roof_text(L), FONT_ROOF);
+        L->in_margin = true;
+        L->margin_leader = fabs(pos[k] - L->line_py) > 1.5;
+        L->text.box = (struct rl_box){x0, pos[k] - step / 2, x0 + w, pos[k] + step / 2};
+        L->text_x = from_px(a, x0);
+        L->text_y = from_py(a, pos[k]);
+    }
+    free(idx), free(pos), free(cl);
+    return RL_OK;
+}
+
+static int place_compute_labels(struct rl_chart_layout *l, struct rl_placer *pl,
+                                const struct axes *a)
+{
     /* The roof label's box: one line of text (the checker's em box and a
      * little air), not the key's line spacing. */
     double hc = FONT_ROOF * 1.1;
     /* Compute roofs: every label sits beside its own line, never elsewhere:
      * above it from the right end leftwards, else below it, the full label
-     * before the one without its origin; where no spot is clean, the
-     * cheapest spot beside the line all the same. */
+     * before the one without its origin; where one finds no clean spot,
+     * all go to the right margin (the caller lays the chart out again). */
     enum { STEPS = 24 };
-    for (size_t i = 0; i < l->n_lines; i++) {
+    if (l->roof_margin) {
+        int rc = place_margin_labels(l, a);
+        if (rc)
+            return rc;
+    }
+    for (size_t i = 0; i < l->n_lines && !l->roof_margin; i++) {
         struct rl_chart_line *L = &l->lines[i];
         if (L->memory)
             continue;
@@ -434,46 +635,14 @@ static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
                 }
         }
         if (best_cost > 0) {
-            /* No clean spot (a one-column chart's roofs run too close for
-             * the diagonals to miss a label): beside its line all the same,
-             * where it covers no label or marker, on an opaque white box
-             * that other roofs pass under. */
-            size_t n_lines = pl->n_lines;
-            double best_box_cost = INFINITY;
-            for (int form = 0; form < 2; form++) {
-                const char *text = form == 0 ? L->label : L->short_label;
-                double w = text_w(text, FONT_ROOF);
-                double x_min_end = fmax(a->px0 + 4 + w, x_start + w * 0.4);
-                for (int side = 0; side < 2; side++)
-                    for (int f = 0; f < STEPS; f++) {
-                        double xr = x_end < x_min_end
-                                        ? x_end
-                                        : x_end - (x_end - x_min_end) * f / (STEPS - 1.0);
-                        struct rl_box b = side == 0
-                                              ? (struct rl_box){xr - w, py + 2, xr, py + 2 + hc}
-                                              : (struct rl_box){xr - w, py - 2 - hc, xr, py - 2};
-                        pl->n_lines = 0;
-                        double boxes = roof_label_cost(pl, b, side == 0 ? 1 : -1, 1);
-                        pl->n_lines = n_lines;
-                        double c2 = boxes * 100 + roof_label_cost(pl, b, side == 0 ? 1 : -1, 1);
-                        if (c2 < best_box_cost) {
-                            best_box_cost = c2;
-                            best = b;
-                            best_form = form;
-                        }
-                    }
-            }
-            L->opaque = true;
-            if (best_box_cost >= 100) {
-                /* Even that covers a marker or a label (a one-column chart
-                 * with five roofs and their ridges): named in the number
-                 * key in its colour, the one case left where a roof label
-                 * is not beside its line. */
-                L->in_key = true;
-                continue;
-            }
+            /* No clean spot beside the line (a one-column chart's roofs run
+             * closer than a line of text, a label wider than the stretch
+             * between its ridge and the right edge): every compute roof's
+             * label goes to the right margin instead, at its line's end. */
+            l->roof_margin_wanted = true;
+            return RL_OK;
         }
-        L->use_short = best_form == 1 && strcmp(L->short_label, L->label) != 0;
+        L->form = best_form == 1 && strcmp(L->short_label, L->label) != 0;
         if (rl_placer_add_box(pl, best))
             return RL_ENOMEM;
         L->text.box = best;
@@ -481,8 +650,17 @@ static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
         L->text_x = from_px(a, best.x1);
         L->text_y = from_py(a, (best.y0 + best.y1) / 2);
     }
+    return RL_OK;
+}
+
+static int place_memory_labels(struct rl_chart_layout *l, struct rl_placer *pl,
+                               const struct axes *a)
+{
+    double h = TEXT_H(FONT_ROOF);
     /* Memory roofs: along the line, rotated, at the first free spot from the
-     * left. The rotated text is modelled as squares along its baseline. */
+     * left. The rotated text is modelled as squares over it; its middle
+     * sits MEMORY_LIFT lines of text off the line (its lower edge about a
+     * quarter line off). */
     double slope_px = ((a->py1 - a->py0) / (a->ly1 - a->ly0)) /
                       ((a->px1 - a->px0) / (a->lx1 - a->lx0));
     double angle = atan(slope_px);
@@ -491,7 +669,6 @@ static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
         if (!L->memory)
             continue;
         L->angle_deg = angle * 180 / 3.14159265358979323846;
-        double len = text_w(L->label, FONT_ROOF);
         double sx0 = to_px(a, L->x0), sy0 = to_py(a, L->y0);
         double sx1 = to_px(a, L->x1), sy1 = to_py(a, L->y1);
         /* Clip the start to the plot area. */
@@ -502,40 +679,53 @@ static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
         }
         double seg = hypot(sx1 - sx0, sy1 - sy0);
         double best_cost = INFINITY, best_t = 0.05;
-        enum { SQ = 24 };
+        int best_side = 1, best_form = 0;
+        enum { SQ = 192 };
         struct rl_box sq[SQ];
         size_t n_sq = 0, best_n = 0;
         struct rl_box best_sq[SQ];
-        for (double t = 0.04; t < 0.8; t += 0.04) {
-            if (t * seg + len > seg)
-                break;
-            double ax = sx0 + t * (sx1 - sx0), ay = sy0 + t * (sy1 - sy0);
-            /* Lift the baseline off the line, perpendicular to it. */
-            ax += -sin(angle) * (h * 0.8);
-            ay += cos(angle) * (h * 0.8);
-            n_sq = 0;
-            double cost = 0;
-            for (double d = h / 2; d < len + h / 2 && n_sq < SQ; d += h) {
-                double cx = ax + cos(angle) * d, cy = ay + sin(angle) * d, e = h / 2;
-                sq[n_sq] = (struct rl_box){cx - e, cy - e, cx + e, cy + e};
-                cost += rl_placer_cost(pl, sq[n_sq]);
-                n_sq++;
-            }
-            if (cost < best_cost - 1e-9) {
-                best_cost = cost;
-                best_t = t;
-                best_n = n_sq;
-                memcpy(best_sq, sq, n_sq * sizeof sq[0]);
-            }
-            if (cost == 0)
-                break;
-        }
+        /* Above the line, else below it; the label, else without its
+         * origin (the line's dots or dashes say it). */
+        for (int form = 0; form < 2 && best_cost > 0; form++)
+            for (int side = 1; side >= -1 && best_cost > 0; side -= 2)
+                for (double t = 0.04; t < 0.8 && best_cost > 0; t += 0.04) {
+                    double len = text_w(form ? L->short_label : L->label, FONT_ROOF);
+                    if (t * seg + len > seg)
+                        break;
+                    /* The text's middle, off the line perpendicular to it. */
+                    double ax = sx0 + t * (sx1 - sx0) - side * sin(angle) * (h * MEMORY_LIFT);
+                    double ay = sy0 + t * (sy1 - sy0) + side * cos(angle) * (h * MEMORY_LIFT);
+                    n_sq = 0;
+                    double cost = 0;
+                    /* Three rows of small squares along the text: at an
+                     * angle, one row of large ones would reach past the
+                     * text's edges by their corners. */
+                    const double e = FONT_ROOF * 0.26, row_off = FONT_ROOF * 0.5 - e;
+                    for (int row = -1; row <= 1; row++)
+                        for (double d = e; d < len && n_sq < SQ; d += 1.9 * e) {
+                            double cx = ax + cos(angle) * d - sin(angle) * row * row_off;
+                            double cy = ay + sin(angle) * d + cos(angle) * row * row_off;
+                            sq[n_sq] = (struct rl_box){cx - e, cy - e, cx + e, cy + e};
+                            cost += rl_placer_cost(pl, sq[n_sq]);
+                            n_sq++;
+                        }
+                    if (cost < best_cost - 1e-9) {
+                        best_cost = cost;
+                        best_t = t;
+                        best_side = side;
+                        best_form = form;
+                        best_n = n_sq;
+                        memcpy(best_sq, sq, n_sq * sizeof sq[0]);
+                    }
+                }
         /* No clean spot along the line: the cheapest one, still on it. */
+        l->badness += isfinite(best_cost) ? best_cost : 1e6;
         for (size_t k = 0; k < best_n; k++)
             if (rl_placer_add_box(pl, best_sq[k]))
                 return RL_ENOMEM;
-        double ax = sx0 + best_t * (sx1 - sx0) - sin(angle) * (h * 0.8);
-        double ay = sy0 + best_t * (sy1 - sy0) + cos(angle) * (h * 0.8);
+        L->form = best_form;
+        double ax = sx0 + best_t * (sx1 - sx0) - best_side * sin(angle) * (h * MEMORY_LIFT);
+        double ay = sy0 + best_t * (sy1 - sy0) + best_side * cos(angle) * (h * MEMORY_LIFT);
         L->text.box = best_n ? best_sq[0] : (struct rl_box){ax, ay, ax, ay};
         L->text_x = from_px(a, ax);
         /* gnuplot centres text vertically on its anchor. */
@@ -544,13 +734,225 @@ static int place_line_labels(struct rl_chart_layout *l, struct rl_placer *pl,
     return RL_OK;
 }
 
+static int place_ridge_values(struct rl_chart_layout *l, struct rl_placer *pl,
+                              const struct axes *a)
+{
+    /* Ridge texts, small, each just outside its own diamond's box: below
+     * right (under the roof, right of the bandwidth line) or above left
+     * (over the roof's left part, left of the bandwidth line), so a value
+     * is never read against a neighbouring ridge. All or none: if one has no free spot beside its
+     * diamond, none is drawn (a chart where some ridges are numbered and
+     * others not reads as if those had none); the tables give every ridge. */
+    bool ridges_fit = true;
+    int rc = RL_OK;
+    for (size_t i = 0; i < l->n_ridges && ridges_fit && !rc; i++) {
+        struct rl_chart_ridge *r = &l->ridges[i];
+        double px = to_px(a, r->ai_flop_per_byte), py = to_py(a, r->flops_per_s);
+        double w = text_w(r->text, FONT_RIDGE), h = TEXT_H(FONT_RIDGE);
+        struct rl_box cand[] = {
+            {px + 3, py - 7.5 - h, px + 3 + w, py - 7.5},
+            {px - 3 - w, py + 7.5, px - 3, py + 7.5 + h},
+        };
+        size_t k = 0;
+        while (k < sizeof cand / sizeof cand[0] && rl_placer_cost(pl, cand[k]) > 0)
+            k++;
+        if (k == sizeof cand / sizeof cand[0]) {
+            ridges_fit = false;
+            break;
+        }
+        rc = rl_placer_add_box(pl, cand[k]); /* later ridges avoid this one */
+        r->right_aligned = k == 1;
+        r->text_x = from_px(a, r->right_aligned ? cand[k].x1 : cand[k].x0);
+        r->text_y = from_py(a, (cand[k].y0 + cand[k].y1) / 2);
+    }
+    if (!ridges_fit) {
+        l->badness += 50;
+        /* None drawn; the boxes already added stay reserved, which only
+         * keeps kernel labels a little further from the diamonds. */
+        for (size_t i = 0; i < l->n_ridges; i++)
+            l->ridges[i].text[0] = 0;
+    }
+    return rc;
+}
+
+/* A few named kernels (FEW_LABELS or fewer) are named, never numbered. */
+static bool few_kernel_labels(const struct rl_chart *c, const struct rl_chart_layout *l)
+{
+    size_t n_named = 0;
+    for (size_t i = 0; i < c->n_points; i++)
+        n_named += l->drawn[i] && l->stack[i] != 0 && c->points[i].label &&
+                   c->points[i].label[0];
+    return n_named <= FEW_LABELS;
+}
+
+static int place_kernel_labels(const struct rl_chart *c, struct rl_chart_layout *l,
+                               struct rl_placer *pl, const struct axes *a)
+{
+    /* Kernel labels, in the order given, up to max_labels: the name where
+     * it sits clean (against every label, marker, roof line, the key and
+     * the border), else a number named in the chart's number key. */
+    /* By default 12 on a two-column chart, fewer where the plot is
+     * narrower (6 on a one-column chart with its roof labels in the margin). */
+    size_t max_labels = c->max_labels ? c->max_labels : DEFAULT_MAX_LABELS, done = 0;
+    if (!c->max_labels) {
+        double share = (a->px1 - a->px0) / (RL_CHART_DOUBLE_W - MARGIN_L - MARGIN_R);
+        max_labels = (size_t)fmax(4, fmin(DEFAULT_MAX_LABELS, floor(DEFAULT_MAX_LABELS * share * 2)));
+
+    }
+    bool few_labels = few_kernel_labels(c, l);
+    int rc = RL_OK;
+    for (size_t i = 0; i < c->n_points && !rc && done < max_labels; i++) {
+        if (!l->drawn[i] || l->stack[i] == 0 || !c->points[i].label ||
+            !c->points[i].label[0])
+            continue;
+        double px = to_px(a, c->points[i].ai_flop_per_byte);
+        double py = to_py(a, c->points[i].tflops * 1e12);
+        if (l->stack[i] > 1)
+            snprintf(l->text[i], sizeof l->text[i], "%.80s x%zu", c->points[i].label,
+                     l->stack[i]);
+        else
+            snprintf(l->text[i], sizeof l->text[i], "%s", c->points[i].label);
+        double r = 6 * (c->points[i].size > 0 ? c->points[i].size : 1);
+        double h = TEXT_H(FONT_POINT);
+        double cost = rl_placer_find_near(pl, px, py, r,
+                                          text_w(l->text[i], FONT_POINT), h,
+                                          &l->labels[i]);
+        /* A few kernels are named, never numbered, when a leader can
+         * reach a free spot across roof lines (each crossing costs 1 here: a
+         * label box that overlaps anything costs 100 or more); where the
+         * name is too wide for any, its first words ("prefill GEMM..."). */
+        /* Of the four searches (the name, then its first words; each
+         * with 10 units of clear space around the text, then with none,
+         * which allows the space around a marker's own line) the cheapest:
+         * fewest roof lines crossed, then the shortest leader, the whole
+         * name unless the first words save a leader of 100 units. */
+        if (cost > 0 && few_labels) {
+            char words[sizeof l->text[i]];
+            snprintf(words, sizeof words, "%s", l->text[i]);
+            bool shorter = l->stack[i] <= 1 && first_words(words, 16);
+            double best = INFINITY;
+            struct rl_placed_label best_label = l->labels[i];
+            bool best_short = false;
+            for (int attempt = 0; attempt < (shorter ? 4 : 2); attempt++) {
+                struct rl_placed_label cand;
+                const char *t = attempt < 2 ? l->text[i] : words;
+                double c2 = rl_placer_find_clear_across(pl, px, py, r, text_w(t, FONT_POINT), h,
+                                                        attempt % 2 ? 0 : 10, &cand);
+                /* A long leader is worth less than a short name (a 100-unit
+                 * leader the same as the first words instead of the name). */
+                if (cand.leader) {
+                    double lx = cand.right_aligned ? cand.box.x1 : cand.box.x0;
+                    c2 += 0.005 * hypot(lx - px, (cand.box.y0 + cand.box.y1) / 2 - py);
+                }
+                c2 += attempt < 2 ? 0 : 0.5;
+                if (c2 < best) {
+                    best = c2;
+                    best_label = cand;
+                    best_short = attempt >= 2;
+                }
+            }
+            if (best < 10) {
+                l->badness += best;
+                cost = 0;
+                l->labels[i] = best_label;
+                if (best_short)
+                    snprintf(l->text[i], sizeof l->text[i], "%s", words);
+            }
+        }
+        if (cost > 0) {
+            l->badness += 1000;
+            l->number[i] = (int)(l->n_key + 1);
+            l->key_point[l->n_key++] = i;
+            char num[16];
+            snprintf(num, sizeof num, "%d", l->number[i]);
+            if (rl_placer_find_near(pl, px, py, r, text_w(num, FONT_POINT), h,
+                                    &l->labels[i]) > 0) {
+                /* A number is always drawn (the key names it): where no
+                 * spot is clean, one reached by a leader across roof
+                 * lines, else the least bad; the key adds the point's
+                 * intensity to find it by. */
+                rl_placer_find_near_across(pl, px, py, r, text_w(num, FONT_POINT), h,
+                                           &l->labels[i]);
+                char at[48];
+                snprintf(at, sizeof at, " (at %.3g FLOP/B)", c->points[i].ai_flop_per_byte);
+                size_t u = strlen(l->text[i]);
+                snprintf(l->text[i] + u, sizeof l->text[i] - u, "%s", at);
+            }
+        }
+        rc = rl_placer_add_box(pl, l->labels[i].box);
+        if (rc)
+            break;
+        l->labelled[i] = true;
+        if (l->labels[i].leader) {
+            const struct rl_box *lb = &l->labels[i].box;
+            double lx = l->labels[i].right_aligned ? lb->x1 : lb->x0;
+            rc = rl_placer_add_line(pl, (struct rl_segment){px, py, lx, (lb->y0 + lb->y1) / 2});
+            if (rc)
+                break;
+        }
+        const struct rl_box *b = &l->labels[i].box;
+        l->label_x[i] = from_px(a, l->labels[i].right_aligned ? b->x1 : b->x0);
+        l->label_y[i] = from_py(a, (b->y0 + b->y1) / 2);
+        done++;
+    }
+    return rc;
+}
+
+/* The title as drawn (quotes and backslashes dropped): on one line where it
+ * fits over the canvas (gnuplot centres it over the plot area), else
+ * wrapped after its colon or at a word, the second line cut only where
+ * even two lines cannot hold it. Returns its number of lines. */
+static int wrap_title(struct rl_chart_layout *l, const char *text)
+{
+    char *t = l->title;
+    size_t n = 0, size = sizeof l->title;
+    for (const char *s = text ? text : "roofline"; *s && n + 4 < size; s++)
+        if (*s != '"' && *s != '\\' && (unsigned char)*s >= 32)
+            t[n++] = *s;
+    t[n] = '\0';
+    double centre = (l->margin_l + l->w - l->margin_r) / 2;
+    double room = 2 * fmin(centre, l->w - centre) - 16;
+    if (text_w(t, FONT_TITLE) <= room)
+        return 1;
+    /* The break: after the last ": " whose head fits, else the last space. */
+    char *brk = NULL;
+    for (char *p = strchr(t, ' '); p; p = strchr(p + 1, ' ')) {
+        char c0 = *p;
+        *p = '\0';
+        bool fits = text_w(t, FONT_TITLE) <= room;
+        *p = c0;
+        if (!fits)
+            break;
+        bool colon = p > t && p[-1] == ':';
+        if (!brk || colon || !(brk > t && brk[-1] == ':'))
+            brk = p;
+    }
+    if (!brk)
+        return 1; /* one word wider than the canvas */
+    *brk = '\n';
+    /* The second line, cut at a word where it is still too wide. */
+    char *second = brk + 1;
+    while (text_w(second, FONT_TITLE) > room) {
+        char *sp = strrchr(second, ' ');
+        if (!sp)
+            break;
+        strcpy(sp, "...");
+        if (text_w(second, FONT_TITLE) <= room)
+            break;
+        *sp = '\0';
+    }
+    return 2;
+}
+
 /* One layout, with `below` units of canvas added under the plot for the
- * number key (0: the key goes inside, where it finds room). */
+ * number key (0: the key goes inside, where it finds room), the compute
+ * roofs' labels in the right margin or not. */
 static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, char *errmsg,
-                       double below)
+                       double below, bool roof_margin, bool kernels_first_wanted)
 {
     memset(out, 0, sizeof *out);
     out->key_below = below;
+    out->roof_margin = roof_margin;
     if (c->n_compute == 0 && c->n_memory == 0)
         return rl_fail(errmsg, RL_EINVAL, "a chart needs at least one ceiling");
     size_t np = c->n_points ? c->n_points : 1;
@@ -574,8 +976,46 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
     out->w = c->width > 0 ? c->width : RL_CHART_W;
     out->h = (c->height > 0 ? c->height : RL_CHART_H) + below;
     out->n_lines = build_lines(c, out->lines);
+    /* The key's size: its rows, and its widest title. */
+    struct key_entry *ke = malloc((9 + c->n_series) * sizeof *ke);
+    if (!ke) {
+        rl_chart_layout_release(out);
+        return rl_fail(errmsg, RL_ENOMEM, "out of memory laying out the chart");
+    }
+    size_t key_rows = key_entries(c, out->lines, out->n_lines, ke);
+    double key_text_w = 0;
+    for (size_t k = 0; k < key_rows; k++)
+        key_text_w = fmax(key_text_w, text_w(ke[k].title, FONT_KEY));
+    size_t key_chars = 22;
+    for (size_t k = 0; k < key_rows; k++)
+        key_chars = text_len(ke[k].title) > key_chars ? text_len(ke[k].title) : key_chars;
+    free(ke);
+    out->margin_l = out->w < NARROW_W ? MARGIN_L_NARROW : MARGIN_L;
+    out->margin_r = MARGIN_R;
+    out->margin_t = MARGIN_T + (wrap_title(out, c->title) - 1) * TEXT_H(FONT_TITLE);
+    if (roof_margin) {
+        /* The margin holds the roof labels and, under them, the key, when
+         * both fit the plot's height. */
+        double labels_w = choose_margin_form(out);
+        double key_w = KEY_SAMPLE_W + 6 + key_text_w, key_h = (double)key_rows * TEXT_H(FONT_KEY);
+        size_t n_roofs = 0;
+        for (size_t i = 0; i < out->n_lines; i++)
+            n_roofs += !out->lines[i].memory;
+        out->margin_r = fmax(MARGIN_R, MARGIN_GAP + fmax(labels_w, key_w) + 8);
+        out->margin_t = MARGIN_T + (wrap_title(out, c->title) - 1) * TEXT_H(FONT_TITLE);
+        double plot_h = out->h - out->margin_t - MARGIN_B - below;
+        out->key_in_margin = (double)n_roofs * FONT_ROOF * 1.1 + key_h + 12 <= plot_h;
+        if (!out->key_in_margin) {
+            out->margin_r = fmax(MARGIN_R, MARGIN_GAP + labels_w + 8);
+            out->margin_t = MARGIN_T + (wrap_title(out, c->title) - 1) * TEXT_H(FONT_TITLE);
+        } else {
+            double x0 = out->w - out->margin_r + MARGIN_GAP, y0 = MARGIN_B + below;
+            out->key = (struct rl_box){x0, y0, x0 + key_w, y0 + key_h};
+        }
+    }
     choose_ranges(c, out);
-    make_label_room(c, out);
+    if (!roof_margin)
+        make_label_room(c, out);
     struct axes a;
     axes_of(out, &a);
 
@@ -625,6 +1065,14 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
         for (size_t m = 0; m < c->n_memory; m++)
             if (c->memory[m].level == RL_MEM_DRAM && c->memory[m].origin == L->origin)
                 bw = c->memory[m].bandwidth_gbs;
+        /* Two roofs of one value (B200's FP8 and FP6) meet the same
+         * bandwidth at one ridge: one diamond, one value. */
+        bool seen = false;
+        for (size_t k = 0; k < out->n_ridges; k++)
+            seen |= fabs(out->ridges[k].flops_per_s / (L->value * 1e12) - 1) < 1e-9 &&
+                    fabs(out->ridges[k].ai_flop_per_byte / (L->value * 1e3 / bw) - 1) < 1e-9;
+        if (seen)
+            continue;
         struct rl_chart_ridge *r = &out->ridges[out->n_ridges++];
         r->ai_flop_per_byte = L->value * 1e3 / bw;
         r->flops_per_s = L->value * 1e12;
@@ -680,7 +1128,16 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
                 rc = rl_placer_add_box(&pl, (struct rl_box){qx - 5, py - 5, qx + 5, py + 5});
         }
     }
-    /* Measured curves: their segments are lines to avoid. */
+    /* Measured curves: their segments are lines to avoid, their points
+     * (small squares) boxes. */
+    for (size_t s = 0; s < c->n_series && !rc; s++)
+        for (size_t i = 0; i < c->series[s].n && !rc; i++) {
+            double ai = c->series[s].ai_flop_per_byte[i], tf = c->series[s].tflops[i];
+            if (!(ai > 0) || !(tf > 0) || isinf(ai) || isinf(tf))
+                continue;
+            double qx = to_px(&a, ai), qy = to_py(&a, tf * 1e12);
+            rc = rl_placer_add_box(&pl, (struct rl_box){qx - 4, qy - 4, qx + 4, qy + 4});
+        }
     for (size_t s = 0; s < c->n_series && !rc; s++)
         for (size_t i = 0; i + 1 < c->series[s].n && !rc; i++) {
             const struct rl_chart_series *S = &c->series[s];
@@ -688,145 +1145,43 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
                 to_px(&a, S->ai_flop_per_byte[i]), to_py(&a, S->tflops[i] * 1e12),
                 to_px(&a, S->ai_flop_per_byte[i + 1]), to_py(&a, S->tflops[i + 1] * 1e12)});
         }
-    /* The key, bottom right. */
-    if (!rc) {
-        size_t rows = 2 + (c->n_points > 0) * 2 + c->n_series, chars = 22;
-        for (size_t s = 0; s < c->n_series; s++)
-            if (c->series[s].title && text_len(c->series[s].title) > chars)
-                chars = text_len(c->series[s].title);
-        out->key = (struct rl_box){a.px1 - 64 - chars * CHAR_W(FONT_BASE), a.py0 + 4,
-                                   a.px1 - 4, a.py0 + 10 + rows * TEXT_H(FONT_KEY)};
+    /* gnuplot's key, bottom right inside the plot. */
+    if (!rc && !out->key_in_margin) {
+        out->key = (struct rl_box){a.px1 - 64 - (double)key_chars * CHAR_W(FONT_BASE), a.py0 + 4,
+                                   a.px1 - 4, a.py0 + 10 + (double)key_rows * TEXT_H(FONT_KEY)};
         rc = rl_placer_add_box(&pl, out->key);
     }
-    /* Roof labels first (every chart has them), then ridge values, then the
-     * kernels' labels around what is left. */
+    /* Compute roof labels first (every chart has them), then the memory
+     * roofs' and the ridge values, then the kernels' labels around what is
+     * left - except a few named kernels, whose names go before the memory
+     * roofs' labels (those have a whole line to move along). */
     if (!rc)
-        rc = place_line_labels(out, &pl, &a);
-    /* Ridge texts, small, each just outside its own diamond's box: below
-     * right (under the roof, right of the bandwidth line) or above left
-     * (over the roof's left part, left of the bandwidth line), so a value
-     * is never read against a neighbouring ridge. All or none: if one has no free spot beside its
-     * diamond, none is drawn (a chart where some ridges are numbered and
-     * others not reads as if those had none); the tables give every ridge. */
-    bool ridges_fit = true;
-    for (size_t i = 0; i < out->n_ridges && ridges_fit && !rc; i++) {
-        struct rl_chart_ridge *r = &out->ridges[i];
-        double px = to_px(&a, r->ai_flop_per_byte), py = to_py(&a, r->flops_per_s);
-        double w = text_w(r->text, FONT_RIDGE), h = TEXT_H(FONT_RIDGE);
-        struct rl_box cand[] = {
-            {px + 3, py - 7.5 - h, px + 3 + w, py - 7.5},
-            {px - 3 - w, py + 7.5, px - 3, py + 7.5 + h},
-        };
-        size_t k = 0;
-        while (k < sizeof cand / sizeof cand[0] && rl_placer_cost(&pl, cand[k]) > 0)
-            k++;
-        if (k == sizeof cand / sizeof cand[0]) {
-            ridges_fit = false;
-            break;
-        }
-        rc = rl_placer_add_box(&pl, cand[k]); /* later ridges avoid this one */
-        r->right_aligned = k == 1;
-        r->text_x = from_px(&a, r->right_aligned ? cand[k].x1 : cand[k].x0);
-        r->text_y = from_py(&a, (cand[k].y0 + cand[k].y1) / 2);
+        rc = place_compute_labels(out, &pl, &a);
+    if (!rc && out->roof_margin_wanted) {
+        rl_placer_release(&pl);
+        return RL_OK; /* the caller lays out again, labels in the margin */
     }
-    if (!ridges_fit) {
-        /* None drawn; the boxes already added stay reserved, which only
-         * keeps kernel labels a little further from the diamonds. */
-        for (size_t i = 0; i < out->n_ridges; i++)
-            out->ridges[i].text[0] = 0;
-    }
-    /* Kernel labels, in the order given, up to max_labels: the name where
-     * it sits clean (against every label, marker, roof line, the key and
-     * the border), else a number named in the chart's number key. */
-    size_t max_labels = c->max_labels ? c->max_labels : DEFAULT_MAX_LABELS, done = 0;
-    size_t n_named = 0;
-    for (size_t i = 0; i < c->n_points; i++)
-        n_named += out->drawn[i] && out->stack[i] != 0 && c->points[i].label &&
-                   c->points[i].label[0];
-    bool few_labels = n_named <= FEW_LABELS;
-    for (size_t i = 0; i < c->n_points && !rc && done < max_labels; i++) {
-        if (!out->drawn[i] || out->stack[i] == 0 || !c->points[i].label ||
-            !c->points[i].label[0])
-            continue;
-        double px = to_px(&a, c->points[i].ai_flop_per_byte);
-        double py = to_py(&a, c->points[i].tflops * 1e12);
-        if (out->stack[i] > 1)
-            snprintf(out->text[i], sizeof out->text[i], "%.80s x%zu", c->points[i].label,
-                     out->stack[i]);
-        else
-            snprintf(out->text[i], sizeof out->text[i], "%s", c->points[i].label);
-        double r = 6 * (c->points[i].size > 0 ? c->points[i].size : 1);
-        double h = TEXT_H(FONT_POINT);
-        double cost = rl_placer_find_near(&pl, px, py, r,
-                                          text_w(out->text[i], FONT_POINT), h,
-                                          &out->labels[i]);
-        if (cost > 0 && few_labels) {
-            /* A few kernels are named, never numbered, when a leader can
-             * reach a free spot across roof lines (each crossing costs 1
-             * here: a label box that overlaps anything costs 100 or more). */
-            /* Searched with 10 units of clear space around the text, then
-             * the box shrunk back to the text. */
-            const double pad = 10;
-            cost = rl_placer_find_near_across(&pl, px, py, r,
-                                              text_w(out->text[i], FONT_POINT) + 2 * pad,
-                                              h + 2 * pad, &out->labels[i]);
-            struct rl_box *lb = &out->labels[i].box;
-            *lb = (struct rl_box){lb->x0 + pad, lb->y0 + pad, lb->x1 - pad, lb->y1 - pad};
-            if (cost < 10)
-                cost = 0;
-        }
-        if (cost > 0) {
-            out->number[i] = (int)(out->n_key + 1);
-            out->key_point[out->n_key++] = i;
-            char num[16];
-            snprintf(num, sizeof num, "%d", out->number[i]);
-            if (rl_placer_find_near(&pl, px, py, r, text_w(num, FONT_POINT), h,
-                                    &out->labels[i]) > 0) {
-                /* A number is always drawn (the key names it): where no
-                 * spot is clean, one reached by a leader across roof
-                 * lines, else the least bad; the key adds the point's
-                 * intensity to find it by. */
-                rl_placer_find_near_across(&pl, px, py, r, text_w(num, FONT_POINT), h,
-                                           &out->labels[i]);
-                char at[48];
-                snprintf(at, sizeof at, " (at %.3g FLOP/B)", c->points[i].ai_flop_per_byte);
-                size_t u = strlen(out->text[i]);
-                snprintf(out->text[i] + u, sizeof out->text[i] - u, "%s", at);
-            }
-        }
-        rc = rl_placer_add_box(&pl, out->labels[i].box);
-        if (rc)
-            break;
-        out->labelled[i] = true;
-        if (out->labels[i].leader) {
-            const struct rl_box *lb = &out->labels[i].box;
-            double lx = out->labels[i].right_aligned ? lb->x1 : lb->x0;
-            rc = rl_placer_add_line(&pl, (struct rl_segment){px, py, lx, (lb->y0 + lb->y1) / 2});
-            if (rc)
-                break;
-        }
-        const struct rl_box *b = &out->labels[i].box;
-        out->label_x[i] = from_px(&a, out->labels[i].right_aligned ? b->x1 : b->x0);
-        out->label_y[i] = from_py(&a, (b->y0 + b->y1) / 2);
-        done++;
-    }
+    bool kernels_first = kernels_first_wanted && few_kernel_labels(c, out);
+    out->kernels_first = kernels_first;
+    if (!rc && kernels_first)
+        rc = place_kernel_labels(c, out, &pl, &a);
+    if (!rc)
+        rc = place_memory_labels(out, &pl, &a);
+    if (!rc)
+        rc = place_ridge_values(out, &pl, &a);
+    if (!rc && !kernels_first)
+        rc = place_kernel_labels(c, out, &pl, &a);
     /* The number key: one line per numbered kernel ("3  gemm<...>"), in
      * the first free block, scanning from the top left (the space above the
      * roofs, where no kernel can be). */
-    size_t roof_rows = 0;
-    for (size_t i = 0; i < out->n_lines; i++)
-        roof_rows += out->lines[i].in_key;
-    if (!rc && (out->n_key || roof_rows)) {
+    if (!rc && out->n_key) {
         double dy = TEXT_H(FONT_KEY), w = 0;
         for (size_t k = 0; k < out->n_key; k++) {
             size_t i = out->key_point[k];
             double lw = text_w(out->text[i], FONT_KEY) + 4 * CHAR_W(FONT_KEY);
             w = fmax(w, lw);
         }
-        for (size_t i = 0; i < out->n_lines; i++)
-            if (out->lines[i].in_key)
-                w = fmax(w, text_w(out->lines[i].label, FONT_KEY));
-        double hgt = dy * (double)(out->n_key + roof_rows) + 4;
+        double hgt = dy * (double)out->n_key + 4;
         struct rl_box best = {a.px0 + 8, a.py1 - 8 - hgt, a.px0 + 8 + w, a.py1 - 8};
         double best_cost = INFINITY;
         if (below > 0) {
@@ -857,15 +1212,43 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
     return RL_OK;
 }
 
+/* The better of two layouts where a few kernels are named: their labels
+ * placed after the memory roofs' labels, or before them. */
+static int layout_best(const struct rl_chart *c, struct rl_chart_layout *out, char *errmsg,
+                       double below, bool roof_margin)
+{
+    int rc = layout_pass(c, out, errmsg, below, roof_margin, false);
+    if (rc || out->roof_margin_wanted || out->badness == 0 || !few_kernel_labels(c, out))
+        return rc;
+    struct rl_chart_layout other;
+    rc = layout_pass(c, &other, errmsg, below, roof_margin, true);
+    if (rc) {
+        rl_chart_layout_release(out);
+        return rc;
+    }
+    if (other.badness < out->badness) {
+        rl_chart_layout_release(out);
+        *out = other;
+    } else {
+        rl_chart_layout_release(&other);
+    }
+    return RL_OK;
+}
+
 int rl_chart_layout(const struct rl_chart *c, struct rl_chart_layout *out, char *errmsg)
 {
-    int rc = layout_pass(c, out, errmsg, 0);
+    int rc = layout_best(c, out, errmsg, 0, false);
+    if (rc == RL_OK && out->roof_margin_wanted) {
+        rl_chart_layout_release(out);
+        rc = layout_best(c, out, errmsg, 0, true);
+    }
     if (rc == RL_OK && out->key_wants_below > 0) {
         /* The number key found no free room in the plot: the chart grows
          * under it, and the key goes there. */
         double below = out->key_wants_below;
+        bool margin = out->roof_margin;
         rl_chart_layout_release(out);
-        rc = layout_pass(c, out, errmsg, below);
+        rc = layout_best(c, out, errmsg, below, margin);
     }
     return rc;
 }
@@ -954,19 +1337,26 @@ static void write_labels(struct rl_strbuf *gp, const struct rl_chart *c,
                          const struct rl_chart_layout *l)
 {
     int tag = 1;
-    /* Roof labels with no clean spot sit on white: the roofs they cross
-     * pass under them. */
-    rl_strbuf_printf(gp, "set style textbox opaque noborder margins 1,1\n");
     for (size_t i = 0; i < l->n_lines; i++) {
         const struct rl_chart_line *L = &l->lines[i];
-        if (L->in_key)
-            continue; /* named in the key */
         rl_strbuf_printf(gp, "set label %d ", tag++);
-        put_quoted(gp, L->use_short ? L->short_label : L->label);
+        put_quoted(gp, roof_text(L));
+        if (L->in_margin) {
+            /* Right of the plot, at the line's end: x on the canvas. */
+            double x = L->text.box.x0 / l->w;
+            rl_strbuf_printf(gp, " at screen %.5f, first %.6g left tc rgb \"%s\" font \",%.1f\""
+                                 " noenhanced front\n",
+                             x, L->text_y, line_color(L), FONT_ROOF);
+            if (L->margin_leader)
+                rl_strbuf_printf(gp, "set arrow from first %.6g, first %.6g to screen %.5f, "
+                                     "first %.6g nohead lw 0.6 lc rgb \"#888888\" back\n",
+                                 l->x_hi, L->y0, x - 1.5 / l->w, L->text_y);
+            continue;
+        }
         rl_strbuf_printf(gp, " at %.6g,%.6g %s rotate by %.2f tc rgb \"%s\" font \",%.1f\""
-                             " noenhanced%s front\n",
+                             " noenhanced front\n",
                          L->text_x, L->text_y, L->memory ? "left" : "right",
-                         L->angle_deg, line_color(L), FONT_ROOF, L->opaque ? " boxed" : "");
+                         L->angle_deg, line_color(L), FONT_ROOF);
     }
     for (size_t i = 0; i < l->n_ridges; i++) {
         const struct rl_chart_ridge *r = &l->ridges[i];
@@ -1000,23 +1390,75 @@ static void write_labels(struct rl_strbuf *gp, const struct rl_chart *c,
     }
 }
 
+/* The key drawn in the margin (gnuplot's is off): per entry a sample as
+ * the plot draws it (a line, a point or both) and its title. */
+static void write_margin_key(struct rl_strbuf *gp, const struct rl_chart *c,
+                             const struct rl_chart_layout *l)
+{
+    struct key_entry *ke = malloc((9 + c->n_series) * sizeof *ke);
+    if (!ke) {
+        gp->oom = true;
+        return;
+    }
+    size_t n = key_entries(c, l->lines, l->n_lines, ke);
+    double dy = TEXT_H(FONT_KEY), x0 = l->key.x0 / l->w;
+    double x1 = (l->key.x0 + KEY_SAMPLE_W) / l->w, xm = (x0 + x1) / 2;
+    for (size_t k = 0; k < n; k++) {
+        double y = (l->key.y1 - ((double)k + 0.5) * dy) / l->h;
+        const struct key_entry *e = &ke[k];
+        const char *line = NULL, *point = NULL;
+        char line_buf[96], point_buf[96];
+        switch (e->kind) {
+        case KEY_RIDGE:
+            point = "pt 12 ps 1.1 lc rgb \"#555555\"";
+            break;
+        case KEY_SERIES: {
+            const struct rl_chart_series *S = &c->series[e->which];
+            const char *color = compute_colors[roof_color(S->roof ? S->roof : "")];
+            snprintf(line_buf, sizeof line_buf, "lc rgb \"%s\" lw 1.5", color);
+            snprintf(point_buf, sizeof point_buf, "pt 5 ps 0.6 lc rgb \"%s\"", color);
+            line = line_buf, point = point_buf;
+            break;
+        }
+        case KEY_ORIGIN:
+            snprintf(line_buf, sizeof line_buf, "lc rgb \"#333333\" lw 2 %s",
+                     dash_of((enum rl_origin)e->which));
+            line = line_buf;
+            break;
+        case KEY_LEVEL:
+            snprintf(point_buf, sizeof point_buf, "pt %d ps 0.7 lc rgb \"#555555\"",
+                     level_pt[e->which]);
+            point = point_buf;
+            break;
+        case KEY_KERNEL_MEASURED:
+            point = "pt 7 ps 1.3 lc rgb \"#111111\"";
+            break;
+        case KEY_KERNEL_ANALYTIC:
+            point = "pt 6 ps 1.3 lc rgb \"#111111\"";
+            break;
+        }
+        if (line)
+            rl_strbuf_printf(gp, "set arrow from screen %.5f, screen %.5f to screen %.5f, "
+                                 "screen %.5f nohead %s front   # key\n",
+                             x0, y, x1, y, line);
+        if (point)
+            rl_strbuf_printf(gp, "set label \"\" at screen %.5f, screen %.5f point %s front"
+                                 "   # key\n", xm, y, point);
+        rl_strbuf_printf(gp, "set label ");
+        put_quoted(gp, e->title);
+        rl_strbuf_printf(gp, " at screen %.5f, screen %.5f left font \",%.1f\" noenhanced front"
+                             "   # key\n",
+                         (l->key.x0 + KEY_SAMPLE_W + 6) / l->w, y, FONT_KEY);
+    }
+    free(ke);
+}
+
 /* The number key: "3  gemm<...>", one line per numbered kernel. */
 static void write_number_key(struct rl_strbuf *gp, const struct rl_chart_layout *l)
 {
     /* In screen coordinates: the key may sit under the plot. */
     double x = (l->number_key.x0 + 2) / l->w, y0 = l->number_key.y1 - l->number_key_dy / 2 - 2;
     size_t row = 0;
-    for (size_t i = 0; i < l->n_lines; i++) {
-        const struct rl_chart_line *L = &l->lines[i];
-        if (!L->in_key)
-            continue;
-        rl_strbuf_printf(gp, "set label ");
-        put_quoted(gp, L->label);
-        rl_strbuf_printf(gp, " at screen %.5f,%.5f left tc rgb \"%s\" font \",%.1f\" noenhanced"
-                             " front   # key: a roof\n",
-                         x, (y0 - (double)row++ * l->number_key_dy) / l->h, line_color(L),
-                         FONT_KEY);
-    }
     for (size_t k = 0; k < l->n_key; k++) {
         char line[160];
         snprintf(line, sizeof line, "%zu  %s", k + 1, l->text[l->key_point[k]]);
@@ -1121,8 +1563,6 @@ static void write_plot(struct rl_strbuf *gp, const struct rl_chart *c,
         put_quoted(gp, c->series[s].title ? c->series[s].title : "measured");
         rl_strbuf_printf(gp, " noenhanced, \\\n");
     }
-    static const char *const origin_title[3] = {"datasheet ceiling", "analytic ceiling",
-                                                "measured ceiling"};
     for (int o = 0; o < 3; o++)
         if (origins[o])
             rl_strbuf_printf(gp, "  NaN with lines lc rgb \"#333333\" lw 2 %s title \"%s\", \\\n",
@@ -1137,9 +1577,6 @@ static void write_plot(struct rl_strbuf *gp, const struct rl_chart *c,
         }
     /* Hierarchical view: each kernel's L2 and L1 intensities at its rate,
      * joined to its DRAM point. */
-    static const char *const level_title[3] = {"L2 intensity", "L1 intensity",
-                                               "FLOP per byte communicated"};
-    static const int level_pt[3] = {9, 13, 12};
     for (int k = 0; k < 3; k++)
         if (levels[k]) {
             rl_strbuf_printf(gp, "  \"%s.kernels.dat\" using 1:2:($%d-$1):(0) with vectors "
@@ -1231,24 +1668,44 @@ static void terminals(const struct rl_chart_layout *l, char *svg, char *png, cha
              l->w / 128, l->h / 128, FONT_BASE);
 }
 
-/* The x axis's ticks, one per decade in [lo, hi], written out so gnuplot
- * never prints "1e+06": 0.01, 0.1, 1, 10, 100, 1k, 10k, 100k, 1M, ... */
-static void write_xtics(char *buf, size_t n, double lo, double hi)
+/* A decade's tick label, written out so gnuplot never prints "1e+06":
+ * 0.01, 0.1, 1, 10, 100, 1k, 10k, 100k, 1M, ... */
+static void decade_text(char *text, size_t n, int e)
 {
     static const char *const big[] = {"", "k", "M", "G", "T"};
+    if (e < 0)
+        snprintf(text, n, "%.*f", -e, pow(10, e));
+    else if (e / 3 < (int)(sizeof big / sizeof big[0]))
+        snprintf(text, n, "%d%s", (int)pow(10, e % 3), big[e / 3]);
+    else
+        snprintf(text, n, "1e%d", e);
+}
+
+/* The x axis's ticks, one per decade in [lo, hi] over plot_w layout units;
+ * where a decade is narrower than its labels, every second (third, ...)
+ * decade is labelled and the others get a bare tick. */
+static void write_xtics(char *buf, size_t n, double lo, double hi, double plot_w)
+{
+    int e_lo = (int)floor(log10(lo) - 1e-9), e_hi = (int)ceil(log10(hi) + 1e-9);
+    double widest = 0;
+    char text[16];
+    for (int e = e_lo; e <= e_hi; e++) {
+        decade_text(text, sizeof text, e);
+        widest = fmax(widest, text_w(text, FONT_BASE));
+    }
+    double per_decade = plot_w / fmax(log10(hi) - log10(lo), 1e-9);
+    int stride = 1;
+    while (stride < 6 && per_decade * stride < widest + 8)
+        stride++;
     size_t used = (size_t)snprintf(buf, n, "set xtics (");
     bool first = true;
-    for (int e = (int)floor(log10(lo) - 1e-9); e <= (int)ceil(log10(hi) + 1e-9); e++) {
+    for (int e = e_lo; e <= e_hi; e++) {
         double v = pow(10, e);
         if (v < lo * (1 - 1e-9) || v > hi * (1 + 1e-9) || used >= n)
             continue;
-        char text[16];
-        if (e < 0)
-            snprintf(text, sizeof text, "%.*f", -e, v);
-        else if (e / 3 < (int)(sizeof big / sizeof big[0]))
-            snprintf(text, sizeof text, "%d%s", (int)pow(10, e % 3), big[e / 3]);
-        else
-            snprintf(text, sizeof text, "1e%d", e);
+        decade_text(text, sizeof text, e);
+        if (((e % stride) + stride) % stride != 0)
+            text[0] = '\0';
         used += (size_t)snprintf(buf + used, n - used, "%s\"%s\" %.0e", first ? "" : ", ",
                                  text, v);
         first = false;
@@ -1271,44 +1728,44 @@ int rl_chart_script(const struct rl_chart *c, const struct rl_chart_layout *l,
     snprintf(num[1], sizeof num[1], "%.6g", l->x_hi);
     snprintf(num[2], sizeof num[2], "%.6g", l->y_lo);
     snprintf(num[3], sizeof num[3], "%.6g", l->y_hi);
-    snprintf(num[4], sizeof num[4], "%.4f", MARGIN_L / l->w);
-    snprintf(num[5], sizeof num[5], "%.4f", 1 - MARGIN_R / l->w);
+    snprintf(num[4], sizeof num[4], "%.4f", l->margin_l / l->w);
+    snprintf(num[5], sizeof num[5], "%.4f", 1 - l->margin_r / l->w);
     snprintf(num[6], sizeof num[6], "%.4f", (MARGIN_B + l->key_below) / l->h);
-    snprintf(num[7], sizeof num[7], "%.4f", 1 - MARGIN_T / l->h);
+    snprintf(num[7], sizeof num[7], "%.4f", 1 - l->margin_t / l->h);
     snprintf(title_font, sizeof title_font, "%.0f", FONT_TITLE);
-    write_xtics(xtics, sizeof xtics, l->x_lo, l->x_hi);
-    snprintf(key, sizeof key,
-             "at graph 0.995,0.01 right bottom opaque box lw 0.5 lc rgb \"#999999\" "
-             "samplen 2.5 spacing 1.0 font \",%.1f\"", FONT_KEY);
+    write_xtics(xtics, sizeof xtics, l->x_lo, l->x_hi, l->w - l->margin_l - l->margin_r);
+    if (l->key_in_margin)
+        snprintf(key, sizeof key, "off   # drawn in the right margin, below");
+    else
+        snprintf(key, sizeof key,
+                 "at graph 0.995,0.01 right bottom opaque box lw 0.5 lc rgb \"#999999\" "
+                 "samplen 2.5 spacing 1.0 font \",%.1f\"", FONT_KEY);
 
     struct rl_strbuf styles = {0}, labels = {0}, plot = {0};
     write_styles(&styles, l);
     write_labels(&labels, c, l);
     write_number_key(&labels, l);
+    if (l->key_in_margin)
+        write_margin_key(&labels, c, l);
     write_plot(&plot, c, l, base);
-    char title[256];
-    /* The title goes into a double-quoted string: drop quotes and backslashes. */
+    /* The title goes into a double-quoted string: its line break as \n. */
+    char title[300];
     size_t tn = 0;
-    for (const char *s = c->title ? c->title : "roofline"; *s && tn + 1 < sizeof title; s++)
-        if (*s != '"' && *s != '\\' && (unsigned char)*s >= 32)
-            title[tn++] = *s;
-    title[tn] = '\0';
-    /* A title wider than the canvas is cut at a word (gnuplot centres it
-     * over the plot area, which sits right of the canvas's centre). */
-    double room = 2 * (l->w - (MARGIN_L + l->w - MARGIN_R) / 2) - 16;
-    while (tn > 8 && text_w(title, FONT_TITLE) > room) {
-        char *sp = strrchr(title, ' ');
-        if (!sp || sp - title < 8)
-            break;
-        strcpy(sp, "...");
-        tn = strlen(title);
-        if (text_w(title, FONT_TITLE) <= room)
-            break;
-        title[tn - 3] = '\0';
-        tn -= 3;
+    for (const char *t = l->title; *t && tn + 3 < sizeof title; t++) {
+        if (*t == '\n')
+            title[tn++] = '\\', title[tn++] = 'n';
+        else
+            title[tn++] = *t;
     }
+    title[tn] = '\0';
+    char title_text[256];
+    snprintf(title_text, sizeof title_text, "%s", l->title);
+    for (char *nl = strchr(title_text, '\n'); nl; nl = strchr(nl, '\n'))
+        *nl = ' ';
     struct subst subs[] = {
-        {"TITLE", title},     {"VERSION", ROOFLINE_VERSION},
+        {"TITLE", title},     {"TITLE_TEXT", title_text},
+        {"YFORMAT", l->margin_l < MARGIN_L ? "%.0s%c" : "%.0s %cFLOP/s"},
+        {"VERSION", ROOFLINE_VERSION},
         {"BASE", base},       {"OUTFILE", outfile},
         {"TERM_SVG", term_svg}, {"TERM_PNG", term_png},
         {"TERM_PDF", term_pdf}, {"XMIN", num[0]},

@@ -47,7 +47,8 @@ struct rl_chart {
     size_t n_memory;
     const struct rl_chart_point *points;
     size_t n_points;
-    size_t max_labels;      /* kernels labelled, in the order given; 0 = 12 */
+    size_t max_labels;      /* kernels labelled, in the order given; 0: 12, fewer on
+                               a plot narrower than half a two-column one */
     const struct rl_chart_series *series;
     size_t n_series;
     /* Canvas in layout units (1 unit ~ 1 px of the SVG, 1/128 in of the
@@ -70,10 +71,12 @@ int rl_chart_size_parse(const char *text, double *w, double *h);
 /* A drawn ceiling (equal compute roofs are merged into one line). */
 struct rl_chart_line {
     char label[160];
-    char short_label[128];  /* compute roofs: the label without its origin */
-    bool use_short;         /* no room for the label: the short form is drawn */
-    bool opaque;            /* no clean spot beside its line: drawn on white */
-    bool in_key;            /* not even that: named in the number key */
+    char short_label[128];  /* the label without its origin */
+    char compact_label[128]; /* compute roofs: short, without the execution unit */
+    int form;               /* compute roofs: 0 label, 1 short, 2 compact drawn */
+    bool in_margin;         /* compute roofs: at the line's end, right of the plot */
+    bool margin_leader;     /* moved off its line's height: a leader joins them */
+    double line_py;         /* compute roofs: the line's height, layout units */
     bool memory;
     enum rl_origin origin;
     double value;           /* TFLOP/s or GB/s */
@@ -94,6 +97,14 @@ struct rl_chart_ridge {
 struct rl_chart_layout {
     double x_lo, x_hi, y_lo, y_hi; /* axis ranges: FLOP/byte and FLOP/s */
     double w, h;            /* the canvas, layout units */
+    double margin_l, margin_r, margin_t; /* margins, layout units */
+    bool roof_margin;       /* compute roof labels in the right margin */
+    bool roof_margin_wanted; /* one had no clean spot in the plot: lay out again */
+    char title[256];        /* as drawn: quotes dropped, '\n' where it wraps */
+    bool kernels_first;     /* a few named kernels placed before the memory
+                               roofs' labels (else after) */
+    double badness;         /* what no clean spot cost: the placement costs
+                               taken, 1000 a numbered kernel, 50 no ridges */
     double key_below;       /* canvas added under the plot for the number key */
     double key_wants_below; /* the key found no room inside: this much below */
     struct rl_chart_line *lines;
@@ -114,6 +125,8 @@ struct rl_chart_layout {
     double number_key_x, number_key_y; /* first line's anchor, data coordinates */
     double number_key_dy;           /* line spacing, in layout units */
     struct rl_box key;      /* where the key sits, in layout units */
+    bool key_in_margin;     /* drawn by roofline right of the plot, under the
+                               margin's roof labels (else gnuplot's, inside) */
 };
 
 /* Geometry of the canvas the layout is computed for, in layout units. */

@@ -154,7 +154,7 @@ struct roofline_draw {
 static int draw_roofline(void *ctx, const char *path, char *errmsg)
 {
     const struct roofline_draw *d = ctx;
-    return rl_report_chart_series(d->rep, d->roofs, d->title, path, 12, d->series, d->n_series,
+    return rl_report_chart_series(d->rep, d->roofs, d->title, path, 0, d->series, d->n_series,
                                   errmsg);
 }
 

@@ -426,7 +426,7 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
                  "%s on %s: %sdecode (batch %d...%d) and prefill (%d tokens)", r->m.name,
                  r->c.gpu_name, note, r->batches[0], r->batches[r->n_batches - 1], r->seq);
     snprintf(path, sizeof path, "%s/llm-roofline.svg", dir);
-    rc = rl_report_chart(&rep, &r->c, title, path, 12, err);
+    rc = rl_report_chart(&rep, &r->c, title, path, 0, err);
     rl_report_release(&rep);
     if ((rc && rc != RL_ENOTOOL) || r->lay.train)
         return rc;

@@ -128,7 +128,7 @@ static int write_report(const struct cli_report_opts *o, const char *dir,
         snprintf(chart, sizeof chart, "%s/roofline.%s", dir, f);
         if (!first_chart[0])
             snprintf(first_chart, sizeof first_chart, "roofline.%s", f);
-        int rc = rl_report_chart(r, c, o->title ? o->title : title, chart, 12, err);
+        int rc = rl_report_chart(r, c, o->title ? o->title : title, chart, 0, err);
         if (rc == RL_ENOTOOL)
             first_chart[0] = '\0'; /* no image for report.md to show */
         status = cli_chart_status(rc, err);

@@ -110,7 +110,8 @@ int rl_report_markdown(FILE *f, const struct rl_report *r, const struct rl_ceili
                        const char *chart_image);
 
 /* Draw the chart: groups as points sized by time share, their L2 and L1
- * intensities joined (hierarchical view), the top `labels` labelled. */
+ * intensities joined (hierarchical view), the top `labels` labelled (0: as many
+ * as the plot has room for, 12 on a two-column chart). */
 int rl_report_chart(const struct rl_report *r, const struct rl_ceilings *c, const char *title,
                     const char *out_path, size_t labels, char *errmsg);
 /* The same with curves drawn too (a bench file's intensity sweeps): the one
