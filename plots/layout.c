@@ -149,6 +149,25 @@ static double leader_cost(const struct rl_placer *p, struct rl_segment s, double
     return cost;
 }
 
+/* Does a roof line run between the marker at (px, py), radius r, and the
+ * box b (from next to its centre to the box's nearest point)? A label on
+ * the far side of a line reads as the other side's: it needs a leader. */
+static bool line_between(const struct rl_placer *p, double px, double py, double r,
+                         struct rl_box b)
+{
+    double nx = fmin(fmax(px, b.x0), b.x1), ny = fmin(fmax(py, b.y0), b.y1);
+    /* From 2 units off the centre: a marker on a roof line (an analytic
+     * kernel at its roof) has its label on either side of it. */
+    double len = hypot(nx - px, ny - py), off = fmin(r, 2);
+    if (len <= off)
+        return false;
+    struct rl_segment s = {px + (nx - px) * off / len, py + (ny - py) * off / len, nx, ny};
+    for (size_t i = 0; i < p->n_lines; i++)
+        if (segments_cross(s, p->lines[i]))
+            return true;
+    return false;
+}
+
 /* The search: boxes of w + 2 pad by h + 2 pad around the marker, each
  * shrunk back to w by h as the label's; a label not beside its marker
  * (past the second distance; with padding, more than 8 units off its
@@ -179,7 +198,8 @@ static double find_near(const struct rl_placer *p, double px, double py, double 
             b = (struct rl_box){b.x0 + pad, b.y0 + pad, b.x1 - pad, b.y1 - pad};
             double gx = fmax(fmax(b.x0 - px, px - b.x1), 0);
             double gy = fmax(fmax(b.y0 - py, py - b.y1), 0);
-            bool leader = g >= 2 || (pad > 0 && fmax(gx, gy) > r + 8);
+            bool leader = g >= 2 || (pad > 0 && fmax(gx, gy) > r + 8) ||
+                          line_between(p, px, py, r, b);
             if (leader && c < best) {
                 /* The leader leaves the marker's edge and ends at the
                  * label's near side. */
