@@ -172,7 +172,7 @@ static void axes_of(const struct rl_chart_layout *l, struct axes *a)
     a->ly1 = log10(l->y_hi);
     a->px0 = l->margin_l;
     a->px1 = l->w - l->margin_r;
-    a->py0 = MARGIN_B + l->key_below;
+    a->py0 = MARGIN_B + l->key_below + l->legend_below;
     a->py1 = l->h - l->margin_t;
 }
 
@@ -383,7 +383,7 @@ static size_t build_lines(const struct rl_chart *c, struct rl_chart_line *lines)
 }
 
 /* Axis ranges: every ridge, every drawable point, whole decades on x. */
-static void choose_ranges(const struct rl_chart *c, struct rl_chart_layout *l)
+static void choose_ranges(const struct rl_chart *c, struct rl_chart_layout *l, double lo_div)
 {
     double p_max = 0, p_min = INFINITY, b_max = 0, b_min = INFINITY;
     for (size_t i = 0; i < c->n_compute; i++) {
@@ -400,9 +400,9 @@ static void choose_ranges(const struct rl_chart *c, struct rl_chart_layout *l)
     if (c->n_memory == 0)
         b_max = b_min = p_max * 1e3 / 10;
     double ridge_min = p_min * 1e3 / b_max, ridge_max = p_max * 1e3 / b_min;
-    /* Room left of the first ridge for the memory roofs' labels: less on a
-     * one-column chart, whose decades are narrow. */
-    double ai_lo = ridge_min / (l->w < NARROW_W ? 10 : 30), ai_hi = ridge_max * 8;
+    /* Room left of the first ridge for the memory roofs' labels (the
+     * caller widens it where their labels need more). */
+    double ai_lo = ridge_min / lo_div, ai_hi = ridge_max * 8;
     double y_lo = b_min * 1e9 * ai_lo / 3, y_hi = p_max * 1e12 * 2.5;
     for (size_t i = 0; i < c->n_points; i++) {
         const struct rl_chart_point *p = &c->points[i];
@@ -569,7 +569,7 @@ static int place_margin_labels(struct rl_chart_layout *l, const struct axes *a)
             pos[cl[j].first + k] = cl[j].sum / (double)cl[j].n + (double)k * step;
     /* Inside the plot's height: pushed up from its bottom, then down from
      * its top (a stack taller than the plot overruns the bottom). */
-    double lo = (l->key_in_margin ? l->key.y1 + 6 : a->py0) + step / 2, hi = a->py1 - step / 2;
+    double lo = (l->key_drawn ? l->key.y1 + 6 : a->py0) + step / 2, hi = a->py1 - step / 2;
     for (size_t k = 0; k < n; k++)
         pos[k] = fmax(pos[k], k ? pos[k - 1] + step : lo);
     for (size_t k = n; k-- > 0;)
@@ -664,9 +664,35 @@ static int place_memory_labels(struct rl_chart_layout *l, struct rl_placer *pl,
     double slope_px = ((a->py1 - a->py0) / (a->ly1 - a->ly0)) /
                       ((a->px1 - a->px0) / (a->lx1 - a->lx0));
     double angle = atan(slope_px);
+    /* Two roofs of one level closer than a line and a half of text (a
+     * measured bandwidth beside its datasheet one, on a one-column chart)
+     * share one label along the upper: "HBM3e: 4.8 TB/s, 4.2 TB/s". */
+    double per_decade_y = (a->py1 - a->py0) / (a->ly1 - a->ly0);
     for (size_t i = 0; i < l->n_lines; i++) {
         struct rl_chart_line *L = &l->lines[i];
-        if (!L->memory)
+        if (!L->memory || L->unlabelled)
+            continue;
+        for (size_t j = i + 1; j < l->n_lines; j++) {
+            struct rl_chart_line *M = &l->lines[j];
+            if (!M->memory || M->unlabelled || M->color != L->color)
+                continue;
+            double apart = fabs(log10(L->value / M->value)) * per_decade_y * cos(angle);
+            if (apart >= 1.5 * FONT_ROOF)
+                continue;
+            struct rl_chart_line *hi = L->value >= M->value ? L : M, *lo = hi == L ? M : L;
+            const char *v_lo = strstr(lo->short_label, ": ");
+            char merged[sizeof L->label];
+            snprintf(merged, sizeof merged, "%.80s, %.40s", hi->short_label, v_lo ? v_lo + 2 : "");
+            snprintf(hi->label, sizeof hi->label, "%s", merged);
+            snprintf(hi->short_label, sizeof hi->short_label, "%.127s", merged);
+            lo->unlabelled = true;
+            if (L->unlabelled)
+                break;
+        }
+    }
+    for (size_t i = 0; i < l->n_lines; i++) {
+        struct rl_chart_line *L = &l->lines[i];
+        if (!L->memory || L->unlabelled)
             continue;
         L->angle_deg = angle * 180 / 3.14159265358979323846;
         double sx0 = to_px(a, L->x0), sy0 = to_py(a, L->y0);
@@ -718,7 +744,41 @@ static int place_memory_labels(struct rl_chart_layout *l, struct rl_placer *pl,
                         memcpy(best_sq, sq, n_sq * sizeof sq[0]);
                     }
                 }
-        /* No clean spot along the line: the cheapest one, still on it. */
+        if (best_cost > 0) {
+            /* No clean spot along the line (lines closer than a line of
+             * text): level, in a free spot, joined to a point of its line
+             * by a leader that may cross other roofs; the nearest such. */
+            double hc = FONT_ROOF * 1.1, lead_cost = INFINITY, w = text_w(L->short_label, FONT_ROOF);
+            struct rl_placed_label lead = {0};
+            double anchor_x = 0, anchor_y = 0;
+            for (double t = 0.1; t < 0.95; t += 0.1) {
+                double qx = sx0 + t * (sx1 - sx0), qy = sy0 + t * (sy1 - sy0);
+                struct rl_placed_label cand;
+                double c2 = rl_placer_find_near_across(pl, qx, qy, 3, w, hc, &cand);
+                if (c2 < lead_cost) {
+                    lead_cost = c2, lead = cand, anchor_x = qx, anchor_y = qy;
+                }
+            }
+            if (lead_cost < 10) {
+                l->badness += lead_cost;
+                if (rl_placer_add_box(pl, lead.box))
+                    return RL_ENOMEM;
+                double lx = lead.right_aligned ? lead.box.x1 : lead.box.x0;
+                double ly = (lead.box.y0 + lead.box.y1) / 2;
+                if (rl_placer_add_line(pl, (struct rl_segment){anchor_x, anchor_y, lx, ly}))
+                    return RL_ENOMEM;
+                L->form = 1;
+                L->angle_deg = 0;
+                L->leader = true;
+                L->text = lead;
+                L->text_x = from_px(a, lx);
+                L->text_y = from_py(a, ly);
+                L->anchor_x = from_px(a, anchor_x);
+                L->anchor_y = from_py(a, anchor_y);
+                continue;
+            }
+        }
+        /* No clean spot at all: the cheapest along the line, still on it. */
         l->badness += isfinite(best_cost) ? best_cost : 1e6;
         for (size_t k = 0; k < best_n; k++)
             if (rl_placer_add_box(pl, best_sq[k]))
@@ -900,8 +960,11 @@ static int place_kernel_labels(const struct rl_chart *c, struct rl_chart_layout 
 
 /* The title as drawn (quotes and backslashes dropped): on one line where it
  * fits over the canvas (gnuplot centres it over the plot area), else
- * wrapped after its colon or at a word, the second line cut only where
- * even two lines cannot hold it. Returns its number of lines. */
+ * wrapped, after a colon where the line holds one, else at a word, on two
+ * lines; a closing parenthetical that would need a third line is left out
+ * (roofline's say which ceilings are drawn: the key says it too), else the
+ * third line is cut at a word where even three cannot hold it. Returns
+ * its number of lines. */
 static int wrap_title(struct rl_chart_layout *l, const char *text)
 {
     char *t = l->title;
@@ -912,36 +975,48 @@ static int wrap_title(struct rl_chart_layout *l, const char *text)
     t[n] = '\0';
     double centre = (l->margin_l + l->w - l->margin_r) / 2;
     double room = 2 * fmin(centre, l->w - centre) - 16;
-    if (text_w(t, FONT_TITLE) <= room)
-        return 1;
-    /* The break: after the last ": " whose head fits, else the last space. */
-    char *brk = NULL;
-    for (char *p = strchr(t, ' '); p; p = strchr(p + 1, ' ')) {
-        char c0 = *p;
-        *p = '\0';
-        bool fits = text_w(t, FONT_TITLE) <= room;
-        *p = c0;
-        if (!fits)
-            break;
-        bool colon = p > t && p[-1] == ':';
-        if (!brk || colon || !(brk > t && brk[-1] == ':'))
-            brk = p;
+    int lines = 1;
+    char *start = t;
+    while (text_w(start, FONT_TITLE) > room && lines < 3) {
+        char *paren = strrchr(start, '(');
+        if (lines == 2 && paren && paren > start && paren[-1] == ' ' && t[n - 1] == ')') {
+            paren[-1] = '\0';
+            if (text_w(start, FONT_TITLE) <= room)
+                break;
+            paren[-1] = ' ';
+        }
+        char *brk = NULL;
+        for (char *p = strchr(start, ' '); p; p = strchr(p + 1, ' ')) {
+            *p = '\0';
+            bool fits = text_w(start, FONT_TITLE) <= room;
+            *p = ' ';
+            if (!fits)
+                break;
+            bool colon = p > start && p[-1] == ':';
+            if (!brk || colon || !(brk > start && brk[-1] == ':'))
+                brk = p;
+        }
+        if (!brk)
+            return lines; /* a word wider than the canvas */
+        *brk = '\n';
+        start = brk + 1;
+        lines++;
     }
-    if (!brk)
-        return 1; /* one word wider than the canvas */
-    *brk = '\n';
-    /* The second line, cut at a word where it is still too wide. */
-    char *second = brk + 1;
-    while (text_w(second, FONT_TITLE) > room) {
-        char *sp = strrchr(second, ' ');
+    /* The last line, cut at a word with "..." where it is still too wide. */
+    char line[sizeof l->title], trial[sizeof l->title + 4];
+    snprintf(line, sizeof line, "%s", start);
+    while (text_w(start, FONT_TITLE) > room) {
+        char *sp = strrchr(line, ' ');
         if (!sp)
             break;
-        strcpy(sp, "...");
-        if (text_w(second, FONT_TITLE) <= room)
-            break;
         *sp = '\0';
+        snprintf(trial, sizeof trial, "%s...", line);
+        if (text_w(trial, FONT_TITLE) <= room || !strchr(line, ' ')) {
+            snprintf(start, size - (size_t)(start - t), "%s", trial);
+            break;
+        }
     }
-    return 2;
+    return lines;
 }
 
 /* One layout, with `below` units of canvas added under the plot for the
@@ -992,7 +1067,7 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
     free(ke);
     out->margin_l = out->w < NARROW_W ? MARGIN_L_NARROW : MARGIN_L;
     out->margin_r = MARGIN_R;
-    out->margin_t = MARGIN_T + (wrap_title(out, c->title) - 1) * TEXT_H(FONT_TITLE);
+    out->margin_t = MARGIN_T + (wrap_title(out, c->title) - 1) * (TEXT_H(FONT_TITLE) + 3);
     if (roof_margin) {
         /* The margin holds the roof labels and, under them, the key, when
          * both fit the plot's height. */
@@ -1002,18 +1077,49 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
         for (size_t i = 0; i < out->n_lines; i++)
             n_roofs += !out->lines[i].memory;
         out->margin_r = fmax(MARGIN_R, MARGIN_GAP + fmax(labels_w, key_w) + 8);
-        out->margin_t = MARGIN_T + (wrap_title(out, c->title) - 1) * TEXT_H(FONT_TITLE);
+        out->margin_t = MARGIN_T + (wrap_title(out, c->title) - 1) * (TEXT_H(FONT_TITLE) + 3);
         double plot_h = out->h - out->margin_t - MARGIN_B - below;
-        out->key_in_margin = (double)n_roofs * FONT_ROOF * 1.1 + key_h + 12 <= plot_h;
-        if (!out->key_in_margin) {
+        bool fits = (double)n_roofs * FONT_ROOF * 1.1 + key_h + 12 <= plot_h &&
+                    key_w <= labels_w + 12;
+        out->key_drawn = true;
+        if (!fits) {
+            /* A key wider than the labels (a curve's title) or too tall:
+             * under the x axis's title instead, the canvas taller by it. */
             out->margin_r = fmax(MARGIN_R, MARGIN_GAP + labels_w + 8);
-            out->margin_t = MARGIN_T + (wrap_title(out, c->title) - 1) * TEXT_H(FONT_TITLE);
+            out->margin_t = MARGIN_T + (wrap_title(out, c->title) - 1) * (TEXT_H(FONT_TITLE) + 3);
+            out->legend_below = key_h + 6;
+            out->h += out->legend_below;
+            double x0 = out->margin_l - 40 + 2, y0 = below + 2;
+            out->key = (struct rl_box){x0, y0, x0 + key_w, y0 + key_h};
         } else {
             double x0 = out->w - out->margin_r + MARGIN_GAP, y0 = MARGIN_B + below;
             out->key = (struct rl_box){x0, y0, x0 + key_w, y0 + key_h};
         }
     }
-    choose_ranges(c, out);
+    /* The x axis starts 10 (one column) or 30 times left of the first
+     * ridge, further where the widest memory roof's label (without its
+     * origin) does not fit along the slowest one before its first ridge
+     * (one decade further at most). */
+    double lo_div = out->w < NARROW_W ? 10 : 30, mem_label_w = 0, p_min = INFINITY;
+    double b_slow = INFINITY;
+    for (size_t i = 0; i < out->n_lines; i++)
+        if (out->lines[i].memory) {
+            mem_label_w = fmax(mem_label_w, text_w(out->lines[i].short_label, FONT_ROOF));
+            b_slow = fmin(b_slow, out->lines[i].value);
+        } else {
+            p_min = fmin(p_min, out->lines[i].value);
+        }
+    for (int widen = 0; widen < 2; widen++, lo_div *= 10) {
+        choose_ranges(c, out, lo_div);
+        if (!(mem_label_w > 0) || !isfinite(p_min))
+            break;
+        double plot_w = out->w - out->margin_l - out->margin_r;
+        double plot_h = out->h - out->margin_t - MARGIN_B - below;
+        double along = hypot(plot_w / log10(out->x_hi / out->x_lo),
+                             plot_h / log10(out->y_hi / out->y_lo));
+        if (log10(p_min * 1e3 / b_slow / out->x_lo) * along >= mem_label_w + 30)
+            break;
+    }
     if (!roof_margin)
         make_label_room(c, out);
     struct axes a;
@@ -1082,7 +1188,13 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
         else
             snprintf(r->text, sizeof r->text, "%.3g", r->ai_flop_per_byte);
         double px = to_px(&a, r->ai_flop_per_byte), py = to_py(&a, r->flops_per_s);
-        rc = rl_placer_add_box(&pl, (struct rl_box){px - 7, py - 7, px + 7, py + 7});
+        /* The diamond as drawn, 17.5 units tip to tip (pt 12, ps 1.1): a
+         * square within it and a bar along each diagonal. */
+        rc = rl_placer_add_box(&pl, (struct rl_box){px - 6, py - 6, px + 6, py + 6});
+        if (!rc)
+            rc = rl_placer_add_box(&pl, (struct rl_box){px - 9, py - 3, px + 9, py + 3});
+        if (!rc)
+            rc = rl_placer_add_box(&pl, (struct rl_box){px - 3, py - 9, px + 3, py + 9});
     }
     /* Kernel markers. Points on one spot (within 3 units) are labelled
      * once, the first in order standing for them with their count. */
@@ -1146,7 +1258,7 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
                 to_px(&a, S->ai_flop_per_byte[i + 1]), to_py(&a, S->tflops[i + 1] * 1e12)});
         }
     /* gnuplot's key, bottom right inside the plot. */
-    if (!rc && !out->key_in_margin) {
+    if (!rc && !out->key_drawn) {
         out->key = (struct rl_box){a.px1 - 64 - (double)key_chars * CHAR_W(FONT_BASE), a.py0 + 4,
                                    a.px1 - 4, a.py0 + 10 + (double)key_rows * TEXT_H(FONT_KEY)};
         rc = rl_placer_add_box(&pl, out->key);
@@ -1339,6 +1451,8 @@ static void write_labels(struct rl_strbuf *gp, const struct rl_chart *c,
     int tag = 1;
     for (size_t i = 0; i < l->n_lines; i++) {
         const struct rl_chart_line *L = &l->lines[i];
+        if (L->unlabelled)
+            continue; /* its value is in another line's label */
         rl_strbuf_printf(gp, "set label %d ", tag++);
         put_quoted(gp, roof_text(L));
         if (L->in_margin) {
@@ -1355,8 +1469,13 @@ static void write_labels(struct rl_strbuf *gp, const struct rl_chart *c,
         }
         rl_strbuf_printf(gp, " at %.6g,%.6g %s rotate by %.2f tc rgb \"%s\" font \",%.1f\""
                              " noenhanced front\n",
-                         L->text_x, L->text_y, L->memory ? "left" : "right",
+                         L->text_x, L->text_y,
+                         L->memory && !(L->leader && L->text.right_aligned) ? "left" : "right",
                          L->angle_deg, line_color(L), FONT_ROOF);
+        if (L->leader)
+            rl_strbuf_printf(gp, "set arrow from %.6g,%.6g to %.6g,%.6g nohead lw 0.6"
+                                 " lc rgb \"#888888\" back\n",
+                             L->anchor_x, L->anchor_y, L->text_x, L->text_y);
     }
     for (size_t i = 0; i < l->n_ridges; i++) {
         const struct rl_chart_ridge *r = &l->ridges[i];
@@ -1730,11 +1849,11 @@ int rl_chart_script(const struct rl_chart *c, const struct rl_chart_layout *l,
     snprintf(num[3], sizeof num[3], "%.6g", l->y_hi);
     snprintf(num[4], sizeof num[4], "%.4f", l->margin_l / l->w);
     snprintf(num[5], sizeof num[5], "%.4f", 1 - l->margin_r / l->w);
-    snprintf(num[6], sizeof num[6], "%.4f", (MARGIN_B + l->key_below) / l->h);
+    snprintf(num[6], sizeof num[6], "%.4f", (MARGIN_B + l->key_below + l->legend_below) / l->h);
     snprintf(num[7], sizeof num[7], "%.4f", 1 - l->margin_t / l->h);
     snprintf(title_font, sizeof title_font, "%.0f", FONT_TITLE);
     write_xtics(xtics, sizeof xtics, l->x_lo, l->x_hi, l->w - l->margin_l - l->margin_r);
-    if (l->key_in_margin)
+    if (l->key_drawn)
         snprintf(key, sizeof key, "off   # drawn in the right margin, below");
     else
         snprintf(key, sizeof key,
@@ -1745,7 +1864,7 @@ int rl_chart_script(const struct rl_chart *c, const struct rl_chart_layout *l,
     write_styles(&styles, l);
     write_labels(&labels, c, l);
     write_number_key(&labels, l);
-    if (l->key_in_margin)
+    if (l->key_drawn)
         write_margin_key(&labels, c, l);
     write_plot(&plot, c, l, base);
     /* The title goes into a double-quoted string: its line break as \n. */

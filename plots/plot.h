@@ -77,6 +77,10 @@ struct rl_chart_line {
     bool in_margin;         /* compute roofs: at the line's end, right of the plot */
     bool margin_leader;     /* moved off its line's height: a leader joins them */
     double line_py;         /* compute roofs: the line's height, layout units */
+    bool unlabelled;        /* memory roofs: named in a close one's label */
+    bool leader;            /* memory roofs: level, away from the line, joined
+                               to it at (anchor_x, anchor_y) by a leader */
+    double anchor_x, anchor_y;
     bool memory;
     enum rl_origin origin;
     double value;           /* TFLOP/s or GB/s */
@@ -125,8 +129,10 @@ struct rl_chart_layout {
     double number_key_x, number_key_y; /* first line's anchor, data coordinates */
     double number_key_dy;           /* line spacing, in layout units */
     struct rl_box key;      /* where the key sits, in layout units */
-    bool key_in_margin;     /* drawn by roofline right of the plot, under the
-                               margin's roof labels (else gnuplot's, inside) */
+    bool key_drawn;         /* drawn by roofline (with the roof labels in the
+                               margin): under them, else under the x title
+                               (else gnuplot's key, inside the plot) */
+    double legend_below;    /* canvas added under the plot for that key */
 };
 
 /* Geometry of the canvas the layout is computed for, in layout units. */
