@@ -6,6 +6,7 @@
 #include "analyzer/util/error.h"
 #include "analyzer/util/json.h"
 #include "analyzer/util/outset.h"
+#include "plots/labels.h"
 #include "plots/plot.h"
 #include "analyzer/readers/records.h"
 #include "analyzer/readers/torch.h"
@@ -150,6 +151,42 @@ struct roofline_draw {
     const struct rl_chart_series *series;
     size_t n_series;
 };
+
+/* One warning line for the kernel groups not drawn (undrawn) or drawn
+ * without a time: the one by name, else how many and the first three by
+ * their short names ("Memcpy HtoD (Pinned -> Device), ncclKernel_...,
+ * ..."), never a line each (a PyTorch trace has hundreds). */
+static void warn_kernels(const struct rl_report *rep, bool undrawn)
+{
+    size_t n = 0, listed = 0;
+    char names[200] = "", one[64];
+    const char *first = NULL;
+    for (size_t i = 0; i < rep->n; i++) {
+        const struct rl_report_row *w = &rep->rows[i];
+        bool hit = undrawn ? w->bound == RL_BOUND_UNKNOWN
+                           : w->bound != RL_BOUND_UNKNOWN && isnan(w->v.achieved_tflops) &&
+                                 w->origin == RL_ORIGIN_MEASURED;
+        if (!hit)
+            continue;
+        if (n++ == 0)
+            first = w->name;
+        rl_chart_short_name(one, sizeof one, w->name, 40);
+        if (listed < 3 && !strstr(names, one)) { /* each name once */
+            size_t u = strlen(names);
+            snprintf(names + u, sizeof names - u, "%s%s", listed++ ? ", " : "", one);
+        }
+    }
+    if (n == 1 && undrawn)
+        cli_warn("kernel '%s' is not drawn: no FLOPs and bytes to place it by", first);
+    else if (n == 1)
+        cli_warn("kernel '%s' has no time: drawn at its attainable rate (analytic)", first);
+    else if (n > 1 && undrawn)
+        cli_warn("%zu kernel groups are not drawn: no FLOPs and bytes to place them by (%s%s)",
+                 n, names, n > listed ? ", ..." : "");
+    else if (n > 1)
+        cli_warn("%zu kernel groups have no time: drawn at their attainable rates (analytic; "
+                 "%s%s)", n, names, n > listed ? ", ..." : "");
+}
 
 static int draw_roofline(void *ctx, const char *path, char *errmsg)
 {
@@ -396,14 +433,8 @@ int cmd_chart(int argc, char **argv)
         cli_warn("%.*s", (int)len, n);
         n += len + (n[len] == '\n');
     }
-    for (size_t i = 0; i < rep.n; i++) {
-        const struct rl_report_row *w = &rep.rows[i];
-        if (w->bound == RL_BOUND_UNKNOWN)
-            cli_warn("kernel '%s' is not drawn: no FLOPs and bytes to place it by", w->name);
-        else if (isnan(w->v.achieved_tflops) && w->origin == RL_ORIGIN_MEASURED)
-            cli_warn("kernel '%s' has no time: drawn at its attainable rate (analytic)",
-                     w->name);
-    }
+    warn_kernels(&rep, true);
+    warn_kernels(&rep, false);
 
     /* Draw. */
     char default_title[200], origins[64];

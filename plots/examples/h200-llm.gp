@@ -59,21 +59,19 @@ set style line 92 lc rgb "#111111" pt 6 ps 1.3 lw 1.5   # analytic kernels
 
 
 # Labels: ceilings, ridge points, kernels.
-set style textbox opaque noborder margins 1,1
 set label 1 "FP64 CUDA cores: 33.5 TFLOP/s" at 870055,4.2313e+13 right rotate by 0.00 tc rgb "#0072B2" font ",12.5" noenhanced front
 set label 2 "FP32 CUDA cores: 66.9 TFLOP/s" at 870055,8.44996e+13 right rotate by 0.00 tc rgb "#D55E00" font ",12.5" noenhanced front
 set label 3 "TF32 Tensor Core: 494.7 TFLOP/s" at 870055,6.24842e+14 right rotate by 0.00 tc rgb "#56B4E9" font ",12.5" noenhanced front
 set label 4 "FP16/BF16 Tensor Core: 989.4 TFLOP/s" at 870055,1.24968e+15 right rotate by 0.00 tc rgb "#8C6D00" font ",12.5" noenhanced front
 set label 5 "FP8 Tensor Core: 1978.9 TFLOP/s" at 870055,2.4995e+15 right rotate by 0.00 tc rgb "#882255" font ",12.5" noenhanced front
-set label 6 "HBM3e: 4.8 TB/s" at 0.0126275,9.3974e+10 left rotate by 41.40 tc rgb "#202020" font ",12.5" noenhanced front
-set label 7 "L1/shared: 33.45 TB/s (analytic)" at 0.011684,6.06019e+11 left rotate by 41.40 tc rgb "#00796B" font ",12.5" noenhanced front
+set label 6 "HBM3e: 4.8 TB/s" at 0.0130899,8.97254e+10 left rotate by 41.40 tc rgb "#202020" font ",12.5" noenhanced front
+set label 7 "L1/shared: 33.45 TB/s (analytic)" at 0.0121118,5.78621e+11 left rotate by 41.40 tc rgb "#00796B" font ",12.5" noenhanced front
 set label 8 "6.98" at 7.48222,2.31383e+13 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
 set label 9 "13.9" at 14.9421,4.62074e+13 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
 set label 10 "103" at 110.491,3.41686e+14 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 11 "206" at 220.982,6.83373e+14 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 11 "206" at 192.267,1.43247e+15 right tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
 set label 12 "412" at 441.987,1.36681e+15 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 13 "prefill GEMM 2048x4096x14..." at 3010.24,3.01261e+14 left font ",11.5" noenhanced front
-set arrow from 1246.61,9.894e+14 to 3010.24,3.01261e+14 nohead lw 0.6 lc rgb "#888888" back
+set label 13 "prefill GEMM 2048x4096x14..." at 196.397,6.46207e+14 left font ",11.5" noenhanced front
 set label 14 "decode GEMV 1x4096x14336..." at 1.23181,4.79849e+12 left font ",11.5" noenhanced front
 
 

@@ -59,35 +59,36 @@ set style line 92 lc rgb "#111111" pt 6 ps 1.3 lw 1.5   # analytic kernels
 
 
 # Labels: ceilings, ridge points, kernels.
-set style textbox opaque noborder margins 1,1
 set label 1 "FP64 CUDA cores: 9.7 TFLOP/s" at 88532.6,1.32437e+13 right rotate by 0.00 tc rgb "#0072B2" font ",12.5" noenhanced front
 set label 2 "FP32 CUDA cores: 19.5 TFLOP/s" at 88532.6,2.6624e+13 right rotate by 0.00 tc rgb "#D55E00" font ",12.5" noenhanced front
 set label 3 "TF32 Tensor Core: 156.0 TFLOP/s" at 88532.6,2.12992e+14 right rotate by 0.00 tc rgb "#56B4E9" font ",12.5" noenhanced front
 set label 4 "FP16/BF16 Tensor Core: 312.0 TFLOP/s" at 88532.6,4.25983e+14 right rotate by 0.00 tc rgb "#8C6D00" font ",12.5" noenhanced front
-set label 5 "HBM2: 1.555 TB/s" at 0.463215,1.19556e+12 left rotate by 30.05 tc rgb "#202020" font ",12.5" noenhanced front
-set label 6 "L2: 7.219 TB/s (analytic)" at 0.0123095,1.47494e+11 left rotate by 30.05 tc rgb "#6A3D9A" font ",12.5" noenhanced front
-set label 7 "L1/shared: 19.49 TB/s (analytic)" at 0.01183,3.82736e+11 left rotate by 30.05 tc rgb "#00796B" font ",12.5" noenhanced front
+set label 5 "HBM2: 1.555 TB/s" at 0.474384,1.11342e+12 left rotate by 30.05 tc rgb "#202020" font ",12.5" noenhanced front
+set label 6 "L2: 7.219 TB/s (analytic)" at 0.0126063,1.3736e+11 left rotate by 30.05 tc rgb "#6A3D9A" font ",12.5" noenhanced front
+set label 7 "L1/shared: 19.49 TB/s (analytic)" at 0.0121153,3.5644e+11 left rotate by 30.05 tc rgb "#00796B" font ",12.5" noenhanced front
 set label 8 "bmm: cutlass_80_tensorop... x3" at 46.1146,5.32306e+11 left font ",11.5" noenhanced front
 set arrow from 11.0386,8.10799e+12 to 46.1146,5.32306e+11 nohead lw 0.6 lc rgb "#888888" back
-set label 9 "1" at 10.3248,4.92397e+12 left font ",11.5" noenhanced front
-set label 10 "2" at 0.0696909,1.76907e+11 right font ",11.5" noenhanced front
-set label 11 "3" at 0.0994502,3.74917e+10 left font ",11.5" noenhanced front
-set label 12 "4" at 0.0993499,6.44423e+10 left font ",11.5" noenhanced front
+set label 9 "1" at 8.59594,3.80046e+13 right font ",11.5" noenhanced front
+set arrow from 11.0386,1.10828e+13 to 8.59594,3.80046e+13 nohead lw 0.6 lc rgb "#888888" back
+set label 10 "2" at 0.0996463,5.75832e+10 left font ",11.5" noenhanced front
+set label 11 "3" at 0.0698284,3.74917e+10 right font ",11.5" noenhanced front
+set label 12 "4" at 0.0698988,6.44423e+10 right font ",11.5" noenhanced front
 set label 13 "5" at 0.396752,4.4837e+11 left font ",11.5" noenhanced front
 set label 14 "6" at 195.256,4.28963e+13 left font ",11.5" noenhanced front
-set label 15 "7" at 0.211545,5.16298e+11 right font ",11.5" noenhanced front
+set label 15 "7" at 0.211545,1.75024e+11 right font ",11.5" noenhanced front
 set label 16 "mm: cutlass_80_tensorop... x2" at 224.011,5.26864e+13 left font ",11.5" noenhanced front
 set label 17 "native_layer_norm: vector... x2" at 1.02888,1.67241e+11 left font ",11.5" noenhanced front
-set label 18 "8" at 16.8472,7.23694e+12 left font ",11.5" noenhanced front
+set label 18 "8" at 35.7047,3.07521e+13 left font ",11.5" noenhanced front
+set arrow from 14.3311,1.23168e+13 to 35.7047,3.07521e+13 nohead lw 0.6 lc rgb "#888888" back
 set label 19 "mul: vectorized_elementwi... x3" at 0.097961,6.45517e+07 left font ",11.5" noenhanced front
-set label "1  bmm: cutlass_80_tensorop..." at screen 0.54583,0.56064 left font ",11.5" noenhanced front   # number key
+set label "1  bmm: cutlass_80_tensorop... (at 11 FLOP/B)" at screen 0.54583,0.56064 left font ",11.5" noenhanced front   # number key
 set label "2  add: elementwise_kernel<...> x22" at screen 0.54583,0.53818 left font ",11.5" noenhanced front   # number key
 set label "3  mul: vectorized_elementwi... x2" at screen 0.54583,0.51572 left font ",11.5" noenhanced front   # number key
 set label "4  add: vectorized_elementwi... x8" at screen 0.54583,0.49326 left font ",11.5" noenhanced front   # number key
 set label "5  tanh_backward: elementwis... x4" at screen 0.54583,0.47080 left font ",11.5" noenhanced front   # number key
 set label "6  addmm: cutlass_80_tensoro..." at screen 0.54583,0.44834 left font ",11.5" noenhanced front   # number key
 set label "7  tanh: elementwise_kernel... x3" at screen 0.54583,0.42588 left font ",11.5" noenhanced front   # number key
-set label "8  mm: ampere_sgemm_128x64_nn x3" at screen 0.54583,0.40342 left font ",11.5" noenhanced front   # number key
+set label "8  mm: ampere_sgemm_128x64_nn x3 (at 14.3 FLOP/B)" at screen 0.54583,0.40342 left font ",11.5" noenhanced front   # number key
 
 
 plot \
