@@ -226,6 +226,172 @@ END_TEST
 /* Bus bandwidth against message size: a measured curve, its prediction
  * dashed in the same colour, the link as a labelled horizontal line, bytes
  * on x. */
+/* plots/plot.c's roof label font, layout units. */
+#define FONT_ROOF_TEST 12.5
+
+/* The canvas position of a compute line's right end. */
+static void line_end(const struct rl_chart_layout *l, const struct rl_chart_line *L, double *px,
+                     double *py)
+{
+    rl_chart_to_canvas(l, l->x_hi, L->y0, px, py);
+}
+
+/* A one-column H200 chart: its five roofs run closer than a line of text,
+ * so every compute label is in the right margin, at its own line's end and
+ * height (or joined to it by a leader), in order, never in a key. */
+START_TEST(one_column_roof_labels_in_the_margin)
+{
+    struct rl_chart_point p[2] = {{"decode GEMV", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0},
+                                  {"prefill GEMM", 1247, 989.4, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0}};
+    struct rl_chart c = chart_of(p, 2);
+    c.width = RL_CHART_SINGLE_W, c.height = RL_CHART_SINGLE_H;
+    struct rl_chart_layout l;
+    ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
+    ck_assert(l.roof_margin && l.key_drawn);
+    double prev_y = -INFINITY, prev_line = -INFINITY;
+    size_t n = 0;
+    for (size_t k = 0; k < l.n_lines; k++) {
+        /* bottom up: the lines are built fp64, fp32, tf32, fp16/bf16, fp8 */
+        const struct rl_chart_line *L = &l.lines[k];
+        if (L->memory)
+            continue;
+        n++;
+        ck_assert(L->in_margin);
+        double px, py;
+        line_end(&l, L, &px, &py);
+        ck_assert_msg(L->text.box.x0 > px && L->text.box.x0 < px + 12, "%s at %g, line end %g",
+                      L->label, L->text.box.x0, px);
+        ck_assert(L->text.box.x1 <= l.w);
+        double mid = (L->text.box.y0 + L->text.box.y1) / 2;
+        ck_assert_msg(fabs(mid - py) <= 1.5 || L->margin_leader, "%s: %g vs %g", L->label, mid,
+                      py);
+        /* Spread only as far as a line of text needs: within one of its line. */
+        ck_assert_msg(fabs(mid - py) < FONT_ROOF_TEST * 1.1, "%s: %g from its line", L->label,
+                      mid - py);
+        ck_assert(py > prev_line);
+        ck_assert_msg(mid - prev_y >= 12.5, "%s only %g above the one below", L->label,
+                      mid - prev_y);
+        prev_y = mid, prev_line = py;
+    }
+    ck_assert_uint_eq(n, 5);
+    /* The compact form: the execution unit dropped, the unit kept. */
+    bool compact = false;
+    for (size_t k = 0; k < l.n_lines; k++)
+        compact |= l.lines[k].form == 2 &&
+                   strcmp(l.lines[k].compact_label, "FP16/BF16: 989.4 TFLOP/s") == 0;
+    ck_assert(compact);
+    /* Two kernels: both named, no number key. */
+    ck_assert_uint_eq(l.n_key, 0);
+    ck_assert(l.labelled[0] && l.labelled[1] && !l.number[0] && !l.number[1]);
+    /* The key is drawn right of the plot, under the labels. */
+    ck_assert(l.key.x0 > l.w - l.margin_r);
+    rl_chart_layout_release(&l);
+
+    /* Two columns wide, the same roofs' labels sit above their lines. */
+    c.width = c.height = 0;
+    ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
+    ck_assert(!l.roof_margin && !l.key_drawn);
+    for (size_t k = 0; k < l.n_lines; k++) {
+        const struct rl_chart_line *L = &l.lines[k];
+        if (L->memory)
+            continue;
+        double px, py;
+        line_end(&l, L, &px, &py);
+        ck_assert(!L->in_margin && L->text.box.x1 <= px);
+        ck_assert_msg(L->text.box.y0 >= py && L->text.box.y0 <= py + 3, "%s: %g vs %g",
+                      L->label, L->text.box.y0, py);
+    }
+    rl_chart_layout_release(&l);
+}
+END_TEST
+
+/* A title too wide for a one-column chart wraps after its colon, never
+ * cut; its closing parenthetical goes where a third line would be needed.
+ * The y ticks drop their unit, and decades narrower than a tick label
+ * are ticked without one. */
+START_TEST(one_column_titles_and_ticks)
+{
+    struct rl_chart_point p[1] = {{"far", 1e5, 1, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0}};
+    struct rl_chart c = chart_of(p, 1);
+    c.width = RL_CHART_SINGLE_W, c.height = RL_CHART_SINGLE_H;
+    c.title = "NVIDIA H200 SXM 141GB: roofline (datasheet ceilings)";
+    struct rl_chart_layout l;
+    ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
+    ck_assert_str_eq(l.title, "NVIDIA H200 SXM 141GB:\nroofline (datasheet ceilings)");
+    double one_line_t = l.margin_t;
+    struct rl_strbuf gp = {0}, roofs_dat = {0}, kernels_dat = {0};
+    ck_assert_int_eq(rl_chart_script(&c, &l, RL_CHART_SVG, "t", &gp, &roofs_dat, &kernels_dat,
+                                     NULL), 0);
+    ck_assert_ptr_nonnull(strstr(gp.s, "set title \"NVIDIA H200 SXM 141GB:\\nroofline"));
+    ck_assert_ptr_nonnull(strstr(gp.s, "set format y \"%.0s%c\""));
+    /* 0.01 .. 1M over about 230 units: every second decade labelled. */
+    ck_assert_ptr_nonnull(strstr(gp.s, "\"\" 1e+01"));
+    ck_assert_ptr_nonnull(strstr(gp.s, "\"100\" 1e+02"));
+    rl_strbuf_release(&gp);
+    rl_strbuf_release(&roofs_dat);
+    rl_strbuf_release(&kernels_dat);
+    rl_chart_layout_release(&l);
+
+    c.title = "NVIDIA H200 SXM 141GB: a roofline of many words (datasheet, measured and "
+              "analytic ceilings)";
+    ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
+    ck_assert_str_eq(l.title, "NVIDIA H200 SXM 141GB:\na roofline of many words");
+    ck_assert(l.margin_t == one_line_t);
+    rl_chart_layout_release(&l);
+
+    /* The break goes after the colon, though a later space would fit too. */
+    c.title = "H200: a roofline title a little too wide for one column";
+    ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
+    ck_assert_str_eq(l.title, "H200:\na roofline title a little too wide for one column");
+    rl_chart_layout_release(&l);
+
+    /* Two columns wide it fits on one line. */
+    c.title = "NVIDIA H200 SXM 141GB: a roofline of many words (datasheet, measured and "
+              "analytic ceilings)";
+    c.width = c.height = 0;
+    ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
+    ck_assert_ptr_null(strchr(l.title, '\n'));
+    ck_assert_ptr_nonnull(strstr(l.title, "(datasheet, measured and analytic ceilings)"));
+    rl_chart_layout_release(&l);
+}
+END_TEST
+
+/* A measured HBM roof beside the datasheet one: one label for both,
+ * along the upper line, the measured value after the datasheet one. */
+START_TEST(close_memory_roofs_share_a_label)
+{
+    struct rl_memory_roof two[3] = {mem[0], mem[0], mem[1]};
+    two[1].bandwidth_gbs = 4200;
+    two[1].origin = RL_ORIGIN_MEASURED;
+    struct rl_chart c = {"t", roofs, n_roofs, two, 3, NULL, 0, 0, NULL, 0,
+                         RL_CHART_SINGLE_W, RL_CHART_SINGLE_H};
+    struct rl_chart_layout l;
+    ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
+    size_t labelled = 0, unlabelled = 0;
+    for (size_t k = 0; k < l.n_lines; k++) {
+        const struct rl_chart_line *L = &l.lines[k];
+        if (!L->memory || L->color != RL_MEM_DRAM)
+            continue;
+        if (L->unlabelled) {
+            unlabelled++;
+            ck_assert_double_eq(L->value, 4200);
+        } else {
+            labelled++;
+            ck_assert_str_eq(L->short_label, "HBM3e: 4.8 TB/s, 4.2 TB/s");
+        }
+    }
+    ck_assert_uint_eq(labelled, 1);
+    ck_assert_uint_eq(unlabelled, 1);
+    rl_chart_layout_release(&l);
+    /* Far apart (L2 at 5x), each keeps its own label. */
+    two[1].bandwidth_gbs = 24000;
+    ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
+    for (size_t k = 0; k < l.n_lines; k++)
+        ck_assert(!l.lines[k].unlabelled);
+    rl_chart_layout_release(&l);
+}
+END_TEST
+
 START_TEST(xy_chart_ceilings_and_predictions)
 {
     const double x[3] = {1024, 1048576, 1073741824.0}, y[3] = {0.5, 120, 370},
@@ -426,6 +592,9 @@ static Suite *plot_suite(void)
     tcase_add_test(core, short_names);
     tcase_add_test(core, ten_clustered_labels_do_not_overlap);
     tcase_add_test(core, script_carries_the_ceilings);
+    tcase_add_test(core, one_column_roof_labels_in_the_margin);
+    tcase_add_test(core, one_column_titles_and_ticks);
+    tcase_add_test(core, close_memory_roofs_share_a_label);
     tcase_add_test(core, measured_roofs_get_their_own_style);
     tcase_add_test(core, hierarchical_view);
     tcase_add_test(core, link_roof_and_comm_intensity);
