@@ -2126,13 +2126,30 @@ int rl_xy_chart_render(const struct rl_xy_chart *c, const char *out_path, char *
         if (c->logy2)
             rl_strbuf_printf(&gp, "set logscale y2 10\n");
     }
-    for (size_t i = 0; i < c->n_vlines; i++)
+    /* The x axis's span (as gnuplot will draw it: x_min / x_max, else the
+     * data's), so a marker's label in its right half reads leftwards and
+     * never runs past the frame. */
+    double x_lo = INFINITY, x_hi = -INFINITY;
+    for (size_t s = 0; s < c->n_series; s++)
+        for (size_t i = 0; i < c->series[s].n; i++)
+            if (isfinite(c->series[s].x[i]) && isfinite(c->series[s].y[i]))
+                x_lo = fmin(x_lo, c->series[s].x[i]), x_hi = fmax(x_hi, c->series[s].x[i]);
+    if (c->x_min > 0)
+        x_lo = c->x_min;
+    if (isfinite(c->shade_from_x) && c->x_max > c->shade_from_x)
+        x_hi = c->x_max;
+    for (size_t i = 0; i < c->n_vlines; i++) {
+        double x = c->vline_x[i];
+        double at = c->logx && x_lo > 0 && x > 0 ? log(x / x_lo) / log(x_hi / x_lo)
+                                                 : (x - x_lo) / (x_hi - x_lo);
+        bool leftwards = isfinite(at) && at > 0.55;
         rl_strbuf_printf(&gp, "set arrow %zu from %.8g, graph 0 to %.8g, graph 1 nohead "
                               "dt (6,4) lc rgb \"#555555\" lw 1.5\n"
-                              "set label %zu \"%s\" at %.8g, graph 0.95 left offset 0.5,0 "
+                              "set label %zu \"%s\" at %.8g, graph 0.95 %s "
                               "noenhanced\n",
-                         i + 1, c->vline_x[i], c->vline_x[i], i + 1,
-                         c->vline_label[i] ? c->vline_label[i] : "", c->vline_x[i]);
+                         i + 1, x, x, i + 1, c->vline_label[i] ? c->vline_label[i] : "", x,
+                         leftwards ? "right offset -0.5,0" : "left offset 0.5,0");
+    }
     for (size_t i = 0; i < c->n_hlines; i++)
         rl_strbuf_printf(&gp, "set arrow %zu from graph 0, first %.8g to graph 1, first %.8g "
                               "nohead dt (2,3) lc rgb \"#333333\" lw 1.5\n"
