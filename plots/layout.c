@@ -243,6 +243,32 @@ double rl_placer_find_clear_across(const struct rl_placer *p, double px, double 
     return find_near(p, px, py, r, w, h, 1, pad, out);
 }
 
+double rl_placer_find_anywhere(const struct rl_placer *p, double px, double py, double r,
+                               double w, double h, double pad, struct rl_placed_label *out)
+{
+    double best = INFINITY;
+    const double step = 4;
+    struct rl_box a = p->area;
+    for (double y = a.y0 + pad; y + h + pad <= a.y1; y += step)
+        for (double x = a.x0 + pad; x + w + pad <= a.x1; x += step) {
+            struct rl_box b = {x, y, x + w, y + h};
+            if (rl_placer_cost(p, (struct rl_box){x - pad, y - pad, x + w + pad, y + h + pad}) > 0)
+                continue;
+            bool right = b.x1 <= px;
+            double lx = right ? b.x1 : b.x0, ly = (b.y0 + b.y1) / 2;
+            double len = hypot(lx - px, ly - py);
+            if (len <= r)
+                continue;
+            struct rl_segment seg = {px + (lx - px) * r / len, py + (ly - py) * r / len, lx, ly};
+            double c = leader_cost(p, seg, px, py, 1) + 0.005 * len;
+            if (c < best) {
+                best = c;
+                *out = (struct rl_placed_label){b, right, true};
+            }
+        }
+    return best;
+}
+
 int rl_placer_place_near(struct rl_placer *p, double px, double py, double r,
                          double w, double h, struct rl_placed_label *out)
 {

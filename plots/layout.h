@@ -66,6 +66,12 @@ double rl_placer_find_clear_across(const struct rl_placer *p, double px, double 
                                    double w, double h, double pad,
                                    struct rl_placed_label *out);
 
+/* Anywhere in the area: the clean box (with pad units of clear space
+ * around it) whose leader from the marker crosses the fewest roof lines
+ * (1 each), then is shortest (0.005 a unit); INFINITY where none is clean. */
+double rl_placer_find_anywhere(const struct rl_placer *p, double px, double py, double r,
+                               double w, double h, double pad, struct rl_placed_label *out);
+
 /* The same, the chosen box added as an obstacle. */
 int rl_placer_place_near(struct rl_placer *p, double px, double py, double r,
                          double w, double h, struct rl_placed_label *out);

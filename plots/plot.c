@@ -4,6 +4,7 @@
 
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
+#include "plots/labels.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -860,10 +861,17 @@ static int place_kernel_labels(const struct rl_chart *c, struct rl_chart_layout 
 
     }
     bool few_labels = few_kernel_labels(c, l);
+    /* A few named kernels in two passes: first those with a spot near
+     * their marker, then the rest anywhere on the plot (one searched
+     * anywhere first could take the spot another needs beside its own). */
+    bool *deferred = calloc(c->n_points ? c->n_points : 1, sizeof *deferred);
+    if (!deferred)
+        return RL_ENOMEM;
     int rc = RL_OK;
+    for (int pass = 0; pass < 2 && !rc; pass++)
     for (size_t i = 0; i < c->n_points && !rc && done < max_labels; i++) {
         if (!l->drawn[i] || l->stack[i] == 0 || !c->points[i].label ||
-            !c->points[i].label[0])
+            !c->points[i].label[0] || (pass == 1 && !deferred[i]))
             continue;
         double px = to_px(a, c->points[i].ai_flop_per_byte);
         double py = to_py(a, c->points[i].tflops * 1e12);
@@ -911,6 +919,35 @@ static int place_kernel_labels(const struct rl_chart *c, struct rl_chart_layout 
                     best_short = attempt >= 2;
                 }
             }
+            if (best >= 10 && pass == 0) {
+                deferred[i] = true;
+                continue;
+            }
+            if (best >= 10) {
+                /* Nothing near: the whole plot searched, the name, else its
+                 * first words, else cut at 20 characters
+                 * ("cutlass_80_tensoro..."). */
+                char cut[sizeof l->text[i]];
+                rl_chart_short_name(cut, sizeof cut, c->points[i].label, 20);
+                if (!shorter)
+                    snprintf(words, sizeof words, "%s", cut);
+                bool cut_differs = shorter && strcmp(cut, words) != 0 &&
+                                   text_w(cut, FONT_POINT) < text_w(words, FONT_POINT);
+                int tries = 1 + (shorter || strcmp(cut, l->text[i]) != 0) + cut_differs;
+                for (int attempt = 0; attempt < tries && best >= 10; attempt++) {
+                    struct rl_placed_label cand;
+                    if (attempt == 2)
+                        snprintf(words, sizeof words, "%s", cut);
+                    const char *t = attempt == 0 ? l->text[i] : words;
+                    double c2 = rl_placer_find_anywhere(pl, px, py, r, text_w(t, FONT_POINT), h,
+                                                        6, &cand);
+                    if (c2 < best) {
+                        best = c2;
+                        best_label = cand;
+                        best_short = attempt >= 1;
+                    }
+                }
+            }
             if (best < 10) {
                 l->badness += best;
                 cost = 0;
@@ -955,6 +992,7 @@ static int place_kernel_labels(const struct rl_chart *c, struct rl_chart_layout 
         l->label_y[i] = from_py(a, (b->y0 + b->y1) / 2);
         done++;
     }
+    free(deferred);
     return rc;
 }
 

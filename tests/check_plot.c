@@ -287,6 +287,22 @@ START_TEST(one_column_roof_labels_in_the_margin)
     ck_assert(l.key.x0 > l.w - l.margin_r);
     rl_chart_layout_release(&l);
 
+    /* Two kernels whose names find no room near their markers (a GEMM
+     * among the Tensor Core roofs, one word of 25 characters): named all
+     * the same, by a leader, cut shorter where the plot has no room for
+     * the whole name; never numbered. */
+    struct rl_chart_point q[2] = {
+        {"cutlass_80_tensorop_bf16...", 1263, 600, RL_ORIGIN_MEASURED, 3, 4, 0, 0, NULL, 0},
+        {"vectorized_elementwise...", 0.1667, 0.4, RL_ORIGIN_MEASURED, 2.5, 4, 0, 0, NULL, 0}};
+    c.points = q;
+    ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
+    ck_assert_uint_eq(l.n_key, 0);
+    ck_assert(l.labelled[0] && l.labelled[1] && !l.number[0] && !l.number[1]);
+    ck_assert(l.labels[0].leader);
+    ck_assert_ptr_nonnull(strstr(l.text[0], "cutlass_80_tensor"));
+    rl_chart_layout_release(&l);
+    c.points = p;
+
     /* Two columns wide, the same roofs' labels sit above their lines. */
     c.width = c.height = 0;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
