@@ -297,6 +297,11 @@ START_TEST(what_bounds_the_step)
     ck_assert_int_eq(s.bound, RL_LLM_BOUND_MEMORY);
     ck_assert_str_eq(rl_llm_bound_name(s.bound), "memory");
     ck_assert_ptr_nonnull(strstr(s.why, "one-GPU decode is bound by memory bandwidth: 100% "));
+    ck_assert_ptr_nonnull(strstr(s.why, "read at the DRAM roof"));
+    char bound[96];
+    rl_llm_step_bound_text(bound, sizeof bound, &s, &c);
+    ck_assert_str_eq(bound, "memory (DRAM)");
+    ck_assert_ptr_null(rl_llm_step_roof(&s)); /* no operator compute-bound */
     l.tp = 8;
     ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_DECODE, 1, 2048, &c, &net, &s, err), 0);
     ck_assert_int_eq(s.bound, RL_LLM_BOUND_MEMORY);
@@ -327,6 +332,14 @@ START_TEST(what_bounds_the_step)
     l = RL_LLM_LAYOUT_ONE;
     ck_assert_int_eq(rl_llm_step(&m, &bf16, &l, RL_LLM_PREFILL, 1, 2048, &c, &net, &s, err), 0);
     ck_assert_int_eq(s.bound, RL_LLM_BOUND_COMPUTE);
+    /* Named by its roof, as every table names a compute bound. */
+    ck_assert_str_eq(rl_llm_step_roof(&s), "bf16");
+    rl_llm_step_bound_text(bound, sizeof bound, &s, &c);
+    ck_assert_str_eq(bound, "compute (BF16 Tensor Core)");
+    ck_assert_ptr_nonnull(strstr(s.why, "compute-bound operators (at the BF16 Tensor Core roof of "
+                                        "the NVIDIA H100"));
+    ck_assert_str_eq(rl_llm_roof_label(&c, "no-such-roof"), "no-such-roof");
+    ck_assert_ptr_null(rl_llm_roof_label(&c, NULL));
 }
 END_TEST
 

@@ -103,14 +103,14 @@ static void print_plan(const struct plan_run *p)
     for (size_t i = 0; i < p->plan.n_fit && shown < (size_t)p->top; i++, shown++) {
         const struct rl_llm_candidate *k = &p->plan.c[i];
         const struct rl_llm_step *s = &k->step;
-        char name[48];
+        char name[48], bound[96];
         layout_name(&s->layout, name, sizeof name, moe);
+        rl_llm_step_bound_text(bound, sizeof bound, s, &p->c);
         printf("%4zu %-12s %5d %10.4g %12.4g %9.2f %8.1f%% %8.1f%% %8.1f%% %8.1f%% %7.4g  %s\n",
                i + 1, name, s->layout.microbatches, s->time_ns / 1e6, k->tokens_per_s,
                k->mem.total_bytes / 1e9, 100 * s->compute_ns / s->time_ns,
                100 * s->memory_ns / s->time_ns, 100 * s->comm_ns / s->time_ns,
-               100 * s->bubble_ns / s->time_ns, s->flops_per_gpu / s->time_ns / 1e3,
-               rl_llm_bound_name(s->bound));
+               100 * s->bubble_ns / s->time_ns, s->flops_per_gpu / s->time_ns / 1e3, bound);
     }
     if (p->plan.n_fit) {
         const struct rl_llm_step *b = &p->plan.c[0].step;

@@ -46,6 +46,40 @@ static const char *phase_name(enum rl_llm_phase p)
     return p == RL_LLM_DECODE ? "decode" : p == RL_LLM_PREFILL ? "prefill" : "training";
 }
 
+const char *rl_llm_step_roof(const struct rl_llm_step *s)
+{
+    const char *roof = NULL;
+    double most_ns = 0;
+    for (int i = 0; i < s->micro.n_ops; i++) {
+        const struct rl_llm_op *o = &s->micro.ops[i];
+        if (!o->memory_bound && o->roof && o->count * o->time_ns > most_ns) {
+            most_ns = o->count * o->time_ns;
+            roof = o->roof;
+        }
+    }
+    return roof;
+}
+
+const char *rl_llm_roof_label(const struct rl_ceilings *c, const char *name)
+{
+    for (size_t i = 0; name && i < c->n_compute; i++)
+        if (strcmp(c->compute[i].name, name) == 0)
+            return c->compute[i].label;
+    return name;
+}
+
+void rl_llm_step_bound_text(char *buf, size_t cap, const struct rl_llm_step *s,
+                            const struct rl_ceilings *c)
+{
+    if (s->bound == RL_LLM_BOUND_MEMORY)
+        rl_bound_text(buf, cap, RL_BOUND_MEMORY, RL_MEM_DRAM, NULL);
+    else if (s->bound == RL_LLM_BOUND_COMPUTE)
+        rl_bound_text(buf, cap, RL_BOUND_COMPUTE, RL_MEM_DRAM,
+                      rl_llm_roof_label(c, rl_llm_step_roof(s)));
+    else
+        snprintf(buf, cap, "%s", rl_llm_bound_name(s->bound));
+}
+
 /* "TP 8 decode is bound by ...": the sentence of what bounds the step. */
 static void explain(struct rl_llm_step *s, const struct rl_ceilings *c)
 {
@@ -70,14 +104,14 @@ static void explain(struct rl_llm_step *s, const struct rl_ceilings *c)
     case RL_LLM_BOUND_MEMORY:
         snprintf(s->why, sizeof s->why,
                  "%s %s is bound by memory bandwidth: %.0f%% of the step is memory-bound "
-                 "operators (weights%s read at the HBM roof)",
+                 "operators (weights%s read at the DRAM roof)",
                  who, ph, share, s->phase == RL_LLM_DECODE ? " and KV cache" : "");
         break;
     case RL_LLM_BOUND_COMPUTE:
         snprintf(s->why, sizeof s->why,
                  "%s %s is bound by compute: %.0f%% of the step is compute-bound operators "
-                 "(%s)",
-                 who, ph, share, c->gpu_name);
+                 "(at the %s roof of the %s)",
+                 who, ph, share, rl_llm_roof_label(c, rl_llm_step_roof(s)), c->gpu_name);
         break;
     case RL_LLM_BOUND_COMM: {
         const struct rl_llm_comm *top = NULL;

@@ -74,6 +74,19 @@ struct rl_llm_step {
 
 const char *rl_llm_bound_name(enum rl_llm_bound b); /* "compute", "memory", "communication", "bubble" */
 
+/* The roof of the step's compute-bound operators: the one of the operator
+ * that takes the most time ("bf16"); NULL where none is compute-bound. */
+const char *rl_llm_step_roof(const struct rl_llm_step *s);
+
+/* A compute roof's label by its name ("BF16 Tensor Core"); the name where
+ * c has no such roof, NULL for NULL. */
+const char *rl_llm_roof_label(const struct rl_ceilings *c, const char *name);
+
+/* What bounds the step, as every table says it: "memory (DRAM)",
+ * "compute (BF16 Tensor Core)", "communication", "bubble". */
+void rl_llm_step_bound_text(char *buf, size_t cap, const struct rl_llm_step *s,
+                            const struct rl_ceilings *c);
+
 /* The pipeline bubble of P stages and M microbatches (Narayanan et al.
  * 2021, section 2.2.1): (P - 1) / (M + P - 1). */
 double rl_llm_bubble_fraction(int pp, int microbatches);
