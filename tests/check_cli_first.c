@@ -102,6 +102,10 @@ START_TEST(llm_that_does_not_fit_says_so_first)
     ck_assert_ptr_nonnull(strstr(line, "fewest GPUs that hold it: 2"));
     ck_assert_ptr_null(strstr(r.out, "tokens/s;"));
     ck_assert_ptr_null(strstr(r.out, "training memory"));
+    /* Every time of a layout that does not fit says so: the step's and the
+     * prefill's. */
+    ck_assert_ptr_nonnull(strstr(r.out, "\nstep 41.71 ms if it fit (it does not);"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\nprefill 306.1 ms if it fit (it does not);"));
     for (const char *p = strstr(r.out, "\n     1 "); p && *p; p = strchr(p + 1, '\n')) {
         char row[256];
         first_line(p + 1, row, sizeof row);
@@ -118,6 +122,14 @@ START_TEST(llm_that_does_not_fit_says_so_first)
     ck_assert_ptr_nonnull(strstr(r.out, "tokens/s;"));
     ck_assert_ptr_null(strstr(r.out, "does NOT fit:"));
     ck_assert_ptr_null(strstr(r.out, "training memory"));
+    ck_assert_ptr_null(strstr(r.out, "if it fit"));
+    ck_assert_ptr_nonnull(strstr(r.out, "bf16 KV cache, context 2048"));
+    rl_run_release(&r);
+    /* A training step keeps no KV cache: none is named. */
+    r = RUN("llm", "--model", "llama-3-8b", "--gpu", "h100", "--train", "--tp", "8");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_null(strstr(r.out, "KV cache"));
+    ck_assert_ptr_nonnull(strstr(r.out, "bf16 weights, sequences of 2048\n"));
     rl_run_release(&r);
 }
 END_TEST

@@ -264,13 +264,20 @@ static void print_text(const struct llm_run *r)
             printf("no layout of up to %d GPUs holds it\n", LLM_MAX_GPUS);
         printf("(the times below are what this layout would take if it fit: no tokens/s)\n\n");
     }
-    printf("%s on %s (%s ceilings; analytic times): %s weights, %s KV cache, context %d\n",
-           r->m.name, r->c.gpu_name, origins, rl_llm_precision_name(r->cfg.precision),
-           llm_kv_name(&r->cfg), r->seq);
-    printf("parameters %.4g B; weights %s; KV cache %.0f bytes per token (%d layers x 2 x %d KV "
-           "heads x %d)",
-           rl_llm_params(&r->m) / 1e9, w, kvt, r->m.layers, r->m.kv_heads, r->m.head_dim);
-    if (r->m.sliding_window)
+    /* Training keeps no KV cache: its sequences are trained whole. */
+    if (r->lay.train)
+        printf("%s on %s (%s ceilings; analytic times): %s weights, sequences of %d\n",
+               r->m.name, r->c.gpu_name, origins, rl_llm_precision_name(r->cfg.precision),
+               r->seq);
+    else
+        printf("%s on %s (%s ceilings; analytic times): %s weights, %s KV cache, context %d\n",
+               r->m.name, r->c.gpu_name, origins, rl_llm_precision_name(r->cfg.precision),
+               llm_kv_name(&r->cfg), r->seq);
+    printf("parameters %.4g B; weights %s", rl_llm_params(&r->m) / 1e9, w);
+    if (!r->lay.train)
+        printf("; KV cache %.0f bytes per token (%d layers x 2 x %d KV heads x %d)", kvt,
+               r->m.layers, r->m.kv_heads, r->m.head_dim);
+    if (r->m.sliding_window && !r->lay.train)
         printf(", at most %d tokens per sequence (sliding window)", r->m.sliding_window);
     printf("\n");
     print_memory(r);
@@ -295,8 +302,8 @@ static void print_text(const struct llm_run *r)
     print_step(d0, r->net.nic_system);
     printf("\nprefill of %d tokens (time to first token)\n", r->seq);
     print_ops(&r->prefill.micro, &r->c);
-    printf("prefill %.4g ms; %.3g FLOP/B over the prefill\n\n", r->prefill.time_ns / 1e6,
-           r->prefill.micro.flops / r->prefill.micro.bytes);
+    printf("prefill %.4g ms%s; %.3g FLOP/B over the prefill\n\n", r->prefill.time_ns / 1e6,
+           fits ? "" : " if it fit (it does not)", r->prefill.micro.flops / r->prefill.micro.bytes);
     printf("%6s %10s %12s %10s %12s %5s %s\n", "BATCH", "STEP ms", "TOKENS/s", "KV/GPU",
            "MEMORY/GPU", "FITS", "LINEAR LAYERS");
     for (int i = 0; i < r->n_batches; i++) {
