@@ -104,8 +104,9 @@ static int list_gpus(const struct rl_gpudb *db, bool json)
                warch, s->architecture, s->sm_count, mem, v[0], v[1], v[2], v[3], v[4], v[5]);
     }
     printf("\nTFLOP/s, datasheet. FP64/FP32 on CUDA cores (AMD: stream processors); TF32/BF16/FP8\n"
-           "on Tensor Cores (AMD: Matrix Cores), dense ('-': the GPU has no such rate); SMS:\n"
-           "streaming multiprocessors (AMD: compute units). 'roofline gpus show <id>' for the rest.\n");
+           "on Tensor Cores (AMD: Matrix Cores), dense ('-': no such rate, or none in the\n"
+           "vendor's text: 'gpus show <id>' says which); SMS: streaming multiprocessors (AMD:\n"
+           "compute units). 'roofline gpus show <id>' for the rest.\n");
     return CLI_OK;
 }
 
