@@ -39,8 +39,8 @@ static void build(struct rl_report *r, struct rl_ceilings *c)
     ck_assert_int_eq(rl_trace_groups_add(&g, N_HOSTILE, grid, block, "bf16", RL_ORIGIN_MEASURED,
                                          3, 1e12, b_comp, 2e6),
                      0);
-    ck_assert_int_eq(rl_trace_groups_add(&g, N_COMMENT, grid, block, "", RL_ORIGIN_MEASURED, 1,
-                                         1e10, b_mem, 4e5),
+    ck_assert_int_eq(rl_trace_groups_add(&g, N_COMMENT, grid, block, "bf16",
+                                         RL_ORIGIN_MEASURED, 1, 1e10, b_mem, 4e5),
                      0);
     ck_assert_int_eq(rl_trace_groups_add(&g, N_PLAIN, grid, block, "bf16", RL_ORIGIN_ANALYTIC, 1,
                                          1.2e8, b_mem, NAN),

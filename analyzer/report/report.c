@@ -404,8 +404,10 @@ static void guard_notes(struct rl_report *r, const struct rl_ceilings *c)
 
 static int judge(struct rl_report *r, struct rl_ceilings *c, const char *precision)
 {
-    if (!precision[0])
+    if (!precision[0]) {
+        r->n_no_precision++;
         return (int)c->default_roof;
+    }
     char err[RL_ERRMSG_SIZE];
     int j = rl_ceilings_judge(c, precision, err);
     if (j >= 0)
@@ -554,6 +556,19 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
         memcpy(w->sentence, clean, sizeof clean);
     }
     qsort(r->rows, r->n, sizeof *r->rows, cmp_rows);
+    if (r->n_no_precision && c->n_compute > 1) {
+        /* A roof of another precision than the kernel ran at makes its %
+         * of roof wrong by that ratio (a BF16 GEMM at 30% of FP8's is at
+         * 61% of BF16's): where there was a choice, say which roof judged
+         * them. */
+        char text[256];
+        snprintf(text, sizeof text,
+                 "%zu kernel group%s no precision of %s own: judged against the %s roof (the "
+                 "first --precision given, else the fastest drawn); give each its precision",
+                 r->n_no_precision, r->n_no_precision == 1 ? " names" : "s name",
+                 r->n_no_precision == 1 ? "its" : "their", c->compute[c->default_roof].label);
+        rl_report_note(r, text);
+    }
     guard_notes(r, c);
     rl__report_comm_notes(r);
     if (r->source.counters_status[0] && strcmp(r->source.counters_status, "ok") != 0) {
