@@ -21,8 +21,8 @@ int rl_device_open(const struct rl_device_api **api, char *errmsg)
         .abi = RL_DEVICE_ABI,
         .dlflags = RTLD_NOW | RTLD_LOCAL,
         .built = ROOFLINE_HAVE_CUDA,
-        .not_built = "this roofline was built without CUDA (nvcc was not found at build "
-                     "time): rebuild with the CUDA toolkit to measure a GPU",
+        .not_built = "this roofline was built without CUDA (-DROOFLINE_CUDA=OFF, or nvcc not "
+                     "found at build time): rebuild with the CUDA toolkit to measure a GPU",
         .hint = "are the CUDA libraries on LD_LIBRARY_PATH?",
     };
     *api = NULL;
