@@ -358,6 +358,52 @@ START_TEST(nothing_lost)
 END_TEST
 
 /* No rows at all. */
+/* An operator judged on a sliver of its time (AlexNet's aten::addmm in a
+ * trace without shapes: its GEMM has no FLOPs or bytes, its fill has bytes):
+ *   gemm   aten::addmm, no FLOPs, no bytes, 100 us: timing only
+ *   fill   aten::addmm, 1e6 B, 4 us: roof 1e6 / 5000 = 200 ns, lost 3800 ns
+ * GPU time 104 us; addmm judged on 4 us of its 104, lost 3.8 us = 3.65% of
+ * the GPU time: the biggest win, but the sentence says on how much it was
+ * judged and names no bound from the fill. With the fill at 2.1 us (roof
+ * 2000 ns of 1e7 B, lost 100 ns = 0.098% of 102.1 us) no operator loses
+ * 1%: the headline names the largest by GPU time instead. */
+START_TEST(operator_judged_on_a_sliver)
+{
+    static struct rl_ceilings c;
+    struct rl_trace_groups g;
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    toy_ceilings(&c, true);
+    memset(&g, 0, sizeof g);
+    launch(&g, "gemm", "aten::addmm", NULL, NAN, NAN, 100000);
+    launch(&g, "fill", "aten::addmm", NULL, 0, 1e6, 4000);
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_int_eq(rl_report_step_build(&r, &c, 104000, 104000, err), RL_OK);
+    const struct rl_report_op *o = find_op(&r, "aten::addmm");
+    ck_assert_double_eq_tol(o->timed_ns, 4000, 1e-6);
+    ck_assert_double_eq_tol(o->lost_ns, 3800, 1e-6);
+    ck_assert_str_eq(o->sentence, "3.8 us lost against the DRAM bandwidth roof (at 5% of it): "
+                                  "aten::addmm (bf16), 104 us in 2 launches (100% of GPU time); "
+                                  "judged on 4 us of it, the rest with no FLOPs or bytes known");
+    HAS(r.step->headline, "biggest win: 3.8 us lost");
+    HAS(r.step->headline, "(3.65% of the 104 us of GPU time)");
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+
+    memset(&g, 0, sizeof g);
+    launch(&g, "gemm", "aten::addmm", NULL, NAN, NAN, 100000);
+    launch(&g, "fill", "aten::addmm", NULL, 0, 1e7, 2100);
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_int_eq(rl_report_step_build(&r, &c, 102100, 102100, err), RL_OK);
+    ck_assert_double_eq_tol(find_op(&r, "aten::addmm")->lost_ns, 100, 1e-6);
+    const char *want = "no operator loses 1% of the GPU time against its roof; the largest by "
+                       "GPU time: 0.1 us lost against the DRAM bandwidth roof";
+    ck_assert_msg(strncmp(r.step->headline, want, strlen(want)) == 0, "%s", r.step->headline);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 START_TEST(empty_step)
 {
     static struct rl_ceilings c;
@@ -761,6 +807,7 @@ static Suite *step_suite(void)
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, nothing_lost);
+    tcase_add_test(limits, operator_judged_on_a_sliver);
     tcase_add_test(limits, empty_step);
     tcase_add_test(limits, many_operators);
     tcase_add_test(limits, markdown_escapes);

@@ -166,11 +166,23 @@ static void op_sentence(struct rl_report_op *o, const struct rl_report_step *s,
         else if (o->bucket == RL_STEP_MEMORY && !o->roof[0])
             label = "DRAM bandwidth";
         fmt_time(lost, sizeof lost, o->lost_ns);
+        /* Judged on less than half its time (its GEMMs without shapes, its
+         * fills with): say on how much, and call it bound by nothing the
+         * small part says. */
+        char judged[96] = "";
+        if (o->timed_ns < 0.5 * o->time_ns) {
+            char part[32];
+            fmt_time(part, sizeof part, o->timed_ns);
+            snprintf(judged, sizeof judged, "; judged on %s of it, the rest with no FLOPs or "
+                                            "bytes known", part);
+        } else {
+            snprintf(judged, sizeof judged, ", %s-bound", rl_step_bucket_name(o->bucket));
+        }
         snprintf(o->sentence, sizeof o->sentence,
                  "%s lost against the %s roof (at %.3g%% of it): %s, %s in %llu launches "
-                 "(%.3g%% of GPU time), %s-bound",
+                 "(%.3g%% of GPU time)%s",
                  lost, label[0] ? label : "default", o->pct_of_roof, what, t,
-                 (unsigned long long)o->launches, share, rl_step_bucket_name(o->bucket));
+                 (unsigned long long)o->launches, share, judged);
     } else {
         snprintf(o->sentence, sizeof o->sentence,
                  "%s: %s in %llu launches (%.3g%% of GPU time), timing only: %s", what, t,
@@ -264,10 +276,11 @@ int rl_report_step_build(struct rl_report *r, const struct rl_ceilings *c, doubl
         qsort(s->ops, s->n_ops, sizeof *s->ops, cmp_ops);
     for (size_t i = 0; i < s->n_ops; i++)
         op_sentence(&s->ops[i], s, c);
-    /* The headline: the operator that loses the most, else the largest. */
+    /* The headline: the operator that loses the most, where that is 1% of
+     * the GPU time or more; else the largest. */
     char t[32], lost[32];
     fmt_time(t, sizeof t, s->gpu_time_ns);
-    if (s->n_ops && s->ops[0].lost_ns > 0) {
+    if (s->n_ops && s->ops[0].lost_ns >= 0.01 * s->gpu_time_ns && s->ops[0].lost_ns > 0) {
         fmt_time(lost, sizeof lost, s->ops[0].lost_ns);
         snprintf(s->headline, sizeof s->headline,
                  "biggest win: %s (%.3g%% of the %s of GPU time)", s->ops[0].sentence,
@@ -277,8 +290,9 @@ int rl_report_step_build(struct rl_report *r, const struct rl_ceilings *c, doubl
         for (size_t i = 1; i < s->n_ops; i++)
             if (s->ops[i].time_ns > top->time_ns)
                 top = &s->ops[i];
-        snprintf(s->headline, sizeof s->headline,
-                 "no operator could be set against its roof; the largest by GPU time: %s",
+        snprintf(s->headline, sizeof s->headline, "%s; the largest by GPU time: %s",
+                 s->ops[0].lost_ns > 0 ? "no operator loses 1% of the GPU time against its roof"
+                                       : "no operator could be set against its roof",
                  top->sentence);
     } else {
         snprintf(s->headline, sizeof s->headline, "no GPU activity in the trace");
