@@ -40,7 +40,7 @@ extern const char rl__plot_template[];
 /* The key drawn in the margin: a sample this wide, then its title. */
 #define KEY_SAMPLE_W 20.0
 /* A memory roof's label: its middle this many text heights off its line. */
-#define MEMORY_LIFT 0.65
+#define MEMORY_LIFT 0.72
 
 /* Font sizes in layout units, and the width of one character. */
 #define FONT_BASE 14.0
@@ -284,18 +284,59 @@ static void chart_label(char *out, size_t n, const char *label)
 
 /* A colour per precision, the same for its datasheet, measured and library
  * roofs ("bf16", "bf16-blas"). */
-static int roof_color(const char *name)
+static void roof_base(char *base, size_t n, const char *name)
 {
-    char base[32];
-    snprintf(base, sizeof base, "%s", name);
+    snprintf(base, n, "%s", name ? name : "");
     char *blas = strstr(base, "-blas");
     if (blas)
         *blas = '\0';
+}
+
+static int roof_color(const char *name)
+{
+    char base[32];
+    roof_base(base, sizeof base, name);
     const char *const *names = rl_roof_names();
     for (int i = 0; names[i]; i++)
         if (strcmp(names[i], base) == 0)
             return i % (int)N_COMPUTE_COLORS;
     return 0;
+}
+
+/* The colour of a precision on chart c: its own palette slot, else (two
+ * precisions of the chart on one slot: FP4 would take FP64's) the next
+ * slot no earlier precision of the chart holds. */
+static int chart_color(const struct rl_chart *c, const char *name)
+{
+    char want[32];
+    roof_base(want, sizeof want, name);
+    int slot[64];
+    char seen[64][32];
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_compute && n < 64; i++) {
+        char base[32];
+        roof_base(base, sizeof base, c->compute[i].name);
+        size_t k = 0;
+        while (k < n && strcmp(seen[k], base) != 0)
+            k++;
+        if (k < n)
+            continue;
+        int s0 = roof_color(base), sl = s0;
+        for (int tries = 0; tries < (int)N_COMPUTE_COLORS; tries++) {
+            size_t j = 0;
+            while (j < n && slot[j] != sl)
+                j++;
+            if (j == n)
+                break;
+            sl = (sl + 1) % (int)N_COMPUTE_COLORS;
+        }
+        snprintf(seen[n], sizeof seen[n], "%s", base);
+        slot[n++] = sl;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (strcmp(seen[k], want) == 0)
+            return slot[k];
+    return roof_color(want);
 }
 
 /* Merge equal compute roofs; fill lines[] with compute then memory lines. */
@@ -321,7 +362,7 @@ static size_t build_lines(const struct rl_chart *c, struct rl_chart_line *lines)
         chart_label(L->label, sizeof L->label, r->label);
         L->value = r->peak_tflops;
         L->origin = r->origin;
-        L->color = roof_color(r->name);
+        L->color = chart_color(c, r->name);
         n++;
     }
     size_t n_compute_lines = n;
@@ -452,9 +493,10 @@ static double roof_label_cost(const struct rl_placer *pl, struct rl_box b, int a
 }
 
 /* Compute roof labels sit above their lines, best at the right end, right
- * of every memory roof and kernel: the x axis runs on, up to three decades
- * further, until that stretch holds the widest one. Where even three do not
- * make the room (a one-column chart), the axis stays as it was. */
+ * of every memory roof and kernel: the x axis runs on a decade further
+ * where that makes the stretch hold the widest one. Not more: three empty
+ * decades of flat roofs were a third of a chart; where one does not make
+ * the room, the labels go further left, else to the right margin. */
 static void make_label_room(const struct rl_chart *c, struct rl_chart_layout *l)
 {
     double label_w = 0, block = 0, p_max = 0, b_min = INFINITY;
@@ -483,7 +525,7 @@ static void make_label_room(const struct rl_chart *c, struct rl_chart_layout *l)
         return;
     double plot_w = l->w - l->margin_l - l->margin_r, lo = log10(l->x_lo);
     /* The marker's radius and a little air on the left, 12 units on the right. */
-    for (int extra = 0; extra <= 3; extra++) {
+    for (int extra = 0; extra <= 1; extra++) {
         double hi = log10(l->x_hi) + extra;
         double per_decade = plot_w / (hi - lo);
         double room = (hi - log10(block)) * per_decade - 14 - 12;
@@ -595,27 +637,36 @@ static int place_compute_labels(struct rl_chart_layout *l, struct rl_placer *pl,
      * little air), not the key's line spacing. */
     double hc = FONT_ROOF * 1.1;
     /* Compute roofs: every label sits beside its own line, never elsewhere:
-     * above it from the right end leftwards, else below it, the full label
-     * before the one without its origin; where one finds no clean spot,
-     * all go to the right margin (the caller lays the chart out again). */
+     * above it from the right end leftwards, else below it; where one finds
+     * no clean spot, all go to the right margin (the caller lays the chart
+     * out again). */
     enum { STEPS = 24 };
     if (l->roof_margin) {
         int rc = place_margin_labels(l, a);
         if (rc)
             return rc;
     }
-    for (size_t i = 0; i < l->n_lines && !l->roof_margin; i++) {
-        struct rl_chart_line *L = &l->lines[i];
-        if (L->memory)
-            continue;
-        double py = to_py(a, L->y0);
-        double x_end = a->px1 - 6, x_start = fmax(to_px(a, L->x0) + 4, a->px0 + 4);
-        struct rl_box best = {0};
-        double best_cost = INFINITY;
-        int best_form = 0;
-        for (int form = 0; form < 2 && best_cost > 0; form++) {
-            const char *text = form == 0 ? L->label : L->short_label;
-            double w = text_w(text, FONT_ROOF);
+    if (l->roof_margin)
+        return RL_OK;
+    /* One form for all: the full labels, else all without their origin
+     * (one roof saying "(analytic)" and the next not reads as if that one
+     * were datasheet); the boxes of a form that failed are taken back. */
+    size_t n_boxes = pl->n_boxes;
+    bool shorter = false;
+    for (size_t i = 0; i < l->n_lines; i++)
+        shorter |= !l->lines[i].memory && strcmp(l->lines[i].short_label, l->lines[i].label) != 0;
+    for (int form = 0; form < 1 + shorter; form++) {
+        pl->n_boxes = n_boxes;
+        bool clean = true;
+        for (size_t i = 0; i < l->n_lines && clean; i++) {
+            struct rl_chart_line *L = &l->lines[i];
+            if (L->memory)
+                continue;
+            double py = to_py(a, L->y0);
+            double x_end = a->px1 - 6, x_start = fmax(to_px(a, L->x0) + 4, a->px0 + 4);
+            struct rl_box best = {0};
+            double best_cost = INFINITY;
+            double w = text_w(form == 0 ? L->label : L->short_label, FONT_ROOF);
             /* The last positions let a long label run past the line's
              * start, over the empty space above the memory roofs. */
             double x_min_end = fmax(a->px0 + 4 + w, x_start + w * 0.4);
@@ -625,32 +676,33 @@ static int place_compute_labels(struct rl_chart_layout *l, struct rl_placer *pl,
                                                   : x_end - (x_end - x_min_end) * f / (STEPS - 1.0);
                     struct rl_box b = side == 0 ? (struct rl_box){xr - w, py + 2, xr, py + 2 + hc}
                                                 : (struct rl_box){xr - w, py - 2 - hc, xr, py - 2};
-                    /* A spot that only the long form's origin spoils is
-                     * worth the short form; beyond that, the cheapest. */
                     double c2 = roof_label_cost(pl, b, side == 0 ? 1 : -1, 2);
                     if (c2 < best_cost) {
                         best_cost = c2;
                         best = b;
-                        best_form = form;
                     }
                 }
+            if (best_cost > 0) {
+                clean = false;
+                break;
+            }
+            L->form = form;
+            if (rl_placer_add_box(pl, best))
+                return RL_ENOMEM;
+            L->text.box = best;
+            L->text.right_aligned = true;
+            L->text_x = from_px(a, best.x1);
+            L->text_y = from_py(a, (best.y0 + best.y1) / 2);
         }
-        if (best_cost > 0) {
-            /* No clean spot beside the line (a one-column chart's roofs run
-             * closer than a line of text, a label wider than the stretch
-             * between its ridge and the right edge): every compute roof's
-             * label goes to the right margin instead, at its line's end. */
-            l->roof_margin_wanted = true;
+        if (clean)
             return RL_OK;
-        }
-        L->form = best_form == 1 && strcmp(L->short_label, L->label) != 0;
-        if (rl_placer_add_box(pl, best))
-            return RL_ENOMEM;
-        L->text.box = best;
-        L->text.right_aligned = true;
-        L->text_x = from_px(a, best.x1);
-        L->text_y = from_py(a, (best.y0 + best.y1) / 2);
     }
+    /* No clean spot beside some line (a one-column chart's roofs run closer
+     * than a line of text, a label wider than the stretch between its ridge
+     * and the right edge): every compute roof's label goes to the right
+     * margin instead, at its line's end. */
+    pl->n_boxes = n_boxes;
+    l->roof_margin_wanted = true;
     return RL_OK;
 }
 
@@ -1567,31 +1619,35 @@ static void write_margin_key(struct rl_strbuf *gp, const struct rl_chart *c,
         char line_buf[96], point_buf[96];
         switch (e->kind) {
         case KEY_RIDGE:
-            point = "pt 12 ps 1.1 lc rgb \"#555555\"";
+            point = "pt 12 ps 1.1*pt_scale lc rgb \"#555555\"";
             break;
         case KEY_SERIES: {
             const struct rl_chart_series *S = &c->series[e->which];
-            const char *color = compute_colors[roof_color(S->roof ? S->roof : "")];
+            const char *color = compute_colors[chart_color(c, S->roof)];
             snprintf(line_buf, sizeof line_buf, "lc rgb \"%s\" lw 1.5", color);
-            snprintf(point_buf, sizeof point_buf, "pt 5 ps 0.6 lc rgb \"%s\"", color);
+            snprintf(point_buf, sizeof point_buf, "pt 5 ps 0.6*pt_scale lc rgb \"%s\"", color);
             line = line_buf, point = point_buf;
             break;
         }
         case KEY_ORIGIN:
-            snprintf(line_buf, sizeof line_buf, "lc rgb \"#333333\" lw 2 %s",
+            /* A grey a shade apart per origin: gnuplot's SVG writer joins
+             * consecutive arrows of one colour into one path, dropping all
+             * dash patterns but the first. */
+            snprintf(line_buf, sizeof line_buf, "lc rgb \"#%02x%02x%02x\" lw 2 %s",
+                     0x33 + e->which, 0x33 + e->which, 0x33 + e->which,
                      dash_of((enum rl_origin)e->which));
             line = line_buf;
             break;
         case KEY_LEVEL:
-            snprintf(point_buf, sizeof point_buf, "pt %d ps 0.7 lc rgb \"#555555\"",
+            snprintf(point_buf, sizeof point_buf, "pt %d ps 0.7*pt_scale lc rgb \"#555555\"",
                      level_pt[e->which]);
             point = point_buf;
             break;
         case KEY_KERNEL_MEASURED:
-            point = "pt 7 ps 1.3 lc rgb \"#111111\"";
+            point = "pt 7 ps 1.3*pt_scale lc rgb \"#111111\"";
             break;
         case KEY_KERNEL_ANALYTIC:
-            point = "pt 6 ps 1.3 lc rgb \"#111111\"";
+            point = "pt 6 ps 1.3*pt_scale lc rgb \"#111111\"";
             break;
         }
         if (line)
@@ -1716,7 +1772,7 @@ static void write_plot(struct rl_strbuf *gp, const struct rl_chart *c,
     for (size_t s = 0; s < c->n_series; s++) {
         rl_strbuf_printf(gp, "  \"%s.roofs.dat\" index %zu using 1:2 with linespoints lc rgb "
                              "\"%s\" lw 1.5 pt 5 ps 0.6 title ", base, l->n_lines + 1 + s,
-                         compute_colors[roof_color(c->series[s].roof ? c->series[s].roof : "")]);
+                         compute_colors[chart_color(c, c->series[s].roof)]);
         put_quoted(gp, c->series[s].title ? c->series[s].title : "measured");
         rl_strbuf_printf(gp, " noenhanced, \\\n");
     }
@@ -2192,7 +2248,7 @@ int rl_xy_chart_render(const struct rl_xy_chart *c, const char *out_path, char *
         rl_strbuf_printf(&gp, "set arrow %zu from graph 0, first %.8g to graph 1, first %.8g "
                               "nohead dt (2,3) lc rgb \"#333333\" lw 1.5\n"
                               "set label %zu \"%s\" at graph 0.99, first %.8g right "
-                              "offset 0,0.6 tc rgb \"#333333\" noenhanced\n",
+                              "offset 0,0.6 tc rgb \"#333333\" noenhanced front\n",
                          c->n_vlines + i + 1, c->hline_y[i], c->hline_y[i],
                          c->n_vlines + i + 1, c->hline_label[i] ? c->hline_label[i] : "",
                          c->hline_y[i]);
@@ -2279,7 +2335,7 @@ int rl_bar_chart_render(const struct rl_bar_chart *c, const char *out_path, char
         rl_strbuf_printf(&gp, "set arrow 1 from graph 0, second %.8g to graph 1, second %.8g "
                               "nohead dt (2,3) lc rgb \"#333333\" lw 1.5\n"
                               "set label 1 \"%s\" at graph 0.99, second %.8g right "
-                              "offset 0,0.6 tc rgb \"#333333\" noenhanced\n",
+                              "offset 0,0.6 tc rgb \"#333333\" noenhanced front\n",
                          c->y2_line, c->y2_line, c->y2_line_label ? c->y2_line_label : "",
                          c->y2_line);
     rl_strbuf_printf(&dat, "# bar");

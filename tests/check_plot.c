@@ -303,8 +303,12 @@ START_TEST(one_column_roof_labels_in_the_margin)
     rl_chart_layout_release(&l);
     c.points = p;
 
-    /* Two columns wide, the same roofs' labels sit above their lines. */
+    /* Two columns wide, the FP64 and FP32 roofs' labels sit above their
+     * lines, at the right end (the five of H200 go to the margin there too:
+     * the axis runs on one decade past 10k at most, and the FP8 label is
+     * wider than the stretch right of its ridge at 412). */
     c.width = c.height = 0;
+    c.n_compute = 2;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
     ck_assert(!l.roof_margin && !l.key_drawn);
     for (size_t k = 0; k < l.n_lines; k++) {
@@ -317,6 +321,11 @@ START_TEST(one_column_roof_labels_in_the_margin)
         ck_assert_msg(L->text.box.y0 >= py && L->text.box.y0 <= py + 3, "%s: %g vs %g",
                       L->label, L->text.box.y0, py);
     }
+    rl_chart_layout_release(&l);
+    c.n_compute = n_roofs;
+    ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
+    ck_assert(l.roof_margin);
+    ck_assert_double_eq(l.x_hi, 1e4);
     rl_chart_layout_release(&l);
 }
 END_TEST

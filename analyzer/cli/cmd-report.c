@@ -117,9 +117,20 @@ static int write_report(const struct cli_report_opts *o, const char *dir,
                         const struct rl_report *r, const struct rl_ceilings *c,
                         const char *origins)
 {
-    char err[RL_ERRMSG_SIZE], title[256], chart[4096], first_chart[64] = "";
-    snprintf(title, sizeof title, "%s: %zu kernel groups (%s ceilings)", c->gpu_name, r->n,
-             origins);
+    char err[RL_ERRMSG_SIZE], title[512], chart[4096], first_chart[64] = "";
+    /* How many the chart places: those judged against a roof (the rest,
+     * timing only or communication, are in the tables). */
+    size_t placed = 0;
+    for (size_t i = 0; i < r->n; i++)
+        placed += r->rows[i].bound == RL_BOUND_MEMORY || r->rows[i].bound == RL_BOUND_COMPUTE ||
+                  r->rows[i].bound == RL_BOUND_NEITHER;
+    char groups[96];
+    if (placed == r->n)
+        snprintf(groups, sizeof groups, "%zu kernel group%s", r->n, r->n == 1 ? "" : "s");
+    else
+        snprintf(groups, sizeof groups, "%zu of %zu kernel group%s placed", placed, r->n,
+                 r->n == 1 ? "" : "s");
+    snprintf(title, sizeof title, "%s: %s (%s ceilings)", c->gpu_name, groups, origins);
     int status = CLI_OK;
     char formats[256], *save = NULL;
     snprintf(formats, sizeof formats, "%s", o->no_chart ? "" : o->formats);

@@ -11,31 +11,36 @@ ext = outfile[strlen(outfile)-2:]
 if (ext eq "pdf") {
     set terminal pdfcairo size 7.500in,5.000in font "Helvetica,14" fontscale 0.392 linewidth 1
     set pointsize 1.0
+    pt_scale = 1.0
 } else {
     if (ext eq "png") {
         set terminal pngcairo size 1920,1280 font "Helvetica,14" fontscale 1.5 linewidth 2 background rgb "white"
         set pointsize 1.0
+        pt_scale = 1.0
     } else {
         set terminal svg size 960,640 dynamic font "Helvetica,14" background rgb "white"
         set pointsize 0.5
+        pt_scale = 0.5
     }
 }
 set output outfile
+# Points of labels (the key drawn in the margin) are not scaled by
+# 'set pointsize'; pt_scale does it for them.
 set encoding utf8
 
 # Fixed margins: roofline placed the labels for this geometry.
 set lmargin at screen 0.1354
-set rmargin at screen 0.9625
+set rmargin at screen 0.7378
 set bmargin at screen 0.1047
 set tmargin at screen 0.9250
 
 set logscale xy 10
-set xrange [0.01:1e+06]
+set xrange [0.01:10000]
 set yrange [1e+10:1e+16]
 set xlabel "Arithmetic intensity (FLOP/byte)" offset 0,0.4
 # The y label sits at a fixed place: the margins are fixed too.
 set label 999 "Performance (FLOP/s)" at screen 0.018, graph 0.5 center rotate by 90
-set xtics ("0.01" 1e-02, "0.1" 1e-01, "1" 1e+00, "10" 1e+01, "100" 1e+02, "1k" 1e+03, "10k" 1e+04, "100k" 1e+05, "1M" 1e+06)
+set xtics ("0.01" 1e-02, "0.1" 1e-01, "1" 1e+00, "10" 1e+01, "100" 1e+02, "1k" 1e+03, "10k" 1e+04)
 set format y "%.0s %cFLOP/s"
 set mxtics 10
 set mytics 10
@@ -43,7 +48,7 @@ set grid xtics ytics lw 1 lc rgb "#e4e4e4" dt 1
 set border 3 lw 1.2
 set tics nomirror out scale 0.7
 set title "NVIDIA H200 SXM 141GB: roofline (datasheet and analytic ceilings)" noenhanced font ",16"
-set key at graph 0.995,0.01 right bottom opaque box lw 0.5 lc rgb "#999999" samplen 2.5 spacing 1.0 font ",11.5"
+set key off   # drawn in the right margin, below
 
 # Line styles: one per ceiling.
 set style line 1 lc rgb "#0072B2" lw 2 dt 1   # FP64 CUDA cores: 33.5 TFLOP/s
@@ -59,20 +64,28 @@ set style line 92 lc rgb "#111111" pt 6 ps 1.3 lw 1.5   # analytic kernels
 
 
 # Labels: ceilings, ridge points, kernels.
-set label 1 "FP64 CUDA cores: 33.5 TFLOP/s" at 870055,4.2313e+13 right rotate by 0.00 tc rgb "#0072B2" font ",12.5" noenhanced front
-set label 2 "FP32 CUDA cores: 66.9 TFLOP/s" at 870055,8.44996e+13 right rotate by 0.00 tc rgb "#D55E00" font ",12.5" noenhanced front
-set label 3 "TF32 Tensor Core: 494.7 TFLOP/s" at 870055,6.24842e+14 right rotate by 0.00 tc rgb "#56B4E9" font ",12.5" noenhanced front
-set label 4 "FP16/BF16 Tensor Core: 989.4 TFLOP/s" at 870055,1.24968e+15 right rotate by 0.00 tc rgb "#8C6D00" font ",12.5" noenhanced front
-set label 5 "FP8 Tensor Core: 1978.9 TFLOP/s" at 870055,2.4995e+15 right rotate by 0.00 tc rgb "#882255" font ",12.5" noenhanced front
-set label 6 "HBM3e: 4.8 TB/s" at 0.0130899,8.97254e+10 left rotate by 41.40 tc rgb "#202020" font ",12.5" noenhanced front
-set label 7 "L1/shared: 33.45 TB/s (analytic)" at 0.0121118,5.78621e+11 left rotate by 41.40 tc rgb "#00796B" font ",12.5" noenhanced front
-set label 8 "6.98" at 7.48222,2.31383e+13 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 9 "13.9" at 14.9421,4.62074e+13 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 10 "103" at 110.491,3.41686e+14 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 11 "206" at 192.267,1.43247e+15 right tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 12 "412" at 441.987,1.36681e+15 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 13 "prefill GEMM 2048x4096x14..." at 196.397,6.46207e+14 left font ",11.5" noenhanced front
-set label 14 "decode GEMV 1x4096x14336..." at 1.23181,4.79849e+12 left font ",11.5" noenhanced front
+set label 1 "FP64 CUDA cores: 33.5 TFLOP/s" at screen 0.74718, first 3.35e+13 left tc rgb "#0072B2" font ",12.5" noenhanced front
+set label 2 "FP32 CUDA cores: 66.9 TFLOP/s" at screen 0.74718, first 6.69e+13 left tc rgb "#D55E00" font ",12.5" noenhanced front
+set label 3 "TF32 Tensor Core: 494.7 TFLOP/s" at screen 0.74718, first 4.947e+14 left tc rgb "#56B4E9" font ",12.5" noenhanced front
+set label 4 "FP16/BF16 Tensor Core: 989.4 TFLOP/s" at screen 0.74718, first 9.894e+14 left tc rgb "#8C6D00" font ",12.5" noenhanced front
+set label 5 "FP8 Tensor Core: 1978.9 TFLOP/s" at screen 0.74718, first 1.9789e+15 left tc rgb "#882255" font ",12.5" noenhanced front
+set label 6 "HBM3e: 4.8 TB/s" at 0.0127688,9.14203e+10 left rotate by 42.23 tc rgb "#202020" font ",12.5" noenhanced front
+set label 7 "L1/shared: 33.45 TB/s (analytic)" at 0.0118147,5.8955e+11 left rotate by 42.23 tc rgb "#00796B" font ",12.5" noenhanced front
+set label 8 "6.98" at 7.49773,2.31383e+13 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 9 "13.9" at 14.9731,4.62074e+13 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 10 "103" at 110.72,3.41686e+14 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 11 "206" at 191.869,1.43247e+15 right tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 12 "412" at 442.903,1.36681e+15 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
+set label 13 "prefill GEMM 2048x4096x14..." at 185.886,6.46207e+14 left font ",11.5" noenhanced front
+set label 14 "decode GEMV 1x4096x14336..." at 1.23949,4.79849e+12 left font ",11.5" noenhanced front
+set label "" at screen 0.75759, screen 0.18330 point pt 12 ps 1.1*pt_scale lc rgb "#555555" front   # key
+set label "ridge point (FLOP/byte)" at screen 0.77426, screen 0.18330 left font ",11.5" noenhanced front   # key
+set arrow from screen 0.74718, screen 0.16084 to screen 0.76801, screen 0.16084 nohead lc rgb "#333333" lw 2 dt 1 front   # key
+set label "datasheet ceiling" at screen 0.77426, screen 0.16084 left font ",11.5" noenhanced front   # key
+set arrow from screen 0.74718, screen 0.13838 to screen 0.76801, screen 0.13838 nohead lc rgb "#343434" lw 2 dt (2,4) front   # key
+set label "analytic ceiling" at screen 0.77426, screen 0.13838 left font ",11.5" noenhanced front   # key
+set label "" at screen 0.75759, screen 0.11592 point pt 6 ps 1.3*pt_scale lc rgb "#111111" front   # key
+set label "analytic kernel" at screen 0.77426, screen 0.11592 left font ",11.5" noenhanced front   # key
 
 
 plot \

@@ -11,16 +11,21 @@ ext = outfile[strlen(outfile)-2:]
 if (ext eq "pdf") {
     set terminal pdfcairo size 7.500in,5.000in font "Helvetica,14" fontscale 0.392 linewidth 1
     set pointsize 1.0
+    pt_scale = 1.0
 } else {
     if (ext eq "png") {
         set terminal pngcairo size 1920,1280 font "Helvetica,14" fontscale 1.5 linewidth 2 background rgb "white"
         set pointsize 1.0
+        pt_scale = 1.0
     } else {
         set terminal svg size 960,640 dynamic font "Helvetica,14" background rgb "white"
         set pointsize 0.5
+        pt_scale = 0.5
     }
 }
 set output outfile
+# Points of labels (the key drawn in the margin) are not scaled by
+# 'set pointsize'; pt_scale does it for them.
 set encoding utf8
 
 # Fixed margins: roofline placed the labels for this geometry.
@@ -63,9 +68,9 @@ set label 1 "FP64 CUDA cores: 9.7 TFLOP/s" at 88532.6,1.32437e+13 right rotate b
 set label 2 "FP32 CUDA cores: 19.5 TFLOP/s" at 88532.6,2.6624e+13 right rotate by 0.00 tc rgb "#D55E00" font ",12.5" noenhanced front
 set label 3 "TF32 Tensor Core: 156.0 TFLOP/s" at 88532.6,2.12992e+14 right rotate by 0.00 tc rgb "#56B4E9" font ",12.5" noenhanced front
 set label 4 "FP16/BF16 Tensor Core: 312.0 TFLOP/s" at 88532.6,4.25983e+14 right rotate by 0.00 tc rgb "#8C6D00" font ",12.5" noenhanced front
-set label 5 "HBM2: 1.555 TB/s" at 0.474384,1.11342e+12 left rotate by 30.05 tc rgb "#202020" font ",12.5" noenhanced front
-set label 6 "L2: 7.219 TB/s (analytic)" at 0.0126063,1.3736e+11 left rotate by 30.05 tc rgb "#6A3D9A" font ",12.5" noenhanced front
-set label 7 "L1/shared: 19.49 TB/s (analytic)" at 0.0121153,3.5644e+11 left rotate by 30.05 tc rgb "#00796B" font ",12.5" noenhanced front
+set label 5 "HBM2: 1.555 TB/s" at 0.469139,1.15102e+12 left rotate by 30.05 tc rgb "#202020" font ",12.5" noenhanced front
+set label 6 "L2: 7.219 TB/s (analytic)" at 0.0124669,1.42e+11 left rotate by 30.05 tc rgb "#6A3D9A" font ",12.5" noenhanced front
+set label 7 "L1/shared: 19.49 TB/s (analytic)" at 0.0119813,3.68479e+11 left rotate by 30.05 tc rgb "#00796B" font ",12.5" noenhanced front
 set label 8 "bmm: cutlass_80_tensorop... x3" at 46.1146,5.32306e+11 left font ",11.5" noenhanced front
 set arrow from 11.0386,8.10799e+12 to 46.1146,5.32306e+11 nohead lw 0.6 lc rgb "#888888" back
 set label 9 "1" at 8.59594,3.80046e+13 right font ",11.5" noenhanced front
