@@ -236,6 +236,12 @@ double rl_placer_find_near_across(const struct rl_placer *p, double px, double p
     return find_near(p, px, py, r, w, h, 1, 0, out);
 }
 
+double rl_placer_find_clear(const struct rl_placer *p, double px, double py, double r,
+                            double w, double h, double pad, struct rl_placed_label *out)
+{
+    return find_near(p, px, py, r, w, h, 50, pad, out);
+}
+
 double rl_placer_find_clear_across(const struct rl_placer *p, double px, double py, double r,
                                    double w, double h, double pad,
                                    struct rl_placed_label *out)

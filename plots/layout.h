@@ -60,8 +60,13 @@ double rl_placer_find_near(const struct rl_placer *p, double px, double py, doub
 double rl_placer_find_near_across(const struct rl_placer *p, double px, double py, double r,
                                   double w, double h, struct rl_placed_label *out);
 
-/* The same with `pad` units of clear space searched around the w by h
- * label (the box in out is the label's own). */
+/* rl_placer_find_near with `pad` units of clear space searched around the
+ * w by h label (the box in out is the label's own). */
+double rl_placer_find_clear(const struct rl_placer *p, double px, double py, double r,
+                            double w, double h, double pad, struct rl_placed_label *out);
+
+/* The same where a leader may cross roof lines (as
+ * rl_placer_find_near_across). */
 double rl_placer_find_clear_across(const struct rl_placer *p, double px, double py, double r,
                                    double w, double h, double pad,
                                    struct rl_placed_label *out);

@@ -743,9 +743,15 @@ static int place_memory_labels(struct rl_chart_layout *l, struct rl_placer *pl,
                 break;
         }
     }
+    /* Two passes: the labels with a clean spot along their lines first,
+     * then the rest (whose leaders must not cross a label placed after). */
+    bool *later = calloc(l->n_lines, sizeof *later);
+    if (!later)
+        return RL_ENOMEM;
+    for (int pass = 0; pass < 2; pass++)
     for (size_t i = 0; i < l->n_lines; i++) {
         struct rl_chart_line *L = &l->lines[i];
-        if (!L->memory || L->unlabelled)
+        if (!L->memory || L->unlabelled || (pass == 1 && !later[i]))
             continue;
         L->angle_deg = angle * 180 / 3.14159265358979323846;
         double sx0 = to_px(a, L->x0), sy0 = to_py(a, L->y0);
@@ -797,6 +803,10 @@ static int place_memory_labels(struct rl_chart_layout *l, struct rl_placer *pl,
                         memcpy(best_sq, sq, n_sq * sizeof sq[0]);
                     }
                 }
+        if (best_cost > 0 && pass == 0) {
+            later[i] = true;
+            continue;
+        }
         if (best_cost > 0) {
             /* No clean spot along the line (lines closer than a line of
              * text): level, in a free spot, joined to a point of its line
@@ -814,12 +824,16 @@ static int place_memory_labels(struct rl_chart_layout *l, struct rl_placer *pl,
             }
             if (lead_cost < 10) {
                 l->badness += lead_cost;
-                if (rl_placer_add_box(pl, lead.box))
+                if (rl_placer_add_box(pl, lead.box)) {
+                    free(later);
                     return RL_ENOMEM;
+                }
                 double lx = lead.right_aligned ? lead.box.x1 : lead.box.x0;
                 double ly = (lead.box.y0 + lead.box.y1) / 2;
-                if (rl_placer_add_line(pl, (struct rl_segment){anchor_x, anchor_y, lx, ly}))
+                if (rl_placer_add_line(pl, (struct rl_segment){anchor_x, anchor_y, lx, ly})) {
+                    free(later);
                     return RL_ENOMEM;
+                }
                 L->form = 1;
                 L->angle_deg = 0;
                 L->leader = true;
@@ -834,8 +848,10 @@ static int place_memory_labels(struct rl_chart_layout *l, struct rl_placer *pl,
         /* No clean spot at all: the cheapest along the line, still on it. */
         l->badness += isfinite(best_cost) ? best_cost : 1e6;
         for (size_t k = 0; k < best_n; k++)
-            if (rl_placer_add_box(pl, best_sq[k]))
+            if (rl_placer_add_box(pl, best_sq[k])) {
+                free(later);
                 return RL_ENOMEM;
+            }
         L->form = best_form;
         double ax = sx0 + best_t * (sx1 - sx0) - best_side * sin(angle) * (h * MEMORY_LIFT);
         double ay = sy0 + best_t * (sy1 - sy0) + best_side * cos(angle) * (h * MEMORY_LIFT);
@@ -844,6 +860,7 @@ static int place_memory_labels(struct rl_chart_layout *l, struct rl_placer *pl,
         /* gnuplot centres text vertically on its anchor. */
         L->text_y = from_py(a, ay);
     }
+    free(later);
     return RL_OK;
 }
 
@@ -1014,14 +1031,21 @@ static int place_kernel_labels(const struct rl_chart *c, struct rl_chart_layout 
             l->key_point[l->n_key++] = i;
             char num[16];
             snprintf(num, sizeof num, "%d", l->number[i]);
-            if (rl_placer_find_near(pl, px, py, r, text_w(num, FONT_POINT), h,
-                                    &l->labels[i]) > 0) {
+            /* Searched with 3 units of air on each side first: a number
+             * against a name reads as one word ("6mm: ..."). */
+            double nw = text_w(num, FONT_POINT);
+            if (rl_placer_find_clear(pl, px, py, r, nw, h, 3, &l->labels[i]) > 0 &&
+                rl_placer_find_near(pl, px, py, r, nw, h, &l->labels[i]) > 0) {
                 /* A number is always drawn (the key names it): where no
                  * spot is clean, one reached by a leader across roof
                  * lines, else the least bad; the key adds the point's
                  * intensity to find it by. */
-                rl_placer_find_near_across(pl, px, py, r, text_w(num, FONT_POINT), h,
-                                           &l->labels[i]);
+                /* (with air, unless without it crosses fewer lines) */
+                struct rl_placed_label tight;
+                double with_air = rl_placer_find_clear_across(pl, px, py, r, nw, h, 3,
+                                                              &l->labels[i]);
+                if (rl_placer_find_near_across(pl, px, py, r, nw, h, &tight) + 0.5 < with_air)
+                    l->labels[i] = tight;
                 char at[48];
                 snprintf(at, sizeof at, " (at %.3g FLOP/B)", c->points[i].ai_flop_per_byte);
                 size_t u = strlen(l->text[i]);

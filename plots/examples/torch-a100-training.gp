@@ -75,16 +75,19 @@ set label 8 "bmm: cutlass_80_tensorop... x3" at 46.1146,5.32306e+11 left font ",
 set arrow from 11.0386,8.10799e+12 to 46.1146,5.32306e+11 nohead lw 0.6 lc rgb "#888888" back
 set label 9 "1" at 8.59594,3.80046e+13 right font ",11.5" noenhanced front
 set arrow from 11.0386,1.10828e+13 to 8.59594,3.80046e+13 nohead lw 0.6 lc rgb "#888888" back
-set label 10 "2" at 0.0996463,5.75832e+10 left font ",11.5" noenhanced front
-set label 11 "3" at 0.0698284,3.74917e+10 right font ",11.5" noenhanced front
-set label 12 "4" at 0.0698988,6.44423e+10 right font ",11.5" noenhanced front
-set label 13 "5" at 0.396752,4.4837e+11 left font ",11.5" noenhanced front
-set label 14 "6" at 195.256,4.28963e+13 left font ",11.5" noenhanced front
-set label 15 "7" at 0.211545,1.75024e+11 right font ",11.5" noenhanced front
-set label 16 "mm: cutlass_80_tensorop... x2" at 224.011,5.26864e+13 left font ",11.5" noenhanced front
+set label 10 "2" at 0.105903,5.18301e+10 left font ",11.5" noenhanced front
+set label 11 "3" at 0.0657028,3.74917e+10 right font ",11.5" noenhanced front
+set label 12 "4" at 0.065769,1.56408e+11 right font ",11.5" noenhanced front
+set arrow from 0.0833333,1.12372e+11 to 0.065769,1.56408e+11 nohead lw 0.6 lc rgb "#888888" back
+set label 13 "5" at 0.2286,7.04626e+11 right font ",11.5" noenhanced front
+set arrow from 0.333333,4.4837e+11 to 0.2286,7.04626e+11 nohead lw 0.6 lc rgb "#888888" back
+set label 14 "6" at 239.202,4.28963e+13 left font ",11.5" noenhanced front
+set arrow from 164.666,4.28963e+13 to 239.202,4.28963e+13 nohead lw 0.6 lc rgb "#888888" back
+set label 15 "7" at 0.199046,1.57538e+11 right font ",11.5" noenhanced front
+set label 16 "8" at 152.033,1.00295e+14 right font ",11.5" noenhanced front
 set label 17 "native_layer_norm: vector... x2" at 1.02888,1.67241e+11 left font ",11.5" noenhanced front
-set label 18 "8" at 35.7047,3.07521e+13 left font ",11.5" noenhanced front
-set arrow from 14.3311,1.23168e+13 to 35.7047,3.07521e+13 nohead lw 0.6 lc rgb "#888888" back
+set label 18 "9" at 37.9466,3.2414e+13 left font ",11.5" noenhanced front
+set arrow from 14.3311,1.23168e+13 to 37.9466,3.2414e+13 nohead lw 0.6 lc rgb "#888888" back
 set label 19 "mul: vectorized_elementwi... x3" at 0.097961,6.45517e+07 left font ",11.5" noenhanced front
 set label "1  bmm: cutlass_80_tensorop... (at 11 FLOP/B)" at screen 0.54583,0.56064 left font ",11.5" noenhanced front   # number key
 set label "2  add: elementwise_kernel<...> x22" at screen 0.54583,0.53818 left font ",11.5" noenhanced front   # number key
@@ -93,7 +96,8 @@ set label "4  add: vectorized_elementwi... x8" at screen 0.54583,0.49326 left fo
 set label "5  tanh_backward: elementwis... x4" at screen 0.54583,0.47080 left font ",11.5" noenhanced front   # number key
 set label "6  addmm: cutlass_80_tensoro..." at screen 0.54583,0.44834 left font ",11.5" noenhanced front   # number key
 set label "7  tanh: elementwise_kernel... x3" at screen 0.54583,0.42588 left font ",11.5" noenhanced front   # number key
-set label "8  mm: ampere_sgemm_128x64_nn x3 (at 14.3 FLOP/B)" at screen 0.54583,0.40342 left font ",11.5" noenhanced front   # number key
+set label "8  mm: cutlass_80_tensorop... x2" at screen 0.54583,0.40342 left font ",11.5" noenhanced front   # number key
+set label "9  mm: ampere_sgemm_128x64_nn x3 (at 14.3 FLOP/B)" at screen 0.54583,0.38096 left font ",11.5" noenhanced front   # number key
 
 
 plot \
