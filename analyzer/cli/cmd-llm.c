@@ -93,15 +93,6 @@ static void fmt_bytes(char *b, size_t n, double v)
         snprintf(b, n, "%.0f B", v);
 }
 
-/* The label of the roof named name ("bf16" -> "BF16 Tensor Core"), else name. */
-static const char *roof_label(const struct rl_ceilings *c, const char *name)
-{
-    for (size_t i = 0; i < c->n_compute; i++)
-        if (strcmp(c->compute[i].name, name) == 0)
-            return c->compute[i].label;
-    return name;
-}
-
 static void print_ops(const struct rl_llm_phase_cost *p, const struct rl_ceilings *c)
 {
     printf("%-14s %5s %11s %11s %11s %11s %9s %10s %6s  %s\n", "OPERATOR", "COUNT", "GFLOP",
@@ -115,7 +106,7 @@ static void print_ops(const struct rl_llm_phase_cost *p, const struct rl_ceiling
             snprintf(ai, sizeof ai, "%.3g", o->ai_flop_per_byte);
         char bound[96];
         rl_bound_text(bound, sizeof bound, o->memory_bound ? RL_BOUND_MEMORY : RL_BOUND_COMPUTE,
-                      RL_MEM_DRAM, roof_label(c, o->roof));
+                      RL_MEM_DRAM, rl_llm_roof_label(c, o->roof));
         printf("%-14s %5d %11.4g %11.4g %11.4g %11.4g %9s %10.4g %5.1f%%  %s\n", o->name,
                o->count, o->count * o->flops / 1e9, o->count * o->weight_bytes / 1e6,
                o->count * o->act_bytes / 1e6, o->count * o->kv_bytes / 1e6, ai,
@@ -329,7 +320,7 @@ static void print_text(const struct llm_run *r)
     if (r->crossover) {
         printf("\ncrossover: from batch %d every decode linear layer is compute-bound (%s on "
                "%s)",
-               r->crossover, roof_label(&r->c, rl_llm_linear_roof(r->cfg.precision)),
+               r->crossover, rl_llm_roof_label(&r->c, rl_llm_linear_roof(r->cfg.precision)),
                r->c.gpu_name);
         if (r->crossover > r->max_fit && !isnan(r->cap.gpu_memory_bytes)) {
             if (r->max_fit)
