@@ -69,6 +69,11 @@ struct cli_report_opts {
     size_t n_facts;
     size_t label_max;       /* chart labels' longest (0: default) */
     double chart_w, chart_h; /* chart canvas (--size), layout units; 0: default */
+    /* --model: the LLM a serving trace ran, its custom operators costed
+     * from it (readers/torchops-llm.h); --tp / --ep its layout (0: from
+     * the trace) */
+    const char *model;
+    int tp, ep;
 };
 int cli_report_run(const struct cli_report_opts *o);
 

@@ -8,6 +8,9 @@
 #include "analyzer/readers/ncu.h"
 #include "analyzer/readers/records.h"
 #include "analyzer/readers/torch.h"
+#include "analyzer/readers/torchops-llm.h"
+#include "analyzer/report/llm-step.h"
+#include "analyzer/util/paths.h"
 #include "analyzer/model/gpudb.h"
 #include "analyzer/report/step.h"
 #include <dirent.h>
@@ -26,7 +29,7 @@
 static const char usage_text[] =
     "usage: roofline report (--trace FILE|DIR... | TRACE... | --torch FILE|DIR... | --ncu FILE |\n"
     "                        --kernels FILE)\n"
-    "                       [--bench FILE]\n"
+    "                       [--bench FILE] [--model M [--tp N] [--ep N]]\n"
     "                       [--gpu GPU] [-o DIR] [--format LIST | --no-chart] [--rows N]\n"
     "                       [--json]\n"
     "                       [--tensor-flops-per-op F] [--title TEXT] [--label-max N]\n"
@@ -51,6 +54,14 @@ static const char usage_text[] =
     "                    time by bound and the operators ranked by time lost\n"
     "                    against their roof; a trace named without --torch is\n"
     "                    recognized\n"
+    "  --model M         with --torch: the LLM the trace served or trained (a\n"
+    "                    shipped id, `roofline llm --list`, or a config .json):\n"
+    "                    its fused MoE operators (vllm::moe_forward ...) are\n"
+    "                    costed from it, and the step's headline says what\n"
+    "                    bounds it\n"
+    "  --tp N, --ep N    the layout of --model's experts: ranks sharing each\n"
+    "                    expert's width, ranks sharing the experts (default: tp\n"
+    "                    the trace's world size, ep 1)\n"
     "  --ncu FILE        an Nsight Compute CSV: `ncu --csv` (long) or `ncu --csv\n"
     "                    --page raw` (wide), with roofline's metrics (README);\n"
     "                    - reads standard input (`ncu ... --csv | roofline report\n"
@@ -282,6 +293,21 @@ static int load_torch(const struct cli_report_opts *o, struct rl_trace_groups *g
     return rc;
 }
 
+/* --model: the model serving operators are costed from (set for the reading). */
+static int serving_model(const struct cli_report_opts *o, struct rl_torch_llm *x, char *err)
+{
+    char data[4096];
+    memset(x, 0, sizeof *x);
+    int rc = rl_data_dir(data, sizeof data, err);
+    if (rc == RL_OK)
+        rc = rl_llm_model_load(&x->model, data, o->model, err);
+    if (rc == RL_OK) {
+        x->tp = o->tp, x->ep = o->ep;
+        rl_torch_llm_use(x);
+    }
+    return rc;
+}
+
 int cli_report_run(const struct cli_report_opts *o)
 {
     char err[RL_ERRMSG_SIZE];
@@ -302,8 +328,12 @@ int cli_report_run(const struct cli_report_opts *o)
     }
     static struct rl_torch_stats torch;
     memset(&torch, 0, sizeof torch);
+    static struct rl_torch_llm llm;
+    if (rc == RL_OK && o->model)
+        rc = serving_model(o, &llm, err);
     if (rc == RL_OK && o->n_torch) {
         rc = load_torch(o, &g, &ranks, &torch, err);
+        rl_torch_llm_use(NULL);
         source = strcmp(o->torch[0], "-") == 0 ? "<stdin>" : o->torch[0], kind = "torch";
     }
     struct rl_ncu_stats ncu = {0};
@@ -354,7 +384,8 @@ int cli_report_run(const struct cli_report_opts *o)
         rl_report_release(&r);
         return CLI_FAIL;
     }
-    if (o->n_torch && rl_report_step_build(&r, &c, torch.busy_ns, torch.span_ns, err)) {
+    if (o->n_torch && (rl_report_step_build(&r, &c, torch.busy_ns, torch.span_ns, err) ||
+                       (o->model && rl_report_llm_headline(&r, &c, &llm.model, err)))) {
         cli_error("%s", err);
         rl_trace_groups_release(&g);
         rl_rank_traces_release(&ranks);
@@ -491,6 +522,9 @@ int cmd_report(int argc, char **argv)
                                          {"ncu", required_argument, NULL, 'n'},
                                          {"kernels", required_argument, NULL, 'k'},
                                          {"torch", required_argument, NULL, 'P'},
+                                         {"model", required_argument, NULL, 'm'},
+                                         {"tp", required_argument, NULL, 'p'},
+                                         {"ep", required_argument, NULL, 'e'},
                                          {"bench", required_argument, NULL, 'b'},
                                          {"gpu", required_argument, NULL, 'g'},
                                          {"format", required_argument, NULL, 'f'},
@@ -522,6 +556,13 @@ int cmd_report(int argc, char **argv)
             o.torch[o.n_torch++] = optarg;
             break;
         case 'k': o.kernels = optarg; break;
+        case 'm': o.model = optarg; break;
+        case 'p':
+        case 'e':
+            if (cli_parse_int("report", c == 'p' ? "--tp" : "--ep", optarg, 1, 65536,
+                              c == 'p' ? &o.tp : &o.ep))
+                return CLI_USAGE;
+            break;
         case 'b': o.bench = optarg; break;
         case 'g': o.gpu = optarg; break;
         case 'o': o.dir = optarg; break;
@@ -579,6 +620,8 @@ int cmd_report(int argc, char **argv)
     if ((o.n_traces > 0) + (o.n_torch > 0) + !!o.ncu + !!o.kernels != 1)
         return cli_usage_error("report", "give one source: --trace FILE..., --torch FILE..., "
                                          "--ncu FILE or --kernels FILE");
+    if ((o.model || o.tp || o.ep) && !o.n_torch)
+        return cli_usage_error("report", "--model, --tp and --ep go with --torch");
     static const char *const chart_formats[] = {"svg", "png", "pdf", NULL};
     char formats[256], *save = NULL;
     if (snprintf(formats, sizeof formats, "%s", o.formats) >= (int)sizeof formats ||

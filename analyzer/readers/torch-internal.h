@@ -4,6 +4,7 @@
 
 #include "analyzer/readers/torch.h"
 #include "analyzer/readers/torchops.h"
+#include "analyzer/readers/torchops-llm.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -86,6 +87,7 @@ struct tr_rt {
     int64_t ext;
     double ts;
     uint32_t thread;
+    uint8_t graph;              /* a graph launch: 1 cudaGraphLaunch, 2 hipGraphLaunch */
 };
 
 enum { TR_KERNEL, TR_MEMCPY, TR_MEMSET };
@@ -134,6 +136,12 @@ struct tr_state {
     struct tr_chunks held;      /* struct tr_gpu: each call's longest activity so far */
     struct tr_chunks pending;   /* struct tr_gpu: not linkable when read */
     struct tr_chunks late;      /* struct tr_gpu: linked NCCL kernels, emitted last */
+    struct tr_chunks graph;     /* struct tr_gpu: replayed from a graph, emitted after all */
+    bool graph_pass;            /* emitting those (torch-graph.c) */
+    int64_t *twin;              /* per kname: index + 1 of an eager twin group, -1 none, 0 unseen */
+    size_t twin_cap;
+    struct tr_serve { double ts, end; struct rl_torch_llm_step step; } *serve; /* annotations */
+    size_t n_serve, serve_cap;
     uint64_t n_gpus;
     int first_device;
     struct tr_busy *busy;
@@ -170,5 +178,22 @@ int tr_take_gpu(struct tr_state *s, const struct tr_gpu *k, int device, double t
 /* After the last event: link what is left, add it to the groups (torch-link.c). */
 int tr_link(struct tr_state *s, const char *what, char *errmsg);
 void tr_state_release(struct tr_state *s);
+
+/* Kernels replayed from a CUDA or HIP graph (torch-graph.c): launched by
+ * cudaGraphLaunch / hipGraphLaunch, with no operator of their own. */
+/* 1 cudaGraphLaunch (and cuGraphLaunch), 2 hipGraphLaunch; 0 another call. */
+uint8_t tr_graph_launch_name(const char *runtime_call);
+/* The graph launch k came from (0 none); *label "(CUDA graph replay)". */
+uint8_t tr_graph_of(const struct tr_state *s, const struct tr_gpu *k, const char **label);
+/* Cost l (a replayed kernel, name and launch shape set) from a group of
+ * the same kernel, grid and block that ran eagerly under a costed
+ * operator in this trace: its FLOPs and bytes per launch. Returns whether
+ * one was found. RL_ENOMEM is returned through *err. */
+bool tr_graph_twin(struct tr_state *s, const struct tr_gpu *k, struct rl_trace_launch *l,
+                   int *err);
+/* A serving step's annotation (name, span): kept when it parses
+ * (rl_torch_llm_step_parse) for the replayed kernels launched in it.
+ * RL_ENOMEM. */
+int tr_graph_step(struct tr_state *s, const char *name, double ts, double end);
 
 #endif

@@ -27,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include "analyzer/readers/torch-internal.h"
+#include "analyzer/readers/torchops-llm.h"
 
 #include "analyzer/profiler/nccl.h"
 #include "analyzer/util/error.h"
@@ -63,6 +64,9 @@ void tr_state_release(struct tr_state *s)
     tr_chunks_release(&s->held);
     tr_chunks_release(&s->pending);
     tr_chunks_release(&s->late);
+    tr_chunks_release(&s->graph);
+    free(s->twin);
+    free(s->serve);
     for (size_t i = 0; i < s->n_busy; i++)
         free(s->busy[i].v);
     free(s->busy);
@@ -457,13 +461,24 @@ static int emit(struct tr_state *s, const struct tr_gpu *k, bool best, double sc
         *l = *k;
         return RL_OK;
     }
-    const struct tr_op *o = k->op ? op_at(s, k->op - 1) : NULL;
+    const char *graph_label = NULL; /* replayed from a graph: emitted last (torch-graph.c) */
+    if (k->kind == TR_KERNEL && !nccl && tr_graph_of(s, k, &graph_label) && !s->graph_pass) {
+        struct tr_gpu *l = tr_chunks_push(&s->graph);
+        if (!l)
+            return RL_ENOMEM;
+        *l = *k;
+        return RL_OK;
+    }
+    const struct tr_op *o = k->op && !graph_label ? op_at(s, k->op - 1) : NULL;
     const struct tr_sig *sg = o ? &s->sig[o->sig] : NULL;
+    double part_flops = NAN, part_bytes = NAN;
     struct rl_trace_launch l = {.name = kname, .grid = dims, .block = dims + 3,
                                 .origin = RL_ORIGIN_ANALYTIC, .launches = 1,
                                 .flops = NAN, .time_ns = k->dur * scale, .comm_bytes = NAN};
     for (int m = 0; m < RL_MEM_COUNT; m++)
         l.bytes[m] = NAN;
+    if (graph_label)
+        l.op = graph_label;
     if (sg) {
         l.op = tr_text(&s->opnames, sg->name);
         l.shapes = sg->has_shapes ? tr_text(&s->strings, sg->shapes) : NULL;
@@ -478,10 +493,18 @@ static int emit(struct tr_state *s, const struct tr_gpu *k, bool best, double sc
             l.comm_group_size = cs->group_size;
             st->comm_with_bytes++;
         }
-    } else if (sg && sg->cost.known && best) {
+    } else if (graph_label) {
+        int err = RL_OK;
+        tr_graph_twin(s, k, &l, &err);
+        if (err)
+            return err;
+    } else if (sg && sg->cost.known &&
+               rl_torch_llm_kernel_part(&sg->cost, kname, best, &part_flops, &part_bytes)) {
+        /* the whole cost on the call's longest kernel; a fused MoE's
+         * kernels each their part (torchops-llm.h) */
         const char *noted = "";
-        l.flops = sg->cost.flops;
-        l.bytes[RL_MEM_DRAM] = sg->cost.bytes;
+        l.flops = part_flops;
+        l.bytes[RL_MEM_DRAM] = part_bytes;
         if (k->kind == TR_KERNEL) {
             l.precision = rl_torch_kernel_roof(kname, sg->cost.dtype, sg->cost.matmul, &noted);
             if (noted && noted[0] && l.flops > 0)
@@ -708,6 +731,9 @@ int tr_link(struct tr_state *s, const char *what, char *errmsg)
         rc = nest_ops(s);
     for (size_t i = 0; i < s->late.n && rc == RL_OK; i++)
         rc = emit(s, tr_at(&s->late, i), false, scale); /* NCCL kernels: no cost either way */
+    s->graph_pass = true; /* graph replays last: their eager twins are all in */
+    for (size_t i = 0; i < s->graph.n && rc == RL_OK; i++)
+        rc = emit(s, tr_at(&s->graph, i), false, scale);
     if (rc == RL_OK)
         rc = order_groups(s);
     if (rc == RL_OK) {
@@ -779,6 +805,21 @@ void rl_torch_notes(const struct rl_torch_stats *st, char *buf, size_t size)
         }
         PUT("\n");
     }
+    if (st->graph_kernels) {
+        char t[32];
+        fmt_ms(t, sizeof t, st->graph_time_ns);
+        PUT("%llu kernels (%s, %.3g%% of GPU time) were replayed from a CUDA/HIP graph, with no "
+            "operator: %llu of them costed from the same kernel and launch shape run eagerly "
+            "under an operator in this trace, %llu from the model (--model) by their names and "
+            "the step's tokens (its annotation)%s\n",
+            (unsigned long long)st->graph_kernels, t,
+            st->kernel_time_ns > 0 ? 100 * st->graph_time_ns / st->kernel_time_ns : 0.0,
+            (unsigned long long)st->graph_costed, (unsigned long long)st->graph_model,
+            st->graph_costed + st->graph_model < st->graph_kernels
+                ? "; for the others profile an eager step (vLLM --enforce-eager, SGLang "
+                  "--disable-cuda-graph) or measure them with `roofline trace`"
+                : "");
+    }
     if (st->comm_kernels)
         PUT("%llu NCCL/RCCL kernels; %llu with their message bytes from record_param_comms\n",
             (unsigned long long)st->comm_kernels, (unsigned long long)st->comm_with_bytes);
@@ -813,6 +854,12 @@ void rl_torch_stats_add(struct rl_torch_stats *d, const struct rl_torch_stats *s
     d->roof_from_dtype += s->roof_from_dtype;
     d->comm_kernels += s->comm_kernels;
     d->comm_with_bytes += s->comm_with_bytes;
+    d->graph_kernels += s->graph_kernels;
+    d->graph_costed += s->graph_costed;
+    d->graph_time_ns += s->graph_time_ns;
+    d->graph_costed_ns += s->graph_costed_ns;
+    d->graph_model += s->graph_model;
+    d->graph_model_ns += s->graph_model_ns;
     d->profiler_steps += s->profiler_steps;
     d->kernel_time_ns += s->kernel_time_ns;
     d->busy_ns += s->busy_ns;

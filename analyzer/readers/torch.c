@@ -138,7 +138,7 @@ int tr_reserve(void **v, size_t *cap, size_t n, size_t size)
 
 #define MAX_ARGS 64
 
-enum ev_kind { EV_SKIP, EV_OP, EV_RUNTIME, EV_KERNEL, EV_MEMCPY, EV_MEMSET, EV_STEP };
+enum ev_kind { EV_SKIP, EV_OP, EV_RUNTIME, EV_KERNEL, EV_MEMCPY, EV_MEMSET, EV_STEP, EV_SERVE };
 
 /* The fields of the event being read; reused event to event. */
 struct ev {
@@ -560,6 +560,9 @@ static enum ev_kind classify(const struct ev *e)
     if (strcmp(c, "user_annotation") == 0 && e->name.s &&
         strncmp(e->name.s, "ProfilerStep#", 13) == 0)
         return EV_STEP;
+    if (strcmp(c, "user_annotation") == 0 && e->name.s &&
+        (strncmp(e->name.s, "execute_", 8) == 0 || strncmp(e->name.s, "step[", 5) == 0))
+        return EV_SERVE; /* a serving step's tokens (torch-graph.c) */
     return EV_SKIP;
 }
 
@@ -699,7 +702,7 @@ static long op_signature(struct tr_state *s, struct ev *e)
     g->shapes = (uint32_t)shid;
     g->has_shapes = e->have_dims;
     struct rl_torch_op op = {.name = e->name.s ? e->name.s : "", .n_args = n, .args = args,
-                             .profiler_flops = e->flops};
+                             .profiler_flops = e->flops, .world_size = s->st->world_size};
     if (!e->too_many)
         rl_torch_op_cost(&op, &g->cost);
     else
@@ -753,6 +756,10 @@ static int take_event(struct rl_jsr *r, struct tr_state *s, struct ev *e)
     e->ts += (double)(e->ts_whole - s->ts_base);
     double dur = isfinite(e->dur) && e->dur >= 0 ? e->dur : 0;
     int err = 0;
+    if (k == EV_SERVE)
+        return tr_graph_step(s, e->name.s, e->ts, e->ts + dur)
+                   ? rl_jsr_fail(r, RL_ENOMEM, "out of memory")
+                   : 0;
     if (k == EV_OP) {
         s->st->cpu_ops++;
         if (e->have_dims)
@@ -778,7 +785,8 @@ static int take_event(struct rl_jsr *r, struct tr_state *s, struct ev *e)
         struct tr_rt *rt = err || s->rts.n >= UINT32_MAX - 1 ? NULL : tr_chunks_push(&s->rts);
         if (!rt)
             return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
-        *rt = (struct tr_rt){.ext = e->ext, .ts = e->ts, .thread = th};
+        *rt = (struct tr_rt){.ext = e->ext, .ts = e->ts, .thread = th,
+                             .graph = tr_graph_launch_name(e->name.s ? e->name.s : "")};
         if (tr_ids_put(&s->rt_corr, e->corr, (uint32_t)(s->rts.n - 1)))
             return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
         return 0;
@@ -1017,7 +1025,7 @@ int rl_torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
     s->groups_first = g->n;
     s->ops.size = sizeof(struct tr_op);
     s->rts.size = sizeof(struct tr_rt);
-    s->held.size = s->pending.size = s->late.size = sizeof(struct tr_gpu);
+    s->held.size = s->pending.size = s->late.size = s->graph.size = sizeof(struct tr_gpu);
     s->op_ext.pairs.size = s->rt_corr.pairs.size = 12;
     struct doc d = {s, e};
     enum rl_jsr_tok t = rl_jsr_next(&r);

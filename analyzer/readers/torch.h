@@ -32,6 +32,10 @@ struct rl_torch_stats {
     uint64_t uncosted;            /* kernels whose operator the table does not know */
     uint64_t roof_from_dtype;     /* costed kernels whose name did not say the roof */
     uint64_t comm_kernels, comm_with_bytes;
+    /* kernels replayed from a CUDA / HIP graph (no operator), and those
+     * costed from the same kernel run eagerly under an operator */
+    uint64_t graph_kernels, graph_costed, graph_model;
+    double graph_time_ns, graph_costed_ns, graph_model_ns;
     uint64_t profiler_steps;      /* ProfilerStep#N annotations */
     double kernel_time_ns;        /* every GPU activity's duration, summed */
     double busy_ns;               /* the union of GPU activity per device, summed */

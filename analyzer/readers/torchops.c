@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "analyzer/readers/torchops.h"
+#include "analyzer/readers/torchops-llm.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -794,7 +795,7 @@ bool rl_torch_op_cost(const struct rl_torch_op *op, struct rl_torch_cost *c)
         if (strcmp(table[i].name, name) == 0)
             e = &table[i];
     if (!e)
-        return false;
+        return rl_torch_llm_op_cost(op, c); /* vLLM / SGLang custom operators */
     snprintf(c->formula, sizeof c->formula, "%s", e->name);
     switch (e->kind) {
     case K_MM: return mm(op, c, 0, 1, NONE);

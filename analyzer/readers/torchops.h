@@ -40,6 +40,7 @@ struct rl_torch_op {
     size_t n_args;
     const struct rl_torch_arg *args;
     double profiler_flops;    /* the trace's own "flops" arg (with_flops=True); NAN none */
+    int world_size;           /* the trace's distributedInfo world size; <= 0 not given */
 };
 
 /* What an operator costs, for all of its launches together. */
@@ -56,6 +57,10 @@ struct rl_torch_cost {
     char formula[48];         /* the table entry used: "mm", "sdpa-fwd", "eltwise", ... */
     char note[160];           /* an assumption taken ("causal from is_causal",
                                * "4-byte elements assumed: TensorList has no dtype"); "" */
+    /* A fused operator of several kernels (torchops-llm.h: a fused MoE):
+     * its weights' bytes and one pass over its activations, which its
+     * kernels share out (rl_torch_llm_kernel_part); 0 for the others. */
+    double weight_bytes, act_bytes;
 };
 
 /* The cost of op from its arguments. Returns true when the table knows the
