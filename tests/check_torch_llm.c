@@ -388,6 +388,75 @@ START_TEST(graph_replay_costed_from_eager_twin)
 }
 END_TEST
 
+/* The same decode with --model: the replayed MoE kernels costed from the
+ * model by their names and the step's 32 tokens (its annotation
+ * execute_32_context_0(...)_generation_32(...)). gpt-oss-20b, one GPU:
+ * a layer's MoE FLOPs = 32 x 4 x (2 x 2880 x 2 x 2880 + 2 x 2880 x 2880)
+ * = 128 x 49 766 400 = 6 370 099 200, two thirds (4 246 732 800) on the
+ * gate-up GEMM (_matmul_ogs_..._swiglu), a third (2 123 366 400) on the
+ * down GEMM; 24 launches each (24 layers). Its bytes: the MXFP4 weights
+ * its name says (17/32 byte) of D = 32 (1 - (7/8)^32) = 31.553925 experts,
+ * 2/3 x 31.553925 x 3 x 2880^2 x 17/32 = 2 x 31.553925 x 8 294 400 x 0.53125
+ * = 278 078 432.1, plus 32 x 2880 x 2 = 184 320 of activations. */
+START_TEST(graph_replay_costed_from_model)
+{
+    struct rl_torch_llm x = ctx_of("torch-serving/gpt-oss-20b.json");
+    rl_torch_llm_use(&x);
+    struct rl_trace_groups g;
+    memset(&g, 0, sizeof g);
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(
+        rl_torch_load(&g, rl_test_data("torch-serving/vllm_gptoss20b_mi300x_decode_fullgraph.json.gz"),
+                      &st, err),
+        RL_OK);
+    rl_torch_llm_use(NULL);
+    double up = NAN, down = NAN, up_bytes = NAN;
+    for (size_t i = 0; i < g.n; i++) {
+        const struct rl_trace_group *t = &g.v[i];
+        if (!t->counted || strncmp(t->name, "_matmul_ogs_", 12) != 0)
+            continue;
+        ck_assert_uint_eq(t->counted, 24);
+        if (strstr(t->name, "_swiglu"))
+            up = t->flops, up_bytes = t->bytes[RL_MEM_DRAM];
+        else
+            down = t->flops;
+    }
+    ck_assert_double_eq_tol(up, 24 * 4246732800.0, 24);
+    ck_assert_double_eq_tol(down, 24 * 2123366400.0, 24);
+    double d = 32 * (1 - pow(7.0 / 8, 32));
+    ck_assert_double_eq_tol(d, 31.553925, 1e-6);
+    ck_assert_double_eq_tol(up_bytes, 24 * (2.0 / 3 * d * 3 * 2880.0 * 2880 * 17 / 32 + 184320),
+                            24);
+    ck_assert_double_eq_tol(up_bytes / 24, 278078432.1 + 184320, 1);
+    ck_assert_uint_gt(st.graph_model, 0);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+START_TEST(step_annotations)
+{
+    struct rl_torch_llm_step s;
+    ck_assert(rl_torch_llm_step_parse(
+        "execute_8192_context_9(sq8155sk8430sqsq7475785sqsk7671310)_generation_37("
+        "sq37sk34489sqsq37sqsk34489)",
+        &s));
+    ck_assert_double_eq(s.tokens, 8192);
+    ck_assert_double_eq(s.seqs, 46);      /* 9 + 37 */
+    ck_assert_double_eq(s.keys, 42919);   /* 8430 + 34489 */
+    ck_assert(rl_torch_llm_step_parse("step[DECODE bs=32]", &s));
+    ck_assert_double_eq(s.tokens, 32);
+    ck_assert(isnan(s.keys));
+    ck_assert(!rl_torch_llm_step_parse("ProfilerStep#3", &s));
+    ck_assert(!rl_torch_llm_step_parse("execute_x", &s));
+    ck_assert(!rl_torch_llm_step_parse("execute_12_nothing", &s));
+    /* no model, no tokens: not costed */
+    double f, b;
+    rl_torch_llm_use(NULL);
+    ck_assert(!rl_torch_llm_graph_cost("_matmul_ogs_x_swiglu", &s, 1, &f, &b));
+}
+END_TEST
+
 /* The CLI: the headline says what bounds the step. */
 START_TEST(cli_headline)
 {
@@ -490,6 +559,8 @@ static Suite *torch_llm_suite(void)
     tcase_add_test(core, b200_without_model);
     tcase_add_test(core, graph_replay_grouped);
     tcase_add_test(core, graph_replay_costed_from_eager_twin);
+    tcase_add_test(core, graph_replay_costed_from_model);
+    tcase_add_test(core, step_annotations);
     tcase_add_test(core, cli_headline);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");

@@ -111,7 +111,7 @@ int rl_report_llm_headline(struct rl_report *r, const struct rl_ceilings *c,
                 best = q;
         if (best < 0 || at >= sizeof what)
             break;
-        int n = snprintf(what + at, sizeof what - at, "%s%s %.2g%%", at ? ", " : "",
+        int n = snprintf(what + at, sizeof what - at, "%s%s (%.2g%%)", at ? ", " : "",
                          part_words[best], 100 * part_ns[best] / total);
         at = n < 0 ? sizeof what : at + (size_t)n;
         part_ns[best] = 0;
@@ -130,10 +130,10 @@ int rl_report_llm_headline(struct rl_report *r, const struct rl_ceilings *c,
     } else if (top == RL_STEP_MEMORY && mem_ns > 0) {
         double gbs = mem_bytes / mem_ns; /* bytes per ns = GB/s */
         snprintf(head, sizeof head,
-                 "%s: memory-bound: %.2g%% of GPU time reads %s at %.2g%% of the %s roof "
-                 "(%.3g of %.3g TB/s)%s",
+                 "%s: memory-bound: %.2g%% of GPU time moves %s at %.2g%% of the %s roof "
+                 "(%.3g of %.3g TB/s)",
                  who, 100 * mem_ns / total, what, 100 * gbs / dram_gbs, dram, gbs / 1e3,
-                 dram_gbs / 1e3, "");
+                 dram_gbs / 1e3);
     } else {
         snprintf(head, sizeof head, "%s: %s-bound: %.2g%% of GPU time", who,
                  rl_step_bucket_name(top), 100 * s->bucket_ns[top] / total);
