@@ -385,7 +385,11 @@ int cli_report_run(const struct cli_report_opts *o)
         return CLI_FAIL;
     }
     if (o->n_torch && (rl_report_step_build(&r, &c, torch.busy_ns, torch.span_ns, err) ||
-                       (o->model && rl_report_llm_headline(&r, &c, &llm.model, err)))) {
+                       (o->model &&
+                        rl_report_llm_headline(&r, &c, &llm.model,
+                                               &(struct rl_report_llm_layout){
+                                                   o->tp, o->ep, torch.world_size},
+                                               err)))) {
         cli_error("%s", err);
         rl_trace_groups_release(&g);
         rl_rank_traces_release(&ranks);

@@ -70,11 +70,28 @@ static double tokens_of(const struct rl_report *r)
 }
 
 int rl_report_llm_headline(struct rl_report *r, const struct rl_ceilings *c,
-                           const struct rl_llm_model *m, char *errmsg)
+                           const struct rl_llm_model *m, const struct rl_report_llm_layout *lay,
+                           char *errmsg)
 {
     struct rl_report_step *s = r->step;
     if (!s)
         return rl_fail(errmsg, RL_EINVAL, "no step to put a headline on");
+    int ep = lay->ep > 0 ? lay->ep : 1;
+    int tp = lay->tp > 0 ? lay->tp : lay->world_size > 0 ? lay->world_size / ep : 1;
+    char note[512];
+    snprintf(note, sizeof note,
+             "serving operators costed from the model %s (readers/TORCH-OPS.md, \"LLM serving "
+             "operators\"): one rank of tp %d x ep %d (%s), each holding %d of every expert's "
+             "%d columns and %d of its %d experts; expert weights in the bytes the GEMM kernel's "
+             "name says (MXFP4: 17/32 a weight), else the activations'; attention stays "
+             "unknown (the context lengths are not among its inputs)",
+             m->id, tp < 1 ? 1 : tp, ep,
+             lay->tp > 0 || lay->ep > 0 ? "--tp / --ep"
+             : lay->world_size > 0     ? "tp the trace's world size (distributedInfo), ep 1: "
+                                         "--tp / --ep to change"
+                                       : "one GPU: no distributedInfo",
+             m->ffn / (tp < 1 ? 1 : tp), m->ffn, m->experts / ep, m->experts);
+    rl_report_note(r, note);
     double total = s->gpu_time_ns;
     if (!(total > 0))
         return RL_OK;
