@@ -468,6 +468,28 @@ START_TEST(cli_headline)
     ck_assert_int_eq(r.status, 0);
     ck_assert_ptr_nonnull(strstr(r.out, "gpt-oss-120b step, 888 tokens a forward: memory-bound: "));
     ck_assert_ptr_nonnull(strstr(r.out, "expert weights"));
+    ck_assert_ptr_nonnull(strstr(r.out, "one rank of tp 8 x ep 1"));
+    rl_run_release(&r);
+    /* the decode in a HIP graph: memory-bound, 70% of the time in the
+     * expert GEMMs (35.1% + 30.5% + routing 4.4%) at 26% of MI300X's
+     * 5.3 TB/s; the 8192-token mixed step compute-bound in them */
+    snprintf(model, sizeof model, "%s", rl_test_data("torch-serving/gpt-oss-20b.json"));
+    r = rl_test_cli(NULL, "report", "--torch",
+                    rl_test_data("torch-serving/vllm_gptoss20b_mi300x_decode_fullgraph.json.gz"),
+                    "--gpu", "mi300x", "--model", model, "--json", NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "gpt-oss-20b step: memory-bound: 77% of GPU time moves "
+                                        "expert weights (70%)"));
+    ck_assert_ptr_nonnull(strstr(r.out, "at 26% of the HBM3 roof"));
+    ck_assert_ptr_nonnull(strstr(r.out, "; 19% unknown"));
+    rl_run_release(&r);
+    r = rl_test_cli(
+        NULL, "report", "--torch",
+        rl_test_data("torch-serving/vllm_gptoss20b_mi300x_prefilldecode_piecewise.json.gz"), "--gpu",
+        "mi300x", "--model", model, "--tp", "1", "--json", NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "compute-bound: 79% of GPU time in the expert GEMMs (79%)"));
+    ck_assert_ptr_nonnull(strstr(r.out, "tp 1 x ep 1 (--tp / --ep)"));
     rl_run_release(&r);
 }
 END_TEST

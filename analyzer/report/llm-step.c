@@ -22,6 +22,28 @@ enum part { P_MOE, P_KV, P_LINEAR, P_OTHER, P_PARTS };
 
 static const char *const part_words[P_PARTS] = {"expert weights", "the KV cache",
                                                 "dense weights", "activations"};
+static const char *const compute_words[P_PARTS] = {"the expert GEMMs", "attention",
+                                                   "the dense GEMMs", "the rest"};
+
+/* "a (x%), b (y%)": the parts of ns[] largest first, shares of total. */
+static void parts_text(char *what, size_t size, double *ns, const char *const *words,
+                       double total)
+{
+    size_t at = 0;
+    what[0] = 0;
+    for (int p = 0; p < P_PARTS && at < size; p++) {
+        int best = -1;
+        for (int q = 0; q < P_PARTS; q++)
+            if (ns[q] > 0 && (best < 0 || ns[q] > ns[best]))
+                best = q;
+        if (best < 0)
+            break;
+        int n = snprintf(what + at, size - at, "%s%s (%.2g%%)", at ? ", " : "", words[best],
+                         100 * ns[best] / total);
+        at = n < 0 ? size : at + (size_t)n;
+        ns[best] = 0;
+    }
+}
 
 /* What a row moves: by its operator, or for a kernel replayed from a
  * graph (no operator) by its name. */
@@ -96,8 +118,15 @@ int rl_report_llm_headline(struct rl_report *r, const struct rl_ceilings *c,
     if (!(total > 0))
         return RL_OK;
     double part_ns[P_PARTS] = {0}, mem_ns = 0, mem_bytes = 0;
+    double cpart_ns[P_PARTS] = {0}, comp_ns = 0, comp_roof_ns = 0; /* compute-bound rows */
     for (size_t i = 0; i < r->n; i++) {
         const struct rl_report_row *w = &r->rows[i];
+        if (!w->comm && w->bound == RL_BOUND_COMPUTE && w->time_ns > 0 &&
+            w->roof_time_ns >= 0) {
+            cpart_ns[part_of_row(w)] += w->time_ns;
+            comp_ns += w->time_ns;
+            comp_roof_ns += w->roof_time_ns;
+        }
         if (!memory_bound(w) || !(w->time_ns > 0) || !(w->bytes[RL_MEM_DRAM] >= 0))
             continue;
         part_ns[part_of_row(w)] += w->time_ns;
@@ -118,21 +147,8 @@ int rl_report_llm_headline(struct rl_report *r, const struct rl_ceilings *c,
     for (size_t i = 1; i < sizeof known / sizeof *known; i++)
         if (s->bucket_ns[known[i]] > s->bucket_ns[top])
             top = known[i];
-    char head[700], what[200] = "";
-    size_t at = 0;
-    for (int p = 0; p < P_PARTS; p++) {
-        /* the parts of the memory-bound time, largest first */
-        int best = -1;
-        for (int q = 0; q < P_PARTS; q++)
-            if (part_ns[q] > 0 && (best < 0 || part_ns[q] > part_ns[best]))
-                best = q;
-        if (best < 0 || at >= sizeof what)
-            break;
-        int n = snprintf(what + at, sizeof what - at, "%s%s (%.2g%%)", at ? ", " : "",
-                         part_words[best], 100 * part_ns[best] / total);
-        at = n < 0 ? sizeof what : at + (size_t)n;
-        part_ns[best] = 0;
-    }
+    char head[700], what[200];
+    parts_text(what, sizeof what, part_ns, part_words, total);
     double tokens = tokens_of(r);
     char who[160];
     if (tokens > 0)
@@ -151,6 +167,13 @@ int rl_report_llm_headline(struct rl_report *r, const struct rl_ceilings *c,
                  "(%.3g of %.3g TB/s)",
                  who, 100 * mem_ns / total, what, 100 * gbs / dram_gbs, dram, gbs / 1e3,
                  dram_gbs / 1e3);
+    } else if (top == RL_STEP_COMPUTE && comp_ns > 0) {
+        /* each row's FLOPs at its own roof: the time they would take there
+         * over the time they took */
+        parts_text(what, sizeof what, cpart_ns, compute_words, total);
+        snprintf(head, sizeof head,
+                 "%s: compute-bound: %.2g%% of GPU time in %s, at %.2g%% of their roofs", who,
+                 100 * comp_ns / total, what, 100 * comp_roof_ns / comp_ns);
     } else {
         snprintf(head, sizeof head, "%s: %s-bound: %.2g%% of GPU time", who,
                  rl_step_bucket_name(top), 100 * s->bucket_ns[top] / total);
