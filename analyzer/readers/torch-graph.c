@@ -15,6 +15,7 @@
 #include "analyzer/util/error.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,4 +133,23 @@ bool tr_graph_twin(struct tr_state *s, const struct tr_gpu *k, struct rl_trace_l
     st->graph_costed++;
     st->graph_costed_ns += l->time_ns;
     return true;
+}
+
+size_t tr_graph_note(const struct rl_torch_stats *st, char *buf, size_t size)
+{
+    double ms = st->graph_time_ns / 1e6;
+    int n = snprintf(
+        buf, size,
+        "%llu kernels (%.4g ms, %.3g%% of GPU time) were replayed from a CUDA/HIP graph, with "
+        "no operator: %llu of them costed from the same kernel and launch shape run eagerly "
+        "under an operator in this trace, %llu from the model (--model) by their names and the "
+        "step's tokens (its annotation)%s\n",
+        (unsigned long long)st->graph_kernels, ms,
+        st->kernel_time_ns > 0 ? 100 * st->graph_time_ns / st->kernel_time_ns : 0.0,
+        (unsigned long long)st->graph_costed, (unsigned long long)st->graph_model,
+        st->graph_costed + st->graph_model < st->graph_kernels
+            ? "; for the others profile an eager step (vLLM --enforce-eager, SGLang "
+              "--disable-cuda-graph) or measure them with `roofline trace`"
+            : "");
+    return n < 0 ? size : (size_t)n;
 }

@@ -195,5 +195,8 @@ bool tr_graph_twin(struct tr_state *s, const struct tr_gpu *k, struct rl_trace_l
  * (rl_torch_llm_step_parse) for the replayed kernels launched in it.
  * RL_ENOMEM. */
 int tr_graph_step(struct tr_state *s, const char *name, double ts, double end);
+/* The notes' line on the graph replays into buf (size > 0): the length
+ * written, as snprintf's (may exceed size: the caller stops there). */
+size_t tr_graph_note(const struct rl_torch_stats *st, char *buf, size_t size);
 
 #endif

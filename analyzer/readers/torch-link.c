@@ -805,21 +805,8 @@ void rl_torch_notes(const struct rl_torch_stats *st, char *buf, size_t size)
         }
         PUT("\n");
     }
-    if (st->graph_kernels) {
-        char t[32];
-        fmt_ms(t, sizeof t, st->graph_time_ns);
-        PUT("%llu kernels (%s, %.3g%% of GPU time) were replayed from a CUDA/HIP graph, with no "
-            "operator: %llu of them costed from the same kernel and launch shape run eagerly "
-            "under an operator in this trace, %llu from the model (--model) by their names and "
-            "the step's tokens (its annotation)%s\n",
-            (unsigned long long)st->graph_kernels, t,
-            st->kernel_time_ns > 0 ? 100 * st->graph_time_ns / st->kernel_time_ns : 0.0,
-            (unsigned long long)st->graph_costed, (unsigned long long)st->graph_model,
-            st->graph_costed + st->graph_model < st->graph_kernels
-                ? "; for the others profile an eager step (vLLM --enforce-eager, SGLang "
-                  "--disable-cuda-graph) or measure them with `roofline trace`"
-                : "");
-    }
+    if (st->graph_kernels && at < size) /* torch-graph.c */
+        at += tr_graph_note(st, buf + at, size - at);
     if (st->comm_kernels)
         PUT("%llu NCCL/RCCL kernels; %llu with their message bytes from record_param_comms\n",
             (unsigned long long)st->comm_kernels, (unsigned long long)st->comm_with_bytes);
