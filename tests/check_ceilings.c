@@ -181,7 +181,7 @@ START_TEST(sparse_roofs)
     /* No sparse FP64 Tensor Core rate: refused with the datasheet's words. */
     ck_assert_int_eq(rl_ceilings_init(&c, h200, NULL, "fp64-tc", true, false, NULL, err),
                      RL_EUNSUPPORTED);
-    ck_assert_str_eq(err, "NVIDIA H200 SXM 141GB has no FP64 Tensor Core (sparse) rate");
+    ck_assert_str_eq(err, "the GPU database holds no FP64 Tensor Core (sparse) rate for NVIDIA H200 SXM 141GB");
     /* Measured roofs are dense: a sparse chart leaves them out. */
     measured("bf16", 700);
     ck_assert_int_eq(rl_ceilings_init(&c, h200, &bench, "bf16", true, false, NULL, err), RL_OK);
@@ -403,10 +403,10 @@ START_TEST(unknown_and_missing_precisions)
     /* Known but absent on this GPU: the datasheet's message. */
     ck_assert_int_eq(rl_ceilings_init(&c, a100, NULL, "fp8", false, false, NULL, err),
                      RL_EUNSUPPORTED);
-    ck_assert_str_eq(err, "NVIDIA A100 SXM4 80GB has no FP8 Tensor Core rate");
+    ck_assert_str_eq(err, "the GPU database holds no FP8 Tensor Core rate for NVIDIA A100 SXM4 80GB");
     ck_assert_int_eq(rl_ceilings_init(&c, a100, &bench, "fp8", false, false, NULL, err),
                      RL_EUNSUPPORTED);
-    ck_assert_str_eq(err, "NVIDIA A100 SXM4 80GB has no FP8 Tensor Core rate");
+    ck_assert_str_eq(err, "the GPU database holds no FP8 Tensor Core rate for NVIDIA A100 SXM4 80GB");
 }
 END_TEST
 
