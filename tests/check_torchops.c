@@ -26,6 +26,8 @@ struct spec {
 #define F32 "float"
 #define E4M3 "c10::Float8_e4m3fn"
 #define I64 "long int"
+#define I32 "int"
+#define FP4X2 "c10::Float4_e2m1fn_x2"
 
 #define TEN(ty, nd, ...) {.kind = RL_TORCH_ARG_TENSOR, .type = ty, .ndim = nd, .dims = {__VA_ARGS__}}
 /* A 0-d tensor (a scale). */
@@ -289,6 +291,184 @@ START_TEST(scaled_mm_fp8_out_dtype)
     ck_assert(COST(&c, "aten::_scaled_mm", TEN(BF16, 2, 16, 32), TEN(F32, 2, 32, 8), TEN0(F32),
                    TEN0(F32), NIL, NIL, SCA("ScalarType", "15")));
     ck_cost(c, 8192.0, 2312.0, "bf16");
+}
+END_TEST
+
+/* NVFP4 _scaled_mm: Float4_e2m1fn_x2 packs two values a byte, so A's
+ * stored [128, 2048] is K = 4096. 2 x 128 x 256 x 4096 = 268,435,456
+ * FLOPs; bytes: A 128 x 2048 = 262,144, B [2048, 256] 524,288, the block
+ * scales (1 per 16 values, E4M3) A [128, 256] 32,768 and B [256, 256]
+ * 65,536, out [128, 256] bf16 65,536: 950,272. */
+START_TEST(scaled_mm_fp4_packed)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::_scaled_mm", TEN(FP4X2, 2, 128, 2048), TEN(FP4X2, 2, 2048, 256),
+                   TEN(E4M3, 2, 128, 256), TEN(E4M3, 2, 256, 256), NIL, NIL,
+                   SCA("ScalarType", "15"), SCA("bool", "False")));
+    ck_cost(c, 268435456.0, 950272.0, "fp4");
+    ck_assert(c.matmul);
+}
+END_TEST
+
+/* MoE grouped GEMMs, one layout each (grouped_mm in torchops.c). */
+START_TEST(grouped_mm_layouts)
+{
+    struct rl_torch_cost c;
+    /* _scaled_grouped_mm 2d x 3d: A [512, 1024] fp8, B [8, 1024, 2048] fp8,
+     * scale_a [512] fp32, scale_b [8, 2048] fp32, offs [8] int32, out bf16.
+     * FLOPs 2 x 512 x 1024 x 2048 = 2,147,483,648. Bytes: A 524,288 + B
+     * 16,777,216 + 2,048 + 65,536 + offs 32 + out 512 x 2048 x 2 =
+     * 2,097,152: 19,466,272 */
+    ck_assert(COST(&c, "aten::_scaled_grouped_mm", TEN(E4M3, 2, 512, 1024),
+                   TEN(E4M3, 3, 8, 1024, 2048), TEN(F32, 1, 512), TEN(F32, 2, 8, 2048),
+                   TEN(I32, 1, 8), NIL, NIL, SCA("ScalarType", "15"), SCA("bool", "False")));
+    ck_cost(c, 2147483648.0, 19466272.0, "fp8");
+    ck_assert(c.matmul);
+    /* _grouped_mm 3d x 3d bf16: [4, 64, 128] x [4, 128, 32]: 2 x 4 x 64 x
+     * 128 x 32 = 2,097,152; 65,536 + 32,768 + out 4 x 64 x 32 x 2 = 16,384:
+     * 114,688 (no out_dtype: self's) */
+    ck_assert(COST(&c, "aten::_grouped_mm", TEN(BF16, 3, 4, 64, 128), TEN(BF16, 3, 4, 128, 32)));
+    ck_cost(c, 2097152.0, 114688.0, "bf16");
+    /* 2d x 2d, offs on K (4 groups): [64, 256] x [256, 32]: 2 x 64 x 256 x
+     * 32 = 1,048,576; 32,768 + 16,384 + offs 16 + out [4, 64, 32] 16,384:
+     * 65,552 */
+    ck_assert(COST(&c, "aten::_grouped_mm", TEN(BF16, 2, 64, 256), TEN(BF16, 2, 256, 32),
+                   TEN(I32, 1, 4)));
+    ck_cost(c, 1048576.0, 65552.0, "bf16");
+    /* 3d x 2d, offs on N: [4, 64, 128] x [128, 96]: 2 x 64 x 128 x 96 =
+     * 1,572,864; 65,536 + 24,576 + out [64, 96] 12,288: 102,400 */
+    ck_assert(COST(&c, "aten::_grouped_mm", TEN(BF16, 3, 4, 64, 128), TEN(BF16, 2, 128, 96)));
+    ck_cost(c, 1572864.0, 102400.0, "bf16");
+    /* no out_dtype for the scaled one: 2 bytes, said */
+    ck_assert(COST(&c, "aten::_scaled_grouped_mm", TEN(E4M3, 3, 2, 16, 32),
+                   TEN(E4M3, 3, 2, 32, 8), TEN(F32, 1, 32), TEN(F32, 1, 16)));
+    ck_cost(c, 2.0 * 2 * 16 * 32 * 8, 2 * 16 * 32 + 2 * 32 * 8 + 32 * 4 + 16 * 4 + 2 * 16 * 8 * 2.0,
+            "fp8");
+    ck_assert_str_eq(c.note, "output dtype not in the trace: 2-byte output assumed");
+    /* refused: K that do not chain, 2d x 2d without offs, a 1-d operand */
+    ck_assert(!COST(&c, "aten::_grouped_mm", TEN(BF16, 2, 64, 256), TEN(BF16, 3, 4, 255, 32)));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "grouped mm: operand shapes that do not chain");
+    ck_assert(!COST(&c, "aten::_grouped_mm", TEN(BF16, 2, 64, 256), TEN(BF16, 2, 256, 32)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::_grouped_mm", TEN(BF16, 1, 64), TEN(BF16, 2, 64, 32)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::_grouped_mm", TEN(BF16, 3, 4, 64, 128), TEN(BF16, 3, 5, 128, 32)));
+    ck_refused(c);
+}
+END_TEST
+
+/* pow by its exponent (issue 32 (9)): x^2 is one multiply a element, not
+ * two. x [1024] fp32: 1024 x 4 read, 1024 x 4 written = 8192 bytes. */
+START_TEST(pow_counts_by_exponent)
+{
+    struct rl_torch_cost c;
+    static const struct {
+        const char *exponent;
+        double per;
+    } want[] = {{"2", 1}, {"2.0", 1}, {"0.5", 1}, {"-0.5", 1}, {"-1", 1},
+                {"3", 2}, {"-2", 2}, {"2.5", 2}, {"x", 2},    {"", 2}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        ck_assert(COST(&c, "aten::pow", TEN(F32, 1, 1024), SCA("Scalar", want[i].exponent)));
+        ck_assert_msg(c.flops == 1024 * want[i].per, "pow(x, %s): %g FLOPs", want[i].exponent,
+                      c.flops);
+        ck_assert_double_eq(c.bytes, 8192);
+        ck_assert(!c.matmul);
+    }
+    /* the exponent said in the note when it was read */
+    ck_assert(COST(&c, "aten::pow", TEN(F32, 1, 1024), SCA("Scalar", "2")));
+    ck_assert_str_eq(c.note, "exponent 2 from the trace");
+    /* in place, and a tensor exponent (read too: 2 x 4096 + 4096 written) */
+    ck_assert(COST(&c, "aten::pow_", TEN(BF16, 1, 1024), SCA("Scalar", "2")));
+    ck_cost(c, 1024.0, 1024.0 * 2 * 2, "bf16");
+    ck_assert(COST(&c, "aten::pow", TEN(F32, 1, 1024), TEN(F32, 1, 1024)));
+    ck_cost(c, 2048.0, 3 * 4096.0, "fp32");
+}
+END_TEST
+
+/* Every backend's convolution in its own argument order (issue 32 (7)). */
+START_TEST(backend_convolutions)
+{
+    struct rl_torch_cost c, parent;
+    /* A real MI300X call (tests/data/torch-real/
+     * tracelens_mi300x_resnet_act_checkpoint.json.gz, External id 1085 and
+     * its miopen_convolution 1091): input [10,256,14,14] bf16, weight
+     * [512,256,3,3], stride 2, padding 1: out (14 + 2 - 2 - 1) / 2 + 1 = 7.
+     * FLOPs 2 x 10 x 49 x 512 x 256 x 9 = 1,156,055,040; bytes input
+     * 1,003,520 + weight 2,359,296 + out [10,512,7,7] 501,760 = 3,864,576 */
+    ck_assert(COST(&parent, "aten::convolution", TEN(BF16, 4, 10, 256, 14, 14),
+                   TEN(BF16, 4, 512, 256, 3, 3), NIL, SCA("ScalarList", "[2, 2]"),
+                   SCA("ScalarList", "[1, 1]"), SCA("ScalarList", "[1, 1]"),
+                   SCA("Scalar", "False"), SCA("ScalarList", "[0, 0]"), SCA("Scalar", "1")));
+    ck_cost(parent, 1156055040.0, 3864576.0, "bf16");
+    /* miopen_convolution(input, weight, bias, padding, stride, dilation,
+     * groups, benchmark, deterministic), as the trace writes it */
+    ck_assert(COST(&c, "aten::miopen_convolution", TEN(BF16, 4, 10, 256, 14, 14),
+                   TEN(BF16, 4, 512, 256, 3, 3), NIL, SCA("ScalarList", "[1, 1]"),
+                   SCA("ScalarList", "[2, 2]"), SCA("ScalarList", "[1, 1]"), SCA("Scalar", "1"),
+                   SCA("Scalar", "False"), SCA("Scalar", "False")));
+    ck_cost(c, 1156055040.0, 3864576.0, "bf16");
+    ck_assert(c.matmul);
+    /* mkldnn's and miopen's depthwise take the same order; a bias [512]
+     * read: 1,024 bytes more */
+    ck_assert(COST(&c, "aten::mkldnn_convolution", TEN(BF16, 4, 10, 256, 14, 14),
+                   TEN(BF16, 4, 512, 256, 3, 3), TEN(BF16, 1, 512), SCA("", "[1, 1]"),
+                   SCA("", "[2, 2]"), SCA("", "[1, 1]"), SCA("", "1")));
+    ck_cost(c, 1156055040.0, 3864576.0 + 1024, "bf16");
+    ck_assert(COST(&c, "aten::miopen_depthwise_convolution", TEN(BF16, 4, 10, 256, 14, 14),
+                   TEN(BF16, 4, 512, 256, 3, 3), NIL, SCA("", "[1, 1]"), SCA("", "[2, 2]"),
+                   SCA("", "[1, 1]"), SCA("", "1")));
+    ck_cost(c, 1156055040.0, 3864576.0, "bf16");
+    /* cudnn_convolution_relu(input, weight, bias, stride, padding, ...) */
+    ck_assert(COST(&c, "aten::cudnn_convolution_relu", TEN(BF16, 4, 10, 256, 14, 14),
+                   TEN(BF16, 4, 512, 256, 3, 3), NIL, SCA("", "[2, 2]"), SCA("", "[1, 1]"),
+                   SCA("", "[1, 1]"), SCA("", "1")));
+    ck_cost(c, 1156055040.0, 3864576.0, "bf16");
+    /* transposed: input [1,16,8,8] fp32, weight [16,8,3,3], stride 2,
+     * padding 1, output_padding 1: out (8 - 1) 2 - 2 + 2 + 1 + 1 = 16;
+     * FLOPs (flop_counter: the input's spatial size) 2 x 64 x 16 x 8 x 9 =
+     * 147,456; bytes 4,096 + 4,608 + out [1,8,16,16] 8,192 = 16,896 */
+    ck_assert(COST(&parent, "aten::convolution", TEN(F32, 4, 1, 16, 8, 8),
+                   TEN(F32, 4, 16, 8, 3, 3), NIL, SCA("", "[2, 2]"), SCA("", "[1, 1]"),
+                   SCA("", "[1, 1]"), SCA("", "True"), SCA("", "[1, 1]"), SCA("", "1")));
+    ck_cost(parent, 147456.0, 16896.0, "fp32");
+    /* cudnn_convolution_transpose(input, weight, padding, output_padding,
+     * stride, dilation, groups, ...) */
+    ck_assert(COST(&c, "aten::cudnn_convolution_transpose", TEN(F32, 4, 1, 16, 8, 8),
+                   TEN(F32, 4, 16, 8, 3, 3), SCA("", "[1, 1]"), SCA("", "[1, 1]"),
+                   SCA("", "[2, 2]"), SCA("", "[1, 1]"), SCA("", "1")));
+    ck_cost(c, 147456.0, 16896.0, "fp32");
+    /* miopen_convolution_transpose(input, weight, bias, padding,
+     * output_padding, stride, dilation, groups, ...) */
+    ck_assert(COST(&c, "aten::miopen_convolution_transpose", TEN(F32, 4, 1, 16, 8, 8),
+                   TEN(F32, 4, 16, 8, 3, 3), NIL, SCA("", "[1, 1]"), SCA("", "[1, 1]"),
+                   SCA("", "[2, 2]"), SCA("", "[1, 1]"), SCA("", "1")));
+    ck_cost(c, 147456.0, 16896.0, "fp32");
+    /* slow_conv_transpose2d(input, weight, kernel_size, bias, stride,
+     * padding, output_padding, dilation) */
+    ck_assert(COST(&c, "aten::slow_conv_transpose2d", TEN(F32, 4, 1, 16, 8, 8),
+                   TEN(F32, 4, 16, 8, 3, 3), SCA("", "[3, 3]"), NIL, SCA("", "[2, 2]"),
+                   SCA("", "[1, 1]"), SCA("", "[1, 1]"), SCA("", "[1, 1]")));
+    ck_cost(c, 147456.0, 16896.0, "fp32");
+    /* _slow_conv2d_forward(input, weight, kernel_size, bias, stride,
+     * padding): no dilation (1). input [1,3,8,8] fp32, weight [4,3,3,3],
+     * bias [4]: out 6 x 6; 2 x 36 x 4 x 3 x 9 = 7,776; bytes 768 + 432 +
+     * 16 + 576 = 1,792 */
+    ck_assert(COST(&c, "aten::_slow_conv2d_forward", TEN(F32, 4, 1, 3, 8, 8),
+                   TEN(F32, 4, 4, 3, 3, 3), SCA("", "[3, 3]"), TEN(F32, 1, 4),
+                   SCA("", "[1, 1]"), SCA("", "[0, 0]")));
+    ck_cost(c, 7776.0, 1792.0, "fp32");
+    /* _conv_depthwise2d(..., stride, padding, dilation): dilation 2 on the
+     * same: out 8 - 4 = 4; 2 x 16 x 4 x 3 x 9 = 3,456; 768 + 432 + 16 + 256 */
+    ck_assert(COST(&c, "aten::_conv_depthwise2d", TEN(F32, 4, 1, 3, 8, 8),
+                   TEN(F32, 4, 4, 3, 3, 3), SCA("", "[3, 3]"), TEN(F32, 1, 4),
+                   SCA("", "[1, 1]"), SCA("", "[0, 0]"), SCA("", "[2, 2]")));
+    ck_cost(c, 3456.0, 1472.0, "fp32");
+    /* the old reading of miopen's order (cuDNN's: padding at 2) refused it;
+     * a miopen call without its lists still is */
+    ck_assert(!COST(&c, "aten::miopen_convolution", TEN(BF16, 4, 10, 256, 14, 14),
+                    TEN(BF16, 4, 512, 256, 3, 3), NIL));
+    ck_refused(c);
 }
 END_TEST
 
@@ -1381,7 +1561,29 @@ START_TEST(kernel_roofs_from_dtype)
                                           false, &noted),
                      "fp16-cuda");
     ck_assert_str_eq(rl_torch_kernel_roof("reduce_kernel", "fp32", false, &noted), "fp32");
-    ck_assert_str_eq(rl_torch_kernel_roof("reduce_kernel", "int64", false, &noted), "");
+    /* no vector rate of the dtype (integers, bool, FP8 / FP4 data, unknown):
+     * FP32's, never a Tensor Core roof (issue 32 (3): int64 ops were judged
+     * against FP8 Tensor Cores) */
+    ck_assert_str_eq(rl_torch_kernel_roof("reduce_kernel", "int64", false, &noted), "fp32");
+    ck_assert_str_eq(rl_torch_kernel_roof("elementwise_kernel", "bool", false, &noted), "fp32");
+    ck_assert_str_eq(rl_torch_kernel_roof("elementwise_kernel", "int32", false, &noted), "fp32");
+    ck_assert_str_eq(rl_torch_kernel_roof("elementwise_kernel", "fp8", false, &noted), "fp32");
+    ck_assert_str_eq(rl_torch_kernel_roof("elementwise_kernel", "fp4", false, &noted), "fp32");
+    ck_assert_str_eq(rl_torch_kernel_roof("elementwise_kernel", "", false, &noted), "fp32");
+    ck_assert_str_eq(rl_torch_kernel_roof("elementwise_kernel", "fp64", false, &noted), "fp64");
+    ck_assert_str_eq(rl_torch_kernel_roof("elementwise_kernel", "fp16", false, &noted),
+                     "fp16-cuda");
+    /* a name that says Tensor Cores does not make a non-matrix op one */
+    ck_assert_str_eq(rl_torch_kernel_roof("sm90_xmma_gemm_e4m3", "fp8", false, &noted), "fp32");
+    ck_assert_str_eq(noted, "");
+    /* a GEMV of FP8 data: the vector unit's FP32 */
+    ck_assert_str_eq(rl_torch_kernel_roof("gemv2T_kernel", "fp8", true, &noted), "fp32");
+    ck_assert_str_eq(noted, "");
+    /* a matrix product of FP4 data whose name says nothing: FP4, noted */
+    ck_assert_str_eq(rl_torch_kernel_roof("nvjet_tst_x", "fp4", true, &noted), "fp4");
+    ck_assert(noted[0] != 0);
+    /* integers in a matrix product: no roof (the report's default) */
+    ck_assert_str_eq(rl_torch_kernel_roof("nvjet_tst_x", "int64", true, &noted), "");
     ck_assert_str_eq(rl_torch_kernel_roof(NULL, "bf16", false, &noted), "bf16-cuda");
     /* a name is read up to its first 511 characters: "bf16" at 500 is
      * seen, at 600 it is not (the fp32 dtype's roof, noted) */
@@ -1399,6 +1601,61 @@ START_TEST(kernel_roofs_from_dtype)
 }
 END_TEST
 
+/* FP8 / FP6 / FP4 and block-scaled GEMM names (issue 33 (3)): the
+ * narrowest data type a name gives, its scales' types aside. */
+START_TEST(kernel_roofs_low_precision_names)
+{
+    static const struct {
+        const char *kernel, *dtype, *roof;
+    } want[] = {
+        /* NVFP4 (E2M1 data, UE4M3 scales): not FP8 for its scales' "e4m3" */
+        {"cutlass3x_sm100_bstensorop_s256x128x256gemm_block_scaled_ue4m3xe2m1_ue4m3xe2m1_f32_"
+         "bf16_bf16_256x128x256_0_tnn_align32_o_vs16_2sm",
+         "", "fp4"},
+        /* MXFP4 through tcgen05 kind::mxf4nvf4, and an nvfp4 word */
+        {"void gemm_kernel<kind::mxf4nvf4, 128, 256>", "", "fp4"},
+        {"flashinfer::nvfp4_gemm_sm100", "bf16", "fp4"},
+        /* MXFP8 (E8M0 scales, E4M3 data) and sm_100's kind::f8f6f4 */
+        {"cutlass3x_sm100_bstensorop_s128x128x128gemm_block_scaled_ue8m0xe4m3_ue8m0xe4m3_f32_"
+         "bf16_bf16",
+         "", "fp8"},
+        {"sm100_xmma_gemm_f8f6f4_bf16_tn", "", "fp8"},
+        {"void gemm<kind::mxf8f6f4>", "", "fp8"},
+        /* DeepGEMM */
+        {"void deep_gemm::sm90_fp8_gemm_1d2d_impl<0u, 4096u>", "bf16", "fp8"},
+        /* FP6 data */
+        {"gemm_ue8m0xe3m2_ue8m0xe3m2", "", "fp6"},
+        {"gemm_e2m3", "", "fp6"},
+        /* AMD hipBLASLt's one-letter types: FP32 on MFMA 16x16x1 at the FP32
+         * rate (was: TF32 from the dtype, 4x too high on MI300X), BF16 */
+        {"Cijk_Ailk_Bljk_S_B_Bias_HA_S_SAV_UserArgs_MT16x16x128_MI16x16x1_SN_LDSB1_AFC1",
+         "fp32", "fp32"},
+        {"Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT128x224x64_MI16x16x1_SN", "bf16",
+         "bf16"},
+        {"Cijk_Alik_Bljk_H_HS_MT64x64x8_SN", "fp16", "fp16-cuda"},
+        {"Cijk_Alik_Bljk_F4_MI16", "", "fp4"},
+        {"Cijk_Alik_Bljk_F6_MI16", "", "fp6"},
+        {"Cijk_Alik_Bljk_D_MT64", "", "fp64"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        const char *noted = NULL;
+        const char *roof = rl_torch_kernel_roof(want[i].kernel, want[i].dtype, true, &noted);
+        ck_assert_msg(strcmp(roof, want[i].roof) == 0, "%s: %s, not %s", want[i].kernel, roof,
+                      want[i].roof);
+        ck_assert_msg(noted && noted[0] == 0, "%s: the name decided", want[i].kernel);
+    }
+    /* the table's matrix products, convolutions and attention, nothing else */
+    ck_assert(rl_torch_op_matmul("aten::mm"));
+    ck_assert(rl_torch_op_matmul("_scaled_grouped_mm"));
+    ck_assert(rl_torch_op_matmul("aten::miopen_convolution"));
+    ck_assert(rl_torch_op_matmul("aten::_efficient_attention_backward"));
+    ck_assert(!rl_torch_op_matmul("aten::embedding"));
+    ck_assert(!rl_torch_op_matmul("aten::add"));
+    ck_assert(!rl_torch_op_matmul("vllm::moe_forward"));
+    ck_assert(!rl_torch_op_matmul(NULL));
+}
+END_TEST
+
 static Suite *torchops_suite(void)
 {
     Suite *s = suite_create("torchops");
@@ -1409,6 +1666,8 @@ static Suite *torchops_suite(void)
     tcase_add_test(matmul, matmul_broadcasts_and_takes_vectors);
     tcase_add_test(matmul, linear_3d_input);
     tcase_add_test(matmul, scaled_mm_fp8_out_dtype);
+    tcase_add_test(matmul, scaled_mm_fp4_packed);
+    tcase_add_test(matmul, grouped_mm_layouts);
     suite_add_tcase(s, matmul);
     TCase *conv = tcase_create("conv");
     tcase_add_test(conv, convolution_2d);
@@ -1417,6 +1676,7 @@ static Suite *torchops_suite(void)
     tcase_add_test(conv, transposed_convolution_padding);
     tcase_add_test(conv, cudnn_convolution_argument_order);
     tcase_add_test(conv, convolution_backward_output_mask);
+    tcase_add_test(conv, backend_convolutions);
     suite_add_tcase(s, conv);
     TCase *attention = tcase_create("attention");
     tcase_add_test(attention, sdpa_flash_causal_and_not);
@@ -1443,6 +1703,7 @@ static Suite *torchops_suite(void)
     tcase_add_test(other, cat_and_stack);
     tcase_add_test(other, foreach_add_lists);
     tcase_add_test(other, fused_adamw);
+    tcase_add_test(other, pow_counts_by_exponent);
     suite_add_tcase(s, other);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, unknown_operator);
@@ -1455,6 +1716,7 @@ static Suite *torchops_suite(void)
     tcase_add_test(roofs, kernel_roofs_from_names);
     tcase_add_test(roofs, kernel_roofs_every_word);
     tcase_add_test(roofs, kernel_roofs_from_dtype);
+    tcase_add_test(roofs, kernel_roofs_low_precision_names);
     suite_add_tcase(s, roofs);
     return s;
 }

@@ -620,9 +620,7 @@ static bool pow_cost(const struct rl_torch_op *op, struct rl_torch_cost *c)
         double x = strtod(e->concrete, &end);
         if (end != e->concrete && *end == 0) {
             if (x == 2 || x == 0.5 || x == -0.5 || x == -1)
-                per = 1;
-            else if (x == 3 || x == -2)
-                per = 2;
+                per = 1; /* 3 and -2: two operations, as the default */
             snprintf(c->note, sizeof c->note, "exponent %g from the trace", x);
         }
     }
