@@ -728,6 +728,11 @@ START_TEST(nearest_roof_limits)
     ck_assert_str_eq(c.compute[j].name, "fp32");
     ck_assert_str_eq(instead, "fp32");
     ck_assert_double_eq_tol(c.compute[j].peak_tflops, 56.3, 1e-9);
+    /* its datasheet has no FP64 rate: FP32's, the vector unit's other */
+    j = rl_ceilings_judge_nearest(&c, "fp64", &instead, err);
+    ck_assert_int_ge(j, 0);
+    ck_assert_str_eq(c.compute[j].name, "fp32");
+    ck_assert_str_eq(err, "NVIDIA GeForce RTX 5080 has no FP64 CUDA cores rate");
     /* a bench-only ceiling set without the roof or its chain: -1 */
     measured("fp64", 10);
     ck_assert_int_eq(rl_ceilings_init(&c, NULL, &bench, NULL, false, false, NULL, err), 0);

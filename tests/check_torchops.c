@@ -3,6 +3,16 @@
 
 #include "analyzer/readers/torchops.h"
 
+#include "analyzer/model/ceilings.h"
+#include "analyzer/model/gpudb.h"
+#include "analyzer/profiler/nccl.h"
+#include "analyzer/readers/torch.h"
+#include "analyzer/report/report.h"
+#include "analyzer/report/step.h"
+#include "analyzer/util/error.h"
+
+#include <dirent.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdbool.h>
@@ -1656,6 +1666,328 @@ START_TEST(kernel_roofs_low_precision_names)
 }
 END_TEST
 
+/* ---- real traces: roofs and collectives ------------------------------------ */
+
+static const char *const real_traces[] = {
+    "alexnet-benchmark_result_2869224_1695835535_trace.json.gz",
+    "amd-mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+    "hta_a100_triton_example.json.gz",
+    "kineto_2021-01_resnet50_profiler_api__worker0.pt.trace.json.gz",
+    "kineto_v100_resnet50__worker0.1623143089861.pt.trace.json.gz",
+    "negative_queue-rank0.json.gz",
+    "ns_resolution-rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+    "oldformat-inference_rank_1.json.gz",
+    "sampled-ranks/sampled_rank-0.json.gz",
+    "sampled-ranks/sampled_rank-1.json.gz",
+    "trace_diff-control.json.gz",
+    "trace_diff-test.json.gz",
+    "tracelens_b200_eager_trace.json.gz",
+    "tracelens_h100_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+    "tracelens_mi300x_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+    "tracelens_mi300x_resnet_act_checkpoint.json.gz",
+};
+
+static void load_real(const char *name, struct rl_trace_groups *g, struct rl_torch_stats *st)
+{
+    char path[1024], err[RL_ERRMSG_SIZE];
+    snprintf(path, sizeof path, "%s", rl_test_data("torch-real/"));
+    snprintf(path + strlen(path), sizeof path - strlen(path), "%s", name);
+    memset(g, 0, sizeof *g);
+    ck_assert_msg(rl_torch_load(g, path, st, err) == RL_OK, "%s: %s", name, err);
+}
+
+static struct rl_report report; /* large: static */
+
+/* The property of issue 32 (3), over every GPU of data/gpus and every real
+ * trace: no kernel of an operator that is not a matrix product is judged
+ * on a Tensor Core roof, no kernel on a roof its GPU lacks, and a kernel
+ * whose precision the GPU has is judged on exactly that one. On the old
+ * judge B200's and MI300X's BF16 elementwise kernels fell to FP8 Tensor
+ * Cores, V100's int64 ops to FP16 Tensor Cores. */
+START_TEST(no_kernel_on_a_roof_it_cannot_run_on)
+{
+    struct rl_gpudb db;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_gpudb_load(&db, ROOFLINE_SOURCE_DIR "/data/gpus", err), 0);
+    ck_assert_uint_ge(db.n, 26); /* every file of data/gpus but schema.json */
+    size_t judged = 0, vector = 0, fell = 0;
+    for (size_t t = 0; t < sizeof real_traces / sizeof *real_traces; t++) {
+        struct rl_trace_groups g;
+        struct rl_torch_stats st;
+        load_real(real_traces[t], &g, &st);
+        for (size_t k = 0; k < db.n; k++) {
+            const struct rl_gpu_spec *spec = &db.gpus[k];
+            struct rl_ceilings c;
+            ck_assert_int_eq(rl_ceilings_init(&c, spec, NULL, NULL, false, false, NULL, err), 0);
+            for (size_t i = 0; i < g.n; i++) {
+                const struct rl_trace_group *x = &g.v[i];
+                if (!x->precision[0])
+                    continue;
+                const char *instead;
+                struct rl_compute_roof has;
+                int j = rl_ceilings_judge_nearest(&c, x->precision, &instead, err);
+                ck_assert_msg(j >= 0, "%s on %s: %s", x->precision, spec->id, err);
+                bool on_gpu =
+                    rl_roof_from_spec(spec, x->precision, false, &has, err) == RL_OK;
+                ck_assert_msg(on_gpu == (instead == NULL), "%s on %s: judged on %s",
+                              x->precision, spec->id, c.compute[j].name);
+                fell += instead != NULL;
+            }
+            ck_assert_int_eq(rl_report_build(&report, &c, &g, err), RL_OK);
+            for (size_t i = 0; i < report.n; i++) {
+                const struct rl_report_row *w = &report.rows[i];
+                if (w->roof < 0)
+                    continue;
+                const struct rl_compute_roof *r = &c.compute[w->roof];
+                struct rl_compute_roof has;
+                ck_assert_msg(rl_roof_from_spec(spec, r->name, false, &has, err) == RL_OK &&
+                                  has.peak_tflops == r->peak_tflops,
+                              "%s: %s judged on %s, which %s lacks", real_traces[t], w->name,
+                              r->name, spec->id);
+                judged++;
+                if (w->op && !rl_torch_op_matmul(w->op)) {
+                    ck_assert_msg(r->unit == RL_UNIT_CUDA,
+                                  "%s on %s: %s (%s, %s) judged on the %s roof",
+                                  real_traces[t], spec->id, w->name, w->op, w->dtype, r->label);
+                    vector++;
+                }
+            }
+            rl_report_release(&report);
+        }
+        rl_trace_groups_release(&g);
+    }
+    /* the property held over real rows, not an empty set: kernels judged,
+     * most of them not matrix products, and roofs some GPUs lack */
+    ck_assert_uint_gt(judged, 10000);
+    ck_assert_uint_gt(vector, judged / 2);
+    ck_assert_uint_gt(fell, 100);
+    rl_gpudb_release(&db);
+}
+END_TEST
+
+/* The kernel group of this name (and operator, when given). */
+static const struct rl_trace_group *group_of(const struct rl_trace_groups *g, const char *name,
+                                             const char *op, double comm_bytes)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if (strcmp(g->v[i].name, name) == 0 && (!op || (g->v[i].op && !strcmp(g->v[i].op, op))) &&
+            (isnan(comm_bytes) || g->v[i].comm_bytes == comm_bytes))
+            return &g->v[i];
+    ck_abort_msg("no group '%s'", name);
+    return NULL;
+}
+
+static const struct rl_report_row *row_of(const struct rl_report *r, const char *name,
+                                          double comm_bytes)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (strcmp(r->rows[i].name, name) == 0 && r->rows[i].comm_bytes == comm_bytes)
+            return &r->rows[i];
+    ck_abort_msg("no row '%s'", name);
+    return NULL;
+}
+
+#define RCCL_GENERIC "ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)"
+
+/* RCCL on MI300X (issue 32 (6)): tests/data/torch-real/
+ * tracelens_mi300x_resnet_act_checkpoint.json.gz, an 8-GPU DDP step. RCCL's
+ * kernel is ncclDevKernel_Generic: its name says no collective; the
+ * record_param_comms around it does (allreduce, 8 ranks, its message). The
+ * six all-reduce launches carry 70,137,072 bytes in 47,137,038 ns: algbw
+ * 70137072 / 47137038 = 1.487939 GB/s, x nccl-tests' 2 (8 - 1) / 8 = 1.75
+ * = 2.603894 GB/s bus bandwidth, 0.58122% of the Infinity Fabric's 448 GB/s
+ * per direction (7 links x 64). Before: no collective, no link roof. */
+START_TEST(rccl_on_the_infinity_fabric)
+{
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    load_real("tracelens_mi300x_resnet_act_checkpoint.json.gz", &g, &st);
+    const struct rl_trace_group *x = group_of(&g, RCCL_GENERIC, "record_param_comms", 70137072);
+    ck_assert_str_eq(x->collective, "allreduce");
+    ck_assert_int_eq(x->comm_group_size, 8);
+    ck_assert_uint_eq(x->comm_launches, 6);
+    ck_assert_double_eq(x->time_ns, 47137038);
+    /* the broadcast of the start (6 launches, 58,080 bytes) */
+    x = group_of(&g, RCCL_GENERIC, "record_param_comms", 58080);
+    ck_assert_str_eq(x->collective, "broadcast");
+    struct rl_ceilings c;
+    ck_assert_int_eq(rl_ceilings_init(&c, rl_test_gpu("mi300x"), NULL, NULL, false, false, NULL,
+                                      err),
+                     0);
+    ck_assert_str_eq(c.link.label, "Infinity Fabric");
+    ck_assert_double_eq(c.link.bandwidth_gbs, 448);
+    ck_assert_int_eq(rl_report_build(&report, &c, &g, err), RL_OK);
+    ck_assert_int_eq(rl_report_step_build(&report, &c, NAN, NAN, err), RL_OK);
+    const struct rl_report_row *w = row_of(&report, RCCL_GENERIC, 70137072);
+    ck_assert(w->comm);
+    ck_assert_str_eq(w->collective, "allreduce");
+    ck_assert_double_eq_tol(w->comm_busbw_gbs, 70137072.0 / 47137038 * 1.75, 1e-12);
+    ck_assert_double_eq_tol(w->pct_of_link, 100 * 70137072.0 / 47137038 * 1.75 / 448, 1e-12);
+    ck_assert_double_eq_tol(w->pct_of_link, 0.58122646, 1e-8);
+    rl_report_release(&report);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+#define MULTIMEM                                                                          \
+    "void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*, " \
+    "unsigned long, unsigned int**, unsigned long, unsigned long)"
+
+/* Symmetric-memory all-reduce in a real vLLM decode on B200 (issue 33 (3)):
+ * tests/data/torch-real/tracelens_b200_eager_trace.json.gz, tensor-parallel
+ * rank 0 of 8. symm_mem::multimem_all_reduce_ launches
+ * multimem_all_reduce_kernel: no "nccl" in its name and no
+ * record_param_comms. Its input [2557440] bf16 is the message: 5,114,880
+ * bytes a call, 37 calls = 189,250,560 bytes in 1,124,446 ns; the group is
+ * the trace's world size, 8 (distributedInfo; the op's group name is not in
+ * the trace): bus bandwidth 189250560 / 1124446 x 1.75 = 294.53 GB/s,
+ * 32.726% of NVLink 5's 900 GB/s per direction. Before: a kernel of an
+ * unknown operator, 18% of the GPU time unexplained. */
+START_TEST(symmetric_memory_all_reduce_on_nvlink)
+{
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    load_real("tracelens_b200_eager_trace.json.gz", &g, &st);
+    const struct rl_trace_group *x =
+        group_of(&g, MULTIMEM, "symm_mem::multimem_all_reduce_", 189250560);
+    ck_assert_str_eq(x->collective, "allreduce");
+    ck_assert_int_eq(x->comm_group_size, 8);
+    ck_assert_uint_eq(x->comm_launches, 37);
+    ck_assert_double_eq(x->time_ns, 1124446);
+    /* the other shape: [2727936] bf16 x 36 calls = 196,411,392 bytes */
+    x = group_of(&g, MULTIMEM, "symm_mem::multimem_all_reduce_", 196411392);
+    ck_assert_uint_eq(x->comm_launches, 36);
+    ck_assert_uint_eq(st.comm_kernels, 74); /* 73 multimem + 1 NCCL all-gather */
+    ck_assert_uint_eq(st.comm_with_bytes, 74);
+    ck_assert_uint_eq(st.comm_group_from_world, 73);
+    char notes[4096];
+    rl_torch_notes(&st, notes, sizeof notes);
+    ck_assert_ptr_nonnull(strstr(notes, "73 collective launches name no process group: their "
+                                        "group is the trace's world size (8, distributedInfo)"));
+    struct rl_ceilings c;
+    ck_assert_int_eq(rl_ceilings_init(&c, rl_test_gpu("b200"), NULL, NULL, false, false, NULL,
+                                      err),
+                     0);
+    ck_assert_int_eq(rl_report_build(&report, &c, &g, err), RL_OK);
+    ck_assert_int_eq(rl_report_step_build(&report, &c, NAN, NAN, err), RL_OK);
+    const struct rl_report_row *w = row_of(&report, MULTIMEM, 189250560);
+    ck_assert(w->comm);
+    ck_assert_int_lt(w->roof, 0);
+    ck_assert_double_eq_tol(w->pct_of_link, 100 * 189250560.0 / 1124446 * 1.75 / 900, 1e-12);
+    ck_assert_double_eq_tol(w->pct_of_link, 32.7260891, 1e-6);
+    rl_report_release(&report);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* One recognizer of communication, by what it is (issue 33 (3)). */
+START_TEST(communication_by_what_it_is)
+{
+    static const struct {
+        const char *kernel, *op;
+        bool comm;
+        const char *collective;
+    } want[] = {
+        /* NCCL / RCCL: the kernel's name, whatever the operator */
+        {"ncclDevKernel_AllReduce_Sum_f32_RING_LL", NULL, true, "allreduce"},
+        {"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", "aten::add", true,
+         "sendrecv"},
+        {RCCL_GENERIC, "record_param_comms", true, ""},
+        {"mscclKernel_Sum_bf16_LL128(ncclDevComm*)", NULL, true, ""},
+        /* symmetric memory, custom all-reduce, DeepEP by their kernels */
+        {MULTIMEM, NULL, true, "allreduce"},
+        {"void c10d::symmetric_memory::two_shot_all_reduce_kernel<float, 16>", NULL, true,
+         "allreduce"},
+        {"void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(...)", NULL, true,
+         "allreduce"},
+        {"void vllm::cross_device_reduce_2stage<half, 4>(...)", "", true, "allreduce"},
+        {"void sglang::cross_device_reduce_2stage<float, 8>", NULL, true, "allreduce"},
+        {"void tensorrt_llm::oneShotAllReduceKernel<__nv_bfloat16>", NULL, true, "allreduce"},
+        {"void deep_ep::intranode::dispatch<8, 768>(...)", NULL, true, "alltoall"},
+        {"void deep_ep::internode_ll::combine<false>(...)", NULL, true, "alltoall"},
+        /* by the collective operator that launched it */
+        {"some_kernel", "symm_mem::multimem_all_reduce_", true, "allreduce"},
+        {"some_kernel", "symm_mem::two_shot_all_reduce_", true, "allreduce"},
+        {"some_kernel", "_C_custom_ar::all_reduce", true, "allreduce"},
+        {"some_kernel", "vllm::all_reduce", true, "allreduce"},
+        {"some_kernel", "sgl_kernel::all_reduce", true, "allreduce"},
+        {"some_kernel", "c10d::allreduce_", true, "allreduce"},
+        {"some_kernel", "c10d::alltoall_base_", true, "alltoall"},
+        {"some_kernel", "nccl:_reduce_scatter_base", true, "reducescatter"},
+        {"some_kernel", "nccl:_all_gather_base", true, "allgather"},
+        {"some_kernel", "deep_ep::dispatch", true, "alltoall"},
+        {NULL, "symm_mem::multimem_all_reduce_", true, "allreduce"},
+        /* not communication: ATen's copy under a collective, compute fused
+         * with one, set-up calls, ordinary kernels */
+        {"void at::native::vectorized_elementwise_kernel<4, at::native::BUnaryFunctor>",
+         "vllm::all_reduce", false, ""},
+        {"some_kernel", "symm_mem::fused_all_gather_matmul", false, ""},
+        {"some_kernel", "symm_mem::rendezvous", false, ""},
+        {"some_kernel", "_C_custom_ar::init_custom_ar", false, ""},
+        {"some_kernel", "c10d::barrier", false, ""},
+        {"some_kernel", "vllm::moe_forward", false, ""},
+        {"ampere_sgemm_128x64_nn", "aten::mm", false, ""},
+        {"void reduce_kernel<512, 1>", "aten::sum", false, ""},
+        {NULL, NULL, false, ""},
+        {"", "", false, ""},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        char coll[24] = "x";
+        bool comm = rl_comm_recognize(want[i].kernel, want[i].op, coll, sizeof coll);
+        ck_assert_msg(comm == want[i].comm, "%s / %s: %d", want[i].kernel, want[i].op, comm);
+        ck_assert_msg(strcmp(coll, want[i].collective) == 0, "%s / %s: '%s'", want[i].kernel,
+                      want[i].op, coll);
+    }
+    /* no room for the collective: only the answer */
+    ck_assert(rl_comm_recognize(MULTIMEM, NULL, NULL, 0));
+}
+END_TEST
+
+/* A collective operator's message from its inputs (no record_param_comms). */
+START_TEST(collective_message_from_shapes)
+{
+    struct rl_torch_tensor buf = {.ndim = 1, .dims = {2557440}};
+    struct rl_torch_arg args[3] = {
+        {.kind = RL_TORCH_ARG_TENSOR, .type = BF16, .n_tensors = 1, .t = &buf, .concrete = ""},
+        {.kind = RL_TORCH_ARG_SCALAR, .type = "", .concrete = ""},
+        {.kind = RL_TORCH_ARG_SCALAR, .type = "", .concrete = ""}};
+    struct rl_torch_op op = {.name = "symm_mem::multimem_all_reduce_", .n_args = 3,
+                             .args = args, .profiler_flops = NAN};
+    char coll[24];
+    double bytes;
+    /* 2,557,440 bf16 = 5,114,880 bytes */
+    ck_assert(rl_torch_comm_message(&op, coll, sizeof coll, &bytes));
+    ck_assert_str_eq(coll, "allreduce");
+    ck_assert_double_eq(bytes, 5114880);
+    /* vLLM's wrapper [888, 2880] bf16: the same message */
+    struct rl_torch_tensor m = {.ndim = 2, .dims = {888, 2880}};
+    args[0].t = &m;
+    op.name = "vllm::all_reduce";
+    ck_assert(rl_torch_comm_message(&op, coll, sizeof coll, &bytes));
+    ck_assert_double_eq(bytes, 5114880);
+    /* an all-gather's message is its output: not from the inputs */
+    op.name = "vllm::all_gather";
+    ck_assert(rl_torch_comm_message(&op, coll, sizeof coll, &bytes));
+    ck_assert_str_eq(coll, "allgather");
+    ck_assert(isnan(bytes));
+    /* a dtype unknown: no bytes */
+    snprintf(args[0].type, sizeof args[0].type, "TensorList");
+    op.name = "_C_custom_ar::all_reduce";
+    ck_assert(rl_torch_comm_message(&op, coll, sizeof coll, &bytes));
+    ck_assert(isnan(bytes));
+    /* c10d's own and record_param_comms: record_param_comms says it */
+    op.name = "c10d::allreduce_";
+    ck_assert(!rl_torch_comm_message(&op, coll, sizeof coll, &bytes));
+    op.name = "record_param_comms";
+    ck_assert(!rl_torch_comm_message(&op, coll, sizeof coll, &bytes));
+    op.name = "aten::add";
+    ck_assert(!rl_torch_comm_message(&op, coll, sizeof coll, &bytes));
+    ck_assert(isnan(bytes));
+}
+END_TEST
+
 static Suite *torchops_suite(void)
 {
     Suite *s = suite_create("torchops");
@@ -1718,6 +2050,14 @@ static Suite *torchops_suite(void)
     tcase_add_test(roofs, kernel_roofs_from_dtype);
     tcase_add_test(roofs, kernel_roofs_low_precision_names);
     suite_add_tcase(s, roofs);
+    TCase *real = tcase_create("real");
+    tcase_set_timeout(real, 240);
+    tcase_add_test(real, no_kernel_on_a_roof_it_cannot_run_on);
+    tcase_add_test(real, rccl_on_the_infinity_fabric);
+    tcase_add_test(real, symmetric_memory_all_reduce_on_nvlink);
+    tcase_add_test(real, communication_by_what_it_is);
+    tcase_add_test(real, collective_message_from_shapes);
+    suite_add_tcase(s, real);
     return s;
 }
 

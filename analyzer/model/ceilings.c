@@ -80,7 +80,8 @@ static const char *next_roof(const char *name)
 {
     static const char *const chain[][2] = {
         {"tf32", "fp32"},      {"fp16-cuda", "fp32"}, {"bf16-cuda", "fp32"},
-        {"fp64-tc", "fp64"},   {"fp16", "fp32"},      {"bf16", "fp32"},
+        {"fp64-tc", "fp64"},   {"fp64", "fp32"},      {"fp16", "fp32"},
+        {"bf16", "fp32"},
         {"fp8", "fp16"},       {"fp6", "fp8"},        {"fp4", "fp8"},
         {"fp16-acc16", "fp16"}, {"fp8-acc16", "fp8"}, {"int8", "fp16"},
     };

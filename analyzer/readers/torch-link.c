@@ -490,11 +490,12 @@ static int emit(struct tr_state *s, const struct tr_gpu *k, bool best, double sc
         const char *noted = "";
         l.flops = sg->cost.flops;
         l.bytes[RL_MEM_DRAM] = sg->cost.bytes;
-        if (k->kind == TR_KERNEL) {
-            l.precision = rl_torch_kernel_roof(kname, sg->cost.dtype, sg->cost.matmul, &noted);
-            if (noted && noted[0] && l.flops > 0)
-                st->roof_from_dtype++;
-        }
+        /* a copy or fill carrying the call's cost runs on no Tensor Core */
+        bool kernel = k->kind == TR_KERNEL;
+        l.precision = rl_torch_kernel_roof(kname, sg->cost.dtype, kernel && sg->cost.matmul,
+                                           &noted);
+        if (kernel && noted && noted[0] && l.flops > 0)
+            st->roof_from_dtype++;
         if (isnan(l.flops)) /* bytes only: a memory point */
             l.flops = NAN;
         st->costed++;
