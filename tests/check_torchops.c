@@ -1765,6 +1765,36 @@ START_TEST(no_kernel_on_a_roof_it_cannot_run_on)
 }
 END_TEST
 
+/* ROCm's convolutions costed (issue 32 (7)): in tests/data/torch-real/
+ * tracelens_mi300x_resnet_act_checkpoint.json.gz the 117 forward calls go
+ * aten::conv2d -> convolution -> _convolution -> miopen_convolution, whose
+ * kernels carry the innermost call's cost. Summed over the 117
+ * aten::convolution calls, 2 N Ho Wo Cout Cin kh kw (Ho = (H + 2p -
+ * d(k - 1) - 1) / s + 1, from each call's Input Dims and Concrete Inputs,
+ * counted by a separate script) = 210,546,524,160 FLOPs: the
+ * miopen_convolution groups carry exactly that (before: 0, refused as
+ * "stride, padding or dilation not in the trace" - miopen's padding is
+ * argument 3, cuDNN's 2). */
+START_TEST(miopen_convolution_from_a_real_trace)
+{
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    load_real("tracelens_mi300x_resnet_act_checkpoint.json.gz", &g, &st);
+    double flops = 0;
+    uint64_t counted = 0;
+    for (size_t i = 0; i < g.n; i++)
+        if (g.v[i].op && strcmp(g.v[i].op, "aten::miopen_convolution") == 0 && g.v[i].counted) {
+            flops += g.v[i].flops;
+            counted += g.v[i].counted;
+        }
+    ck_assert_double_eq(flops, 210546524160.0);
+    ck_assert_uint_eq(counted, 117);
+    for (size_t i = 0; i < st.n_unknown; i++)
+        ck_assert_str_ne(st.unknown[i].op, "aten::miopen_convolution");
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 /* The kernel group of this name (and operator, when given). */
 static const struct rl_trace_group *group_of(const struct rl_trace_groups *g, const char *name,
                                              const char *op, double comm_bytes)
@@ -2054,6 +2084,7 @@ static Suite *torchops_suite(void)
     tcase_set_timeout(real, 240);
     tcase_add_test(real, no_kernel_on_a_roof_it_cannot_run_on);
     tcase_add_test(real, rccl_on_the_infinity_fabric);
+    tcase_add_test(real, miopen_convolution_from_a_real_trace);
     tcase_add_test(real, symmetric_memory_all_reduce_on_nvlink);
     tcase_add_test(real, communication_by_what_it_is);
     tcase_add_test(real, collective_message_from_shapes);
