@@ -680,13 +680,20 @@ START_TEST(nearest_roof_a_gpu_has)
         {"a100-sxm-80gb", "bf16-cuda", NULL, 39, RL_UNIT_CUDA},
         /* H100: FP16 acc16 kept (989.4) */
         {"h100-sxm", "fp16-acc16", NULL, 989.4, RL_UNIT_TENSOR},
-        /* MI250: no TF32: FP32 45.25; INT8 kept */
+        /* MI250: no TF32: FP32 45.25 */
         {"mi250", "tf32", "fp32", 45.25, RL_UNIT_CUDA},
+        /* MI300X: no FP6: FP8 */
+        {"mi300x", "fp6", "fp8", 2614.9, RL_UNIT_TENSOR},
+        /* B200: no FP16-accumulate figures: the full-accumulate ones */
+        {"b200", "fp16-acc16", "fp16", 2250, RL_UNIT_TENSOR},
+        {"b200", "fp8-acc16", "fp8", 4500, RL_UNIT_TENSOR},
+        /* RTX 5090: no INT8 Tensor Core figure: FP16's 209.5 */
+        {"rtx-5090", "int8", "fp16", 209.5, RL_UNIT_TENSOR},
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         char err[RL_ERRMSG_SIZE] = "";
         const char *instead = "unset";
-        ck_assert_int_eq(rl_ceilings_init(&c, rl_test_gpu(want[i].gpu), NULL, "fp64", false,
+        ck_assert_int_eq(rl_ceilings_init(&c, rl_test_gpu(want[i].gpu), NULL, "fp32", false,
                                           false, NULL, err),
                          0);
         int j = rl_ceilings_judge_nearest(&c, want[i].asked, &instead, err);
@@ -728,6 +735,10 @@ START_TEST(nearest_roof_limits)
     ck_assert_str_eq(c.compute[j].name, "fp32");
     ck_assert_str_eq(instead, "fp32");
     ck_assert_double_eq_tol(c.compute[j].peak_tflops, 56.3, 1e-9);
+    /* FP16 Tensor Core work there: FP32 too */
+    j = rl_ceilings_judge_nearest(&c, "fp16", &instead, err);
+    ck_assert_int_ge(j, 0);
+    ck_assert_str_eq(c.compute[j].name, "fp32");
     /* its datasheet has no FP64 rate: FP32's, the vector unit's other */
     j = rl_ceilings_judge_nearest(&c, "fp64", &instead, err);
     ck_assert_int_ge(j, 0);

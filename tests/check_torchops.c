@@ -1943,6 +1943,9 @@ START_TEST(communication_by_what_it_is)
         {"some_kernel", "_C_custom_ar::all_reduce", true, "allreduce"},
         {"some_kernel", "vllm::all_reduce", true, "allreduce"},
         {"some_kernel", "sgl_kernel::all_reduce", true, "allreduce"},
+        {"some_kernel", "sgl_kernels::all_reduce_unreg", true, "allreduce"},
+        {"some_kernel", "_C_custom_ar::qr_all_reduce", true, "allreduce"},
+        {"some_kernel", "_c10d_functional::all_gather_into_tensor", true, "allgather"},
         {"some_kernel", "c10d::allreduce_", true, "allreduce"},
         {"some_kernel", "c10d::alltoall_base_", true, "alltoall"},
         {"some_kernel", "nccl:_reduce_scatter_base", true, "reducescatter"},
@@ -1997,6 +2000,16 @@ START_TEST(collective_message_from_shapes)
     op.name = "vllm::all_reduce";
     ck_assert(rl_torch_comm_message(&op, coll, sizeof coll, &bytes));
     ck_assert_double_eq(bytes, 5114880);
+    /* vLLM's / SGLang's custom all-reduce (int fa, Tensor inp, Tensor out,
+     * ...): the first tensor, inp */
+    struct rl_torch_arg ar[3] = {
+        {.kind = RL_TORCH_ARG_SCALAR, .type = "int", .concrete = "1234"},
+        {.kind = RL_TORCH_ARG_TENSOR, .type = F16, .n_tensors = 1, .t = &m, .concrete = ""},
+        {.kind = RL_TORCH_ARG_TENSOR, .type = F16, .n_tensors = 1, .t = &m, .concrete = ""}};
+    struct rl_torch_op custom = {.name = "_C_custom_ar::all_reduce", .n_args = 3, .args = ar,
+                                 .profiler_flops = NAN};
+    ck_assert(rl_torch_comm_message(&custom, coll, sizeof coll, &bytes));
+    ck_assert_double_eq(bytes, 888.0 * 2880 * 2);
     /* an all-gather's message is its output: not from the inputs */
     op.name = "vllm::all_gather";
     ck_assert(rl_torch_comm_message(&op, coll, sizeof coll, &bytes));

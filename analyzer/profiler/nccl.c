@@ -99,8 +99,12 @@ static bool comm_op_name(const char *n)
         return true;
     if (strncmp(n, "symm_mem::", 10) == 0)
         return !strstr(n, "fused_") && collective_word(n + 10);
-    static const char *const ns[] = {"c10d::", "_c_custom_ar::", "vllm::", "sgl_kernel::",
-                                     "sglang::", "_c10d_functional::"};
+    /* vLLM's custom all-reduce (_C_custom_ar::all_reduce, qr_all_reduce),
+     * SGLang's (sgl_kernel::all_reduce, ROCm's sgl_kernels::all_reduce_reg
+     * / _unreg), functional collectives */
+    static const char *const ns[] = {"c10d::",       "_c_custom_ar::", "vllm::",
+                                     "sgl_kernel::", "sgl_kernels::",  "sglang::",
+                                     "_c10d_functional::"};
     for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
         if (strncmp(n, ns[i], strlen(ns[i])) == 0) {
             const char *rest = n + strlen(ns[i]);

@@ -27,7 +27,7 @@ bool rl_nccl_kernel(const char *name, char *collective, size_t size);
  *     and DeepEP's (deep_ep::...::dispatch / combine: all-to-all);
  *   - any kernel but ATen's own (at::native::, a copy or cast) launched by
  *     a collective operator: symm_mem::<collective> (not its fused_*
- *     matmuls), _C_custom_ar::all_reduce, vllm:: and sgl_kernel:: /
+ *     matmuls), _C_custom_ar::all_reduce, vllm::, sgl_kernel(s):: and
  *     sglang:: all_reduce / all_gather / reduce_scatter / all_to_all,
  *     c10d::<collective>, ProcessGroupNCCL's nccl:<collective>,
  *     record_param_comms, deep_ep ops;
