@@ -32,6 +32,7 @@ struct rl_torch_stats {
     uint64_t uncosted;            /* kernels whose operator the table does not know */
     uint64_t roof_from_dtype;     /* costed kernels whose name did not say the roof */
     uint64_t comm_kernels, comm_with_bytes;
+    uint64_t comm_group_from_world; /* of those, their group size the world size */
     uint64_t profiler_steps;      /* ProfilerStep#N annotations */
     double kernel_time_ns;        /* every GPU activity's duration, summed */
     double busy_ns;               /* the union of GPU activity per device, summed */
