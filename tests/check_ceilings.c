@@ -181,7 +181,7 @@ START_TEST(sparse_roofs)
     /* No sparse FP64 Tensor Core rate: refused with the datasheet's words. */
     ck_assert_int_eq(rl_ceilings_init(&c, h200, NULL, "fp64-tc", true, false, NULL, err),
                      RL_EUNSUPPORTED);
-    ck_assert_str_eq(err, "NVIDIA H200 SXM 141GB has no FP64 Tensor Core (sparse) rate");
+    ck_assert_str_eq(err, "the GPU database holds no FP64 Tensor Core (sparse) rate for NVIDIA H200 SXM 141GB");
     /* Measured roofs are dense: a sparse chart leaves them out. */
     measured("bf16", 700);
     ck_assert_int_eq(rl_ceilings_init(&c, h200, &bench, "bf16", true, false, NULL, err), RL_OK);
@@ -403,10 +403,10 @@ START_TEST(unknown_and_missing_precisions)
     /* Known but absent on this GPU: the datasheet's message. */
     ck_assert_int_eq(rl_ceilings_init(&c, a100, NULL, "fp8", false, false, NULL, err),
                      RL_EUNSUPPORTED);
-    ck_assert_str_eq(err, "NVIDIA A100 SXM4 80GB has no FP8 Tensor Core rate");
+    ck_assert_str_eq(err, "the GPU database holds no FP8 Tensor Core rate for NVIDIA A100 SXM4 80GB");
     ck_assert_int_eq(rl_ceilings_init(&c, a100, &bench, "fp8", false, false, NULL, err),
                      RL_EUNSUPPORTED);
-    ck_assert_str_eq(err, "NVIDIA A100 SXM4 80GB has no FP8 Tensor Core rate");
+    ck_assert_str_eq(err, "the GPU database holds no FP8 Tensor Core rate for NVIDIA A100 SXM4 80GB");
 }
 END_TEST
 
@@ -640,6 +640,118 @@ START_TEST(a_zero_link_is_no_link)
 }
 END_TEST
 
+/* A roof the GPU lacks judges on the nearest one it has on the same kind of
+ * unit (rl_ceilings_judge_nearest), never the fastest drawn: the defect of
+ * issue 32 (3) was V100's FP32 GEMMs on the FP16 Tensor Core roof (no TF32)
+ * and B200's / MI300X's BF16 elementwise kernels on the FP8 one (no BF16
+ * vector rate in the datasheet). Peaks from data/gpus. */
+struct nearest_case {
+    const char *gpu, *asked, *judged; /* judged NULL: the asked one */
+    double peak_tflops;
+    enum rl_unit unit;
+};
+
+START_TEST(nearest_roof_a_gpu_has)
+{
+    static const struct nearest_case want[] = {
+        /* V100: no TF32 (sm_70): FP32 CUDA cores, 15.7 */
+        {"v100-sxm2", "tf32", "fp32", 15.7, RL_UNIT_CUDA},
+        /* V100: no BF16 at all: FP32 for both units */
+        {"v100-sxm2", "bf16-cuda", "fp32", 15.7, RL_UNIT_CUDA},
+        {"v100-sxm2", "bf16", "fp32", 15.7, RL_UNIT_CUDA},
+        /* V100 has FP16 on both units: kept (31.4 vector, 125 Tensor Core) */
+        {"v100-sxm2", "fp16-cuda", NULL, 31.4, RL_UNIT_CUDA},
+        {"v100-sxm2", "fp16", NULL, 125, RL_UNIT_TENSOR},
+        /* V100: FP8 -> FP16 Tensor Core (125); FP4 -> FP8 -> FP16 */
+        {"v100-sxm2", "fp8", "fp16", 125, RL_UNIT_TENSOR},
+        {"v100-sxm2", "fp4", "fp16", 125, RL_UNIT_TENSOR},
+        /* V100: FP64 Tensor Cores absent: FP64 CUDA cores 7.8 */
+        {"v100-sxm2", "fp64-tc", "fp64", 7.8, RL_UNIT_CUDA},
+        /* B200: no BF16 / FP16 vector figure: FP32 CUDA cores, 75 (not FP8's 4500) */
+        {"b200", "bf16-cuda", "fp32", 75, RL_UNIT_CUDA},
+        {"b200", "fp16-cuda", "fp32", 75, RL_UNIT_CUDA},
+        {"b200", "fp4", NULL, 9000, RL_UNIT_TENSOR},
+        /* MI300X: the same, its FP32 vector rate 163.4 (not FP8's 2614.9) */
+        {"mi300x", "bf16-cuda", "fp32", 163.4, RL_UNIT_CUDA},
+        /* MI300X has no FP4 / FP6: FP8 2614.9 */
+        {"mi300x", "fp4", "fp8", 2614.9, RL_UNIT_TENSOR},
+        /* A100: no FP8: FP16 Tensor Core 312 */
+        {"a100-sxm-80gb", "fp8", "fp16", 312, RL_UNIT_TENSOR},
+        {"a100-sxm-80gb", "bf16-cuda", NULL, 39, RL_UNIT_CUDA},
+        /* H100: FP16 acc16 kept (989.4) */
+        {"h100-sxm", "fp16-acc16", NULL, 989.4, RL_UNIT_TENSOR},
+        /* MI250: no TF32: FP32 45.25 */
+        {"mi250", "tf32", "fp32", 45.25, RL_UNIT_CUDA},
+        /* MI300X: no FP6: FP8 */
+        {"mi300x", "fp6", "fp8", 2614.9, RL_UNIT_TENSOR},
+        /* B200: no FP16-accumulate figures: the full-accumulate ones */
+        {"b200", "fp16-acc16", "fp16", 2250, RL_UNIT_TENSOR},
+        {"b200", "fp8-acc16", "fp8", 4500, RL_UNIT_TENSOR},
+        /* RTX 5090: no INT8 Tensor Core figure: FP16's 209.5 */
+        {"rtx-5090", "int8", "fp16", 209.5, RL_UNIT_TENSOR},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        char err[RL_ERRMSG_SIZE] = "";
+        const char *instead = "unset";
+        ck_assert_int_eq(rl_ceilings_init(&c, rl_test_gpu(want[i].gpu), NULL, "fp32", false,
+                                          false, NULL, err),
+                         0);
+        int j = rl_ceilings_judge_nearest(&c, want[i].asked, &instead, err);
+        ck_assert_msg(j >= 0, "%s %s: %s", want[i].gpu, want[i].asked, err);
+        const struct rl_compute_roof *r = &c.compute[j];
+        ck_assert_msg(strcmp(r->name, want[i].judged ? want[i].judged : want[i].asked) == 0,
+                      "%s %s: judged on %s", want[i].gpu, want[i].asked, r->name);
+        if (want[i].judged) {
+            ck_assert_str_eq(instead, want[i].judged);
+            /* why the asked one did not: the datasheet's words */
+            ck_assert_ptr_nonnull(strstr(err, " has no "));
+        } else {
+            ck_assert_ptr_null(instead);
+        }
+        ck_assert_double_eq_tol(r->peak_tflops, want[i].peak_tflops, 1e-9);
+        ck_assert_int_eq(r->unit, want[i].unit);
+    }
+}
+END_TEST
+
+START_TEST(nearest_roof_limits)
+{
+    char err[RL_ERRMSG_SIZE] = "";
+    const char *instead = "unset";
+    ck_assert_int_eq(rl_ceilings_init(&c, rl_test_gpu("h100-sxm"), NULL, "fp32", false, false,
+                                      NULL, err),
+                     0);
+    /* an unknown name ends the chain at once: -1, the reason kept */
+    ck_assert_int_eq(rl_ceilings_judge_nearest(&c, "fp7", &instead, err), -1);
+    ck_assert_ptr_null(instead);
+    ck_assert_ptr_nonnull(strstr(err, "unknown precision 'fp7'"));
+    /* RTX 5080's datasheet has FP32 and FP4 only: BF16 Tensor Core work
+     * falls to FP32 (56.3), FP8 work to FP32 too (fp8 -> fp16 -> fp32) */
+    ck_assert_int_eq(rl_ceilings_init(&c, rl_test_gpu("rtx-5080"), NULL, "fp32", false, false,
+                                      NULL, err),
+                     0);
+    int j = rl_ceilings_judge_nearest(&c, "fp8", &instead, err);
+    ck_assert_int_ge(j, 0);
+    ck_assert_str_eq(c.compute[j].name, "fp32");
+    ck_assert_str_eq(instead, "fp32");
+    ck_assert_double_eq_tol(c.compute[j].peak_tflops, 56.3, 1e-9);
+    /* FP16 Tensor Core work there: FP32 too */
+    j = rl_ceilings_judge_nearest(&c, "fp16", &instead, err);
+    ck_assert_int_ge(j, 0);
+    ck_assert_str_eq(c.compute[j].name, "fp32");
+    /* its datasheet has no FP64 rate: FP32's, the vector unit's other */
+    j = rl_ceilings_judge_nearest(&c, "fp64", &instead, err);
+    ck_assert_int_ge(j, 0);
+    ck_assert_str_eq(c.compute[j].name, "fp32");
+    ck_assert_str_eq(err, "NVIDIA GeForce RTX 5080 has no FP64 CUDA cores rate");
+    /* a bench-only ceiling set without the roof or its chain: -1 */
+    measured("fp64", 10);
+    ck_assert_int_eq(rl_ceilings_init(&c, NULL, &bench, NULL, false, false, NULL, err), 0);
+    ck_assert_int_eq(rl_ceilings_judge_nearest(&c, "bf16", &instead, err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "no ceiling for precision 'bf16'"));
+}
+END_TEST
+
 static Suite *ceilings_suite(void)
 {
     Suite *s = suite_create("ceilings");
@@ -654,6 +766,7 @@ static Suite *ceilings_suite(void)
     tcase_add_test(core, bench_only_and_library_roofs);
     tcase_add_test(core, memory_levels_asked_for);
     tcase_add_test(core, origins_sentence);
+    tcase_add_test(core, nearest_roof_a_gpu_has);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, setup, NULL);
@@ -666,6 +779,7 @@ static Suite *ceilings_suite(void)
     tcase_add_test(limits, measured_against_datasheet);
     tcase_add_test(limits, bench_roofs_past_the_count_are_not_read);
     tcase_add_test(limits, a_zero_link_is_no_link);
+    tcase_add_test(limits, nearest_roof_limits);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -106,7 +106,7 @@ START_TEST(unknown_gpu_and_bad_usage)
     rl_run_release(&r);
     r = RUN("ridge", "--gpu", "a100-sxm-80gb", "--precision", "fp8");
     ck_assert_int_eq(r.status, 1);
-    assert_one_error_line(&r, "has no FP8 Tensor Core rate");
+    assert_one_error_line(&r, "holds no FP8 Tensor Core rate");
     rl_run_release(&r);
     r = RUN("ridge", "--gpu", "h200", "--memory", "l2");
     ck_assert_int_eq(r.status, 1);
@@ -415,7 +415,7 @@ START_TEST(one_judge_for_report_chart_and_llm)
         if (strcmp(name, "odd precision") == 0)
             ck_assert_str_eq(rl_json_string(x, "roof"), "fp8");
     }
-    ck_assert_ptr_nonnull(strstr(cha.err, "has no FP4 Tensor Core rate"));
+    ck_assert_ptr_nonnull(strstr(cha.err, "holds no FP4 Tensor Core rate"));
     cJSON_Delete(a);
     cJSON_Delete(b);
     rl_run_release(&rep);

@@ -185,7 +185,7 @@ START_TEST(vendor_terms)
     rl_run_release(&r);
     r = RUN("ridge", "--gpu", "mi250x", "--precision", "fp8"); /* CDNA 2: no FP8 */
     ck_assert_int_eq(r.status, 1);
-    ck_assert_ptr_nonnull(strstr(r.err, "has no FP8 Matrix Core rate"));
+    ck_assert_ptr_nonnull(strstr(r.err, "holds no FP8 Matrix Core rate"));
     rl_run_release(&r);
     r = RUN("ridge", "h100");
     ck_assert_ptr_nonnull(strstr(r.out, "FP8 Tensor Core "));

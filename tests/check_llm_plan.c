@@ -327,6 +327,61 @@ START_TEST(plan_grows_past_its_first_slots)
 }
 END_TEST
 
+/* The fewest GPUs that hold a model are those whose plan has a layout
+ * that fits: Llama-3-70B trained at batch 512 x 2048 on H100s (75 GB
+ * usable of 80: 1 GB + 5% reserve) in DGX H100 nodes. No plan of 1 to 31
+ * GPUs fits (the least memory at 16 is 101.43 GB, TP 8 x PP 2); at 32,
+ * TP 8 x PP 4 x DP 1 holds it with 512 microbatches of one sequence:
+ * 20 of the 80 layers a stage, activations of at most 4 microbatches in
+ * flight, 67.20 GB a GPU. The old search tried one microbatch (all 512
+ * sequences' activations at once) and said no layout of up to 4096 GPUs
+ * held it, while the plan of 32 listed this one. */
+START_TEST(fewest_gpus_agree_with_the_plans)
+{
+    struct rl_llm_model m = load("llama-3-70b");
+    const struct rl_system *dgx = rl_systemdb_find(&systems, "dgx-h100");
+    ck_assert_ptr_nonnull(dgx);
+    struct rl_llm_net net = {.spec = &h100, .sys = dgx, .gpus_per_node = 8, .nic_gbps = NAN};
+    struct rl_llm_capacity cap;
+    rl_llm_capacity_of(&cap, 80);
+    ck_assert_double_eq_tol(cap.usable_bytes, 75e9, 1);
+    struct rl_llm_plan_request req = {.gpus = 16, .max_tp = 8, .phase = RL_LLM_TRAIN,
+                                      .batch = 512, .seq = 2048};
+    char err[RL_ERRMSG_SIZE];
+    int gpus = -1;
+    struct rl_llm_candidate best;
+    ck_assert_msg(rl_llm_plan_min_gpus(&m, &bf16, &req, &c, &net, &cap, 4096, &gpus, &best,
+                                       err) == 0, "%s", err);
+    ck_assert_int_eq(gpus, 32);
+    ck_assert_int_eq(best.step.layout.tp, 8);
+    ck_assert_int_eq(best.step.layout.pp, 4);
+    ck_assert_int_eq(best.step.layout.dp, 1);
+    ck_assert_int_eq(best.step.layout.microbatches, 512);
+    ck_assert(best.fits);
+    ck_assert_double_eq_tol(best.mem.total_bytes / 1e9, 67.20, 0.005);
+    for (int n = 1; n <= 32; n++) { /* every smaller plan fits none; 32's fits one */
+        struct rl_llm_plan plan;
+        req.gpus = n;
+        int rc = rl_llm_plan_build(&m, &bf16, &req, &c, &net, &cap, &plan, err);
+        if (rc == RL_EINVAL)
+            continue;
+        ck_assert_msg(rc == 0, "%d: %s", n, err);
+        ck_assert_msg(plan.n_fit == (n == 32 ? 1u : 0u), "%d GPUs: %zu fit", n, plan.n_fit);
+        rl_llm_plan_release(&plan);
+    }
+    /* none up to the limit: 0; a limit below the answer: 0 too */
+    req.gpus = 16;
+    ck_assert_int_eq(rl_llm_plan_min_gpus(&m, &bf16, &req, &c, &net, &cap, 31, &gpus, NULL,
+                                          err), 0);
+    ck_assert_int_eq(gpus, 0);
+    req.phase = RL_LLM_DECODE;
+    req.batch = 1;
+    ck_assert_int_eq(rl_llm_plan_min_gpus(&m, &bf16, &req, &c, &net, &cap, 4096, &gpus, NULL,
+                                          err), 0);
+    ck_assert_int_eq(gpus, 2); /* 141.11 GB of weights: 2 GPUs at 70.6 GB + KV, TP 2 */
+}
+END_TEST
+
 /* Layouts the collective model cannot time (a group across nodes and no
  * NIC rate) are skipped and counted, the first one's reason kept. One GPU
  * a node (gpus_per_node 1), 2 GPUs, decode: the loop meets (tp 1, pp 1,
@@ -497,6 +552,7 @@ static Suite *plan_suite(void)
     tcase_add_test(core, plan_picks_the_fastest_microbatches);
     tcase_add_test(core, plan_ties_rank_by_stages_then_tp);
     tcase_add_test(core, plan_grows_past_its_first_slots);
+    tcase_add_test(core, fewest_gpus_agree_with_the_plans);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, setup, teardown);

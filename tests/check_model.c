@@ -281,7 +281,7 @@ START_TEST(roof_errors)
     struct rl_compute_roof r;
     char err[RL_ERRMSG_SIZE];
     ck_assert_int_eq(rl_roof_from_spec(a100, "fp8", false, &r, err), RL_EUNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(err, "has no FP8 Tensor Core rate"));
+    ck_assert_ptr_nonnull(strstr(err, "holds no FP8 Tensor Core rate"));
     ck_assert_int_eq(rl_roof_from_spec(a100, "fp7", false, &r, err), RL_ENOTFOUND);
     ck_assert_ptr_nonnull(strstr(err, "one of: fp64, fp32"));
     ck_assert_int_eq(rl_roof_from_spec(a100, "fp32", true, &r, err), RL_EINVAL);
@@ -360,9 +360,9 @@ START_TEST(roof_messages_word_for_word)
     ck_assert_int_eq(rl_roof_from_spec(h200, "bf16-cuda", true, &r, err), RL_EINVAL);
     ck_assert_str_eq(err, "sparsity applies to Tensor Core roofs only, not 'bf16-cuda'");
     ck_assert_int_eq(rl_roof_from_spec(a100, "fp8", false, &r, err), RL_EUNSUPPORTED);
-    ck_assert_str_eq(err, "NVIDIA A100 SXM4 80GB has no FP8 Tensor Core rate");
+    ck_assert_str_eq(err, "the GPU database holds no FP8 Tensor Core rate for NVIDIA A100 SXM4 80GB");
     ck_assert_int_eq(rl_roof_from_spec(h200, "fp64-tc", true, &r, err), RL_EUNSUPPORTED);
-    ck_assert_str_eq(err, "NVIDIA H200 SXM 141GB has no FP64 Tensor Core (sparse) rate");
+    ck_assert_str_eq(err, "the GPU database holds no FP64 Tensor Core (sparse) rate for NVIDIA H200 SXM 141GB");
     /* CUDA-core labels carry no "(dense)"; only INT8 counts operations. */
     ck_assert_int_eq(rl_roof_from_spec(h200, "fp32", false, &r, err), RL_OK);
     ck_assert_str_eq(r.label, "FP32 CUDA cores");

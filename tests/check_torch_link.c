@@ -460,7 +460,9 @@ START_TEST(collective_bytes)
     char notes[4096];
     rl_torch_notes(&st, notes, sizeof notes);
     ck_assert_ptr_nonnull(
-        strstr(notes, "6 NCCL/RCCL kernels; 3 with their message bytes from record_param_comms\n"));
+        strstr(notes, "6 communication kernels (NCCL/RCCL, symmetric memory, custom all-reduce, "
+                      "DeepEP); 3 with their message bytes (record_param_comms, else the "
+                      "collective operator's input shapes)\n"));
     rl_trace_groups_release(&g);
 }
 END_TEST

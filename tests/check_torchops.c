@@ -3,6 +3,16 @@
 
 #include "analyzer/readers/torchops.h"
 
+#include "analyzer/model/ceilings.h"
+#include "analyzer/model/gpudb.h"
+#include "analyzer/profiler/nccl.h"
+#include "analyzer/readers/torch.h"
+#include "analyzer/report/report.h"
+#include "analyzer/report/step.h"
+#include "analyzer/util/error.h"
+
+#include <dirent.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdbool.h>
@@ -26,6 +36,8 @@ struct spec {
 #define F32 "float"
 #define E4M3 "c10::Float8_e4m3fn"
 #define I64 "long int"
+#define I32 "int"
+#define FP4X2 "c10::Float4_e2m1fn_x2"
 
 #define TEN(ty, nd, ...) {.kind = RL_TORCH_ARG_TENSOR, .type = ty, .ndim = nd, .dims = {__VA_ARGS__}}
 /* A 0-d tensor (a scale). */
@@ -289,6 +301,184 @@ START_TEST(scaled_mm_fp8_out_dtype)
     ck_assert(COST(&c, "aten::_scaled_mm", TEN(BF16, 2, 16, 32), TEN(F32, 2, 32, 8), TEN0(F32),
                    TEN0(F32), NIL, NIL, SCA("ScalarType", "15")));
     ck_cost(c, 8192.0, 2312.0, "bf16");
+}
+END_TEST
+
+/* NVFP4 _scaled_mm: Float4_e2m1fn_x2 packs two values a byte, so A's
+ * stored [128, 2048] is K = 4096. 2 x 128 x 256 x 4096 = 268,435,456
+ * FLOPs; bytes: A 128 x 2048 = 262,144, B [2048, 256] 524,288, the block
+ * scales (1 per 16 values, E4M3) A [128, 256] 32,768 and B [256, 256]
+ * 65,536, out [128, 256] bf16 65,536: 950,272. */
+START_TEST(scaled_mm_fp4_packed)
+{
+    struct rl_torch_cost c;
+    ck_assert(COST(&c, "aten::_scaled_mm", TEN(FP4X2, 2, 128, 2048), TEN(FP4X2, 2, 2048, 256),
+                   TEN(E4M3, 2, 128, 256), TEN(E4M3, 2, 256, 256), NIL, NIL,
+                   SCA("ScalarType", "15"), SCA("bool", "False")));
+    ck_cost(c, 268435456.0, 950272.0, "fp4");
+    ck_assert(c.matmul);
+}
+END_TEST
+
+/* MoE grouped GEMMs, one layout each (grouped_mm in torchops.c). */
+START_TEST(grouped_mm_layouts)
+{
+    struct rl_torch_cost c;
+    /* _scaled_grouped_mm 2d x 3d: A [512, 1024] fp8, B [8, 1024, 2048] fp8,
+     * scale_a [512] fp32, scale_b [8, 2048] fp32, offs [8] int32, out bf16.
+     * FLOPs 2 x 512 x 1024 x 2048 = 2,147,483,648. Bytes: A 524,288 + B
+     * 16,777,216 + 2,048 + 65,536 + offs 32 + out 512 x 2048 x 2 =
+     * 2,097,152: 19,466,272 */
+    ck_assert(COST(&c, "aten::_scaled_grouped_mm", TEN(E4M3, 2, 512, 1024),
+                   TEN(E4M3, 3, 8, 1024, 2048), TEN(F32, 1, 512), TEN(F32, 2, 8, 2048),
+                   TEN(I32, 1, 8), NIL, NIL, SCA("ScalarType", "15"), SCA("bool", "False")));
+    ck_cost(c, 2147483648.0, 19466272.0, "fp8");
+    ck_assert(c.matmul);
+    /* _grouped_mm 3d x 3d bf16: [4, 64, 128] x [4, 128, 32]: 2 x 4 x 64 x
+     * 128 x 32 = 2,097,152; 65,536 + 32,768 + out 4 x 64 x 32 x 2 = 16,384:
+     * 114,688 (no out_dtype: self's) */
+    ck_assert(COST(&c, "aten::_grouped_mm", TEN(BF16, 3, 4, 64, 128), TEN(BF16, 3, 4, 128, 32)));
+    ck_cost(c, 2097152.0, 114688.0, "bf16");
+    /* 2d x 2d, offs on K (4 groups): [64, 256] x [256, 32]: 2 x 64 x 256 x
+     * 32 = 1,048,576; 32,768 + 16,384 + offs 16 + out [4, 64, 32] 16,384:
+     * 65,552 */
+    ck_assert(COST(&c, "aten::_grouped_mm", TEN(BF16, 2, 64, 256), TEN(BF16, 2, 256, 32),
+                   TEN(I32, 1, 4)));
+    ck_cost(c, 1048576.0, 65552.0, "bf16");
+    /* 3d x 2d, offs on N: [4, 64, 128] x [128, 96]: 2 x 64 x 128 x 96 =
+     * 1,572,864; 65,536 + 24,576 + out [64, 96] 12,288: 102,400 */
+    ck_assert(COST(&c, "aten::_grouped_mm", TEN(BF16, 3, 4, 64, 128), TEN(BF16, 2, 128, 96)));
+    ck_cost(c, 1572864.0, 102400.0, "bf16");
+    /* no out_dtype for the scaled one: 2 bytes, said */
+    ck_assert(COST(&c, "aten::_scaled_grouped_mm", TEN(E4M3, 3, 2, 16, 32),
+                   TEN(E4M3, 3, 2, 32, 8), TEN(F32, 1, 32), TEN(F32, 1, 16)));
+    ck_cost(c, 2.0 * 2 * 16 * 32 * 8, 2 * 16 * 32 + 2 * 32 * 8 + 32 * 4 + 16 * 4 + 2 * 16 * 8 * 2.0,
+            "fp8");
+    ck_assert_str_eq(c.note, "output dtype not in the trace: 2-byte output assumed");
+    /* refused: K that do not chain, 2d x 2d without offs, a 1-d operand */
+    ck_assert(!COST(&c, "aten::_grouped_mm", TEN(BF16, 2, 64, 256), TEN(BF16, 3, 4, 255, 32)));
+    ck_refused(c);
+    ck_assert_str_eq(c.note, "grouped mm: operand shapes that do not chain");
+    ck_assert(!COST(&c, "aten::_grouped_mm", TEN(BF16, 2, 64, 256), TEN(BF16, 2, 256, 32)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::_grouped_mm", TEN(BF16, 1, 64), TEN(BF16, 2, 64, 32)));
+    ck_refused(c);
+    ck_assert(!COST(&c, "aten::_grouped_mm", TEN(BF16, 3, 4, 64, 128), TEN(BF16, 3, 5, 128, 32)));
+    ck_refused(c);
+}
+END_TEST
+
+/* pow by its exponent (issue 32 (9)): x^2 is one multiply a element, not
+ * two. x [1024] fp32: 1024 x 4 read, 1024 x 4 written = 8192 bytes. */
+START_TEST(pow_counts_by_exponent)
+{
+    struct rl_torch_cost c;
+    static const struct {
+        const char *exponent;
+        double per;
+    } want[] = {{"2", 1}, {"2.0", 1}, {"0.5", 1}, {"-0.5", 1}, {"-1", 1},
+                {"3", 2}, {"-2", 2}, {"2.5", 2}, {"x", 2},    {"", 2}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        ck_assert(COST(&c, "aten::pow", TEN(F32, 1, 1024), SCA("Scalar", want[i].exponent)));
+        ck_assert_msg(c.flops == 1024 * want[i].per, "pow(x, %s): %g FLOPs", want[i].exponent,
+                      c.flops);
+        ck_assert_double_eq(c.bytes, 8192);
+        ck_assert(!c.matmul);
+    }
+    /* the exponent said in the note when it was read */
+    ck_assert(COST(&c, "aten::pow", TEN(F32, 1, 1024), SCA("Scalar", "2")));
+    ck_assert_str_eq(c.note, "exponent 2 from the trace");
+    /* in place, and a tensor exponent (read too: 2 x 4096 + 4096 written) */
+    ck_assert(COST(&c, "aten::pow_", TEN(BF16, 1, 1024), SCA("Scalar", "2")));
+    ck_cost(c, 1024.0, 1024.0 * 2 * 2, "bf16");
+    ck_assert(COST(&c, "aten::pow", TEN(F32, 1, 1024), TEN(F32, 1, 1024)));
+    ck_cost(c, 2048.0, 3 * 4096.0, "fp32");
+}
+END_TEST
+
+/* Every backend's convolution in its own argument order (issue 32 (7)). */
+START_TEST(backend_convolutions)
+{
+    struct rl_torch_cost c, parent;
+    /* A real MI300X call (tests/data/torch-real/
+     * tracelens_mi300x_resnet_act_checkpoint.json.gz, External id 1085 and
+     * its miopen_convolution 1091): input [10,256,14,14] bf16, weight
+     * [512,256,3,3], stride 2, padding 1: out (14 + 2 - 2 - 1) / 2 + 1 = 7.
+     * FLOPs 2 x 10 x 49 x 512 x 256 x 9 = 1,156,055,040; bytes input
+     * 1,003,520 + weight 2,359,296 + out [10,512,7,7] 501,760 = 3,864,576 */
+    ck_assert(COST(&parent, "aten::convolution", TEN(BF16, 4, 10, 256, 14, 14),
+                   TEN(BF16, 4, 512, 256, 3, 3), NIL, SCA("ScalarList", "[2, 2]"),
+                   SCA("ScalarList", "[1, 1]"), SCA("ScalarList", "[1, 1]"),
+                   SCA("Scalar", "False"), SCA("ScalarList", "[0, 0]"), SCA("Scalar", "1")));
+    ck_cost(parent, 1156055040.0, 3864576.0, "bf16");
+    /* miopen_convolution(input, weight, bias, padding, stride, dilation,
+     * groups, benchmark, deterministic), as the trace writes it */
+    ck_assert(COST(&c, "aten::miopen_convolution", TEN(BF16, 4, 10, 256, 14, 14),
+                   TEN(BF16, 4, 512, 256, 3, 3), NIL, SCA("ScalarList", "[1, 1]"),
+                   SCA("ScalarList", "[2, 2]"), SCA("ScalarList", "[1, 1]"), SCA("Scalar", "1"),
+                   SCA("Scalar", "False"), SCA("Scalar", "False")));
+    ck_cost(c, 1156055040.0, 3864576.0, "bf16");
+    ck_assert(c.matmul);
+    /* mkldnn's and miopen's depthwise take the same order; a bias [512]
+     * read: 1,024 bytes more */
+    ck_assert(COST(&c, "aten::mkldnn_convolution", TEN(BF16, 4, 10, 256, 14, 14),
+                   TEN(BF16, 4, 512, 256, 3, 3), TEN(BF16, 1, 512), SCA("", "[1, 1]"),
+                   SCA("", "[2, 2]"), SCA("", "[1, 1]"), SCA("", "1")));
+    ck_cost(c, 1156055040.0, 3864576.0 + 1024, "bf16");
+    ck_assert(COST(&c, "aten::miopen_depthwise_convolution", TEN(BF16, 4, 10, 256, 14, 14),
+                   TEN(BF16, 4, 512, 256, 3, 3), NIL, SCA("", "[1, 1]"), SCA("", "[2, 2]"),
+                   SCA("", "[1, 1]"), SCA("", "1")));
+    ck_cost(c, 1156055040.0, 3864576.0, "bf16");
+    /* cudnn_convolution_relu(input, weight, bias, stride, padding, ...) */
+    ck_assert(COST(&c, "aten::cudnn_convolution_relu", TEN(BF16, 4, 10, 256, 14, 14),
+                   TEN(BF16, 4, 512, 256, 3, 3), NIL, SCA("", "[2, 2]"), SCA("", "[1, 1]"),
+                   SCA("", "[1, 1]"), SCA("", "1")));
+    ck_cost(c, 1156055040.0, 3864576.0, "bf16");
+    /* transposed: input [1,16,8,8] fp32, weight [16,8,3,3], stride 2,
+     * padding 1, output_padding 1: out (8 - 1) 2 - 2 + 2 + 1 + 1 = 16;
+     * FLOPs (flop_counter: the input's spatial size) 2 x 64 x 16 x 8 x 9 =
+     * 147,456; bytes 4,096 + 4,608 + out [1,8,16,16] 8,192 = 16,896 */
+    ck_assert(COST(&parent, "aten::convolution", TEN(F32, 4, 1, 16, 8, 8),
+                   TEN(F32, 4, 16, 8, 3, 3), NIL, SCA("", "[2, 2]"), SCA("", "[1, 1]"),
+                   SCA("", "[1, 1]"), SCA("", "True"), SCA("", "[1, 1]"), SCA("", "1")));
+    ck_cost(parent, 147456.0, 16896.0, "fp32");
+    /* cudnn_convolution_transpose(input, weight, padding, output_padding,
+     * stride, dilation, groups, ...) */
+    ck_assert(COST(&c, "aten::cudnn_convolution_transpose", TEN(F32, 4, 1, 16, 8, 8),
+                   TEN(F32, 4, 16, 8, 3, 3), SCA("", "[1, 1]"), SCA("", "[1, 1]"),
+                   SCA("", "[2, 2]"), SCA("", "[1, 1]"), SCA("", "1")));
+    ck_cost(c, 147456.0, 16896.0, "fp32");
+    /* miopen_convolution_transpose(input, weight, bias, padding,
+     * output_padding, stride, dilation, groups, ...) */
+    ck_assert(COST(&c, "aten::miopen_convolution_transpose", TEN(F32, 4, 1, 16, 8, 8),
+                   TEN(F32, 4, 16, 8, 3, 3), NIL, SCA("", "[1, 1]"), SCA("", "[1, 1]"),
+                   SCA("", "[2, 2]"), SCA("", "[1, 1]"), SCA("", "1")));
+    ck_cost(c, 147456.0, 16896.0, "fp32");
+    /* slow_conv_transpose2d(input, weight, kernel_size, bias, stride,
+     * padding, output_padding, dilation) */
+    ck_assert(COST(&c, "aten::slow_conv_transpose2d", TEN(F32, 4, 1, 16, 8, 8),
+                   TEN(F32, 4, 16, 8, 3, 3), SCA("", "[3, 3]"), NIL, SCA("", "[2, 2]"),
+                   SCA("", "[1, 1]"), SCA("", "[1, 1]"), SCA("", "[1, 1]")));
+    ck_cost(c, 147456.0, 16896.0, "fp32");
+    /* _slow_conv2d_forward(input, weight, kernel_size, bias, stride,
+     * padding): no dilation (1). input [1,3,8,8] fp32, weight [4,3,3,3],
+     * bias [4]: out 6 x 6; 2 x 36 x 4 x 3 x 9 = 7,776; bytes 768 + 432 +
+     * 16 + 576 = 1,792 */
+    ck_assert(COST(&c, "aten::_slow_conv2d_forward", TEN(F32, 4, 1, 3, 8, 8),
+                   TEN(F32, 4, 4, 3, 3, 3), SCA("", "[3, 3]"), TEN(F32, 1, 4),
+                   SCA("", "[1, 1]"), SCA("", "[0, 0]")));
+    ck_cost(c, 7776.0, 1792.0, "fp32");
+    /* _conv_depthwise2d(..., stride, padding, dilation): dilation 2 on the
+     * same: out 8 - 4 = 4; 2 x 16 x 4 x 3 x 9 = 3,456; 768 + 432 + 16 + 256 */
+    ck_assert(COST(&c, "aten::_conv_depthwise2d", TEN(F32, 4, 1, 3, 8, 8),
+                   TEN(F32, 4, 4, 3, 3, 3), SCA("", "[3, 3]"), TEN(F32, 1, 4),
+                   SCA("", "[1, 1]"), SCA("", "[0, 0]"), SCA("", "[2, 2]")));
+    ck_cost(c, 3456.0, 1472.0, "fp32");
+    /* the old reading of miopen's order (cuDNN's: padding at 2) refused it;
+     * a miopen call without its lists still is */
+    ck_assert(!COST(&c, "aten::miopen_convolution", TEN(BF16, 4, 10, 256, 14, 14),
+                    TEN(BF16, 4, 512, 256, 3, 3), NIL));
+    ck_refused(c);
 }
 END_TEST
 
@@ -1381,7 +1571,29 @@ START_TEST(kernel_roofs_from_dtype)
                                           false, &noted),
                      "fp16-cuda");
     ck_assert_str_eq(rl_torch_kernel_roof("reduce_kernel", "fp32", false, &noted), "fp32");
-    ck_assert_str_eq(rl_torch_kernel_roof("reduce_kernel", "int64", false, &noted), "");
+    /* no vector rate of the dtype (integers, bool, FP8 / FP4 data, unknown):
+     * FP32's, never a Tensor Core roof (issue 32 (3): int64 ops were judged
+     * against FP8 Tensor Cores) */
+    ck_assert_str_eq(rl_torch_kernel_roof("reduce_kernel", "int64", false, &noted), "fp32");
+    ck_assert_str_eq(rl_torch_kernel_roof("elementwise_kernel", "bool", false, &noted), "fp32");
+    ck_assert_str_eq(rl_torch_kernel_roof("elementwise_kernel", "int32", false, &noted), "fp32");
+    ck_assert_str_eq(rl_torch_kernel_roof("elementwise_kernel", "fp8", false, &noted), "fp32");
+    ck_assert_str_eq(rl_torch_kernel_roof("elementwise_kernel", "fp4", false, &noted), "fp32");
+    ck_assert_str_eq(rl_torch_kernel_roof("elementwise_kernel", "", false, &noted), "fp32");
+    ck_assert_str_eq(rl_torch_kernel_roof("elementwise_kernel", "fp64", false, &noted), "fp64");
+    ck_assert_str_eq(rl_torch_kernel_roof("elementwise_kernel", "fp16", false, &noted),
+                     "fp16-cuda");
+    /* a name that says Tensor Cores does not make a non-matrix op one */
+    ck_assert_str_eq(rl_torch_kernel_roof("sm90_xmma_gemm_e4m3", "fp8", false, &noted), "fp32");
+    ck_assert_str_eq(noted, "");
+    /* a GEMV of FP8 data: the vector unit's FP32 */
+    ck_assert_str_eq(rl_torch_kernel_roof("gemv2T_kernel", "fp8", true, &noted), "fp32");
+    ck_assert_str_eq(noted, "");
+    /* a matrix product of FP4 data whose name says nothing: FP4, noted */
+    ck_assert_str_eq(rl_torch_kernel_roof("nvjet_tst_x", "fp4", true, &noted), "fp4");
+    ck_assert(noted[0] != 0);
+    /* integers in a matrix product: no roof (the report's default) */
+    ck_assert_str_eq(rl_torch_kernel_roof("nvjet_tst_x", "int64", true, &noted), "");
     ck_assert_str_eq(rl_torch_kernel_roof(NULL, "bf16", false, &noted), "bf16-cuda");
     /* a name is read up to its first 511 characters: "bf16" at 500 is
      * seen, at 600 it is not (the fp32 dtype's roof, noted) */
@@ -1399,6 +1611,430 @@ START_TEST(kernel_roofs_from_dtype)
 }
 END_TEST
 
+/* FP8 / FP6 / FP4 and block-scaled GEMM names (issue 33 (3)): the
+ * narrowest data type a name gives, its scales' types aside. */
+START_TEST(kernel_roofs_low_precision_names)
+{
+    static const struct {
+        const char *kernel, *dtype, *roof;
+    } want[] = {
+        /* NVFP4 (E2M1 data, UE4M3 scales): not FP8 for its scales' "e4m3" */
+        {"cutlass3x_sm100_bstensorop_s256x128x256gemm_block_scaled_ue4m3xe2m1_ue4m3xe2m1_f32_"
+         "bf16_bf16_256x128x256_0_tnn_align32_o_vs16_2sm",
+         "", "fp4"},
+        /* MXFP4 through tcgen05 kind::mxf4nvf4, and an nvfp4 word */
+        {"void gemm_kernel<kind::mxf4nvf4, 128, 256>", "", "fp4"},
+        {"flashinfer::nvfp4_gemm_sm100", "bf16", "fp4"},
+        /* MXFP8 (E8M0 scales, E4M3 data) and sm_100's kind::f8f6f4 */
+        {"cutlass3x_sm100_bstensorop_s128x128x128gemm_block_scaled_ue8m0xe4m3_ue8m0xe4m3_f32_"
+         "bf16_bf16",
+         "", "fp8"},
+        {"sm100_xmma_gemm_f8f6f4_bf16_tn", "", "fp8"},
+        {"void gemm<kind::mxf8f6f4>", "", "fp8"},
+        /* DeepGEMM */
+        {"void deep_gemm::sm90_fp8_gemm_1d2d_impl<0u, 4096u>", "bf16", "fp8"},
+        /* FP6 data */
+        {"gemm_ue8m0xe3m2_ue8m0xe3m2", "", "fp6"},
+        {"gemm_e2m3", "", "fp6"},
+        /* AMD hipBLASLt's one-letter types: FP32 on MFMA 16x16x1 at the FP32
+         * rate (was: TF32 from the dtype, 4x too high on MI300X), BF16 */
+        {"Cijk_Ailk_Bljk_S_B_Bias_HA_S_SAV_UserArgs_MT16x16x128_MI16x16x1_SN_LDSB1_AFC1",
+         "fp32", "fp32"},
+        {"Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT128x224x64_MI16x16x1_SN", "bf16",
+         "bf16"},
+        {"Cijk_Alik_Bljk_H_HS_MT64x64x8_SN", "fp16", "fp16-cuda"},
+        {"Cijk_Alik_Bljk_F4_MI16", "", "fp4"},
+        {"Cijk_Alik_Bljk_F6_MI16", "", "fp6"},
+        {"Cijk_Alik_Bljk_D_MT64", "", "fp64"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        const char *noted = NULL;
+        const char *roof = rl_torch_kernel_roof(want[i].kernel, want[i].dtype, true, &noted);
+        ck_assert_msg(strcmp(roof, want[i].roof) == 0, "%s: %s, not %s", want[i].kernel, roof,
+                      want[i].roof);
+        ck_assert_msg(noted && noted[0] == 0, "%s: the name decided", want[i].kernel);
+    }
+    /* the table's matrix products, convolutions and attention, nothing else */
+    ck_assert(rl_torch_op_matmul("aten::mm"));
+    ck_assert(rl_torch_op_matmul("_scaled_grouped_mm"));
+    ck_assert(rl_torch_op_matmul("aten::miopen_convolution"));
+    ck_assert(rl_torch_op_matmul("aten::_efficient_attention_backward"));
+    ck_assert(!rl_torch_op_matmul("aten::embedding"));
+    ck_assert(!rl_torch_op_matmul("aten::add"));
+    /* a fused MoE is its expert GEMMs (torchops-llm.h), and so is a replay of a product */
+    ck_assert(rl_torch_op_matmul("vllm::moe_forward"));
+    ck_assert(rl_torch_op_matmul("(CUDA graph replay) aten::mm"));
+    ck_assert(!rl_torch_op_matmul("(CUDA graph replay) aten::add"));
+    ck_assert(!rl_torch_op_matmul("_C::fused_add_rms_norm"));
+    ck_assert(!rl_torch_op_matmul(NULL));
+}
+END_TEST
+
+/* ---- real traces: roofs and collectives ------------------------------------ */
+
+static const char *const real_traces[] = {
+    "alexnet-benchmark_result_2869224_1695835535_trace.json.gz",
+    "amd-mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+    "hta_a100_triton_example.json.gz",
+    "kineto_2021-01_resnet50_profiler_api__worker0.pt.trace.json.gz",
+    "kineto_v100_resnet50__worker0.1623143089861.pt.trace.json.gz",
+    "negative_queue-rank0.json.gz",
+    "ns_resolution-rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+    "oldformat-inference_rank_1.json.gz",
+    "sampled-ranks/sampled_rank-0.json.gz",
+    "sampled-ranks/sampled_rank-1.json.gz",
+    "trace_diff-control.json.gz",
+    "trace_diff-test.json.gz",
+    "tracelens_b200_eager_trace.json.gz",
+    "tracelens_h100_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+    "tracelens_mi300x_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+    "tracelens_mi300x_resnet_act_checkpoint.json.gz",
+};
+
+static void load_real(const char *name, struct rl_trace_groups *g, struct rl_torch_stats *st)
+{
+    char path[1024], err[RL_ERRMSG_SIZE];
+    snprintf(path, sizeof path, "%s", rl_test_data("torch-real/"));
+    snprintf(path + strlen(path), sizeof path - strlen(path), "%s", name);
+    memset(g, 0, sizeof *g);
+    ck_assert_msg(rl_torch_load(g, path, st, err) == RL_OK, "%s: %s", name, err);
+}
+
+static struct rl_report report; /* large: static */
+
+/* The property of issue 32 (3), over every GPU of data/gpus and every real
+ * trace: no kernel of an operator that is not a matrix product is judged
+ * on a Tensor Core roof, no kernel on a roof its GPU lacks, and a kernel
+ * whose precision the GPU has is judged on exactly that one. On the old
+ * judge B200's and MI300X's BF16 elementwise kernels fell to FP8 Tensor
+ * Cores, V100's int64 ops to FP16 Tensor Cores. */
+START_TEST(no_kernel_on_a_roof_it_cannot_run_on)
+{
+    struct rl_gpudb db;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_gpudb_load(&db, ROOFLINE_SOURCE_DIR "/data/gpus", err), 0);
+    ck_assert_uint_ge(db.n, 26); /* every file of data/gpus but schema.json */
+    size_t judged = 0, vector = 0, fell = 0;
+    for (size_t t = 0; t < sizeof real_traces / sizeof *real_traces; t++) {
+        struct rl_trace_groups g;
+        struct rl_torch_stats st;
+        load_real(real_traces[t], &g, &st);
+        for (size_t k = 0; k < db.n; k++) {
+            const struct rl_gpu_spec *spec = &db.gpus[k];
+            struct rl_ceilings c;
+            ck_assert_int_eq(rl_ceilings_init(&c, spec, NULL, NULL, false, false, NULL, err), 0);
+            for (size_t i = 0; i < g.n; i++) {
+                const struct rl_trace_group *x = &g.v[i];
+                if (!x->precision[0])
+                    continue;
+                const char *instead;
+                struct rl_compute_roof has;
+                int j = rl_ceilings_judge_nearest(&c, x->precision, &instead, err);
+                ck_assert_msg(j >= 0, "%s on %s: %s", x->precision, spec->id, err);
+                bool on_gpu =
+                    rl_roof_from_spec(spec, x->precision, false, &has, err) == RL_OK;
+                ck_assert_msg(on_gpu == (instead == NULL), "%s on %s: judged on %s",
+                              x->precision, spec->id, c.compute[j].name);
+                fell += instead != NULL;
+            }
+            ck_assert_int_eq(rl_report_build(&report, &c, &g, err), RL_OK);
+            for (size_t i = 0; i < report.n; i++) {
+                const struct rl_report_row *w = &report.rows[i];
+                if (w->roof < 0)
+                    continue;
+                const struct rl_compute_roof *r = &c.compute[w->roof];
+                struct rl_compute_roof has;
+                ck_assert_msg(rl_roof_from_spec(spec, r->name, false, &has, err) == RL_OK &&
+                                  has.peak_tflops == r->peak_tflops,
+                              "%s: %s judged on %s, which %s lacks", real_traces[t], w->name,
+                              r->name, spec->id);
+                judged++;
+                if (w->op && !rl_torch_op_matmul(w->op)) {
+                    ck_assert_msg(r->unit == RL_UNIT_CUDA,
+                                  "%s on %s: %s (%s, %s) judged on the %s roof",
+                                  real_traces[t], spec->id, w->name, w->op, w->dtype, r->label);
+                    vector++;
+                }
+            }
+            rl_report_release(&report);
+        }
+        rl_trace_groups_release(&g);
+    }
+    /* the property held over real rows, not an empty set: kernels judged,
+     * most of them not matrix products, and roofs some GPUs lack */
+    ck_assert_uint_gt(judged, 10000);
+    ck_assert_uint_gt(vector, judged / 2);
+    ck_assert_uint_gt(fell, 100);
+    rl_gpudb_release(&db);
+}
+END_TEST
+
+/* ROCm's convolutions costed (issue 32 (7)): in tests/data/torch-real/
+ * tracelens_mi300x_resnet_act_checkpoint.json.gz the 117 forward calls go
+ * aten::conv2d -> convolution -> _convolution -> miopen_convolution, whose
+ * kernels carry the innermost call's cost. Summed over the 117
+ * aten::convolution calls, 2 N Ho Wo Cout Cin kh kw (Ho = (H + 2p -
+ * d(k - 1) - 1) / s + 1, from each call's Input Dims and Concrete Inputs,
+ * counted by a separate script) = 210,546,524,160 FLOPs: the
+ * miopen_convolution groups carry exactly that (before: 0, refused as
+ * "stride, padding or dilation not in the trace" - miopen's padding is
+ * argument 3, cuDNN's 2). */
+START_TEST(miopen_convolution_from_a_real_trace)
+{
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    load_real("tracelens_mi300x_resnet_act_checkpoint.json.gz", &g, &st);
+    double flops = 0;
+    uint64_t counted = 0;
+    for (size_t i = 0; i < g.n; i++)
+        if (g.v[i].op && strcmp(g.v[i].op, "aten::miopen_convolution") == 0 && g.v[i].counted) {
+            flops += g.v[i].flops;
+            counted += g.v[i].counted;
+        }
+    ck_assert_double_eq(flops, 210546524160.0);
+    ck_assert_uint_eq(counted, 117);
+    for (size_t i = 0; i < st.n_unknown; i++)
+        ck_assert_str_ne(st.unknown[i].op, "aten::miopen_convolution");
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* The kernel group of this name (and operator, when given). */
+static const struct rl_trace_group *group_of(const struct rl_trace_groups *g, const char *name,
+                                             const char *op, double comm_bytes)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if (strcmp(g->v[i].name, name) == 0 && (!op || (g->v[i].op && !strcmp(g->v[i].op, op))) &&
+            (isnan(comm_bytes) || g->v[i].comm_bytes == comm_bytes))
+            return &g->v[i];
+    ck_abort_msg("no group '%s'", name);
+    return NULL;
+}
+
+static const struct rl_report_row *row_of(const struct rl_report *r, const char *name,
+                                          double comm_bytes)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (strcmp(r->rows[i].name, name) == 0 && r->rows[i].comm_bytes == comm_bytes)
+            return &r->rows[i];
+    ck_abort_msg("no row '%s'", name);
+    return NULL;
+}
+
+#define RCCL_GENERIC "ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)"
+
+/* RCCL on MI300X (issue 32 (6)): tests/data/torch-real/
+ * tracelens_mi300x_resnet_act_checkpoint.json.gz, an 8-GPU DDP step. RCCL's
+ * kernel is ncclDevKernel_Generic: its name says no collective; the
+ * record_param_comms around it does (allreduce, 8 ranks, its message). The
+ * six all-reduce launches carry 70,137,072 bytes in 47,137,038 ns: algbw
+ * 70137072 / 47137038 = 1.487939 GB/s, x nccl-tests' 2 (8 - 1) / 8 = 1.75
+ * = 2.603894 GB/s bus bandwidth, 0.58122% of the Infinity Fabric's 448 GB/s
+ * per direction (7 links x 64). Before: no collective, no link roof. */
+START_TEST(rccl_on_the_infinity_fabric)
+{
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    load_real("tracelens_mi300x_resnet_act_checkpoint.json.gz", &g, &st);
+    const struct rl_trace_group *x = group_of(&g, RCCL_GENERIC, "record_param_comms", 70137072);
+    ck_assert_str_eq(x->collective, "allreduce");
+    ck_assert_int_eq(x->comm_group_size, 8);
+    ck_assert_uint_eq(x->comm_launches, 6);
+    ck_assert_double_eq(x->time_ns, 47137038);
+    /* the broadcast of the start (6 launches, 58,080 bytes) */
+    x = group_of(&g, RCCL_GENERIC, "record_param_comms", 58080);
+    ck_assert_str_eq(x->collective, "broadcast");
+    struct rl_ceilings c;
+    ck_assert_int_eq(rl_ceilings_init(&c, rl_test_gpu("mi300x"), NULL, NULL, false, false, NULL,
+                                      err),
+                     0);
+    ck_assert_str_eq(c.link.label, "Infinity Fabric");
+    ck_assert_double_eq(c.link.bandwidth_gbs, 448);
+    ck_assert_int_eq(rl_report_build(&report, &c, &g, err), RL_OK);
+    ck_assert_int_eq(rl_report_step_build(&report, &c, NAN, NAN, err), RL_OK);
+    const struct rl_report_row *w = row_of(&report, RCCL_GENERIC, 70137072);
+    ck_assert(w->comm);
+    ck_assert_str_eq(w->collective, "allreduce");
+    ck_assert_double_eq_tol(w->comm_busbw_gbs, 70137072.0 / 47137038 * 1.75, 1e-12);
+    ck_assert_double_eq_tol(w->pct_of_link, 100 * 70137072.0 / 47137038 * 1.75 / 448, 1e-12);
+    ck_assert_double_eq_tol(w->pct_of_link, 0.58122646, 1e-8);
+    rl_report_release(&report);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+#define MULTIMEM                                                                          \
+    "void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*, " \
+    "unsigned long, unsigned int**, unsigned long, unsigned long)"
+
+/* Symmetric-memory all-reduce in a real vLLM decode on B200 (issue 33 (3)):
+ * tests/data/torch-real/tracelens_b200_eager_trace.json.gz, tensor-parallel
+ * rank 0 of 8. symm_mem::multimem_all_reduce_ launches
+ * multimem_all_reduce_kernel: no "nccl" in its name and no
+ * record_param_comms. Its input [2557440] bf16 is the message: 5,114,880
+ * bytes a call, 37 calls = 189,250,560 bytes in 1,124,446 ns; the group is
+ * the trace's world size, 8 (distributedInfo; the op's group name is not in
+ * the trace): bus bandwidth 189250560 / 1124446 x 1.75 = 294.53 GB/s,
+ * 32.726% of NVLink 5's 900 GB/s per direction. Before: a kernel of an
+ * unknown operator, 18% of the GPU time unexplained. */
+START_TEST(symmetric_memory_all_reduce_on_nvlink)
+{
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    load_real("tracelens_b200_eager_trace.json.gz", &g, &st);
+    const struct rl_trace_group *x =
+        group_of(&g, MULTIMEM, "symm_mem::multimem_all_reduce_", 189250560);
+    ck_assert_str_eq(x->collective, "allreduce");
+    ck_assert_int_eq(x->comm_group_size, 8);
+    ck_assert_uint_eq(x->comm_launches, 37);
+    ck_assert_double_eq(x->time_ns, 1124446);
+    /* the other shape: [2727936] bf16 x 36 calls = 196,411,392 bytes */
+    x = group_of(&g, MULTIMEM, "symm_mem::multimem_all_reduce_", 196411392);
+    ck_assert_uint_eq(x->comm_launches, 36);
+    ck_assert_uint_eq(st.comm_kernels, 74); /* 73 multimem + 1 NCCL all-gather */
+    ck_assert_uint_eq(st.comm_with_bytes, 74);
+    ck_assert_uint_eq(st.comm_group_from_world, 73);
+    char notes[4096];
+    rl_torch_notes(&st, notes, sizeof notes);
+    ck_assert_ptr_nonnull(strstr(notes, "73 collective launches name no process group: their "
+                                        "group is the trace's world size (8, distributedInfo)"));
+    struct rl_ceilings c;
+    ck_assert_int_eq(rl_ceilings_init(&c, rl_test_gpu("b200"), NULL, NULL, false, false, NULL,
+                                      err),
+                     0);
+    ck_assert_int_eq(rl_report_build(&report, &c, &g, err), RL_OK);
+    ck_assert_int_eq(rl_report_step_build(&report, &c, NAN, NAN, err), RL_OK);
+    const struct rl_report_row *w = row_of(&report, MULTIMEM, 189250560);
+    ck_assert(w->comm);
+    ck_assert_int_lt(w->roof, 0);
+    ck_assert_double_eq_tol(w->pct_of_link, 100 * 189250560.0 / 1124446 * 1.75 / 900, 1e-12);
+    ck_assert_double_eq_tol(w->pct_of_link, 32.7260891, 1e-6);
+    rl_report_release(&report);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* One recognizer of communication, by what it is (issue 33 (3)). */
+START_TEST(communication_by_what_it_is)
+{
+    static const struct {
+        const char *kernel, *op;
+        bool comm;
+        const char *collective;
+    } want[] = {
+        /* NCCL / RCCL: the kernel's name, whatever the operator */
+        {"ncclDevKernel_AllReduce_Sum_f32_RING_LL", NULL, true, "allreduce"},
+        {"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", "aten::add", true,
+         "sendrecv"},
+        {RCCL_GENERIC, "record_param_comms", true, ""},
+        {"mscclKernel_Sum_bf16_LL128(ncclDevComm*)", NULL, true, ""},
+        /* symmetric memory, custom all-reduce, DeepEP by their kernels */
+        {MULTIMEM, NULL, true, "allreduce"},
+        {"void c10d::symmetric_memory::two_shot_all_reduce_kernel<float, 16>", NULL, true,
+         "allreduce"},
+        {"void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(...)", NULL, true,
+         "allreduce"},
+        {"void vllm::cross_device_reduce_2stage<half, 4>(...)", "", true, "allreduce"},
+        {"void sglang::cross_device_reduce_2stage<float, 8>", NULL, true, "allreduce"},
+        {"void tensorrt_llm::oneShotAllReduceKernel<__nv_bfloat16>", NULL, true, "allreduce"},
+        {"void deep_ep::intranode::dispatch<8, 768>(...)", NULL, true, "alltoall"},
+        {"void deep_ep::internode_ll::combine<false>(...)", NULL, true, "alltoall"},
+        /* by the collective operator that launched it */
+        {"some_kernel", "symm_mem::multimem_all_reduce_", true, "allreduce"},
+        {"some_kernel", "symm_mem::two_shot_all_reduce_", true, "allreduce"},
+        {"some_kernel", "_C_custom_ar::all_reduce", true, "allreduce"},
+        {"some_kernel", "vllm::all_reduce", true, "allreduce"},
+        {"some_kernel", "sgl_kernel::all_reduce", true, "allreduce"},
+        {"some_kernel", "sgl_kernels::all_reduce_unreg", true, "allreduce"},
+        {"some_kernel", "_C_custom_ar::qr_all_reduce", true, "allreduce"},
+        {"some_kernel", "_c10d_functional::all_gather_into_tensor", true, "allgather"},
+        {"some_kernel", "c10d::allreduce_", true, "allreduce"},
+        {"some_kernel", "c10d::alltoall_base_", true, "alltoall"},
+        {"some_kernel", "nccl:_reduce_scatter_base", true, "reducescatter"},
+        {"some_kernel", "nccl:_all_gather_base", true, "allgather"},
+        {"some_kernel", "deep_ep::dispatch", true, "alltoall"},
+        {NULL, "symm_mem::multimem_all_reduce_", true, "allreduce"},
+        /* not communication: ATen's copy under a collective, compute fused
+         * with one, set-up calls, ordinary kernels */
+        {"void at::native::vectorized_elementwise_kernel<4, at::native::BUnaryFunctor>",
+         "vllm::all_reduce", false, ""},
+        {"some_kernel", "symm_mem::fused_all_gather_matmul", false, ""},
+        {"some_kernel", "symm_mem::rendezvous", false, ""},
+        {"some_kernel", "_C_custom_ar::init_custom_ar", false, ""},
+        {"some_kernel", "c10d::barrier", false, ""},
+        {"some_kernel", "vllm::moe_forward", false, ""},
+        {"ampere_sgemm_128x64_nn", "aten::mm", false, ""},
+        {"void reduce_kernel<512, 1>", "aten::sum", false, ""},
+        {NULL, NULL, false, ""},
+        {"", "", false, ""},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        char coll[24] = "x";
+        bool comm = rl_comm_recognize(want[i].kernel, want[i].op, coll, sizeof coll);
+        ck_assert_msg(comm == want[i].comm, "%s / %s: %d", want[i].kernel, want[i].op, comm);
+        ck_assert_msg(strcmp(coll, want[i].collective) == 0, "%s / %s: '%s'", want[i].kernel,
+                      want[i].op, coll);
+    }
+    /* no room for the collective: only the answer */
+    ck_assert(rl_comm_recognize(MULTIMEM, NULL, NULL, 0));
+}
+END_TEST
+
+/* A collective operator's message from its inputs (no record_param_comms). */
+START_TEST(collective_message_from_shapes)
+{
+    struct rl_torch_tensor buf = {.ndim = 1, .dims = {2557440}};
+    struct rl_torch_arg args[3] = {
+        {.kind = RL_TORCH_ARG_TENSOR, .type = BF16, .n_tensors = 1, .t = &buf, .concrete = ""},
+        {.kind = RL_TORCH_ARG_SCALAR, .type = "", .concrete = ""},
+        {.kind = RL_TORCH_ARG_SCALAR, .type = "", .concrete = ""}};
+    struct rl_torch_op op = {.name = "symm_mem::multimem_all_reduce_", .n_args = 3,
+                             .args = args, .profiler_flops = NAN};
+    char coll[24];
+    double bytes;
+    /* 2,557,440 bf16 = 5,114,880 bytes */
+    ck_assert(rl_torch_comm_message(&op, coll, sizeof coll, &bytes));
+    ck_assert_str_eq(coll, "allreduce");
+    ck_assert_double_eq(bytes, 5114880);
+    /* vLLM's wrapper [888, 2880] bf16: the same message */
+    struct rl_torch_tensor m = {.ndim = 2, .dims = {888, 2880}};
+    args[0].t = &m;
+    op.name = "vllm::all_reduce";
+    ck_assert(rl_torch_comm_message(&op, coll, sizeof coll, &bytes));
+    ck_assert_double_eq(bytes, 5114880);
+    /* vLLM's / SGLang's custom all-reduce (int fa, Tensor inp, Tensor out,
+     * ...): the first tensor, inp */
+    struct rl_torch_arg ar[3] = {
+        {.kind = RL_TORCH_ARG_SCALAR, .type = "int", .concrete = "1234"},
+        {.kind = RL_TORCH_ARG_TENSOR, .type = F16, .n_tensors = 1, .t = &m, .concrete = ""},
+        {.kind = RL_TORCH_ARG_TENSOR, .type = F16, .n_tensors = 1, .t = &m, .concrete = ""}};
+    struct rl_torch_op custom = {.name = "_C_custom_ar::all_reduce", .n_args = 3, .args = ar,
+                                 .profiler_flops = NAN};
+    ck_assert(rl_torch_comm_message(&custom, coll, sizeof coll, &bytes));
+    ck_assert_double_eq(bytes, 888.0 * 2880 * 2);
+    /* an all-gather's message is its output: not from the inputs */
+    op.name = "vllm::all_gather";
+    ck_assert(rl_torch_comm_message(&op, coll, sizeof coll, &bytes));
+    ck_assert_str_eq(coll, "allgather");
+    ck_assert(isnan(bytes));
+    /* a dtype unknown: no bytes */
+    snprintf(args[0].type, sizeof args[0].type, "TensorList");
+    op.name = "_C_custom_ar::all_reduce";
+    ck_assert(rl_torch_comm_message(&op, coll, sizeof coll, &bytes));
+    ck_assert(isnan(bytes));
+    /* c10d's own and record_param_comms: record_param_comms says it */
+    op.name = "c10d::allreduce_";
+    ck_assert(!rl_torch_comm_message(&op, coll, sizeof coll, &bytes));
+    op.name = "record_param_comms";
+    ck_assert(!rl_torch_comm_message(&op, coll, sizeof coll, &bytes));
+    op.name = "aten::add";
+    ck_assert(!rl_torch_comm_message(&op, coll, sizeof coll, &bytes));
+    ck_assert(isnan(bytes));
+}
+END_TEST
+
 static Suite *torchops_suite(void)
 {
     Suite *s = suite_create("torchops");
@@ -1409,6 +2045,8 @@ static Suite *torchops_suite(void)
     tcase_add_test(matmul, matmul_broadcasts_and_takes_vectors);
     tcase_add_test(matmul, linear_3d_input);
     tcase_add_test(matmul, scaled_mm_fp8_out_dtype);
+    tcase_add_test(matmul, scaled_mm_fp4_packed);
+    tcase_add_test(matmul, grouped_mm_layouts);
     suite_add_tcase(s, matmul);
     TCase *conv = tcase_create("conv");
     tcase_add_test(conv, convolution_2d);
@@ -1417,6 +2055,7 @@ static Suite *torchops_suite(void)
     tcase_add_test(conv, transposed_convolution_padding);
     tcase_add_test(conv, cudnn_convolution_argument_order);
     tcase_add_test(conv, convolution_backward_output_mask);
+    tcase_add_test(conv, backend_convolutions);
     suite_add_tcase(s, conv);
     TCase *attention = tcase_create("attention");
     tcase_add_test(attention, sdpa_flash_causal_and_not);
@@ -1443,6 +2082,7 @@ static Suite *torchops_suite(void)
     tcase_add_test(other, cat_and_stack);
     tcase_add_test(other, foreach_add_lists);
     tcase_add_test(other, fused_adamw);
+    tcase_add_test(other, pow_counts_by_exponent);
     suite_add_tcase(s, other);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, unknown_operator);
@@ -1455,7 +2095,17 @@ static Suite *torchops_suite(void)
     tcase_add_test(roofs, kernel_roofs_from_names);
     tcase_add_test(roofs, kernel_roofs_every_word);
     tcase_add_test(roofs, kernel_roofs_from_dtype);
+    tcase_add_test(roofs, kernel_roofs_low_precision_names);
     suite_add_tcase(s, roofs);
+    TCase *real = tcase_create("real");
+    tcase_set_timeout(real, 240);
+    tcase_add_test(real, no_kernel_on_a_roof_it_cannot_run_on);
+    tcase_add_test(real, rccl_on_the_infinity_fabric);
+    tcase_add_test(real, miopen_convolution_from_a_real_trace);
+    tcase_add_test(real, symmetric_memory_all_reduce_on_nvlink);
+    tcase_add_test(real, communication_by_what_it_is);
+    tcase_add_test(real, collective_message_from_shapes);
+    suite_add_tcase(s, real);
     return s;
 }
 

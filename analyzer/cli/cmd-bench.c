@@ -24,7 +24,7 @@ static const char usage_text[] =
     "intensity sweep per precision, and cuBLASLt GEMM per precision. Every\n"
     "kernel's output is checked; each result is given against the datasheet.\n"
     "\n"
-    "  --quick        shorter runs (about 20 s on an H200; full: under 2 min)\n"
+    "  --quick        fewer repetitions, smaller sweeps (not yet timed on a GPU)\n"
     "  --only LIST    benchmarks or groups, comma-separated: " RL_MB_GROUPS ",\n"
     "                 or names (fp32, bf16, hbm-copy, cache-sweep, gemm-bf16, ...;\n"
     "                 'roofline bench --list' shows them)\n"

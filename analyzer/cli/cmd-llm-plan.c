@@ -406,13 +406,14 @@ int cmd_llm_plan(int argc, char **argv)
         p.net.measured = &measured;
     }
     int rc = rl_llm_plan_build(&p.m, &p.cfg, &p.req, &p.c, &p.net, &p.cap, &p.plan, err);
-    if (rc == RL_OK) { /* the fewest GPUs that hold it, as `roofline llm` counts them */
-        struct rl_llm_layout one = RL_LLM_LAYOUT_ONE;
-        one.train = train;
-        one.recompute = train && p.req.recompute;
-        one.zero = train ? p.req.zero : 0;
-        p.min_gpus = rl_llm_min_gpus(&p.m, &p.cfg, &one, p.req.batch, p.req.seq, &p.cap,
-                                     p.req.max_tp, LLM_MAX_GPUS, &p.min_layout);
+    if (rc == RL_OK) { /* the fewest GPUs whose plan has a layout that fits */
+        struct rl_llm_candidate best;
+        rc = rl_llm_plan_min_gpus(&p.m, &p.cfg, &p.req, &p.c, &p.net, &p.cap, LLM_MAX_GPUS,
+                                  &p.min_gpus, &best, err);
+        if (p.min_gpus)
+            p.min_layout = best.step.layout;
+        if (rc)
+            rl_llm_plan_release(&p.plan);
     }
     if (comm_path)
         rl_comm_results_release(&measured); /* the plan keeps no pointer into it */

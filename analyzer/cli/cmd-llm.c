@@ -293,8 +293,10 @@ static void print_text(const struct llm_run *r)
     print_step(d0, r->net.nic_system);
     printf("\nprefill of %d tokens (time to first token)\n", r->seq);
     print_ops(&r->prefill.micro, &r->c);
-    printf("prefill %.4g ms%s; %.3g FLOP/B over the prefill\n\n", r->prefill.time_ns / 1e6,
+    printf("prefill %.4g ms%s; %.3g FLOP/B over the prefill\n", r->prefill.time_ns / 1e6,
            fits ? "" : " if it fit (it does not)", r->prefill.micro.flops / r->prefill.micro.bytes);
+    print_step(&r->prefill, r->net.nic_system); /* its collectives: rows, as decode's */
+    printf("\n");
     printf("%6s %10s %12s %10s %12s %5s %s\n", "BATCH", "STEP ms", "TOKENS/s", "KV/GPU",
            "MEMORY/GPU", "FITS", "LINEAR LAYERS");
     for (int i = 0; i < r->n_batches; i++) {

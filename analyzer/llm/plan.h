@@ -52,4 +52,14 @@ int rl_llm_plan_build(const struct rl_llm_model *m, const struct rl_llm_config *
                       struct rl_llm_plan *out, char *errmsg);
 void rl_llm_plan_release(struct rl_llm_plan *p);
 
+/* The fewest GPUs, at most max_gpus, whose plan (req at that count: the
+ * same splits, microbatch counts and skips as rl_llm_plan_build) has a
+ * layout that fits: *gpus gets the count, 0 when none; *best (when not
+ * NULL) that plan's first candidate (the fastest that fits). 0, or
+ * RL_ENOMEM or a step error with errmsg. */
+int rl_llm_plan_min_gpus(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
+                         const struct rl_llm_plan_request *req, struct rl_ceilings *c,
+                         const struct rl_llm_net *net, const struct rl_llm_capacity *cap,
+                         int max_gpus, int *gpus, struct rl_llm_candidate *best, char *errmsg);
+
 #endif

@@ -73,6 +73,46 @@ int rl_ceilings_judge(struct rl_ceilings *c, const char *name, char *errmsg)
     return judge;
 }
 
+/* Where a GPU lacks a roof, the one its work runs on instead
+ * (rl_ceilings_judge_nearest's chain; a vector roof's next is a vector
+ * roof). */
+static const char *next_roof(const char *name)
+{
+    static const char *const chain[][2] = {
+        {"tf32", "fp32"},      {"fp16-cuda", "fp32"}, {"bf16-cuda", "fp32"},
+        {"fp64-tc", "fp64"},   {"fp64", "fp32"},      {"fp16", "fp32"},
+        {"bf16", "fp32"},
+        {"fp8", "fp16"},       {"fp6", "fp8"},        {"fp4", "fp8"},
+        {"fp16-acc16", "fp16"}, {"fp8-acc16", "fp8"}, {"int8", "fp16"},
+    };
+    for (size_t i = 0; i < sizeof chain / sizeof *chain; i++)
+        if (strcmp(chain[i][0], name) == 0)
+            return chain[i][1];
+    return NULL;
+}
+
+int rl_ceilings_judge_nearest(struct rl_ceilings *c, const char *name, const char **instead,
+                              char *errmsg)
+{
+    *instead = NULL;
+    char first[RL_ERRMSG_SIZE] = "";
+    /* the chain is acyclic and at most 4 long (fp4 fp8 fp16 fp32) */
+    for (const char *n = name; n; n = next_roof(n)) {
+        char err[RL_ERRMSG_SIZE];
+        int j = rl_ceilings_judge(c, n, err);
+        if (j >= 0) {
+            *instead = n == name ? NULL : c->compute[j].name;
+            if (*instead)
+                snprintf(errmsg, RL_ERRMSG_SIZE, "%s", first);
+            return j;
+        }
+        if (!first[0])
+            snprintf(first, sizeof first, "%s", err);
+    }
+    rl_fail(errmsg, RL_EUNSUPPORTED, "%s", first);
+    return -1;
+}
+
 static int memory_roofs(struct rl_ceilings *c, const char *memory, char *errmsg)
 {
     bool want[RL_MEM_COUNT] = {!memory, !memory, !memory};

@@ -42,6 +42,22 @@ int rl_ceilings_init(struct rl_ceilings *c, const struct rl_gpu_spec *spec,
  * errmsg when neither source has it. */
 int rl_ceilings_judge(struct rl_ceilings *c, const char *name, char *errmsg);
 
+/* The roof that judges kernels of precision `name` on this GPU: `name`
+ * itself (rl_ceilings_judge) when the GPU has it, else the nearest roof it
+ * has on the same kind of unit: a vector roof never becomes a Tensor Core
+ * one. The chain (each step the rate the work runs at without the unit
+ * named): tf32 -> fp32 (no TF32 before sm_80: an FP32 GEMM runs on the
+ * FP32 cores); fp16-cuda, bf16-cuda -> fp32 (the 16-bit math widened to
+ * FP32 on the vector unit); fp64-tc -> fp64; fp64 -> fp32 (a datasheet
+ * without an FP64 rate: the vector unit's other roof, generous, noted);
+ * fp16, bf16 -> fp32; fp8 ->
+ * fp16; fp6, fp4 -> fp8; fp16-acc16 -> fp16; fp8-acc16 -> fp8; int8 ->
+ * fp16. *instead is NULL when `name` judged, else the roof's name taken
+ * (and errmsg, RL_ERRMSG_SIZE bytes, says why `name` did not). Its index, or -1 with errmsg when the chain ends without a roof (a name
+ * rl_roof_names does not know: RL_ENOTFOUND's text). */
+int rl_ceilings_judge_nearest(struct rl_ceilings *c, const char *name, const char **instead,
+                              char *errmsg);
+
 /* A measured ceiling's share of the datasheet one of the same name or
  * memory level (x 100); NAN when either is missing. Above 100 a number is
  * wrong: clocks, the bench's FLOPs per instruction, a unit. */

@@ -174,8 +174,10 @@ int rl_roof_from_spec(const struct rl_gpu_spec *spec, const char *name,
     snprintf(label, sizeof label, "%s", d->label);
     rl_vendor_terms(spec, label, sizeof label);
     if (isnan(peak))
-        return rl_fail(errmsg, RL_EUNSUPPORTED, "%s has no %s%s rate", spec->name, label,
-                       sparse ? " (sparse)" : "");
+        /* null: the GPU lacks the rate, or no source cited for it prints it
+         * (data/gpus/README.md): the database's lack is what is known */
+        return rl_fail(errmsg, RL_EUNSUPPORTED, "the GPU database holds no %s%s rate for %s",
+                       label, sparse ? " (sparse)" : "", spec->name);
     describe(d, sparse, out);
     rl_vendor_terms(spec, out->label, sizeof out->label);
     out->peak_tflops = peak;

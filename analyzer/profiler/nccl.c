@@ -1,4 +1,4 @@
-/* nccl.c - NCCL's kernel and NVTX range names. */
+/* nccl.c - communication by its names: NCCL's and RCCL's kernels and NVTX ranges, the other libraries' collective kernels and operators. */
 #include "analyzer/profiler/nccl.h"
 
 #include <ctype.h>
@@ -42,6 +42,101 @@ bool rl_nccl_kernel(const char *name, char *collective, size_t size)
     for (size_t i = 0; i < N_COLLS; i++)
         if (strlen(colls[i].word) == w && strncmp(rest, colls[i].word, w) == 0 && size)
             snprintf(collective, size, "%s", colls[i].id);
+    return true;
+}
+
+/* The collective a name's words say, lower-cased: "all_reduce" /
+ * "allreduce", "all_gather", "reduce_scatter", "all_to_all" / "alltoall",
+ * DeepEP's "dispatch" / "combine" (all-to-all), "broadcast", "send" /
+ * "recv", "reduce" alone last; NULL none. */
+static const char *collective_word(const char *n)
+{
+    static const struct {
+        const char *word, *id;
+    } w[] = {{"all_reduce", "allreduce"},   {"allreduce", "allreduce"},
+             {"cross_device_reduce", "allreduce"},
+             {"all_gather", "allgather"},   {"allgather", "allgather"},
+             {"reduce_scatter", "reducescatter"}, {"reducescatter", "reducescatter"},
+             {"all_to_all", "alltoall"},    {"alltoall", "alltoall"},
+             {"dispatch", "alltoall"},      {"combine", "alltoall"},
+             {"broadcast", "broadcast"},    {"send", "sendrecv"},
+             {"recv", "sendrecv"},          {"reduce", "reduce"}};
+    for (size_t i = 0; i < sizeof w / sizeof *w; i++)
+        if (strstr(n, w[i].word))
+            return w[i].id;
+    return NULL;
+}
+
+static void lower(char *out, size_t size, const char *in)
+{
+    size_t k = 0;
+    for (; in && in[k] && k + 1 < size; k++)
+        out[k] = (char)tolower((unsigned char)in[k]);
+    out[k] = 0;
+}
+
+/* A kernel that is communication by its own name (not NCCL's). */
+static bool comm_kernel_name(const char *n)
+{
+    static const char *const words[] = {
+        "mscclkernel_",          /* RCCL's MSCCL */
+        "multimem_all_reduce",   "multimem_one_shot_all_reduce", "multimem_all_gather",
+        "one_shot_all_reduce",   "two_shot_all_reduce", /* PyTorch symm_mem */
+        "cross_device_reduce_",  /* vLLM / SGLang custom all-reduce */
+        "oneshotallreduce",      "twoshotallreduce", "allreduce_fusion_", /* TRT-LLM, FlashInfer */
+    };
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strstr(n, words[i]))
+            return true;
+    return strstr(n, "deep_ep::") && (strstr(n, "dispatch") || strstr(n, "combine"));
+}
+
+/* An operator whose kernels are its collective. */
+static bool comm_op_name(const char *n)
+{
+    if (strcmp(n, "record_param_comms") == 0 || strncmp(n, "nccl:", 5) == 0 ||
+        strncmp(n, "deep_ep", 7) == 0)
+        return true;
+    if (strncmp(n, "symm_mem::", 10) == 0)
+        return !strstr(n, "fused_") && collective_word(n + 10);
+    /* vLLM's custom all-reduce (_C_custom_ar::all_reduce, qr_all_reduce),
+     * SGLang's (sgl_kernel::all_reduce, ROCm's sgl_kernels::all_reduce_reg
+     * / _unreg), functional collectives */
+    static const char *const ns[] = {"c10d::",       "_c_custom_ar::", "vllm::",
+                                     "sgl_kernel::", "sgl_kernels::",  "sglang::",
+                                     "_c10d_functional::"};
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+        if (strncmp(n, ns[i], strlen(ns[i])) == 0) {
+            const char *rest = n + strlen(ns[i]);
+            /* the collectives, not their set-up (init_custom_ar, register_buffer) */
+            return strstr(rest, "all_reduce") || strstr(rest, "allreduce") ||
+                   strstr(rest, "all_gather") || strstr(rest, "allgather") ||
+                   strstr(rest, "reduce_scatter") || strstr(rest, "all_to_all") ||
+                   strstr(rest, "alltoall") || strstr(rest, "broadcast") ||
+                   (strcmp(ns[i], "c10d::") == 0 && collective_word(rest));
+        }
+    return false;
+}
+
+bool rl_comm_recognize(const char *kernel, const char *op, char *collective, size_t size)
+{
+    if (size)
+        collective[0] = 0;
+    if (kernel && kernel[0] && rl_nccl_kernel(kernel, collective, size))
+        return true;
+    char k[512], o[160];
+    lower(k, sizeof k, kernel);
+    lower(o, sizeof o, op);
+    bool by_kernel = k[0] && comm_kernel_name(k);
+    /* ATen's own kernels under a collective (a cast, a copy) are not it */
+    bool by_op = o[0] && comm_op_name(o) && !strstr(k, "at::native::");
+    if (!by_kernel && !by_op)
+        return false;
+    const char *c = by_kernel ? collective_word(k) : NULL;
+    if (!c && o[0] && strcmp(o, "record_param_comms") != 0)
+        c = collective_word(o);
+    if (c && size)
+        snprintf(collective, size, "%s", c);
     return true;
 }
 

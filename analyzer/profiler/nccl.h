@@ -1,4 +1,4 @@
-/* nccl.h - NCCL's names: which kernels are NCCL's communication kernels, and which collective a kernel or an NVTX range name is. */
+/* nccl.h - communication by its names: NCCL's (and RCCL's) kernels, the other libraries' collective kernels and operators, and which collective a kernel, operator or NVTX range is. */
 #ifndef RL_PROFILER_NCCL_H
 #define RL_PROFILER_NCCL_H
 
@@ -12,6 +12,30 @@
  * "reducescatter", "broadcast", "reduce", "sendrecv"; "" when the name
  * does not say, e.g. ncclDevKernel_Generic). */
 bool rl_nccl_kernel(const char *name, char *collective, size_t size);
+
+/* Is this communication, whoever wrote it? The one recognizer of every
+ * reader and of the report. kernel: a GPU kernel's name (NULL or "" for
+ * none); op: the operator that launched it, or an operator alone (NULL or
+ * "" for none). True for
+ *   - NCCL's and RCCL's kernels (rl_nccl_kernel; RCCL keeps NCCL's names,
+ *     mscclKernel_* its MSCCL ones);
+ *   - PyTorch's symmetric-memory kernels (multimem_all_reduce_kernel,
+ *     multimem_all_gather_kernel, one_shot_all_reduce_kernel,
+ *     two_shot_all_reduce_kernel), vLLM's and SGLang's custom all-reduce
+ *     (cross_device_reduce_1stage / 2stage), TensorRT-LLM's
+ *     (oneShotAllReduceKernel, twoShotAllReduceKernel, allreduce_fusion_*)
+ *     and DeepEP's (deep_ep::...::dispatch / combine: all-to-all);
+ *   - any kernel but ATen's own (at::native::, a copy or cast) launched by
+ *     a collective operator: symm_mem::<collective> (not its fused_*
+ *     matmuls), _C_custom_ar::all_reduce, vllm::, sgl_kernel(s):: and
+ *     sglang:: all_reduce / all_gather / reduce_scatter / all_to_all,
+ *     c10d::<collective>, ProcessGroupNCCL's nccl:<collective>,
+ *     record_param_comms, deep_ep ops;
+ *   - with no kernel, such an operator.
+ * With true, the collective the names say goes into collective (the ids
+ * of rl_nccl_kernel, "alltoall" for DeepEP's dispatch and combine; "" when
+ * they do not say: ncclDevKernel_Generic, record_param_comms). */
+bool rl_comm_recognize(const char *kernel, const char *op, char *collective, size_t size);
 
 /* The collective of an NCCL API's NVTX range ("ncclAllReduce" ->
  * "allreduce", "ncclSend"/"ncclRecv" -> "sendrecv", "ncclAlltoAll" ->

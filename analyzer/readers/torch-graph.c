@@ -7,8 +7,11 @@
  * replayed kernel takes the FLOPs and bytes per launch of the same kernel
  * with the same grid and block run eagerly under a costed operator in the
  * same trace (a warm-up or an eager prefill), the same work by its launch
- * shape. The others stay timing only; the notes say how much GPU time
- * that is and how to cost it.
+ * shape: its operator reads "(CUDA graph replay) aten::mm". Else, with
+ * --model and a step annotation around the launch, from the model by the
+ * kernel's name ("(HIP graph replay) fused MoE"; readers/TORCH-OPS.md).
+ * The others stay timing only; the notes say how much GPU time that is
+ * and how to cost it.
  */
 #include "analyzer/readers/torch-internal.h"
 
@@ -42,7 +45,8 @@ uint8_t tr_graph_of(const struct tr_state *s, const struct tr_gpu *k, const char
 
 static bool is_label(const char *op)
 {
-    return op && (strcmp(op, labels[1]) == 0 || strcmp(op, labels[2]) == 0);
+    return op && (strncmp(op, labels[1], strlen(labels[1])) == 0 ||
+                  strncmp(op, labels[2], strlen(labels[2])) == 0);
 }
 
 /* The index + 1 of a group of this trace with l's kernel, grid and block,
@@ -84,8 +88,12 @@ static bool from_model(struct tr_state *s, const struct tr_gpu *k, struct rl_tra
         if (s->serve[i].ts <= r->ts && r->ts <= s->serve[i].end)
             step = &s->serve[i];
     double flops, bytes;
-    if (!step || !rl_torch_llm_graph_cost(l->name, &step->step, s->st->world_size, &flops, &bytes))
+    const char *what = "";
+    if (!step || !rl_torch_llm_graph_cost(l->name, &step->step, s->st->world_size, &flops, &bytes,
+                                          &what))
         return false;
+    snprintf(s->graph_op, sizeof s->graph_op, "%s %s", l->op ? l->op : "", what);
+    l->op = s->graph_op;
     l->flops = flops;
     l->bytes[RL_MEM_DRAM] = bytes;
     const char *noted = "";
@@ -130,6 +138,8 @@ bool tr_graph_twin(struct tr_state *s, const struct tr_gpu *k, struct rl_trace_l
         l->bytes[RL_MEM_DRAM] = t->bytes_only_bytes[RL_MEM_DRAM] / (double)t->bytes_only;
     }
     l->dtype = t->dtype[0] ? t->dtype : NULL;
+    snprintf(s->graph_op, sizeof s->graph_op, "%s %s", l->op ? l->op : "", t->op);
+    l->op = s->graph_op;
     st->graph_costed++;
     st->graph_costed_ns += l->time_ns;
     return true;

@@ -142,6 +142,7 @@ struct tr_state {
     size_t twin_cap;
     struct tr_serve { double ts, end; struct rl_torch_llm_step step; } *serve; /* annotations */
     size_t n_serve, serve_cap;
+    char graph_op[192];         /* a replayed group's operator: "(CUDA graph replay) aten::mm" */
     uint64_t n_gpus;
     int first_device;
     struct tr_busy *busy;

@@ -453,7 +453,8 @@ static int emit(struct tr_state *s, const struct tr_gpu *k, bool best, double sc
     memcpy(kname, name, name_len);
     kname[name_len] = 0;
     char coll[24] = "";
-    bool nccl = k->kind == TR_KERNEL && rl_nccl_kernel(kname, coll, sizeof coll);
+    const char *kop = k->op ? tr_text(&s->opnames, s->sig[op_at(s, k->op - 1)->sig].name) : NULL;
+    bool nccl = k->kind == TR_KERNEL && rl_comm_recognize(kname, kop, coll, sizeof coll);
     if (nccl && k->op && !s->parent) { /* its message bytes need the calls nested */
         struct tr_gpu *l = tr_chunks_push(&s->late);
         if (!l)
@@ -489,8 +490,15 @@ static int emit(struct tr_state *s, const struct tr_gpu *k, bool best, double sc
         const struct tr_sig *cs = comm_sig(s, k->op);
         l.collective = coll[0] ? coll : NULL;
         if (cs) {
+            /* the name may not say (RCCL's ncclDevKernel_Generic): the
+             * collective record_param_comms or the operator names */
+            l.collective = coll[0] ? coll : cs->collective;
             l.comm_bytes = cs->comm_bytes;
             l.comm_group_size = cs->group_size;
+            if (l.comm_group_size <= 0 && st->world_size > 1) {
+                l.comm_group_size = st->world_size; /* no process group: the job's */
+                st->comm_group_from_world++;
+            }
             st->comm_with_bytes++;
         }
     } else if (graph_label) {
@@ -505,11 +513,12 @@ static int emit(struct tr_state *s, const struct tr_gpu *k, bool best, double sc
         const char *noted = "";
         l.flops = part_flops;
         l.bytes[RL_MEM_DRAM] = part_bytes;
-        if (k->kind == TR_KERNEL) {
-            l.precision = rl_torch_kernel_roof(kname, sg->cost.dtype, sg->cost.matmul, &noted);
-            if (noted && noted[0] && l.flops > 0)
-                st->roof_from_dtype++;
-        }
+        /* a copy or fill carrying the call's cost runs on no Tensor Core */
+        bool kernel = k->kind == TR_KERNEL;
+        l.precision = rl_torch_kernel_roof(kname, sg->cost.dtype, kernel && sg->cost.matmul,
+                                           &noted);
+        if (kernel && noted && noted[0] && l.flops > 0)
+            st->roof_from_dtype++;
         if (isnan(l.flops)) /* bytes only: a memory point */
             l.flops = NAN;
         st->costed++;
@@ -808,8 +817,14 @@ void rl_torch_notes(const struct rl_torch_stats *st, char *buf, size_t size)
     if (st->graph_kernels && at < size) /* torch-graph.c */
         at += tr_graph_note(st, buf + at, size - at);
     if (st->comm_kernels)
-        PUT("%llu NCCL/RCCL kernels; %llu with their message bytes from record_param_comms\n",
+        PUT("%llu communication kernels (NCCL/RCCL, symmetric memory, custom all-reduce, "
+            "DeepEP); %llu with their message bytes (record_param_comms, else the "
+            "collective operator's input shapes)\n",
             (unsigned long long)st->comm_kernels, (unsigned long long)st->comm_with_bytes);
+    if (st->comm_group_from_world)
+        PUT("%llu collective launches name no process group: their group is the trace's "
+            "world size (%d, distributedInfo)\n",
+            (unsigned long long)st->comm_group_from_world, st->world_size);
     if (st->span_ns > 0) {
         char idle[32], span[32];
         fmt_ms(idle, sizeof idle, st->span_ns - st->busy_ns);
@@ -839,6 +854,7 @@ void rl_torch_stats_add(struct rl_torch_stats *d, const struct rl_torch_stats *s
     d->op_helpers += s->op_helpers;
     d->uncosted += s->uncosted;
     d->roof_from_dtype += s->roof_from_dtype;
+    d->comm_group_from_world += s->comm_group_from_world;
     d->comm_kernels += s->comm_kernels;
     d->comm_with_bytes += s->comm_with_bytes;
     d->graph_kernels += s->graph_kernels;

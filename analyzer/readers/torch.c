@@ -718,8 +718,9 @@ static long op_signature(struct tr_state *s, struct ev *e)
             nel = e->out_nelems;
         g->comm_bytes = nel >= 0 ? nel * eb : NAN;
         g->group_size = e->group_size;
-    } else {
-        g->comm_bytes = NAN;
+    } else if (!rl_torch_comm_message(&op, g->collective, sizeof g->collective,
+                                      &g->comm_bytes)) {
+        g->comm_bytes = NAN; /* not a collective outside record_param_comms */
     }
     return id;
 }

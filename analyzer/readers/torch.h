@@ -32,6 +32,7 @@ struct rl_torch_stats {
     uint64_t uncosted;            /* kernels whose operator the table does not know */
     uint64_t roof_from_dtype;     /* costed kernels whose name did not say the roof */
     uint64_t comm_kernels, comm_with_bytes;
+    uint64_t comm_group_from_world; /* of those, their group size the world size */
     /* kernels replayed from a CUDA / HIP graph (no operator), and those
      * costed from the same kernel run eagerly under an operator */
     uint64_t graph_kernels, graph_costed, graph_model;

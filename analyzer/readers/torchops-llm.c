@@ -323,6 +323,19 @@ static const struct {
     {"unified_attention_with_output", ATTENTION},
 };
 
+bool rl_torch_llm_op_matmul(const char *name)
+{
+    const char *base = name ? name : "", *p;
+    while ((p = strstr(base, "::")))
+        base = p + 2;
+    if (strcmp(base, "fused MoE") == 0)
+        return true;
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++)
+        if (strcmp(table[i].name, base) == 0)
+            return table[i].kind == MOE_MODEL || table[i].kind == MOE_SHAPES;
+    return false;
+}
+
 bool rl_torch_llm_op_cost(const struct rl_torch_op *op, struct rl_torch_cost *c)
 {
     const char *name = op->name ? op->name : "";
@@ -485,10 +498,11 @@ static bool moe_kernel(const char *k)
 }
 
 bool rl_torch_llm_graph_cost(const char *k, const struct rl_torch_llm_step *step, int world,
-                             double *flops, double *bytes)
+                             double *flops, double *bytes, const char **what)
 {
     const struct rl_torch_llm *x = the_ctx;
     *flops = *bytes = NAN;
+    *what = "";
     if (!x || !k || !step || !(step->tokens > 0))
         return false;
     const struct rl_llm_model *m = &x->model;
@@ -498,6 +512,7 @@ bool rl_torch_llm_graph_cost(const char *k, const struct rl_torch_llm_step *step
         memset(&c, 0, sizeof c);
         if (!moe_model(x, t, H * act, t * m->experts * act, act, world, &c))
             return false;
+        *what = "fused MoE";
         return rl_torch_llm_kernel_part(&c, k, true, flops, bytes);
     }
     struct rl_torch_op none = {.world_size = world};
@@ -508,17 +523,20 @@ bool rl_torch_llm_graph_cost(const char *k, const struct rl_torch_llm_step *step
         /* x read, y written, the weight read (rms_norm) */
         *bytes = 2 * t * H * act + H * act;
         *flops = 4 * t * H;
+        *what = "rms_norm";
         return H > 0;
     }
     if (has(k, "rotary")) { /* q and k read and written */
         double n = t * (hq + hk) * m->head_dim;
         *bytes = 2 * n * act;
         *flops = 3 * n;
+        *what = "rotary_embedding";
         return n > 0;
     }
     if (has(k, "reshape_and_cache") || has(k, "store_kvcache")) {
         /* this step's k and v read, written into the cache (BF16 assumed) */
         *bytes = 2 * 2 * t * hk * m->head_dim * act;
+        *what = "reshape_and_cache";
         return *bytes > 0;
     }
     return false;

@@ -62,7 +62,13 @@ bool rl_torch_llm_step_parse(const char *name, struct rl_torch_llm_step *step);
  * world size (<= 0 none). Returns whether it could (*flops NAN where the
  * kernel does bytes only). */
 bool rl_torch_llm_graph_cost(const char *kernel, const struct rl_torch_llm_step *step, int world,
-                             double *flops, double *bytes);
+                             double *flops, double *bytes, const char **what);
+/* *what: the operator it stands for ("fused MoE", "rms_norm", "rotary_embedding",
+ * "reshape_and_cache"), a static string. */
+
+/* A serving operator that is a matrix product (a fused MoE: its GEMMs
+ * run on the matrix units), by its name with or without a namespace. */
+bool rl_torch_llm_op_matmul(const char *name);
 
 /* Expected distinct experts of `experts` that `tokens` tokens pick, each
  * top `k` uniformly at random: E (1 - (1 - k/E)^T). */

@@ -15,6 +15,8 @@
 #include "analyzer/readers/torchops.h"
 #include "analyzer/readers/torchops-llm.h"
 
+#include "analyzer/profiler/nccl.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +40,8 @@ static const struct {
     {"bool", "bool", 1},           {"c10::complex<float>", "complex64", 8},
     {"unsigned short", "uint16", 2}, {"unsigned int", "uint32", 4},
     {"unsigned long", "uint64", 8}, {"c10::Float8_e8m0fnu", "e8m0", 1},
+    /* two FP4 values a byte: its dims count bytes (pairs), see scaled_mm */
+    {"c10::Float4_e2m1fn_x2", "fp4", 1},
     {"c10::complex<double>", "complex128", 16}, {"c10::complex<c10::Half>", "complex32", 4},
     /* ScalarType names (older traces, record_param_comms) */
     {"Float", "fp32", 4},          {"Double", "fp64", 8},
@@ -309,7 +313,10 @@ static bool scaled_mm(const struct rl_torch_op *op, struct rl_torch_cost *c)
     const struct rl_torch_tensor *x = T(op, 0), *y = T(op, 1);
     if (!x || !y || x->ndim != 2 || y->ndim != 2 || x->dims[1] != y->dims[0])
         return fail(c, "_scaled_mm needs [M,K] x [K,N]");
-    double m = (double)x->dims[0], k = (double)x->dims[1], n = (double)y->dims[1];
+    /* Float4_e2m1fn_x2 packs two values a byte: the dims count bytes, K
+     * is twice the stored inner dim (NVFP4 / MXFP4 GEMMs) */
+    double pack = strcmp(arg(op, 0)->type, "c10::Float4_e2m1fn_x2") == 0 ? 2 : 1;
+    double m = (double)x->dims[0], k = (double)x->dims[1] * pack, n = (double)y->dims[1];
     long long code;
     double out_e = int_list(op, 6, &code, 1) == 1 ? scalar_type_bytes((int)code) : 0;
     if (out_e <= 0) {
@@ -319,15 +326,71 @@ static bool scaled_mm(const struct rl_torch_op *op, struct rl_torch_cost *c)
     c->matmul = true;
     set_dtype(c, op, 0);
     return done(c, 2 * m * n * k,
-                m * k * E(op, 0) + k * n * E(op, 1) + arg_bytes(op, 2, 4) + arg_bytes(op, 3, 4) +
-                    arg_bytes(op, 4, out_e) + m * n * out_e);
+                numel(x) * E(op, 0) + numel(y) * E(op, 1) + arg_bytes(op, 2, 4) +
+                    arg_bytes(op, 3, 4) + arg_bytes(op, 4, out_e) + m * n * out_e);
 }
+
+/* _grouped_mm(self, mat2, offs, bias, out_dtype) and
+ * _scaled_grouped_mm(self, mat2, scale_a, scale_b, offs, bias,
+ * scale_result, out_dtype, use_fast_accum): one GEMM per group (MoE
+ * experts), 2MNK each, summed. The four layouts (offs the groups' ends
+ * along the dim that is split):
+ *   2d x 3d: A [M_total, K], B [G, K, N], offs on M: 2 M_total K N, out [M_total, N]
+ *   3d x 2d: A [G, M, K], B [K, N_total], offs on N: 2 M K N_total, out [M, N_total]
+ *   2d x 2d: A [M, K_total], B [K_total, N], offs on K: 2 M K_total N, out [G, M, N]
+ *   3d x 3d: A [G, M, K], B [G, K, N]: 2 G M K N, out [G, M, N]
+ * G in the 2d x 2d case is offs' length. Bytes: A, B (and scales, bias)
+ * read, the output written in out_dtype (else self's dtype for
+ * _grouped_mm, 2-byte for the scaled one, noted). */
+static bool grouped_mm(const struct rl_torch_op *op, struct rl_torch_cost *c, bool scaled)
+{
+    const struct rl_torch_tensor *a = T(op, 0), *b = T(op, 1);
+    size_t offs = scaled ? 4 : 2, bias = scaled ? 5 : 3, out_dtype = scaled ? 7 : 4;
+    if (!a || !b || a->ndim < 2 || a->ndim > 3 || b->ndim < 2 || b->ndim > 3)
+        return fail(c, "grouped mm needs 2-d or 3-d operands");
+    const int64_t *A = a->dims, *B = b->dims;
+    double pack = strcmp(arg(op, 0)->type, "c10::Float4_e2m1fn_x2") == 0 ? 2 : 1;
+    double flops, out;
+    if (a->ndim == 2 && b->ndim == 3 && A[1] == B[1]) {
+        flops = 2.0 * (double)A[0] * (double)A[1] * pack * (double)B[2];
+        out = (double)A[0] * (double)B[2];
+    } else if (a->ndim == 3 && b->ndim == 2 && A[2] == B[0]) {
+        flops = 2.0 * (double)A[1] * (double)A[2] * pack * (double)B[1];
+        out = (double)A[1] * (double)B[1];
+    } else if (a->ndim == 2 && b->ndim == 2 && A[1] == B[0] && T(op, offs)) {
+        flops = 2.0 * (double)A[0] * (double)A[1] * pack * (double)B[1];
+        out = numel(T(op, offs)) * (double)A[0] * (double)B[1];
+    } else if (a->ndim == 3 && b->ndim == 3 && A[0] == B[0] && A[2] == B[1]) {
+        flops = 2.0 * (double)A[0] * (double)A[1] * (double)A[2] * pack * (double)B[2];
+        out = (double)A[0] * (double)A[1] * (double)B[2];
+    } else {
+        return fail(c, "grouped mm: operand shapes that do not chain");
+    }
+    long long code;
+    double out_e = int_list(op, out_dtype, &code, 1) == 1 ? scalar_type_bytes((int)code) : 0;
+    if (out_e <= 0 && !scaled)
+        out_e = E(op, 0);
+    if (out_e <= 0) {
+        out_e = 2;
+        snprintf(c->note, sizeof c->note, "output dtype not in the trace: 2-byte output assumed");
+    }
+    c->matmul = true;
+    set_dtype(c, op, 0);
+    double scales = scaled ? arg_bytes(op, 2, 4) + arg_bytes(op, 3, 4) : 0;
+    return done(c, flops,
+                numel(a) * E(op, 0) + numel(b) * E(op, 1) + scales + arg_bytes(op, offs, 4) +
+                    arg_bytes(op, bias, out_e) + out * out_e);
+}
+
+/* "no such argument" in the tables below (NONE, defined with the table) */
+#define NO_ARG ((size_t)-1)
 
 /* ---- convolution (flop_counter: conv_flop_count, conv_backward_flop;
  * TORCH-OPS.md "Convolutions", with the one deliberate difference) ---------- */
 
 struct conv_args {
     size_t input, weight, stride, padding, dilation, transposed, output_padding, groups;
+    bool always_transposed; /* a *_transpose backend op: no flag argument */
 };
 
 /* conv_flop_count: 2 x N x prod(conv spatial) x W[0] x W[1] x prod(kernel)
@@ -350,11 +413,13 @@ static bool conv_shape(const struct rl_torch_op *op, const struct conv_args *a, 
     long long s[8] = {0}, p[8] = {0}, d[8] = {0};
     int ns = int_list(op, a->stride, s, 8), np = int_list(op, a->padding, p, 8),
         nd = int_list(op, a->dilation, d, 8);
+    if (a->dilation == NO_ARG) /* the slow_conv*d / thnn ops take none: 1 */
+        d[0] = 1, nd = 1;
     if (ns < 1 || np < 1 || nd < 1) {
         *why = "convolution: stride, padding or dilation not in the trace (Concrete Inputs)";
         return false;
     }
-    bool transposed = flag(op, a->transposed);
+    bool transposed = a->always_transposed || flag(op, a->transposed);
     /* output_padding (extra rows on one side: only a transposed one's
      * output reads it) and groups; absent means 0 and 1. A list shorter
      * than the spatial dims repeats its last entry (one entry: every dim).
@@ -409,7 +474,7 @@ static bool conv(const struct rl_torch_op *op, struct rl_torch_cost *c, struct c
  * (conv_backward_flop), as output_mask asks. */
 static bool conv_backward(const struct rl_torch_op *op, struct rl_torch_cost *c)
 {
-    struct conv_args a = {1, 2, 4, 5, 6, 7, 8, 9};
+    struct conv_args a = {1, 2, 4, 5, 6, 7, 8, 9, false};
     double flops, out;
     const char *why;
     if (!conv_shape(op, &a, &flops, &out, &why))
@@ -538,6 +603,29 @@ static bool eltwise(const struct rl_torch_op *op, struct rl_torch_cost *c, doubl
                     ? 1
                     : E(op, f);
     return done(c, per * n, inputs_bytes(op) + n * oe);
+}
+
+/* pow(self, exponent): per element the operations PyTorch's pow kernel
+ * does for the exponent the trace gives (Concrete Inputs of a Scalar
+ * exponent; aten/src/ATen/native/cuda/PowKernel.cu special-cases them):
+ * 2 one multiply (x * x), 3 two, 0.5 one sqrt, -0.5 one rsqrt, -1 one
+ * reciprocal, -2 two (a multiply and a reciprocal); any other exponent,
+ * a tensor exponent or none given: 2 (the table's transcendental count,
+ * exp(y log x) as one exp and one log would be more: TORCH-OPS.md). */
+static bool pow_cost(const struct rl_torch_op *op, struct rl_torch_cost *c)
+{
+    double per = 2;
+    const struct rl_torch_arg *e = arg(op, 1);
+    if (e && e->kind == RL_TORCH_ARG_SCALAR && e->concrete && e->concrete[0]) {
+        char *end;
+        double x = strtod(e->concrete, &end);
+        if (end != e->concrete && *end == 0) {
+            if (x == 2 || x == 0.5 || x == -0.5 || x == -1)
+                per = 1; /* 3 and -2: two operations, as the default */
+            snprintf(c->note, sizeof c->note, "exponent %g from the trace", x);
+        }
+    }
+    return eltwise(op, c, per);
 }
 
 /* A reduction over dim (Concrete Inputs) or all of the input: one FLOP per
@@ -709,13 +797,16 @@ static bool fused_adam(const struct rl_torch_op *op, struct rl_torch_cost *c)
 /* ---- the table (TORCH-OPS.md lists every entry: add one there too) ------- */
 
 enum kind {
-    K_MM, K_ADDMM, K_BMM, K_BADDBMM, K_MATMUL, K_LINEAR, K_SCALED_MM,
-    K_CONV, K_CONV_, K_CONV_ND, K_CUDNN_CONV, K_CONV_BW,
+    K_MM, K_ADDMM, K_BMM, K_BADDBMM, K_MATMUL, K_LINEAR, K_SCALED_MM, K_GROUPED_MM,
+    K_SCALED_GROUPED_MM,
+    K_CONV, K_CONV_, K_CONV_ND, K_CUDNN_CONV, K_CUDNN_CONV_T, K_CUDNN_CONV_RELU,
+    K_MIOPEN_CONV, K_MIOPEN_CONV_T, K_MKLDNN_CONV, K_SLOW_CONV, K_SLOW_CONV_DIL,
+    K_SLOW_CONV_T, K_CONV_BW,
     K_SDPA_FLASH, K_SDPA_EFF, K_SDPA_CUDNN, K_FLASH_FWD, K_EFF_FWD,
     K_SDPA_FLASH_BW, K_SDPA_EFF_BW, K_SDPA_CUDNN_BW, K_FLASH_BW, K_EFF_BW,
     K_EMBED, K_EMBED_BW, K_EMBED_BAG,
     K_LAYER_NORM, K_LAYER_NORM_BW, K_RMS_NORM, K_GROUP_NORM, K_SOFTMAX, K_SOFTMAX_BW,
-    K_ELT1, K_ELT2, K_ELT4, K_REDUCE, K_COPY_INTO, K_TO, K_CLONE, K_FILL,
+    K_ELT1, K_ELT2, K_ELT4, K_POW, K_REDUCE, K_COPY_INTO, K_TO, K_CLONE, K_FILL,
     K_FOREACH1, K_FOREACH2, K_ADAM
 };
 
@@ -725,9 +816,20 @@ static const struct entry {
 } table[] = {
     {"mm", K_MM}, {"addmm", K_ADDMM}, {"bmm", K_BMM}, {"baddbmm", K_BADDBMM},
     {"matmul", K_MATMUL}, {"linear", K_LINEAR}, {"_scaled_mm", K_SCALED_MM},
+    {"_grouped_mm", K_GROUPED_MM}, {"_scaled_grouped_mm", K_SCALED_GROUPED_MM},
     {"convolution", K_CONV}, {"_convolution", K_CONV_}, {"conv1d", K_CONV_ND},
-    {"conv2d", K_CONV_ND}, {"conv3d", K_CONV_ND}, {"cudnn_convolution", K_CUDNN_CONV},
-    {"miopen_convolution", K_CUDNN_CONV}, {"convolution_backward", K_CONV_BW},
+    {"conv2d", K_CONV_ND}, {"conv3d", K_CONV_ND},
+    /* every backend's convolution, each in its own argument order */
+    {"cudnn_convolution", K_CUDNN_CONV}, {"cudnn_convolution_transpose", K_CUDNN_CONV_T},
+    {"cudnn_convolution_relu", K_CUDNN_CONV_RELU},
+    {"miopen_convolution", K_MIOPEN_CONV}, {"miopen_depthwise_convolution", K_MIOPEN_CONV},
+    {"miopen_convolution_transpose", K_MIOPEN_CONV_T}, {"mkldnn_convolution", K_MKLDNN_CONV},
+    {"_slow_conv2d_forward", K_SLOW_CONV}, {"thnn_conv2d", K_SLOW_CONV},
+    {"slow_conv3d_forward", K_SLOW_CONV}, {"slow_conv3d", K_SLOW_CONV},
+    {"_conv_depthwise2d", K_SLOW_CONV_DIL}, {"conv_depthwise3d", K_SLOW_CONV_DIL},
+    {"slow_conv_dilated2d", K_SLOW_CONV_DIL}, {"slow_conv_dilated3d", K_SLOW_CONV_DIL},
+    {"slow_conv_transpose2d", K_SLOW_CONV_T}, {"slow_conv_transpose3d", K_SLOW_CONV_T},
+    {"convolution_backward", K_CONV_BW},
     {"_scaled_dot_product_flash_attention", K_SDPA_FLASH},
     {"_scaled_dot_product_efficient_attention", K_SDPA_EFF},
     {"_scaled_dot_product_cudnn_attention", K_SDPA_CUDNN},
@@ -757,8 +859,10 @@ static const struct entry {
     {"isnan", K_ELT1}, {"logical_not", K_ELT1},
     /* two FLOPs per element: a fused multiply-add */
     {"addcmul", K_ELT2}, {"addcmul_", K_ELT2}, {"addcdiv", K_ELT2}, {"addcdiv_", K_ELT2},
-    {"lerp", K_ELT2}, {"lerp_", K_ELT2}, {"pow", K_ELT2}, {"exp", K_ELT2}, {"log", K_ELT2},
+    {"lerp", K_ELT2}, {"lerp_", K_ELT2}, {"exp", K_ELT2}, {"log", K_ELT2},
     {"sigmoid", K_ELT2}, {"tanh", K_ELT2},
+    /* by the exponent: 1 for x^2 (one multiply), ... (pow_cost) */
+    {"pow", K_POW}, {"pow_", K_POW},
     /* activations as their usual kernels evaluate them: ~4 FLOPs */
     {"gelu", K_ELT4}, {"gelu_backward", K_ELT4}, {"silu", K_ELT4}, {"silu_", K_ELT4},
     {"silu_backward", K_ELT4}, {"sigmoid_backward", K_ELT4}, {"tanh_backward", K_ELT4},
@@ -805,14 +909,51 @@ bool rl_torch_op_cost(const struct rl_torch_op *op, struct rl_torch_cost *c)
     case K_MATMUL: return matmul(op, c);
     case K_LINEAR: return linear(op, c);
     case K_SCALED_MM: return scaled_mm(op, c);
-    /* convolution(input, weight, bias, stride, padding, dilation, transposed,
+    case K_GROUPED_MM: return grouped_mm(op, c, false);
+    case K_SCALED_GROUPED_MM: return grouped_mm(op, c, true);
+    /* The argument orders (native_functions.yaml; conv_args lists input,
+     * weight, stride, padding, dilation, transposed, output_padding,
+     * groups; the bias after):
+     * convolution(input, weight, bias, stride, padding, dilation, transposed,
      * output_padding, groups); _convolution the same; conv2d(input, weight,
      * bias, stride, padding, dilation, groups); cudnn_convolution(input,
-     * weight, padding, stride, dilation, groups, ...) */
+     * weight, padding, stride, dilation, groups, ...);
+     * cudnn_convolution_transpose(input, weight, padding, output_padding,
+     * stride, dilation, groups, ...); cudnn_convolution_relu(input, weight,
+     * bias, stride, padding, dilation, groups); miopen_convolution and
+     * miopen_depthwise_convolution(input, weight, bias, padding, stride,
+     * dilation, groups, ...) - padding before stride, as MI300X traces
+     * show (tests/data/torch-real, its parent convolution's stride [2, 2]
+     * at index 4); miopen_convolution_transpose(input, weight, bias,
+     * padding, output_padding, stride, dilation, groups, ...);
+     * mkldnn_convolution(input, weight, bias, padding, stride, dilation,
+     * groups); _slow_conv2d_forward, thnn_conv2d, slow_conv3d(_forward)
+     * (input, weight, kernel_size, bias, stride, padding): dilation 1;
+     * _conv_depthwise2d, conv_depthwise3d, slow_conv_dilated2d/3d (input,
+     * weight, kernel_size, bias, stride, padding, dilation);
+     * slow_conv_transpose2d/3d (input, weight, kernel_size, bias, stride,
+     * padding, output_padding, dilation) */
     case K_CONV:
-    case K_CONV_: return conv(op, c, (struct conv_args){0, 1, 3, 4, 5, 6, 7, 8}, 2);
-    case K_CONV_ND: return conv(op, c, (struct conv_args){0, 1, 3, 4, 5, NONE, NONE, 6}, 2);
-    case K_CUDNN_CONV: return conv(op, c, (struct conv_args){0, 1, 3, 2, 4, NONE, NONE, 5}, NONE);
+    case K_CONV_: return conv(op, c, (struct conv_args){0, 1, 3, 4, 5, 6, 7, 8, false}, 2);
+    case K_CONV_ND:
+        return conv(op, c, (struct conv_args){0, 1, 3, 4, 5, NONE, NONE, 6, false}, 2);
+    case K_CUDNN_CONV:
+        return conv(op, c, (struct conv_args){0, 1, 3, 2, 4, NONE, NONE, 5, false}, NONE);
+    case K_CUDNN_CONV_T:
+        return conv(op, c, (struct conv_args){0, 1, 4, 2, 5, NONE, 3, 6, true}, NONE);
+    case K_CUDNN_CONV_RELU:
+        return conv(op, c, (struct conv_args){0, 1, 3, 4, 5, NONE, NONE, 6, false}, 2);
+    case K_MIOPEN_CONV:
+    case K_MKLDNN_CONV:
+        return conv(op, c, (struct conv_args){0, 1, 4, 3, 5, NONE, NONE, 6, false}, 2);
+    case K_MIOPEN_CONV_T:
+        return conv(op, c, (struct conv_args){0, 1, 5, 3, 6, NONE, 4, 7, true}, 2);
+    case K_SLOW_CONV:
+        return conv(op, c, (struct conv_args){0, 1, 4, 5, NONE, NONE, NONE, NONE, false}, 3);
+    case K_SLOW_CONV_DIL:
+        return conv(op, c, (struct conv_args){0, 1, 4, 5, 6, NONE, NONE, NONE, false}, 3);
+    case K_SLOW_CONV_T:
+        return conv(op, c, (struct conv_args){0, 1, 4, 5, 7, NONE, 6, NONE, true}, 3);
     case K_CONV_BW: return conv_backward(op, c);
     /* (query, key, value, dropout_p, is_causal, ...) [B, H, S, D] */
     case K_SDPA_FLASH: return sdpa(op, c, 0, false, 4, false);
@@ -858,6 +999,7 @@ bool rl_torch_op_cost(const struct rl_torch_op *op, struct rl_torch_cost *c)
     case K_ELT1: return eltwise(op, c, 1);
     case K_ELT2: return eltwise(op, c, 2);
     case K_ELT4: return eltwise(op, c, 4);
+    case K_POW: return pow_cost(op, c);
     /* (self, dim, ...); norm and linalg_vector_norm (self, p, dim, ...) */
     case K_REDUCE:
         return reduce(op, c, strcmp(name, "norm") == 0 || strcmp(name, "linalg_vector_norm") == 0
@@ -873,90 +1015,39 @@ bool rl_torch_op_cost(const struct rl_torch_op *op, struct rl_torch_cost *c)
     return false;
 }
 
-/* ---- the roof a kernel's name says -------------------------------------- */
-
-static bool has(const char *s, const char *w)
+bool rl_torch_op_matmul(const char *name)
 {
-    return strstr(s, w) != NULL;
+    name = name ? name : "";
+    const char *replay = strstr(name, " graph replay) "); /* "(CUDA graph replay) aten::mm" */
+    if (name[0] == '(' && replay)
+        name = replay + 15;
+    if (strncmp(name, "aten::", 6) == 0)
+        name += 6;
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++)
+        if (strcmp(table[i].name, name) == 0)
+            return table[i].kind <= K_EFF_BW; /* products, convolutions, attention */
+    return rl_torch_llm_op_matmul(name); /* a fused MoE */
 }
 
-/* AMD Tensile (rocBLAS, hipBLASLt): Cijk_Ailk_Bljk_<types>_..._MI<m>x<n>x<k>...:
- * types HHS (half in/out, single accumulate), BBS (bf16), SSS, DDD, I8II,
- * F8... ; MI: matrix cores. */
-static const char *amd_roof(const char *n, const char **noted)
+bool rl_torch_comm_message(const struct rl_torch_op *op, char *collective, size_t size,
+                           double *bytes)
 {
-    bool mi = has(n, "_mi");
-    *noted = "";
-    if (has(n, "_f8") || has(n, "f8f8") || has(n, "_b8"))
-        return "fp8";
-    if (has(n, "_i8") || has(n, "4xi8"))
-        return "int8";
-    if (has(n, "_bbs") || has(n, "_bss") || has(n, "_bb_") || has(n, "_bbh"))
-        return mi ? "bf16" : "bf16-cuda";
-    if (has(n, "_hhs") || has(n, "_hss") || has(n, "_hh_") || has(n, "_hhh"))
-        return mi ? "fp16" : "fp16-cuda";
-    if (has(n, "_ddd") || has(n, "_dd_") || has(n, "_db_"))
-        return mi ? "fp64-tc" : "fp64";
-    if (has(n, "_sss") || has(n, "_ss_") || has(n, "_sb_"))
-        return "fp32";
-    return NULL;
-}
-
-static const char *generous(const char *dtype, bool matmul)
-{
-    if (strcmp(dtype, "fp32") == 0)
-        return matmul ? "tf32" : "fp32";
-    if (strcmp(dtype, "fp16") == 0)
-        return matmul ? "fp16" : "fp16-cuda";
-    if (strcmp(dtype, "bf16") == 0)
-        return matmul ? "bf16" : "bf16-cuda";
-    if (strcmp(dtype, "fp64") == 0)
-        return matmul ? "fp64-tc" : "fp64";
-    if (strcmp(dtype, "fp8") == 0)
-        return matmul ? "fp8" : "fp16-cuda";
-    if (strcmp(dtype, "int8") == 0 && matmul)
-        return "int8";
-    return "";
-}
-
-const char *rl_torch_kernel_roof(const char *kernel, const char *dtype, bool matmul,
-                                 const char **noted)
-{
-    static const char *const from_dtype =
-        "the kernel name does not say: the dtype's most generous roof";
-    char n[512];
-    size_t k = 0;
-    for (; kernel && kernel[k] && k + 1 < sizeof n; k++)
-        n[k] = (char)tolower((unsigned char)kernel[k]);
-    n[k] = 0;
-    dtype = dtype ? dtype : "";
-    *noted = "";
-    if (!matmul) /* elementwise and reductions: CUDA cores of the dtype */
-        return generous(dtype, false);
-    if (strncmp(n, "cijk_", 5) == 0) {
-        const char *r = amd_roof(n, noted);
-        if (r)
-            return r;
-    }
-    if (has(n, "e4m3") || has(n, "e5m2") || has(n, "fp8") || has(n, "qmma") ||
-        has(n, "f8f6f4"))
-        return "fp8";
-    if (has(n, "i8816") || has(n, "imma") || has(n, "int8") || has(n, "i8i8") ||
-        has(n, "s8s8"))
-        return "int8";
-    if (has(n, "bf16"))
-        return "bf16";
-    if (has(n, "h1688") || has(n, "h16816") || has(n, "h884") || has(n, "hgemm") ||
-        has(n, "f16") || has(n, "fp16") || has(n, "hmma") || has(n, "half"))
-        return "fp16";
-    if (has(n, "tf32") || has(n, "s1688") || has(n, "s16816") || has(n, "xf32"))
-        return "tf32";
-    if (has(n, "dmma") || has(n, "d884") || has(n, "tensorop_d"))
-        return "fp64-tc";
-    if (has(n, "sgemm") || has(n, "gemv") || has(n, "gemmsn") || has(n, "gemmk1"))
-        return generous(dtype, false)[0] ? generous(dtype, false) : "fp32";
-    const char *r = generous(dtype, true);
-    if (r[0])
-        *noted = from_dtype;
-    return r;
+    *bytes = NAN;
+    const char *name = op->name ? op->name : "";
+    /* PyTorch's c10d collectives carry record_param_comms: its message */
+    if (strncmp(name, "c10d::", 6) == 0 || strncmp(name, "nccl:", 5) == 0 ||
+        strcmp(name, "record_param_comms") == 0 ||
+        !rl_comm_recognize(NULL, name, collective, size) || !collective[0])
+        return false;
+    /* all-gather's message is the gathered output (nccl-tests), which the
+     * inputs do not give; DeepEP's dispatch / combine move what their
+     * routing says, not their inputs */
+    if (strcmp(collective, "allgather") == 0 || strncmp(name, "deep_ep", 7) == 0)
+        return true;
+    size_t f = first_tensor(op);
+    const struct rl_torch_arg *a = f == (size_t)-1 ? NULL : &op->args[f];
+    double e = a ? rl_torch_dtype_bytes(a->type) : 0;
+    if (a && e > 0)
+        *bytes = numel(a->t) * e;
+    return true;
 }

@@ -70,22 +70,47 @@ struct rl_torch_cost {
  * with cost->note saying why. */
 bool rl_torch_op_cost(const struct rl_torch_op *op, struct rl_torch_cost *cost);
 
+/* Is the operator (with or without "aten::") a matrix product, a
+ * convolution or attention in the table (a kernel of it may run on Tensor
+ * Cores); false for every other operator, known or not. */
+bool rl_torch_op_matmul(const char *name);
+
+/* A collective operator that PyTorch's c10d does not wrap in
+ * record_param_comms (symm_mem::multimem_all_reduce_, vllm::all_reduce,
+ * _C_custom_ar::all_reduce, sgl_kernel:: all-reduce, deep_ep ...;
+ * rl_comm_recognize): true with its collective, and *bytes its message as
+ * nccl-tests counts it, from its first tensor's shape x dtype (the buffer
+ * of an all-reduce, reduce-scatter's whole input, all-to-all's and
+ * broadcast's buffer); *bytes NAN where the inputs do not give it
+ * (all-gather's whole output, DeepEP's routed tokens, no dtype). False
+ * for other operators, c10d's and record_param_comms included (their
+ * message is record_param_comms'). */
+bool rl_torch_comm_message(const struct rl_torch_op *op, char *collective, size_t size,
+                           double *bytes);
+
 /* Bytes per element of an "Input type" name ("c10::BFloat16" 2, "float" 4,
  * "double" 8, "long int" 8, "bool" 1, "c10::Float8_e4m3fn" 1); 0 unknown. */
 int rl_torch_dtype_bytes(const char *type);
 /* The short dtype of an "Input type" name ("bf16", "fp32", ...); "" unknown. */
 const char *rl_torch_dtype_name(const char *type);
 
-/* The roof (rl_roof_names: "fp32", "tf32", "bf16", "fp16", "fp8", "int8",
- * "fp64", "fp64-tc", "fp16-cuda", "bf16-cuda") a kernel of this name runs
- * on, for an operator of math dtype `dtype` ("" unknown) that is a matrix
- * product or not (matmul). The name decides where it says (ampere_sgemm_*
- * FP32 CUDA cores, *tensorop_s1688gemm* TF32, *h16816gemm* / hgemm FP16,
- * *bf16* BF16, *e4m3* / *e5m2* FP8, *i8816* / imma INT8, dgemm / *d884*
- * FP64, Cijk_..._MI16x16x1_... AMD matrix cores by the kernel's types);
- * where it does not, the dtype's most generous roof, and *noted says so
- * (a static string; "" when the name decided). Returns "" when neither
- * the name nor the dtype gives a roof (the report's default judges). */
+/* The roof (rl_roof_names: "fp32", "tf32", "bf16", "fp16", "fp8", "fp6",
+ * "fp4", "int8", "fp64", "fp64-tc", "fp16-cuda", "bf16-cuda") a kernel of
+ * this name runs on, for an operator of math dtype `dtype` ("" unknown)
+ * that is a matrix product or not (matmul); readers/torchroof.c.
+ * Not a matrix product: the vector unit's roof of the dtype (fp32,
+ * fp16-cuda, bf16-cuda, fp64), FP32's for any other dtype (integers,
+ * bool, FP8/FP4 data, unknown), whatever the name: never a Tensor Core
+ * roof. A matrix product: what the name says (ampere_sgemm_* FP32 CUDA
+ * cores, *tensorop_s1688gemm* TF32, *h16816gemm* / hgemm FP16, *bf16*
+ * BF16, *e4m3* / *e5m2* / f8f6f4 / mxf8 / fp8_gemm FP8, *e2m1* / nvfp4 /
+ * mxf4 FP4, e3m2 / e2m3 FP6, *i8816* / imma INT8, dgemm / *d884* FP64,
+ * Cijk_..._MI16x16x1_... AMD matrix cores by the kernel's types); where
+ * it does not, the dtype's Tensor Core roof (TF32 for FP32: its most
+ * generous), and *noted says so (a static string; "" when the name or the
+ * vector rule decided). Returns "" only for a matrix product whose name
+ * and dtype say nothing (the report's default judges). Whether the GPU
+ * has the roof is rl_ceilings_judge_nearest's to settle. */
 const char *rl_torch_kernel_roof(const char *kernel, const char *dtype, bool matmul,
                                  const char **noted);
 

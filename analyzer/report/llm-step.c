@@ -50,7 +50,13 @@ static void parts_text(char *what, size_t size, double *ns, const char *const *w
 static enum part part_of_row(const struct rl_report_row *w)
 {
     const char *op = w->op;
-    if (op && strstr(op, "graph replay)") && w->name) {
+    const char *replay = op ? strstr(op, "graph replay)") : NULL;
+    if (replay) { /* "(CUDA graph replay) aten::mm", "(HIP graph replay) fused MoE" */
+        op = replay + 13;
+        while (*op == ' ')
+            op++;
+    }
+    if (replay && !*op && w->name) {
         const char *k = w->name;
         if (strstr(k, "moe") || strstr(k, "matmul_ogs") || strstr(k, "MxE2m1") ||
             strstr(k, "_routing_") || strstr(k, "_finalize_matmul"))
@@ -61,7 +67,7 @@ static enum part part_of_row(const struct rl_report_row *w)
     }
     if (!op)
         return P_OTHER;
-    if (strstr(op, "moe") || strstr(op, "experts"))
+    if (strstr(op, "moe") || strstr(op, "MoE") || strstr(op, "experts"))
         return P_MOE;
     if (strstr(op, "attention") || strstr(op, "cache") || strstr(op, "attn"))
         return P_KV;

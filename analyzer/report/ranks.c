@@ -190,7 +190,7 @@ int rl_rank_traces_merge(const struct rl_rank_traces *t, struct rl_trace_groups 
 
 static bool comm_group(const struct rl_trace_group *x)
 {
-    return x->collective[0] || rl_nccl_kernel(x->name, NULL, 0);
+    return x->collective[0] || rl_comm_recognize(x->name, x->op, NULL, 0);
 }
 
 /* "communication (NCCL all-reduce)", "communication (NCCL)". */

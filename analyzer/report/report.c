@@ -409,7 +409,15 @@ static int judge(struct rl_report *r, struct rl_ceilings *c, const char *precisi
         return (int)c->default_roof;
     }
     char err[RL_ERRMSG_SIZE];
-    int j = rl_ceilings_judge(c, precision, err);
+    const char *instead;
+    int j = rl_ceilings_judge_nearest(c, precision, &instead, err);
+    if (j >= 0 && instead) {
+        /* the GPU lacks the roof: the nearest it has, never the fastest */
+        char text[RL_ERRMSG_SIZE + 160];
+        snprintf(text, sizeof text, "%s: kernels of this precision are judged against the %s "
+                 "roof (the unit their work runs on without it)", err, c->compute[j].label);
+        rl_report_note(r, text);
+    }
     if (j >= 0)
         return j;
     char text[RL_ERRMSG_SIZE + 96];
@@ -462,7 +470,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
         w->comm_bytes = w->comm_algbw_gbs = NAN;
         w->ranks = t->ranks;
         w->time_ns_max_rank = t->ranks ? t->time_ns_max_rank : NAN;
-        w->comm = rl_nccl_kernel(t->name, w->collective, sizeof w->collective) ||
+        w->comm = rl_comm_recognize(t->name, t->op, w->collective, sizeof w->collective) ||
                   t->collective[0];
         if (t->collective[0])
             memcpy(w->collective, t->collective, sizeof w->collective);
