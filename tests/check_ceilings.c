@@ -704,7 +704,7 @@ START_TEST(nearest_roof_a_gpu_has)
         if (want[i].judged) {
             ck_assert_str_eq(instead, want[i].judged);
             /* why the asked one did not: the datasheet's words */
-            ck_assert_ptr_nonnull(strstr(err, " has no "));
+            ck_assert_ptr_nonnull(strstr(err, "the GPU database holds no "));
         } else {
             ck_assert_ptr_null(instead);
         }
@@ -743,7 +743,7 @@ START_TEST(nearest_roof_limits)
     j = rl_ceilings_judge_nearest(&c, "fp64", &instead, err);
     ck_assert_int_ge(j, 0);
     ck_assert_str_eq(c.compute[j].name, "fp32");
-    ck_assert_str_eq(err, "NVIDIA GeForce RTX 5080 has no FP64 CUDA cores rate");
+    ck_assert_str_eq(err, "the GPU database holds no FP64 CUDA cores rate for NVIDIA GeForce RTX 5080");
     /* a bench-only ceiling set without the roof or its chain: -1 */
     measured("fp64", 10);
     ck_assert_int_eq(rl_ceilings_init(&c, NULL, &bench, NULL, false, false, NULL, err), 0);
