@@ -876,6 +876,7 @@ START_TEST(stats_add_every_field)
     for (size_t i = 0; i < n; i++)
         *fa[i] = 100 + i, *fb[i] = 1000 * (i + 1);
     a.kernel_time_ns = 1, b.kernel_time_ns = 2;
+    a.call_flops = 10, b.call_flops = 20;
     a.busy_ns = 1e6, b.busy_ns = 1e6;
     a.span_ns = 2e6, b.span_ns = 1e6;
     a.devices = 1, b.devices = 2;
@@ -887,6 +888,7 @@ START_TEST(stats_add_every_field)
         ck_assert_msg(*fa[i] == 100 + i + 1000 * (i + 1), "field %zu: %llu", i,
                       (unsigned long long)*fa[i]);
     ck_assert_double_eq(a.kernel_time_ns, 3);
+    ck_assert_double_eq(a.call_flops, 30);
     ck_assert_double_eq(a.busy_ns, 2e6);
     ck_assert_double_eq(a.span_ns, 3e6);
     ck_assert_int_eq(a.devices, 3);

@@ -685,6 +685,8 @@ static int split_call(struct tr_state *s, const struct tr_sig *sg, struct tr_gpu
 {
     struct rl_torch_stats *st = s->st;
     const struct rl_torch_cost *c = &sg->cost;
+    if (isfinite(c->flops))
+        st->call_flops += c->flops;
     if (n == 1)
         return emit(s, &v[0], &(struct tr_share){c->flops, c->bytes}, scale);
     enum { MAX_SPLIT = 64 }; /* more: one point */
@@ -1108,6 +1110,7 @@ void rl_torch_stats_add(struct rl_torch_stats *d, const struct rl_torch_stats *s
     d->op_helpers += s->op_helpers;
     d->split_calls += s->split_calls;
     d->one_point_calls += s->one_point_calls;
+    d->call_flops += s->call_flops;
     d->uncosted += s->uncosted;
     d->roof_from_dtype += s->roof_from_dtype;
     d->comm_kernels += s->comm_kernels;

@@ -41,6 +41,8 @@ struct rl_torch_stats {
     uint64_t split_calls;         /* calls of several activities split by role */
     uint64_t one_point_calls;     /* calls of several activities not told apart: the
                                    * cost spread over all of them by time (one point) */
+    double call_flops;            /* FLOPs of the costed calls with GPU activities: the
+                                   * shares their activities carry add up to it */
     uint64_t uncosted;            /* kernels whose operator the table does not know */
     uint64_t roof_from_dtype;     /* costed kernels whose name did not say the roof */
     uint64_t comm_kernels, comm_with_bytes;
