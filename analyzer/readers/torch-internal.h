@@ -179,6 +179,20 @@ long tr_intern(struct tr_intern *t, const char *text, size_t n, bool *added);
 void tr_intern_release(struct tr_intern *t);
 int tr_reserve(void **v, size_t *cap, size_t n, size_t size);
 
+/* Each device's busy intervals (torch-store.c): [ts, end] of an activity
+ * on `device` added (RL_ENOMEM); at the end, their union and span summed
+ * over devices into the stats (scale: to ns). */
+int tr_busy_add(struct tr_state *s, int device, double ts, double end);
+void tr_gpu_time(struct tr_state *s, double scale);
+
+/* The activities waiting for their runtime call (torch-store.c): k added
+ * (RL_ENOMEM); those under correlation corr (all: every one) taken out
+ * into *buf (grown as needed, *cap its size) in the order read, *n of
+ * them (RL_ENOMEM, none taken). */
+int tr_wait_put(struct tr_wait *w, const struct tr_gpu *k);
+int tr_wait_take(struct tr_wait *w, int64_t corr, bool all, struct tr_gpu **buf, size_t *cap,
+                 size_t *n);
+
 /* The direction of a copy from its "kind" or name ("Memcpy DtoD (Device ->
  * Device)", "Memcpy HtoD (Pageable -> Device)"). */
 int tr_memcpy_dir(const char *kind);

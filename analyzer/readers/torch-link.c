@@ -1,28 +1,37 @@
-/* torch-link.c - links each GPU activity of a PyTorch profiler trace to the operator that launched it, and adds them to kernel groups with their operator's cost.
+/* torch-link.c - links each GPU activity of a PyTorch profiler trace to the operator that launched it, and adds them to kernel groups with their share of their operator call's cost.
  *
  * A kernel finds its operator by, in order: its own "External id" (newer
  * traces put the operator's on the kernel), its runtime call's (matched by
  * "correlation"), or the innermost operator on the launching thread whose
- * span holds the runtime call (older traces link this way only). An
- * operator's FLOPs and bytes (torchops) go to its longest GPU activity of
- * the call, so a split-K GEMM's reduction kernel counts in time with the
- * operator but its FLOPs are not counted twice.
+ * span holds the runtime call (older traces link this way only). An id is
+ * taken only when the call it names holds the runtime call (same thread,
+ * the call's start within the span): older Kineto writes an activity's own
+ * correlation id as its External id, which names unrelated calls
+ * (aten::empty, aten::detach); those are linked by span (stats relinked).
+ * An id with no runtime call in the trace to check it against is taken.
  *
- * Memory. Kineto writes every CPU operator first, then the GPU activities,
- * then the runtime calls (all 15 real traces in tests/data/torch-real), so
- * every operator call is kept, compactly (40 bytes, in chunks): a kernel
- * read later may name any of them. A GPU activity is linked when read if
- * the link cannot change later: its External id names a call already read
- * (that rule comes first), or it has none and its runtime call, already
- * read, names one. It then goes into its group at once and is dropped -
- * except each call's longest activity so far (held, one per call), which
- * carries the call's cost and is added when a longer one replaces it or
- * at the end. The others (linked by span, or whose call or runtime call is
- * not read yet) are kept (48 bytes) and linked after the last event,
- * exactly as before; so are NCCL kernels, whose message size comes from
- * the calls around theirs. Ties for the longest go to the activity read
- * first, whichever way each was linked, so the result does not depend on
- * the order of the events. The GPU busy time is merged into per-device
+ * An operator call's FLOPs and bytes (torchops) are split over its GPU
+ * activities by what each does (torch-split: grad-input and grad-weight
+ * kernels, a GEMM and its bias copy or epilogue; set-up, split-K
+ * reductions and copies carry none), or, where its kernels cannot be told
+ * apart, spread over all of them by time (one point: split_call).
+ *
+ * Memory. Kineto writes every CPU operator first, then the GPU activities
+ * and runtime calls, interleaved (all 15 real traces in tests/data/
+ * torch-real), so every operator call is kept, compactly (40 bytes, in
+ * chunks): a kernel read later may name any of them. A GPU activity is
+ * linked when read if the link cannot change later: its External id names
+ * a call already read that holds its runtime call, already read, or it has
+ * none and its runtime call names one that holds it. One whose runtime
+ * call is not read yet waits for it (torch-store.c, a few at a time). An
+ * activity of an uncosted call then goes into its group at once and is
+ * dropped; those of costed calls are held (56 bytes, chained per call)
+ * until the end, when the call's cost is split over them. The others
+ * (linked by span, or whose call is not read yet) are kept and linked after
+ * the last event; so are NCCL kernels, whose message size comes from the
+ * calls around theirs. A call's activities are split in the order read,
+ * whichever way each was linked, so the result does not depend on the
+ * order of the events. The GPU busy time is merged into per-device
  * intervals as the activities are read.
  */
 #define _GNU_SOURCE
@@ -74,252 +83,6 @@ void tr_state_release(struct tr_state *s)
     free(s->gseen);
     free(s->parent);
     free(s->order);
-}
-
-/* ---- chunked storage --------------------------------------------------------- */
-
-void *tr_chunks_push(struct tr_chunks *c)
-{
-    if (c->n == c->n_chunks * TR_CHUNK_LEN) {
-        if (c->n_chunks == c->chunks_cap &&
-            tr_reserve((void **)&c->chunk, &c->chunks_cap, c->n_chunks, sizeof *c->chunk))
-            return NULL;
-        if (!(c->chunk[c->n_chunks] = malloc(TR_CHUNK_LEN * c->size)))
-            return NULL;
-        c->n_chunks++;
-    }
-    void *p = tr_at(c, c->n++);
-    memset(p, 0, c->size);
-    return p;
-}
-
-void tr_chunks_release(struct tr_chunks *c)
-{
-    for (size_t i = 0; i < c->n_chunks; i++)
-        free(c->chunk[i]);
-    free(c->chunk);
-    c->chunk = NULL;
-    c->n = c->n_chunks = c->chunks_cap = 0;
-}
-
-/* ---- id maps: int64 id to index ------------------------------------------- */
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return x;
-}
-
-static int64_t pair_key(const struct tr_ids *m, size_t i)
-{
-    int64_t k;
-    memcpy(&k, tr_at(&m->pairs, i), sizeof k);
-    return k;
-}
-
-static uint32_t hash_get(const struct tr_ids *m, int64_t id)
-{
-    if (!m->slots)
-        return 0;
-    size_t j = mix64((uint64_t)id) & (m->slots - 1);
-    while (m->val[j]) {
-        if (m->key[j] == id)
-            return m->val[j];
-        j = (j + 1) & (m->slots - 1);
-    }
-    return 0;
-}
-
-static int hash_put(struct tr_ids *m, int64_t id, uint32_t index)
-{
-    if (2 * (m->used + 1) > m->slots) {
-        size_t slots = m->slots ? 2 * m->slots : 1024;
-        int64_t *key = malloc(slots * sizeof *key);
-        uint32_t *val = calloc(slots, sizeof *val);
-        if (!key || !val) {
-            free(key);
-            free(val);
-            return RL_ENOMEM;
-        }
-        for (size_t i = 0; i < m->slots; i++) {
-            if (!m->val[i])
-                continue;
-            size_t j = mix64((uint64_t)m->key[i]) & (slots - 1);
-            while (val[j])
-                j = (j + 1) & (slots - 1);
-            key[j] = m->key[i];
-            val[j] = m->val[i];
-        }
-        free(m->key);
-        free(m->val);
-        m->key = key;
-        m->val = val;
-        m->slots = slots;
-    }
-    size_t j = mix64((uint64_t)id) & (m->slots - 1);
-    while (m->val[j])
-        j = (j + 1) & (m->slots - 1);
-    m->key[j] = id;
-    m->val[j] = index + 1;
-    m->used++;
-    return RL_OK;
-}
-
-uint32_t tr_ids_get(const struct tr_ids *m, int64_t id)
-{
-    if (m->pairs.n && id <= m->last) {
-        size_t lo = 0, hi = m->pairs.n;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (pair_key(m, mid) < id)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        /* the keys rise and the last is m->last >= id: lo is a key's */
-        if (pair_key(m, lo) == id) {
-            uint32_t v;
-            memcpy(&v, (char *)tr_at(&m->pairs, lo) + sizeof(int64_t), sizeof v);
-            return v + 1;
-        }
-    }
-    return hash_get(m, id);
-}
-
-int tr_ids_put(struct tr_ids *m, int64_t id, uint32_t index)
-{
-    if (!m->pairs.n || id > m->last) {
-        char *p = tr_chunks_push(&m->pairs);
-        if (!p)
-            return RL_ENOMEM;
-        memcpy(p, &id, sizeof id);
-        memcpy(p + sizeof id, &index, sizeof index);
-        m->last = id;
-        return RL_OK;
-    }
-    if (tr_ids_get(m, id))
-        return RL_OK; /* the first one stays */
-    return hash_put(m, id, index);
-}
-
-void tr_ids_release(struct tr_ids *m)
-{
-    tr_chunks_release(&m->pairs);
-    free(m->key);
-    free(m->val);
-    m->key = NULL;
-    m->val = NULL;
-    m->slots = m->used = 0;
-}
-
-/* ---- GPU time: busy and span per device ----------------------------------- */
-
-/* Intervals kept per device before the older half is folded into a sum:
- * traces come in time order per stream, so an activity older than that
- * many idle gaps is not expected; one that comes anyway is counted busy
- * only after the folded part ends. */
-#define TR_BUSY_KEEP ((size_t)1 << 16)
-
-static struct tr_busy *busy_of(struct tr_state *s, int device)
-{
-    for (size_t i = 0; i < s->n_busy; i++)
-        if (s->busy[i].device == device)
-            return &s->busy[i];
-    if (tr_reserve((void **)&s->busy, &s->busy_cap, s->n_busy, sizeof *s->busy))
-        return NULL;
-    struct tr_busy *b = &s->busy[s->n_busy++];
-    *b = (struct tr_busy){.device = device, .first = INFINITY, .last = -INFINITY,
-                          .folded_end = -INFINITY};
-    return b;
-}
-
-/* Add [ts, end] to the device's intervals, merging those it overlaps or
- * touches (as a sweep over the sorted spans would). */
-static int busy_add(struct tr_state *s, int device, double ts, double end)
-{
-    struct tr_busy *b = busy_of(s, device);
-    if (!b)
-        return RL_ENOMEM;
-    if (ts < b->first)
-        b->first = ts;
-    if (end > b->last)
-        b->last = end;
-    if (ts <= b->folded_end) {
-        if (end <= b->folded_end)
-            return RL_OK;
-        ts = b->folded_end;
-    }
-    size_t lo = 0, hi = b->n; /* the first interval ending at or after ts */
-    if (b->n && b->v[b->n - 1].end < ts) {
-        lo = b->n;
-    } else {
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (b->v[mid].end < ts)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-    }
-    if (lo < b->n && b->v[lo].ts <= end) {
-        if (ts < b->v[lo].ts)
-            b->v[lo].ts = ts;
-        if (end > b->v[lo].end)
-            b->v[lo].end = end;
-        size_t k = lo + 1;
-        while (k < b->n && b->v[k].ts <= b->v[lo].end) {
-            if (b->v[k].end > b->v[lo].end)
-                b->v[lo].end = b->v[k].end;
-            k++;
-        }
-        memmove(&b->v[lo + 1], &b->v[k], (b->n - k) * sizeof *b->v);
-        b->n -= k - lo - 1;
-        return RL_OK;
-    }
-    if (b->n == TR_BUSY_KEEP) {
-        size_t half = b->n / 2;
-        for (size_t i = 0; i < half; i++)
-            b->folded_ns += b->v[i].end - b->v[i].ts;
-        b->folded_end = b->v[half - 1].end;
-        memmove(b->v, b->v + half, (b->n - half) * sizeof *b->v);
-        b->n -= half;
-        lo -= lo < half ? lo : half;
-    }
-    if (tr_reserve((void **)&b->v, &b->cap, b->n, sizeof *b->v))
-        return RL_ENOMEM;
-    memmove(&b->v[lo + 1], &b->v[lo], (b->n - lo) * sizeof *b->v);
-    b->v[lo].ts = ts;
-    b->v[lo].end = end;
-    b->n++;
-    return RL_OK;
-}
-
-static int cmp_busy(const void *pa, const void *pb)
-{
-    const struct tr_busy *a = pa, *b = pb;
-    return a->device < b->device ? -1 : a->device > b->device;
-}
-
-static void gpu_time(struct tr_state *s, double scale)
-{
-    struct rl_torch_stats *st = s->st;
-    if (!s->n_busy)
-        return;
-    if (s->n_busy > 1)
-        qsort(s->busy, s->n_busy, sizeof *s->busy, cmp_busy);
-    double busy = 0, span = 0;
-    for (size_t d = 0; d < s->n_busy; d++) {
-        const struct tr_busy *b = &s->busy[d];
-        busy += b->folded_ns;
-        for (size_t i = 0; i < b->n; i++)
-            busy += b->v[i].end - b->v[i].ts;
-        span += b->last - b->first;
-    }
-    st->devices = (int)s->n_busy;
-    st->busy_ns = busy * scale;
-    st->span_ns = span * scale;
 }
 
 /* ---- the operator calls, nested (at the end, when needed) ------------------ */
@@ -772,43 +535,6 @@ static int split_calls(struct tr_state *s, double scale)
     return rc;
 }
 
-/* ---- activities waiting for their runtime call ------------------------------ */
-
-static int wait_grow(struct tr_wait *w)
-{
-    size_t slots = w->slots ? (w->used * 4 > w->slots ? 2 * w->slots : w->slots) : 64;
-    struct tr_gpu *v = malloc(slots * sizeof *v);
-    if (!v)
-        return RL_ENOMEM;
-    for (size_t i = 0; i < slots; i++)
-        v[i].corr = TR_WAIT_EMPTY;
-    for (size_t i = 0; i < w->slots; i++) {
-        if (w->v[i].corr == TR_WAIT_EMPTY || w->v[i].corr == TR_WAIT_GONE)
-            continue;
-        size_t j = mix64((uint64_t)w->v[i].corr) & (slots - 1);
-        while (v[j].corr != TR_WAIT_EMPTY)
-            j = (j + 1) & (slots - 1);
-        v[j] = w->v[i];
-    }
-    free(w->v);
-    w->v = v;
-    w->slots = slots;
-    w->gone = 0;
-    return RL_OK;
-}
-
-static int wait_put(struct tr_wait *w, const struct tr_gpu *k)
-{
-    if (2 * (w->used + w->gone + 1) > w->slots && wait_grow(w))
-        return RL_ENOMEM;
-    size_t j = mix64((uint64_t)k->corr) & (w->slots - 1);
-    while (w->v[j].corr != TR_WAIT_EMPTY)
-        j = (j + 1) & (w->slots - 1);
-    w->v[j] = *k;
-    w->used++;
-    return RL_OK;
-}
-
 /* Link an activity whose runtime call was not read when it was (r: that
  * call, NULL none in the trace): checked against it, placed when its id
  * holds, else kept to link by span at the end. */
@@ -828,23 +554,11 @@ static int link_waited(struct tr_state *s, struct tr_gpu *k, const struct tr_rt 
 
 int tr_take_runtime(struct tr_state *s, int64_t corr)
 {
-    struct tr_wait *w = &s->wait;
-    if (!w->used || corr < 0)
+    size_t n;
+    if (!s->wait.used || corr < 0)
         return RL_OK;
-    size_t n = 0;
-    for (size_t j = mix64((uint64_t)corr) & (w->slots - 1); w->v[j].corr != TR_WAIT_EMPTY;
-         j = (j + 1) & (w->slots - 1)) {
-        if (w->v[j].corr != corr)
-            continue;
-        if (tr_reserve((void **)&s->tmp, &s->tmp_cap, n, sizeof *s->tmp))
-            return RL_ENOMEM;
-        s->tmp[n++] = w->v[j];
-        w->v[j].corr = TR_WAIT_GONE;
-        w->used--;
-        w->gone++;
-    }
-    if (n > 1)
-        qsort(s->tmp, n, sizeof *s->tmp, cmp_seq);
+    if (tr_wait_take(&s->wait, corr, false, &s->tmp, &s->tmp_cap, &n))
+        return RL_ENOMEM;
     const struct tr_rt *r = runtime_of(s, corr);
     int rc = RL_OK;
     for (size_t i = 0; i < n && rc == RL_OK; i++)
@@ -856,18 +570,9 @@ int tr_take_runtime(struct tr_state *s, int64_t corr)
  * External id's call, in the order read. */
 static int wait_drain(struct tr_state *s)
 {
-    struct tr_wait *w = &s->wait;
-    size_t n = 0;
-    for (size_t j = 0; j < w->slots; j++) {
-        if (w->v[j].corr == TR_WAIT_EMPTY || w->v[j].corr == TR_WAIT_GONE)
-            continue;
-        if (tr_reserve((void **)&s->tmp, &s->tmp_cap, n, sizeof *s->tmp))
-            return RL_ENOMEM;
-        s->tmp[n++] = w->v[j];
-    }
-    w->used = 0;
-    if (n > 1)
-        qsort(s->tmp, n, sizeof *s->tmp, cmp_seq);
+    size_t n;
+    if (tr_wait_take(&s->wait, 0, true, &s->tmp, &s->tmp_cap, &n))
+        return RL_ENOMEM;
     int rc = RL_OK;
     for (size_t i = 0; i < n && rc == RL_OK; i++)
         rc = link_waited(s, &s->tmp[i], NULL);
@@ -884,7 +589,7 @@ int tr_take_gpu(struct tr_state *s, const struct tr_gpu *in, int device, double 
     if (k.seq == 0)
         s->first_device = device;
     st->kernel_time_ns += k.dur * TR_SCALE;
-    if (busy_add(s, device, ts, ts + k.dur))
+    if (tr_busy_add(s, device, ts, ts + k.dur))
         return RL_ENOMEM;
     /* an id of -1 (none) is never in the maps (ids are read >= 0, and a
      * runtime call without a correlation is not kept): looked up, it finds
@@ -892,7 +597,7 @@ int tr_take_gpu(struct tr_state *s, const struct tr_gpu *in, int device, double 
     const struct tr_rt *r = runtime_of(s, k.corr);
     if (tr_ids_get(&s->op_ext, k.ext)) {
         if (!r && k.corr >= 0) /* checked when its runtime call comes */
-            return wait_put(&s->wait, &k);
+            return tr_wait_put(&s->wait, &k);
         enum tr_how how = resolve(s, &k, r, false, &k.op);
         if (how != TR_BY_NONE) {
             count_link(s, how, &k);
@@ -999,7 +704,7 @@ int tr_link(struct tr_state *s, const char *what, char *errmsg)
         rc = order_groups(s);
     if (rc == RL_OK) {
         rank_unknown(s);
-        gpu_time(s, scale);
+        tr_gpu_time(s, scale);
         name_gpu(s, g);
     }
     if (rc == RL_OK && s->st->world_size > 0) {
