@@ -413,7 +413,84 @@ START_TEST(collision_limits)
 }
 END_TEST
 
-Suite *torch_split_suite(void)
+/* The parts of an operator from its arguments, and where there are none. */
+static struct rl_torch_arg tensor_arg(const char *type, const struct rl_torch_tensor *t)
+{
+    struct rl_torch_arg a = {.kind = RL_TORCH_ARG_TENSOR, .n_tensors = 1, .t = t,
+                             .concrete = ""};
+    snprintf(a.type, sizeof a.type, "%s", type);
+    return a;
+}
+
+START_TEST(parts_limits)
+{
+    const struct rl_torch_tensor bias = {1, {16}}, a = {2, {8, 32}}, b = {2, {32, 16}},
+                                 v = {1, {32}};
+    struct rl_torch_arg args[11] = {tensor_arg("c10::BFloat16", &bias),
+                                    tensor_arg("c10::BFloat16", &a),
+                                    tensor_arg("c10::BFloat16", &b)};
+    struct rl_torch_op op = {.name = "aten::addmm", .n_args = 3, .args = args};
+    struct rl_torch_cost c = {.known = true, .flops = 8192, .bytes = 1};
+    struct rl_torch_parts p;
+    /* bf16: A and B (256 + 512) * 2 = 1536, the output 8 * 16 * 2 = 256,
+     * the bias 16 * 2 = 32 */
+    ck_assert(rl_torch_op_parts(&op, &c, &p));
+    ck_assert(p.addmm && !p.conv_backward);
+    ck_assert_double_eq(p.ab_bytes, 1536);
+    ck_assert_double_eq(p.out_bytes, 256);
+    ck_assert_double_eq(p.bias_bytes, 32);
+    /* the name without its aten:: prefix too */
+    op.name = "addmm";
+    ck_assert(rl_torch_op_parts(&op, &c, &p));
+    /* no parts: a cost not known, a 1-d matrix, a missing argument, an
+     * unknown dtype, another operator, no name */
+    c.known = false;
+    ck_assert(!rl_torch_op_parts(&op, &c, &p));
+    ck_assert(!p.addmm);
+    c.known = true;
+    args[2] = tensor_arg("float", &v);
+    ck_assert(!rl_torch_op_parts(&op, &c, &p));
+    args[2] = tensor_arg("float", &b);
+    op.n_args = 2;
+    ck_assert(!rl_torch_op_parts(&op, &c, &p));
+    op.n_args = 3;
+    args[1] = tensor_arg("c10::Weird", &a);
+    ck_assert(!rl_torch_op_parts(&op, &c, &p));
+    op.name = "aten::mm";
+    ck_assert(!rl_torch_op_parts(&op, &c, &p));
+    op.name = NULL;
+    ck_assert(!rl_torch_op_parts(&op, &c, &p));
+    /* convolution_backward: one grad asked ([False, True, False]) has no
+     * parts (the call is that grad); no FLOPs, none either; both asked:
+     * half each */
+    const struct rl_torch_tensor go = {4, {2, 8, 4, 4}}, in = {4, {2, 4, 4, 4}},
+                                 w = {4, {8, 4, 3, 3}};
+    struct rl_torch_arg cargs[11] = {tensor_arg("float", &go), tensor_arg("float", &in),
+                                     tensor_arg("float", &w)};
+    for (int i = 3; i < 11; i++)
+        cargs[i] = (struct rl_torch_arg){.kind = RL_TORCH_ARG_SCALAR, .concrete = ""};
+    cargs[10].concrete = "[False, True, False]";
+    struct rl_torch_op cop = {.name = "aten::convolution_backward", .n_args = 11,
+                              .args = cargs};
+    c = (struct rl_torch_cost){.known = true, .flops = 18432, .bytes = 1};
+    ck_assert(!rl_torch_op_parts(&cop, &c, &p));
+    cargs[10].concrete = "[True, True, False]";
+    c.flops = 0;
+    ck_assert(!rl_torch_op_parts(&cop, &c, &p));
+    c.flops = 36864;
+    ck_assert(rl_torch_op_parts(&cop, &c, &p));
+    ck_assert_double_eq(p.dgrad_flops, 18432);
+    ck_assert_double_eq(p.wgrad_flops, 18432);
+    ck_assert_double_eq(p.dgrad_bytes, 2688); /* check_torch_split's CONV_BW */
+    ck_assert_double_eq(p.wgrad_bytes, 2688);
+    cargs[10].concrete = ""; /* none given: both */
+    ck_assert(rl_torch_op_parts(&cop, &c, &p));
+    cop.n_args = 2;
+    ck_assert(!rl_torch_op_parts(&cop, &c, &p));
+}
+END_TEST
+
+static Suite *torch_split_suite(void)
 {
     Suite *s = suite_create("torch_split");
     TCase *core = tcase_create("core");
@@ -426,6 +503,7 @@ Suite *torch_split_suite(void)
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, collision_limits);
+    tcase_add_test(limits, parts_limits);
     suite_add_tcase(s, limits);
     return s;
 }
