@@ -9,7 +9,9 @@
  * costed once by torchops); a runtime call to its correlation, External id,
  * thread and start; a GPU activity to its correlation, External id, span,
  * device and interned name. A GPU activity whose operator call is already
- * known goes into its kernel group at once (torch-link.c); only those that
+ * known (its id checked against its runtime call) goes into its kernel
+ * group at once (torch-link.c), or, when that call is costed, is held until
+ * the end, when the call's cost is split over its activities; those that
  * cannot be linked yet are kept, and linked after the last event.
  */
 #define _GNU_SOURCE
