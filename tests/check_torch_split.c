@@ -270,7 +270,9 @@ END_TEST
  * and an unnamed GEMM) is one point too: 36864 over 2 + 6 us, 9216 and
  * 27648 FLOPs; the call's bytes (torchops: grad_out, input and weight read
  * once, 1024 + 512 + 1152, both grads written, 512 + 1152: 4352) 1088 and
- * 3264. */
+ * 3264. And one whose only arithmetic kernel is a dgrad (2 us, beside a
+ * scalePackedTensor of 2 us): its grad-weight is in no kernel named so,
+ * one point, 18432 FLOPs and 2176 bytes each. */
 START_TEST(one_point_when_not_told_apart)
 {
     static const char text[] =
@@ -284,14 +286,17 @@ START_TEST(one_point_when_not_told_apart)
         GPU("kernel", "void cudnn::detail::dgrad_engine<float, 512>", 1010, 2,
             ", 'External id': 4")
         GPU("kernel", "volta_sgemm_128x64_nt", 1012, 6, ", 'External id': 4")
+        OP("aten::convolution_backward", 300, 50, "'External id': 5, " CONV_BW)
+        GPU("kernel", "dgrad2", 1020, 2, ", 'External id': 5")
+        GPU("kernel", "scalePackedTensor2", 1022, 2, ", 'External id': 5")
         "]}\n";
     struct rl_trace_groups g;
     struct rl_torch_stats st;
     char err[RL_ERRMSG_SIZE];
     ck_assert_msg(read_trace(text, &g, &st, err) == RL_OK, "%s", err);
-    ck_assert_uint_eq(st.one_point_calls, 2);
+    ck_assert_uint_eq(st.one_point_calls, 3);
     ck_assert_uint_eq(st.split_calls, 0);
-    ck_assert_uint_eq(st.costed, 4);
+    ck_assert_uint_eq(st.costed, 6);
     const struct rl_trace_group *x = group(&g, "gemm_one");
     ck_assert_double_eq(x->flops, 32);
     ck_assert_double_eq(x->bytes[0], 56);
@@ -304,12 +309,17 @@ START_TEST(one_point_when_not_told_apart)
     x = group(&g, "volta_sgemm_128x64_nt");
     ck_assert_double_eq(x->flops, 27648);
     ck_assert_double_eq(x->bytes[0], 3264);
-    ck_assert_double_eq(all_flops(&g), 128 + 36864);
-    ck_assert_double_eq(st.call_flops, 128 + 36864);
+    x = group(&g, "dgrad2");
+    ck_assert_double_eq(x->flops, 18432);
+    ck_assert_double_eq(x->bytes[0], 2176);
+    x = group(&g, "scalePackedTensor2");
+    ck_assert_double_eq(x->flops, 18432);
+    ck_assert_double_eq(all_flops(&g), 128 + 2 * 36864);
+    ck_assert_double_eq(st.call_flops, 128 + 2 * 36864);
     char notes[4096];
     rl_torch_notes(&st, notes, sizeof notes);
     ck_assert_msg(strstr(notes, "0 split by what each kernel does"), "%s", notes);
-    ck_assert_msg(strstr(notes, "2 whose kernels cannot be told apart judged as one point"), "%s",
+    ck_assert_msg(strstr(notes, "3 whose kernels cannot be told apart judged as one point"), "%s",
                   notes);
     rl_trace_groups_release(&g);
 }

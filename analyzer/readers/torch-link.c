@@ -440,7 +440,8 @@ static enum rl_torch_role role_of(const struct tr_state *s, const struct tr_gpu 
  * addmm's bias copy its bytes; set-up, split-K reductions, copies and fills
  * carry none (a fill or device copy its own bytes, emit). Where the kernels
  * cannot be told apart (no main kernel or several, a convolution backward
- * without both a grad-input and a grad-weight kernel) the call is judged as
+ * without both a grad-input and a grad-weight kernel and no other) the
+ * call is judged as
  * one point: each activity carries the FLOPs and bytes in proportion to its
  * time, so all sit at the call's intensity and rate. */
 static int split_call(struct tr_state *s, const struct tr_sig *sg, struct tr_gpu *v, size_t n,
@@ -488,7 +489,9 @@ static int split_call(struct tr_state *s, const struct tr_sig *sg, struct tr_gpu
         }
         return rc;
     }
-    if (n <= MAX_SPLIT && n_main + n_d + n_w == 1) {
+    /* one kernel does the arithmetic (a convolution backward asking both
+     * grads has two) */
+    if (n <= MAX_SPLIT && n_main + n_d + n_w == 1 && !p->conv_backward) {
         if (n_main == 0) /* the one grad kernel of a call that asks for one */
             for (size_t i = 0; i < n; i++)
                 if (role[i] == RL_TORCH_ROLE_DGRAD || role[i] == RL_TORCH_ROLE_WGRAD)
