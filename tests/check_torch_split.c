@@ -394,8 +394,9 @@ START_TEST(colliding_ids_relinked)
 END_TEST
 
 /* A runtime call read when nothing waits, one with no correlation, and an
- * activity whose External id names a call that holds its runtime call on
- * another thread's ts only: the span test is on the thread too. */
+ * activity whose External id names a call that holds its runtime call's
+ * time but not its thread: the span test is on the thread too. The span
+ * holds a launch 1 ns past its end, not 2. */
 START_TEST(collision_limits)
 {
     static const char text[] =
@@ -406,7 +407,9 @@ START_TEST(collision_limits)
         RT(9, 120, "'correlation': 1, 'External id': 1")
         GPU("kernel", "other_thread", 1000, 1, ", 'correlation': 1, 'External id': 1")
         GPU("kernel", "edge", 1001, 1, ", 'correlation': 2, 'External id': 1")
-        RT(7, 150, "'correlation': 2, 'External id': 1")
+        GPU("kernel", "past", 1002, 1, ", 'correlation': 3, 'External id': 1")
+        RT(7, 150.0005, "'correlation': 2, 'External id': 1")
+        RT(7, 150.002, "'correlation': 3, 'External id': 1")
         "]}\n";
     struct rl_trace_groups g;
     struct rl_torch_stats st;
@@ -414,10 +417,12 @@ START_TEST(collision_limits)
     ck_assert_msg(read_trace(text, &g, &st, err) == RL_OK, "%s", err);
     /* its runtime call is on thread 9, where no call runs: none */
     ck_assert_ptr_null(group(&g, "other_thread")->op);
-    /* launched at opA's very end (150): held */
+    /* launched half a nanosecond past opA's end (150): held (1 ns of
+     * slack); 2 ns past it: not */
     ck_assert_str_eq(group(&g, "edge")->op, "opA");
-    ck_assert_uint_eq(st.relinked, 1);
-    ck_assert_uint_eq(st.unlinked, 1);
+    ck_assert_ptr_null(group(&g, "past")->op);
+    ck_assert_uint_eq(st.relinked, 2);
+    ck_assert_uint_eq(st.unlinked, 2);
     ck_assert_uint_eq(st.linked_external, 1);
     rl_trace_groups_release(&g);
 }

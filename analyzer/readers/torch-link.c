@@ -334,8 +334,10 @@ static int order_groups(struct tr_state *s)
  * there, which collides with unrelated operators' ids. */
 static bool holds(const struct tr_state *s, uint32_t op, const struct tr_rt *r)
 {
+    /* 1 ns of slack: a start and a duration with nanosecond fractions may
+     * round apart */
     const struct tr_op *o = op_at(s, op - 1);
-    return o->thread == r->thread && o->ts <= r->ts && r->ts <= o->end;
+    return o->thread == r->thread && o->ts - 1e-3 <= r->ts && r->ts <= o->end + 1e-3;
 }
 
 enum tr_how { TR_BY_EXT, TR_BY_RUNTIME, TR_BY_SPAN, TR_BY_NONE };
