@@ -503,6 +503,140 @@ static const struct rl_trace_group *find_group(const struct rl_trace_groups *g,
     return NULL;
 }
 
+/* Time and launches of the groups launched by operator `op`. */
+static double op_time_ns(const struct rl_trace_groups *g, const char *op, uint64_t *launches)
+{
+    double t = 0;
+    *launches = 0;
+    for (size_t i = 0; i < g->n; i++)
+        if (g->v[i].op && strcmp(g->v[i].op, op) == 0) {
+            t += g->v[i].time_ns;
+            *launches += g->v[i].launches;
+        }
+    return t;
+}
+
+/* An A100 AlexNet benchmark (PyTorch ~2.1) whose GPU activities and runtime
+ * calls carry their own correlation id as External id: 17 of the 98 name
+ * an unrelated operator call (aten::to, aten::empty_strided, aten::view,
+ * aten::detach ...) whose span does not hold their runtime call. Linked by
+ * the runtime call's thread and time instead (checked by hand with
+ * python3, json + gzip: correlation -> runtime call -> innermost cpu_op on
+ * its thread holding its start): the 16 host-to-device copies are
+ * aten::copy_'s, 12 + 1 + 110 + 1 + 423 + 1 + 620 + 1 + 365 + 1 + 34780 +
+ * 2 + 15497 + 3 + 3684 + 2 = 55503 us; the CPU-only operators have no GPU
+ * time (before: aten::to 35.4 ms, aten::empty_strided 15.5 ms, aten::view
+ * 3.686 ms, aten::detach 436 us); aten::uniform_ launched 1 (before: 2). */
+START_TEST(colliding_external_ids)
+{
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(
+        load("torch-real/alexnet-benchmark_result_2869224_1695835535_trace.json.gz", &g, &st,
+             err),
+        RL_OK);
+    ck_assert_uint_eq(st.kernels + st.memcpys + st.memsets, 98);
+    ck_assert_uint_eq(st.relinked, 17);
+    ck_assert_uint_eq(st.linked_external, 0);
+    ck_assert_uint_eq(st.linked_runtime, 0);
+    ck_assert_uint_eq(st.linked_span, 98);
+    uint64_t n;
+    ck_assert_double_eq_tol(op_time_ns(&g, "aten::copy_", &n), 55503e3, 1e-3);
+    ck_assert_uint_eq(n, 16);
+    static const char *const cpu_only[] = {"aten::to", "aten::empty_strided", "aten::view",
+                                           "aten::detach", "aten::empty",
+                                           "aten::_has_compatible_shallow_copy_type"};
+    for (size_t i = 0; i < sizeof cpu_only / sizeof *cpu_only; i++) {
+        ck_assert_double_eq(op_time_ns(&g, cpu_only[i], &n), 0);
+        ck_assert_uint_eq(n, 0);
+    }
+    op_time_ns(&g, "aten::uniform_", &n);
+    ck_assert_uint_eq(n, 1);
+    op_time_ns(&g, "aten::cudnn_convolution", &n);
+    ck_assert_uint_eq(n, 31);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* An MI300X ResNet (bf16) convolution backward of a 1x1, stride-2
+ * convolution: grad_output [10,256,14,14], input [10,128,28,28], weight
+ * [256,128,1,1], both grads. Forward 2 * 10 * 14 * 14 * 256 * 128 =
+ * 128,450,560 FLOPs, so each grad 128,450,560 and the call 256,901,120.
+ * MIOpen runs it as igemm_bwd (grad-input) and igemm_wrw (grad-weight)
+ * among casts and transposes; its SubTensorOpWithCastTensor1d (21.4 us)
+ * is the call's longest kernel and carried all the FLOPs before the split.
+ * Bytes of each grad (bf16): grad_output 501,760 elements, input 1,003,520,
+ * weight 32,768: (501,760 + 32,768 + 1,003,520) * 2 = 3,076,096. The trace
+ * has 3 such calls. */
+START_TEST(conv_backward_split)
+{
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(load("torch-real/tracelens_mi300x_resnet_act_checkpoint.json.gz", &g, &st,
+                          err),
+                     RL_OK);
+    double dgrad = 0, wgrad = 0, dbytes = 0, wbytes = 0, other = 0;
+    uint64_t nd = 0, nw = 0;
+    for (size_t i = 0; i < g.n; i++) {
+        const struct rl_trace_group *x = &g.v[i];
+        if (!x->op || strcmp(x->op, "aten::convolution_backward") != 0 || !x->shapes ||
+            strcmp(x->shapes, "10x256x14x14, 10x128x28x28, 256x128x1x1") != 0)
+            continue;
+        if (strncmp(x->name, "igemm_bwd", 9) == 0)
+            dgrad += x->flops, dbytes += x->bytes[0], nd += x->counted;
+        else if (strncmp(x->name, "igemm_wrw", 9) == 0)
+            wgrad += x->flops, wbytes += x->bytes[0], nw += x->counted;
+        else
+            other += x->counted;
+    }
+    ck_assert_uint_eq(nd, 3);
+    ck_assert_uint_eq(nw, 3);
+    ck_assert_double_eq(dgrad, 3 * 128450560.0);
+    ck_assert_double_eq(wgrad, 3 * 128450560.0);
+    ck_assert_double_eq(dbytes, 3 * 3076096.0);
+    ck_assert_double_eq(wbytes, 3 * 3076096.0);
+    ck_assert_double_eq(other, 0); /* casts and transposes: time only */
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
+/* The FLOPs of an operator call's kernels sum to the call's FLOPs, on every
+ * real trace with shapes: the groups' FLOPs add up to the costed calls'. */
+START_TEST(call_flops_conserved)
+{
+    static const char *const traces[] = {
+        "torch-real/trace_diff-control.json.gz",
+        "torch-real/trace_diff-test.json.gz",
+        "torch-real/negative_queue-rank0.json.gz",
+        "torch-real/tracelens_mi300x_resnet_act_checkpoint.json.gz",
+        "torch-real/kineto_v100_resnet50__worker0.1623143089861.pt.trace.json.gz",
+        "torch-real/tracelens_b200_eager_trace.json.gz",
+        "torch-real/amd-mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+    };
+    uint64_t split = 0, one_point = 0;
+    for (size_t t = 0; t < sizeof traces / sizeof *traces; t++) {
+        struct rl_trace_groups g;
+        struct rl_torch_stats st;
+        char err[RL_ERRMSG_SIZE];
+        ck_assert_int_eq(load(traces[t], &g, &st, err), RL_OK);
+        double sum = 0;
+        for (size_t i = 0; i < g.n; i++)
+            if (g.v[i].counted)
+                sum += g.v[i].flops;
+        ck_assert_msg(st.call_flops > 0, "%s", traces[t]);
+        ck_assert_msg(fabs(sum - st.call_flops) <= 1e-12 * st.call_flops, "%s: %.17g vs %.17g",
+                      traces[t], sum, st.call_flops);
+        split += st.split_calls;
+        one_point += st.one_point_calls;
+        rl_trace_groups_release(&g);
+    }
+    ck_assert_uint_gt(split, 1000);
+    ck_assert_uint_gt(one_point, 200);
+}
+END_TEST
+
 static bool same_number(double a, double b)
 {
     return (isnan(a) && isnan(b)) || fabs(a - b) <= 1e-9 * fabs(a) + 1e-6;
@@ -517,6 +651,7 @@ START_TEST(gpu_events_first)
         "torch-real/amd-mi250_minitoy_train_ROCm6_2_kineto.json.gz",   /* External ids */
         "torch-real/sampled-ranks/sampled_rank-0.json.gz",             /* spans, NCCL */
         "torch-real/tracelens_mi300x_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", /* both */
+        "torch-real/alexnet-benchmark_result_2869224_1695835535_trace.json.gz", /* ids collide */
     };
     for (size_t t = 0; t < sizeof traces / sizeof *traces; t++) {
         char src[4096], ordered[4096], reordered[4096];
@@ -536,6 +671,9 @@ START_TEST(gpu_events_first)
         ck_assert_uint_eq(sa.linked_runtime, sb.linked_runtime);
         ck_assert_uint_eq(sa.linked_span, sb.linked_span);
         ck_assert_uint_eq(sa.unlinked, sb.unlinked);
+        ck_assert_uint_eq(sa.relinked, sb.relinked);
+        ck_assert_uint_eq(sa.split_calls, sb.split_calls);
+        ck_assert_uint_eq(sa.one_point_calls, sb.one_point_calls);
         ck_assert_uint_eq(sa.costed, sb.costed);
         ck_assert_uint_eq(sa.op_helpers, sb.op_helpers);
         ck_assert_uint_eq(sa.uncosted, sb.uncosted);
@@ -575,6 +713,9 @@ static Suite *torch_suite(void)
     tcase_add_test(core, two_ranks);
     tcase_add_test(core, cli_report);
     tcase_add_test(core, gpu_events_first);
+    tcase_add_test(core, colliding_external_ids);
+    tcase_add_test(core, conv_backward_split);
+    tcase_add_test(core, call_flops_conserved);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, gzip_and_plain_alike);

@@ -200,8 +200,10 @@ END_TEST
  *   6 at 300 -> C (at its very start); 7 at 350 on thread 1/8 -> none;
  *   8 at 260 (between B and C) -> none
  * GPU activities: gemm_a (corr 1, 6 us) and gemm_b (External id 5, 6 us):
- * a tie, the first one carries A's cost; an HtoD copy of A (100 us, the
- * longest) never carries it (PCIe, not DRAM). A fill of 4096 bytes writes
+ * two kernels of A that their names do not tell apart (both main), so A is
+ * judged as one point over their 12 us: each carries 6/12 of its cost,
+ * 64 FLOPs and 112 bytes; an HtoD copy of A (100 us) never carries any
+ * (PCIe, not DRAM). A fill of 4096 bytes writes
  * 4096 DRAM bytes; a DtoD copy of 1000 bytes reads and writes 2000. */
 static const char link_trace[] =
     "{'traceEvents': [\n"
@@ -253,21 +255,26 @@ START_TEST(linking_and_carriers)
     ck_assert_uint_eq(st.linked_runtime, 1);  /* gemm_a */
     ck_assert_uint_eq(st.linked_span, 4);     /* foo_kernel, outer_k, inner_k, outer_k2 */
     ck_assert_uint_eq(st.unlinked, 5);        /* lost_k, gap_k, nocorr, the fill, DtoD */
-    ck_assert_uint_eq(st.costed, 1);
-    ck_assert_uint_eq(st.op_helpers, 2);      /* gemm_b and the copy: A's, time only */
+    ck_assert_uint_eq(st.costed, 2);          /* gemm_a and gemm_b, half each */
+    ck_assert_uint_eq(st.op_helpers, 1);      /* the copy: A's, time only */
+    ck_assert_uint_eq(st.one_point_calls, 1);
+    ck_assert_uint_eq(st.split_calls, 0);
+    ck_assert_uint_eq(st.relinked, 0);
     ck_assert_uint_eq(st.uncosted, 7);
     /* 6+100+6+7+1+4+2+1+1+1+2+3 = 134 us */
     ck_assert_double_eq_tol(st.kernel_time_ns, 134000, 1e-6);
 
     const struct rl_trace_group *x = group(&g, "gemm_a");
     ck_assert_uint_eq(x->counted, 1);
-    ck_assert_double_eq(x->flops, 128);
-    ck_assert_double_eq(x->bytes[0], 224);
+    ck_assert_double_eq(x->flops, 64);
+    ck_assert_double_eq(x->bytes[0], 112);
     ck_assert_str_eq(x->op, "aten::mm");
     ck_assert_str_eq(x->shapes, "8x4, 4x2");
     ck_assert_str_eq(x->dtype, "fp32");
     x = group(&g, "gemm_b");
-    ck_assert_uint_eq(x->counted, 0);
+    ck_assert_uint_eq(x->counted, 1);
+    ck_assert_double_eq(x->flops, 64);
+    ck_assert_double_eq(x->bytes[0], 112);
     ck_assert_str_eq(x->op, "aten::mm");
     x = group(&g, "Memcpy HtoD (Pageable -> Device)");
     ck_assert_uint_eq(x->counted + x->bytes_only, 0);
@@ -302,8 +309,14 @@ START_TEST(linking_and_carriers)
                                 "External id, 1 through their runtime call, 4 by the launching "
                                 "thread's span, 5 not linked"),
                   "%s", notes);
-    ck_assert_ptr_nonnull(strstr(notes, "1 GPU activities carry their operator's cost, 2 more "
+    ck_assert_ptr_nonnull(strstr(notes, "2 GPU activities carry their operator's cost, 1 more "
                                         "of the same calls count in time only, 7 kernels"));
+    ck_assert_msg(strstr(notes, "operator calls of several GPU activities: 0 split by what each "
+                                "kernel does"),
+                  "%s", notes);
+    ck_assert_msg(strstr(notes, "1 whose kernels cannot be told apart judged as one point"),
+                  "%s", notes);
+    ck_assert_ptr_null(strstr(notes, "named an operator call that did not launch them"));
     ck_assert_msg(strstr(notes, "(3 in all): aten::foo (7 us, 1 launches), aten::inner (4 us, 1 "
                                 "launches), aten::outer (3 us, 2 launches)\n"),
                   "%s", notes);
@@ -639,7 +652,7 @@ START_TEST(old_spellings)
         "'dur': 1, 'args': {'kind': 'DtoD', 'bytes': '64', 'device': 0}},\n"
         "{'ph': 'X', 'cat': 'cuda_driver', 'name': 'cuLaunchKernel', 'pid': 1, 'tid': 7, 'ts': "
         "120, 'dur': 1, 'args': {'correlation': 9}},\n"
-        "{'ph': 'X', 'cat': 'Kernel', 'name': 'helper', 'pid': 0, 'tid': 'stream 7', 'ts': 150, "
+        "{'ph': 'X', 'cat': 'Kernel', 'name': 'splitKreduce_kernel', 'pid': 0, 'tid': 'stream 7', 'ts': 150, "
         "'dur': 1, 'args': {'correlation': 9}},\n"
         "{'ph': 'X', 'cat': 'user_annotation', 'name': 'forward', 'ts': 1, 'dur': 1},\n"
         "{'ph': 'X', 'cat': 'user_annotation', 'name': 'ProfilerStep', 'ts': 1, 'dur': 1},\n"
@@ -655,9 +668,10 @@ START_TEST(old_spellings)
     ck_assert_uint_eq(st.kernels, 2);
     ck_assert_uint_eq(st.memcpys, 1);
     ck_assert_uint_eq(st.linked_runtime, 1);
-    ck_assert_uint_eq(st.linked_span, 1);    /* helper: the driver call at 120 is in mm */
+    ck_assert_uint_eq(st.linked_span, 1);    /* the reduction: the driver call at 120 is in mm */
     ck_assert_uint_eq(st.unlinked, 1);
-    ck_assert_uint_eq(st.op_helpers, 1);
+    ck_assert_uint_eq(st.op_helpers, 1);     /* the split-K reduction: time only */
+    ck_assert_uint_eq(st.split_calls, 1);
     ck_assert(st.shapes);
     const struct rl_trace_group *x = group(&g, "sgemm");
     ck_assert_double_eq(x->flops, 48);
@@ -666,7 +680,7 @@ START_TEST(old_spellings)
     x = group(&g, "Memcpy");
     ck_assert_double_eq(x->bytes_only_bytes[0], 128);
     ck_assert_int_eq(st.devices, 1); /* device 1e7 is out of range: device 0 */
-    /* helper [150, 151] -> [50, 51]: busy 1 + 4.5 + 1, span 201 - 50 */
+    /* the reduction [150, 151] -> [50, 51]: busy 1 + 4.5 + 1, span 201 - 50 */
     ck_assert_double_eq_tol(st.busy_ns, 6500, 1e-6);
     ck_assert_double_eq_tol(st.span_ns, 151000, 1e-6);
     rl_trace_groups_release(&g);
@@ -853,15 +867,18 @@ START_TEST(stats_add_every_field)
     uint64_t *fa[] = {&a.events, &a.cpu_ops, &a.runtime_calls, &a.kernels, &a.memcpys,
                       &a.memsets, &a.linked_external, &a.linked_runtime, &a.linked_span,
                       &a.unlinked, &a.costed, &a.op_helpers, &a.uncosted, &a.roof_from_dtype,
-                      &a.comm_kernels, &a.comm_with_bytes, &a.profiler_steps};
+                      &a.comm_kernels, &a.comm_with_bytes, &a.profiler_steps,
+                      &a.relinked, &a.split_calls, &a.one_point_calls};
     uint64_t *fb[] = {&b.events, &b.cpu_ops, &b.runtime_calls, &b.kernels, &b.memcpys,
                       &b.memsets, &b.linked_external, &b.linked_runtime, &b.linked_span,
                       &b.unlinked, &b.costed, &b.op_helpers, &b.uncosted, &b.roof_from_dtype,
-                      &b.comm_kernels, &b.comm_with_bytes, &b.profiler_steps};
+                      &b.comm_kernels, &b.comm_with_bytes, &b.profiler_steps,
+                      &b.relinked, &b.split_calls, &b.one_point_calls};
     size_t n = sizeof fa / sizeof *fa;
     for (size_t i = 0; i < n; i++)
         *fa[i] = 100 + i, *fb[i] = 1000 * (i + 1);
     a.kernel_time_ns = 1, b.kernel_time_ns = 2;
+    a.call_flops = 10, b.call_flops = 20;
     a.busy_ns = 1e6, b.busy_ns = 1e6;
     a.span_ns = 2e6, b.span_ns = 1e6;
     a.devices = 1, b.devices = 2;
@@ -873,6 +890,7 @@ START_TEST(stats_add_every_field)
         ck_assert_msg(*fa[i] == 100 + i + 1000 * (i + 1), "field %zu: %llu", i,
                       (unsigned long long)*fa[i]);
     ck_assert_double_eq(a.kernel_time_ns, 3);
+    ck_assert_double_eq(a.call_flops, 30);
     ck_assert_double_eq(a.busy_ns, 2e6);
     ck_assert_double_eq(a.span_ns, 3e6);
     ck_assert_int_eq(a.devices, 3);
@@ -1125,10 +1143,11 @@ START_TEST(scalars_and_argument_limit)
 END_TEST
 
 /* A kernel with no External id takes its runtime call's: kx's call (corr 1)
- * names opA (the next calls, corr 2 and 3, name opB). A kernel with both
- * an External id and a correlation goes by its id, even when the operator
- * comes later in the file: ky (id 5, corr 2) is opC's, not opB's, and kz
- * (id 0, corr 3) opE's. */
+ * names opA (the next calls, corr 2 and 3, name opB, whose span [200, 210]
+ * does not hold them). A kernel with both an External id and a
+ * correlation goes by its id when that call holds its runtime call, even
+ * when the operator comes later in the file: ky (id 5, corr 2 at 305) is
+ * opC's [300, 310], not opB's, and kz (id 0, corr 3 at 405) opE's. */
 START_TEST(links_by_id_before_runtime)
 {
     static const char text[] =
@@ -1136,8 +1155,8 @@ START_TEST(links_by_id_before_runtime)
         OP("opA", 100, 10, "'External id': 10")
         OP("opB", 200, 10, "'External id': 20")
         RT(7, 105, "'correlation': 1, 'External id': 10")
-        RT(7, 205, "'correlation': 2, 'External id': 20")
-        RT(7, 206, "'correlation': 3, 'External id': 20")
+        RT(7, 305, "'correlation': 2, 'External id': 20")
+        RT(7, 405, "'correlation': 3, 'External id': 20")
         GPU("kernel", "kx", 0, 1000, 1, ", 'correlation': 1")
         GPU("kernel", "ky", 0, 1010, 1, ", 'correlation': 2, 'External id': 5")
         GPU("kernel", "kz", 0, 1020, 1, ", 'correlation': 3, 'External id': 0")

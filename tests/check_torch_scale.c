@@ -1,4 +1,4 @@
-/* check_torch_scale.c - the PyTorch trace reader past its first allocations: more than 256 operators the cost table does not know (the per-name tallies grow), and more than 2^16 idle gaps on one device (the busy intervals' older half is folded into a sum); traces written by loops, every number worked out in the comments. */
+/* check_torch_scale.c - the PyTorch trace reader past its first allocations: more than 256 operators the cost table does not know (the per-name tallies grow), more than 2^16 idle gaps on one device (the busy intervals' older half is folded into a sum), and thousands of GPU activities waiting for their runtime call; traces written by loops, every number worked out in the comments. */
 #define _GNU_SOURCE
 #include "analyzer/readers/torch.h"
 #include "analyzer/readers/torch-internal.h"
@@ -280,6 +280,75 @@ START_TEST(groups_first_allocation_full)
 }
 END_TEST
 
+/* 3000 operator calls op (ids 1 .. 3000, thread 1, call i at [10 i, 10 i +
+ * 5]) and their kernels k, each read before its runtime call (correlation
+ * 100000 + i), so each waits for it: the waiting table grows past its 64
+ * slots. In two halves: the kernels of calls 0 .. 1499, their runtime
+ * calls in falling order, then the same for 1500 .. 2999 (the table, half
+ * of it gone by then, is rebuilt). A runtime call of a call i divisible by
+ * 3 starts at 10 i + 7, after its call ended: the id collides (1000 of
+ * them: 0, 3, .., 2997), and no call holds the launch: not linked. The
+ * others start at 10 i + 1: by External id (2000). And 200 kernels g of a
+ * CUDA graph under one correlation (99999) and id 1, whose runtime call (at
+ * 1, in call 0) comes last: all 200 by External id, on op. */
+START_TEST(waiting_for_runtime_calls)
+{
+    enum { N = 3000, G = 200 };
+    struct trace_out o;
+    trace_open(&o, "wait3000.json");
+    for (int i = 0; i < N; i++)
+        fprintf(o.f,
+                "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"pid\": 1, \"tid\": 1, "
+                "\"ts\": %d, \"dur\": 5, \"args\": {\"External id\": %d}},\n",
+                10 * i, i + 1);
+    for (int j = 0; j < G; j++)
+        fprintf(o.f,
+                "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"g\", \"pid\": 0, \"tid\": 7, "
+                "\"ts\": %d, \"dur\": 1, \"args\": {\"device\": 0, \"External id\": 1, "
+                "\"correlation\": 99999}},\n",
+                50000 + j);
+    for (int half = 0; half < 2; half++) {
+        for (int i = half * N / 2; i < (half + 1) * N / 2; i++)
+            fprintf(o.f,
+                    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": "
+                    "7, \"ts\": %d, \"dur\": 1, \"args\": {\"device\": 0, \"External id\": %d, "
+                    "\"correlation\": %d}},\n",
+                    60000 + 2 * i, i + 1, 100000 + i);
+        for (int i = (half + 1) * N / 2 - 1; i >= half * N / 2; i--)
+            fprintf(o.f,
+                    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", "
+                    "\"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": 1, \"args\": {\"correlation\": "
+                    "%d}},\n",
+                    10 * i + (i % 3 ? 1 : 7), 100000 + i);
+    }
+    fputs("{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaGraphLaunch\", \"pid\": 1, "
+          "\"tid\": 1, \"ts\": 1, \"dur\": 1, \"args\": {\"correlation\": 99999}},\n",
+          o.f);
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(trace_read(&o, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(st.kernels, N + G);
+    ck_assert_uint_eq(st.linked_external, 2000 + G);
+    ck_assert_uint_eq(st.relinked, 1000);
+    ck_assert_uint_eq(st.unlinked, 1000);
+    ck_assert_uint_eq(st.linked_span + st.linked_runtime, 0);
+    uint64_t graph = 0, on_op = 0, off = 0;
+    for (size_t i = 0; i < g.n; i++) {
+        if (strcmp(g.v[i].name, "g") == 0 && g.v[i].op)
+            graph += g.v[i].launches;
+        else if (g.v[i].op)
+            on_op += g.v[i].launches;
+        else
+            off += g.v[i].launches;
+    }
+    ck_assert_uint_eq(graph, G);
+    ck_assert_uint_eq(on_op, 2000);
+    ck_assert_uint_eq(off, 1000);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *torch_scale_suite(void)
 {
     Suite *s = suite_create("torch_scale");
@@ -290,6 +359,7 @@ static Suite *torch_scale_suite(void)
     tcase_add_test(core, busy_intervals_folded);
     tcase_add_test(core, external_ids_out_of_order);
     tcase_add_test(core, groups_first_allocation_full);
+    tcase_add_test(core, waiting_for_runtime_calls);
     suite_add_tcase(s, core);
     return s;
 }

@@ -99,6 +99,8 @@ static bool from_model(struct tr_state *s, const struct tr_gpu *k, struct rl_tra
     const char *noted = "";
     if (flops > 0) /* BF16 activations: the roof the kernel's name says, else BF16's */
         l->precision = rl_torch_kernel_roof(l->name, "bf16", true, &noted);
+    if (isfinite(flops))
+        s->st->call_flops += flops;
     s->st->graph_model++;
     s->st->graph_model_ns += l->time_ns;
     return true;
@@ -138,6 +140,8 @@ bool tr_graph_twin(struct tr_state *s, const struct tr_gpu *k, struct rl_trace_l
         l->bytes[RL_MEM_DRAM] = t->bytes_only_bytes[RL_MEM_DRAM] / (double)t->bytes_only;
     }
     l->dtype = t->dtype[0] ? t->dtype : NULL;
+    if (isfinite(l->flops))
+        st->call_flops += l->flops;
     snprintf(s->graph_op, sizeof s->graph_op, "%s %s", l->op ? l->op : "", t->op);
     l->op = s->graph_op;
     st->graph_costed++;

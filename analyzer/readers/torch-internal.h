@@ -3,6 +3,7 @@
 #define RL_TORCH_INTERNAL_H
 
 #include "analyzer/readers/torch.h"
+#include "analyzer/readers/torch-split.h"
 #include "analyzer/readers/torchops.h"
 #include "analyzer/readers/torchops-llm.h"
 
@@ -32,6 +33,7 @@ struct tr_sig {
     uint32_t shapes;            /* in strings: "2048x4096, 4096x14336" */
     bool has_shapes;
     struct rl_torch_cost cost;
+    struct rl_torch_parts parts; /* what separate kernels of a call compute (torch-split) */
     char collective[32];        /* record_param_comms: "allreduce" ...; "" */
     double comm_bytes;          /* its message bytes; NAN */
     int group_size;
@@ -79,7 +81,8 @@ struct tr_op {
     double ts, end;
     int64_t ext;                /* External id; -1 none */
     uint32_t thread, sig;
-    uint32_t held;              /* index + 1 in held of its longest GPU activity; 0 none */
+    uint32_t held;              /* a costed call: index + 1 in held of its last GPU
+                                 * activity linked (they chain by next); 0 none */
 };
 
 /* One runtime or driver call with a correlation id (the id is in rt_ids). */
@@ -101,7 +104,20 @@ struct tr_gpu {
     uint64_t seq;               /* its place among the GPU activities read */
     uint32_t kname;             /* in knames: name, then grid[3] and block[3] */
     uint32_t op;                /* index + 1 of its operator call; 0 none */
+    uint32_t next;              /* held: index + 1 of the call's activity linked before; 0 */
     uint8_t kind, memcpy_dir;
+    bool collided;              /* an External id named a call that did not launch it */
+};
+
+/* GPU activities linked by their own External id whose runtime call is not
+ * read yet: held until it is (or the end), keyed by correlation (several
+ * under one: a CUDA graph's kernels). Open addressing; a slot's corr is
+ * TR_WAIT_EMPTY or TR_WAIT_GONE when it holds none. */
+#define TR_WAIT_EMPTY INT64_MIN
+#define TR_WAIT_GONE (INT64_MIN + 1)
+struct tr_wait {
+    struct tr_gpu *v;
+    size_t slots, used, gone;
 };
 
 /* The busy intervals of one device: sorted, disjoint and not touching. */
@@ -133,7 +149,11 @@ struct tr_state {
     struct tr_ids op_ext;       /* External id -> op */
     struct tr_chunks rts;       /* struct tr_rt */
     struct tr_ids rt_corr;      /* correlation -> rt */
-    struct tr_chunks held;      /* struct tr_gpu: each call's longest activity so far */
+    struct tr_chunks held;      /* struct tr_gpu: the activities of costed calls, their
+                                 * cost split over them at the end (torch-link.c) */
+    struct tr_wait wait;        /* linked by External id, waiting for their runtime call */
+    struct tr_gpu *tmp;         /* scratch: one call's activities, or those a runtime call frees */
+    size_t tmp_cap;
     struct tr_chunks pending;   /* struct tr_gpu: not linkable when read */
     struct tr_chunks late;      /* struct tr_gpu: linked NCCL kernels, emitted last */
     struct tr_chunks graph;     /* struct tr_gpu: replayed from a graph, emitted after all */
@@ -168,6 +188,20 @@ long tr_intern(struct tr_intern *t, const char *text, size_t n, bool *added);
 void tr_intern_release(struct tr_intern *t);
 int tr_reserve(void **v, size_t *cap, size_t n, size_t size);
 
+/* Each device's busy intervals (torch-store.c): [ts, end] of an activity
+ * on `device` added (RL_ENOMEM); at the end, their union and span summed
+ * over devices into the stats (scale: to ns). */
+int tr_busy_add(struct tr_state *s, int device, double ts, double end);
+void tr_gpu_time(struct tr_state *s, double scale);
+
+/* The activities waiting for their runtime call (torch-store.c): k added
+ * (RL_ENOMEM); those under correlation corr (all: every one) taken out
+ * into *buf (grown as needed, *cap its size) in the order read, *n of
+ * them (RL_ENOMEM, none taken). */
+int tr_wait_put(struct tr_wait *w, const struct tr_gpu *k);
+int tr_wait_take(struct tr_wait *w, int64_t corr, bool all, struct tr_gpu **buf, size_t *cap,
+                 size_t *n);
+
 /* The direction of a copy from its "kind" or name ("Memcpy DtoD (Device ->
  * Device)", "Memcpy HtoD (Pageable -> Device)"). */
 int tr_memcpy_dir(const char *kind);
@@ -176,6 +210,9 @@ int tr_memcpy_dir(const char *kind);
  * busy time, and added to the groups at once when its operator call is
  * known, else kept to link at the end. RL_ENOMEM. */
 int tr_take_gpu(struct tr_state *s, const struct tr_gpu *k, int device, double ts);
+/* A runtime call read (and kept in rts under corr): the activities that
+ * waited for it are checked against it and linked (torch-link.c). RL_ENOMEM. */
+int tr_take_runtime(struct tr_state *s, int64_t corr);
 /* After the last event: link what is left, add it to the groups (torch-link.c). */
 int tr_link(struct tr_state *s, const char *what, char *errmsg);
 void tr_state_release(struct tr_state *s);

@@ -1,28 +1,37 @@
-/* torch-link.c - links each GPU activity of a PyTorch profiler trace to the operator that launched it, and adds them to kernel groups with their operator's cost.
+/* torch-link.c - links each GPU activity of a PyTorch profiler trace to the operator that launched it, and adds them to kernel groups with their share of their operator call's cost.
  *
  * A kernel finds its operator by, in order: its own "External id" (newer
  * traces put the operator's on the kernel), its runtime call's (matched by
  * "correlation"), or the innermost operator on the launching thread whose
- * span holds the runtime call (older traces link this way only). An
- * operator's FLOPs and bytes (torchops) go to its longest GPU activity of
- * the call, so a split-K GEMM's reduction kernel counts in time with the
- * operator but its FLOPs are not counted twice.
+ * span holds the runtime call (older traces link this way only). An id is
+ * taken only when the call it names holds the runtime call (same thread,
+ * the call's start within the span): older Kineto writes an activity's own
+ * correlation id as its External id, which names unrelated calls
+ * (aten::empty, aten::detach); those are linked by span (stats relinked).
+ * An id with no runtime call in the trace to check it against is taken.
  *
- * Memory. Kineto writes every CPU operator first, then the GPU activities,
- * then the runtime calls (all 15 real traces in tests/data/torch-real), so
- * every operator call is kept, compactly (40 bytes, in chunks): a kernel
- * read later may name any of them. A GPU activity is linked when read if
- * the link cannot change later: its External id names a call already read
- * (that rule comes first), or it has none and its runtime call, already
- * read, names one. It then goes into its group at once and is dropped -
- * except each call's longest activity so far (held, one per call), which
- * carries the call's cost and is added when a longer one replaces it or
- * at the end. The others (linked by span, or whose call or runtime call is
- * not read yet) are kept (48 bytes) and linked after the last event,
- * exactly as before; so are NCCL kernels, whose message size comes from
- * the calls around theirs. Ties for the longest go to the activity read
- * first, whichever way each was linked, so the result does not depend on
- * the order of the events. The GPU busy time is merged into per-device
+ * An operator call's FLOPs and bytes (torchops) are split over its GPU
+ * activities by what each does (torch-split: grad-input and grad-weight
+ * kernels, a GEMM and its bias copy or epilogue; set-up, split-K
+ * reductions and copies carry none), or, where its kernels cannot be told
+ * apart, spread over all of them by time (one point: split_call).
+ *
+ * Memory. Kineto writes every CPU operator first, then the GPU activities
+ * and runtime calls, interleaved (all 15 real traces in tests/data/
+ * torch-real), so every operator call is kept, compactly (40 bytes, in
+ * chunks): a kernel read later may name any of them. A GPU activity is
+ * linked when read if the link cannot change later: its External id names
+ * a call already read that holds its runtime call, already read, or it has
+ * none and its runtime call names one that holds it. One whose runtime
+ * call is not read yet waits for it (torch-store.c, a few at a time). An
+ * activity of an uncosted call then goes into its group at once and is
+ * dropped; those of costed calls are held (56 bytes, chained per call)
+ * until the end, when the call's cost is split over them. The others
+ * (linked by span, or whose call is not read yet) are kept and linked after
+ * the last event; so are NCCL kernels, whose message size comes from the
+ * calls around theirs. A call's activities are split in the order read,
+ * whichever way each was linked, so the result does not depend on the
+ * order of the events. The GPU busy time is merged into per-device
  * intervals as the activities are read.
  */
 #define _GNU_SOURCE
@@ -67,6 +76,8 @@ void tr_state_release(struct tr_state *s)
     tr_chunks_release(&s->graph);
     free(s->twin);
     free(s->serve);
+    free(s->wait.v);
+    free(s->tmp);
     for (size_t i = 0; i < s->n_busy; i++)
         free(s->busy[i].v);
     free(s->busy);
@@ -76,252 +87,6 @@ void tr_state_release(struct tr_state *s)
     free(s->gseen);
     free(s->parent);
     free(s->order);
-}
-
-/* ---- chunked storage --------------------------------------------------------- */
-
-void *tr_chunks_push(struct tr_chunks *c)
-{
-    if (c->n == c->n_chunks * TR_CHUNK_LEN) {
-        if (c->n_chunks == c->chunks_cap &&
-            tr_reserve((void **)&c->chunk, &c->chunks_cap, c->n_chunks, sizeof *c->chunk))
-            return NULL;
-        if (!(c->chunk[c->n_chunks] = malloc(TR_CHUNK_LEN * c->size)))
-            return NULL;
-        c->n_chunks++;
-    }
-    void *p = tr_at(c, c->n++);
-    memset(p, 0, c->size);
-    return p;
-}
-
-void tr_chunks_release(struct tr_chunks *c)
-{
-    for (size_t i = 0; i < c->n_chunks; i++)
-        free(c->chunk[i]);
-    free(c->chunk);
-    c->chunk = NULL;
-    c->n = c->n_chunks = c->chunks_cap = 0;
-}
-
-/* ---- id maps: int64 id to index ------------------------------------------- */
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return x;
-}
-
-static int64_t pair_key(const struct tr_ids *m, size_t i)
-{
-    int64_t k;
-    memcpy(&k, tr_at(&m->pairs, i), sizeof k);
-    return k;
-}
-
-static uint32_t hash_get(const struct tr_ids *m, int64_t id)
-{
-    if (!m->slots)
-        return 0;
-    size_t j = mix64((uint64_t)id) & (m->slots - 1);
-    while (m->val[j]) {
-        if (m->key[j] == id)
-            return m->val[j];
-        j = (j + 1) & (m->slots - 1);
-    }
-    return 0;
-}
-
-static int hash_put(struct tr_ids *m, int64_t id, uint32_t index)
-{
-    if (2 * (m->used + 1) > m->slots) {
-        size_t slots = m->slots ? 2 * m->slots : 1024;
-        int64_t *key = malloc(slots * sizeof *key);
-        uint32_t *val = calloc(slots, sizeof *val);
-        if (!key || !val) {
-            free(key);
-            free(val);
-            return RL_ENOMEM;
-        }
-        for (size_t i = 0; i < m->slots; i++) {
-            if (!m->val[i])
-                continue;
-            size_t j = mix64((uint64_t)m->key[i]) & (slots - 1);
-            while (val[j])
-                j = (j + 1) & (slots - 1);
-            key[j] = m->key[i];
-            val[j] = m->val[i];
-        }
-        free(m->key);
-        free(m->val);
-        m->key = key;
-        m->val = val;
-        m->slots = slots;
-    }
-    size_t j = mix64((uint64_t)id) & (m->slots - 1);
-    while (m->val[j])
-        j = (j + 1) & (m->slots - 1);
-    m->key[j] = id;
-    m->val[j] = index + 1;
-    m->used++;
-    return RL_OK;
-}
-
-uint32_t tr_ids_get(const struct tr_ids *m, int64_t id)
-{
-    if (m->pairs.n && id <= m->last) {
-        size_t lo = 0, hi = m->pairs.n;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (pair_key(m, mid) < id)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        /* the keys rise and the last is m->last >= id: lo is a key's */
-        if (pair_key(m, lo) == id) {
-            uint32_t v;
-            memcpy(&v, (char *)tr_at(&m->pairs, lo) + sizeof(int64_t), sizeof v);
-            return v + 1;
-        }
-    }
-    return hash_get(m, id);
-}
-
-int tr_ids_put(struct tr_ids *m, int64_t id, uint32_t index)
-{
-    if (!m->pairs.n || id > m->last) {
-        char *p = tr_chunks_push(&m->pairs);
-        if (!p)
-            return RL_ENOMEM;
-        memcpy(p, &id, sizeof id);
-        memcpy(p + sizeof id, &index, sizeof index);
-        m->last = id;
-        return RL_OK;
-    }
-    if (tr_ids_get(m, id))
-        return RL_OK; /* the first one stays */
-    return hash_put(m, id, index);
-}
-
-void tr_ids_release(struct tr_ids *m)
-{
-    tr_chunks_release(&m->pairs);
-    free(m->key);
-    free(m->val);
-    m->key = NULL;
-    m->val = NULL;
-    m->slots = m->used = 0;
-}
-
-/* ---- GPU time: busy and span per device ----------------------------------- */
-
-/* Intervals kept per device before the older half is folded into a sum:
- * traces come in time order per stream, so an activity older than that
- * many idle gaps is not expected; one that comes anyway is counted busy
- * only after the folded part ends. */
-#define TR_BUSY_KEEP ((size_t)1 << 16)
-
-static struct tr_busy *busy_of(struct tr_state *s, int device)
-{
-    for (size_t i = 0; i < s->n_busy; i++)
-        if (s->busy[i].device == device)
-            return &s->busy[i];
-    if (tr_reserve((void **)&s->busy, &s->busy_cap, s->n_busy, sizeof *s->busy))
-        return NULL;
-    struct tr_busy *b = &s->busy[s->n_busy++];
-    *b = (struct tr_busy){.device = device, .first = INFINITY, .last = -INFINITY,
-                          .folded_end = -INFINITY};
-    return b;
-}
-
-/* Add [ts, end] to the device's intervals, merging those it overlaps or
- * touches (as a sweep over the sorted spans would). */
-static int busy_add(struct tr_state *s, int device, double ts, double end)
-{
-    struct tr_busy *b = busy_of(s, device);
-    if (!b)
-        return RL_ENOMEM;
-    if (ts < b->first)
-        b->first = ts;
-    if (end > b->last)
-        b->last = end;
-    if (ts <= b->folded_end) {
-        if (end <= b->folded_end)
-            return RL_OK;
-        ts = b->folded_end;
-    }
-    size_t lo = 0, hi = b->n; /* the first interval ending at or after ts */
-    if (b->n && b->v[b->n - 1].end < ts) {
-        lo = b->n;
-    } else {
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (b->v[mid].end < ts)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-    }
-    if (lo < b->n && b->v[lo].ts <= end) {
-        if (ts < b->v[lo].ts)
-            b->v[lo].ts = ts;
-        if (end > b->v[lo].end)
-            b->v[lo].end = end;
-        size_t k = lo + 1;
-        while (k < b->n && b->v[k].ts <= b->v[lo].end) {
-            if (b->v[k].end > b->v[lo].end)
-                b->v[lo].end = b->v[k].end;
-            k++;
-        }
-        memmove(&b->v[lo + 1], &b->v[k], (b->n - k) * sizeof *b->v);
-        b->n -= k - lo - 1;
-        return RL_OK;
-    }
-    if (b->n == TR_BUSY_KEEP) {
-        size_t half = b->n / 2;
-        for (size_t i = 0; i < half; i++)
-            b->folded_ns += b->v[i].end - b->v[i].ts;
-        b->folded_end = b->v[half - 1].end;
-        memmove(b->v, b->v + half, (b->n - half) * sizeof *b->v);
-        b->n -= half;
-        lo -= lo < half ? lo : half;
-    }
-    if (tr_reserve((void **)&b->v, &b->cap, b->n, sizeof *b->v))
-        return RL_ENOMEM;
-    memmove(&b->v[lo + 1], &b->v[lo], (b->n - lo) * sizeof *b->v);
-    b->v[lo].ts = ts;
-    b->v[lo].end = end;
-    b->n++;
-    return RL_OK;
-}
-
-static int cmp_busy(const void *pa, const void *pb)
-{
-    const struct tr_busy *a = pa, *b = pb;
-    return a->device < b->device ? -1 : a->device > b->device;
-}
-
-static void gpu_time(struct tr_state *s, double scale)
-{
-    struct rl_torch_stats *st = s->st;
-    if (!s->n_busy)
-        return;
-    if (s->n_busy > 1)
-        qsort(s->busy, s->n_busy, sizeof *s->busy, cmp_busy);
-    double busy = 0, span = 0;
-    for (size_t d = 0; d < s->n_busy; d++) {
-        const struct tr_busy *b = &s->busy[d];
-        busy += b->folded_ns;
-        for (size_t i = 0; i < b->n; i++)
-            busy += b->v[i].end - b->v[i].ts;
-        span += b->last - b->first;
-    }
-    st->devices = (int)s->n_busy;
-    st->busy_ns = busy * scale;
-    st->span_ns = span * scale;
 }
 
 /* ---- the operator calls, nested (at the end, when needed) ------------------ */
@@ -441,8 +206,15 @@ static int note_unknown(struct tr_state *s, uint32_t name, double t)
     return RL_OK;
 }
 
-/* Add one GPU activity to its group; best: it carries its call's cost. */
-static int emit(struct tr_state *s, const struct tr_gpu *k, bool best, double scale)
+/* The part of its call's cost one GPU activity carries. */
+struct tr_share {
+    double flops, bytes;        /* NAN: none known */
+};
+
+/* Add one GPU activity to its group; share: the part of its call's cost
+ * it carries (split_call), NULL none. */
+static int emit(struct tr_state *s, const struct tr_gpu *k, const struct tr_share *share,
+                double scale)
 {
     struct rl_torch_stats *st = s->st;
     const char *name = tr_text(&s->knames, k->kname);
@@ -472,7 +244,6 @@ static int emit(struct tr_state *s, const struct tr_gpu *k, bool best, double sc
     }
     const struct tr_op *o = k->op && !graph_label ? op_at(s, k->op - 1) : NULL;
     const struct tr_sig *sg = o ? &s->sig[o->sig] : NULL;
-    double part_flops = NAN, part_bytes = NAN;
     struct rl_trace_launch l = {.name = kname, .grid = dims, .block = dims + 3,
                                 .origin = RL_ORIGIN_ANALYTIC, .launches = 1,
                                 .flops = NAN, .time_ns = k->dur * scale, .comm_bytes = NAN};
@@ -506,13 +277,10 @@ static int emit(struct tr_state *s, const struct tr_gpu *k, bool best, double sc
         tr_graph_twin(s, k, &l, &err);
         if (err)
             return err;
-    } else if (sg && sg->cost.known &&
-               rl_torch_llm_kernel_part(&sg->cost, kname, best, &part_flops, &part_bytes)) {
-        /* the whole cost on the call's longest kernel; a fused MoE's
-         * kernels each their part (torchops-llm.h) */
+    } else if (sg && sg->cost.known && share) {
         const char *noted = "";
-        l.flops = part_flops;
-        l.bytes[RL_MEM_DRAM] = part_bytes;
+        l.flops = share->flops;
+        l.bytes[RL_MEM_DRAM] = share->bytes;
         /* a copy or fill carrying the call's cost runs on no Tensor Core */
         bool kernel = k->kind == TR_KERNEL;
         l.precision = rl_torch_kernel_roof(kname, sg->cost.dtype, kernel && sg->cost.matmul,
@@ -522,12 +290,14 @@ static int emit(struct tr_state *s, const struct tr_gpu *k, bool best, double sc
         if (isnan(l.flops)) /* bytes only: a memory point */
             l.flops = NAN;
         st->costed++;
-    } else if (sg && sg->cost.known) {
-        st->op_helpers++;
     } else if (k->kind == TR_MEMSET && k->bytes >= 0) {
         l.bytes[RL_MEM_DRAM] = k->bytes; /* written once */
+        st->op_helpers += sg && sg->cost.known;
     } else if (k->kind == TR_MEMCPY && k->memcpy_dir == TR_COPY_D2D && k->bytes >= 0) {
         l.bytes[RL_MEM_DRAM] = 2 * k->bytes; /* read and written */
+        st->op_helpers += sg && sg->cost.known;
+    } else if (sg && sg->cost.known) {
+        st->op_helpers++;
     } else if (k->kind == TR_KERNEL && sg) {
         st->uncosted++;
         if (note_unknown(s, sg->name, l.time_ns))
@@ -582,63 +352,323 @@ static int order_groups(struct tr_state *s)
     return rc;
 }
 
-/* k is linked (k->op set, or 0: never will be): held as its call's longest
- * activity so far, or added to its group now. */
-static int place(struct tr_state *s, const struct tr_gpu *k, double scale)
+#define TR_SCALE 1000.0 /* Kineto's microseconds to ns (tr_link) */
+
+/* ---- linking: by id, checked against the launch --------------------------- */
+
+/* Does call op (index + 1) hold runtime call r: on its thread, r's start
+ * within its span? An External id that names a call that does not is not
+ * that call's: older Kineto writes a GPU activity's own correlation id
+ * there, which collides with unrelated operators' ids. */
+static bool holds(const struct tr_state *s, uint32_t op, const struct tr_rt *r)
 {
-    /* copies between host and device cross PCIe, not DRAM: never the
-     * carrier of an operator's DRAM bytes */
-    if (!k->op || (k->kind == TR_MEMCPY && k->memcpy_dir != TR_COPY_D2D))
-        return emit(s, k, false, scale);
-    struct tr_op *o = tr_at(&s->ops, k->op - 1);
-    if (!o->held) {
-        /* one held per operator, this one's not yet: fewer than the
-         * operators (at most UINT32_MAX - 1, take_event), so the 1-based
-         * index fits o->held */
-        struct tr_gpu *h = tr_chunks_push(&s->held);
-        if (!h)
-            return RL_ENOMEM;
-        *h = *k;
-        o->held = (uint32_t)s->held.n;
-        return RL_OK;
-    }
-    struct tr_gpu *h = tr_at(&s->held, o->held - 1);
-    if (k->dur > h->dur || (k->dur == h->dur && k->seq < h->seq)) {
-        struct tr_gpu old = *h;
-        *h = *k;
-        return emit(s, &old, false, scale);
-    }
-    return emit(s, k, false, scale);
+    /* 1 ns of slack: a start and a duration with nanosecond fractions may
+     * round apart */
+    const struct tr_op *o = op_at(s, op - 1);
+    return o->thread == r->thread && o->ts - 1e-3 <= r->ts && r->ts <= o->end + 1e-3;
 }
 
-#define TR_SCALE 1000.0 /* Kineto's microseconds to ns (tr_link) */
+enum tr_how { TR_BY_EXT, TR_BY_RUNTIME, TR_BY_SPAN, TR_BY_NONE };
+
+/* The call that launched k: by its External id, else its runtime call's
+ * (r; NULL: not read), each checked against r when it is known; else, with
+ * the calls nested, the innermost call on r's thread whose span holds r.
+ * *op: index + 1, 0 none. k->collided is set when an id named a call that
+ * does not hold r. */
+static enum tr_how resolve(const struct tr_state *s, struct tr_gpu *k, const struct tr_rt *r,
+                           bool nested, uint32_t *op)
+{
+    uint32_t o = tr_ids_get(&s->op_ext, k->ext); /* -1: found nowhere */
+    if (o && (!r || holds(s, o, r))) {
+        *op = o;
+        return TR_BY_EXT;
+    }
+    k->collided |= o != 0;
+    if (r) {
+        o = tr_ids_get(&s->op_ext, r->ext);
+        if (o && holds(s, o, r)) {
+            *op = o;
+            return TR_BY_RUNTIME;
+        }
+        k->collided |= o != 0;
+        if (nested && (o = innermost_at(s, r->thread, r->ts))) {
+            *op = o;
+            return TR_BY_SPAN;
+        }
+    }
+    *op = 0;
+    return TR_BY_NONE;
+}
+
+static const struct tr_rt *runtime_of(const struct tr_state *s, int64_t corr)
+{
+    uint32_t rt = tr_ids_get(&s->rt_corr, corr); /* -1: never kept */
+    return rt ? tr_at(&s->rts, rt - 1) : NULL;
+}
+
+static void count_link(struct tr_state *s, enum tr_how how, const struct tr_gpu *k)
+{
+    struct rl_torch_stats *st = s->st;
+    st->linked_external += how == TR_BY_EXT;
+    st->linked_runtime += how == TR_BY_RUNTIME;
+    st->linked_span += how == TR_BY_SPAN;
+    st->unlinked += how == TR_BY_NONE;
+    st->relinked += k->collided;
+}
+
+/* ---- one call's activities, its cost split over them ----------------------- */
+
+/* k is linked (k->op set, or 0: never will be): an activity of a costed
+ * call is held until the end, when its call's cost is split over them
+ * (split_call); the others go into their groups now. */
+static int place(struct tr_state *s, const struct tr_gpu *k, double scale)
+{
+    /* copies between host and device cross PCIe, not DRAM: never a
+     * carrier of an operator's DRAM bytes */
+    if (!k->op || (k->kind == TR_MEMCPY && k->memcpy_dir != TR_COPY_D2D))
+        return emit(s, k, NULL, scale);
+    struct tr_op *o = tr_at(&s->ops, k->op - 1);
+    if (!s->sig[o->sig].cost.known)
+        return emit(s, k, NULL, scale);
+    /* fewer held than GPU activities read (at most UINT32_MAX - 1: the
+     * 1-based index fits) */
+    if (s->held.n >= UINT32_MAX - 1)
+        return RL_ENOMEM;
+    struct tr_gpu *h = tr_chunks_push(&s->held);
+    if (!h)
+        return RL_ENOMEM;
+    *h = *k;
+    h->next = o->held;
+    o->held = (uint32_t)s->held.n;
+    return RL_OK;
+}
+
+static int cmp_seq(const void *pa, const void *pb)
+{
+    const struct tr_gpu *a = pa, *b = pb;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static enum rl_torch_role role_of(const struct tr_state *s, const struct tr_gpu *k)
+{
+    if (k->kind != TR_KERNEL)
+        return RL_TORCH_ROLE_COPY;
+    /* the interned name is NUL-terminated after its grid and block: copy
+     * the name alone */
+    char name[4097];
+    size_t n = s->knames.len[k->kname] - 6 * sizeof(uint32_t);
+    memcpy(name, tr_text(&s->knames, k->kname), n);
+    name[n] = 0;
+    return rl_torch_kernel_role(name, false);
+}
+
+/* A fused MoE's kernels each carry their part (rl_torch_llm_kernel_part:
+ * the gate-up and down GEMMs, the routing, the helpers); its copies and
+ * fills their own bytes. */
+static int split_moe(struct tr_state *s, const struct rl_torch_cost *c, struct tr_gpu *v,
+                     size_t n, double scale)
+{
+    int rc = RL_OK;
+    s->st->split_calls++;
+    for (size_t i = 0; i < n && rc == RL_OK; i++) {
+        char name[4097];
+        size_t len = s->knames.len[v[i].kname] - 6 * sizeof(uint32_t);
+        memcpy(name, tr_text(&s->knames, v[i].kname), len);
+        name[len] = 0;
+        struct tr_share sh;
+        bool part = v[i].kind == TR_KERNEL &&
+                    rl_torch_llm_kernel_part(c, name, false, &sh.flops, &sh.bytes);
+        rc = emit(s, &v[i], part ? &sh : NULL, scale);
+    }
+    return rc;
+}
+
+/* Split call op's cost over its n activities v (in the order read) and add
+ * them to their groups. One activity carries it all. Several: a
+ * convolution backward's grad-input kernels share its grad-input FLOPs and
+ * bytes and its grad-weight kernels the rest; otherwise the one kernel
+ * that does the arithmetic (role main) carries the FLOPs and bytes, an
+ * addmm's bias copy its bytes; set-up, split-K reductions, copies and fills
+ * carry none (a fill or device copy its own bytes, emit). Where the kernels
+ * cannot be told apart (no main kernel or several, a convolution backward
+ * without both a grad-input and a grad-weight kernel and no other) the
+ * call is judged as
+ * one point: each activity carries the FLOPs and bytes in proportion to its
+ * time, so all sit at the call's intensity and rate. */
+static int split_call(struct tr_state *s, const struct tr_sig *sg, struct tr_gpu *v, size_t n,
+                      double scale)
+{
+    struct rl_torch_stats *st = s->st;
+    const struct rl_torch_cost *c = &sg->cost;
+    if (isfinite(c->flops))
+        st->call_flops += c->flops;
+    if (n == 1)
+        return emit(s, &v[0], &(struct tr_share){c->flops, c->bytes}, scale);
+    if (strncmp(c->formula, "moe", 3) == 0) /* a fused MoE: its kernels by role (tracellm) */
+        return split_moe(s, c, v, n, scale);
+    enum { MAX_SPLIT = 64 }; /* more: one point */
+    enum rl_torch_role role[MAX_SPLIT];
+    size_t n_main = 0, n_d = 0, n_w = 0, n_copy = 0, n_epi = 0, main_at = 0, bias_at = 0;
+    double t_all = 0, t_d = 0, t_w = 0;
+    for (size_t i = 0; i < n; i++) {
+        t_all += v[i].dur;
+        if (n > MAX_SPLIT)
+            continue;
+        role[i] = role_of(s, &v[i]);
+        if (role[i] == RL_TORCH_ROLE_DGRAD)
+            n_d++, t_d += v[i].dur;
+        else if (role[i] == RL_TORCH_ROLE_WGRAD)
+            n_w++, t_w += v[i].dur;
+        else if (role[i] == RL_TORCH_ROLE_MAIN)
+            n_main++, main_at = i;
+        else if (role[i] == RL_TORCH_ROLE_COPY && v[i].kind == TR_KERNEL)
+            n_copy++, bias_at = i;
+        else if (role[i] == RL_TORCH_ROLE_EPILOGUE)
+            n_epi++, bias_at = i;
+    }
+    const struct rl_torch_parts *p = &sg->parts;
+    int rc = RL_OK;
+    if (n <= MAX_SPLIT && p->conv_backward && n_d && n_w && !n_main) {
+        st->split_calls++;
+        for (size_t i = 0; i < n && rc == RL_OK; i++) {
+            /* several kernels of one part share it by time (equally when
+             * none took any) */
+            bool d = role[i] == RL_TORCH_ROLE_DGRAD, w = role[i] == RL_TORCH_ROLE_WGRAD;
+            double t = d ? t_d : t_w, nk = (double)(d ? n_d : n_w);
+            double f = t > 0 ? v[i].dur / t : 1 / nk;
+            struct tr_share sh = {f * (d ? p->dgrad_flops : p->wgrad_flops),
+                                  f * (d ? p->dgrad_bytes : p->wgrad_bytes)};
+            rc = emit(s, &v[i], d || w ? &sh : NULL, scale);
+        }
+        return rc;
+    }
+    /* one kernel does the arithmetic (a convolution backward asking both
+     * grads has two) */
+    if (n <= MAX_SPLIT && n_main + n_d + n_w == 1 && !p->conv_backward) {
+        if (n_main == 0) /* the one grad kernel of a call that asks for one */
+            for (size_t i = 0; i < n; i++)
+                if (role[i] == RL_TORCH_ROLE_DGRAD || role[i] == RL_TORCH_ROLE_WGRAD)
+                    main_at = i;
+        /* an addmm's bias in its own kernel: copied in before the GEMM
+         * (which then reads the output too) or added after it */
+        bool bias = p->addmm && n_copy + n_epi == 1;
+        double before = n_copy ? 1 : 0;
+        struct tr_share gemm = {c->flops, bias ? p->ab_bytes + (1 + before) * p->out_bytes
+                                               : c->bytes},
+                        add = {0, p->bias_bytes + (2 - before) * p->out_bytes};
+        st->split_calls++;
+        for (size_t i = 0; i < n && rc == RL_OK; i++)
+            rc = emit(s, &v[i], i == main_at ? &gemm : bias && i == bias_at ? &add : NULL, scale);
+        return rc;
+    }
+    st->one_point_calls++;
+    for (size_t i = 0; i < n && rc == RL_OK; i++) {
+        double f = t_all > 0 ? v[i].dur / t_all : 1 / (double)n;
+        rc = emit(s, &v[i], &(struct tr_share){f * c->flops, f * c->bytes}, scale);
+    }
+    return rc;
+}
+
+/* Every costed call's activities, split (at the end, calls in the order
+ * read). */
+static int split_calls(struct tr_state *s, double scale)
+{
+    int rc = RL_OK;
+    for (size_t i = 0; i < s->ops.n && rc == RL_OK; i++) {
+        const struct tr_op *o = op_at(s, (uint32_t)i);
+        size_t n = 0;
+        for (uint32_t h = o->held; h && rc == RL_OK; h = ((struct tr_gpu *)tr_at(&s->held, h - 1))->next) {
+            if (tr_reserve((void **)&s->tmp, &s->tmp_cap, n, sizeof *s->tmp))
+                rc = RL_ENOMEM;
+            else
+                s->tmp[n++] = *(struct tr_gpu *)tr_at(&s->held, h - 1);
+        }
+        if (rc || !n)
+            continue;
+        qsort(s->tmp, n, sizeof *s->tmp, cmp_seq);
+        rc = split_call(s, &s->sig[o->sig], s->tmp, n, scale);
+    }
+    return rc;
+}
+
+/* Link an activity whose runtime call was not read when it was (r: that
+ * call, NULL none in the trace): checked against it, placed when its id
+ * holds, else kept to link by span at the end. */
+static int link_waited(struct tr_state *s, struct tr_gpu *k, const struct tr_rt *r)
+{
+    enum tr_how how = resolve(s, k, r, false, &k->op);
+    if (how == TR_BY_NONE) { /* collided: by span, at the end */
+        struct tr_gpu *p = tr_chunks_push(&s->pending);
+        if (!p)
+            return RL_ENOMEM;
+        *p = *k;
+        return RL_OK;
+    }
+    count_link(s, how, k);
+    return place(s, k, TR_SCALE);
+}
+
+int tr_take_runtime(struct tr_state *s, int64_t corr)
+{
+    size_t n;
+    if (!s->wait.used || corr < 0)
+        return RL_OK;
+    if (tr_wait_take(&s->wait, corr, false, &s->tmp, &s->tmp_cap, &n))
+        return RL_ENOMEM;
+    const struct tr_rt *r = runtime_of(s, corr);
+    int rc = RL_OK;
+    for (size_t i = 0; i < n && rc == RL_OK; i++)
+        rc = link_waited(s, &s->tmp[i], r);
+    return rc;
+}
+
+/* After the last event: those whose runtime call never came keep their
+ * External id's call, in the order read. */
+static int wait_drain(struct tr_state *s)
+{
+    size_t n;
+    if (tr_wait_take(&s->wait, 0, true, &s->tmp, &s->tmp_cap, &n))
+        return RL_ENOMEM;
+    int rc = RL_OK;
+    for (size_t i = 0; i < n && rc == RL_OK; i++)
+        rc = link_waited(s, &s->tmp[i], NULL);
+    return rc;
+}
 
 int tr_take_gpu(struct tr_state *s, const struct tr_gpu *in, int device, double ts)
 {
     struct rl_torch_stats *st = s->st;
     struct tr_gpu k = *in;
     k.seq = s->n_gpus++;
-    k.op = 0;
+    k.op = k.next = 0;
+    k.collided = false;
     if (k.seq == 0)
         s->first_device = device;
     st->kernel_time_ns += k.dur * TR_SCALE;
-    if (busy_add(s, device, ts, ts + k.dur))
+    if (tr_busy_add(s, device, ts, ts + k.dur))
         return RL_ENOMEM;
     /* an id of -1 (none) is never in the maps (ids are read >= 0, and a
      * runtime call without a correlation is not kept): looked up, it finds
      * nothing */
-    if ((k.op = tr_ids_get(&s->op_ext, k.ext))) {
-        st->linked_external++;
-        return place(s, &k, TR_SCALE);
+    const struct tr_rt *r = runtime_of(s, k.corr);
+    if (tr_ids_get(&s->op_ext, k.ext)) {
+        if (!r && k.corr >= 0) /* checked when its runtime call comes */
+            return tr_wait_put(&s->wait, &k);
+        enum tr_how how = resolve(s, &k, r, false, &k.op);
+        if (how != TR_BY_NONE) {
+            count_link(s, how, &k);
+            return place(s, &k, TR_SCALE);
+        }
+    } else if (k.ext < 0 && r) {
+        enum tr_how how = resolve(s, &k, r, false, &k.op);
+        if (how != TR_BY_NONE) {
+            count_link(s, how, &k);
+            return place(s, &k, TR_SCALE);
+        }
     }
     /* an activity with an External id of an operator not read yet waits
-     * for it (linked at the end, link_pending) */
-    uint32_t rt = k.ext < 0 ? tr_ids_get(&s->rt_corr, k.corr) : 0;
-    const struct tr_rt *r = rt ? tr_at(&s->rts, rt - 1) : NULL;
-    if (r && (k.op = tr_ids_get(&s->op_ext, r->ext))) {
-        st->linked_runtime++;
-        return place(s, &k, TR_SCALE);
-    }
+     * for it (linked at the end, link_pending), and so does one whose id
+     * collided (by span) */
     struct tr_gpu *p = tr_chunks_push(&s->pending);
     if (!p)
         return RL_ENOMEM;
@@ -649,22 +679,11 @@ int tr_take_gpu(struct tr_state *s, const struct tr_gpu *in, int device, double 
 /* Link what could not be linked when read, in the order read. */
 static int link_pending(struct tr_state *s, double scale)
 {
-    struct rl_torch_stats *st = s->st;
     int rc = RL_OK;
     for (size_t i = 0; i < s->pending.n && rc == RL_OK; i++) {
         struct tr_gpu *k = tr_at(&s->pending, i);
-        if ((k->op = tr_ids_get(&s->op_ext, k->ext))) { /* -1: found nowhere */
-            st->linked_external++;
-        } else {
-            uint32_t rt = tr_ids_get(&s->rt_corr, k->corr);
-            const struct tr_rt *r = rt ? tr_at(&s->rts, rt - 1) : NULL;
-            if (r && (k->op = tr_ids_get(&s->op_ext, r->ext)))
-                st->linked_runtime++;
-            else if (r && (k->op = innermost_at(s, r->thread, r->ts)))
-                st->linked_span++;
-            else
-                st->unlinked++;
-        }
+        enum tr_how how = resolve(s, k, runtime_of(s, k->corr), true, &k->op);
+        count_link(s, how, k);
         rc = place(s, k, scale);
     }
     return rc;
@@ -726,28 +745,25 @@ int tr_link(struct tr_state *s, const char *what, char *errmsg)
     double scale = TR_SCALE;
     struct rl_trace_groups *g = s->g;
     snprintf(s->st->time_unit, sizeof s->st->time_unit, "us");
-    int rc = RL_OK;
-    if (s->pending.n)
+    int rc = wait_drain(s);
+    if (rc == RL_OK && s->pending.n)
         rc = nest_ops(s); /* linking by span */
     if (rc == RL_OK)
         rc = link_pending(s, scale);
-    for (size_t i = 0; i < s->ops.n && rc == RL_OK; i++) {
-        const struct tr_op *o = op_at(s, (uint32_t)i);
-        if (o->held)
-            rc = emit(s, tr_at(&s->held, o->held - 1), true, scale);
-    }
+    if (rc == RL_OK)
+        rc = split_calls(s, scale);
     if (rc == RL_OK && s->late.n && !s->parent)
         rc = nest_ops(s);
     for (size_t i = 0; i < s->late.n && rc == RL_OK; i++)
-        rc = emit(s, tr_at(&s->late, i), false, scale); /* NCCL kernels: no cost either way */
+        rc = emit(s, tr_at(&s->late, i), NULL, scale); /* NCCL kernels: no cost either way */
     s->graph_pass = true; /* graph replays last: their eager twins are all in */
     for (size_t i = 0; i < s->graph.n && rc == RL_OK; i++)
-        rc = emit(s, tr_at(&s->graph, i), false, scale);
+        rc = emit(s, tr_at(&s->graph, i), NULL, scale);
     if (rc == RL_OK)
         rc = order_groups(s);
     if (rc == RL_OK) {
         rank_unknown(s);
-        gpu_time(s, scale);
+        tr_gpu_time(s, scale);
         name_gpu(s, g);
     }
     if (rc == RL_OK && s->st->world_size > 0) {
@@ -788,6 +804,11 @@ void rl_torch_notes(const struct rl_torch_stats *st, char *buf, size_t size)
         (unsigned long long)st->memsets, (unsigned long long)st->linked_external,
         (unsigned long long)st->linked_runtime, (unsigned long long)st->linked_span,
         (unsigned long long)st->unlinked);
+    if (st->relinked) /* torchlink: ids that collide (issue 32) */
+        PUT("%llu GPU activities' External id named an operator call that did not launch them "
+            "(its span does not hold their runtime call: older Kineto writes the correlation id "
+            "there): linked by the launching thread's span instead\n",
+            (unsigned long long)st->relinked);
     if (!st->shapes && st->cpu_ops)
         PUT("no operator shapes in this trace (recorded without record_shapes=True): kernels "
             "are placed by time only; profile with torch.profiler.profile(record_shapes=True) "
@@ -799,6 +820,12 @@ void rl_torch_notes(const struct rl_torch_stats *st, char *buf, size_t size)
             "time only, %llu kernels of operators the table does not know are timing only\n",
             (unsigned long long)st->costed, (unsigned long long)st->op_helpers,
             (unsigned long long)st->uncosted);
+    if (st->split_calls || st->one_point_calls) /* torchlink: a call's cost over its kernels */
+        PUT("operator calls of several GPU activities: %llu split by what each kernel does "
+            "(grad-input and grad-weight, GEMM and bias copy; set-up, split-K reduction and "
+            "copy kernels carry no FLOPs), %llu whose kernels cannot be told apart judged as "
+            "one point (their FLOPs and bytes spread over all their kernels by time)\n",
+            (unsigned long long)st->split_calls, (unsigned long long)st->one_point_calls);
     if (st->roof_from_dtype)
         PUT("%llu kernels are judged against their dtype's most generous roof: the kernel "
             "name does not say which unit ran it\n",
@@ -850,8 +877,12 @@ void rl_torch_stats_add(struct rl_torch_stats *d, const struct rl_torch_stats *s
     d->linked_runtime += s->linked_runtime;
     d->linked_span += s->linked_span;
     d->unlinked += s->unlinked;
+    d->relinked += s->relinked;
     d->costed += s->costed;
     d->op_helpers += s->op_helpers;
+    d->split_calls += s->split_calls;
+    d->one_point_calls += s->one_point_calls;
+    d->call_flops += s->call_flops;
     d->uncosted += s->uncosted;
     d->roof_from_dtype += s->roof_from_dtype;
     d->comm_group_from_world += s->comm_group_from_world;

@@ -9,7 +9,9 @@
  * costed once by torchops); a runtime call to its correlation, External id,
  * thread and start; a GPU activity to its correlation, External id, span,
  * device and interned name. A GPU activity whose operator call is already
- * known goes into its kernel group at once (torch-link.c); only those that
+ * known (its id checked against its runtime call) goes into its kernel
+ * group at once (torch-link.c), or, when that call is costed, is held until
+ * the end, when the call's cost is split over its activities; those that
  * cannot be linked yet are kept, and linked after the last event.
  */
 #define _GNU_SOURCE
@@ -236,7 +238,7 @@ static int ts_into(struct rl_jsr *r, enum rl_jsr_tok t, struct ev *e)
     char *end;
     long long whole = strtoll(r->num_text, &end, 10);
     double frac = *end == '.' ? strtod(end, NULL) : 0;
-    if (*end && *end != '.') { /* an exponent: as a double */
+    if (strpbrk(end, "eE") || (*end && *end != '.')) { /* an exponent ("1.1e2" too): as a double */
         e->ts = r->num;
         e->ts_whole = 0;
         return 0;
@@ -709,6 +711,8 @@ static long op_signature(struct tr_state *s, struct ev *e)
         memset(&g->cost, 0, sizeof g->cost), g->cost.flops = g->cost.bytes = NAN;
     if (!g->cost.known)
         g->cost.flops = g->cost.bytes = NAN;
+    else
+        rl_torch_op_parts(&op, &g->cost, &g->parts);
     if (e->coll[0]) {
         snprintf(g->collective, sizeof g->collective, "%s", e->coll);
         double nel = e->in_nelems, eb = dtype_bytes_comm(e->comm_dtype);
@@ -788,7 +792,8 @@ static int take_event(struct rl_jsr *r, struct tr_state *s, struct ev *e)
             return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
         *rt = (struct tr_rt){.ext = e->ext, .ts = e->ts, .thread = th,
                              .graph = tr_graph_launch_name(e->name.s ? e->name.s : "")};
-        if (tr_ids_put(&s->rt_corr, e->corr, (uint32_t)(s->rts.n - 1)))
+        if (tr_ids_put(&s->rt_corr, e->corr, (uint32_t)(s->rts.n - 1)) ||
+            tr_take_runtime(s, e->corr))
             return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
         return 0;
     }

@@ -27,8 +27,23 @@ struct rl_torch_stats {
      * runtime call's External id (by correlation), the innermost operator
      * on the launching thread whose span holds the runtime call, or none. */
     uint64_t linked_external, linked_runtime, linked_span, unlinked;
-    uint64_t costed;              /* kernels that carry their operator's FLOPs and bytes */
-    uint64_t op_helpers;          /* further kernels of a costed operator (time only) */
+    /* GPU activities whose External id (their own or their runtime call's)
+     * named an operator call whose span does not hold their runtime call on
+     * its thread (older Kineto writes the correlation id there): linked by
+     * span instead (counted there too) */
+    uint64_t relinked;
+    /* A costed operator call's FLOPs and bytes are split over its GPU
+     * activities by what each does (torch-split.h): */
+    uint64_t costed;              /* activities that carry a share of their call's cost */
+    uint64_t op_helpers;          /* further activities of costed calls: set-up, split-K
+                                   * reductions, copies (time only; a fill or device
+                                   * copy its own bytes) */
+    uint64_t split_calls;         /* calls of several activities split by role */
+    uint64_t one_point_calls;     /* calls of several activities not told apart: the
+                                   * cost spread over all of them by time (one point) */
+    double call_flops;            /* FLOPs of the costed calls with GPU activities, and of
+                                   * the graph replays costed (torch-graph.c): the shares
+                                   * their activities carry add up to it */
     uint64_t uncosted;            /* kernels whose operator the table does not know */
     uint64_t roof_from_dtype;     /* costed kernels whose name did not say the roof */
     uint64_t comm_kernels, comm_with_bytes;
