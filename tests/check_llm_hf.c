@@ -219,6 +219,15 @@ START_TEST(layers_of_each_kind)
 }
 END_TEST
 
+static const struct rl_llm_op *find_op(const struct rl_llm_phase_cost *p, const char *name)
+{
+    for (int i = 0; i < p->n_ops; i++)
+        if (strcmp(p->ops[i].name, name) == 0)
+            return &p->ops[i];
+    ck_abort_msg("no operator %s", name);
+    return NULL;
+}
+
 START_TEST(kv_cache_per_token_and_sequence)
 {
     char err[RL_ERRMSG_SIZE];
@@ -241,17 +250,20 @@ START_TEST(kv_cache_per_token_and_sequence)
     ck_assert_double_eq(rl_llm_kv_share_per_gpu(&m, 4), 0.25); /* 2 of 8 KV heads */
     /* Shorter than the window: every layer all of it. */
     ck_assert_double_eq(rl_llm_kv_bytes_per_sequence(&m, &bf16, 100), 36 * 2048.0 * 100);
+    /* Decode at batch 2, context 4096: the 18 full layers read K of 4096
+     * positions x 8 KV heads x 64 x 2 B per sequence, the 18 windowed 128. */
+    static struct rl_llm_phase_cost p;
+    rl_llm_phase(&m, &bf16, RL_LLM_DECODE, 2, 4096, &p);
+    ck_assert_int_eq(find_op(&p, "attn_scores")->count, 18);
+    ck_assert_double_eq(find_op(&p, "attn_scores")->kv_bytes, 2 * 4096 * 8 * 64 * 2.0);
+    ck_assert_int_eq(find_op(&p, "swa_av")->count, 18);
+    ck_assert_double_eq(find_op(&p, "swa_av")->kv_bytes, 2 * 128 * 8 * 64 * 2.0);
+    ck_assert_double_eq(find_op(&p, "swa_scores")->keys, 128);
+    /* Prefill of 4096: a windowed layer's pairs 128 x 129 / 2 + 3968 x 128. */
+    rl_llm_phase(&m, &bf16, RL_LLM_PREFILL, 1, 4096, &p);
+    ck_assert_double_eq(find_op(&p, "swa_av")->flops, 2 * (8256.0 + 507904) * 64 * 64);
 }
 END_TEST
-
-static const struct rl_llm_op *find_op(const struct rl_llm_phase_cost *p, const char *name)
-{
-    for (int i = 0; i < p->n_ops; i++)
-        if (strcmp(p->ops[i].name, name) == 0)
-            return &p->ops[i];
-    ck_abort_msg("no operator %s", name);
-    return NULL;
-}
 
 START_TEST(mla_decode_in_absorbed_form)
 {

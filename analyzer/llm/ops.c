@@ -13,7 +13,7 @@
  *
  * Layers of different kinds are operators of their own, each counted for
  * the layers of its kind (the stage's: ceil(n / pp) of a kind, at most
- * its layers): windowed attention (`attn_scores_swa`, `attn_av_swa`) beside
+ * its layers): windowed attention (`swa_scores`, `swa_av`) beside
  * full attention where both are; an MoE model's dense layers
  * (`dense_gate_up`, `dense_act`, `dense_down`) and shared experts
  * (`shared_gate_up`, `shared_act`, `shared_down`) beside its routed experts
@@ -122,9 +122,9 @@ struct ctx {
 };
 
 /* The two attention products of the layers attending to W positions
- * (count of them), names suffixed (e.g. "_swa"). GQA: K and V of every
+ * (count of them), names prefixed (e.g. "swa_": "swa_scores"). GQA: K and V of every
  * cached position read once, nkv heads; MLA: see the top of the file. */
-static void attention(struct ctx *c, int count, double W, const char *suffix)
+static void attention(struct ctx *c, int count, double W, const char *prefix)
 {
     const struct rl_llm_model *m = c->m;
     const double B = c->B, S = c->S, T = c->T, nh = c->nh, kvb = c->kvb, ab = c->ab_attn;
@@ -133,9 +133,9 @@ static void attention(struct ctx *c, int count, double W, const char *suffix)
     const double keys = P / (c->phase == RL_LLM_DECODE ? B : T);
     char name[24];
     struct rl_llm_op *s, *v;
-    snprintf(name, sizeof name, "attn_scores%s", suffix);
+    snprintf(name, sizeof name, "%sscores", prefix[0] ? prefix : "attn_");
     s = op(c->p, name, count, false, c->attn);
-    snprintf(name, sizeof name, "attn_av%s", suffix);
+    snprintf(name, sizeof name, "%sav", prefix[0] ? prefix : "attn_");
     v = op(c->p, name, count, false, c->attn);
     s->heads = v->heads = nh, s->keys = v->keys = keys;
     if (!rl_llm_is_mla(m)) {
@@ -211,7 +211,7 @@ static void attention_layers(struct ctx *c, int L, int sliding)
     const double W = rl_llm_attended(m, (int)c->S);
     if (sliding > 0 && sliding < L) {
         attention(c, L - sliding, c->S, "");
-        attention(c, sliding, W, "_swa");
+        attention(c, sliding, W, "swa_");
     } else {
         attention(c, L, sliding > 0 ? W : c->S, "");
     }
