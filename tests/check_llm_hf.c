@@ -3,6 +3,7 @@
 #include "test_util.h"
 
 #include "analyzer/llm/hfconfig.h"
+#include "analyzer/llm/layout.h"
 #include "analyzer/llm/llm.h"
 #include "analyzer/llm/memory.h"
 #include "analyzer/llm/plan.h"
@@ -541,6 +542,199 @@ START_TEST(a_malformed_file_names_file_and_line)
 }
 END_TEST
 
+
+/* A small config of a family: H 64, 4 layers, 4 heads, vocab 10, plus extra. */
+static struct rl_llm_model small(const char *type, const char *extra)
+{
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"model_type\": \"%s\", \"hidden_size\": 64, \"intermediate_size\": 32, "
+             "\"num_hidden_layers\": 4, \"num_attention_heads\": 4, \"vocab_size\": 10%s%s}",
+             type, extra[0] ? ", " : "", extra);
+    return parse(json);
+}
+
+START_TEST(windows_of_each_family)
+{
+    /* Gemma 2: even layers windowed; 4 norms a layer; tied. */
+    struct rl_llm_model m = small("gemma2", "\"sliding_window\": 4096");
+    ck_assert(rl_llm_layer_is_sliding(&m, 0) && !rl_llm_layer_is_sliding(&m, 1));
+    ck_assert(rl_llm_layer_is_sliding(&m, 2) && !rl_llm_layer_is_sliding(&m, 3));
+    ck_assert_int_eq(m.norms_per_layer, 4);
+    ck_assert(m.tied && !m.qk_norm);
+    /* Gemma 3 with pattern 2: layers 1 and 3 global. */
+    m = small("gemma3_text", "\"sliding_window\": 512, \"sliding_window_pattern\": 2");
+    ck_assert(rl_llm_layer_is_sliding(&m, 0) && !rl_llm_layer_is_sliding(&m, 1));
+    ck_assert(m.qk_norm);
+    /* Qwen2: windowed from max_window_layers when use_sliding_window. */
+    m = small("qwen2", "\"sliding_window\": 100, \"use_sliding_window\": true, "
+                       "\"max_window_layers\": 2");
+    ck_assert(!rl_llm_layer_is_sliding(&m, 1) && rl_llm_layer_is_sliding(&m, 2));
+    ck_assert_int_eq(rl_llm_sliding_layers(&m), 2);
+    m = small("qwen2", "\"sliding_window\": 131072, \"use_sliding_window\": false");
+    ck_assert_int_eq(m.sliding_window, 0);
+    /* Mistral: every layer. */
+    m = small("mistral", "\"sliding_window\": 4096");
+    ck_assert_int_eq(rl_llm_sliding_layers(&m), 4);
+    /* Llama 4: chunks where no_rope_layers says RoPE (1). */
+    m = small("llama4_text", "\"attention_chunk_size\": 8192, \"no_rope_layers\": [1, 0, 1, 1]");
+    ck_assert_int_eq(m.sliding_window, 8192);
+    ck_assert(rl_llm_layer_is_sliding(&m, 0) && !rl_llm_layer_is_sliding(&m, 1));
+    ck_assert_int_eq(rl_llm_sliding_layers(&m), 3);
+    /* layer_types all full: no window at all. */
+    m = small("gpt_oss", "\"sliding_window\": 128, \"layer_types\": [\"full_attention\", "
+                         "\"full_attention\", \"full_attention\", \"full_attention\"]");
+    ck_assert_int_eq(m.sliding_window, 0);
+    ck_assert(!rl_llm_layer_is_sliding(&m, 0));
+    /* DeepSeek has none whatever the key says. */
+    m = small("deepseek_v3", "\"sliding_window\": 64");
+    ck_assert_int_eq(m.sliding_window, 0);
+    /* A dense model: no MoE layer, its MLP width everywhere, no MTP. */
+    ck_assert_int_eq(rl_llm_moe_layers(&m), 0);
+    ck_assert(!rl_llm_layer_is_moe(&m, 0));
+    ck_assert_int_eq(rl_llm_layer_ffn(&m, 2), 32);
+    ck_assert_double_eq(rl_llm_mtp_params(&m), 0);
+    ck_assert_double_eq(rl_llm_kv_share_per_gpu(&m, 2), 0.5);
+}
+END_TEST
+
+START_TEST(mla_without_query_compression)
+{
+    /* DeepSeek-V2-Lite's shape in small: q_lora_rank null, one dense layer
+     * first. H 64, 4 heads, kvr 16, dn 8, dr 4, dv 8: attention 64 x 4 x
+     * 12 + 64 x 20 + 16 x 4 x 16 + 4 x 8 x 64 = 7424, norms 16 + 2 x 64;
+     * layer 0 dense 3 x 64 x 32 = 6144; layer 1 MoE 4 x 3 x 64 x 16 +
+     * shared 3 x 64 x 16 + router 64 x 4 = 15616; embedding and head 2 x
+     * 10 x 64 + 64: 2 x 7568 + 6144 + 15616 + 1344 = 38240. */
+    struct rl_llm_model m = parse(
+        "{\"model_type\": \"deepseek_v2\", \"hidden_size\": 64, \"intermediate_size\": 32, "
+        "\"moe_intermediate_size\": 16, \"num_hidden_layers\": 2, \"num_attention_heads\": 4, "
+        "\"num_key_value_heads\": 4, \"vocab_size\": 10, \"q_lora_rank\": null, "
+        "\"kv_lora_rank\": 16, \"qk_nope_head_dim\": 8, \"qk_rope_head_dim\": 4, "
+        "\"v_head_dim\": 8, \"n_routed_experts\": 4, \"n_shared_experts\": 1, "
+        "\"num_experts_per_tok\": 2, \"first_k_dense_replace\": 1, \"topk_method\": "
+        "\"greedy\"}");
+    ck_assert_double_eq(rl_llm_params(&m), 38240);
+    /* Less the embedding (640) and 2 of 4 experts (6144). */
+    ck_assert_double_eq(rl_llm_active_params(&m), 31456);
+    const struct rl_llm_config bf16 = {.precision = RL_LLM_BF16, .kv = RL_LLM_KV_BF16};
+    ck_assert_double_eq(rl_llm_kv_bytes_per_token_layer(&m, &bf16), (16 + 4) * 2);
+    static struct rl_llm_phase_cost p;
+    rl_llm_phase(&m, &bf16, RL_LLM_DECODE, 1, 10, &p);
+    /* The query straight from the hidden state: 64 -> 4 x 12. */
+    ck_assert_double_eq(find_op(&p, "q_b_proj")->in, 64);
+    ck_assert_double_eq(find_op(&p, "q_b_proj")->out, 48);
+    for (int i = 0; i < p.n_ops; i++)
+        ck_assert_str_ne(p.ops[i].name, "q_a_proj");
+    /* A TP that does not divide the dense width is refused. */
+    char err[RL_ERRMSG_SIZE];
+    m.dense_ffn = 30;
+    const struct rl_llm_split tp4 = {.tp = 4, .pp = 1, .ep = 1};
+    ck_assert_int_eq(rl_llm_split_check(&m, &tp4, err), RL_EINVAL);
+    ck_assert_msg(strstr(err, "dense MLP width 30") != NULL, "%s", err);
+}
+END_TEST
+
+START_TEST(more_weight_formats)
+{
+    struct rl_llm_config cfg;
+    static const struct {
+        const char *extra;
+        enum rl_llm_precision p;
+        double wb;
+        const char *what;
+    } cases[] = {
+        {"\"torch_dtype\": \"float32\"", RL_LLM_BF16, 2, "float32, served as bf16 (torch_dtype)"},
+        {"\"dtype\": \"float16\"", RL_LLM_FP16, 2, "float16 (torch_dtype)"},
+        {"\"quantization_config\": {\"quant_method\": \"awq\", \"bits\": 4, \"group_size\": "
+         "128, \"zero_point\": false}",
+         RL_LLM_W4A16, 0.5 + 2.0 / 128,
+         "int4 (awq) with an fp16 scale per group of 128 (quantization_config)"},
+        {"\"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": "
+         "-1, \"sym\": false}",
+         RL_LLM_W4A16, 0.5,
+         "int4 (gptq) with an fp16 scale and a 4-bit zero per output row (quantization_config)"},
+        {"\"quantization_config\": {\"quant_method\": \"modelopt\", \"quantization\": "
+         "{\"quant_algo\": \"FP8\"}}",
+         RL_LLM_FP8, 1, "fp8 (quantization_config, modelopt)"},
+        {"\"quantization_config\": {\"quant_method\": \"compressed-tensors\", "
+         "\"config_groups\": {\"g\": {\"weights\": {\"num_bits\": 4, \"type\": \"float\"}}}}",
+         RL_LLM_NVFP4, 0.5 + 1.0 / 16, "nvfp4 (quantization_config, compressed-tensors)"},
+        {"\"quantization_config\": {\"quant_method\": \"compressed-tensors\", "
+         "\"config_groups\": {\"g\": {\"weights\": {\"num_bits\": 8, \"type\": \"float\"}}}}",
+         RL_LLM_FP8, 1, NULL},
+        {"\"quantization_config\": {\"quant_method\": \"fp8\", \"weight_block_size\": [64, "
+         "32]}",
+         RL_LLM_FP8_BLOCK, 1 + 4.0 / 2048,
+         "fp8 with an fp32 scale per 64 x 32 block (quantization_config)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct rl_llm_model m = small("llama", cases[i].extra);
+        rl_llm_config_of_model(&m, RL_LLM_KV_FP8, &cfg);
+        ck_assert_msg(cfg.precision == cases[i].p, "%zu: %d", i, cfg.precision);
+        ck_assert_msg(rl_llm_linear_weight_bytes(&cfg, false) == cases[i].wb, "%zu: %g", i,
+                      rl_llm_linear_weight_bytes(&cfg, false));
+        ck_assert(!cfg.experts_only && cfg.kv == RL_LLM_KV_FP8);
+        if (cases[i].what)
+            ck_assert_str_eq(m.quant.what, cases[i].what);
+    }
+    /* Formats it cannot cost: said, and the weights taken as BF16. */
+    struct rl_llm_model m =
+        small("llama", "\"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 8}");
+    ck_assert_str_eq(m.unknown_keys, "quantization_config.bits");
+    rl_llm_config_of_model(&m, RL_LLM_KV_BF16, &cfg);
+    ck_assert_int_eq(cfg.precision, RL_LLM_BF16);
+    m = small("llama", "\"quantization_config\": {\"quant_method\": \"modelopt\", "
+                       "\"quant_algo\": \"W4A8_AWQ\"}");
+    ck_assert_str_eq(m.unknown_keys, "quantization_config.quant_algo");
+    m = small("llama", "\"quantization_config\": {\"quant_method\": \"compressed-tensors\"}");
+    ck_assert_str_eq(m.unknown_keys, "quantization_config.config_groups");
+    /* A schema config has no stored format: BF16, and no line about it. */
+    char line[256] = "x";
+    m = load("llama-3-8b");
+    ck_assert(!m.has_quant);
+    rl_llm_config_of_model(&m, RL_LLM_KV_BF16, &cfg);
+    ck_assert_int_eq(cfg.precision, RL_LLM_BF16);
+    rl_llm_weights_text(line, sizeof line, &m, &cfg, false);
+    ck_assert_str_eq(line, "");
+    /* Experts-only storage means nothing for a dense model. */
+    m = small("llama", "\"quantization_config\": {\"quant_method\": \"mxfp4\", "
+                       "\"modules_to_not_convert\": [\"model.layers.*.self_attn\"]}");
+    ck_assert(m.quant.experts_only);
+    rl_llm_config_of_model(&m, RL_LLM_KV_BF16, &cfg);
+    ck_assert(!cfg.experts_only);
+    ck_assert_double_eq(rl_llm_linear_weight_bytes(&cfg, false), 0.53125);
+}
+END_TEST
+
+START_TEST(ep_all_to_all_only_in_moe_layers)
+{
+    struct rl_llm_model m = load("deepseek-v3");
+    struct rl_llm_config cfg;
+    rl_llm_config_of_model(&m, RL_LLM_KV_FP8, &cfg);
+    static struct rl_ceilings c;
+    char err[RL_ERRMSG_SIZE];
+    const struct rl_gpu_spec *b200 = rl_test_gpu("b200");
+    ck_assert_int_eq(rl_ceilings_init(&c, b200, NULL, NULL, false, false, NULL, err), 0);
+    struct rl_llm_net net = {.spec = b200, .gpus_per_node = 8, .nic_gbps = 400};
+    struct rl_llm_layout lay = RL_LLM_LAYOUT_ONE;
+    lay.ep = 8;
+    static struct rl_llm_step st;
+    ck_assert_msg(rl_llm_step(&m, &cfg, &lay, RL_LLM_DECODE, 8, 2048, &c, &net, &st, err) == 0,
+                  "%s", err);
+    /* Two all-to-alls (there and back) in each of the 58 MoE layers, of
+     * one token x 8 experts x 7168 x 1 byte (FP8 activations). */
+    bool found = false;
+    for (int i = 0; i < st.n_comm; i++)
+        if (strcmp(st.comm[i].name, "EP all-to-all") == 0) {
+            ck_assert_double_eq(st.comm[i].calls, 116);
+            ck_assert_double_eq(st.comm[i].bytes, 8 * 7168.0);
+            found = true;
+        }
+    ck_assert(found);
+}
+END_TEST
+
 static Suite *hf_suite(void)
 {
     Suite *s = suite_create("llm_hf");
@@ -556,12 +750,16 @@ static Suite *hf_suite(void)
     tcase_add_test(core, weight_formats_from_the_config);
     tcase_add_test(core, loads_a_folder_and_a_path);
     tcase_add_test(core, plan_spreads_deepseek_over_experts);
+    tcase_add_test(core, windows_of_each_family);
+    tcase_add_test(core, mla_without_query_compression);
+    tcase_add_test(core, ep_all_to_all_only_in_moe_layers);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, setup, NULL);
     tcase_add_test(limits, configs_it_cannot_model);
     tcase_add_test(limits, keys_not_understood_are_listed);
     tcase_add_test(limits, a_malformed_file_names_file_and_line);
+    tcase_add_test(limits, more_weight_formats);
     suite_add_tcase(s, limits);
     return s;
 }

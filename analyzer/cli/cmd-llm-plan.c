@@ -67,6 +67,7 @@ struct plan_run {
     struct rl_llm_capacity cap;
     struct rl_llm_plan plan;
     int top;
+    bool precision_given;          /* --precision (else the config's own format) */
     int min_gpus;                  /* the fewest GPUs that hold it; 0 none up to LLM_MAX_GPUS */
     struct rl_llm_layout min_layout;
 };
@@ -89,6 +90,7 @@ static void print_plan(const struct plan_run *p)
     const bool moe = p->m.experts > 1;
     printf("%s on %d x %s: %s, batch %d, sequences of %d (analytic)\n", p->m.name, p->req.gpus,
            p->c.gpu_name, phase_name(p->req.phase), p->req.batch, p->req.seq);
+    llm_print_model_notes(&p->m, &p->cfg, p->precision_given);
     printf("%zu layout%s of %d GPU%s (TP x PP x DP%s, TP within %d), %zu fit in %.2f GB per "
            "GPU (%.2f GB less a %.2f GB reserve)\n\n",
            p->plan.n, p->plan.n == 1 ? "" : "s", p->req.gpus, p->req.gpus == 1 ? "" : "s",
@@ -384,6 +386,7 @@ int cmd_llm_plan(int argc, char **argv)
     }
     if (!precision_given) /* the checkpoint's own format */
         rl_llm_config_of_model(&p.m, p.cfg.kv, &p.cfg);
+    p.precision_given = precision_given;
     const struct rl_system *sys = NULL;
     if (system_name && !(sys = cli_find_system(system_name)))
         return CLI_FAIL;

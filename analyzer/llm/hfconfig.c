@@ -194,15 +194,22 @@ static void quant_of(struct rl_llm_model *m, const cJSON *q, const char *dtype)
         }
     } else if (strcmp(method, "awq") == 0 || strcmp(method, "gptq") == 0) {
         const int bits = get_int(q, "bits", get_int(q, "w_bit", 4));
-        const int g = get_int(q, "group_size", get_int(q, "q_group_size", 128));
+        /* group_size -1 (GPTQ): one scale per output row. */
+        const cJSON *gs = cJSON_GetObjectItemCaseSensitive(q, "group_size");
+        const int g = cJSON_IsNumber(gs) && gs->valuedouble < 0
+                          ? 0
+                          : get_int(q, "group_size", get_int(q, "q_group_size", 128));
         const bool zero = strcmp(method, "awq") == 0 ? get_bool(q, "zero_point", true)
                                                       : !get_bool(q, "sym", true);
         if (bits == 4) {
             w->precision = RL_LLM_W4A16;
             w->weight_bytes = int4_bytes(g, zero);
+            char per[32] = "output row";
+            if (g > 0)
+                snprintf(per, sizeof per, "group of %d", g);
             snprintf(w->what, sizeof w->what,
-                     "int4 (%s) with an fp16 scale%s per group of %d (quantization_config)",
-                     method, zero ? " and a 4-bit zero" : "", g);
+                     "int4 (%s) with an fp16 scale%s per %s (quantization_config)", method,
+                     zero ? " and a 4-bit zero" : "", per);
         } else {
             note_unknown(m, "quantization_config.bits");
         }
