@@ -240,8 +240,14 @@ START_TEST(kv_cache_per_token_and_sequence)
     ck_assert_double_eq(rl_llm_kv_bytes_per_token(&m, &fp8), 61 * 576.0);
     ck_assert_double_eq(rl_llm_kv_bytes_per_token(&m, &bf16), 61 * 576.0 * 2);
     ck_assert_double_eq(rl_llm_kv_bytes_per_sequence(&m, &bf16, 1000), 61 * 576.0 * 2 * 1000);
-    /* The latent is every head's: every TP GPU holds it all. */
+    /* The latent is every head's: every TP GPU holds it all: 4 sequences
+     * of 1000 tokens at TP 8 keep 4 x 1000 x 61 x 576 bytes on each. */
     ck_assert_double_eq(rl_llm_kv_share_per_gpu(&m, 8), 1);
+    struct rl_llm_layout tp8 = RL_LLM_LAYOUT_ONE;
+    tp8.tp = 8;
+    struct rl_llm_memory mem;
+    rl_llm_memory_per_gpu(&m, &fp8, &tp8, 4, 1000, &mem);
+    ck_assert_double_eq(mem.kv_cache_bytes, 4 * 1000 * 61 * 576.0);
     /* gpt-oss-120b: 2 x 8 x 64 x 2 = 2048 B per layer per token; 18 full
      * layers keep 4096 tokens, 18 windowed 128. */
     m = load("gpt-oss-120b");
@@ -475,6 +481,12 @@ START_TEST(configs_it_cannot_model)
     REFUSED("{\"model_type\": \"llama\", \"hidden_size\": 64.5, \"num_hidden_layers\": 2, "
             "\"num_attention_heads\": 4, \"vocab_size\": 10, \"intermediate_size\": 8}",
             RL_ESCHEMA, "hidden_size is not a whole number");
+    REFUSED("{\"model_type\": \"llama\", \"hidden_size\": 1e9, \"num_hidden_layers\": 2, "
+            "\"num_attention_heads\": 4, \"vocab_size\": 10, \"intermediate_size\": 8}",
+            RL_ESCHEMA, "hidden_size is not a whole number");
+    REFUSED("{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
+            "\"num_attention_heads\": 4, \"vocab_size\": -10, \"intermediate_size\": 8}",
+            RL_ESCHEMA, "vocab_size is not a whole number");
     REFUSED("{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
             "\"num_attention_heads\": 4, \"num_key_value_heads\": 3, \"vocab_size\": 10, "
             "\"intermediate_size\": 8}",
