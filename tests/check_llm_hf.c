@@ -747,6 +747,61 @@ START_TEST(ep_all_to_all_only_in_moe_layers)
 }
 END_TEST
 
+START_TEST(the_llm_command_takes_a_config_json)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/models/hf/gpt-oss-120b/config.json", data);
+    struct rl_run r = rl_test_cli(NULL, "llm", "--model", path, "--gpu", "b200", "--batch", "1",
+                                  (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "mxfp4 weights"));
+    ck_assert_ptr_nonnull(strstr(r.out, "parameters 116.8 B (5.133 B active per token)"));
+    ck_assert_ptr_nonnull(strstr(r.out, "weights as config.json stores them: mxfp4 experts, "
+                                        "the rest bf16 (quantization_config); --precision "
+                                        "overrides"));
+    ck_assert_ptr_nonnull(strstr(r.out, "18 of the layers at most 128 tokens per sequence"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\nswa_scores "));
+    rl_run_release(&r);
+    /* --precision wins, and says so; the JSON names where it came from. */
+    r = rl_test_cli(NULL, "llm", "--model", "deepseek-v3", "--gpu", "b200", "--precision",
+                    "nvfp4", "--tp", "8", "--json", (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "\"precision\": \"nvfp4\""));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"precision_from\": \"--precision\""));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"active_parameters\": 36625618432"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"mtp_parameters\": 11610068224"));
+    rl_run_release(&r);
+    r = rl_test_cli(NULL, "llm", "--model", "deepseek-v3", "--gpu", "b200", "--precision",
+                    "bf16", "--tp", "8", (const char *)NULL);
+    ck_assert_ptr_nonnull(strstr(r.out, "weights bf16 by --precision, over config.json's fp8"));
+    ck_assert_ptr_nonnull(strstr(r.out, "note: 1 multi-token prediction module"));
+    rl_run_release(&r);
+    /* Keys not understood: one note; a Mamba config: one error. */
+    snprintf(path, sizeof path, "%s/config.json", rl_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"model_type\": \"llama\", \"hidden_size\": 64, \"intermediate_size\": 128, "
+          "\"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 10, "
+          "\"magic\": 1}",
+          f);
+    fclose(f);
+    r = rl_test_cli(NULL, "llm", "--model", rl_test_tmpdir(), "--gpu", "b200",
+                    (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(
+        strstr(r.out, "note: config.json keys not understood (left out of the model): magic\n"));
+    rl_run_release(&r);
+    f = fopen(path, "w");
+    fputs("{\"model_type\": \"mamba\", \"hidden_size\": 768}", f);
+    fclose(f);
+    r = rl_test_cli(NULL, "llm", "plan", "--model", path, "--gpus", "2", (const char *)NULL);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_ptr_nonnull(strstr(r.err, "roofline: error: '"));
+    ck_assert_ptr_nonnull(strstr(r.err, "model_type 'mamba': a state-space or recurrent model"));
+    rl_run_release(&r);
+}
+END_TEST
+
 static Suite *hf_suite(void)
 {
     Suite *s = suite_create("llm_hf");
@@ -765,6 +820,7 @@ static Suite *hf_suite(void)
     tcase_add_test(core, windows_of_each_family);
     tcase_add_test(core, mla_without_query_compression);
     tcase_add_test(core, ep_all_to_all_only_in_moe_layers);
+    tcase_add_test(core, the_llm_command_takes_a_config_json);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, setup, NULL);
