@@ -781,7 +781,8 @@ START_TEST(model_names_and_paths)
              "unknown model 'gpt-5' in %s/models (gpt-3-175b, llama-2-13b, llama-2-7b, "
              "llama-3-70b, "
              "llama-3-8b, mistral-7b, mixtral-8x7b, qwen2.5-7b, deepseek-v3, gpt-oss-120b, "
-             "gpt-oss-20b, qwen3-30b-a3b; or a config.json path or folder)",
+             "gpt-oss-20b, llama-3.1-8b, qwen3-30b-a3b, qwen3-32b; or a config.json path or "
+             "folder)",
              data);
     ck_assert_str_eq(err, want);
     /* Near one: that one. */

@@ -133,6 +133,15 @@ START_TEST(shipped_configs_count_their_published_parameters)
     ck_assert_double_eq(rl_llm_active_params(&m), 3041867776.0);
     NEAR_PUBLISHED(rl_llm_active_params(&m) + 151936.0 * 2048, 3.3e9);
     ck_assert_str_eq(m.unknown_keys, "");
+    /* Dense ones: Llama-3.1-8B is Llama-3-8B's shape (8,030,261,248); Qwen3-32B
+     * 64 x (5120 x 10240 + 8192 x 5120 + 3 x 5120 x 25600 + 2 x 5120 + 256)
+     * + 2 x 151936 x 5120 + 5120 = 32,762,123,264 (Qwen's 32.8B). */
+    m = load("llama-3.1-8b");
+    ck_assert_double_eq(rl_llm_params(&m), 8030261248.0);
+    ck_assert_double_eq(rl_llm_active_params(&m), 8030261248.0 - 128256.0 * 4096);
+    m = load("qwen3-32b");
+    ck_assert_double_eq(rl_llm_params(&m), 32762123264.0);
+    NEAR_PUBLISHED(rl_llm_params(&m), 32.8e9);
 }
 END_TEST
 
@@ -524,8 +533,9 @@ START_TEST(keys_not_understood_are_listed)
     ck_assert_str_eq(m.unknown_keys, "text_config.weird, odd");
     ck_assert(m.tied); /* Gemma ties by default */
     /* Every key of the shipped configs is understood. */
-    const char *ids[] = {"deepseek-v3", "gpt-oss-120b", "gpt-oss-20b", "qwen3-30b-a3b"};
-    for (size_t i = 0; i < 4; i++) {
+    const char *ids[] = {"deepseek-v3", "gpt-oss-120b", "gpt-oss-20b",
+                         "llama-3.1-8b", "qwen3-30b-a3b", "qwen3-32b"};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         m = load(ids[i]);
         ck_assert_msg(m.unknown_keys[0] == 0, "%s: %s", ids[i], m.unknown_keys);
     }
