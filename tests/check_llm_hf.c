@@ -719,6 +719,21 @@ START_TEST(more_weight_formats)
     ck_assert_int_eq(cfg.precision, RL_LLM_BF16);
     rl_llm_weights_text(line, sizeof line, &m, &cfg, false);
     ck_assert_str_eq(line, "");
+    /* A format the GPU has no rate for: dequantized, bytes kept. */
+    static struct rl_ceilings c;
+    char err[RL_ERRMSG_SIZE], note[256];
+    ck_assert_int_eq(
+        rl_ceilings_init(&c, rl_test_gpu("h100-sxm"), NULL, NULL, false, false, NULL, err), 0);
+    cfg = (struct rl_llm_config){.precision = RL_LLM_NVFP4, .kv = RL_LLM_KV_BF16};
+    ck_assert(rl_llm_config_fit_roofs(&cfg, &c, note, sizeof note));
+    ck_assert_int_eq(cfg.precision, RL_LLM_BF16);
+    ck_assert_double_eq(rl_llm_linear_weight_bytes(&cfg, false), 0.5625);
+    ck_assert_str_eq(note, "NVIDIA H100 SXM5 80GB has no FP4 Tensor Core rate: the nvfp4 weights "
+                           "are dequantized to bf16 as they are read (weight-only kernels), at "
+                           "their own bytes");
+    cfg = (struct rl_llm_config){.precision = RL_LLM_FP8_BLOCK, .kv = RL_LLM_KV_BF16};
+    ck_assert(!rl_llm_config_fit_roofs(&cfg, &c, note, sizeof note));
+    ck_assert_int_eq(cfg.precision, RL_LLM_FP8_BLOCK);
     /* Experts-only storage means nothing for a dense model. */
     m = small("llama", "\"quantization_config\": {\"quant_method\": \"mxfp4\", "
                        "\"modules_to_not_convert\": [\"model.layers.*.self_attn\"]}");
@@ -785,6 +800,14 @@ START_TEST(the_llm_command_takes_a_config_json)
                     "bf16", "--tp", "8", (const char *)NULL);
     ck_assert_ptr_nonnull(strstr(r.out, "weights bf16 by --precision, over config.json's fp8"));
     ck_assert_ptr_nonnull(strstr(r.out, "note: 1 multi-token prediction module"));
+    rl_run_release(&r);
+    /* The stored FP8 on an A100 (no FP8 rate): read as BF16 at FP8's bytes. */
+    r = rl_test_cli(NULL, "llm", "--model", "deepseek-v3", "--gpu", "a100-sxm-80gb", "--tp",
+                    "8", "--pp", "2", "--json", (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "\"precision\": \"bf16\""));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"weights_dequantized\": true"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"weights_bytes\": 673150575280"));
     rl_run_release(&r);
     /* Keys not understood: one note; a Mamba config: one error. */
     snprintf(path, sizeof path, "%s/config.json", rl_test_tmpdir());

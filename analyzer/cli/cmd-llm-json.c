@@ -164,8 +164,9 @@ int llm_write_json(FILE *f, const struct llm_run *r)
         rl_fput_json_string(f, r->m.quant.what);
     else
         fputs("null", f);
-    fprintf(f, ",\n  \"precision_from\": \"%s\"",
-            r->precision_given ? "--precision" : r->m.has_quant ? "config" : "default");
+    fprintf(f, ",\n  \"precision_from\": \"%s\",\n  \"weights_dequantized\": %s",
+            r->precision_given ? "--precision" : r->m.has_quant ? "config" : "default",
+            r->dequantized[0] ? "true" : "false");
     fputs(",\n  \"config_keys_not_understood\": ", f);
     if (r->m.unknown_keys[0])
         rl_fput_json_string(f, r->m.unknown_keys);

@@ -68,6 +68,7 @@ struct plan_run {
     struct rl_llm_plan plan;
     int top;
     bool precision_given;          /* --precision (else the config's own format) */
+    char dequantized[256];         /* why the stored format is read as BF16; "" not */
     int min_gpus;                  /* the fewest GPUs that hold it; 0 none up to LLM_MAX_GPUS */
     struct rl_llm_layout min_layout;
 };
@@ -90,7 +91,7 @@ static void print_plan(const struct plan_run *p)
     const bool moe = p->m.experts > 1;
     printf("%s on %d x %s: %s, batch %d, sequences of %d (analytic)\n", p->m.name, p->req.gpus,
            p->c.gpu_name, phase_name(p->req.phase), p->req.batch, p->req.seq);
-    llm_print_model_notes(&p->m, &p->cfg, p->precision_given);
+    llm_print_model_notes(&p->m, &p->cfg, p->precision_given, p->dequantized);
     printf("%zu layout%s of %d GPU%s (TP x PP x DP%s, TP within %d), %zu fit in %.2f GB per "
            "GPU (%.2f GB less a %.2f GB reserve)\n\n",
            p->plan.n, p->plan.n == 1 ? "" : "s", p->req.gpus, p->req.gpus == 1 ? "" : "s",
@@ -400,6 +401,8 @@ int cmd_llm_plan(int argc, char **argv)
         cli_error("%s", err);
         return CLI_FAIL;
     }
+    if (!precision_given) /* the stored format on an older GPU */
+        rl_llm_config_fit_roofs(&p.cfg, &p.c, p.dequantized, sizeof p.dequantized);
     if (!s) {
         cli_error("llm plan needs the GPU's datasheet (its memory and links): give --gpu");
         return CLI_FAIL;

@@ -287,7 +287,7 @@ static void print_text(const struct llm_run *r)
             printf(", at most %d tokens per sequence (sliding window)", r->m.sliding_window);
     }
     printf("\n");
-    llm_print_model_notes(&r->m, &r->cfg, r->precision_given);
+    llm_print_model_notes(&r->m, &r->cfg, r->precision_given, r->dequantized);
     print_memory(r);
     printf("\n");
     if (r->lay.train) {
@@ -670,12 +670,15 @@ static int run_llm(struct llm_run *r, bool json, bool do_measure, const char *di
 }
 
 void llm_print_model_notes(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
-                           bool given)
+                           bool given, const char *dequantized)
 {
     char line[512];
     rl_llm_weights_text(line, sizeof line, m, cfg, given);
-    if (line[0])
+    if (line[0] && !dequantized[0])
         printf("%s\n", line);
+    else if (line[0])
+        printf("weights as config.json stores them: %s; %s; --precision overrides\n",
+               m->quant.what, dequantized);
     if (m->experts > 1)
         printf("MoE: %d of %d layers route each token to %d of %d experts of width %d%s\n",
                rl_llm_moe_layers(m), m->layers, m->experts_per_token, m->experts, m->ffn,
@@ -903,6 +906,8 @@ int cmd_llm(int argc, char **argv)
         cli_error("%s", err);
         return CLI_FAIL;
     }
+    if (!r.precision_given && !r.params_only) /* the stored format on an older GPU */
+        rl_llm_config_fit_roofs(&r.cfg, &r.c, r.dequantized, sizeof r.dequantized);
     rl_llm_capacity_of(&r.cap, s ? s->memory_size_gb : NAN);
     if (llm_net_init(&r.net, s, sys, &r.max_tp))
         return CLI_FAIL;

@@ -350,6 +350,20 @@ void rl_llm_weights_text(char *buf, size_t cap, const struct rl_llm_model *m,
                  m->quant.what);
 }
 
+bool rl_llm_config_fit_roofs(struct rl_llm_config *cfg, struct rl_ceilings *c, char *note,
+                             size_t cap)
+{
+    char err[RL_ERRMSG_SIZE];
+    if (rl_ceilings_judge(c, formats[cfg->precision].roof, err) >= 0)
+        return false;
+    snprintf(note, cap, "%s: the %s weights are dequantized to bf16 as they are read "
+             "(weight-only kernels), at their own bytes", err,
+             formats[cfg->precision].name);
+    cfg->weight_bytes = rl_llm_linear_weight_bytes(cfg, true);
+    cfg->precision = RL_LLM_BF16;
+    return true;
+}
+
 void rl_llm_config_of_model(const struct rl_llm_model *m, enum rl_llm_kv kv,
                             struct rl_llm_config *cfg)
 {

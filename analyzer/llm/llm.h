@@ -197,6 +197,15 @@ struct rl_llm_config {
  * "" for a model without a stored format (a schema config). */
 void rl_llm_weights_text(char *buf, size_t cap, const struct rl_llm_model *m,
                          const struct rl_llm_config *cfg, bool given);
+/* A stored format whose Tensor Core rate the GPU lacks (FP8 on an A100,
+ * NVFP4 on an H100): its weights are dequantized to BF16 as they are read
+ * (weight-only kernels, as vLLM's Marlin runs FP8 and FP4 on older GPUs),
+ * so each weight keeps its bytes and the products run on the BF16 roof.
+ * Changes cfg and returns true then (why in note: "NVIDIA A100 SXM4 80GB
+ * has no FP8 Tensor Core rate: ..."); false, cfg untouched, when the roof
+ * is there. */
+bool rl_llm_config_fit_roofs(struct rl_llm_config *cfg, struct rl_ceilings *c, char *note,
+                             size_t cap);
 /* The config of the checkpoint's own weights (m->quant; BF16 without one)
  * and KV cache kv. */
 void rl_llm_config_of_model(const struct rl_llm_model *m, enum rl_llm_kv kv,
