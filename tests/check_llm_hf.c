@@ -214,9 +214,11 @@ START_TEST(layers_of_each_kind)
     ck_assert(m.qkv_bias && !m.o_bias); /* Qwen2: q, k, v biased */
     /* H 64, d 16: per layer attention 64 x 192 + 64 x 64 + qkv biases 192
      * + norms 128 = 16,704; 1 MoE layer of 8 x 3 x 64 x 32 + 3 x 64 x 128
-     * + router 64 x 8 = 74,240; 3 dense of 3 x 64 x 256 = 49,152; V H x 2
-     * + H = 12,864: 66,816 + 74,240 + 147,456 + 12,864. */
-    ck_assert_double_eq(rl_llm_params(&m), 301376.0);
+     * + router 64 x 8 + shared-expert gate 64 = 74,304; 3 dense of 3 x 64 x
+     * 256 = 49,152; V H x 2 + H = 12,864: 66,816 + 74,304 + 147,456 +
+     * 12,864. */
+    ck_assert(m.shared_gate);
+    ck_assert_double_eq(rl_llm_params(&m), 301440.0);
     /* Llama 4 with moe_layers listed: those only. */
     m = parse("{\"model_type\": \"llama4_text\", \"hidden_size\": 64, \"intermediate_size\": "
               "32, \"intermediate_size_mlp\": 128, \"num_hidden_layers\": 4, "

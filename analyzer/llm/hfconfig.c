@@ -492,6 +492,7 @@ int rl_llm_hf_parse(struct rl_llm_model *m, const char *text, size_t len, const 
                      (rl_json_string(c, "topk_method") &&
                       strcmp(rl_json_string(c, "topk_method"), "noaux_tc") == 0);
     m->attn_sinks = strcmp(type, "gpt_oss") == 0;
+    m->shared_gate = strcmp(type, "qwen2_moe") == 0 && m->shared_ffn > 0;
     m->qk_norm = strncmp(type, "qwen3", 5) == 0 || strncmp(type, "gemma3", 6) == 0;
     m->norms_per_layer = strcmp(type, "gemma2") == 0 || strncmp(type, "gemma3", 6) == 0 ? 4 : 2;
     {

@@ -67,6 +67,7 @@ struct rl_llm_model {
     bool router_bias;           /* the router has E biases (gpt-oss; DeepSeek's correction) */
     bool qk_norm;               /* per-head RMSNorm of q and k: 2 head_dim weights (Qwen3, Gemma 3) */
     bool attn_sinks;            /* one learned sink logit per head (gpt-oss) */
+    bool shared_gate;           /* a sigmoid gate of H weights on the shared experts (Qwen2-MoE) */
     bool has_quant;             /* quant holds the checkpoint's format */
     struct rl_llm_quant quant;
     char unknown_keys[512];     /* config.json keys not understood, ", "-separated ("" none) */

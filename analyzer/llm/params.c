@@ -11,7 +11,8 @@
  *        MLA    H qr + qr nh (dn + dr)   (q_a, q_b; qr 0: H nh (dn + dr))
  *             + H (kvr + dr) + kvr nh (dn + dv) + nh dv H   (kv_a, kv_b, o)
  *   dense MLP   g H Fd
- *   MoE         E g H F + g H Fs + H E                 (experts, shared, router)
+ *   MoE         E g H F + g H Fs + H E                 (experts, shared, router;
+ *               Qwen2-MoE gates its shared experts with H more)
  *   16-bit rest norms_per_layer H, MLA's q_a / kv_a norms (qr + kvr), biases
  *               (q, k, v: (nh + 2 nkv) d; o: H; each expert's MLP: (g - 1) F
  *               + H; router E), sinks nh, q/k norms 2 d
@@ -104,7 +105,7 @@ static void layer_parts(const struct rl_llm_model *m, int tp, int ep, struct lay
     p->expert_linear = E / ep * g * H * F;
     p->expert_other = m->mlp_bias ? E / ep * ((g - 1) * F + H) : 0;
     p->moe_linear = g * H * Fs;
-    p->moe_other = H * E + (m->router_bias ? E : 0);
+    p->moe_other = H * E + (m->router_bias ? E : 0) + (m->shared_gate ? H : 0);
 }
 
 /* Layers of the largest pipeline stage: ceil(layers / pp), of which
