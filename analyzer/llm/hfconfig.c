@@ -337,8 +337,10 @@ static int experts(struct rl_llm_model *m, const cJSON *c, const char *type, con
     if (deepseek || qwen_moe) { /* modeling_deepseek_v3, modeling_qwen3_moe */
         m->ffn = get_int(c, "moe_intermediate_size", -1);
         m->dense_ffn = F > 0 ? F : 0;
-        m->shared_ffn = deepseek ? get_int(c, "n_shared_experts", 0) * m->ffn
-                                 : get_int(c, "shared_expert_intermediate_size", 0);
+        const double shared = (double)get_int(c, "n_shared_experts", 0) * m->ffn;
+        m->shared_ffn = !deepseek ? get_int(c, "shared_expert_intermediate_size", 0)
+                        : shared < 1e9 ? (int)shared
+                                       : -2;
         const int first = get_int(c, "first_k_dense_replace", 0);
         const int freq = get_int(c, "moe_layer_freq", 1);
         const int step = get_int(c, "decoder_sparse_step", 1);
