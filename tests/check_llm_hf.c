@@ -63,6 +63,21 @@ static const char scout[] =
     "\"num_local_experts\": 16, \"num_experts_per_tok\": 1, \"interleave_moe_layer_step\": 1, "
     "\"attention_chunk_size\": 8192, \"use_qk_norm\": true, \"tie_word_embeddings\": false, "
     "\"torch_dtype\": \"bfloat16\"}}";
+static const char maverick[] =
+    "{\"model_type\": \"llama4\", \"text_config\": {\"model_type\": \"llama4_text\", "
+    "\"hidden_size\": 5120, \"intermediate_size\": 8192, \"intermediate_size_mlp\": 16384, "
+    "\"num_hidden_layers\": 48, \"num_attention_heads\": 40, \"num_key_value_heads\": 8, "
+    "\"head_dim\": 128, \"vocab_size\": 202048, \"num_local_experts\": 128, "
+    "\"num_experts_per_tok\": 1, \"interleave_moe_layer_step\": 2, "
+    "\"attention_chunk_size\": 8192, \"tie_word_embeddings\": false}}";
+static const char deepseek_v2[] =
+    "{\"model_type\": \"deepseek_v2\", \"hidden_size\": 5120, \"intermediate_size\": 12288, "
+    "\"moe_intermediate_size\": 1536, \"num_hidden_layers\": 60, \"num_attention_heads\": 128, "
+    "\"num_key_value_heads\": 128, \"n_routed_experts\": 160, \"n_shared_experts\": 2, "
+    "\"num_experts_per_tok\": 6, \"first_k_dense_replace\": 1, \"moe_layer_freq\": 1, "
+    "\"q_lora_rank\": 1536, \"kv_lora_rank\": 512, \"qk_nope_head_dim\": 128, "
+    "\"qk_rope_head_dim\": 64, \"v_head_dim\": 128, \"vocab_size\": 102400, "
+    "\"topk_method\": \"group_limited_greedy\", \"tie_word_embeddings\": false}";
 static const char kimi_k2[] =
     "{\"architectures\": [\"DeepseekV3ForCausalLM\"], \"model_type\": \"kimi_k2\", "
     "\"hidden_size\": 7168, \"intermediate_size\": 18432, \"moe_intermediate_size\": 2048, "
@@ -163,6 +178,20 @@ START_TEST(held_out_architectures_match_their_published_totals)
     ck_assert_int_eq(m.shared_ffn, 8192);
     ck_assert_int_eq(rl_llm_sliding_layers(&m), 36);
     ck_assert(rl_llm_layer_is_sliding(&m, 2) && !rl_llm_layer_is_sliding(&m, 3));
+    /* Llama 4 Maverick: 400B, 17B active; MoE every 2nd layer (1, 3, ...),
+     * the other 24 dense of intermediate_size_mlp 16384. */
+    m = parse(maverick);
+    NEAR_PUBLISHED(rl_llm_params(&m), 400e9);
+    NEAR_PUBLISHED(rl_llm_active_params(&m) + 202048.0 * 5120, 17e9);
+    ck_assert_int_eq(rl_llm_moe_layers(&m), 24);
+    ck_assert(!rl_llm_layer_is_moe(&m, 0) && rl_llm_layer_is_moe(&m, 1));
+    ck_assert_int_eq(rl_llm_layer_ffn(&m, 0), 16384);
+    /* DeepSeek-V2: 236B, 21B active; 2 shared experts of 1536. */
+    m = parse(deepseek_v2);
+    NEAR_PUBLISHED(rl_llm_params(&m), 236e9);
+    NEAR_PUBLISHED(rl_llm_active_params(&m), 21e9);
+    ck_assert_int_eq(m.shared_ffn, 3072);
+    ck_assert(!m.router_bias); /* no correction biases without noaux_tc */
     /* Kimi K2: 1.04T, 32B active (Moonshot, without the embedding). */
     m = parse(kimi_k2);
     NEAR_PUBLISHED(rl_llm_params(&m), 1.04e12);
