@@ -476,8 +476,8 @@ START_TEST(more_weight_formats)
     ck_assert(rl_llm_config_fit_roofs(&cfg, &c, note, sizeof note));
     ck_assert_int_eq(cfg.precision, RL_LLM_BF16);
     ck_assert_double_eq(rl_llm_linear_weight_bytes(&cfg, false), 0.5625);
-    ck_assert_str_eq(note, "NVIDIA H100 SXM5 80GB has no FP4 Tensor Core rate: the nvfp4 weights "
-                           "are dequantized to bf16 as they are read (weight-only kernels), at "
+    ck_assert_str_eq(note, "the GPU database holds no FP4 Tensor Core rate for NVIDIA H100 SXM5 "
+                           "80GB: the nvfp4 weights are dequantized to bf16 as they are read (weight-only kernels), at "
                            "their own bytes");
     cfg = (struct rl_llm_config){.precision = RL_LLM_FP8_BLOCK, .kv = RL_LLM_KV_BF16};
     ck_assert(!rl_llm_config_fit_roofs(&cfg, &c, note, sizeof note));
