@@ -175,17 +175,24 @@ struct ptrs {
     void **c = nullptr;
 };
 
-int make_ptrs(ptrs *p, const std::vector<const void *> &a, const std::vector<const void *> &b,
-              const std::vector<void *> &c, char *errmsg)
+/* The pointer arrays, copied on the stream the cuBLAS handle launches on
+ * (a plain cudaMemcpy would run on the legacy stream, which a non-blocking
+ * stream does not wait for) and landed before the host vectors go. */
+int make_ptrs(void *handle, ptrs *p, const std::vector<const void *> &a,
+              const std::vector<const void *> &b, const std::vector<void *> &c, char *errmsg)
 {
     const size_t n = a.size() * sizeof(void *);
+    cudaStream_t s = nullptr;
+    if (cublasGetStream((cublasHandle_t)handle, &s) != CUBLAS_STATUS_SUCCESS)
+        return rl_fail(errmsg, RL_ECUDA, "attention pointers: no cuBLAS stream");
     cudaError_t e;
     if ((e = cudaMalloc((void **)&p->a, n)) != cudaSuccess ||
         (e = cudaMalloc((void **)&p->b, n)) != cudaSuccess ||
         (e = cudaMalloc((void **)&p->c, n)) != cudaSuccess ||
-        (e = cudaMemcpy(p->a, a.data(), n, cudaMemcpyHostToDevice)) != cudaSuccess ||
-        (e = cudaMemcpy(p->b, b.data(), n, cudaMemcpyHostToDevice)) != cudaSuccess ||
-        (e = cudaMemcpy(p->c, c.data(), n, cudaMemcpyHostToDevice)) != cudaSuccess)
+        (e = cudaMemcpyAsync(p->a, a.data(), n, cudaMemcpyHostToDevice, s)) != cudaSuccess ||
+        (e = cudaMemcpyAsync(p->b, b.data(), n, cudaMemcpyHostToDevice, s)) != cudaSuccess ||
+        (e = cudaMemcpyAsync(p->c, c.data(), n, cudaMemcpyHostToDevice, s)) != cudaSuccess ||
+        (e = cudaStreamSynchronize(s)) != cudaSuccess)
         return rl_fail(errmsg, RL_ECUDA, "attention pointers: %s", cudaGetErrorString(e));
     return RL_OK;
 }
@@ -227,7 +234,7 @@ extern "C" int rl_attention_prefill_qk(void *handle, const struct rl_tensor *qkv
         c[h] = (__nv_bfloat16 *)scores->d + (size_t)h * tokens * tokens;
     }
     ptrs p;
-    int rc = make_ptrs(&p, a, b, c, errmsg);
+    int rc = make_ptrs(handle, &p, a, b, c, errmsg);
     /* scores_h (keys x queries, column-major) = K^T Q: row-major [query][key]. */
     if (rc == RL_OK)
         rc = batched(handle, CUBLAS_OP_T, tokens, tokens, HEAD_DIM, p, width, width, tokens, heads,
@@ -249,7 +256,7 @@ extern "C" int rl_attention_prefill_pv(void *handle, const struct rl_tensor *pro
         c[h] = (__nv_bfloat16 *)out->d + (size_t)h * HEAD_DIM;
     }
     ptrs p;
-    int rc = make_ptrs(&p, a, b, c, errmsg);
+    int rc = make_ptrs(handle, &p, a, b, c, errmsg);
     /* out_h (128 x queries, column-major, ld heads x 128) = V P. */
     if (rc == RL_OK)
         rc = batched(handle, CUBLAS_OP_N, HEAD_DIM, tokens, tokens, p, width, tokens,

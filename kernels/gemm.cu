@@ -139,7 +139,10 @@ extern "C" int rl_gemm_create(struct rl_gemm **out, enum rl_gemm_kind kind, int6
         /* FP8 takes device scale factors; 1.0 leaves the values as they are. */
         const float ones[3] = {1, 1, 1};
         CU(cudaMalloc((void **)&g->scales, sizeof ones));
-        CU(cudaMemcpy(g->scales, ones, sizeof ones, cudaMemcpyHostToDevice));
+        /* On the GEMM's stream, landed before `ones` goes: a plain cudaMemcpy
+         * would run on the legacy stream, unordered with a non-blocking one. */
+        CU(cudaMemcpyAsync(g->scales, ones, sizeof ones, cudaMemcpyHostToDevice, stream));
+        CU(cudaStreamSynchronize(stream));
         const float *sa = g->scales, *sb = g->scales + 1, *sd = g->scales + 2;
         LT(cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa,
                                           sizeof sa));

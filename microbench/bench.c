@@ -116,6 +116,9 @@ static const struct rl_mb_def catalog[] = {
             MMA(80, "rl_mb_mma_bf16_16816", "HMMA.16816.F32.BF16", F_16816, 16 * 8, 16,
                 MMA_IN_BYTES, RL_MB_CHECK_MMA_F32, "mma.sync.m16n8k16.f32.bf16.bf16")),
     COMPUTE("fp16-acc16", "fp16-acc16", "FP16 Tensor Core MMA, FP16 accumulate",
+            TCGEN05("rl_mb_tc05_f16acc16", "UTCHMMA", F_TC16, TC_IDESC_F16ACC16,
+                    RL_MB_CHECK_MMA_F16_WIDE,
+                    "tcgen05.mma.cta_group::1.kind::f16 128x256x16 f16, F16 D"),
             WGMMA("rl_mb_wgmma_f16acc16", "HGMMA.64x256x16.F16", F_WG16, 64,
                   RL_MB_CHECK_MMA_F16, "wgmma.mma_async.m64n256k16.f16.f16.f16"),
             MMA(80, "rl_mb_mma_f16acc16_16816", "HMMA.16816.F16", F_16816, 16 * 8, 8,
@@ -378,4 +381,39 @@ double rl_mb_launch_work(const struct rl_mb_variant *v, long long threads, long 
 {
     return (double)(threads / v->issuer_threads) * (double)iters * v->per_iter *
            v->flop_per_instr;
+}
+
+/* Each block takes static + dynamic + reserved bytes of the SM's shared
+ * memory, so blocks_by_smem = smem_per_sm / that (the occupancy
+ * calculator's rule; its 128-byte allocation unit divides every size
+ * below). To hold exactly n blocks the footprint f must satisfy
+ *     n f <= smem_per_sm < (n + 1) f,
+ * i.e. smem_per_sm / (n + 1) < f <= smem_per_sm / n. f = smem_per_sm / n
+ * rounded down to 1 KiB does it whenever smem_per_sm / (n (n + 1)) >= 1 KiB
+ * (n = 2 on 228 KiB: 38 KiB). B200 (sm_100: 228 KiB = 233472 B per SM,
+ * 1 KiB reserved per block, 227 KiB opt-in), a tcgen05 kernel of 12288 B
+ * of tiles + 16 B of mbarriers + 4 B of TMEM slot = 12308 B static:
+ *   n = 2 (256 TMEM columns each): f = 116736, dynamic = 116736 - 1024 -
+ *     12308 = 103404; 2 x 116736 = 233472 fits, 3 x 116736 = 350208 does
+ *     not;
+ *   n = 1 (512 columns, block-scaled): f = 233472, dynamic = 233472 - 1024
+ *     - 12308 = 220140 <= 232448 - 12308 (opt-in less static); 2 do not fit.
+ * The runner reads the three sizes from the device and the kernel. */
+long rl_mb_residency_smem_bytes(long smem_per_sm, long reserved_per_block, long static_bytes,
+                                long max_dynamic, int ctas)
+{
+    if (ctas < 1 || smem_per_sm <= 0 || reserved_per_block < 0 || static_bytes < 0)
+        return -1;
+    long f = smem_per_sm / ctas / 1024 * 1024;
+    long dyn = f - reserved_per_block - static_bytes;
+    if (dyn < 0 || dyn > max_dynamic ||
+        rl_mb_blocks_by_smem(smem_per_sm, reserved_per_block, static_bytes + dyn) != ctas)
+        return -1;
+    return dyn;
+}
+
+int rl_mb_blocks_by_smem(long smem_per_sm, long reserved_per_block, long per_block)
+{
+    long f = per_block + reserved_per_block;
+    return f > 0 ? (int)(smem_per_sm / f) : 0;
 }

@@ -36,7 +36,9 @@ enum rl_mb_check {
     RL_MB_CHECK_MMA_F32,   /* D(n) = C0 + n P: linear in the MMA count */
     RL_MB_CHECK_MMA_F16,   /* FP16 accumulators: linear at small n only */
     RL_MB_CHECK_MMA_F64,
-    RL_MB_CHECK_MMA_S32
+    RL_MB_CHECK_MMA_S32,
+    RL_MB_CHECK_MMA_F16_WIDE /* FP16 accumulators one per 32-bit word, in its low
+                                half (tcgen05 F16 D: one TMEM column each) */
 };
 
 /* One way to run a compute benchmark on one architecture family. */
@@ -116,6 +118,20 @@ const struct rl_mb_variant *rl_mb_select(const struct rl_mb_def *def, int cc_maj
  * 8.9+, ...). Same contract as rl_mb_select. */
 bool rl_mb_supported(const struct rl_mb_def *def, int cc_major, int cc_minor,
                      const char **why);
+
+/* Residency */
+
+/* Dynamic shared memory per block that lets exactly `ctas` blocks share an
+ * SM (so the hardware, not the grid, keeps CTAs that would find no TMEM
+ * columns off it): smem_per_sm bytes per SM, reserved_per_block kept by the
+ * system per block, static_bytes the kernel's own, max_dynamic the most a
+ * block may ask for. Returns the bytes, or -1 when no size does it. */
+long rl_mb_residency_smem_bytes(long smem_per_sm, long reserved_per_block, long static_bytes,
+                                long max_dynamic, int ctas);
+
+/* Blocks that fit an SM by shared memory alone, each taking per_block
+ * bytes (static + dynamic) plus reserved_per_block. */
+int rl_mb_blocks_by_smem(long smem_per_sm, long reserved_per_block, long per_block);
 
 /* Accounting */
 

@@ -51,6 +51,11 @@
     ((unsigned)(dtype) << 4 | (unsigned)(atype) << 7 | (unsigned)(btype) << 10 | \
      (unsigned)(TC_N >> 3) << 17 | (unsigned)(TC_M >> 4) << 24)
 #define TC_IDESC_F16 TC_IDESC(1, 0, 0)
+/* FP16 accumulate: D type F16 (0 in bits 4-5), the same kind::f16. Each
+ * FP16 accumulator takes one 32-bit TMEM column (its low half: CUTLASS
+ * tmem_frg_1sm<half_t> keeps the uint32_t storage, a column stride of 2
+ * halves), so D keeps TC_N columns and the TMEM budget is FP32's. */
+#define TC_IDESC_F16ACC16 TC_IDESC(0, 0, 0)
 #define TC_IDESC_BF16 TC_IDESC(1, 1, 1)
 #define TC_IDESC_TF32 TC_IDESC(1, 2, 2)
 #define TC_IDESC_E4M3 TC_IDESC(1, 0, 0) /* kind::f8f6f4 */

@@ -111,7 +111,8 @@ int rl_run_stream(struct rl_run *r, const struct rl_mb_def *def, struct rl_mb_ra
     if ((rc = rl_time_launches(r, fn, grid, STREAM_BLOCK, args, 0, 1, &t)))
         goto done;
     if (strcmp(def->name, "hbm-read") == 0) {
-        RL_CK(cudaMemcpy(host, partial, threads * sizeof *host, cudaMemcpyDeviceToHost));
+        if ((rc = rl_copy_to_host(r, host, partial, threads * sizeof *host)))
+            goto done;
         uint32_t sum = 0;
         for (size_t i = 0; i < threads; i++)
             sum += host[i];
@@ -129,7 +130,8 @@ int rl_run_stream(struct rl_run *r, const struct rl_mb_def *def, struct rl_mb_ra
         for (int k = 0; k < 256; k++) {
             size_t i = (size_t)rl_mb_hash((uint32_t)k * 7919u) % n;
             uint32_t got[4], want[4];
-            RL_CK(cudaMemcpy(got, dst + i, 16, cudaMemcpyDeviceToHost));
+            if ((rc = rl_copy_to_host(r, got, dst + i, 16)))
+                goto done;
             for (int l = 0; l < 4; l++) {
                 uint64_t w = 4 * (uint64_t)i + (uint64_t)l;
                 if (triad) {
@@ -186,7 +188,8 @@ int rl_run_shared(struct rl_run *r, const struct rl_mb_def *def, struct rl_mb_ra
     double t;
     if ((rc = rl_time_launches(r, fn, grid, SMEM_BLOCK, args, 0, 1, &t)))
         goto done;
-    RL_CK(cudaMemcpy(host, partial, threads * sizeof *host, cudaMemcpyDeviceToHost));
+    if ((rc = rl_copy_to_host(r, host, partial, threads * sizeof *host)))
+        goto done;
     for (size_t i = 0; i < threads; i++) {
         uint32_t tid = (uint32_t)(i % SMEM_BLOCK), one = 0;
         for (int k = 0; k < SMEM_PER_ITER; k++)
@@ -244,7 +247,8 @@ int rl_run_cache(struct rl_run *r, const struct rl_mb_def *def, struct rl_mb_raw
         double t;
         if ((rc = rl_time_launches(r, fn, grid, STREAM_BLOCK, args, 0, 1, &t)))
             goto done;
-        RL_CK(cudaMemcpy(host, partial, threads * sizeof *host, cudaMemcpyDeviceToHost));
+        if ((rc = rl_copy_to_host(r, host, partial, threads * sizeof *host)))
+            goto done;
         for (size_t i = 0; i < threads; i++) {
             size_t blk = i / STREAM_BLOCK, tid = i % STREAM_BLOCK, slice = blk % 2;
             uint32_t want = 0;
@@ -345,8 +349,8 @@ int rl_run_transfer(struct rl_run *r, const struct rl_mb_def *def, struct rl_mb_
     for (int k = 0; k < 4096; k++) {
         size_t i = (size_t)rl_mb_hash((uint32_t)k * 104729u) % n;
         uint32_t got = host[i];
-        if (h2d)
-            RL_CK(cudaMemcpy(&got, (uint32_t *)dev + i, 4, cudaMemcpyDeviceToHost));
+        if (h2d && (rc = rl_copy_to_host(r, &got, (uint32_t *)dev + i, 4)))
+            goto done;
         uint32_t want = rl_mb_cheap_word((uint32_t)i, SEED_B);
         if (got != want) {
             fail_check(out, "output check failed: word %llu is %#llx", i, got);
@@ -498,7 +502,8 @@ int rl_run_sweep(struct rl_run *r, const struct rl_mb_def *def, struct rl_mb_raw
     for (int k = 0; k < 16; k++) {
         size_t i = (size_t)rl_mb_hash((uint32_t)k * 15485863u) % n;
         uint64_t got[2];
-        RL_CK(cudaMemcpy(got, a + i, 16, cudaMemcpyDeviceToHost));
+        if ((rc = rl_copy_to_host(r, got, a + i, 16)))
+            goto done;
         for (int l = 0; l < lanes; l++) {
             size_t eb = kind == RL_MB_CHECK_FMA_F64 ? 8 : 4;
             uint64_t have = 0;

@@ -54,10 +54,13 @@ static void fill_start(const struct rl_mb_variant *v, void *out, size_t count)
         uint64_t bits = 0;
         switch (v->check) {
         case RL_MB_CHECK_MMA_F32: {
-            float f = (float)x;
+            float f = rl_mb_mma_start_f32(i); /* the accumulation model's too */
             memcpy(&bits, &f, 4);
             break;
         }
+        case RL_MB_CHECK_MMA_F16_WIDE: /* one FP16 in the low half of its word */
+            bits = rl_fp16_from_double(x);
+            break;
         case RL_MB_CHECK_MMA_F64:
             memcpy(&bits, &x, 8);
             break;
@@ -100,6 +103,11 @@ static double acc_value(const struct rl_mb_variant *v, const void *buf, size_t i
         memcpy(&w, (const char *)buf + (i / 2) * 4, 4);
         return rl_fp16_to_double((uint16_t)(i % 2 ? w >> 16 : w));
     }
+    case RL_MB_CHECK_MMA_F16_WIDE: {
+        uint32_t w;
+        memcpy(&w, (const char *)buf + i * 4, 4);
+        return rl_fp16_to_double((uint16_t)w);
+    }
     default:
         return NAN;
     }
@@ -107,6 +115,7 @@ static double acc_value(const struct rl_mb_variant *v, const void *buf, size_t i
 
 struct compute_bufs {
     void *d_out, *d_in;
+    size_t smem;      /* dynamic shared memory per block (tcgen05: residency) */
     unsigned char *c0, *host, *d1, *d2, *d3, *dn;
     double *v[5]; /* c0, d1, d2, d3, dn as doubles (checked accumulators) */
 };
@@ -120,7 +129,7 @@ static int run_once(struct rl_run *r, const void *fn, unsigned grid, unsigned bl
     double t = 0;
     void *args[] = {&b->d_out, &b->d_in, &iters};
     RL_CK(cudaMemcpyAsync(b->d_out, b->c0, bytes, cudaMemcpyHostToDevice, r->stream));
-    if ((rc = rl_time_launches(r, fn, grid, block, args, 0, 1, &t)))
+    if ((rc = rl_time_launches(r, fn, grid, block, args, b->smem, 1, &t)))
         goto done;
     if (dst)
         RL_CK(cudaMemcpyAsync(dst, b->d_out, bytes, cudaMemcpyDeviceToHost, r->stream));
@@ -160,6 +169,38 @@ static int check_fma(const struct rl_mb_variant *v, const void *got, long long s
     return 0;
 }
 
+/* Dynamic shared memory that lets exactly v->max_blocks_per_sm CTAs of fn
+ * share an SM (rl_mb_residency_smem_bytes, bench.c, derives it), with the
+ * carveout at its largest so the SM offers all its shared memory. Then the
+ * hardware, not the grid size, keeps a CTA that would find no TMEM columns
+ * off the SM. */
+static int size_residency(struct rl_run *r, const struct rl_mb_variant *v, const void *fn,
+                          size_t *smem)
+{
+    int rc = RL_OK, per_sm = 0, reserved = 0, optin = 0;
+    struct cudaFuncAttributes fa;
+    RL_CK(cudaFuncGetAttributes(&fa, fn));
+    RL_CK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+                                 r->dev->index));
+    RL_CK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock,
+                                 r->dev->index));
+    RL_CK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                 r->dev->index));
+    long dyn = rl_mb_residency_smem_bytes(per_sm, reserved, (long)fa.sharedSizeBytes,
+                                          optin - (long)fa.sharedSizeBytes,
+                                          v->max_blocks_per_sm);
+    if (dyn < 0)
+        return rl_fail(r->errmsg, RL_ECUDA,
+                       "%s: no shared-memory size keeps %d CTAs per SM (%d B per SM, %zu B "
+                       "static)", v->kernel, v->max_blocks_per_sm, per_sm, fa.sharedSizeBytes);
+    RL_CK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn));
+    RL_CK(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout,
+                               cudaSharedmemCarveoutMaxShared));
+    *smem = (size_t)dyn;
+done:
+    return rc;
+}
+
 int rl_run_compute(struct rl_run *r, const struct rl_mb_def *def, struct rl_mb_raw *out)
 {
     const char *why = NULL;
@@ -176,9 +217,19 @@ int rl_run_compute(struct rl_run *r, const struct rl_mb_def *def, struct rl_mb_r
     memset(&b, 0, sizeof b);
     if (!fn)
         return rl_fail(r->errmsg, RL_EINVAL, "no kernel %s in this build", v->kernel);
-    RL_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, v->block_threads, 0));
-    if (v->max_blocks_per_sm && per_sm > v->max_blocks_per_sm)
-        per_sm = v->max_blocks_per_sm;
+    if (v->max_blocks_per_sm && (rc = size_residency(r, v, fn, &b.smem)) != RL_OK)
+        goto done;
+    RL_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, v->block_threads,
+                                                        b.smem));
+    if (v->max_blocks_per_sm && per_sm > v->max_blocks_per_sm) {
+        /* The shared memory sized above should make this impossible: more
+         * CTAs than TMEM holds would stall in tcgen05.alloc. */
+        out->status = RL_MB_FAILED;
+        snprintf(out->reason, sizeof out->reason,
+                 "%s: %d CTAs fit an SM with %zu B of dynamic shared memory, TMEM holds %d",
+                 v->kernel, per_sm, b.smem, v->max_blocks_per_sm);
+        goto done;
+    }
     if (per_sm < 1) {
         out->status = RL_MB_FAILED;
         snprintf(out->reason, sizeof out->reason, "%s cannot be resident on an SM", v->kernel);
@@ -225,7 +276,12 @@ int rl_run_compute(struct rl_run *r, const struct rl_mb_def *def, struct rl_mb_r
     } else {
         rl_mb_fill_operands(v, in, &a_ms, &b_ms);
     }
-    RL_CK(cudaMemcpy(b.d_in, in, (size_t)v->in_bytes, cudaMemcpyHostToDevice));
+    /* On the benchmark's own stream, finished before the first launch: a
+     * plain cudaMemcpy runs on the legacy stream, which a non-blocking
+     * stream does not wait for, and from pageable memory it may return
+     * before the DMA has landed. */
+    RL_CK(cudaMemcpyAsync(b.d_in, in, (size_t)v->in_bytes, cudaMemcpyHostToDevice, r->stream));
+    RL_CK(cudaStreamSynchronize(r->stream));
     fill_start(v, b.c0, count);
 
     /* 1. Check at small iteration counts. */
@@ -235,10 +291,7 @@ int rl_run_compute(struct rl_run *r, const struct rl_mb_def *def, struct rl_mb_r
         goto done;
     struct rl_mb_mma_expect expect = {
         .k = v->k, .per_iter = v->per_iter, .a_ms = a_ms, .b_ms = b_ms,
-        .tol_small = v->check == RL_MB_CHECK_MMA_F16   ? 2e-2
-                     : v->check == RL_MB_CHECK_MMA_F64 ? 1e-12
-                     : v->check == RL_MB_CHECK_MMA_S32 ? 0
-                                                       : 1e-4,
+        .tol_small = rl_mb_mma_tolerance(v), /* per input kind: verify.c */
         .tol_large = v->check == RL_MB_CHECK_MMA_F64   ? 1e-9
                      : v->check == RL_MB_CHECK_MMA_S32 ? 0
                                                        : 5e-2};
@@ -321,7 +374,8 @@ int rl_run_compute(struct rl_run *r, const struct rl_mb_def *def, struct rl_mb_r
         /* Reduced-precision accumulation (FP16, and FP8 / FP6 / FP4 whose tensor cores
          * accumulate with fewer bits) cannot stay linear over millions of
          * MMAs: those are checked at 1, 2 and 3 iterations only. */
-        bool large = v->check != RL_MB_CHECK_MMA_F16 && !rl_mb_narrow_inputs(v);
+        bool large = v->check != RL_MB_CHECK_MMA_F16 && v->check != RL_MB_CHECK_MMA_F16_WIDE &&
+                     !rl_mb_narrow_inputs(v);
         if (large) {
             for (size_t i = 0; i < checked; i++)
                 b.v[4][i] = acc_value(v, b.dn, i);

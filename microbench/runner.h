@@ -37,6 +37,11 @@ int rl_cuda_check(struct rl_run *r, cudaError_t e, const char *expr, const char 
             goto done;                                                           \
     } while (0)
 
+/* Copy device memory to the host on the benchmark's stream and wait for
+ * it: every copy is ordered with the kernels (the legacy stream, which a
+ * plain cudaMemcpy uses, is not ordered with a non-blocking stream). */
+int rl_copy_to_host(struct rl_run *r, void *dst, const void *src, size_t bytes);
+
 /* Launch fn `launches` times back to back between two events; *ns gets
  * the elapsed time of all of them. Checks the launch and the run. */
 int rl_time_launches(struct rl_run *r, const void *fn, unsigned grid, unsigned block,

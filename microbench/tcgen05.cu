@@ -194,6 +194,10 @@ __device__ __forceinline__ void rl_tc_ld8(uint32_t taddr, uint32_t *r)
 
 RL_TC_KERNEL(rl_mb_tc05_f16, float, ALL, "kind::f16", TC_IDESC_F16)
 RL_TC_KERNEL(rl_mb_tc05_bf16, float, ALL, "kind::f16", TC_IDESC_BF16)
+/* FP16 accumulate: kind::f16 with an F16 D type (idesc bits 4-5 = 0), one
+ * FP16 per 32-bit TMEM column, read back as words (runner.c takes the low
+ * half). */
+RL_TC_KERNEL(rl_mb_tc05_f16acc16, uint32_t, ALL, "kind::f16", TC_IDESC_F16ACC16)
 RL_TC_KERNEL(rl_mb_tc05_tf32, float, ALL, "kind::tf32", TC_IDESC_TF32)
 RL_TC_KERNEL(rl_mb_tc05_e4m3, float, ALL, "kind::f8f6f4", TC_IDESC_E4M3)
 RL_TC_KERNEL(rl_mb_tc05_e5m2, float, ALL, "kind::f8f6f4", TC_IDESC_E5M2)
@@ -229,6 +233,7 @@ static const struct {
 } tc05_kernels[] = {
     {"rl_mb_tc05_f16", (const void *)rl_mb_tc05_f16},
     {"rl_mb_tc05_bf16", (const void *)rl_mb_tc05_bf16},
+    {"rl_mb_tc05_f16acc16", (const void *)rl_mb_tc05_f16acc16},
     {"rl_mb_tc05_tf32", (const void *)rl_mb_tc05_tf32},
     {"rl_mb_tc05_e4m3", (const void *)rl_mb_tc05_e4m3},
     {"rl_mb_tc05_e5m2", (const void *)rl_mb_tc05_e5m2},

@@ -36,6 +36,15 @@ done:
     return rc;
 }
 
+int rl_copy_to_host(struct rl_run *r, void *dst, const void *src, size_t bytes)
+{
+    int rc = RL_OK;
+    RL_CK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, r->stream));
+    RL_CK(cudaStreamSynchronize(r->stream));
+done:
+    return rc;
+}
+
 static int by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -60,8 +69,9 @@ int rl_warm_up(struct rl_run *r, double ns)
     const float consts[2] = {1.0f, 0.0f};
     RL_CK(cudaMalloc((void **)&out, n * sizeof *out));
     RL_CK(cudaMalloc((void **)&in, sizeof consts));
-    RL_CK(cudaMemset(out, 0, n * sizeof *out));
-    RL_CK(cudaMemcpy(in, consts, sizeof consts, cudaMemcpyHostToDevice));
+    RL_CK(cudaMemsetAsync(out, 0, n * sizeof *out, r->stream));
+    RL_CK(cudaMemcpyAsync(in, consts, sizeof consts, cudaMemcpyHostToDevice, r->stream));
+    RL_CK(cudaStreamSynchronize(r->stream));
     long long iters = 256;
     double spent = 0, t;
     while (spent < ns) {

@@ -72,6 +72,34 @@ void rl_mb_fill_operands(const struct rl_mb_variant *v, unsigned char *in, doubl
  * FP32: checked at small iteration counts only. */
 bool rl_mb_narrow_inputs(const struct rl_mb_variant *v);
 
+/* The start value of FP32 accumulator i (runner.c writes it, the
+ * accumulation model below repeats it): hashed, in [-1, 1). */
+float rl_mb_mma_start_f32(size_t i);
+
+/* The linearity tolerance (tol_small of struct rl_mb_mma_expect) of a
+ * variant's check at 1, 2 and 3 iterations, per input kind; its
+ * derivation is written beside it in verify.c. */
+double rl_mb_mma_tolerance(const struct rl_mb_variant *v);
+
+/* Narrow-input accumulation, modelled on the host.
+ *
+ * One MMA step of an output, D = C + sum_k a_k b_k, as a Tensor Core with
+ * an accumulator of `bits` significant bits computes it: every addend (C
+ * and the k exact products) is aligned to the largest one's exponent and
+ * truncated toward zero to a multiple of 2^(e_max - bits), the aligned
+ * addends are summed exactly and the sum is truncated to FP32. bits >= 24
+ * is FP32 accumulation with truncated alignment. */
+double rl_mb_truncated_mma(double c, const double *a, const double *b, int k, int bits);
+
+/* The error the linearity check (rl_mb_check_mma at 1, 2, 3 iterations)
+ * would see for the first `outputs` accumulators of an FP8 tile variant
+ * (wgmma or tcgen05, E4M3 / E5M2) whose Tensor Cores accumulate with
+ * `bits` bits: the benchmark's own operands (rl_mb_fill_operands) and start
+ * values, each output's row of A and column of B as the no-swizzle
+ * K-major descriptors address them, per_iter MMAs per iteration. Returns
+ * the largest relative error, or -1 for a variant it cannot model. */
+double rl_mb_simulate_narrow_check(const struct rl_mb_variant *v, int bits, size_t outputs);
+
 #ifdef __cplusplus
 }
 #endif

@@ -25,7 +25,7 @@ static char data[1024];
 static struct rl_gpu_spec h100;  /* the datasheet, with its NVLink set here */
 static struct rl_ceilings c;
 
-static const struct rl_llm_config bf16 = {RL_LLM_BF16, RL_LLM_KV_BF16};
+static const struct rl_llm_config bf16 = {.precision = RL_LLM_BF16, .kv = RL_LLM_KV_BF16};
 
 static void setup(void)
 {

@@ -30,7 +30,7 @@ static struct rl_llm_model load(const char *id)
     return m;
 }
 
-static const struct rl_llm_config bf16 = {RL_LLM_BF16, RL_LLM_KV_BF16};
+static const struct rl_llm_config bf16 = {.precision = RL_LLM_BF16, .kv = RL_LLM_KV_BF16};
 
 static struct rl_llm_layout tp(int n)
 {

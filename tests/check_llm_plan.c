@@ -21,7 +21,7 @@ static struct rl_gpu_spec h100, gb200;
 static struct rl_ceilings c;
 static struct rl_systemdb systems;
 
-static const struct rl_llm_config bf16 = {RL_LLM_BF16, RL_LLM_KV_BF16};
+static const struct rl_llm_config bf16 = {.precision = RL_LLM_BF16, .kv = RL_LLM_KV_BF16};
 
 static void setup(void)
 {
@@ -439,7 +439,7 @@ START_TEST(plan_errors)
     const struct rl_gpu_spec *a100 = rl_test_gpu("a100-sxm-80gb");
     struct rl_ceilings ca;
     ck_assert_int_eq(rl_ceilings_init(&ca, a100, NULL, NULL, false, false, NULL, err), 0);
-    const struct rl_llm_config fp8 = {RL_LLM_FP8, RL_LLM_KV_FP8};
+    const struct rl_llm_config fp8 = {.precision = RL_LLM_FP8, .kv = RL_LLM_KV_FP8};
     net.spec = a100;
     req.max_tp = 8;
     ck_assert_int_eq(rl_llm_plan_build(&m, &fp8, &req, &ca, &net, &cap, &plan, err),

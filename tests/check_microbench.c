@@ -5,11 +5,13 @@
 #include "microbench/bench.h"
 #include "analyzer/util/error.h"
 #include "microbench/fp.h"
+#include "microbench/geometry.h"
 #include "microbench/hash.h"
 #include "microbench/results.h"
 #include "analyzer/util/schema.h"
 #include "microbench/verify.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -635,6 +637,138 @@ START_TEST(bench_file_keeps_every_roof)
 }
 END_TEST
 
+/* ---- defects of the GPU path found by reading (issue 35) ---- */
+
+/* FP8 Tensor Cores accumulate with about 14 bits (verify.c): the model
+ * with the benchmark's own operands passes the FP8 tolerance and would
+ * fail the 1e-4 every FP32-accumulator check used before. */
+START_TEST(narrow_tolerance_covers_truncated_accumulation)
+{
+    /* The model by hand. 1 = 0.5 x 2^1 is the largest addend (e_max 1);
+     * with 4 bits the unit is 2^(1 - 4) = 0.125, so the products 2^-5
+     * truncate to 0; with 24 bits 1 + 2 x 2^-5 = 1.0625. */
+    const double a[2] = {0.25, 0.25}, b[2] = {0.125, 0.125}, m[2] = {-0.75, 0.5};
+    ck_assert_double_eq(rl_mb_truncated_mma(1, a, b, 2, 4), 1);
+    ck_assert_double_eq(rl_mb_truncated_mma(1, a, b, 2, 24), 1.0625);
+    /* Toward zero: -1 + (-3/16) + 1/32 at unit 0.125 is -1 - 0.125 + 0. */
+    ck_assert_double_eq(rl_mb_truncated_mma(-1, m, (const double[]){0.25, 0.0625}, 2, 4), -1.125);
+    ck_assert(isnan(rl_mb_truncated_mma(0, a, b, 129, 14)));
+    static const char *const fp8[] = {"fp8-e4m3", "fp8-e5m2"};
+    for (int i = 0; i < 2; i++) {
+        const struct rl_mb_def *d = rl_mb_find(fp8[i]);
+        const struct rl_mb_variant *hop = rl_mb_select(d, 9, 0, NULL),
+                                   *bw = rl_mb_select(d, 10, 0, NULL);
+        double tol = rl_mb_mma_tolerance(hop);
+        ck_assert_double_eq(tol, 3.5e-2);
+        ck_assert_double_eq(rl_mb_mma_tolerance(bw), tol);
+        /* One block of accumulators (wgmma: 128 threads x 128). */
+        double e14 = rl_mb_simulate_narrow_check(hop, 14, 16384);
+        double e13 = rl_mb_simulate_narrow_check(hop, 13, 16384);
+        double e24 = rl_mb_simulate_narrow_check(hop, 24, 16384);
+        ck_assert_msg(e14 > 1e-4 && e14 < tol, "%s 14 bits: %g", fp8[i], e14);
+        ck_assert_msg(e13 > e14 && e13 < tol, "%s 13 bits: %g", fp8[i], e13);
+        ck_assert_msg(e24 < 1e-4, "%s 24 bits: %g", fp8[i], e24);
+        double t14 = rl_mb_simulate_narrow_check(bw, 14, 16384);
+        ck_assert_msg(t14 > 1e-4 && t14 < tol, "%s tcgen05 14 bits: %g", fp8[i], t14);
+    }
+    /* The other kinds keep theirs; a variant the model cannot read: -1. */
+    ck_assert_double_eq(rl_mb_mma_tolerance(rl_mb_select(rl_mb_find("bf16"), 9, 0, NULL)), 1e-4);
+    ck_assert_double_eq(rl_mb_mma_tolerance(rl_mb_select(rl_mb_find("tf32"), 10, 0, NULL)), 1e-4);
+    ck_assert_double_eq(rl_mb_mma_tolerance(rl_mb_select(rl_mb_find("fp64-tc"), 9, 0, NULL)),
+                        1e-12);
+    ck_assert_double_eq(rl_mb_mma_tolerance(rl_mb_select(rl_mb_find("int8"), 9, 0, NULL)), 0);
+    ck_assert_double_eq(rl_mb_mma_tolerance(rl_mb_select(rl_mb_find("fp4-e2m1"), 10, 0, NULL)),
+                        3.5e-2);
+    ck_assert_double_eq(rl_mb_mma_tolerance(rl_mb_select(rl_mb_find("nvfp4"), 12, 0, NULL)),
+                        3.5e-2);
+    ck_assert_double_eq(rl_mb_mma_tolerance(rl_mb_select(rl_mb_find("fp16-acc16"), 10, 0, NULL)),
+                        2e-2);
+    ck_assert_double_eq(
+        rl_mb_simulate_narrow_check(rl_mb_select(rl_mb_find("bf16"), 9, 0, NULL), 14, 64), -1);
+    ck_assert_double_eq(
+        rl_mb_simulate_narrow_check(rl_mb_select(rl_mb_find("fp8-e4m3"), 8, 9, NULL), 14, 64), -1);
+}
+END_TEST
+
+/* FP16 accumulate on B200 / B300 is tcgen05 kind::f16 with an F16 D, not
+ * the mma.sync of sm_80. */
+START_TEST(fp16_acc16_runs_tcgen05_on_blackwell)
+{
+    const struct rl_mb_def *d = rl_mb_find("fp16-acc16");
+    for (int minor = 0; minor <= 3; minor += 3) {
+        const struct rl_mb_variant *v = rl_mb_select(d, 10, minor, NULL);
+        ck_assert_str_eq(v->kernel, "rl_mb_tc05_f16acc16");
+        ck_assert_str_eq(v->sass, "UTCHMMA");
+        ck_assert_uint_eq(v->idesc >> 4 & 3, 0); /* D type F16 (F32 is 1) */
+        ck_assert_uint_eq(v->idesc, TC_IDESC_F16 & ~(3u << 4));
+        ck_assert_int_eq(v->check, RL_MB_CHECK_MMA_F16_WIDE);
+        ck_assert_double_eq(v->flop_per_instr, 2.0 * 128 * 256 * 16);
+        ck_assert_int_eq(v->max_blocks_per_sm, 2);
+    }
+    ck_assert_str_eq(rl_mb_select(d, 9, 0, NULL)->kernel, "rl_mb_wgmma_f16acc16");
+    ck_assert_str_eq(rl_mb_select(d, 12, 0, NULL)->kernel, "rl_mb_mma_f16acc16_16816");
+}
+END_TEST
+
+/* TMEM residency (bench.c): B200 has 233472 B of shared memory per SM, 1024
+ * reserved per block, 232448 opt-in; a tcgen05 kernel holds 12308 B. */
+START_TEST(shared_memory_enforces_tmem_residency)
+{
+    const long sm = 233472, res = 1024, stat = 12308, optin = 232448 - 12308;
+    /* Without dynamic shared memory 233472 / (12308 + 1024) = 17 CTAs fit. */
+    ck_assert_int_eq(rl_mb_blocks_by_smem(sm, res, stat), 17);
+    /* Two (256 columns each): 233472 / 2 = 116736 = 1024 + 12308 + 103404. */
+    ck_assert_int_eq(rl_mb_residency_smem_bytes(sm, res, stat, optin, 2), 103404);
+    ck_assert_int_eq(rl_mb_blocks_by_smem(sm, res, stat + 103404), 2);
+    /* One (512 columns, block-scaled): 233472 - 1024 - 12308. */
+    ck_assert_int_eq(rl_mb_residency_smem_bytes(sm, res, stat, optin, 1), 220140);
+    ck_assert_int_eq(rl_mb_blocks_by_smem(sm, res, stat + 220140), 1);
+    /* Every SM size from 64 KiB to 256 KiB in 1 KiB steps: exactly n. */
+    for (long s = 65536; s <= 262144; s += 1024)
+        for (int n = 1; n <= 2; n++) {
+            long dyn = rl_mb_residency_smem_bytes(s, res, stat, s, n);
+            ck_assert_msg(dyn >= 0 && rl_mb_blocks_by_smem(s, res, stat + dyn) == n,
+                          "%ld B, %d CTAs: %ld", s, n, dyn);
+        }
+    /* Limits: no such size, or none allowed. */
+    ck_assert_int_eq(rl_mb_residency_smem_bytes(sm, res, 200000, optin, 2), -1);
+    ck_assert_int_eq(rl_mb_residency_smem_bytes(sm, res, stat, 100000, 1), -1);
+    ck_assert_int_eq(rl_mb_residency_smem_bytes(sm, res, stat, optin, 0), -1);
+    ck_assert_int_eq(rl_mb_residency_smem_bytes(0, res, stat, optin, 1), -1);
+    ck_assert_int_eq(rl_mb_blocks_by_smem(sm, 0, 0), 0);
+}
+END_TEST
+
+/* Every copy and memset of the benchmarks and workloads is on a stream
+ * the kernels are ordered with: no cudaMemcpy / cudaMemset, which run on
+ * the legacy stream that a non-blocking stream does not wait for. */
+START_TEST(copies_run_on_the_benchmark_stream)
+{
+    static const char *const dirs[] = {"microbench", "kernels"};
+    int files = 0;
+    for (int i = 0; i < 2; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", ROOFLINE_SOURCE_DIR, dirs[i]);
+        DIR *dir = opendir(path);
+        ck_assert_ptr_nonnull(dir);
+        for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+            const char *dot = strrchr(e->d_name, '.');
+            if (!dot || (strcmp(dot, ".c") && strcmp(dot, ".cu")))
+                continue;
+            snprintf(path, sizeof path, "%s/%s/%s", ROOFLINE_SOURCE_DIR, dirs[i], e->d_name);
+            char *text = rl_test_slurp(path);
+            ck_assert_ptr_nonnull(text);
+            files++;
+            ck_assert_msg(!strstr(text, "cudaMemcpy(") && !strstr(text, "cudaMemset("),
+                          "%s/%s: a copy on the legacy stream", dirs[i], e->d_name);
+            free(text);
+        }
+        closedir(dir);
+    }
+    ck_assert_int_ge(files, 15);
+}
+END_TEST
+
 static Suite *microbench_suite(void)
 {
     Suite *s = suite_create("microbench");
@@ -658,6 +792,10 @@ static Suite *microbench_suite(void)
         tcase_add_test(limits, blackwell_selects_tcgen05_and_the_new_mma_sync);
     tcase_add_test(limits, mma_linearity_check);
     tcase_add_test(limits, bad_bench_file);
+    tcase_add_test(limits, narrow_tolerance_covers_truncated_accumulation);
+    tcase_add_test(limits, fp16_acc16_runs_tcgen05_on_blackwell);
+    tcase_add_test(limits, shared_memory_enforces_tmem_residency);
+    tcase_add_test(limits, copies_run_on_the_benchmark_stream);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -9,6 +9,7 @@
 #include "analyzer/util/schema.h"
 #include "analyzer/profiler/trace.h"
 #include "analyzer/profiler/tracer.h"
+#include "tests/profiler/fake_cupti.h"
 
 #include <cupti.h>
 #include <cupti_result.h>
@@ -59,6 +60,22 @@ START_TEST(gh100_default_two_passes)
     ck_assert(s->on[RL_Q_TENSOR_FP8]);
     ck_assert_str_eq(s->metric[RL_Q_TENSOR_BF16], "sm__ops_path_tensor_src_bf16_dst_fp32.sum");
     ck_assert_str_eq(s->metric[RL_Q_DRAM_READ], "dram__bytes_read.sum");
+    /* And wgmma's instruction count, the Tensor Core activity that fits
+     * the 2 passes (the tensor pipe's cycles would make 3). */
+    ck_assert_int_eq(s->n_guard, 1);
+    ck_assert_str_eq(s->names[s->guard[0]], "sm__sass_inst_executed_op_shared_gmma.sum");
+    struct rl_metric_set *b = build("GB100", RL_COUNTERS_DEFAULT);
+    ck_assert_int_le(b->passes, 2);
+    ck_assert_int_eq(b->n_guard, 2);
+    ck_assert_str_eq(b->names[b->guard[0]], "sm__sass_inst_executed_op_utcmma.sum");
+    free(b);
+    b = build("GA100", RL_COUNTERS_DEFAULT); /* no room: nothing to tell with */
+    ck_assert_int_eq(b->n_guard, 0);
+    double v[RL_Q_COUNT * RL_Q_MAX_TERMS + RL_TENSOR_GUARD_MAX] = {0};
+    ck_assert(isnan(rl_metric_set_tensor_activity(b, v)));
+    free(b);
+    v[s->guard[0]] = 96;
+    ck_assert_double_eq(rl_metric_set_tensor_activity(s, v), 96);
     /* The config image CUPTI builds from it is real, and an evaluator opens. */
     uint8_t *image = NULL;
     size_t size = 0;
@@ -81,6 +98,7 @@ START_TEST(gh100_full_costs_more)
     assert_complete(s);
     ck_assert(s->on[RL_Q_TENSOR_FP16] && s->on[RL_Q_TENSOR_TF32] && s->on[RL_Q_TENSOR_INT8]);
     ck_assert_int_gt(s->passes, 2);
+    ck_assert_int_eq(s->n_guard, 2); /* + the tensor pipe's cycles: mma.sync too */
     free(s);
 }
 END_TEST
@@ -561,6 +579,150 @@ START_TEST(explanations_name_the_fix)
 }
 END_TEST
 
+/* A tensor type the set does not count makes a kernel's FLOPs unknown,
+ * never smaller (issue 35, defect 6): GH100's default set counts BF16 and
+ * FP8; an FP16 wgmma GEMM reads 0 ops in both, but wgmma ran. */
+START_TEST(uncounted_tensor_type_gives_null_flops)
+{
+    struct rl_metric_set *set = build("GH100", RL_COUNTERS_DEFAULT);
+    ck_assert(!set->on[RL_Q_TENSOR_FP16]);
+    struct rl_trace_kernel k[5] = {kernel("fp16_gemm", 132, 1000, 900),
+                                   kernel("fp16_gemm", 132, 3000, 900),
+                                   kernel("bf16_gemm", 132, 5000, 900),
+                                   kernel("rmsnorm", 64, 7000, 100),
+                                   kernel("old_counts", 64, 9000, 100)};
+    for (int i = 0; i < 5; i++) {
+        q_default(k[i].q);
+        k[i].q[RL_Q_FFMA] = 1000; /* the epilogue's 2000 FLOP */
+        k[i].tensor_activity = 0;
+        k[i].step = 0;
+    }
+    k[0].counts = k[2].counts = k[3].counts = k[4].counts = RL_COUNTS_COUNTERS;
+    k[0].tensor_activity = 4096; /* wgmma instructions, no counted type's op */
+    k[2].tensor_activity = 4096;
+    k[2].q[RL_Q_TENSOR_BF16] = 1e9; /* counted: it stands */
+    k[4].tensor_activity = NAN;    /* not read: stands as before */
+    ck_assert_int_eq(rl_trace_fill_sampled(k, 5), 1); /* k[1] borrows k[0], activity too */
+    ck_assert_double_eq(k[1].tensor_activity, 4096);
+    k[3].step = k[4].step = -1;
+    struct rl_trace_step step = {"fp16 and bf16 GEMMs", 4e9, 1e8, "fp16"};
+    struct rl_trace_meta m = {.tool = "t", .created = "2026-12-05T00:00:00Z", .program = "p",
+                              .counters_mode = "default", .counters_status = "ok", .set = set,
+                              .tensor_flops_per_op = 2};
+    char path[512], err[RL_ERRMSG_SIZE];
+    snprintf(path, sizeof path, "%s/fp16.json", rl_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    ck_assert_int_eq(rl_trace_write(f, &m, k, 5, &step, 1), 0);
+    fclose(f);
+    assert_schema(path);
+    cJSON *doc;
+    ck_assert_msg(rl_json_parse_file(path, &doc, err) == 0, "%s", err);
+    const cJSON *ks = cJSON_GetObjectItem(doc, "kernels");
+    for (int i = 0; i < 2; i++) { /* counted and sampled: null, and why */
+        const cJSON *x = cJSON_GetArrayItem(ks, i);
+        ck_assert(cJSON_IsNull(cJSON_GetObjectItem(x, "flops")));
+        ck_assert(cJSON_IsNull(cJSON_GetObjectItem(x, "flops_tensor")));
+        ck_assert_ptr_null(cJSON_GetObjectItem(x, "precision"));
+        ck_assert_ptr_nonnull(strstr(rl_json_string(x, "flops_note"), "leaves out"));
+        ck_assert_double_eq(rl_json_number(x, "flops_fp32"), 2000); /* the rest stays */
+    }
+    /* 1e9 BF16 ops x 2 + 2000 FP32. */
+    ck_assert_double_eq(rl_json_number(cJSON_GetArrayItem(ks, 2), "flops"), 2e9 + 2000);
+    ck_assert_ptr_null(cJSON_GetObjectItem(cJSON_GetArrayItem(ks, 2), "flops_note"));
+    ck_assert_double_eq(rl_json_number(cJSON_GetArrayItem(ks, 3), "flops"), 2000);
+    ck_assert_double_eq(rl_json_number(cJSON_GetArrayItem(ks, 4), "flops"), 2000);
+    /* The step holding them: unknown, not the BF16 half. */
+    const cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "steps"), 0);
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(s0, "flops")));
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(s0, "flops_vs_analytic")));
+    cJSON_Delete(doc);
+    /* The rule itself: every type counted, all 0, yet Tensor Cores ran. */
+    bool all[RL_Q_COUNT];
+    for (int i = 0; i < RL_Q_COUNT; i++)
+        all[i] = true;
+    ck_assert_ptr_nonnull(strstr(rl_tensor_flops_unknown(all, 1, 0), "every type"));
+    ck_assert_ptr_null(rl_tensor_flops_unknown(all, 0, 0));
+    ck_assert_ptr_null(rl_tensor_flops_unknown(all, NAN, 0));
+    ck_assert_ptr_null(rl_tensor_flops_unknown(set->on, 1, 5));
+    ck_assert_ptr_nonnull(rl_tensor_flops_unknown(set->on, 1, 0));
+    ck_assert_ptr_null(rl_tensor_flops_unknown(set->on, -1, 0));
+    free(set);
+}
+END_TEST
+
+/* ---- the tracer on a fake CUPTI (tests/profiler/fake_cupti.c) ---------------- */
+
+/* Counting NCCL kernels under kernel replay hangs (issue 35, defect 1): a
+ * collective - by its name, or launched inside NCCL's collective range -
+ * is never selected for counting, whatever the filters; other kernels
+ * are (here the fake driver cannot say the stream is not captured, so
+ * they end as launches_in_capture: selected, then kept from replay). */
+START_TEST(collectives_are_never_replayed)
+{
+    char path[512], err[RL_ERRMSG_SIZE];
+    snprintf(path, sizeof path, "%s/collectives.json", rl_test_tmpdir());
+    struct rl_tracer_options o = {.out_path = path, .program = "fake", .samples = 0,
+                                  .counters = RL_COUNTERS_DEFAULT, .tensor_flops_per_op = NAN};
+    rl_fake_cupti_on(true);
+    ck_assert_msg(rl_tracer_start(&o, err) == 0, "%s", err);
+    static const uint64_t payload[2] = {0x1234, 1 << 20};
+    /* By name: NCCL's device kernel, PyTorch's symmetric memory, vLLM's. */
+    rl_fake_cupti_launch("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 0x100, 1);
+    rl_fake_cupti_launch("_ZN4c10d16symmetric_memory27multimem_all_reduce_kernelILi16EEEvPf", 0x200, 2);
+    rl_fake_cupti_launch("_ZN4vllm25cross_device_reduce_1stageIfLi8EEEvPv", 0x300, 3);
+    /* By range: a kernel of any name inside ncclAllReduce's range. */
+    rl_fake_cupti_nccl_range(true, payload);
+    rl_fake_cupti_launch("ncclDevKernel_Generic", 0x400, 4);
+    rl_fake_cupti_launch("_Z10my_reducerPf", 0x500, 5);
+    rl_fake_cupti_nccl_range(false, payload);
+    /* An ordinary GEMM: selected (then kept from replay by the capture
+     * check the fake driver cannot answer). */
+    rl_fake_cupti_launch("_Z11sgemm_largePfS_S_", 0x600, 6);
+    ck_assert_int_eq(rl_tracer_finish(err), 0);
+    rl_fake_cupti_on(false);
+    cJSON *doc;
+    ck_assert_msg(rl_json_parse_file(path, &doc, err) == 0, "%s", err);
+    const cJSON *c = cJSON_GetObjectItem(doc, "counters");
+    ck_assert_double_eq(rl_json_number(c, "launches_in_capture"), 1);
+    const char *notes = rl_json_string(doc, "notes");
+    ck_assert_ptr_nonnull(notes);
+    ck_assert_ptr_nonnull(strstr(notes, "5 launches of collective kernels"));
+    const cJSON *ks = cJSON_GetObjectItem(doc, "kernels");
+    ck_assert_int_eq(cJSON_GetArraySize(ks), 6);
+    for (int i = 0; i < 6; i++) {
+        const cJSON *k = cJSON_GetArrayItem(ks, i);
+        ck_assert_str_eq(rl_json_string(k, "counts"), "none");
+        const char *note = rl_json_string(k, "flops_note");
+        if (i < 5)
+            ck_assert_msg(note && strstr(note, "a collective: timed only"), "kernel %d", i);
+        else
+            ck_assert_ptr_null(note);
+    }
+    /* NCCL's range gave its kernel the collective and the message size. */
+    ck_assert_str_eq(rl_json_string(cJSON_GetArrayItem(ks, 3), "collective"), "allreduce");
+    ck_assert_double_eq(rl_json_number(cJSON_GetArrayItem(ks, 3), "comm_bytes"), 1 << 20);
+    cJSON_Delete(doc);
+    assert_schema(path);
+    /* The recognizer itself, demangled names. */
+    static const char *const yes[] = {
+        "ncclKernel_AllGather_RING_LL_Sum_int8_t(ncclWorkElem)",
+        "void ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)",
+        "void c10d::symmetric_memory::one_shot_all_reduce_kernel<float, 8>(float**)",
+        "void at::symm_mem::barrier_kernel(unsigned int**)",
+        "void vllm::cross_device_reduce_2stage<__nv_bfloat16, 8>(vllm::RankData*)",
+        "rcclGenericKernel<1>"};
+    static const char *const no[] = {
+        "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int)",
+        "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", "nvjet_hsh_128x256_64x4",
+        "void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>(Flash_fwd_params)", ""};
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+        ck_assert_msg(rl_trace_collective_kernel(yes[i]), "%s", yes[i]);
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+        ck_assert_msg(!rl_trace_collective_kernel(no[i]), "%s", no[i]);
+    ck_assert(!rl_trace_collective_kernel(NULL));
+}
+END_TEST
+
 /* ---- the injection library, without a GPU ------------------------------------- */
 
 START_TEST(injection_fails_cleanly)
@@ -711,6 +873,8 @@ static Suite *profiler_suite(void)
     tcase_add_test(counts, capture_is_never_counted);
     tcase_add_test(counts, timing_only_trace_cannot_be_charted);
     tcase_add_test(counts, explanations_name_the_fix);
+    tcase_add_test(counts, collectives_are_never_replayed);
+    tcase_add_test(counts, uncounted_tensor_type_gives_null_flops);
     suite_add_tcase(s, counts);
     TCase *process = tcase_create("process");
     tcase_set_timeout(process, 120);

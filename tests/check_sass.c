@@ -12,6 +12,7 @@
 #include "test_util.h"
 
 #include "microbench/bench.h"
+#include "microbench/geometry.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,6 +407,37 @@ START_TEST(sweep_loops_do_k_fmas_per_element)
 }
 END_TEST
 
+/* FP16 accumulate on sm_100a is tcgen05 kind::f16 with an F16 D (issue
+ * 35): the benchmark the catalog picks for a B200 holds 8 UTCHMMA a loop
+ * iteration, each fed the idesc with D type F16 (bits 4-5 = 0), and no
+ * HMMA (mma.sync) at all. */
+START_TEST(fp16_acc16_is_tcgen05_on_sm_100a)
+{
+    if (!arch_built("sm_100a"))
+        return;
+    const struct rl_mb_variant *v = rl_mb_select(rl_mb_find("fp16-acc16"), 10, 0, NULL);
+    const struct func *f = find_func("sm_100a", v->kernel);
+    ck_assert_msg(f != NULL, "sm_100a: no function %s", v->kernel);
+    int count;
+    struct loop l = main_loop(f, "UTCHMMA", &count);
+    ck_assert_int_eq(count, 8);
+    ck_assert_int_eq(count_in(f, l, "HMMA.16816.F16"), 0);
+    int mmas = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        ck_assert_msg(strncmp(f->v[i].op, "HMMA", 4) != 0, "sm_100a %s: %s", v->kernel,
+                      f->v[i].text);
+        if (strcmp(f->v[i].op, "UTCHMMA") != 0)
+            continue;
+        unsigned idesc = 0;
+        ck_assert_double_eq(tc05_flop(f, i, &idesc), 2.0 * 128 * 256 * 16);
+        ck_assert_uint_eq(idesc, TC_IDESC_F16ACC16);
+        ck_assert_uint_eq(idesc >> 4 & 3, 0);
+        mmas++;
+    }
+    ck_assert_int_eq(mmas, 8);
+}
+END_TEST
+
 static Suite *sass_suite(void)
 {
     Suite *s = suite_create("sass");
@@ -415,6 +447,7 @@ static Suite *sass_suite(void)
     tcase_add_test(core, compute_loops_hold_the_counted_instructions);
     tcase_add_test(core, memory_loops_hold_16_byte_accesses);
     tcase_add_test(core, sweep_loops_do_k_fmas_per_element);
+    tcase_add_test(core, fp16_acc16_is_tcgen05_on_sm_100a);
     suite_add_tcase(s, core);
     return s;
 }

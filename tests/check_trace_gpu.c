@@ -98,6 +98,61 @@ START_TEST(gemm_flops_match_2mnk)
 }
 END_TEST
 
+/* Does the array hold this string? */
+static bool has_string(const cJSON *array, const char *want)
+{
+    const cJSON *x;
+    cJSON_ArrayForEach(x, array)
+    {
+        if (cJSON_IsString(x) && strcmp(x->valuestring, want) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The default set leaves FP16 out on GH100 and GB100 but reads Tensor Core
+ * activity (wgmma / tcgen05 instructions, analyzer/profiler/metrics.c):
+ * the FP16 GEMM's FLOPs must come out null with the reason, never the
+ * CUDA-core part alone; BF16 stays counted (issue 35, defect 6). */
+START_TEST(uncounted_tensor_type_is_null_not_smaller)
+{
+    cJSON *doc = trace("gemm", RL_COUNTERS_DEFAULT, NULL);
+    assert_timed(doc);
+    const cJSON *c = cJSON_GetObjectItem(doc, "counters");
+    const cJSON *metrics = cJSON_GetObjectItem(c, "metrics");
+    bool guard = has_string(metrics, "sm__sass_inst_executed_op_shared_gmma.sum") ||
+                 has_string(metrics, "sm__sass_inst_executed_op_utcmma.sum");
+    bool fp16_out = has_string(cJSON_GetObjectItem(c, "tensor_not_counted"), "fp16");
+    if (counters_ok(doc) && guard && fp16_out) {
+        const cJSON *s;
+        int nulls = 0;
+        cJSON_ArrayForEach(s, cJSON_GetObjectItem(doc, "steps"))
+        {
+            const char *label = rl_json_string(s, "label");
+            if (!label || !strstr(label, "square GEMM") || !strstr(label, " fp16 "))
+                continue;
+            printf("  %-60s flops %.4g\n", label, rl_json_number(s, "flops"));
+            ck_assert_msg(cJSON_IsNull(cJSON_GetObjectItem(s, "flops")),
+                          "%s: FLOPs %.4g from a set without FP16, not null", label,
+                          rl_json_number(s, "flops"));
+            nulls++;
+        }
+        ck_assert_int_eq(nulls, 1);
+        const cJSON *k;
+        int noted = 0;
+        cJSON_ArrayForEach(k, cJSON_GetObjectItem(doc, "kernels"))
+        {
+            noted += rl_json_string(k, "flops_note") != NULL;
+        }
+        ck_assert_int_ge(noted, 1);
+        ck_assert_int_ge(assert_steps(doc, "bf16", "flops_vs_analytic", 0.01), 1);
+    } else {
+        printf("no FP16-less default set with Tensor Core activity here: skipped\n");
+    }
+    cJSON_Delete(doc);
+}
+END_TEST
+
 START_TEST(gemv_bytes_match_matrix)
 {
     cJSON *doc = trace("gemv", RL_COUNTERS_DEFAULT, NULL);
@@ -171,6 +226,7 @@ int main(void)
     tcase_set_timeout(t, 300);
     tcase_add_test(t, gemm_flops_match_2mnk);
     tcase_add_test(t, gemv_bytes_match_matrix);
+    tcase_add_test(t, uncounted_tensor_type_is_null_not_smaller);
     tcase_add_test(t, timing_only_with_analytic_counts);
     tcase_add_test(t, kernel_filter_counts_only_matches);
     suite_add_tcase(s, t);

@@ -155,6 +155,24 @@ int llm_write_json(FILE *f, const struct llm_run *r)
             origins, rl_llm_precision_name(r->cfg.precision), llm_kv_name(&r->cfg), r->seq);
     num(f, "parameters", rl_llm_params(&r->m), true);
     fputs(",\n  ", f);
+    num(f, "active_parameters", rl_llm_active_params(&r->m), true);
+    fputs(",\n  ", f);
+    num(f, "mtp_parameters", r->m.mtp_layers ? rl_llm_mtp_params(&r->m) : NAN, true);
+    /* The checkpoint's stored format (config.json), and what set precision. */
+    fputs(",\n  \"weights_format\": ", f);
+    if (r->m.has_quant)
+        rl_fput_json_string(f, r->m.quant.what);
+    else
+        fputs("null", f);
+    fprintf(f, ",\n  \"precision_from\": \"%s\",\n  \"weights_dequantized\": %s",
+            r->precision_given ? "--precision" : r->m.has_quant ? "config" : "default",
+            r->dequantized[0] ? "true" : "false");
+    fputs(",\n  \"config_keys_not_understood\": ", f);
+    if (r->m.unknown_keys[0])
+        rl_fput_json_string(f, r->m.unknown_keys);
+    else
+        fputs("null", f);
+    fputs(",\n  ", f);
     num(f, "weights_bytes", rl_llm_weights_bytes(&r->m, &r->cfg), true);
     fit_json(f, r);
     if (r->params_only) {

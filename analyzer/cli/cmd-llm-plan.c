@@ -32,7 +32,8 @@ static const char usage_text[] =
     "them by tokens/s and print the best few with what bounds them and their\n"
     "memory per GPU. Every figure is analytic.\n"
     "\n"
-    "  --model M          a model of data/models or a .json config\n"
+    "  --model M          a model of data/models, a Hugging Face config.json or a\n"
+    "                     folder holding one\n"
     "  --gpus N           GPUs in all\n"
     "  --gpu G            datasheet (default h200, or the bench file's GPU)\n"
     "  --bench FILE       measured ceilings from `roofline bench`\n"
@@ -42,7 +43,8 @@ static const char usage_text[] =
     "  --zero S           training: ZeRO stage 0 (default), 1, 2, 3\n"
     "  --batch B          sequences per step over all GPUs (default 64; training 512)\n"
     "  --seq S            context (decode) or sequence length (default 2048)\n"
-    "  --precision P      bf16 (default), fp16, fp8, w8a8, w4a16\n"
+    "  --precision P      bf16, fp16, fp8, fp8-block, w8a8, w4a16, mxfp4, nvfp4; default\n"
+    "                     the format config.json stores (quantization_config), else bf16\n"
     "  --kv-precision P   bf16 (default), fp16, fp8\n"
     "  --system S         the GPUs are a system's of data/systems (dgx-h100, gb200-nvl72,\n"
     "                     ...): its NVLink domain (TP within it), nodes and NICs\n"
@@ -65,6 +67,8 @@ struct plan_run {
     struct rl_llm_capacity cap;
     struct rl_llm_plan plan;
     int top;
+    bool precision_given;          /* --precision (else the config's own format) */
+    char dequantized[256];         /* why the stored format is read as BF16; "" not */
     int min_gpus;                  /* the fewest GPUs that hold it; 0 none up to LLM_MAX_GPUS */
     struct rl_llm_layout min_layout;
 };
@@ -87,6 +91,7 @@ static void print_plan(const struct plan_run *p)
     const bool moe = p->m.experts > 1;
     printf("%s on %d x %s: %s, batch %d, sequences of %d (analytic)\n", p->m.name, p->req.gpus,
            p->c.gpu_name, phase_name(p->req.phase), p->req.batch, p->req.seq);
+    llm_print_model_notes(&p->m, &p->cfg, p->precision_given, p->dequantized);
     printf("%zu layout%s of %d GPU%s (TP x PP x DP%s, TP within %d), %zu fit in %.2f GB per "
            "GPU (%.2f GB less a %.2f GB reserve)\n\n",
            p->plan.n, p->plan.n == 1 ? "" : "s", p->req.gpus, p->req.gpus == 1 ? "" : "s",
@@ -282,10 +287,10 @@ int cmd_llm_plan(int argc, char **argv)
                                          {"json", no_argument, NULL, 'j'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *precisions[RL_LLM_W4A16 + 2];
-    for (int i = 0; i <= RL_LLM_W4A16; i++)
+    const char *precisions[RL_LLM_N_PRECISIONS + 1];
+    for (int i = 0; i < RL_LLM_N_PRECISIONS; i++)
         precisions[i] = rl_llm_precision_name((enum rl_llm_precision)i);
-    precisions[RL_LLM_W4A16 + 1] = NULL;
+    precisions[RL_LLM_N_PRECISIONS] = NULL;
     static struct plan_run p;
     memset(&p, 0, sizeof p);
     p.cfg.precision = RL_LLM_BF16;
@@ -296,7 +301,7 @@ int cmd_llm_plan(int argc, char **argv)
     p.top = 5;
     const char *model = NULL, *gpu = NULL, *bench_path = NULL, *dir = NULL,
                *system_name = NULL, *comm_path = NULL;
-    bool json = false, prefill = false;
+    bool json = false, prefill = false, precision_given = false;
     int c, v;
     char *end;
     static const char optstring[] = "ho:";
@@ -348,6 +353,7 @@ int cmd_llm_plan(int argc, char **argv)
             if ((v = rl_llm_precision_parse(optarg)) < 0)
                 return cli_unknown_name("llm plan", "precision", optarg, precisions);
             p.cfg.precision = (enum rl_llm_precision)v;
+            precision_given = true;
             break;
         case 'k':
             if ((v = rl_llm_kv_parse(optarg)) < 0)
@@ -379,6 +385,9 @@ int cmd_llm_plan(int argc, char **argv)
         cli_error("%s", err);
         return CLI_FAIL;
     }
+    if (!precision_given) /* the checkpoint's own format */
+        rl_llm_config_of_model(&p.m, p.cfg.kv, &p.cfg);
+    p.precision_given = precision_given;
     const struct rl_system *sys = NULL;
     if (system_name && !(sys = cli_find_system(system_name)))
         return CLI_FAIL;
@@ -392,6 +401,8 @@ int cmd_llm_plan(int argc, char **argv)
         cli_error("%s", err);
         return CLI_FAIL;
     }
+    if (!precision_given) /* the stored format on an older GPU */
+        rl_llm_config_fit_roofs(&p.cfg, &p.c, p.dequantized, sizeof p.dequantized);
     if (!s) {
         cli_error("llm plan needs the GPU's datasheet (its memory and links): give --gpu");
         return CLI_FAIL;

@@ -42,8 +42,10 @@ static const char usage_text[] =
     "no launch latency) on datasheet or measured (--bench) ceilings.\n"
     "\n"
     "  --model M          llama-2-7b, llama-2-13b, llama-3-8b, llama-3-70b,\n"
-    "                     mistral-7b, qwen2.5-7b, mixtral-8x7b (data/models), or a\n"
-    "                     .json config\n"
+    "                     mistral-7b, qwen2.5-7b, mixtral-8x7b, deepseek-v3,\n"
+    "                     gpt-oss-120b, gpt-oss-20b, llama-3.1-8b, qwen3-30b-a3b,\n"
+    "                     qwen3-32b (data/models), a\n"
+    "                     Hugging Face config.json, or a folder holding one\n"
     "  --params N         a model of N parameters and no shape (7.5e9): its model\n"
     "                     states per GPU only (2 + 2 + 12 bytes per parameter)\n"
     "  --gpu G            datasheet (default h200, or the bench file's GPU)\n"
@@ -52,7 +54,9 @@ static const char usage_text[] =
     "                     (default 1,8,64,256; training 8; each at least M x DP x EP)\n"
     "  --seq N            context of decode and length of prefill and training\n"
     "                     sequences (default 2048)\n"
-    "  --precision P      bf16 (default), fp16, fp8, w8a8, w4a16 (weights/activations)\n"
+    "  --precision P      bf16, fp16, fp8, fp8-block, w8a8, w4a16, mxfp4, nvfp4\n"
+    "                     (weights/activations); default the format config.json\n"
+    "                     stores (quantization_config, torch_dtype), else bf16\n"
     "  --kv-precision P   bf16 (default), fp16, fp8\n"
     "  --tp N             tensor parallel: heads and MLP split over N GPUs (Megatron)\n"
     "  --pp N             pipeline parallel: N stages of the layers\n"
@@ -264,13 +268,26 @@ static void print_text(const struct llm_run *r)
         printf("%s on %s (%s ceilings; analytic times): %s weights, %s KV cache, context %d\n",
                r->m.name, r->c.gpu_name, origins, rl_llm_precision_name(r->cfg.precision),
                llm_kv_name(&r->cfg), r->seq);
-    printf("parameters %.4g B; weights %s", rl_llm_params(&r->m) / 1e9, w);
-    if (!r->lay.train)
+    printf("parameters %.4g B", rl_llm_params(&r->m) / 1e9);
+    if (r->m.experts > 1)
+        printf(" (%.4g B active per token)", rl_llm_active_params(&r->m) / 1e9);
+    printf("; weights %s", w);
+    if (!r->lay.train && rl_llm_is_mla(&r->m))
+        printf("; KV cache %.0f bytes per token (%d layers x (%d latent + %d rope), MLA)", kvt,
+               r->m.layers, r->m.kv_lora_rank, r->m.qk_rope_dim);
+    else if (!r->lay.train)
         printf("; KV cache %.0f bytes per token (%d layers x 2 x %d KV heads x %d)", kvt,
                r->m.layers, r->m.kv_heads, r->m.head_dim);
-    if (r->m.sliding_window && !r->lay.train)
-        printf(", at most %d tokens per sequence (sliding window)", r->m.sliding_window);
+    if (r->m.sliding_window && !r->lay.train) {
+        const int windowed = rl_llm_sliding_layers(&r->m);
+        if (windowed < r->m.layers)
+            printf(", %d of the layers at most %d tokens per sequence (sliding window)",
+                   windowed, r->m.sliding_window);
+        else
+            printf(", at most %d tokens per sequence (sliding window)", r->m.sliding_window);
+    }
     printf("\n");
+    llm_print_model_notes(&r->m, &r->cfg, r->precision_given, r->dequantized);
     print_memory(r);
     printf("\n");
     if (r->lay.train) {
@@ -654,16 +671,40 @@ static int run_llm(struct llm_run *r, bool json, bool do_measure, const char *di
     return status;
 }
 
+void llm_print_model_notes(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
+                           bool given, const char *dequantized)
+{
+    char line[512];
+    rl_llm_weights_text(line, sizeof line, m, cfg, given);
+    if (line[0] && !dequantized[0])
+        printf("%s\n", line);
+    else if (line[0])
+        printf("weights as config.json stores them: %s; %s; --precision overrides\n",
+               m->quant.what, dequantized);
+    if (m->experts > 1)
+        printf("MoE: %d of %d layers route each token to %d of %d experts of width %d%s\n",
+               rl_llm_moe_layers(m), m->layers, m->experts_per_token, m->experts, m->ffn,
+               m->shared_ffn ? ", plus shared experts" : "");
+    if (m->mtp_layers)
+        printf("note: %d multi-token prediction module%s (num_nextn_predict_layers), %.4g B "
+               "parameters, not counted: %.4g B with %s\n",
+               m->mtp_layers, m->mtp_layers > 1 ? "s" : "", rl_llm_mtp_params(m) / 1e9,
+               (rl_llm_params(m) + rl_llm_mtp_params(m)) / 1e9, m->mtp_layers > 1 ? "them" : "it");
+    if (m->unknown_keys[0])
+        printf("note: config.json keys not understood (left out of the model): %s\n",
+               m->unknown_keys);
+}
+
 const char *const llm_kv_precisions[] = {"bf16", "fp16", "fp8", NULL};
 
 int cmd_llm(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "plan") == 0)
         return cmd_llm_plan(argc - 1, argv + 1);
-    const char *precisions[RL_LLM_W4A16 + 2];
-    for (int p = 0; p <= RL_LLM_W4A16; p++)
+    const char *precisions[RL_LLM_N_PRECISIONS + 1];
+    for (int p = 0; p < RL_LLM_N_PRECISIONS; p++)
         precisions[p] = rl_llm_precision_name((enum rl_llm_precision)p);
-    precisions[RL_LLM_W4A16 + 1] = NULL;
+    precisions[RL_LLM_N_PRECISIONS] = NULL;
     static const struct option opts[] = {{"model", required_argument, NULL, 'm'},
                                          {"gpu", required_argument, NULL, 'g'},
                                          {"bench", required_argument, NULL, 'b'},
@@ -770,6 +811,7 @@ int cmd_llm(int argc, char **argv)
             if ((v = rl_llm_precision_parse(optarg)) < 0)
                 return cli_unknown_name("llm", "precision", optarg, precisions);
             r.cfg.precision = (enum rl_llm_precision)v;
+            r.precision_given = true;
             break;
         case 'k':
             if ((v = rl_llm_kv_parse(optarg)) < 0)
@@ -830,9 +872,6 @@ int cmd_llm(int argc, char **argv)
         }
         r.n_batches = n;
     }
-    if (do_measure && r.cfg.precision != RL_LLM_BF16)
-        return cli_usage_error("llm", "--measure runs BF16 layers, not %s",
-                               rl_llm_precision_name(r.cfg.precision));
     if (do_measure && (!layout_is_one(&r.lay) || r.lay.train))
         return cli_usage_error("llm", "--measure runs one GPU's inference layers: no layout "
                                       "or --train");
@@ -843,6 +882,11 @@ int cmd_llm(int argc, char **argv)
         cli_error("%s", err);
         return CLI_FAIL;
     }
+    if (!r.params_only && !r.precision_given) /* the checkpoint's own format */
+        rl_llm_config_of_model(&r.m, r.cfg.kv, &r.cfg);
+    if (do_measure && (r.cfg.precision != RL_LLM_BF16 || r.cfg.experts_only))
+        return cli_usage_error("llm", "--measure runs BF16 layers, not %s",
+                               rl_llm_precision_name(r.cfg.precision));
     const struct rl_llm_split sp = rl_llm_layout_split(&r.lay);
     if (rl_llm_split_check(&r.m, &sp, err))
         return cli_usage_error("llm", "%s", err);
@@ -864,6 +908,8 @@ int cmd_llm(int argc, char **argv)
         cli_error("%s", err);
         return CLI_FAIL;
     }
+    if (!r.precision_given && !r.params_only) /* the stored format on an older GPU */
+        rl_llm_config_fit_roofs(&r.cfg, &r.c, r.dequantized, sizeof r.dequantized);
     rl_llm_capacity_of(&r.cap, s ? s->memory_size_gb : NAN);
     if (llm_net_init(&r.net, s, sys, &r.max_tp))
         return CLI_FAIL;

@@ -32,6 +32,8 @@ struct llm_run {
     struct rl_ceilings c;
     struct rl_llm_capacity cap;        /* NAN without a datasheet */
     bool params_only;                  /* --params: model states only */
+    bool precision_given;              /* --precision (else the config's own format) */
+    char dequantized[256];             /* why the stored format is read as BF16; "" not */
     int batches[LLM_MAX_BATCHES], n_batches, seq, crossover;
     /* inference: decode at each batch and a prefill of one sequence;
      * training (lay.train): train at each batch */
@@ -52,6 +54,12 @@ struct llm_run {
 #define LLM_MAX_GPUS 4096
 #define LLM_MAX_LAYOUT_GPUS 1000000 /* TP x PP x DP x EP of --tp ... --ep: an int */
 #define LLM_NODE_GPUS 8  /* TP stays inside a node of 8 (min_gpus) */
+
+/* The model's notes, one line each on stdout: where the weight format
+ * comes from (and dequantized, why: "" none), the MoE layers, MTP modules
+ * left out, keys not understood. */
+void llm_print_model_notes(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
+                           bool given, const char *dequantized);
 
 static inline bool llm_fits(const struct llm_run *r, int i)
 {

@@ -275,7 +275,8 @@ static int add_comm(struct rl_llm_step *s, const struct rl_llm_net *net, const c
  * backward and two in a recomputed forward, of the microbatch's T x H x
  * ab bytes; PP: each microbatch's activations (T x H x ab) sent to the
  * next stage, and in training its gradient sent back; EP: an all-to-all
- * to the experts and one back per layer (twice more in the backward), of
+ * to the experts and one back per MoE layer of the stage (ceil(moe / pp),
+ * at most its layers; twice more in the backward), of
  * the T k tokens x H x ab each GPU routes; DP (training): the gradients,
  * 2 bytes per parameter of the GPU, all-reduced once per step; under
  * ZeRO 1 and 2 a reduce-scatter and an all-gather of the updated 16-bit
@@ -298,9 +299,10 @@ static int layout_comm(const struct rl_llm_model *m, const struct rl_llm_config 
     const double passes = train ? (l->recompute ? 3 : 2) : 1; /* forwards + backward */
     int rc = add_comm(s, net, "TP all-reduce", RL_COLL_ALLREDUCE, l->tp, 1, act,
                       (double)M * L * 2 * passes, true, errmsg);
+    const int moe_all = (rl_llm_moe_layers(m) + l->pp - 1) / l->pp, moe = moe_all < L ? moe_all : L;
     if (rc == RL_OK && m->experts > 1)
         rc = add_comm(s, net, "EP all-to-all", RL_COLL_ALLTOALL, l->ep, l->tp,
-                      act * m->experts_per_token, (double)M * L * 2 * passes, true, errmsg);
+                      act * m->experts_per_token, (double)M * moe * 2 * passes, true, errmsg);
     if (rc == RL_OK && l->pp > 1)
         rc = add_comm(s, net, "PP send/recv", RL_COLL_SENDRECV, 2, l->tp * l->ep * l->dp, act,
                       M * (train ? 2 : 1), true, errmsg);

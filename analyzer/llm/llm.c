@@ -1,18 +1,13 @@
-/* llm.c - LLM inference on the roofline: FLOPs and bytes of every operator of a transformer, decode and prefill times, memory, the crossover batch.
+/* llm.c - LLM inference on the roofline: model configs and number formats, each operator placed on the roofline, the crossover batch.
  *
- * Notation: H hidden, F ffn, nh heads, nkv KV heads, d head dim, V vocab,
- * E experts, k experts per token; T tokens processed (decode: B, one per
- * sequence; prefill: B S); P query-key pairs (decode: B S; prefill,
- * causal: B S (S + 1) / 2). wb, ab, kvb: bytes per weight, activation and
- * KV-cache value. Bytes are minimum traffic: every weight, activation and
- * cache value read or written once per step (a fused attention kernel:
- * scores stay on chip). Embedding, LM head, norms, router and biases stay
- * 16-bit whatever the weight format, as serving stacks keep them.
- * Each operator's time is its roofline bound, max(FLOPs / peak, bytes /
- * bandwidth): no overlap between operators, no launch latency.
+ * The operators and their FLOPs and bytes are in analyzer/llm/ops.c, the
+ * parameter and KV-cache counts in analyzer/llm/params.c, Hugging Face
+ * config.json files read by analyzer/llm/hfconfig.c.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "analyzer/llm/llm.h"
+
+#include "analyzer/llm/hfconfig.h"
 
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
@@ -25,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- configs ----------------------------------------------------------------- */
 
@@ -103,12 +100,33 @@ static size_t model_ids(const char *dir, char *names[64])
     return n;
 }
 
+/* Append the shipped Hugging Face configs' ids (the folders of dir/hf that
+ * hold a config.json) to names[n..63]: the new count. */
+static size_t hf_ids(const char *dir, char *names[64], size_t n)
+{
+    char hf[4096 + 8];
+    snprintf(hf, sizeof hf, "%s/hf", dir);
+    DIR *d = opendir(hf);
+    struct dirent *e;
+    const size_t first = n;
+    while (d && n < 64 && (e = readdir(d))) {
+        char file[sizeof hf + 256 + 16];
+        snprintf(file, sizeof file, "%s/%s/config.json", hf, e->d_name);
+        if (e->d_name[0] != '.' && access(file, R_OK) == 0 && (names[n] = strdup(e->d_name)))
+            n++;
+    }
+    if (d)
+        closedir(d);
+    qsort(names + first, n - first, sizeof *names, by_name);
+    return n;
+}
+
 static int unknown_model(const char *name, const char *data_dir, char *errmsg)
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/models", data_dir);
     char *names[64];
-    size_t n = model_ids(dir, names);
+    size_t n = hf_ids(dir, names, model_ids(dir, names));
     struct rl_suggest sug;
     rl_suggest_init(&sug, name);
     for (size_t i = 0; i < n; i++)
@@ -122,7 +140,7 @@ static int unknown_model(const char *name, const char *data_dir, char *errmsg)
             size_t u = strlen(list);
             snprintf(list + u, sizeof list - u, "%s%s", i ? ", " : "", names[i]);
         }
-        rl_fail(errmsg, RL_ENOTFOUND, "unknown model '%s' in %s (%s%sor a .json path)", name,
+        rl_fail(errmsg, RL_ENOTFOUND, "unknown model '%s' in %s (%s%sor a config.json path or folder)", name,
                 dir, list, n ? "; " : "");
     }
     for (size_t i = 0; i < n; i++)
@@ -191,31 +209,79 @@ static int find_model(const char *data_dir, const char *name, char *path, size_t
     return found;
 }
 
+/* Whether path is a folder. */
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Read the file at path as a schema config (it has "schema_version") or
+ * as a Hugging Face config.json (anything else), id the model's id. */
+static int load_file(struct rl_llm_model *m, const char *data_dir, const char *path,
+                     const char *id, char *errmsg)
+{
+    char *text;
+    size_t len;
+    int rc = rl_file_read(path, &text, &len, errmsg);
+    if (rc)
+        return rc;
+    cJSON *doc = cJSON_ParseWithLength(text, len);
+    const bool schema_config =
+        doc && cJSON_GetObjectItemCaseSensitive(doc, "schema_version") != NULL;
+    cJSON_Delete(doc);
+    if (schema_config) {
+        char schema_path[4096];
+        cJSON *schema;
+        snprintf(schema_path, sizeof schema_path, "%s/models/schema.json", data_dir);
+        if ((rc = rl_json_parse_file(schema_path, &schema, errmsg)) == RL_OK) {
+            rc = rl_llm_model_parse(m, schema, text, len, path, errmsg);
+            cJSON_Delete(schema);
+        }
+    } else {
+        rc = rl_llm_hf_parse(m, text, len, path, id, errmsg);
+    }
+    free(text);
+    return rc;
+}
+
+/* The id of a config at path: its folder's name for ".../NAME/config.json",
+ * else the file name less ".json". */
+static void id_of_path(const char *path, char *id, size_t cap)
+{
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t n = strlen(base);
+    if (strcmp(base, "config.json") == 0 && base > path) {
+        const char *end = base - 1, *start = end;
+        while (start > path && start[-1] != '/')
+            start--;
+        n = (size_t)(end - start);
+        base = start;
+    } else if (n > 5 && strcmp(base + n - 5, ".json") == 0) {
+        n -= 5;
+    }
+    snprintf(id, cap, "%.*s", (int)(n < cap ? n : cap - 1), base);
+}
+
 int rl_llm_model_load(struct rl_llm_model *m, const char *data_dir, const char *name,
                       char *errmsg)
 {
-    char path[4096], schema_path[4096], *text;
-    size_t len;
+    char path[4096 + 64], id[32];
     size_t n = strlen(name);
-    if (n > 5 && strcmp(name + n - 5, ".json") == 0)
+    memset(m, 0, sizeof *m);
+    if (is_dir(name)) { /* a folder holding config.json (a Hugging Face snapshot) */
+        snprintf(path, sizeof path, "%s/config.json", name);
+        if (access(path, R_OK) != 0)
+            return rl_fail(errmsg, RL_ENOTFOUND, "no config.json in folder '%s'", name);
+    } else if (n > 5 && strcmp(name + n - 5, ".json") == 0) {
         snprintf(path, sizeof path, "%s", name);
-    else if (find_model(data_dir, name, path, sizeof path) != 0)
-        snprintf(path, sizeof path, "%s/models/%s.json", data_dir, name);
-    snprintf(schema_path, sizeof schema_path, "%s/models/schema.json", data_dir);
-    cJSON *schema;
-    int rc = rl_json_parse_file(schema_path, &schema, errmsg);
-    if (rc)
-        return rc;
-    if ((rc = rl_file_read(path, &text, &len, errmsg))) {
-        cJSON_Delete(schema);
-        if (path[0] && strstr(name, ".json") == NULL)
+    } else if (find_model(data_dir, name, path, sizeof path) != 0) {
+        snprintf(path, sizeof path, "%s/models/hf/%s/config.json", data_dir, name);
+        if (strchr(name, '/') || access(path, R_OK) != 0)
             return unknown_model(name, data_dir, errmsg);
-        return rc;
     }
-    rc = rl_llm_model_parse(m, schema, text, len, path, errmsg);
-    free(text);
-    cJSON_Delete(schema);
-    return rc;
+    id_of_path(path, id, sizeof id);
+    return load_file(m, data_dir, path, id, errmsg);
 }
 
 /* ---- number formats --------------------------------------------------------- */
@@ -232,6 +298,14 @@ static const struct {
     /* 4-bit weights with an FP16 scale per group of 128: 0.5 + 2/128 B;
      * dequantized to BF16 for the Tensor Cores. */
     [RL_LLM_W4A16] = {"w4a16", 0.5 + 2.0 / 128, 2, "bf16"},
+    /* FP8 with one FP32 scale per 128 x 128 block: 1 + 4 / 16384 B. */
+    [RL_LLM_FP8_BLOCK] = {"fp8-block", 1 + 4.0 / (128 * 128), 1, "fp8"},
+    /* MXFP4: 4-bit E2M1 values with one 8-bit E8M0 scale per 32: 0.5 +
+     * 1/32 B; dequantized to BF16 for the Tensor Cores (Hopper's kernels). */
+    [RL_LLM_MXFP4] = {"mxfp4", 0.5 + 1.0 / 32, 2, "bf16"},
+    /* NVFP4: 4-bit E2M1 with one FP8 E4M3 scale per 16: 0.5 + 1/16 B,
+     * weights and activations alike, on the FP4 Tensor Cores (Blackwell). */
+    [RL_LLM_NVFP4] = {"nvfp4", 0.5 + 1.0 / 16, 0.5 + 1.0 / 16, "fp4"},
 };
 
 int rl_llm_precision_parse(const char *s)
@@ -256,267 +330,59 @@ double rl_llm_act_bytes(enum rl_llm_precision p) { return formats[p].ab; }
 const char *rl_llm_linear_roof(enum rl_llm_precision p) { return formats[p].roof; }
 double rl_llm_kv_bytes(enum rl_llm_kv k) { return k == RL_LLM_KV_FP8 ? 1 : 2; }
 
-/* ---- parameters and memory ---------------------------------------------------- */
-
-/* Weights of the linear layers of one layer (those stored in the weight
- * format), and the 16-bit rest. */
-static void layer_params(const struct rl_llm_model *m, double *linear, double *other)
+double rl_llm_linear_weight_bytes(const struct rl_llm_config *cfg, bool expert)
 {
-    const double H = m->hidden, F = m->ffn, d = m->head_dim;
-    const double qkv = (m->heads + 2.0 * m->kv_heads) * d;
-    *linear = H * qkv + m->heads * d * H + (double)m->experts * (m->gated ? 3 : 2) * H * F;
-    *other = 2 * H + (m->qkv_bias ? qkv : 0) + (m->experts > 1 ? H * m->experts : 0);
+    if (!expert && cfg->experts_only)
+        return 2; /* BF16 */
+    return cfg->weight_bytes > 0 ? cfg->weight_bytes : formats[cfg->precision].wb;
 }
 
-void rl_llm_model_of_params(struct rl_llm_model *m, double params)
+void rl_llm_weights_text(char *buf, size_t cap, const struct rl_llm_model *m,
+                         const struct rl_llm_config *cfg, bool given)
 {
-    memset(m, 0, sizeof *m);
-    snprintf(m->id, sizeof m->id, "params");
-    snprintf(m->name, sizeof m->name, "a model of %.4g B parameters", params / 1e9);
-    m->given_params = params;
+    if (!m->has_quant)
+        snprintf(buf, cap, "%s", "");
+    else if (given)
+        snprintf(buf, cap, "weights %s by --precision, over config.json's %s",
+                 rl_llm_precision_name(cfg->precision), m->quant.what);
+    else
+        snprintf(buf, cap, "weights as config.json stores them: %s; --precision overrides",
+                 m->quant.what);
 }
 
-double rl_llm_params(const struct rl_llm_model *m)
+bool rl_llm_config_fit_roofs(struct rl_llm_config *cfg, struct rl_ceilings *c, char *note,
+                             size_t cap)
 {
-    if (!rl_llm_model_has_shape(m))
-        return m->given_params;
-    double linear, other;
-    layer_params(m, &linear, &other);
-    return m->layers * (linear + other) + (double)m->vocab * m->hidden * (m->tied ? 1 : 2) +
-           m->hidden;
+    char err[RL_ERRMSG_SIZE];
+    if (rl_ceilings_judge(c, formats[cfg->precision].roof, err) >= 0)
+        return false;
+    snprintf(note, cap, "%s: the %s weights are dequantized to bf16 as they are read "
+             "(weight-only kernels), at their own bytes", err,
+             formats[cfg->precision].name);
+    cfg->weight_bytes = rl_llm_linear_weight_bytes(cfg, true);
+    cfg->precision = RL_LLM_BF16;
+    return true;
 }
 
-double rl_llm_weights_bytes(const struct rl_llm_model *m, const struct rl_llm_config *cfg)
+void rl_llm_config_of_model(const struct rl_llm_model *m, enum rl_llm_kv kv,
+                            struct rl_llm_config *cfg)
 {
-    if (!rl_llm_model_has_shape(m))
-        return m->given_params * formats[cfg->precision].wb;
-    double linear, other;
-    layer_params(m, &linear, &other);
-    return m->layers * (linear * formats[cfg->precision].wb + other * 2) +
-           2.0 * ((double)m->vocab * m->hidden * (m->tied ? 1 : 2) + m->hidden);
+    memset(cfg, 0, sizeof *cfg);
+    cfg->kv = kv;
+    cfg->precision = RL_LLM_BF16;
+    if (m->has_quant) {
+        cfg->precision = m->quant.precision;
+        cfg->weight_bytes = m->quant.weight_bytes;
+        cfg->experts_only = m->quant.experts_only && m->experts > 1;
+    }
 }
 
-double rl_llm_kv_bytes_per_token(const struct rl_llm_model *m, const struct rl_llm_config *cfg)
-{
-    /* K and V, every layer, the KV heads only (GQA). */
-    return 2.0 * m->layers * m->kv_heads * m->head_dim * rl_llm_kv_bytes(cfg->kv);
-}
-
-double rl_llm_kv_bytes_per_sequence(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
-                                    int seq)
-{
-    return rl_llm_kv_bytes_per_token(m, cfg) * rl_llm_attended(m, seq);
-}
+/* ---- memory ------------------------------------------------------------------ */
 
 double rl_llm_training_bytes(const struct rl_llm_model *m, int batch, int seq)
 {
     const double s = seq, b = batch, h = m->hidden, a = m->heads;
     return 16 * rl_llm_params(m) + m->layers * s * b * h * (34 + 5 * a * s / h);
-}
-
-/* ---- operators ------------------------------------------------------------ */
-
-static struct rl_llm_op *op(struct rl_llm_phase_cost *p, const char *name, int count,
-                            bool linear, const char *roof)
-{
-    struct rl_llm_op *o = &p->ops[p->n_ops++];
-    memset(o, 0, sizeof *o);
-    snprintf(o->name, sizeof o->name, "%s", name);
-    o->count = count;
-    o->linear = linear;
-    o->roof = roof;
-    return o;
-}
-
-int rl_llm_kv_heads_per_gpu(const struct rl_llm_model *m, int tp)
-{
-    return m->kv_heads >= tp ? m->kv_heads / tp : 1;
-}
-
-int rl_llm_attended(const struct rl_llm_model *m, int seq)
-{
-    return m->sliding_window > 0 && m->sliding_window < seq ? m->sliding_window : seq;
-}
-
-int rl_llm_split_check(const struct rl_llm_model *m, const struct rl_llm_split *sp, char *errmsg)
-{
-    if (sp->tp < 1 || sp->pp < 1 || sp->ep < 1)
-        return rl_fail(errmsg, RL_EINVAL, "every degree of a layout is at least 1");
-    if (!rl_llm_model_has_shape(m))
-        return RL_OK; /* a parameter count splits any way */
-    if (m->heads % sp->tp || m->ffn % sp->tp)
-        return rl_fail(errmsg, RL_EINVAL,
-                       "TP %d does not divide %s's %d heads and MLP width %d", sp->tp, m->name,
-                       m->heads, m->ffn);
-    if (m->kv_heads % sp->tp && sp->tp % m->kv_heads)
-        return rl_fail(errmsg, RL_EINVAL,
-                       "TP %d neither divides nor is a multiple of %s's %d KV heads", sp->tp,
-                       m->name, m->kv_heads);
-    if (sp->pp > m->layers)
-        return rl_fail(errmsg, RL_EINVAL, "PP %d is more stages than %s's %d layers", sp->pp,
-                       m->name, m->layers);
-    if (sp->ep > 1 && m->experts % sp->ep)
-        return rl_fail(errmsg, RL_EINVAL, "EP %d does not divide %s's %d experts%s", sp->ep,
-                       m->name, m->experts, m->experts == 1 ? " (a dense model: EP 1)" : "");
-    return RL_OK;
-}
-
-void rl_llm_phase(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
-                  enum rl_llm_phase phase, int batch, int seq, struct rl_llm_phase_cost *p)
-{
-    rl_llm_phase_split(m, cfg, NULL, phase, batch, seq, p);
-}
-
-/* Query-key pairs of one sequence: decode, the attended context; prefill
- * and training (causal), sum over positions i = 1..S of min(i, W):
- * S (S + 1) / 2 without a window, W (W + 1) / 2 + (S - W) W with one. */
-static double pairs_per_sequence(const struct rl_llm_model *m, enum rl_llm_phase phase, int seq)
-{
-    const double S = seq, W = rl_llm_attended(m, seq);
-    if (phase == RL_LLM_DECODE)
-        return W;
-    return W * (W + 1) / 2 + (S - W) * W;
-}
-
-/* Per GPU of a split (Megatron-LM, Shoeybi et al. 2019, section 3): the
- * QKV projection is split by columns, nh / tp query heads and
- * rl_llm_kv_heads_per_gpu KV heads per GPU; the output projection by rows
- * (its input, the heads, split; its output H whole, summed by an
- * all-reduce); gate/up by columns and down by rows, F / tp each; the
- * embedding and LM head by vocabulary rows, V / tp; norms, residuals and
- * the router whole on every GPU. EP: E / ep experts per GPU, each token's
- * k experts spread evenly, so a GPU serves T k token-expert pairs (its T
- * tokens' worth, sent by all ep peers) and touches E / ep (1 - (1 - k /
- * E)^(T ep)) experts. */
-void rl_llm_phase_split(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
-                        const struct rl_llm_split *split, enum rl_llm_phase phase, int batch,
-                        int seq, struct rl_llm_phase_cost *p)
-{
-    static const struct rl_llm_split one = {.tp = 1, .pp = 1, .ep = 1};
-    const struct rl_llm_split *sp = split ? split : &one;
-    memset(p, 0, sizeof *p);
-    p->phase = phase;
-    p->batch = batch;
-    p->seq = seq;
-    const double t = sp->tp, ep = sp->ep;
-    const double H = m->hidden, F = m->ffn / t, d = m->head_dim, V = m->vocab / t;
-    const double nh = m->heads / t, nkv = rl_llm_kv_heads_per_gpu(m, sp->tp);
-    const double E = m->experts, k = m->experts_per_token;
-    const double B = batch, S = seq;
-    const double T = phase == RL_LLM_DECODE ? B : B * S;
-    const double P = B * pairs_per_sequence(m, phase, seq);
-    /* The cache attention reads: decode, the attended positions of each
-     * sequence; prefill and training, every key and value once. */
-    const double cached = phase == RL_LLM_DECODE ? B * rl_llm_attended(m, seq) : B * S;
-    const double wb = formats[cfg->precision].wb, ab = formats[cfg->precision].ab;
-    const double kvb = rl_llm_kv_bytes(cfg->kv);
-    const double qkv = (nh + 2 * nkv) * d;
-    const int L = (m->layers + sp->pp - 1) / sp->pp;
-    const char *lin = formats[cfg->precision].roof;
-    const char *cuda = cfg->precision == RL_LLM_FP16 ? "fp16-cuda" : "bf16-cuda";
-    const char *attn = cfg->precision == RL_LLM_FP16 ? "fp16" : "bf16";
-    /* Experts a step touches: each of T tokens picks k of E, uniformly. */
-    const double touched = E == 1 ? 1 : E / ep * (1 - pow(1 - k / E, T * ep));
-    const double mats = m->gated ? 2 : 1;
-    /* Training: the logits of every position (the loss), not the last. */
-    const double Tout = phase == RL_LLM_TRAIN ? T : B;
-    struct rl_llm_op *o;
-
-    o = op(p, "attn_norm", L, false, cuda);
-    o->flops = 4 * T * H;
-    o->weight_bytes = 2 * H;
-    o->act_bytes = 2 * T * H * ab;
-
-    o = op(p, "qkv_proj", L, true, lin);
-    o->tokens = T, o->in = H, o->out = qkv;
-    o->flops = 2 * T * H * qkv + (m->qkv_bias ? T * qkv : 0);
-    o->weight_bytes = H * qkv * wb + (m->qkv_bias ? 2 * qkv : 0);
-    o->act_bytes = T * H * ab + T * nh * d * ab; /* x in, q out */
-    o->kv_bytes = T * 2 * nkv * d * kvb;         /* k, v into the cache */
-
-    o = op(p, "attn_scores", L, false, attn);
-    o->heads = nh, o->kv_heads = nkv, o->keys = P / (phase == RL_LLM_DECODE ? B : T);
-    o->flops = 2 * P * nh * d + 6 * P * nh;      /* q.k, then softmax: 6 per score */
-    o->act_bytes = T * nh * d * ab;              /* q */
-    o->kv_bytes = cached * nkv * d * kvb;        /* K of every cached position, once */
-
-    o = op(p, "attn_av", L, false, attn);
-    o->heads = nh, o->kv_heads = nkv, o->keys = P / (phase == RL_LLM_DECODE ? B : T);
-    o->flops = 2 * P * nh * d;
-    o->act_bytes = T * nh * d * ab;              /* out */
-    o->kv_bytes = cached * nkv * d * kvb;        /* V */
-
-    o = op(p, "o_proj", L, true, lin);
-    o->tokens = T, o->in = nh * d, o->out = H;
-    o->flops = 2 * T * nh * d * H;
-    o->weight_bytes = nh * d * H * wb;
-    o->act_bytes = T * nh * d * ab + T * H * ab;
-
-    o = op(p, "residual_add", L, false, cuda);   /* two per layer */
-    o->flops = 2 * T * H;
-    o->act_bytes = 2 * 3 * T * H * ab;
-
-    o = op(p, "ffn_norm", L, false, cuda);
-    o->flops = 4 * T * H;
-    o->weight_bytes = 2 * H;
-    o->act_bytes = 2 * T * H * ab;
-
-    if (m->experts > 1) {
-        o = op(p, "router", L, false, "bf16");
-        o->flops = 2 * T * H * E;
-        o->weight_bytes = H * E * 2;
-        o->act_bytes = T * H * ab + T * E * 2;
-    }
-
-    o = op(p, m->gated ? "gate_up_proj" : "up_proj", L, true, lin);
-    o->tokens = T * k, o->in = H, o->out = F * mats;
-    o->flops = 2 * T * k * H * F * mats;
-    o->weight_bytes = touched * H * F * mats * wb;
-    o->act_bytes = T * k * H * ab + T * k * F * mats * ab;
-
-    o = op(p, m->gated ? "silu_mul" : "gelu", L, false, cuda);
-    o->flops = T * k * F * (m->gated ? 5 : 9);
-    o->act_bytes = T * k * F * (m->gated ? 3 : 2) * ab;
-
-    o = op(p, "down_proj", L, true, lin);
-    o->tokens = T * k, o->in = F, o->out = H;
-    o->flops = 2 * T * k * F * H;
-    o->weight_bytes = touched * F * H * wb;
-    o->act_bytes = T * k * F * ab + T * k * H * ab;
-
-    if (sp->pp == 1) { /* on the first stage; the last (the LM head) binds */
-        o = op(p, "embedding", 1, false, cuda);  /* a gather of T rows, V / tp on each GPU */
-        o->weight_bytes = T * H * 2 / t;
-        o->act_bytes = T * H * ab;
-    }
-
-    o = op(p, "final_norm", 1, false, cuda);
-    o->flops = 4 * T * H;
-    o->weight_bytes = 2 * H;
-    o->act_bytes = 2 * T * H * ab;
-
-    /* Logits of the last position of each sequence only (training: all). */
-    o = op(p, "lm_head", 1, true, "bf16");
-    o->tokens = Tout, o->in = H, o->out = V;
-    o->flops = 2 * Tout * H * V;
-    o->weight_bytes = V * H * 2;
-    o->act_bytes = Tout * H * ab + Tout * V * 2;
-
-    /* Training: the backward computes each product's input gradient and
-     * weight gradient, each as large as the forward product (Narayanan et
-     * al. 2021, section 5.1: backward twice the forward), reading and
-     * writing as much again each: 3 passes' FLOPs and bytes; full
-     * recomputation runs the forward once more before the backward: 4. */
-    const double passes = phase == RL_LLM_TRAIN ? (sp->recompute ? 4 : 3) : 1;
-    for (int i = 0; i < p->n_ops; i++) {
-        struct rl_llm_op *x = &p->ops[i];
-        x->flops *= passes;
-        x->weight_bytes *= passes;
-        x->act_bytes *= passes;
-        x->kv_bytes *= passes;
-        p->flops += x->count * x->flops;
-        p->bytes += x->count * (x->weight_bytes + x->act_bytes + x->kv_bytes);
-    }
 }
 
 /* The DRAM roof that binds: measured when measured. */

@@ -60,18 +60,6 @@ void rl_llm_zero_states(double params, int dp, int stage, double *w, double *g, 
     *o = RL_ZERO_OPTIMIZER_BYTES * params / (stage >= 1 ? n : 1);
 }
 
-/* The parameters of one GPU's layer: those of the linear layers (in the
- * weight format) and the 16-bit rest. */
-static void layer_params_per_gpu(const struct rl_llm_model *m, const struct rl_llm_split *sp,
-                                 double *linear, double *other)
-{
-    const double t = sp->tp, H = m->hidden, F = m->ffn / t, d = m->head_dim;
-    const double nh = m->heads / t, nkv = rl_llm_kv_heads_per_gpu(m, sp->tp);
-    const double qkv = (nh + 2 * nkv) * d;
-    *linear = H * qkv + nh * d * H + (double)m->experts / sp->ep * (m->gated ? 3 : 2) * H * F;
-    *other = 2 * H + (m->qkv_bias ? qkv : 0) + (m->experts > 1 ? H * m->experts : 0);
-}
-
 /* Embedding and LM head on the GPU: both without a pipeline (one when
  * tied), else the last stage's LM head (the first stage's embedding is
  * as large) and final norm. */
@@ -87,9 +75,9 @@ double rl_llm_params_per_gpu(const struct rl_llm_model *m, const struct rl_llm_s
 {
     if (!rl_llm_model_has_shape(m))
         return m->given_params / ((double)sp->tp * sp->pp);
-    double linear, other;
-    layer_params_per_gpu(m, sp, &linear, &other);
-    return stage_layers(m, sp->pp) * (linear + other) + vocab_params_per_gpu(m, sp);
+    double linear, expert, other;
+    rl_llm_stage_params(m, sp, &linear, &expert, &other);
+    return linear + expert + other + vocab_params_per_gpu(m, sp);
 }
 
 /* Of a model with a shape: rl_llm_memory_per_gpu() counts a parameter
@@ -97,9 +85,10 @@ double rl_llm_params_per_gpu(const struct rl_llm_model *m, const struct rl_llm_s
 static double weights_bytes_per_gpu(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
                                     const struct rl_llm_split *sp)
 {
-    double linear, other;
-    layer_params_per_gpu(m, sp, &linear, &other);
-    return stage_layers(m, sp->pp) * (linear * rl_llm_weight_bytes(cfg->precision) + other * 2) +
+    double linear, expert, other;
+    rl_llm_stage_params(m, sp, &linear, &expert, &other);
+    return linear * rl_llm_linear_weight_bytes(cfg, false) +
+           expert * rl_llm_linear_weight_bytes(cfg, true) + other * 2 +
            2 * vocab_params_per_gpu(m, sp);
 }
 
@@ -160,8 +149,8 @@ void rl_llm_memory_per_gpu(const struct rl_llm_model *m, const struct rl_llm_con
         }
     } else {
         out->weights_bytes = weights_bytes_per_gpu(m, cfg, &sp);
-        const double kv_per_seq = rl_llm_kv_bytes_per_sequence(m, cfg, seq) /
-                                  m->kv_heads * rl_llm_kv_heads_per_gpu(m, lay->tp) *
+        const double kv_per_seq = rl_llm_kv_bytes_per_sequence(m, cfg, seq) *
+                                  rl_llm_kv_share_per_gpu(m, lay->tp) *
                                   stage_layers(m, lay->pp) / m->layers;
         out->kv_cache_bytes = kv_per_seq * out->sequences;
         double decode = out->microbatch > 0

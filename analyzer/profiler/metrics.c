@@ -232,6 +232,48 @@ static void remove_last(struct rl_metric_set *s, int q)
                 s->tried[i].chosen = false;
 }
 
+/* Tensor Core activity of any type (rl_metric_set.guard), each valid one
+ * kept where it adds no pass over max_passes (-1: any number):
+ *  - GH100's wgmma instructions (every wgmma reads B from shared memory,
+ *    so it is an "op_shared_gmma" SASS instruction): the one that fits the
+ *    default set's 2 passes there (the tensor pipe's cycles make it 3);
+ *  - GB100's tcgen05.mma instructions (op_utcmma) and its tc pipe's active
+ *    cycles: both fit GB100's 2;
+ *  - the tensor pipe's active cycles (every chip; mma.sync's HMMA too):
+ *    one more pass in every default set, so in full sets only.
+ * So the default set tells on GH100 (wgmma kernels; an mma.sync kernel of
+ * a type not counted is not seen) and GB100 (tcgen05 kernels), and not on
+ * GA100, AD102, GB202, whose default sets have no room. Names and passes
+ * checked with the CUPTI 13.0 host API (GA100, AD102, GH100, GB100, GB202). */
+static const char *const tensor_guards[RL_TENSOR_GUARD_MAX] = {
+    "sm__sass_inst_executed_op_shared_gmma.sum", "sm__sass_inst_executed_op_utcmma.sum",
+    "sm__pipe_tc_cycles_active.sum", "sm__pipe_tensor_cycles_active.sum"};
+
+static void add_guards(struct rl_metric_set *s, const uint8_t *avail, int max_passes)
+{
+    s->n_guard = 0;
+    for (int g = 0; g < RL_TENSOR_GUARD_MAX; g++) {
+        CUpti_Profiler_Host_Object *probe = NULL;
+        if (host_open(s->chip, avail, &probe, NULL) != RL_OK)
+            return;
+        const char *name = tensor_guards[g];
+        bool valid = host_add(probe, &name, 1) == CUPTI_SUCCESS;
+        host_close(probe);
+        if (!valid)
+            continue;
+        int k = s->n_names++;
+        snprintf(s->name_buf[k], sizeof s->name_buf[k], "%s", name);
+        s->names[k] = s->name_buf[k];
+        int p = passes_of(s->chip, avail, s->names, (size_t)s->n_names);
+        if (p < 0 || (max_passes >= 0 && p > max_passes)) {
+            s->n_names--;
+            continue;
+        }
+        s->passes = p;
+        s->guard[s->n_guard++] = k;
+    }
+}
+
 int rl_metric_set_build(const char *chip, enum rl_counter_set kind,
                         const uint8_t *counter_avail, struct rl_metric_set *out, char *errmsg)
 {
@@ -281,6 +323,7 @@ int rl_metric_set_build(const char *chip, enum rl_counter_set kind,
         else
             out->passes = p;
     }
+    add_guards(out, counter_avail, kind == RL_COUNTERS_DEFAULT ? out->passes : -1);
     return RL_OK;
 }
 
@@ -376,4 +419,14 @@ void rl_metric_set_quantities(const struct rl_metric_set *set, const double *nam
                 sum += name_values[set->term[q][t]];
         q_values[q] = sum;
     }
+}
+
+double rl_metric_set_tensor_activity(const struct rl_metric_set *set, const double *name_values)
+{
+    if (!set->n_guard)
+        return NAN;
+    double sum = 0;
+    for (int g = 0; g < set->n_guard; g++)
+        sum += name_values[set->guard[g]];
+    return sum;
 }

@@ -21,6 +21,11 @@ struct rl_metric_tried {
     bool chosen;
 };
 
+/* Tensor Core activity of any type, read beside the quantities: a kernel
+ * whose Tensor Cores ran while every counted type's ops read 0 did work of
+ * a type the set does not count, and its FLOPs are unknown, not smaller. */
+#define RL_TENSOR_GUARD_MAX 4
+
 struct rl_metric_set {
     char chip[32];
     enum rl_counter_set kind;
@@ -29,12 +34,16 @@ struct rl_metric_set {
     char metric[RL_Q_COUNT][192]; /* its chosen candidate ("a.sum+b.sum") */
     /* The flat list of metric names handed to CUPTI, and where each
      * quantity's terms sit in it. */
-    const char *names[RL_Q_COUNT * RL_Q_MAX_TERMS];
-    char name_buf[RL_Q_COUNT * RL_Q_MAX_TERMS][96];
+    const char *names[RL_Q_COUNT * RL_Q_MAX_TERMS + RL_TENSOR_GUARD_MAX];
+    char name_buf[RL_Q_COUNT * RL_Q_MAX_TERMS + RL_TENSOR_GUARD_MAX][96];
     int n_names;
     int term[RL_Q_COUNT][RL_Q_MAX_TERMS]; /* index into names, -1 unused */
     struct rl_metric_tried tried[RL_Q_COUNT * RL_Q_MAX_CANDIDATES * RL_Q_MAX_TERMS];
     int n_tried;
+    /* The Tensor Core activity metrics of the chip in the set (indices into
+     * names), only where they add no replay pass; 0 of them: not read. */
+    int guard[RL_TENSOR_GUARD_MAX];
+    int n_guard;
 };
 
 /* Build the set for chip (GH100, GA100, AD102, GB100, ...) with the CUPTI
@@ -78,5 +87,9 @@ const char *rl__nvperf_preload(void);
 /* Sum each quantity's terms from per-name values (NAN when not collected). */
 void rl_metric_set_quantities(const struct rl_metric_set *set, const double *name_values,
                               double *q_values);
+
+/* The sum of the set's Tensor Core activity metrics (only 0 or not 0
+ * means anything: they mix instructions and cycles), NAN without any. */
+double rl_metric_set_tensor_activity(const struct rl_metric_set *set, const double *name_values);
 
 #endif

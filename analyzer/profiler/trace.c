@@ -1,8 +1,10 @@
 /* trace.c - the records of a traced program's kernel launches, their FLOPs and bytes, and the trace file. */
 #include "analyzer/profiler/trace.h"
 
+#include "analyzer/profiler/nccl.h"
 #include "analyzer/util/strbuf.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,13 +69,21 @@ static bool timed(const struct rl_trace_kernel *k)
 /* single: the kernel is its step's only launch, so the step's analytic
  * cost is the kernel's. */
 static void write_kernel(FILE *f, const struct rl_trace_kernel *k, double factor,
-                         const struct rl_trace_step *step, bool single)
+                         const struct rl_trace_step *step, bool single, const bool *on)
 {
     struct rl_kernel_counts c;
     rl_counts_derive(k->q, factor, &c);
     enum rl_counts_origin origin = k->counts;
     double flops = c.flops, dram = c.dram_bytes;
-    const char *precision = c.precision;
+    const char *precision = c.precision, *note = k->note;
+    const char *unknown =
+        on && has_counters(k) ? rl_tensor_flops_unknown(on, k->tensor_activity, c.flops_tensor)
+                              : NULL;
+    if (unknown) { /* never a smaller number: null, and why */
+        flops = c.flops = c.flops_tensor = NAN;
+        precision = NULL;
+        note = unknown;
+    }
     if (!has_counters(k)) {
         flops = dram = NAN;
         precision = NULL;
@@ -124,6 +134,10 @@ static void write_kernel(FILE *f, const struct rl_trace_kernel *k, double factor
     if (precision) {
         key(f, "precision", false);
         put_string(f, precision);
+    }
+    if (note) {
+        key(f, "flops_note", false);
+        put_string(f, note);
     }
     key(f, "dram_bytes", false);
     put_number(f, dram);
@@ -211,8 +225,9 @@ static int clean_times(const struct rl_trace_kernel *k, size_t n, size_t index, 
  * (builtin.c) has timing-only runs, whose median is its time, and one run
  * whose launches were counted. */
 static int write_step(FILE *f, const struct rl_trace_step *s, size_t index,
-                      const struct rl_trace_kernel *k, size_t n, double factor)
+                      const struct rl_trace_kernel *k, size_t n, double factor, const bool *on)
 {
+    bool unknown = false; /* a counted launch's FLOPs cannot stand (tensor type not counted) */
     double q[RL_Q_COUNT];
     for (int i = 0; i < RL_Q_COUNT; i++)
         q[i] = 0;
@@ -230,6 +245,9 @@ static int write_step(FILE *f, const struct rl_trace_step *s, size_t index,
             counted++;
             for (int j = 0; j < RL_Q_COUNT; j++)
                 q[j] += k[i].q[j]; /* NAN stays NAN: a quantity not collected */
+            struct rl_kernel_counts ck;
+            rl_counts_derive(k[i].q, factor, &ck);
+            unknown |= on && rl_tensor_flops_unknown(on, k[i].tensor_activity, ck.flops_tensor);
         }
     }
     double clean[3];
@@ -266,6 +284,8 @@ static int write_step(FILE *f, const struct rl_trace_step *s, size_t index,
     if (launches && counted == launches) {
         struct rl_kernel_counts c;
         rl_counts_derive(q, factor, &c);
+        if (unknown)
+            c.flops = c.flops_tensor = NAN;
         key(f, "flops", false);
         put_number(f, c.flops);
         key(f, "dram_bytes", false);
@@ -385,7 +405,8 @@ int rl_trace_write(FILE *f, const struct rl_trace_meta *m, const struct rl_trace
     if (n_steps) {
         fputs("  \"steps\": [\n", f);
         for (size_t i = 0; i < n_steps; i++) {
-            if (write_step(f, &steps[i], i, k, n, m->tensor_flops_per_op)) {
+            if (write_step(f, &steps[i], i, k, n, m->tensor_flops_per_op,
+                           m->set ? m->set->on : NULL)) {
                 free(launches);
                 return -1;
             }
@@ -397,7 +418,7 @@ int rl_trace_write(FILE *f, const struct rl_trace_meta *m, const struct rl_trace
     for (size_t i = 0; i < n; i++) {
         bool in_step = k[i].step >= 0 && (size_t)k[i].step < n_steps;
         write_kernel(f, &k[i], m->tensor_flops_per_op, in_step ? &steps[k[i].step] : NULL,
-                     in_step && launches[k[i].step] == 1);
+                     in_step && launches[k[i].step] == 1, m->set ? m->set->on : NULL);
         fputs(i + 1 < n ? ",\n" : "\n", f);
     }
     fputs("  ]\n}\n", f);
@@ -422,6 +443,7 @@ static uint64_t signature(const struct rl_trace_kernel *k)
 struct sig_slot {
     uint64_t sig;       /* 0: empty */
     double sum[RL_Q_COUNT];
+    double activity;    /* summed tensor_activity (NAN: not read) */
     double n;
 };
 
@@ -448,6 +470,7 @@ long rl_trace_fill_sampled(struct rl_trace_kernel *k, size_t n)
         t[j].sig = s;
         for (int q = 0; q < RL_Q_COUNT; q++)
             t[j].sum[q] += k[i].q[q];
+        t[j].activity += k[i].tensor_activity;
         t[j].n++;
     }
     long filled = 0;
@@ -462,9 +485,65 @@ long rl_trace_fill_sampled(struct rl_trace_kernel *k, size_t n)
             continue;
         for (int q = 0; q < RL_Q_COUNT; q++)
             k[i].q[q] = t[j].sum[q] / t[j].n;
+        k[i].tensor_activity = t[j].activity / t[j].n;
         k[i].counts = RL_COUNTS_SAMPLED;
         filled++;
     }
     free(t);
     return filled;
+}
+
+const char *rl_tensor_flops_unknown(const bool on[RL_Q_COUNT], double tensor_activity,
+                                    double flops_tensor)
+{
+    if (isnan(tensor_activity) || tensor_activity <= 0 || flops_tensor != 0)
+        return NULL;
+    size_t n;
+    const struct rl_q_def *defs = rl_q_defs(&n);
+    for (size_t i = 0; i < n; i++)
+        if (defs[i].roof && !on[i])
+            return "Tensor Cores ran but the types counted read 0 ops: the work is of a type "
+                   "this metric set leaves out (the trace's tensor_not_counted); FLOPs unknown, "
+                   "not the CUDA-core part alone: --metrics full counts every type";
+    return "Tensor Cores ran but every type's op counter read 0: FLOPs unknown, not the "
+           "CUDA-core part alone";
+}
+
+/* ---- collectives ------------------------------------------------------------ */
+
+const char rl_trace_collective_note[] =
+    "a collective: timed only, never counted (kernel replay would run it alone, waiting for "
+    "peers that do not replay it)";
+
+/* Words of the kernels that wait for other GPUs besides NCCL's own names:
+ * RCCL, PyTorch's symmetric memory (torch/csrc/distributed/c10d/symm_mem:
+ * namespace c10d::symmetric_memory, multimem_all_reduce...), vLLM's custom
+ * all-reduce (csrc/custom_all_reduce.cuh: cross_device_reduce_1stage /
+ * _2stage). Case-insensitive substrings of the demangled name. */
+static const char *const collective_words[] = {"nccl", "rccl", "symm_mem", "symmetric_memory",
+                                               "multimem", "cross_device_reduce"};
+
+static bool contains_nocase(const char *s, const char *word)
+{
+    size_t n = strlen(word);
+    for (; *s; s++) {
+        size_t i = 0;
+        while (i < n && s[i] && tolower((unsigned char)s[i]) == word[i])
+            i++;
+        if (i == n)
+            return true;
+    }
+    return false;
+}
+
+bool rl_trace_collective_kernel(const char *name)
+{
+    if (!name)
+        return false;
+    if (rl_nccl_kernel(name, NULL, 0))
+        return true;
+    for (size_t i = 0; i < sizeof collective_words / sizeof *collective_words; i++)
+        if (contains_nocase(name, collective_words[i]))
+            return true;
+    return false;
 }

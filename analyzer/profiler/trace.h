@@ -39,6 +39,10 @@ struct rl_trace_kernel {
     bool timing_only;           /* launched in a timing-only run: never counted */
     enum rl_counts_origin counts;
     double q[RL_Q_COUNT];       /* counter quantities (NAN: not collected) */
+    double tensor_activity;     /* Tensor Core activity of any type (metrics.h's
+                                   guard): 0 none, NAN not read */
+    const char *note;           /* why it has no counts (a collective, never
+                                   replayed): a static string, NULL */
 };
 
 /* One step of a built-in workload (kernels/workloads.h): an operation of
@@ -78,6 +82,30 @@ struct rl_trace_meta {
 /* Write a whole trace as JSON to f. Returns 0 or -1 (I/O error). */
 int rl_trace_write(FILE *f, const struct rl_trace_meta *meta, const struct rl_trace_kernel *k,
                    size_t n, const struct rl_trace_step *steps, size_t n_steps);
+
+/* Collectives are never counted */
+
+/* Is `name` (demangled) a kernel that waits for other GPUs or processes:
+ * NCCL's (rl_nccl_kernel), RCCL's, PyTorch's symmetric-memory ones
+ * (c10d::symmetric_memory, symm_mem, multimem all-reduce) or vLLM's custom
+ * all-reduce (cross_device_reduce)? Kernel replay runs a counted kernel
+ * once per pass, alone: such a kernel would wait for peers that never
+ * replay it (several processes), or hold the launch lock while waiting for
+ * another GPU's launch (one process). The tracer times them only. */
+bool rl_trace_collective_kernel(const char *name);
+
+/* The note written on a collective's record. */
+extern const char rl_trace_collective_note[];
+
+/* Tensor work of a type not counted */
+
+/* A kernel's FLOPs from counters cannot stand when its Tensor Cores ran
+ * (tensor_activity > 0) while every counted type read 0 ops (flops_tensor
+ * == 0): the work was of a type the set leaves out (on: the set's
+ * quantities), or of one whose counter misses it. Returns the reason (a
+ * static string), or NULL when the FLOPs stand (activity 0 or not read). */
+const char *rl_tensor_flops_unknown(const bool on[RL_Q_COUNT], double tensor_activity,
+                                    double flops_tensor);
 
 /* Fill records without counters from those with: a launch of the same
  * kernel name, grid and block that was counted lends the mean of its

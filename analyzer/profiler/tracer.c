@@ -139,7 +139,9 @@ struct launch {
     bool counted;
     char collective[16]; /* launched inside NCCL's NVTX range of a collective; "" */
     uint64_t comm_bytes; /* that range's message size; 0 unknown */
+    bool collective_kernel; /* would have been counted, but a collective: timed only */
     double q[RL_Q_COUNT];
+    double tensor_activity; /* metrics.h's guard; NAN not read */
 };
 
 enum prof_state { PROF_UNSET, PROF_READY, PROF_FAILED };
@@ -174,6 +176,8 @@ static struct tracer {
     int step_run;                /* the run of step_now */
     bool step_clean;             /* step_now's run is timing only */
     uint64_t in_capture;         /* selected launches skipped: stream being captured */
+    uint64_t collectives;        /* selected launches skipped: collectives (never replayed) */
+    struct u64map fn_collective; /* CUfunction -> 1 a collective kernel, 2 not */
     struct u64map fn_selected;   /* CUfunction -> 1 selected, 2 not */
     struct u64map sig_counted;   /* hash(function, grid, block) -> launches counted */
     uint64_t dropped;
@@ -564,7 +568,7 @@ static CUptiResult counters_configure(const char **what)
  * which takes T.lock in buffer_completed. A launch armed without its own
  * SetConfig that fails here turns SetConfig per launch on (the launch stays
  * uncounted); any other failure turns counters off. */
-static bool counters_stop(const char *what, double *q)
+static bool counters_stop(const char *what, double *q, double *tensor_activity)
 {
     bool reused = T.setconfig == SETCONFIG_ONCE && T.armed > 1;
     char why[RL_ERRMSG_SIZE], b[RL_ERRMSG_SIZE];
@@ -610,6 +614,7 @@ static bool counters_stop(const char *what, double *q)
             sum[j] += values[j];
     }
     rl_metric_set_quantities(&T.set, sum, q);
+    *tensor_activity = rl_metric_set_tensor_activity(&T.set, sum);
     return true;
 }
 
@@ -692,6 +697,36 @@ static bool launch_selected(CUfunction f, const char *symbol, const uint32_t *gr
     if (take)
         map_put(&T.sig_counted, h, n ? *n + 1 : 1);
     return true;
+}
+
+/* ---- collectives ------------------------------------------------------------ */
+
+/* Is this thread inside NCCL's NVTX range of a collective (any level)? */
+static bool in_nccl_range(void)
+{
+    int depth = t_nvtx_depth < NVTX_DEPTH ? t_nvtx_depth : NVTX_DEPTH;
+    for (int d = 0; d < depth; d++)
+        if (t_nccl[d][0])
+            return true;
+    return false;
+}
+
+/* Would replaying this launch wait for other GPUs or processes: launched
+ * inside NCCL's collective range, or a kernel whose name says it is a
+ * collective (rl_trace_collective_kernel; cached per function)? Holds
+ * T.lock. */
+static bool launch_is_collective(CUfunction f, const char *symbol)
+{
+    if (in_nccl_range())
+        return true;
+    uint32_t *hit = map_get(&T.fn_collective, (uint64_t)(uintptr_t)f);
+    if (hit)
+        return *hit == 1;
+    char name[1024];
+    rl_demangle(symbol, name, sizeof name);
+    bool yes = rl_trace_collective_kernel(name);
+    map_put(&T.fn_collective, (uint64_t)(uintptr_t)f, yes ? 1 : 2);
+    return yes;
 }
 
 /* ---- stream capture -------------------------------------------------------- */
@@ -847,6 +882,7 @@ static long launch_add(uint32_t corr_driver, uint32_t corr_runtime, char *nvtx, 
     l->clean = clean;
     for (int q = 0; q < RL_Q_COUNT; q++)
         l->q[q] = NAN;
+    l->tensor_activity = NAN;
     if (map_put(&T.by_corr, corr_driver, (uint32_t)T.n_l + 1) ||
         (corr_runtime && map_put(&T.by_corr, corr_runtime, (uint32_t)T.n_l + 1)))
         return -1;
@@ -865,11 +901,12 @@ static void on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
             t_nested--;
             return;
         }
-        double q[RL_Q_COUNT];
+        double q[RL_Q_COUNT], activity = NAN;
         const char *what = cb->symbolName ? cb->symbolName : "a kernel";
-        if (T.prof == PROF_READY && counters_stop(what, q)) {
+        if (T.prof == PROF_READY && counters_stop(what, q, &activity)) {
             pthread_mutex_lock(&T.lock);
             memcpy(T.l[t_counting].q, q, sizeof q);
+            T.l[t_counting].tensor_activity = activity;
             T.l[t_counting].counted = true;
             pthread_mutex_unlock(&T.lock);
         }
@@ -895,6 +932,12 @@ static void on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         learn_device(current_device());
     bool select = counting && shaped && T.prof != PROF_FAILED && !T.step_clean &&
                   launch_selected(f, cb->symbolName, grid, block, false);
+    /* A collective is never replayed (README: "Collectives"): timed only. */
+    bool collective = select && launch_is_collective(f, cb->symbolName);
+    if (collective) {
+        T.collectives++;
+        select = false;
+    }
     if (select && launch_in_capture(cbid, cb->functionParams)) {
         T.in_capture++; /* its sample stays for a launch outside the capture */
         select = false;
@@ -902,11 +945,13 @@ static void on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     if (select)
         launch_selected(f, cb->symbolName, grid, block, true);
     long idx = -1;
-    if (nvtx || T.step_now >= 0 || select) {
+    if (nvtx || T.step_now >= 0 || select || collective) {
         idx = launch_add(cb->correlationId, t_runtime_corr, nvtx, T.step_now, T.step_run,
                          T.step_clean);
         if (idx < 0)
             free(nvtx);
+        else
+            T.l[idx].collective_kernel = collective;
         /* The innermost NCCL collective range around the launch. */
         int top = (t_nvtx_depth < NVTX_DEPTH ? t_nvtx_depth : NVTX_DEPTH) - 1;
         for (int d = top; idx >= 0 && d >= 0; d--)
@@ -1075,6 +1120,7 @@ static void add_kernel(const CUpti_ActivityKernel10 *a)
     k->counts = RL_COUNTS_NONE;
     for (int q = 0; q < RL_Q_COUNT; q++)
         k->q[q] = NAN;
+    k->tensor_activity = NAN;
     T.n_k++;
 }
 
@@ -1260,6 +1306,7 @@ int rl_tracer_start(const struct rl_tracer_options *opt, char *errmsg)
     T.step_run = 0;
     T.step_clean = false;
     T.in_capture = 0;
+    T.collectives = 0;
     T.setconfig = SETCONFIG_ONCE;
     T.armed = 0;
     T.dropped = 0;
@@ -1462,8 +1509,11 @@ static void join(void)
          * its counters (never read) and NVTX path only. */
         if (l->counted && !k->graph) {
             memcpy(k->q, l->q, sizeof k->q);
+            k->tensor_activity = l->tensor_activity;
             k->counts = RL_COUNTS_COUNTERS;
         }
+        if (l->collective_kernel)
+            k->note = rl_trace_collective_note;
     }
 }
 
@@ -1532,6 +1582,7 @@ static void free_launches(void)
     T.n_l = T.cap_l = 0;
     map_free(&T.by_corr);
     map_free(&T.fn_selected);
+    map_free(&T.fn_collective);
     map_free(&T.sig_counted);
 }
 
@@ -1545,6 +1596,14 @@ int rl_tracer_finish(char *errmsg)
     join();
     if (rl_trace_fill_sampled(T.k, T.n_k) < 0)
         note_locked("out of memory while lending sampled counts");
+    if (T.collectives) {
+        char line[256];
+        snprintf(line, sizeof line,
+                 "%llu launches of collective kernels (NCCL, symmetric memory, custom "
+                 "all-reduce) timed only, never counted: kernel replay would hang them",
+                 (unsigned long long)T.collectives);
+        note_locked(line);
+    }
     int rc = write_trace(false, 0, errmsg);
     if (rc == RL_OK && T.out_path && T.opt.verbose)
         fprintf(stderr, "roofline: %zu kernels traced into %s\n", T.n_k, T.out_path);
