@@ -120,6 +120,49 @@ START_TEST(moe_forward_from_model)
 }
 END_TEST
 
+/* The shipped Hugging Face configs (data/models/hf): gpt-oss-120b's
+ * quantization_config gives the MXFP4 experts (17/32 byte) with no
+ * bytes given: the same 211 507 200 as moe_forward_from_model. DeepSeek-V3
+ * (H 7168, F 2048, top 8 of 256, one shared expert of 2048, FP8 with one
+ * FP32 scale per 128 x 128: 1 + 4/16384 bytes), vllm::moe_forward_shared
+ * of 16 tokens on one rank of 8:
+ *   routed FLOPs = 16 x 8 x (2 x 7168 x 2 x 2048 + 2 x 2048 x 7168) / 8
+ *                = 128 x 88 080 384 / 8 = 1 409 286 144
+ *   shared FLOPs = 16 x 88 080 384 / 8 = 176 160 768; sum 1 585 446 912
+ *   routed weights = D x 3 x 7168 x 2048 x 1.000244140625 / 8,
+ *     D = 256 (1 - (31/32)^16) = 101.962162: 561 441 187.8
+ *   shared weights = 3 x 7168 x 2048 x 1.000244140625 / 8 = 5 506 368
+ *   bytes = 566 947 555.8 + 2 x 16 x 7168 x 2 + 16 x 256 x 2 = 567 414 499.8 */
+START_TEST(moe_from_shipped_configs)
+{
+    struct rl_torch_llm x;
+    memset(&x, 0, sizeof x);
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_llm_model_load(&x.model, getenv("ROOFLINE_DATA_DIR"), "gpt-oss-120b", err),
+                     RL_OK);
+    rl_torch_llm_use(&x);
+    struct rl_torch_arg a[] = {ten(BF16, tens(2, 888, 3072, 0, 0)),
+                               ten(BF16, tens(2, 888, 128, 0, 0)), none()};
+    struct rl_torch_cost c;
+    ck_assert(cost("vllm::moe_forward", a, 3, 8, &c));
+    ck_assert_double_eq_tol(c.weight_bytes, 211507200.0, 1);
+    ck_assert_str_eq(c.formula, "moe-gated"); /* the format known: no name needed */
+    ck_assert_int_eq(rl_llm_model_load(&x.model, getenv("ROOFLINE_DATA_DIR"), "deepseek-v3", err),
+                     RL_OK);
+    struct rl_torch_arg d[] = {ten(BF16, tens(2, 16, 7168, 0, 0)),
+                               ten(BF16, tens(2, 16, 256, 0, 0)), none()};
+    ck_assert(cost("vllm::moe_forward_shared", d, 3, 8, &c));
+    ck_assert_double_eq_tol(c.flops, 1585446912.0, 1e-3);
+    ck_assert_double_eq_tol(c.weight_bytes, 566947555.8, 1);
+    ck_assert_double_eq_tol(c.bytes, 567414499.8, 1);
+    /* moe_forward: the routed experts alone */
+    ck_assert(cost("vllm::moe_forward", d, 3, 8, &c));
+    ck_assert_double_eq_tol(c.flops, 1409286144.0, 1e-3);
+    ck_assert_double_eq_tol(c.weight_bytes, 561441187.8, 1);
+    rl_torch_llm_use(NULL);
+}
+END_TEST
+
 /* fused_experts(hidden_states [4, 4096] bf16, w1 [8, 28672, 4096] bf16,
  * w2 [8, 4096, 14336] bf16, topk_weights [4, 2] float, topk_ids [4, 2]
  * int): Mixtral's shapes, no model needed.
@@ -579,6 +622,7 @@ static Suite *torch_llm_suite(void)
     tcase_set_timeout(core, 60);
     tcase_add_test(core, distinct_experts);
     tcase_add_test(core, moe_forward_from_model);
+    tcase_add_test(core, moe_from_shipped_configs);
     tcase_add_test(core, fused_experts_from_shapes);
     tcase_add_test(core, small_fused_kernels);
     tcase_add_test(core, moe_kernel_parts);

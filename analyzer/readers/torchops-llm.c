@@ -16,8 +16,10 @@
  *   distinct experts T tokens pick (each expert's weights read once)
  * and one rank of tp x ep holds F / tp of each expert's width and E / ep
  * of the experts (each rank's tokens route k/E to each expert), so both
- * divide by tp x ep. b: ctx's expert_weight_bytes, else hidden_states'
- * element bytes. Activations: hidden_states read, the output (T x H') written,
+ * divide by tp x ep. b: ctx's expert_weight_bytes, else the model's
+ * quantization_config's, else what the GEMM kernel's name says (MXFP4),
+ * else hidden_states' element bytes. moe_forward_shared adds the shared
+ * experts (shared_ffn S): T (2 H g S + 2 S H) / tp FLOPs, (g+1) H S b' / tp. Activations: hidden_states read, the output (T x H') written,
  * router_logits read.
  *
  * Fused MoE with the weights as inputs (fused_experts(hidden_states
@@ -134,9 +136,12 @@ static int ranks_of(const struct rl_torch_llm *x, const struct rl_torch_op *op, 
 
 /* The MoE of t tokens on one rank of the model's layout into c: row_bytes
  * the bytes of one token's hidden state, logits_bytes the router's
- * logits read, act_elem the weights' bytes when ctx gives none. */
+ * logits read, act_elem the weights' bytes when neither ctx nor the
+ * model's stored format gives them; shared: the shared experts too
+ * (moe_forward_shared). */
 static bool moe_model(const struct rl_torch_llm *x, double t, double row_bytes,
-                      double logits_bytes, double act_elem, int world, struct rl_torch_cost *c)
+                      double logits_bytes, double act_elem, bool shared, int world,
+                      struct rl_torch_cost *c)
 {
     const struct rl_llm_model *m = &x->model;
     if (!(t > 0) || m->experts < 2 || m->experts_per_token < 1 || m->ffn < 1 || m->hidden < 1)
@@ -146,14 +151,35 @@ static bool moe_model(const struct rl_torch_llm *x, double t, double row_bytes,
     double ranks = ranks_of(x, &none, &tp, &ep);
     double H = m->hidden, F = m->ffn, E = m->experts, k = m->experts_per_token;
     double g = m->gated ? 2 : 1;
-    double b = x->expert_weight_bytes > 0 ? x->expert_weight_bytes : act_elem;
+    /* the experts' bytes a weight: given, else as a config.json's
+     * quantization_config stores them (MXFP4 17/32, FP8 with its block
+     * scales), else unknown: the activations' until a GEMM kernel's name
+     * says more (a BF16 torch_dtype alone does not outweigh "mxfp4") */
+    double b = x->expert_weight_bytes, shared_b = 2;
+    if (m->has_quant) {
+        struct rl_llm_config cfg;
+        rl_llm_config_of_model(m, RL_LLM_KV_BF16, &cfg);
+        if (!(b > 0) && cfg.precision != RL_LLM_BF16 && cfg.precision != RL_LLM_FP16)
+            b = rl_llm_linear_weight_bytes(&cfg, true);
+        shared_b = rl_llm_linear_weight_bytes(&cfg, false);
+    }
+    bool known_b = b > 0;
+    if (!known_b)
+        b = act_elem;
     double flops = t * k * (2 * H * g * F + 2 * F * H) / ranks;
     double weights = rl_torch_llm_distinct_experts(E, k, t) * (g + 1) * H * F * b / ranks;
+    if (shared && m->shared_ffn > 0) {
+        /* the shared experts (DeepSeek, Qwen2-MoE), widths summed: every
+         * token through them, their weights read once, split over tp */
+        double S = m->shared_ffn;
+        flops += t * (2 * H * g * S + 2 * S * H) / tp;
+        weights += (g + 1) * H * S * shared_b / tp;
+    }
     double act = t * row_bytes;
     /* "/w<b>": the weights taken at the activations' b bytes, for want of
      * their format: a kernel whose name says it rescales (kernel_part) */
     const char *name = m->gated ? "moe-gated" : "moe";
-    if (x->expert_weight_bytes > 0)
+    if (known_b)
         snprintf(c->formula, sizeof c->formula, "%s", name);
     else
         snprintf(c->formula, sizeof c->formula, "%s/w%g", name, b);
@@ -179,8 +205,10 @@ static bool moe_from_model(const struct rl_torch_op *op, struct rl_torch_cost *c
     for (int i = 0; i < h->ndim - 1; i++)
         t *= (double)h->dims[i];
     set_dtype(c, op, 0);
+    const char *base = strrchr(op->name, ':');
+    bool shared = base && strcmp(base + 1, "moe_forward_shared") == 0;
     return moe_model(the_ctx, t, (double)h->dims[h->ndim - 1] * elem(op, 0), tbytes(op, 1),
-                     elem(op, 0), op->world_size, c);
+                     elem(op, 0), shared, op->world_size, c);
 }
 
 /* fused_experts(hidden_states [T, H], w1 [E, gF, H], w2 [E, H, F],
@@ -510,7 +538,7 @@ bool rl_torch_llm_graph_cost(const char *k, const struct rl_torch_llm_step *step
     if (moe_kernel(k)) {
         struct rl_torch_cost c;
         memset(&c, 0, sizeof c);
-        if (!moe_model(x, t, H * act, t * m->experts * act, act, world, &c))
+        if (!moe_model(x, t, H * act, t * m->experts * act, act, false, world, &c))
             return false;
         *what = "fused MoE";
         return rl_torch_llm_kernel_part(&c, k, true, flops, bytes);

@@ -106,12 +106,13 @@ int rl_report_llm_headline(struct rl_report *r, const struct rl_ceilings *c,
         return rl_fail(errmsg, RL_EINVAL, "no step to put a headline on");
     int ep = lay->ep > 0 ? lay->ep : 1;
     int tp = lay->tp > 0 ? lay->tp : lay->world_size > 0 ? lay->world_size / ep : 1;
-    char note[512];
+    char note[768];
     snprintf(note, sizeof note,
              "serving operators costed from the model %s (readers/TORCH-OPS.md, \"LLM serving "
              "operators\"): one rank of tp %d x ep %d (%s), each holding %d of every expert's "
-             "%d columns and %d of its %d experts; expert weights in the bytes the GEMM kernel's "
-             "name says (MXFP4: 17/32 a weight), else the activations'; attention stays "
+             "%d columns and %d of its %d experts; expert weights in the bytes config.json's "
+             "quantization_config stores, else the GEMM kernel's name says (MXFP4: 17/32 a "
+             "weight), else the activations'; attention stays "
              "unknown (the context lengths are not among its inputs)",
              m->id, tp < 1 ? 1 : tp, ep,
              lay->tp > 0 || lay->ep > 0 ? "--tp / --ep"
