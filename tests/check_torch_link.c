@@ -298,14 +298,14 @@ START_TEST(linking_and_carriers)
 
     char notes[4096];
     rl_torch_notes(&st, notes, sizeof notes);
-    ck_assert_msg(strstr(notes, "9 GPU kernels, 2 copies, 1 fills; operators linked: 2 by "
+    ck_assert_msg(strstr(notes, "9 GPU kernels, 2 copies, 1 fill; operators linked: 2 by "
                                 "External id, 1 through their runtime call, 4 by the launching "
                                 "thread's span, 5 not linked"),
                   "%s", notes);
     ck_assert_ptr_nonnull(strstr(notes, "1 GPU activities carry their operator's cost, 2 more "
                                         "of the same calls count in time only, 7 kernels"));
-    ck_assert_msg(strstr(notes, "(3 in all): aten::foo (7 us, 1 launches), aten::inner (4 us, 1 "
-                                "launches), aten::outer (3 us, 2 launches)\n"),
+    ck_assert_msg(strstr(notes, "(3 in all): aten::foo (7 us, 1 launch), aten::inner (4 us, 1 "
+                                "launch), aten::outer (3 us, 2 launches)\n"),
                   "%s", notes);
     ck_assert_ptr_null(strstr(notes, "no operator shapes"));
     ck_assert_ptr_null(strstr(notes, "NCCL/RCCL"));

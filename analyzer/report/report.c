@@ -4,6 +4,7 @@
 
 #include "analyzer/model/gpudb.h"
 #include "analyzer/profiler/nccl.h"
+#include "analyzer/report/notes.h"
 #include "analyzer/report/ranks.h"
 #include "analyzer/report/step.h"
 #include "analyzer/util/error.h"
@@ -133,6 +134,105 @@ void rl_report_note(struct rl_report *r, const char *text)
     }
 }
 
+/* ---- the words of a row ----------------------------------------------------- */
+
+const char *rl_report_kind_name(enum rl_report_kind kind)
+{
+    static const char *const names[RL_REPORT_KINDS] = {"kernel", "memcpy", "memset",
+                                                       "communication"};
+    return (unsigned)kind < RL_REPORT_KINDS ? names[kind] : "kernel";
+}
+
+const char *rl_report_kind_noun(enum rl_report_kind kind, uint64_t n)
+{
+    static const char *const nouns[RL_REPORT_KINDS][2] = {
+        {"kernel launch", "kernel launches"}, {"copy", "copies"}, {"fill", "fills"},
+        {"collective launch", "collective launches"}};
+    return nouns[(unsigned)kind < RL_REPORT_KINDS ? kind : 0][n != 1];
+}
+
+/* A profiler's copies and fills are named by it, not by a kernel: Kineto
+ * (CUPTI's and roctracer's memcpy and memset activities) writes "Memcpy
+ * HtoD (Pageable -> Device)", "Memcpy DtoD (Device -> Device)", "Memset
+ * (Device)"; no kernel's name (a C identifier or signature) holds a space
+ * after its first word like these. */
+static enum rl_report_kind kind_of(const char *name, bool comm)
+{
+    if (comm)
+        return RL_REPORT_COMM;
+    if (strncmp(name, "Memcpy ", 7) == 0)
+        return RL_REPORT_MEMCPY;
+    if (strncmp(name, "Memset ", 7) == 0)
+        return RL_REPORT_MEMSET;
+    return RL_REPORT_KERNEL;
+}
+
+enum rl_bound rl_report_bound(const struct rl_report_row *w, enum rl_mem_level *level)
+{
+    *level = RL_MEM_DRAM;
+    if (w->comm)
+        return RL_BOUND_UNKNOWN;
+    if (w->memory_only)
+        /* no FLOPs: a data-movement kernel, a copy or a fill moves bytes
+         * and nothing else (a counter export's kernel without FLOP
+         * counters, or an operator whose FLOPs the cost table does not
+         * give, may do more: a point, not a bound) */
+        return w->counted || w->kind == RL_REPORT_MEMCPY || w->kind == RL_REPORT_MEMSET
+                   ? RL_BOUND_MEMORY
+                   : RL_BOUND_UNKNOWN;
+    if (w->bound == RL_BOUND_MEMORY)
+        *level = w->v.limiter;
+    return w->bound;
+}
+
+void rl_report_bound_text(char *buf, size_t cap, const struct rl_report_row *w,
+                          const struct rl_ceilings *c)
+{
+    enum rl_mem_level level;
+    enum rl_bound b = rl_report_bound(w, &level);
+    if (w->comm)
+        rl__report_comm_kind(w, buf, cap);
+    else if (b != RL_BOUND_UNKNOWN)
+        rl_bound_text(buf, cap, b, level, w->roof >= 0 ? c->compute[w->roof].label : NULL);
+    else if (w->memory_only)
+        snprintf(buf, cap, "bytes only");
+    else if (w->compute_only)
+        snprintf(buf, cap, "FLOPs only");
+    else
+        snprintf(buf, cap, "-");
+}
+
+void rl_report_roof_text(char *buf, size_t cap, const struct rl_report_row *w,
+                         const struct rl_ceilings *c)
+{
+    char lvl[8];
+    const struct rl_memory_roof *m = NULL;
+    buf[0] = 0;
+    if (w->comm) {
+        if (c->has_link)
+            snprintf(buf, cap, "link roof (%s)", c->link.label);
+        return;
+    }
+    if (w->memory_only) {
+        m = limiting_roof(c, RL_MEM_DRAM);
+        if (m)
+            snprintf(buf, cap, "DRAM roof (%s)", m->label);
+        return;
+    }
+    if (w->roof < 0 || w->bound == RL_BOUND_UNKNOWN)
+        return;
+    /* the model's verdict names the roof (a row "bound by neither" is
+     * still set against the roof its intensity meets) */
+    if (w->v.bound == RL_BOUND_MEMORY && (m = limiting_roof(c, w->v.limiter))) {
+        upper(lvl, sizeof lvl, rl_mem_level_name(w->v.limiter));
+        snprintf(buf, cap, "%s roof (%s)", lvl, m->label);
+    } else if (w->v.bound == RL_BOUND_LINK && c->has_link) {
+        snprintf(buf, cap, "link roof (%s)", c->link.label);
+    } else {
+        snprintf(buf, cap, "%s roof", c->compute[w->roof].label);
+    }
+}
+
 /* Does `name` (a device name from the source) name the ceilings' GPU? */
 static bool names_gpu(const struct rl_ceilings *c, const char *name)
 {
@@ -196,20 +296,28 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
         fmt_bw(bw, sizeof bw, w->achieved_gbs);
         /* Not "no FLOP counters": an ncu export may count Tensor pipe
          * instructions that gave no FLOPs (the notes say which and why). */
-        const char *why = w->counted ? "no FLOPs (a data-movement kernel)"
-                                     : "no FLOPs counted in this export (the notes say what it "
-                                       "counts and the metrics to add)";
+        const char *why = w->kind == RL_REPORT_MEMCPY   ? "no FLOPs (a copy)"
+                          : w->kind == RL_REPORT_MEMSET ? "no FLOPs (a fill)"
+                          : w->counted                  ? "no FLOPs (a data-movement kernel)"
+                          : w->origin == RL_ORIGIN_ANALYTIC
+                              ? "no FLOPs known for its operation (its bytes only)"
+                              : "no FLOPs counted in this export (the notes say what it "
+                                "counts and the metrics to add)";
+        enum rl_mem_level level;
+        const char *point = rl_report_bound(w, &level) == RL_BOUND_MEMORY
+                                ? "memory-bound (DRAM), a memory point"
+                                : "memory point";
         if (!isnan(w->pct_of_memory_roof))
             snprintf(w->sentence, sizeof w->sentence,
-                     "%s: %.3g%% of GPU time, memory point: %s of DRAM traffic = %.3g%% of %s "
-                     "%s; %s, so no intensity",
-                     name, 100 * w->time_share, bw, w->pct_of_memory_roof,
+                     "%s: %.3g%% of GPU time, %s: %s of DRAM traffic = %.3g%% of %s %s; %s, so "
+                     "no intensity",
+                     name, 100 * w->time_share, point, bw, w->pct_of_memory_roof,
                      rl_origin_name(m->origin), m->label, why);
         else
             snprintf(w->sentence, sizeof w->sentence,
-                     "%s: memory point (%s of DRAM traffic, no DRAM roof or time to judge it "
-                     "against); %s, so no intensity",
-                     name, bw, why);
+                     "%s: %s (%s of DRAM traffic, no DRAM roof or time to judge it against); "
+                     "%s, so no intensity",
+                     name, point, bw, why);
         return;
     }
     if (w->compute_only) {
@@ -231,14 +339,24 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
         return;
     }
     if (w->bound == RL_BOUND_UNKNOWN) {
-        if (w->counted == 0)
+        if (w->counted == 0 && w->kind == RL_REPORT_MEMCPY)
             snprintf(w->sentence, sizeof w->sentence,
-                     "%s: %.3g%% of GPU time, timing only: no FLOPs or bytes were counted "
-                     "(see the notes)",
+                     "%s: %.3g%% of GPU time, not judged: a copy without DRAM bytes (one between "
+                     "host and device crosses the host link, not DRAM)",
+                     name, 100 * w->time_share);
+        else if (w->counted == 0 && w->kind == RL_REPORT_MEMSET)
+            snprintf(w->sentence, sizeof w->sentence,
+                     "%s: %.3g%% of GPU time, not judged: a fill whose bytes the trace does not "
+                     "give",
+                     name, 100 * w->time_share);
+        else if (w->counted == 0)
+            snprintf(w->sentence, sizeof w->sentence,
+                     "%s: %.3g%% of GPU time, not judged: no FLOPs or bytes were counted (see "
+                     "the notes)",
                      name, 100 * w->time_share);
         else
-            snprintf(w->sentence, sizeof w->sentence, "%s: no intensity (no FLOPs and no bytes)",
-                     name);
+            snprintf(w->sentence, sizeof w->sentence,
+                     "%s: not judged: no intensity (no FLOPs and no bytes)", name);
         return;
     }
     upper(roof, sizeof roof, cr->name);
@@ -345,63 +463,6 @@ static void guard(struct rl_report_row *w, const struct rl_trace_group *t)
     w->over_roof = w->v.pct_of_roof > 100 || w->pct_of_memory_roof > 100;
 }
 
-/* One note per guard, naming the worst row and the likely causes. */
-static void guard_notes(struct rl_report *r, const struct rl_ceilings *c)
-{
-    size_t over = 0, l2 = 0, zero = 0;
-    const struct rl_report_row *worst = NULL, *first_l2 = NULL, *first_zero = NULL;
-    double worst_pct = 0;
-    for (size_t i = 0; i < r->n; i++) {
-        const struct rl_report_row *w = &r->rows[i];
-        double pct = w->memory_only ? w->pct_of_memory_roof : w->v.pct_of_roof;
-        if (w->over_roof && (over++, pct > worst_pct))
-            worst_pct = pct, worst = w;
-        if (w->l2_below_dram && !l2++)
-            first_l2 = w;
-        if (w->zero_bytes && !zero++)
-            first_zero = w;
-    }
-    char text[1024], name[64];
-    if (r->other_gpu) {
-        snprintf(text, sizeof text,
-                 "the source says the kernels ran on %s, but they are judged against the %s's "
-                 "ceilings: give --gpu for the GPU that ran them",
-                 r->source.gpu_name, c->gpu_name);
-        rl_report_note(r, text);
-    }
-    if (over) {
-        rl_str_shorten(name, sizeof name, worst->name);
-        bool other = r->other_gpu;
-        snprintf(text, sizeof text,
-                 "%zu kernel group%s above 100%% of %s roof (up to %.3g%%, %s): no kernel runs "
-                 "faster than its roof, so a number is wrong: the ceilings may be another GPU's "
-                 "than the one that ran it (%s%s%s), the Tensor Core FLOPs per op "
-                 "(--tensor-flops-per-op) may be wrong, a unit may be misread, or replay or "
-                 "sampling inflated a count",
-                 over, over == 1 ? " runs" : "s run", over == 1 ? "its" : "their", worst_pct,
-                 name, other ? "the source names " : "judged against ",
-                 other ? r->source.gpu_name : c->gpu_name,
-                 other ? "; check --gpu" : ": check --gpu");
-        rl_report_note(r, text);
-    }
-    if (l2) {
-        rl_str_shorten(name, sizeof name, first_l2->name);
-        snprintf(text, sizeof text,
-                 "%zu kernel group%s fewer L2 than DRAM bytes (%s): every DRAM byte passes "
-                 "through L2, so a counter or its unit is wrong",
-                 l2, l2 == 1 ? " has" : "s have", name);
-        rl_report_note(r, text);
-    }
-    if (zero) {
-        rl_str_shorten(name, sizeof name, first_zero->name);
-        snprintf(text, sizeof text,
-                 "%zu kernel group%s FLOPs and 0 DRAM bytes (%s): intensity unbounded, judged "
-                 "compute-bound, not drawn on a chart",
-                 zero, zero == 1 ? " counted" : "s counted", name);
-        rl_report_note(r, text);
-    }
-}
-
 static int judge(struct rl_report *r, struct rl_ceilings *c, const char *precision)
 {
     if (!precision[0]) {
@@ -441,7 +502,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
         r->n++;
         memcpy(w->dtype, t->dtype, sizeof w->dtype);
         w->comm_group_size = t->comm_group_size;
-        w->comm_busbw_gbs = w->pct_of_link = w->roof_time_ns = w->lost_ns = NAN;
+        w->comm_busbw_gbs = w->pct_of_link = w->roof_time_ns = w->judged_ns = w->lost_ns = NAN;
         memcpy(w->grid, t->grid, sizeof w->grid);
         memcpy(w->block, t->block, sizeof w->block);
         w->launches = t->launches;
@@ -466,6 +527,8 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
                   t->collective[0];
         if (t->collective[0])
             memcpy(w->collective, t->collective, sizeof w->collective);
+        w->kind = kind_of(t->name, w->comm);
+        r->launches_of[w->kind] += t->launches;
         if (w->comm) {
             /* Not a FLOP kernel: its time counts, no roof judges it. */
             if (t->comm_launches == t->launches && t->launches)
@@ -556,20 +619,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
         memcpy(w->sentence, clean, sizeof clean);
     }
     qsort(r->rows, r->n, sizeof *r->rows, cmp_rows);
-    if (r->n_no_precision && c->n_compute > 1) {
-        /* A roof of another precision than the kernel ran at makes its %
-         * of roof wrong by that ratio (a BF16 GEMM at 30% of FP8's is at
-         * 61% of BF16's): where there was a choice, say which roof judged
-         * them. */
-        char text[256];
-        snprintf(text, sizeof text,
-                 "%zu kernel group%s no precision of %s own: judged against the %s roof (the "
-                 "first --precision given, else the fastest drawn); give each its precision",
-                 r->n_no_precision, r->n_no_precision == 1 ? " names" : "s name",
-                 r->n_no_precision == 1 ? "its" : "their", c->compute[c->default_roof].label);
-        rl_report_note(r, text);
-    }
-    guard_notes(r, c);
+    rl__report_judge_notes(r, c);
     rl__report_comm_notes(r);
     if (r->source.counters_status[0] && strcmp(r->source.counters_status, "ok") != 0) {
         char text[640];
@@ -607,6 +657,31 @@ void rl_report_release(struct rl_report *r)
 
 /* ---- outputs --------------------------------------------------------------- */
 
+/* Rows of more than one kind (kernels and communication, copies or fills),
+ * or ranks: the outputs tag each row with its kind. */
+static bool has_kinds(const struct rl_report *r)
+{
+    return rl__report_has_comm(r) || r->launches_of[RL_REPORT_MEMCPY] ||
+           r->launches_of[RL_REPORT_MEMSET];
+}
+
+void rl_report_launches_text(char *buf, size_t cap, const struct rl_report *r)
+{
+    uint64_t copies = r->launches_of[RL_REPORT_MEMCPY], fills = r->launches_of[RL_REPORT_MEMSET];
+    if (!copies && !fills) {
+        snprintf(buf, cap, "%llu launches in %zu kernel group%s", (unsigned long long)r->launches,
+                 r->n, r->n == 1 ? "" : "s");
+        return;
+    }
+    /* collectives run as kernels: counted with them */
+    uint64_t kernels = r->launches_of[RL_REPORT_KERNEL] + r->launches_of[RL_REPORT_COMM];
+    snprintf(buf, cap, "%llu %s, %llu %s and %llu %s in %zu group%s",
+             (unsigned long long)kernels, rl_report_kind_noun(RL_REPORT_KERNEL, kernels),
+             (unsigned long long)copies, rl_report_kind_noun(RL_REPORT_MEMCPY, copies),
+             (unsigned long long)fills, rl_report_kind_noun(RL_REPORT_MEMSET, fills), r->n,
+             r->n == 1 ? "" : "s");
+}
+
 static const char *roof_name(const struct rl_report_row *w, const struct rl_ceilings *c)
 {
     return w->roof >= 0 ? c->compute[w->roof].name : "";
@@ -628,25 +703,17 @@ static void row_cells(const struct rl_report_row *w, const struct rl_ceilings *c
         fmt_bw(k->ach, sizeof k->ach, w->comm_algbw_gbs);
         snprintf(k->att, sizeof k->att, "-");
         snprintf(k->pct, sizeof k->pct, "-");
-        rl__report_comm_kind(w, k->bound, sizeof k->bound);
     } else if (w->memory_only) {
         const struct rl_memory_roof *m = limiting_roof(c, RL_MEM_DRAM);
         fmt_bw(k->ach, sizeof k->ach, w->achieved_gbs);
         fmt_bw(k->att, sizeof k->att, m ? m->bandwidth_gbs : NAN);
         fmt_g(k->pct, sizeof k->pct, w->pct_of_memory_roof);
-        snprintf(k->bound, sizeof k->bound, "%s", w->counted ? "data movement" : "bytes only");
-    } else if (w->compute_only) {
-        fmt_rate(k->ach, sizeof k->ach, w->v.achieved_tflops, ops);
-        fmt_rate(k->att, sizeof k->att, w->v.attainable_tflops, ops);
-        fmt_g(k->pct, sizeof k->pct, w->v.pct_of_roof);
-        snprintf(k->bound, sizeof k->bound, "FLOPs only");
     } else {
         fmt_rate(k->ach, sizeof k->ach, w->v.achieved_tflops, ops);
         fmt_rate(k->att, sizeof k->att, w->v.attainable_tflops, ops);
         fmt_g(k->pct, sizeof k->pct, w->v.pct_of_roof);
-        rl_bound_text(k->bound, sizeof k->bound, w->bound, w->v.limiter,
-                      w->roof >= 0 ? c->compute[w->roof].label : NULL);
     }
+    rl_report_bound_text(k->bound, sizeof k->bound, w, c);
     if (w->over_roof) {
         size_t n = strlen(k->pct);
         snprintf(k->pct + n, sizeof k->pct - n, "!");
@@ -721,9 +788,12 @@ void rl_report_table(FILE *f, const struct rl_report *r, const struct rl_ceiling
     }
     free(k);
     if (n < r->n)
-        fprintf(f, "... %zu more kernel groups (report.csv has them all)\n", r->n - n);
+        fprintf(f, "... %zu more %s (report.csv has them all)\n", r->n - n,
+                r->launches_of[RL_REPORT_MEMCPY] || r->launches_of[RL_REPORT_MEMSET]
+                    ? "groups"
+                    : "kernel groups");
     if (marked)
-        fputs("! above 100% of its roof: a number is wrong (see the notes)\n", f);
+        fputs("! above 100% of its roof (the notes say why)\n", f);
     rl__report_ranks_table(f, r);
 }
 
@@ -779,8 +849,9 @@ int rl_report_csv(FILE *f, const struct rl_report *r, const struct rl_ceilings *
           "bound,limiter,"
           "sentence",
           f);
-    /* Communication and ranks add columns only where there are some. */
-    bool comm = rl__report_has_comm(r);
+    /* Communication, ranks, copies and fills add columns only where there
+     * are some. */
+    bool comm = has_kinds(r);
     fputs(comm ? ",kind,collective,comm_bytes,ranks,time_ns_max_rank\n" : "\n", f);
     for (size_t i = 0; i < r->n; i++) {
         const struct rl_report_row *w = &r->rows[i];
@@ -804,13 +875,15 @@ int rl_report_csv(FILE *f, const struct rl_report *r, const struct rl_ceilings *
         csv_number(f, w->pct_of_memory_roof);
         char flags[80];
         row_flags(w, flags, sizeof flags);
+        enum rl_mem_level level;
+        enum rl_bound bound = rl_report_bound(w, &level);
         fprintf(f, ",%s,%s,%s,%s,%s,%s,", flags, roof_name(w, c),
                 w->roof >= 0 ? rl_origin_name(c->compute[w->roof].origin) : "",
-                rl_origin_name(w->origin), w->comm ? "communication" : rl_bound_name(w->bound),
-                w->bound == RL_BOUND_MEMORY ? rl_mem_level_name(w->v.limiter) : "");
+                rl_origin_name(w->origin), w->comm ? "communication" : rl_bound_name(bound),
+                bound == RL_BOUND_MEMORY ? rl_mem_level_name(level) : "");
         csv_string(f, w->sentence);
         if (comm) {
-            fprintf(f, ",%s,%s", w->comm ? "communication" : "kernel", w->collective);
+            fprintf(f, ",%s,%s", rl_report_kind_name(w->kind), w->collective);
             if (isfinite(w->comm_bytes))
                 fprintf(f, ",%.0f", w->comm_bytes); /* bytes exact */
             else
@@ -850,6 +923,13 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
     fputs(", \"path\": ", f);
     json_string(f, r->source_path);
     fprintf(f, ", \"launches\": %llu", (unsigned long long)r->launches);
+    if (has_kinds(r))
+        fprintf(f, ", \"kernel_launches\": %llu, \"memcpy_launches\": %llu, "
+                   "\"memset_launches\": %llu",
+                (unsigned long long)(r->launches_of[RL_REPORT_KERNEL] +
+                                     r->launches_of[RL_REPORT_COMM]),
+                (unsigned long long)r->launches_of[RL_REPORT_MEMCPY],
+                (unsigned long long)r->launches_of[RL_REPORT_MEMSET]);
     json_number(f, "time_ns", r->time_ns);
     fputs(", \"gpu\": ", f);
     if (r->source.gpu_name[0])
@@ -897,7 +977,7 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
     fputs("],\n", f);
     rl__report_step_json(f, r);
     rl__report_ranks_json(f, r);
-    bool tagged = rl__report_has_comm(r);
+    bool tagged = has_kinds(r);
     fputs("  \"kernels\": [\n", f);
     for (size_t i = 0; i < r->n; i++) {
         const struct rl_report_row *w = &r->rows[i];
@@ -933,14 +1013,22 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
                 w->memory_only ? "true" : "false", w->compute_only ? "true" : "false",
                 w->over_roof ? "true" : "false", w->l2_below_dram ? "true" : "false",
                 w->zero_bytes ? "true" : "false");
-        rl__report_comm_json(f, w, tagged, r->n_ranks > 0);
+        if (tagged)
+            fprintf(f, ", \"kind\": \"%s\"", rl_report_kind_name(w->kind));
+        rl__report_comm_json(f, w, false, r->n_ranks > 0);
         fputs(", \"roof\": ", f);
         json_string(f, roof_name(w, c));
+        enum rl_mem_level level;
+        enum rl_bound bound = rl_report_bound(w, &level);
+        char words[80];
+        rl_report_bound_text(words, sizeof words, w, c);
         fprintf(f, ", \"roof_origin\": \"%s\", \"origin\": \"%s\", \"bound\": \"%s\"",
                 w->roof >= 0 ? rl_origin_name(c->compute[w->roof].origin) : "",
-                rl_origin_name(w->origin), w->comm ? "communication" : rl_bound_name(w->bound));
-        if (w->bound == RL_BOUND_MEMORY)
-            fprintf(f, ", \"limiter\": \"%s\"", rl_mem_level_name(w->v.limiter));
+                rl_origin_name(w->origin), w->comm ? "communication" : rl_bound_name(bound));
+        if (bound == RL_BOUND_MEMORY)
+            fprintf(f, ", \"limiter\": \"%s\"", rl_mem_level_name(level));
+        fputs(", \"bound_text\": ", f);
+        json_string(f, words);
         if (!w->comm && w->comm_bytes > 0) {
             /* against the link roof (rl_classify_link) */
             fputs(", \"comm_bytes\": ", f);
@@ -991,8 +1079,9 @@ int rl_report_markdown(FILE *f, const struct rl_report *r, const struct rl_ceili
     char origins[64], t[32];
     rl_ceilings_origins(c, origins, sizeof origins);
     fprintf(f, "# Roofline report: %s\n\n", c->gpu_name);
-    fprintf(f, "Kernels from `%s` (%s): %llu launches in %zu groups", r->source_path,
-            r->source_kind, (unsigned long long)r->launches, r->n);
+    char launches[160];
+    rl_report_launches_text(launches, sizeof launches, r);
+    fprintf(f, "Kernels from `%s` (%s): %s", r->source_path, r->source_kind, launches);
     if (r->time_ns > 0)
         fprintf(f, ", %.4g ms of GPU time", r->time_ns / 1e6);
     fprintf(f, ". Ceilings: %s. Every figure is labelled measured, datasheet or analytic.\n\n",
