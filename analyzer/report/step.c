@@ -226,7 +226,8 @@ static void op_sentence(struct rl_report_op *o, const struct rl_report_step *s)
  * operators' ranking is consulted. Contract: s's operators are judged,
  * ranked (largest loss first) and have their sentences; s->headline is
  * set, never empty. Cases: the operator losing the most, where that is 1%
- * of the GPU time or more ("biggest win: ..."); else the largest by time,
+ * of the GPU time or more ("biggest win, 6.59% of the 45.65 ms of GPU
+ * time: ..."); else the largest by time,
  * saying why no operator was named; else no GPU activity. */
 static void step_headline(struct rl_report_step *s)
 {
@@ -234,8 +235,8 @@ static void step_headline(struct rl_report_step *s)
     fmt_time(t, sizeof t, s->gpu_time_ns);
     if (s->n_ops && s->ops[0].lost_ns >= 0.01 * s->gpu_time_ns && s->ops[0].lost_ns > 0) {
         snprintf(s->headline, sizeof s->headline,
-                 "biggest win: %s (%.3g%% of the %s of GPU time)", s->ops[0].sentence,
-                 100 * s->ops[0].lost_ns / s->gpu_time_ns, t);
+                 "biggest win, %.3g%% of the %s of GPU time: %s",
+                 100 * s->ops[0].lost_ns / s->gpu_time_ns, t, s->ops[0].sentence);
     } else if (s->n_ops) {
         const struct rl_report_op *top = &s->ops[0];
         for (size_t i = 1; i < s->n_ops; i++)
