@@ -171,9 +171,37 @@ START_TEST(one_basis_for_time_lost_and_pct)
                                       "on the 528 us of its kernels with a cost: "),
                   "%s", o->sentence);
     ck_assert_msg(strstr(o->sentence, "142.5 ms in 990 launches (23.6% of GPU time); the other "
-                                      "141.9 ms not judged (kernels with no FLOPs or bytes "
-                                      "known)"),
+                                      "141.9 ms not judged (kernels with no FLOPs, bytes or "
+                                      "precision known)"),
                   "%s", o->sentence);
+    rl_report_release(&r);
+}
+END_TEST
+
+START_TEST(no_loss_against_a_guessed_roof)
+{
+    /* The January 2021 V100 trace records no "Input type": its operators
+     * have no dtype, so no precision, and the report judges their rows
+     * against the V100's fastest roof (FP16 Tensor Core, 125 TFLOP/s).
+     * aten::threshold_backward's elementwise kernels then "lost" 26.25 ms
+     * at 0.0225% of that roof and headed the report. A roof that is a guess
+     * sets no loss: the operator is not judged, and the one note on these
+     * rows says so. */
+    static struct rl_ceilings c;
+    static struct rl_report r;
+    torch_report("torch-real/kineto_2021-01_resnet50_profiler_api__worker0.pt.trace.json.gz",
+                 "v100-sxm2", &c, &r);
+    const struct rl_report_op *o = find_op(&r, "aten::threshold_backward");
+    ck_assert(isnan(o->lost_ns) && isnan(o->roof_time_ns));
+    ck_assert_str_eq(o->bound, "-");
+    ck_assert_ptr_null(strstr(r.step->headline, "threshold_backward"));
+    ck_assert_ptr_null(strstr(r.step->headline, "FP16 Tensor Core"));
+    ck_assert_msg(strstr(r.notes, "no precision of their own: judged against the FP16 Tensor Core "
+                                  "roof, the fastest this GPU has (FP4 and FP6 aside: the least "
+                                  "% of roof); ") &&
+                      strstr(r.notes, "ratio of the two roofs, so the operators' time lost "
+                                      "leaves them out (not judged)"),
+                  "%s", r.notes);
     rl_report_release(&r);
 }
 END_TEST
@@ -199,6 +227,10 @@ static void one_basis(const struct rl_report *r)
         lost += o->lost_ns;
     }
     ck_assert_double_eq_tol(s->lost_ns, lost, 1e-6 * lost + 1e-9);
+    /* no loss set against the default roof of a row without a precision */
+    for (size_t i = 0; i < r->n; i++)
+        if (r->rows[i].default_roof && !r->rows[i].memory_only && !r->rows[i].comm)
+            ck_assert(isnan(r->rows[i].roof_time_ns));
 }
 
 /* ---- 8: copies and fills are not kernels ------------------------------------------ */
@@ -489,6 +521,7 @@ Suite *report_torch_suite(void)
     tcase_set_timeout(core, 120);
     tcase_add_test(core, headline_names_the_roof_used);
     tcase_add_test(core, one_basis_for_time_lost_and_pct);
+    tcase_add_test(core, no_loss_against_a_guessed_roof);
     tcase_add_test(core, copies_and_fills_have_their_own_kind);
     tcase_add_test(core, no_bound_without_a_cost);
     tcase_add_test(core, over_roof_has_one_account);

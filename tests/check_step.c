@@ -396,7 +396,7 @@ START_TEST(operator_judged_on_a_sliver)
     ck_assert_str_eq(o->sentence, "3.8 us lost against the DRAM roof (HBM3), at 5% of it, on "
                                   "the 4 us of its kernels with a cost: aten::addmm (bf16), 104 "
                                   "us in 2 launches (100% of GPU time); the other 100 us not "
-                                  "judged (kernels with no FLOPs or bytes known)");
+                                  "judged (kernels with no FLOPs, bytes or precision known)");
     ck_assert_str_eq(o->bound, "-");
     HAS(r.step->headline, "biggest win, 3.65% of the 104 us of GPU time: 3.8 us lost");
     rl_report_release(&r);

@@ -154,15 +154,21 @@ static void precision_note(struct rl_report *r, const struct rl_ceilings *c)
             c->compute[i].peak_tflops > d->peak_tflops)
             fastest = false;
     size_t n = r->n_no_precision;
-    char text[512];
+    /* a PyTorch trace's step leaves them out of its operators' loss
+     * (step.c): said here, in the one note on them */
+    bool step = false;
+    for (size_t i = 0; i < r->n && !step; i++)
+        step = r->rows[i].default_roof && r->rows[i].op;
+    char text[640];
     snprintf(text, sizeof text,
              "%zu kernel group%s no precision of %s own: judged against the %s roof, %s; a "
              "roof of another precision than the one %s ran at puts %s %% of roof off by the "
-             "ratio of the two roofs",
+             "ratio of the two roofs%s",
              n, n == 1 ? " names" : "s name", n == 1 ? "its" : "their", d->label,
              fastest ? "the fastest this GPU has (FP4 and FP6 aside: the least % of roof)"
                      : "the first precision these ceilings were asked for",
-             n == 1 ? "it" : "they", n == 1 ? "its" : "their");
+             n == 1 ? "it" : "they", n == 1 ? "its" : "their",
+             step ? ", so the operators' time lost leaves them out (not judged)" : "");
     rl_report_note(r, text);
 }
 

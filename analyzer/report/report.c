@@ -568,6 +568,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
              * compute roof (the most any intensity allows), no intensity. */
             w->compute_only = true;
             w->roof = judge(r, c, t->precision);
+            w->default_roof = !t->precision[0];
             w->flops = t->flops_only_flops;
             double ns = t->flops_only_timed == t->flops_only ? t->flops_only_time_ns : NAN;
             const struct rl_compute_roof *cr = &c->compute[w->roof];
@@ -579,6 +580,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
             }
         } else if (t->counted) {
             w->roof = judge(r, c, t->precision);
+            w->default_roof = !t->precision[0];
             /* The rate of the counted launches: their FLOPs over their time. */
             struct rl_kernel_perf perf = {t->flops, {t->bytes[0], t->bytes[1], t->bytes[2]},
                                           counted_ns};

@@ -30,6 +30,7 @@ struct rl_report_row {
     uint64_t launches, counted;
     enum rl_origin origin;          /* of its FLOPs and bytes */
     int roof;                       /* index into the ceilings' compute roofs, -1 none */
+    bool default_roof;              /* roof is the ceilings' default: no precision of its own */
     double time_ns, time_share;     /* all launches; share of the GPU time traced */
     double flops, bytes[RL_MEM_COUNT]; /* counted launches */
     struct rl_verdict v;            /* the model's verdict (NAN fields when unknown) */

@@ -100,8 +100,11 @@ static void judge_row(struct rl_report_row *w, const struct rl_ceilings *c)
             w->roof_time_ns = w->bytes[RL_MEM_DRAM] / m->bandwidth_gbs;
             timed = w->bytes[RL_MEM_DRAM] / w->achieved_gbs;
         }
-    } else if (w->counted && w->flops > 0 && w->v.attainable_tflops > 0 &&
+    } else if (w->counted && w->flops > 0 && !w->default_roof && w->v.attainable_tflops > 0 &&
                w->v.achieved_tflops > 0) {
+        /* a row judged against the default roof (no precision of its own)
+         * has no roof time: its roof is a guess, the fastest the GPU has,
+         * and would rank it first by a loss it may not have */
         /* TFLOP/s x 1e3 = FLOP/ns */
         w->roof_time_ns = w->flops / (w->v.attainable_tflops * 1e3);
         timed = w->flops / (w->v.achieved_tflops * 1e3);
@@ -201,8 +204,8 @@ static void op_sentence(struct rl_report_op *o, const struct rl_report_step *s)
     if (mostly_judged(o)) {
         char tail[96] = "";
         if (rest_ns > 0)
-            snprintf(tail, sizeof tail, "; %s of it not judged (kernels with no FLOPs or "
-                                        "bytes known)", rest);
+            snprintf(tail, sizeof tail, "; %s of it not judged (kernels with no FLOPs, bytes "
+                                        "or precision known)", rest);
         snprintf(o->sentence, sizeof o->sentence,
                  "%s lost against the %s, at %.3g%% of it: %s, %s in %llu launches (%.3g%% of "
                  "GPU time), bound: %s%s",
@@ -215,7 +218,7 @@ static void op_sentence(struct rl_report_op *o, const struct rl_report_step *s)
         snprintf(o->sentence, sizeof o->sentence,
                  "%s lost against the %s, at %.3g%% of it, on the %s of its kernels with a "
                  "cost: %s, %s in %llu launches (%.3g%% of GPU time); the other %s not "
-                 "judged (kernels with no FLOPs or bytes known)",
+                 "judged (kernels with no FLOPs, bytes or precision known)",
                  lost, roof, o->pct_of_roof, judged, what, t, (unsigned long long)o->launches,
                  share, rest);
     }
