@@ -212,7 +212,7 @@ static void fmt_bytes(char *b, size_t n, double v)
     snprintf(b, n, "%.3g %s", v, unit[u]);
 }
 
-void rl__report_comm_sentence(struct rl_report_row *w, const char *name)
+void rl__report_comm_sentence(struct rl_report_row *w, const char *name, bool torch)
 {
     char kind[64], bytes[32];
     rl__report_comm_kind(w, kind, sizeof kind);
@@ -236,7 +236,7 @@ void rl__report_comm_sentence(struct rl_report_row *w, const char *name)
                  "%s: %.3g%% of GPU time, %s: time only, bytes unknown: %s; it moves data "
                  "between GPUs, so no roof judges it",
                  name, share, kind,
-                 w->op ? "record_param_comms gave no message size"
+                 torch ? "record_param_comms gave no message size"
                        : "NCCL's NVTX ranges were not seen");
     } else {
         snprintf(w->sentence, sizeof w->sentence,
@@ -256,10 +256,11 @@ bool rl__report_has_comm(const struct rl_report *r)
 
 void rl__report_comm_notes(struct rl_report *r)
 {
-    size_t groups = 0, unknown = 0, torch = 0;
+    size_t groups = 0, unknown = 0;
+    bool torch = r->torch;
     for (size_t i = 0; i < r->n; i++)
         if (r->rows[i].comm)
-            groups++, unknown += isnan(r->rows[i].comm_bytes), torch += r->rows[i].op != NULL;
+            groups++, unknown += isnan(r->rows[i].comm_bytes);
     if (!groups)
         return;
     char text[512];

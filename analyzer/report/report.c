@@ -281,14 +281,15 @@ static const char *ridge_level(const struct rl_verdict *v)
  * to RL_SENTENCE_NAME bytes, so the verdict after it always fits (the full
  * name is the row's own field). */
 #define RL_SENTENCE_NAME 160
-static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double counted_ns)
+static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double counted_ns,
+                    bool torch)
 {
     char ai[24], ridge[24], x[24], rate[32], att[32], bw[32], roof[24];
     char name[RL_SENTENCE_NAME];
     const struct rl_compute_roof *cr = w->roof >= 0 ? &c->compute[w->roof] : NULL;
     rl_str_shorten(name, sizeof name, w->name);
     if (w->comm) {
-        rl__report_comm_sentence(w, name);
+        rl__report_comm_sentence(w, name, torch);
         return;
     }
     if (w->memory_only) {
@@ -492,6 +493,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
     for (size_t i = 0; i < g->n; i++) {
         r->time_ns += g->v[i].time_ns;
         r->launches += g->v[i].launches;
+        r->torch |= g->v[i].op != NULL;
     }
     for (size_t i = 0; i < g->n; i++) {
         const struct rl_trace_group *t = &g->v[i];
@@ -537,7 +539,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
                 w->comm_algbw_gbs = w->comm_bytes / w->time_ns;
             if (!isnan(w->time_ns))
                 r->comm_time_ns += w->time_ns;
-            explain(w, c, NAN);
+            explain(w, c, NAN, r->torch);
             char clean_comm[sizeof w->sentence];
             rl_utf8_clean(clean_comm, sizeof clean_comm, w->sentence);
             memcpy(w->sentence, clean_comm, sizeof clean_comm);
@@ -614,7 +616,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
             }
         }
         guard(w, t);
-        explain(w, c, counted_ns);
+        explain(w, c, counted_ns, r->torch);
         /* The sentence is output: valid UTF-8 whatever the name held. */
         char clean[sizeof w->sentence];
         rl_utf8_clean(clean, sizeof clean, w->sentence);

@@ -87,6 +87,7 @@ struct rl_report {
     char source_path[512];
     char source_kind[16];           /* "trace", "ncu", "kernels" */
     bool other_gpu;                 /* the source names a GPU the ceilings are not of */
+    bool torch;                     /* a PyTorch profiler trace's (rows carry operators) */
     char notes[4096];               /* one line per note, '\n'-separated */
     size_t n_no_precision;          /* groups judged without a precision of their own */
     size_t label_max;               /* chart labels' longest, in characters (0: default) */
