@@ -4,7 +4,7 @@
 
 #include "analyzer/model/gpudb.h"
 #include "analyzer/profiler/nccl.h"
-#include "analyzer/report/notes.h"
+#include "analyzer/report/words.h"
 #include "analyzer/report/ranks.h"
 #include "analyzer/report/step.h"
 #include "analyzer/util/error.h"
@@ -105,9 +105,8 @@ static int cmp_rows(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* The memory roof that limits at `level`: the lowest bandwidth there. */
-static const struct rl_memory_roof *limiting_roof(const struct rl_ceilings *c,
-                                                  enum rl_mem_level level)
+const struct rl_memory_roof *rl__report_limiting_roof(const struct rl_ceilings *c,
+                                                      enum rl_mem_level level)
 {
     const struct rl_memory_roof *best = NULL;
     for (size_t i = 0; i < c->n_memory; i++)
@@ -131,105 +130,6 @@ void rl_report_note(struct rl_report *r, const char *text)
             snprintf(r->notes + used, sizeof r->notes - used, "%s%.*s", used ? "\n" : "",
                      (int)k, text);
         text += k + (text[k] == '\n');
-    }
-}
-
-/* ---- the words of a row ----------------------------------------------------- */
-
-const char *rl_report_kind_name(enum rl_report_kind kind)
-{
-    static const char *const names[RL_REPORT_KINDS] = {"kernel", "memcpy", "memset",
-                                                       "communication"};
-    return (unsigned)kind < RL_REPORT_KINDS ? names[kind] : "kernel";
-}
-
-const char *rl_report_kind_noun(enum rl_report_kind kind, uint64_t n)
-{
-    static const char *const nouns[RL_REPORT_KINDS][2] = {
-        {"kernel launch", "kernel launches"}, {"copy", "copies"}, {"fill", "fills"},
-        {"collective launch", "collective launches"}};
-    return nouns[(unsigned)kind < RL_REPORT_KINDS ? kind : 0][n != 1];
-}
-
-/* A profiler's copies and fills are named by it, not by a kernel: Kineto
- * (CUPTI's and roctracer's memcpy and memset activities) writes "Memcpy
- * HtoD (Pageable -> Device)", "Memcpy DtoD (Device -> Device)", "Memset
- * (Device)"; no kernel's name (a C identifier or signature) holds a space
- * after its first word like these. */
-static enum rl_report_kind kind_of(const char *name, bool comm)
-{
-    if (comm)
-        return RL_REPORT_COMM;
-    if (strncmp(name, "Memcpy ", 7) == 0)
-        return RL_REPORT_MEMCPY;
-    if (strncmp(name, "Memset ", 7) == 0)
-        return RL_REPORT_MEMSET;
-    return RL_REPORT_KERNEL;
-}
-
-enum rl_bound rl_report_bound(const struct rl_report_row *w, enum rl_mem_level *level)
-{
-    *level = RL_MEM_DRAM;
-    if (w->comm)
-        return RL_BOUND_UNKNOWN;
-    if (w->memory_only)
-        /* no FLOPs: a data-movement kernel, a copy or a fill moves bytes
-         * and nothing else (a counter export's kernel without FLOP
-         * counters, or an operator whose FLOPs the cost table does not
-         * give, may do more: a point, not a bound) */
-        return w->counted || w->kind == RL_REPORT_MEMCPY || w->kind == RL_REPORT_MEMSET
-                   ? RL_BOUND_MEMORY
-                   : RL_BOUND_UNKNOWN;
-    if (w->bound == RL_BOUND_MEMORY)
-        *level = w->v.limiter;
-    return w->bound;
-}
-
-void rl_report_bound_text(char *buf, size_t cap, const struct rl_report_row *w,
-                          const struct rl_ceilings *c)
-{
-    enum rl_mem_level level;
-    enum rl_bound b = rl_report_bound(w, &level);
-    if (w->comm)
-        rl__report_comm_kind(w, buf, cap);
-    else if (b != RL_BOUND_UNKNOWN)
-        rl_bound_text(buf, cap, b, level, w->roof >= 0 ? c->compute[w->roof].label : NULL);
-    else if (w->memory_only)
-        snprintf(buf, cap, "bytes only");
-    else if (w->compute_only)
-        snprintf(buf, cap, "FLOPs only");
-    else
-        snprintf(buf, cap, "-");
-}
-
-void rl_report_roof_text(char *buf, size_t cap, const struct rl_report_row *w,
-                         const struct rl_ceilings *c)
-{
-    char lvl[8];
-    const struct rl_memory_roof *m = NULL;
-    buf[0] = 0;
-    if (w->comm) {
-        if (c->has_link)
-            snprintf(buf, cap, "link roof (%s)", c->link.label);
-        return;
-    }
-    if (w->memory_only) {
-        m = limiting_roof(c, RL_MEM_DRAM);
-        if (m)
-            snprintf(buf, cap, "DRAM roof (%s)", m->label);
-        return;
-    }
-    if (w->roof < 0 || w->bound == RL_BOUND_UNKNOWN)
-        return;
-    /* the model's verdict names the roof (a row "bound by neither" is
-     * still set against the roof its intensity meets) */
-    if (w->v.bound == RL_BOUND_MEMORY && (m = limiting_roof(c, w->v.limiter))) {
-        upper(lvl, sizeof lvl, rl_mem_level_name(w->v.limiter));
-        snprintf(buf, cap, "%s roof (%s)", lvl, m->label);
-    } else if (w->v.bound == RL_BOUND_LINK && c->has_link) {
-        snprintf(buf, cap, "link roof (%s)", c->link.label);
-    } else {
-        snprintf(buf, cap, "%s roof", c->compute[w->roof].label);
     }
 }
 
@@ -293,7 +193,7 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
         return;
     }
     if (w->memory_only) {
-        const struct rl_memory_roof *m = limiting_roof(c, RL_MEM_DRAM);
+        const struct rl_memory_roof *m = rl__report_limiting_roof(c, RL_MEM_DRAM);
         fmt_bw(bw, sizeof bw, w->achieved_gbs);
         /* Not "no FLOP counters": an ncu export may count Tensor pipe
          * instructions that gave no FLOPs (the notes say which and why). */
@@ -420,7 +320,7 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
         return;
     }
     if (w->bound == RL_BOUND_MEMORY) {
-        const struct rl_memory_roof *m = limiting_roof(c, v->limiter);
+        const struct rl_memory_roof *m = rl__report_limiting_roof(c, v->limiter);
         char limiter[8]; /* the level that binds, as tables name it: "DRAM", "L2" */
         upper(limiter, sizeof limiter, rl_mem_level_name(v->limiter));
         fmt_x(x, sizeof x, v->ridge_distance_x);
@@ -529,7 +429,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
                   t->collective[0];
         if (t->collective[0])
             memcpy(w->collective, t->collective, sizeof w->collective);
-        w->kind = kind_of(t->name, w->comm);
+        w->kind = rl__report_kind_of(t->name, w->comm);
         r->launches_of[w->kind] += t->launches;
         if (w->comm) {
             /* Not a FLOP kernel: its time counts, no roof judges it. */
@@ -559,7 +459,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
             memcpy(w->bytes, b, sizeof w->bytes);
             if (ns > 0)
                 w->achieved_gbs = b[RL_MEM_DRAM] / ns;
-            const struct rl_memory_roof *m = limiting_roof(c, RL_MEM_DRAM);
+            const struct rl_memory_roof *m = rl__report_limiting_roof(c, RL_MEM_DRAM);
             if (m && !isnan(w->achieved_gbs))
                 w->pct_of_memory_roof = 100 * w->achieved_gbs / m->bandwidth_gbs;
             for (int l = 0; data_movement && l < RL_MEM_COUNT; l++)
@@ -669,22 +569,6 @@ static bool has_kinds(const struct rl_report *r)
            r->launches_of[RL_REPORT_MEMSET];
 }
 
-void rl_report_launches_text(char *buf, size_t cap, const struct rl_report *r)
-{
-    uint64_t copies = r->launches_of[RL_REPORT_MEMCPY], fills = r->launches_of[RL_REPORT_MEMSET];
-    if (!copies && !fills) {
-        snprintf(buf, cap, "%llu launches in %zu kernel group%s", (unsigned long long)r->launches,
-                 r->n, r->n == 1 ? "" : "s");
-        return;
-    }
-    /* collectives run as kernels: counted with them */
-    uint64_t kernels = r->launches_of[RL_REPORT_KERNEL] + r->launches_of[RL_REPORT_COMM];
-    snprintf(buf, cap, "%llu %s, %llu %s and %llu %s in %zu group%s",
-             (unsigned long long)kernels, rl_report_kind_noun(RL_REPORT_KERNEL, kernels),
-             (unsigned long long)copies, rl_report_kind_noun(RL_REPORT_MEMCPY, copies),
-             (unsigned long long)fills, rl_report_kind_noun(RL_REPORT_MEMSET, fills), r->n,
-             r->n == 1 ? "" : "s");
-}
 
 static const char *roof_name(const struct rl_report_row *w, const struct rl_ceilings *c)
 {
@@ -708,7 +592,7 @@ static void row_cells(const struct rl_report_row *w, const struct rl_ceilings *c
         snprintf(k->att, sizeof k->att, "-");
         snprintf(k->pct, sizeof k->pct, "-");
     } else if (w->memory_only) {
-        const struct rl_memory_roof *m = limiting_roof(c, RL_MEM_DRAM);
+        const struct rl_memory_roof *m = rl__report_limiting_roof(c, RL_MEM_DRAM);
         fmt_bw(k->ach, sizeof k->ach, w->achieved_gbs);
         fmt_bw(k->att, sizeof k->att, m ? m->bandwidth_gbs : NAN);
         fmt_g(k->pct, sizeof k->pct, w->pct_of_memory_roof);

@@ -1,4 +1,4 @@
-/* notes.c - the report's notes on its own numbers: the guards' findings and the roof that judged groups without a precision, one account per case.
+/* words.c - the report's words: a row's kind, bound and roof as every output says them, the launches counted by kind, and the notes on the report's own numbers (the guards' findings, the roof that judged groups without a precision), one account per case.
  *
  * The notes are read by someone who cannot see the code: each names the
  * worst or first row it is about, says what the number means, and asks
@@ -6,14 +6,145 @@
  * described by what it is, not by the option that chose it).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "analyzer/report/notes.h"
+#include "analyzer/report/words.h"
 
+#include "analyzer/report/ranks.h"
 #include "analyzer/report/report.h"
 #include "analyzer/util/strbuf.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+/* ---- the words of a row ------------------------------------------------------- */
+
+/* "DRAM", "L2", "L1": a level as the tables name it. */
+static const char *level_upper(enum rl_mem_level level, char *buf, size_t cap)
+{
+    const char *s = rl_mem_level_name(level);
+    size_t i = 0;
+    for (; s[i] && i + 1 < cap; i++)
+        buf[i] = (char)toupper((unsigned char)s[i]);
+    buf[i] = 0;
+    return buf;
+}
+
+
+const char *rl_report_kind_name(enum rl_report_kind kind)
+{
+    static const char *const names[RL_REPORT_KINDS] = {"kernel", "memcpy", "memset",
+                                                       "communication"};
+    return (unsigned)kind < RL_REPORT_KINDS ? names[kind] : "kernel";
+}
+
+const char *rl_report_kind_noun(enum rl_report_kind kind, uint64_t n)
+{
+    static const char *const nouns[RL_REPORT_KINDS][2] = {
+        {"kernel launch", "kernel launches"}, {"copy", "copies"}, {"fill", "fills"},
+        {"collective launch", "collective launches"}};
+    return nouns[(unsigned)kind < RL_REPORT_KINDS ? kind : 0][n != 1];
+}
+
+/* A profiler's copies and fills are named by it, not by a kernel: Kineto
+ * (CUPTI's and roctracer's memcpy and memset activities) writes "Memcpy
+ * HtoD (Pageable -> Device)", "Memcpy DtoD (Device -> Device)", "Memset
+ * (Device)"; no kernel's name (a C identifier or signature) holds a space
+ * after its first word like these. */
+enum rl_report_kind rl__report_kind_of(const char *name, bool comm)
+{
+    if (comm)
+        return RL_REPORT_COMM;
+    if (strncmp(name, "Memcpy ", 7) == 0)
+        return RL_REPORT_MEMCPY;
+    if (strncmp(name, "Memset ", 7) == 0)
+        return RL_REPORT_MEMSET;
+    return RL_REPORT_KERNEL;
+}
+
+enum rl_bound rl_report_bound(const struct rl_report_row *w, enum rl_mem_level *level)
+{
+    *level = RL_MEM_DRAM;
+    if (w->comm)
+        return RL_BOUND_UNKNOWN;
+    if (w->memory_only)
+        /* no FLOPs: a data-movement kernel, a copy or a fill moves bytes
+         * and nothing else (a counter export's kernel without FLOP
+         * counters, or an operator whose FLOPs the cost table does not
+         * give, may do more: a point, not a bound) */
+        return w->counted || w->kind == RL_REPORT_MEMCPY || w->kind == RL_REPORT_MEMSET
+                   ? RL_BOUND_MEMORY
+                   : RL_BOUND_UNKNOWN;
+    if (w->bound == RL_BOUND_MEMORY)
+        *level = w->v.limiter;
+    return w->bound;
+}
+
+void rl_report_bound_text(char *buf, size_t cap, const struct rl_report_row *w,
+                          const struct rl_ceilings *c)
+{
+    enum rl_mem_level level;
+    enum rl_bound b = rl_report_bound(w, &level);
+    if (w->comm)
+        rl__report_comm_kind(w, buf, cap);
+    else if (b != RL_BOUND_UNKNOWN)
+        rl_bound_text(buf, cap, b, level, w->roof >= 0 ? c->compute[w->roof].label : NULL);
+    else if (w->memory_only)
+        snprintf(buf, cap, "bytes only");
+    else if (w->compute_only)
+        snprintf(buf, cap, "FLOPs only");
+    else
+        snprintf(buf, cap, "-");
+}
+
+void rl_report_roof_text(char *buf, size_t cap, const struct rl_report_row *w,
+                         const struct rl_ceilings *c)
+{
+    char lvl[8];
+    const struct rl_memory_roof *m = NULL;
+    buf[0] = 0;
+    if (w->comm) {
+        if (c->has_link)
+            snprintf(buf, cap, "link roof (%s)", c->link.label);
+        return;
+    }
+    if (w->memory_only) {
+        m = rl__report_limiting_roof(c, RL_MEM_DRAM);
+        if (m)
+            snprintf(buf, cap, "DRAM roof (%s)", m->label);
+        return;
+    }
+    if (w->roof < 0 || w->bound == RL_BOUND_UNKNOWN)
+        return;
+    /* the model's verdict names the roof (a row "bound by neither" is
+     * still set against the roof its intensity meets) */
+    if (w->v.bound == RL_BOUND_MEMORY && (m = rl__report_limiting_roof(c, w->v.limiter))) {
+        snprintf(buf, cap, "%s roof (%s)", level_upper(w->v.limiter, lvl, sizeof lvl), m->label);
+    } else if (w->v.bound == RL_BOUND_LINK && c->has_link) {
+        snprintf(buf, cap, "link roof (%s)", c->link.label);
+    } else {
+        snprintf(buf, cap, "%s roof", c->compute[w->roof].label);
+    }
+}
+
+void rl_report_launches_text(char *buf, size_t cap, const struct rl_report *r)
+{
+    uint64_t copies = r->launches_of[RL_REPORT_MEMCPY], fills = r->launches_of[RL_REPORT_MEMSET];
+    if (!copies && !fills) {
+        snprintf(buf, cap, "%llu launches in %zu kernel group%s", (unsigned long long)r->launches,
+                 r->n, r->n == 1 ? "" : "s");
+        return;
+    }
+    /* collectives run as kernels: counted with them */
+    uint64_t kernels = r->launches_of[RL_REPORT_KERNEL] + r->launches_of[RL_REPORT_COMM];
+    snprintf(buf, cap, "%llu %s, %llu %s and %llu %s in %zu group%s",
+             (unsigned long long)kernels, rl_report_kind_noun(RL_REPORT_KERNEL, kernels),
+             (unsigned long long)copies, rl_report_kind_noun(RL_REPORT_MEMCPY, copies),
+             (unsigned long long)fills, rl_report_kind_noun(RL_REPORT_MEMSET, fills), r->n,
+             r->n == 1 ? "" : "s");
+}
+
+/* ---- notes ------------------------------------------------------------------- */
 
 /* "kernel group" when every row counted is a kernel's, else "group" (copies
  * and fills are not kernels). */
