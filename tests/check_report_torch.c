@@ -387,6 +387,28 @@ START_TEST(every_trace_reads_consistently)
 }
 END_TEST
 
+START_TEST(the_command_says_it_once)
+{
+    /* `roofline report --torch` on the V100 trace: the summary counts
+     * kernels apart from copies and fills (8772, 12, 312: facts.json), and
+     * the over-roof rows get one note; today the command added a second,
+     * "PyTorch traces: ... can beat the DRAM roof", after one that called
+     * the same rows wrong. */
+    char path[4096];
+    snprintf(path, sizeof path, "%s", rl_test_data(V100));
+    struct rl_run run = rl_test_cli(NULL, "report", "--torch", path, "--gpu", "v100-sxm2",
+                                    "--rows", "3", (const char *)NULL);
+    ck_assert_msg(run.status == 0, "%s", run.err);
+    ck_assert_msg(strstr(run.out, ": 8772 kernel launches, 12 copies and 312 fills in "), "%s",
+                  run.out);
+    ck_assert_int_eq(rl_test_count(run.out, "L2 cache"), 1);
+    ck_assert_ptr_null(strstr(run.out, "PyTorch traces: a row's bytes"));
+    ck_assert_ptr_null(strstr(run.out, "a number is wrong"));
+    ck_assert_ptr_null(strstr(run.out, "--precision"));
+    rl_run_release(&run);
+}
+END_TEST
+
 /* ---- limits: hand-built rows ------------------------------------------------------ */
 
 static void launch(struct rl_trace_groups *g, const char *name, const char *op, double flops,
@@ -530,6 +552,7 @@ Suite *report_torch_suite(void)
     tcase_add_test(core, copies_and_fills_have_their_own_kind);
     tcase_add_test(core, no_bound_without_a_cost);
     tcase_add_test(core, over_roof_has_one_account);
+    tcase_add_test(core, the_command_says_it_once);
     tcase_add_loop_test(core, every_trace_reads_consistently, 0,
                         (int)(sizeof traces / sizeof traces[0]));
     suite_add_tcase(s, core);
