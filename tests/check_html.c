@@ -446,6 +446,48 @@ START_TEST(html_unknown_counts_are_left_out)
 }
 END_TEST
 
+/* Copies and fills are rows of their own kind, and the page says each
+ * row's bound in the reporter's words (bound_text), counting launches by
+ * kind as the terminal does (issue 32). */
+START_TEST(html_kinds_and_bound_words)
+{
+    char err[RL_ERRMSG_SIZE];
+    static struct rl_ceilings c;
+    ck_assert_int_eq(rl_ceilings_init(&c, rl_test_gpu("h200"), NULL, NULL, false, false, NULL, err),
+                     0);
+    struct rl_trace_groups g = {0};
+    const uint32_t grid[3] = {1, 1, 1};
+    const double b_fill[3] = {4.8e6, NAN, NAN}, none[3] = {NAN, NAN, NAN};
+    /* a fill: 4.8 MB written, 0 FLOPs, in 2 us */
+    ck_assert_int_eq(rl_trace_groups_add(&g, "Memset (Device)", grid, grid, "",
+                                         RL_ORIGIN_MEASURED, 2, 0, b_fill, 2000),
+                     0);
+    /* a host-to-device copy: no bytes, no FLOPs */
+    ck_assert_int_eq(rl_trace_groups_add(&g, "Memcpy HtoD (Pinned -> Device)", grid, grid, "",
+                                         RL_ORIGIN_MEASURED, 1, NAN, none, 5000),
+                     0);
+    struct rl_report r;
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    char *h = render_html(&r, &c, NULL, NULL, 0);
+    char *j = script_json(h, "report-data");
+    ck_assert_ptr_nonnull(j);
+    ck_assert_ptr_nonnull(strstr(j, "\"launches\": 3, \"kernel_launches\": 0, "
+                                    "\"memcpy_launches\": 1, \"memset_launches\": 2"));
+    ck_assert_ptr_nonnull(strstr(j, "\"kind\": \"memset\""));
+    ck_assert_ptr_nonnull(strstr(j, "\"kind\": \"memcpy\""));
+    /* the fill: memory-bound at DRAM; the copy: no bound */
+    ck_assert_ptr_nonnull(strstr(j, "\"bound\": \"memory\", \"limiter\": \"dram\", "
+                                    "\"bound_text\": \"memory (DRAM)\""));
+    ck_assert_ptr_nonnull(strstr(j, "\"bound\": \"unknown\", \"bound_text\": \"-\""));
+    ck_assert_ptr_nonnull(strstr(h, "if (typeof k.bound_text === 'string') return k.bound_text;"));
+    ck_assert_ptr_nonnull(strstr(h, "row('launches', launchesText(s));"));
+    free(j);
+    free(h);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 static Suite *html_suite(void)
 {
     Suite *s = suite_create("html");
@@ -456,6 +498,7 @@ static Suite *html_suite(void)
     tcase_add_test(core, html_page_skeleton);
     tcase_add_test(core, report_writes_html);
     tcase_add_test(core, run_writes_html);
+    tcase_add_test(core, html_kinds_and_bound_words);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, html_write_errors);

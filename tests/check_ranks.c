@@ -930,7 +930,7 @@ START_TEST(comm_rows_and_notes)
     ck_assert(!row(&r, "gemm")->comm);
     near(r.comm_time_ns, 4000);
     ck_assert_msg(strstr(r.notes, "communication: 4 NCCL kernel groups took 40% of the GPU time; "
-                                  "counted in time, not judged against the roofs"),
+                                  "counted in time, not judged against the compute or memory roofs"),
                   "%s", r.notes);
     ck_assert_msg(strstr(r.notes, "bytes unknown: NCCL's NVTX ranges were not seen for 1 of them"),
                   "%s", r.notes);

@@ -306,7 +306,7 @@ START_TEST(bounds_and_sentences)
     ck_assert(isinf(z->v.ai_flop_per_byte[RL_MEM_DRAM]));
     const struct rl_report_row *u = row(&r, "memcpy");
     ck_assert_int_eq(u->bound, RL_BOUND_UNKNOWN);
-    ck_assert_ptr_nonnull(strstr(u->sentence, "timing only"));
+    ck_assert_ptr_nonnull(strstr(u->sentence, "not judged"));
     rl_report_release(&r);
 }
 END_TEST
@@ -683,7 +683,7 @@ static void four_kernels(struct rl_report *r, struct rl_ceilings *c)
     "comp: 1k FLOP/B (DRAM), 5x right of the BF16 ridge (200 FLOP/B): compute-bound; 500 TFLOP/s = " \
     "50% of datasheet BF16 Tensor Core"
 #define S_COPY                                                                                   \
-    "copy\"q: 40% of GPU time, timing only: no FLOPs or bytes were counted (see the notes)"
+    "copy\"q: 40% of GPU time, not judged: no FLOPs or bytes were counted (see the notes)"
 #define S_MEM                                                                                    \
     "mem|a: 10 FLOP/B (DRAM), 20x left of the BF16 ridge (200 FLOP/B): memory-bound (DRAM); 2.5 "    \
     "TB/s = 50% of datasheet HBM3"
@@ -730,7 +730,7 @@ START_TEST(table_fields_and_rows)
     table_head(head, sizeof head);
     table_line(l1, sizeof l1, "comp", "50", 1, "1k", "500 TFLOP/s", "1 PFLOP/s", "50",
                "compute (BF16 Tensor Core)");
-    table_line(l2, sizeof l2, "copy\"q", "40", 1, "-", "-", "-", "-", "unknown");
+    table_line(l2, sizeof l2, "copy\"q", "40", 1, "-", "-", "-", "-", "-");
     table_line(l3, sizeof l3, "mem|a", "10", 1, "10", "25 TFLOP/s", "50 TFLOP/s", "50",
                "memory (DRAM)");
     table_line(l4, sizeof l4, "untimed", "-", 1, "100", "-", "500 TFLOP/s", "-",
@@ -750,7 +750,7 @@ START_TEST(table_fields_and_rows)
     table_head(head, sizeof head);
     table_line(l1, sizeof l1, "comp", "50", 1, "1k", "500 TFLOP/s", "1 PFLOP/s", "50",
                "compute (BF16 Tensor Core)");
-    table_line(l2, sizeof l2, "copy\"q", "40", 1, "-", "-", "-", "-", "unknown");
+    table_line(l2, sizeof l2, "copy\"q", "40", 1, "-", "-", "-", "-", "-");
     char *top = table_text(&r, &c, 2);
     snprintf(want, sizeof want, "%s%s%s... 2 more kernel groups (report.csv has them all)\n",
              head, l1, l2);
@@ -776,7 +776,7 @@ START_TEST(csv_fields)
         "\"comp\",1x1x1,128x1x1,1,1,2000000,0.5,1e+12,1e+09,2e+09,,1000,500,,500,500,1000,50,200,dram,,,"
         "bf16,datasheet,measured,compute,,\"" S_COMP "\"\n"
         "\"copy\"\"q\",1x1x1,128x1x1,1,0,1600000,0.4,,,,,,,,,,,,,,,,,,measured,unknown,,"
-        "\"copy\"\"q: 40% of GPU time, timing only: no FLOPs or bytes were counted (see the "
+        "\"copy\"\"q: 40% of GPU time, not judged: no FLOPs or bytes were counted (see the "
         "notes)\"\n"
         "\"mem|a\",4x5x3,128x2x1,1,1,400000,0.1,1e+10,1e+09,,,10,,,25,2500,50,50,200,dram,,,bf16,"
         "datasheet,measured,memory,dram,\"" S_MEM "\"\n"
@@ -924,7 +924,7 @@ START_TEST(markdown_fields)
     char *m = render(md, &r, &c);
     text_eq(
         m, "# Roofline report: toy\n\n"
-           "Kernels from `k.json` (trace): 4 launches in 4 groups, 4 ms of GPU time. Ceilings: "
+           "Kernels from `k.json` (trace): 4 launches in 4 kernel groups, 4 ms of GPU time. Ceilings: "
            "datasheet. Every figure is labelled measured, datasheet or analytic.\n\n"
            "![roofline of toy](roofline.svg)\n\n"
            "## Ceilings\n\n| ceiling | value | origin |\n|---|---|---|\n"
@@ -934,7 +934,7 @@ START_TEST(markdown_fields)
            "| kernel | time | launches | AI (FLOP/DRAM byte) | achieved | roof at its AI | % of roof | "
            "bound |\n|---|---:|---:|---:|---:|---:|---:|---|\n"
            "| comp | 50% | 1 | 1k | 500 TFLOP/s | 1 PFLOP/s | 50 | compute (BF16 Tensor Core) |\n"
-           "| copy\"q | 40% | 1 | - | - | - | - | unknown |\n"
+           "| copy\"q | 40% | 1 | - | - | - | - | - |\n"
            "| mem\\|a | 10% | 1 | 10 | 25 TFLOP/s | 50 TFLOP/s | 50 | memory (DRAM) |\n"
            "| untimed | - | 1 | 100 | - | 500 TFLOP/s | - | memory (DRAM) |\n"
            "\n## What bounds each kernel\n\n"
@@ -1028,7 +1028,7 @@ START_TEST(number_formats)
                             "| m3 | 500 MB/s | datasheet |\n\n"),
                   "%s", m);
     /* No kernel and no time: no "ms of GPU time", no "first 100". */
-    ck_assert_ptr_nonnull(strstr(m, "Kernels from `` (): 0 launches in 0 groups. Ceilings: "
+    ck_assert_ptr_nonnull(strstr(m, "Kernels from `` (): 0 launches in 0 kernel groups. Ceilings: "
                                     "datasheet, measured."));
     ck_assert_ptr_nonnull(strstr(m, "\n## Kernels\n\n| kernel |"));
     free(m);
@@ -1224,8 +1224,11 @@ START_TEST(number_and_verdict_edges)
     ck_assert(o->memory_only);
     ck_assert_double_eq_tol(o->achieved_gbs, 1e-4, 1e-16);
     ck_assert_double_eq_tol(o->pct_of_memory_roof, 2e-6, 1e-18);
-    ck_assert_msg(strncmp(o->sentence, "onebyte: 25% of GPU time, memory point: ", 40) == 0, "%s",
-                  o->sentence);
+    /* no FLOPs, counted: a data-movement kernel, memory-bound at DRAM */
+    ck_assert_msg(strncmp(o->sentence,
+                          "onebyte: 25% of GPU time, memory-bound (DRAM), a memory point: ",
+                          63) == 0,
+                  "%s", o->sentence);
     char *t = table_text(&r, &c, 0);
     char ai[32];
     table_ai(t, "giga", ai, sizeof ai);
@@ -1415,7 +1418,7 @@ START_TEST(intensity_without_a_roof)
     const struct rl_report_row *z = row(&r, "nothing");
     ck_assert_int_eq(z->bound, RL_BOUND_UNKNOWN);
     ck_assert(isnan(z->v.attainable_tflops));
-    ck_assert_str_eq(z->sentence, "nothing: no intensity (no FLOPs and no bytes)");
+    ck_assert_str_eq(z->sentence, "nothing: not judged: no intensity (no FLOPs and no bytes)");
     rl_report_release(&r);
     rl_trace_groups_release(&g);
 }
@@ -1509,7 +1512,7 @@ START_TEST(times_at_zero)
     ck_assert_double_eq(h->time_share, 1);
     ck_assert_double_eq_tol(h->achieved_gbs, 2000, 1e-9);
     char *m = render(md, &r, &c);
-    ck_assert_ptr_nonnull(strstr(m, "2 launches in 2 groups, 5e-07 ms of GPU time."));
+    ck_assert_ptr_nonnull(strstr(m, "2 launches in 2 kernel groups, 5e-07 ms of GPU time."));
     free(m);
     rl_report_release(&r);
     /* Times that add up to 0 (a clock that went backwards): no share. */
@@ -1520,7 +1523,7 @@ START_TEST(times_at_zero)
     ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
     ck_assert(isnan(row(&r, "fwd")->time_share));
     m = render(md, &r, &c);
-    ck_assert_ptr_nonnull(strstr(m, "2 launches in 2 groups. Ceilings"));
+    ck_assert_ptr_nonnull(strstr(m, "2 launches in 2 kernel groups. Ceilings"));
     free(m);
     rl_report_release(&r);
     rl_trace_groups_release(&g);
@@ -1569,8 +1572,10 @@ START_TEST(precisions_and_notes)
      * that judged it. */
     char second[300];
     snprintf(second, sizeof second,
-             "1 kernel group names no precision of its own: judged against the %s roof (the "
-             "first --precision given, else the fastest drawn); give each its precision",
+             "1 kernel group names no precision of its own: judged against the %s roof, the "
+             "fastest this GPU has (FP4 and FP6 aside: the least %% of roof); a roof of another "
+             "precision than the one it ran at puts its %% of roof off by the ratio of the two "
+             "roofs",
              c.compute[c.default_roof].label);
     const char *nl2 = strchr(nl + 1, '\n');
     ck_assert_ptr_nonnull(nl2);

@@ -552,7 +552,7 @@ START_TEST(long_cutlass_name_keeps_the_verdict)
     ceilings(&c, "rtx-4090");
     struct rl_report r;
     ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
-    const char *verdict = "% of GPU time, timing only: no FLOPs or bytes were counted (see the "
+    const char *verdict = "% of GPU time, not judged: no FLOPs or bytes were counted (see the "
                           "notes)";
     const char *s = r.rows[0].sentence;
     ck_assert_msg(strstr(s, verdict) && strcmp(s + strlen(s) - 15, "(see the notes)") == 0, "%s",

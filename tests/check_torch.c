@@ -405,7 +405,7 @@ START_TEST(cli_report)
     snprintf(path, sizeof path, "%s", rl_test_data("torch-real/trace_diff-control.json.gz"));
     struct rl_run r = rl_test_cli(NULL, "report", "--torch", path, "--json", NULL);
     ck_assert_msg(r.status == 0, "%s", r.err);
-    ck_assert_ptr_nonnull(strstr(r.out, "\"step\": {\"headline\": \"biggest win: "));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"step\": {\"headline\": \"biggest win, "));
     ck_assert_ptr_nonnull(strstr(r.out, "\"operators\": ["));
     ck_assert_ptr_nonnull(strstr(r.out, "\"op\": \"aten::mm\""));
     ck_assert_ptr_nonnull(strstr(r.out, "taken as a100-sxm-40gb by its 108 SMs and 43 GB"));
@@ -415,7 +415,7 @@ START_TEST(cli_report)
     snprintf(out, sizeof out, "%s/report-out", rl_test_tmpdir());
     r = rl_test_cli(NULL, "report", path, "--no-chart", "-o", out, NULL);
     ck_assert_msg(r.status == 0, "%s", r.err);
-    ck_assert_ptr_nonnull(strstr(r.out, "biggest win: "));
+    ck_assert_ptr_nonnull(strstr(r.out, "biggest win, "));
     ck_assert_ptr_nonnull(strstr(r.out, "by bound: compute"));
     rl_run_release(&r);
     snprintf(path, sizeof path, "%s", rl_test_data("torch-real/oldformat-inference_rank_1.json.gz"));

@@ -305,7 +305,7 @@ START_TEST(linking_and_carriers)
 
     char notes[4096];
     rl_torch_notes(&st, notes, sizeof notes);
-    ck_assert_msg(strstr(notes, "9 GPU kernels, 2 copies, 1 fills; operators linked: 2 by "
+    ck_assert_msg(strstr(notes, "9 GPU kernels, 2 copies, 1 fill; operators linked: 2 by "
                                 "External id, 1 through their runtime call, 4 by the launching "
                                 "thread's span, 5 not linked"),
                   "%s", notes);
@@ -317,8 +317,8 @@ START_TEST(linking_and_carriers)
     ck_assert_msg(strstr(notes, "1 whose kernels cannot be told apart judged as one point"),
                   "%s", notes);
     ck_assert_ptr_null(strstr(notes, "named an operator call that did not launch them"));
-    ck_assert_msg(strstr(notes, "(3 in all): aten::foo (7 us, 1 launches), aten::inner (4 us, 1 "
-                                "launches), aten::outer (3 us, 2 launches)\n"),
+    ck_assert_msg(strstr(notes, "(3 in all): aten::foo (7 us, 1 launch), aten::inner (4 us, 1 "
+                                "launch), aten::outer (3 us, 2 launches)\n"),
                   "%s", notes);
     ck_assert_ptr_null(strstr(notes, "no operator shapes"));
     ck_assert_ptr_null(strstr(notes, "NCCL/RCCL"));

@@ -415,16 +415,6 @@ int cli_report_run(const struct cli_report_opts *o)
         rl_torch_notes(&torch, text, sizeof text);
         rl_report_note(&r, text);
         rl_report_note(&r, gpu_note);
-        size_t over = 0;
-        for (size_t i = 0; i < r.n; i++)
-            over += r.rows[i].over_roof;
-        if (over)
-            rl_report_note(&r, "PyTorch traces: a row's bytes are its operator's minimum DRAM "
-                               "traffic (inputs read once, outputs written once): an operand "
-                               "still in the L2 cache from the kernel before moves no DRAM "
-                               "bytes, so a small elementwise or copy kernel can beat the DRAM "
-                               "roof; its intensity and % of roof are then bounds, not "
-                               "measurements");
     }
     char origins[64];
     rl_ceilings_origins(&c, origins, sizeof origins);
@@ -460,8 +450,9 @@ int cli_report_run(const struct cli_report_opts *o)
             char src[1024];
             snprintf(src, sizeof src, "%s", source);
             cli_unstage(src, sizeof src);
-            printf("%s: %llu launches in %zu kernel groups", src,
-                   (unsigned long long)r.launches, r.n);
+            char launches[160];
+            rl_report_launches_text(launches, sizeof launches, &r);
+            printf("%s: %s", src, launches);
             if (r.time_ns > 0)
                 printf(", %.4g ms of GPU time", r.time_ns / 1e6);
             printf("; ceilings: %s\n\n", origins);

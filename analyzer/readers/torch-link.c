@@ -797,11 +797,13 @@ void rl_torch_notes(const struct rl_torch_stats *st, char *buf, size_t size)
         }                                                                             \
     } while (0)
     uint64_t gpu = st->kernels + st->memcpys + st->memsets;
-    PUT("PyTorch profiler trace: %llu GPU kernels, %llu copies, %llu fills; operators linked: "
+    PUT("PyTorch profiler trace: %llu GPU kernel%s, %llu cop%s, %llu fill%s; operators linked: "
         "%llu by External id, %llu through their runtime call, %llu by the launching "
         "thread's span, %llu not linked (counted by name and time)\n",
-        (unsigned long long)st->kernels, (unsigned long long)st->memcpys,
-        (unsigned long long)st->memsets, (unsigned long long)st->linked_external,
+        (unsigned long long)st->kernels, st->kernels == 1 ? "" : "s",
+        (unsigned long long)st->memcpys, st->memcpys == 1 ? "y" : "ies",
+        (unsigned long long)st->memsets, st->memsets == 1 ? "" : "s",
+        (unsigned long long)st->linked_external,
         (unsigned long long)st->linked_runtime, (unsigned long long)st->linked_span,
         (unsigned long long)st->unlinked);
     if (st->relinked) /* torchlink: ids that collide (issue 32) */
@@ -836,8 +838,9 @@ void rl_torch_notes(const struct rl_torch_stats *st, char *buf, size_t size)
         for (size_t i = 0; i < st->n_unknown; i++) {
             char t[32];
             fmt_ms(t, sizeof t, st->unknown[i].time_ns);
-            PUT("%s %s (%s, %llu launches)", i ? "," : "", st->unknown[i].op, t,
-                (unsigned long long)st->unknown[i].launches);
+            PUT("%s %s (%s, %llu launch%s)", i ? "," : "", st->unknown[i].op, t,
+                (unsigned long long)st->unknown[i].launches,
+                st->unknown[i].launches == 1 ? "" : "es");
         }
         PUT("\n");
     }

@@ -152,8 +152,11 @@ const char *rl_torch_kernel_roof(const char *kernel, const char *dtype, bool mat
     dtype = dtype ? dtype : "";
     *noted = "";
     const char *vec = vector_roof(dtype);
-    if (!matmul) /* elementwise, reductions, norms: the vector unit */
-        return vec ? vec : "fp32";
+    /* elementwise, reductions, norms: the vector unit of their dtype; a
+     * trace without "Input type" names none, and a roof picked for it
+     * would be a guess the report would then call a loss: none */
+    if (!matmul)
+        return vec ? vec : dtype[0] ? "fp32" : "";
     const char *r = name_roof(n);
     if (r)
         return r;

@@ -212,7 +212,7 @@ static void fmt_bytes(char *b, size_t n, double v)
     snprintf(b, n, "%.3g %s", v, unit[u]);
 }
 
-void rl__report_comm_sentence(struct rl_report_row *w, const char *name)
+void rl__report_comm_sentence(struct rl_report_row *w, const char *name, bool torch)
 {
     char kind[64], bytes[32];
     rl__report_comm_kind(w, kind, sizeof kind);
@@ -233,9 +233,11 @@ void rl__report_comm_sentence(struct rl_report_row *w, const char *name)
                      name, kind, bytes, (unsigned long long)w->launches);
     } else if (!isnan(share)) {
         snprintf(w->sentence, sizeof w->sentence,
-                 "%s: %.3g%% of GPU time, %s: time only, bytes unknown: NCCL's NVTX ranges "
-                 "were not seen; it moves data between GPUs, so no roof judges it",
-                 name, share, kind);
+                 "%s: %.3g%% of GPU time, %s: time only, bytes unknown: %s; it moves data "
+                 "between GPUs, so no roof judges it",
+                 name, share, kind,
+                 torch ? "record_param_comms gave no message size"
+                       : "NCCL's NVTX ranges were not seen");
     } else {
         snprintf(w->sentence, sizeof w->sentence,
                  "%s: %s: no time, bytes unknown: NCCL's NVTX ranges were not seen; it moves "
@@ -255,23 +257,37 @@ bool rl__report_has_comm(const struct rl_report *r)
 void rl__report_comm_notes(struct rl_report *r)
 {
     size_t groups = 0, unknown = 0;
+    bool torch = r->torch;
     for (size_t i = 0; i < r->n; i++)
         if (r->rows[i].comm)
             groups++, unknown += isnan(r->rows[i].comm_bytes);
     if (!groups)
         return;
     char text[512];
+    /* a PyTorch trace's collectives with their message size and group are
+     * set against the link roof (the step's operators, step.c) */
     snprintf(text, sizeof text,
              "communication: %zu NCCL kernel group%s took %.3g%% of the GPU time; counted in "
-             "time, not judged against the roofs",
+             "time, not judged against the compute or memory roofs%s",
              groups, groups == 1 ? "" : "s",
-             r->time_ns > 0 ? 100 * r->comm_time_ns / r->time_ns : 0.0);
+             r->time_ns > 0 ? 100 * r->comm_time_ns / r->time_ns : 0.0,
+             torch ? " (one whose message size and group record_param_comms gives is set "
+                     "against the link roof)"
+                   : "");
     rl_report_note(r, text);
     if (unknown) {
-        snprintf(text, sizeof text,
-                 "bytes unknown: NCCL's NVTX ranges were not seen for %zu of them (NCCL 2.19+ "
-                 "emits them unless NCCL_NVTX_DISABLE=1): time only",
-                 unknown);
+        /* where the message size comes from: a PyTorch trace's
+         * record_param_comms, a roofline trace's NCCL NVTX ranges */
+        if (torch)
+            snprintf(text, sizeof text,
+                     "bytes unknown for %zu of them: record_param_comms gave no message size "
+                     "for their call: time only",
+                     unknown);
+        else
+            snprintf(text, sizeof text,
+                     "bytes unknown: NCCL's NVTX ranges were not seen for %zu of them (NCCL "
+                     "2.19+ emits them unless NCCL_NVTX_DISABLE=1): time only",
+                     unknown);
         rl_report_note(r, text);
     }
 }

@@ -67,7 +67,9 @@ int rl_report_ranks(struct rl_report *r, const struct rl_rank_traces *t, char *e
 
 /* For report.c: the communication rows' words and the ranks' sections of
  * each output. */
-void rl__report_comm_sentence(struct rl_report_row *w, const char *name);
+/* torch: the rows are a PyTorch profiler trace's (message sizes come from
+ * record_param_comms there, from NCCL's NVTX ranges in a roofline trace). */
+void rl__report_comm_sentence(struct rl_report_row *w, const char *name, bool torch);
 void rl__report_comm_kind(const struct rl_report_row *w, char *buf, size_t size);
 void rl__report_comm_notes(struct rl_report *r);
 /* Does r have communication rows or ranks? Then every row of report.json

@@ -4,6 +4,7 @@
 
 #include "analyzer/model/gpudb.h"
 #include "analyzer/profiler/nccl.h"
+#include "analyzer/report/words.h"
 #include "analyzer/report/ranks.h"
 #include "analyzer/report/step.h"
 #include "analyzer/util/error.h"
@@ -104,9 +105,8 @@ static int cmp_rows(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* The memory roof that limits at `level`: the lowest bandwidth there. */
-static const struct rl_memory_roof *limiting_roof(const struct rl_ceilings *c,
-                                                  enum rl_mem_level level)
+const struct rl_memory_roof *rl__report_limiting_roof(const struct rl_ceilings *c,
+                                                      enum rl_mem_level level)
 {
     const struct rl_memory_roof *best = NULL;
     for (size_t i = 0; i < c->n_memory; i++)
@@ -181,35 +181,44 @@ static const char *ridge_level(const struct rl_verdict *v)
  * to RL_SENTENCE_NAME bytes, so the verdict after it always fits (the full
  * name is the row's own field). */
 #define RL_SENTENCE_NAME 160
-static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double counted_ns)
+static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double counted_ns,
+                    bool torch)
 {
     char ai[24], ridge[24], x[24], rate[32], att[32], bw[32], roof[24];
     char name[RL_SENTENCE_NAME];
     const struct rl_compute_roof *cr = w->roof >= 0 ? &c->compute[w->roof] : NULL;
     rl_str_shorten(name, sizeof name, w->name);
     if (w->comm) {
-        rl__report_comm_sentence(w, name);
+        rl__report_comm_sentence(w, name, torch);
         return;
     }
     if (w->memory_only) {
-        const struct rl_memory_roof *m = limiting_roof(c, RL_MEM_DRAM);
+        const struct rl_memory_roof *m = rl__report_limiting_roof(c, RL_MEM_DRAM);
         fmt_bw(bw, sizeof bw, w->achieved_gbs);
         /* Not "no FLOP counters": an ncu export may count Tensor pipe
          * instructions that gave no FLOPs (the notes say which and why). */
-        const char *why = w->counted ? "no FLOPs (a data-movement kernel)"
-                                     : "no FLOPs counted in this export (the notes say what it "
-                                       "counts and the metrics to add)";
+        const char *why = w->kind == RL_REPORT_MEMCPY   ? "no FLOPs (a copy)"
+                          : w->kind == RL_REPORT_MEMSET ? "no FLOPs (a fill)"
+                          : w->counted                  ? "no FLOPs (a data-movement kernel)"
+                          : w->origin == RL_ORIGIN_ANALYTIC
+                              ? "no FLOPs known for its operation (its bytes only)"
+                              : "no FLOPs counted in this export (the notes say what it "
+                                "counts and the metrics to add)";
+        enum rl_mem_level level;
+        const char *point = rl_report_bound(w, &level) == RL_BOUND_MEMORY
+                                ? "memory-bound (DRAM), a memory point"
+                                : "memory point";
         if (!isnan(w->pct_of_memory_roof))
             snprintf(w->sentence, sizeof w->sentence,
-                     "%s: %.3g%% of GPU time, memory point: %s of DRAM traffic = %.3g%% of %s "
-                     "%s; %s, so no intensity",
-                     name, 100 * w->time_share, bw, w->pct_of_memory_roof,
+                     "%s: %.3g%% of GPU time, %s: %s of DRAM traffic = %.3g%% of %s %s; %s, so "
+                     "no intensity",
+                     name, 100 * w->time_share, point, bw, w->pct_of_memory_roof,
                      rl_origin_name(m->origin), m->label, why);
         else
             snprintf(w->sentence, sizeof w->sentence,
-                     "%s: memory point (%s of DRAM traffic, no DRAM roof or time to judge it "
-                     "against); %s, so no intensity",
-                     name, bw, why);
+                     "%s: %s (%s of DRAM traffic, no DRAM roof or time to judge it against); "
+                     "%s, so no intensity",
+                     name, point, bw, why);
         return;
     }
     if (w->compute_only) {
@@ -231,14 +240,24 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
         return;
     }
     if (w->bound == RL_BOUND_UNKNOWN) {
-        if (w->counted == 0)
+        if (w->counted == 0 && w->kind == RL_REPORT_MEMCPY)
             snprintf(w->sentence, sizeof w->sentence,
-                     "%s: %.3g%% of GPU time, timing only: no FLOPs or bytes were counted "
-                     "(see the notes)",
+                     "%s: %.3g%% of GPU time, not judged: a copy without DRAM bytes (one between "
+                     "host and device crosses the host link, not DRAM)",
+                     name, 100 * w->time_share);
+        else if (w->counted == 0 && w->kind == RL_REPORT_MEMSET)
+            snprintf(w->sentence, sizeof w->sentence,
+                     "%s: %.3g%% of GPU time, not judged: a fill whose bytes the trace does not "
+                     "give",
+                     name, 100 * w->time_share);
+        else if (w->counted == 0)
+            snprintf(w->sentence, sizeof w->sentence,
+                     "%s: %.3g%% of GPU time, not judged: no FLOPs or bytes were counted (see "
+                     "the notes)",
                      name, 100 * w->time_share);
         else
-            snprintf(w->sentence, sizeof w->sentence, "%s: no intensity (no FLOPs and no bytes)",
-                     name);
+            snprintf(w->sentence, sizeof w->sentence,
+                     "%s: not judged: no intensity (no FLOPs and no bytes)", name);
         return;
     }
     upper(roof, sizeof roof, cr->name);
@@ -301,7 +320,7 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
         return;
     }
     if (w->bound == RL_BOUND_MEMORY) {
-        const struct rl_memory_roof *m = limiting_roof(c, v->limiter);
+        const struct rl_memory_roof *m = rl__report_limiting_roof(c, v->limiter);
         char limiter[8]; /* the level that binds, as tables name it: "DRAM", "L2" */
         upper(limiter, sizeof limiter, rl_mem_level_name(v->limiter));
         fmt_x(x, sizeof x, v->ridge_distance_x);
@@ -345,63 +364,6 @@ static void guard(struct rl_report_row *w, const struct rl_trace_group *t)
     w->over_roof = w->v.pct_of_roof > 100 || w->pct_of_memory_roof > 100;
 }
 
-/* One note per guard, naming the worst row and the likely causes. */
-static void guard_notes(struct rl_report *r, const struct rl_ceilings *c)
-{
-    size_t over = 0, l2 = 0, zero = 0;
-    const struct rl_report_row *worst = NULL, *first_l2 = NULL, *first_zero = NULL;
-    double worst_pct = 0;
-    for (size_t i = 0; i < r->n; i++) {
-        const struct rl_report_row *w = &r->rows[i];
-        double pct = w->memory_only ? w->pct_of_memory_roof : w->v.pct_of_roof;
-        if (w->over_roof && (over++, pct > worst_pct))
-            worst_pct = pct, worst = w;
-        if (w->l2_below_dram && !l2++)
-            first_l2 = w;
-        if (w->zero_bytes && !zero++)
-            first_zero = w;
-    }
-    char text[1024], name[64];
-    if (r->other_gpu) {
-        snprintf(text, sizeof text,
-                 "the source says the kernels ran on %s, but they are judged against the %s's "
-                 "ceilings: give --gpu for the GPU that ran them",
-                 r->source.gpu_name, c->gpu_name);
-        rl_report_note(r, text);
-    }
-    if (over) {
-        rl_str_shorten(name, sizeof name, worst->name);
-        bool other = r->other_gpu;
-        snprintf(text, sizeof text,
-                 "%zu kernel group%s above 100%% of %s roof (up to %.3g%%, %s): no kernel runs "
-                 "faster than its roof, so a number is wrong: the ceilings may be another GPU's "
-                 "than the one that ran it (%s%s%s), the Tensor Core FLOPs per op "
-                 "(--tensor-flops-per-op) may be wrong, a unit may be misread, or replay or "
-                 "sampling inflated a count",
-                 over, over == 1 ? " runs" : "s run", over == 1 ? "its" : "their", worst_pct,
-                 name, other ? "the source names " : "judged against ",
-                 other ? r->source.gpu_name : c->gpu_name,
-                 other ? "; check --gpu" : ": check --gpu");
-        rl_report_note(r, text);
-    }
-    if (l2) {
-        rl_str_shorten(name, sizeof name, first_l2->name);
-        snprintf(text, sizeof text,
-                 "%zu kernel group%s fewer L2 than DRAM bytes (%s): every DRAM byte passes "
-                 "through L2, so a counter or its unit is wrong",
-                 l2, l2 == 1 ? " has" : "s have", name);
-        rl_report_note(r, text);
-    }
-    if (zero) {
-        rl_str_shorten(name, sizeof name, first_zero->name);
-        snprintf(text, sizeof text,
-                 "%zu kernel group%s FLOPs and 0 DRAM bytes (%s): intensity unbounded, judged "
-                 "compute-bound, not drawn on a chart",
-                 zero, zero == 1 ? " counted" : "s counted", name);
-        rl_report_note(r, text);
-    }
-}
-
 static int judge(struct rl_report *r, struct rl_ceilings *c, const char *precision)
 {
     if (!precision[0]) {
@@ -439,6 +401,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
     for (size_t i = 0; i < g->n; i++) {
         r->time_ns += g->v[i].time_ns;
         r->launches += g->v[i].launches;
+        r->torch |= g->v[i].op != NULL;
     }
     for (size_t i = 0; i < g->n; i++) {
         const struct rl_trace_group *t = &g->v[i];
@@ -449,7 +412,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
         r->n++;
         memcpy(w->dtype, t->dtype, sizeof w->dtype);
         w->comm_group_size = t->comm_group_size;
-        w->comm_busbw_gbs = w->pct_of_link = w->roof_time_ns = w->lost_ns = NAN;
+        w->comm_busbw_gbs = w->pct_of_link = w->roof_time_ns = w->judged_ns = w->lost_ns = NAN;
         memcpy(w->grid, t->grid, sizeof w->grid);
         memcpy(w->block, t->block, sizeof w->block);
         w->launches = t->launches;
@@ -474,6 +437,8 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
                   t->collective[0];
         if (t->collective[0])
             memcpy(w->collective, t->collective, sizeof w->collective);
+        w->kind = rl__report_kind_of(t->name, w->comm);
+        r->launches_of[w->kind] += t->launches;
         if (w->comm) {
             /* Not a FLOP kernel: its time counts, no roof judges it. */
             if (t->comm_launches == t->launches && t->launches)
@@ -482,7 +447,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
                 w->comm_algbw_gbs = w->comm_bytes / w->time_ns;
             if (!isnan(w->time_ns))
                 r->comm_time_ns += w->time_ns;
-            explain(w, c, NAN);
+            explain(w, c, NAN, r->torch);
             char clean_comm[sizeof w->sentence];
             rl_utf8_clean(clean_comm, sizeof clean_comm, w->sentence);
             memcpy(w->sentence, clean_comm, sizeof clean_comm);
@@ -502,7 +467,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
             memcpy(w->bytes, b, sizeof w->bytes);
             if (ns > 0)
                 w->achieved_gbs = b[RL_MEM_DRAM] / ns;
-            const struct rl_memory_roof *m = limiting_roof(c, RL_MEM_DRAM);
+            const struct rl_memory_roof *m = rl__report_limiting_roof(c, RL_MEM_DRAM);
             if (m && !isnan(w->achieved_gbs))
                 w->pct_of_memory_roof = 100 * w->achieved_gbs / m->bandwidth_gbs;
             for (int l = 0; data_movement && l < RL_MEM_COUNT; l++)
@@ -513,6 +478,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
              * compute roof (the most any intensity allows), no intensity. */
             w->compute_only = true;
             w->roof = judge(r, c, t->precision);
+            w->default_roof = !t->precision[0];
             w->flops = t->flops_only_flops;
             double ns = t->flops_only_timed == t->flops_only ? t->flops_only_time_ns : NAN;
             const struct rl_compute_roof *cr = &c->compute[w->roof];
@@ -524,6 +490,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
             }
         } else if (t->counted) {
             w->roof = judge(r, c, t->precision);
+            w->default_roof = !t->precision[0];
             /* The rate of the counted launches: their FLOPs over their time. */
             struct rl_kernel_perf perf = {t->flops, {t->bytes[0], t->bytes[1], t->bytes[2]},
                                           counted_ns};
@@ -557,27 +524,14 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
             }
         }
         guard(w, t);
-        explain(w, c, counted_ns);
+        explain(w, c, counted_ns, r->torch);
         /* The sentence is output: valid UTF-8 whatever the name held. */
         char clean[sizeof w->sentence];
         rl_utf8_clean(clean, sizeof clean, w->sentence);
         memcpy(w->sentence, clean, sizeof clean);
     }
     qsort(r->rows, r->n, sizeof *r->rows, cmp_rows);
-    if (r->n_no_precision && c->n_compute > 1) {
-        /* A roof of another precision than the kernel ran at makes its %
-         * of roof wrong by that ratio (a BF16 GEMM at 30% of FP8's is at
-         * 61% of BF16's): where there was a choice, say which roof judged
-         * them. */
-        char text[256];
-        snprintf(text, sizeof text,
-                 "%zu kernel group%s no precision of %s own: judged against the %s roof (the "
-                 "first --precision given, else the fastest drawn); give each its precision",
-                 r->n_no_precision, r->n_no_precision == 1 ? " names" : "s name",
-                 r->n_no_precision == 1 ? "its" : "their", c->compute[c->default_roof].label);
-        rl_report_note(r, text);
-    }
-    guard_notes(r, c);
+    rl__report_judge_notes(r, c);
     rl__report_comm_notes(r);
     if (r->source.counters_status[0] && strcmp(r->source.counters_status, "ok") != 0) {
         char text[640];
@@ -615,6 +569,15 @@ void rl_report_release(struct rl_report *r)
 
 /* ---- outputs --------------------------------------------------------------- */
 
+/* Rows of more than one kind (kernels and communication, copies or fills),
+ * or ranks: the outputs tag each row with its kind. */
+static bool has_kinds(const struct rl_report *r)
+{
+    return rl__report_has_comm(r) || r->launches_of[RL_REPORT_MEMCPY] ||
+           r->launches_of[RL_REPORT_MEMSET];
+}
+
+
 static const char *roof_name(const struct rl_report_row *w, const struct rl_ceilings *c)
 {
     return w->roof >= 0 ? c->compute[w->roof].name : "";
@@ -636,25 +599,17 @@ static void row_cells(const struct rl_report_row *w, const struct rl_ceilings *c
         fmt_bw(k->ach, sizeof k->ach, w->comm_algbw_gbs);
         snprintf(k->att, sizeof k->att, "-");
         snprintf(k->pct, sizeof k->pct, "-");
-        rl__report_comm_kind(w, k->bound, sizeof k->bound);
     } else if (w->memory_only) {
-        const struct rl_memory_roof *m = limiting_roof(c, RL_MEM_DRAM);
+        const struct rl_memory_roof *m = rl__report_limiting_roof(c, RL_MEM_DRAM);
         fmt_bw(k->ach, sizeof k->ach, w->achieved_gbs);
         fmt_bw(k->att, sizeof k->att, m ? m->bandwidth_gbs : NAN);
         fmt_g(k->pct, sizeof k->pct, w->pct_of_memory_roof);
-        snprintf(k->bound, sizeof k->bound, "%s", w->counted ? "data movement" : "bytes only");
-    } else if (w->compute_only) {
-        fmt_rate(k->ach, sizeof k->ach, w->v.achieved_tflops, ops);
-        fmt_rate(k->att, sizeof k->att, w->v.attainable_tflops, ops);
-        fmt_g(k->pct, sizeof k->pct, w->v.pct_of_roof);
-        snprintf(k->bound, sizeof k->bound, "FLOPs only");
     } else {
         fmt_rate(k->ach, sizeof k->ach, w->v.achieved_tflops, ops);
         fmt_rate(k->att, sizeof k->att, w->v.attainable_tflops, ops);
         fmt_g(k->pct, sizeof k->pct, w->v.pct_of_roof);
-        rl_bound_text(k->bound, sizeof k->bound, w->bound, w->v.limiter,
-                      w->roof >= 0 ? c->compute[w->roof].label : NULL);
     }
+    rl_report_bound_text(k->bound, sizeof k->bound, w, c);
     if (w->over_roof) {
         size_t n = strlen(k->pct);
         snprintf(k->pct + n, sizeof k->pct - n, "!");
@@ -729,9 +684,12 @@ void rl_report_table(FILE *f, const struct rl_report *r, const struct rl_ceiling
     }
     free(k);
     if (n < r->n)
-        fprintf(f, "... %zu more kernel groups (report.csv has them all)\n", r->n - n);
+        fprintf(f, "... %zu more %s (report.csv has them all)\n", r->n - n,
+                r->launches_of[RL_REPORT_MEMCPY] || r->launches_of[RL_REPORT_MEMSET]
+                    ? "groups"
+                    : "kernel groups");
     if (marked)
-        fputs("! above 100% of its roof: a number is wrong (see the notes)\n", f);
+        fputs("! above 100% of its roof (the notes say why)\n", f);
     rl__report_ranks_table(f, r);
 }
 
@@ -787,8 +745,9 @@ int rl_report_csv(FILE *f, const struct rl_report *r, const struct rl_ceilings *
           "bound,limiter,"
           "sentence",
           f);
-    /* Communication and ranks add columns only where there are some. */
-    bool comm = rl__report_has_comm(r);
+    /* Communication, ranks, copies and fills add columns only where there
+     * are some. */
+    bool comm = has_kinds(r);
     fputs(comm ? ",kind,collective,comm_bytes,ranks,time_ns_max_rank\n" : "\n", f);
     for (size_t i = 0; i < r->n; i++) {
         const struct rl_report_row *w = &r->rows[i];
@@ -812,13 +771,15 @@ int rl_report_csv(FILE *f, const struct rl_report *r, const struct rl_ceilings *
         csv_number(f, w->pct_of_memory_roof);
         char flags[80];
         row_flags(w, flags, sizeof flags);
+        enum rl_mem_level level;
+        enum rl_bound bound = rl_report_bound(w, &level);
         fprintf(f, ",%s,%s,%s,%s,%s,%s,", flags, roof_name(w, c),
                 w->roof >= 0 ? rl_origin_name(c->compute[w->roof].origin) : "",
-                rl_origin_name(w->origin), w->comm ? "communication" : rl_bound_name(w->bound),
-                w->bound == RL_BOUND_MEMORY ? rl_mem_level_name(w->v.limiter) : "");
+                rl_origin_name(w->origin), w->comm ? "communication" : rl_bound_name(bound),
+                bound == RL_BOUND_MEMORY ? rl_mem_level_name(level) : "");
         csv_string(f, w->sentence);
         if (comm) {
-            fprintf(f, ",%s,%s", w->comm ? "communication" : "kernel", w->collective);
+            fprintf(f, ",%s,%s", rl_report_kind_name(w->kind), w->collective);
             if (isfinite(w->comm_bytes))
                 fprintf(f, ",%.0f", w->comm_bytes); /* bytes exact */
             else
@@ -858,6 +819,13 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
     fputs(", \"path\": ", f);
     json_string(f, r->source_path);
     fprintf(f, ", \"launches\": %llu", (unsigned long long)r->launches);
+    if (has_kinds(r))
+        fprintf(f, ", \"kernel_launches\": %llu, \"memcpy_launches\": %llu, "
+                   "\"memset_launches\": %llu",
+                (unsigned long long)(r->launches_of[RL_REPORT_KERNEL] +
+                                     r->launches_of[RL_REPORT_COMM]),
+                (unsigned long long)r->launches_of[RL_REPORT_MEMCPY],
+                (unsigned long long)r->launches_of[RL_REPORT_MEMSET]);
     json_number(f, "time_ns", r->time_ns);
     fputs(", \"gpu\": ", f);
     if (r->source.gpu_name[0])
@@ -905,7 +873,7 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
     fputs("],\n", f);
     rl__report_step_json(f, r);
     rl__report_ranks_json(f, r);
-    bool tagged = rl__report_has_comm(r);
+    bool tagged = has_kinds(r);
     fputs("  \"kernels\": [\n", f);
     for (size_t i = 0; i < r->n; i++) {
         const struct rl_report_row *w = &r->rows[i];
@@ -941,14 +909,22 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
                 w->memory_only ? "true" : "false", w->compute_only ? "true" : "false",
                 w->over_roof ? "true" : "false", w->l2_below_dram ? "true" : "false",
                 w->zero_bytes ? "true" : "false");
-        rl__report_comm_json(f, w, tagged, r->n_ranks > 0);
+        if (tagged)
+            fprintf(f, ", \"kind\": \"%s\"", rl_report_kind_name(w->kind));
+        rl__report_comm_json(f, w, false, r->n_ranks > 0);
         fputs(", \"roof\": ", f);
         json_string(f, roof_name(w, c));
+        enum rl_mem_level level;
+        enum rl_bound bound = rl_report_bound(w, &level);
+        char words[80];
+        rl_report_bound_text(words, sizeof words, w, c);
         fprintf(f, ", \"roof_origin\": \"%s\", \"origin\": \"%s\", \"bound\": \"%s\"",
                 w->roof >= 0 ? rl_origin_name(c->compute[w->roof].origin) : "",
-                rl_origin_name(w->origin), w->comm ? "communication" : rl_bound_name(w->bound));
-        if (w->bound == RL_BOUND_MEMORY)
-            fprintf(f, ", \"limiter\": \"%s\"", rl_mem_level_name(w->v.limiter));
+                rl_origin_name(w->origin), w->comm ? "communication" : rl_bound_name(bound));
+        if (bound == RL_BOUND_MEMORY)
+            fprintf(f, ", \"limiter\": \"%s\"", rl_mem_level_name(level));
+        fputs(", \"bound_text\": ", f);
+        json_string(f, words);
         if (!w->comm && w->comm_bytes > 0) {
             /* against the link roof (rl_classify_link) */
             fputs(", \"comm_bytes\": ", f);
@@ -999,8 +975,9 @@ int rl_report_markdown(FILE *f, const struct rl_report *r, const struct rl_ceili
     char origins[64], t[32];
     rl_ceilings_origins(c, origins, sizeof origins);
     fprintf(f, "# Roofline report: %s\n\n", c->gpu_name);
-    fprintf(f, "Kernels from `%s` (%s): %llu launches in %zu groups", r->source_path,
-            r->source_kind, (unsigned long long)r->launches, r->n);
+    char launches[160];
+    rl_report_launches_text(launches, sizeof launches, r);
+    fprintf(f, "Kernels from `%s` (%s): %s", r->source_path, r->source_kind, launches);
     if (r->time_ns > 0)
         fprintf(f, ", %.4g ms of GPU time", r->time_ns / 1e6);
     fprintf(f, ". Ceilings: %s. Every figure is labelled measured, datasheet or analytic.\n\n",

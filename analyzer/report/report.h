@@ -16,12 +16,21 @@
 /* Below this share of the attainable rate a kernel is bound by neither roof. */
 #define RL_REPORT_NEITHER_PCT 10.0
 
+/* What a group's launches are: kernels, copies and fills (a profiler's
+ * memcpy and memset activities, named "Memcpy HtoD (Pageable -> Device)",
+ * "Memset (Device)" by Kineto and CUPTI), or a collective's kernels. */
+enum rl_report_kind {
+    RL_REPORT_KERNEL, RL_REPORT_MEMCPY, RL_REPORT_MEMSET, RL_REPORT_COMM, RL_REPORT_KINDS
+};
+
 struct rl_report_row {
     char *name;                     /* owned */
+    enum rl_report_kind kind;
     uint32_t grid[3], block[3];
     uint64_t launches, counted;
     enum rl_origin origin;          /* of its FLOPs and bytes */
     int roof;                       /* index into the ceilings' compute roofs, -1 none */
+    bool default_roof;              /* roof is the ceilings' default: no precision of its own */
     double time_ns, time_share;     /* all launches; share of the GPU time traced */
     double flops, bytes[RL_MEM_COUNT]; /* counted launches */
     struct rl_verdict v;            /* the model's verdict (NAN fields when unknown) */
@@ -59,9 +68,11 @@ struct rl_report_row {
     int comm_group_size;
     double comm_busbw_gbs, pct_of_link;
     /* The time it would take at its roof (FLOPs or bytes over the roof's
-     * rate; a collective's bus bytes over the link) and the time lost
-     * against it (time - that, >= 0); NAN without both. */
-    double roof_time_ns, lost_ns;
+     * rate; a collective's bus bytes over the link), the time of the
+     * launches that carry those FLOPs or bytes (judged_ns: the counted
+     * launches', <= time_ns) and the time lost against the roof
+     * (judged_ns - roof_time_ns, >= 0); NAN without a roof time. */
+    double roof_time_ns, judged_ns, lost_ns;
     char evidence[200];             /* why "neither"; "" otherwise */
     char sentence[640];             /* the one-line explanation (its name shortened) */
 };
@@ -70,11 +81,13 @@ struct rl_report {
     struct rl_report_row *rows;     /* sorted by time, largest first */
     size_t n;
     double time_ns;                 /* all launches */
-    uint64_t launches;
+    uint64_t launches;              /* of every kind */
+    uint64_t launches_of[RL_REPORT_KINDS]; /* by kind: kernels, copies, fills, collectives */
     struct rl_trace_summary source; /* what the trace said about itself */
     char source_path[512];
     char source_kind[16];           /* "trace", "ncu", "kernels" */
     bool other_gpu;                 /* the source names a GPU the ceilings are not of */
+    bool torch;                     /* a PyTorch profiler trace's (rows carry operators) */
     char notes[4096];               /* one line per note, '\n'-separated */
     size_t n_no_precision;          /* groups judged without a precision of their own */
     size_t label_max;               /* chart labels' longest, in characters (0: default) */
@@ -98,6 +111,36 @@ void rl_report_release(struct rl_report *r);
 
 /* Add notes ('\n'-separated lines; a note already there is not repeated). */
 void rl_report_note(struct rl_report *r, const char *text);
+
+/* The words of a row, one source for every output (table, Markdown, CSV,
+ * JSON, HTML, the step's operators and headline). */
+
+/* "kernel", "memcpy", "memset", "communication". */
+const char *rl_report_kind_name(enum rl_report_kind kind);
+/* "kernel launches", "copies", "fills", "collective launches" (n == 1:
+ * the singular). */
+const char *rl_report_kind_noun(enum rl_report_kind kind, uint64_t n);
+/* The bound the row's verdict names: a memory point of a data-movement
+ * kernel, copy or fill is memory-bound at DRAM (its bytes against the DRAM
+ * roof); RL_BOUND_UNKNOWN where nothing was judged. *level: the memory
+ * level when RL_BOUND_MEMORY. */
+enum rl_bound rl_report_bound(const struct rl_report_row *w, enum rl_mem_level *level);
+/* The bound in words: rl_bound_text's ("memory (DRAM)", "compute (BF16
+ * Tensor Core)", "neither", "link"), "communication (NCCL all-reduce)",
+ * "bytes only" and "FLOPs only" (a counter export without FLOP or byte
+ * counters: a point, not a bound), and "-" for a row with no FLOPs and no
+ * bytes (not judged). */
+void rl_report_bound_text(char *buf, size_t cap, const struct rl_report_row *w,
+                          const struct rl_ceilings *c);
+/* The roof its verdict and roof time are set against: "BF16 Tensor Core
+ * roof", "DRAM roof (HBM3)", "link roof (NVLink 4)"; "" where none. */
+void rl_report_roof_text(char *buf, size_t cap, const struct rl_report_row *w,
+                         const struct rl_ceilings *c);
+
+/* "9096 launches in 332 kernel groups"; with copies or fills "8772 kernel
+ * launches, 12 copies and 312 fills in 332 groups" (collectives count as
+ * kernels). */
+void rl_report_launches_text(char *buf, size_t cap, const struct rl_report *r);
 
 /* Outputs: each writes one format to f. */
 

@@ -4,9 +4,15 @@
  * FLOPs over the attainable rate at its intensity (the compute roof, or
  * the memory roof times the intensity, whichever is lower), a memory
  * point's bytes over the DRAM roof, a collective's bus bytes (message x
- * nccl-tests' factor) over the link's bandwidth per direction. The time
- * lost is the time taken minus that (never below 0: a row above its roof
- * is the over-roof guard's to explain, and loses nothing here).
+ * nccl-tests' factor) over the link's bandwidth per direction. Its judged
+ * time is the time of the launches that carry those FLOPs or bytes, and
+ * the time lost is the judged time minus the roof time (never below 0: a
+ * row above its roof is the over-roof notes' to explain, and loses
+ * nothing). An operator's figures are over one set of kernels, those with
+ * a roof time: judged, roof and lost time summed over them, lost =
+ * judged - roof (a kernel above its roof offsets its operator's others),
+ * % of roof = roof / judged; kernels with no cost are told apart, not
+ * counted as lost or as not lost.
  */
 #define _GNU_SOURCE
 #include "analyzer/report/step.h"
@@ -25,6 +31,11 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 #endif
+
+const char *rl_step_bucket_text(enum rl_step_bucket b)
+{
+    return b == RL_STEP_UNKNOWN ? "not judged" : rl_step_bucket_name(b);
+}
 
 const char *rl_step_bucket_name(enum rl_step_bucket b)
 {
@@ -52,7 +63,8 @@ static enum rl_step_bucket bucket_of(const struct rl_report_row *w)
         return RL_STEP_LINK;
     if (w->memory_only)
         return isnan(w->achieved_gbs) ? RL_STEP_UNKNOWN : RL_STEP_MEMORY;
-    switch (w->bound) {
+    enum rl_mem_level level;
+    switch (rl_report_bound(w, &level)) {
     case RL_BOUND_COMPUTE: return RL_STEP_COMPUTE;
     case RL_BOUND_MEMORY: return RL_STEP_MEMORY;
     case RL_BOUND_NEITHER: return RL_STEP_NEITHER;
@@ -64,7 +76,7 @@ static enum rl_step_bucket bucket_of(const struct rl_report_row *w)
 /* A row's roof time, lost time and (collectives) bus bandwidth. */
 static void judge_row(struct rl_report_row *w, const struct rl_ceilings *c)
 {
-    w->roof_time_ns = w->lost_ns = NAN;
+    w->roof_time_ns = w->judged_ns = w->lost_ns = NAN;
     double timed = NAN; /* the time the roof time is set against */
     if (w->comm) {
         int coll = w->collective[0] ? rl_collective_parse(w->collective) : -1;
@@ -88,14 +100,21 @@ static void judge_row(struct rl_report_row *w, const struct rl_ceilings *c)
             w->roof_time_ns = w->bytes[RL_MEM_DRAM] / m->bandwidth_gbs;
             timed = w->bytes[RL_MEM_DRAM] / w->achieved_gbs;
         }
-    } else if (w->counted && w->flops > 0 && w->v.attainable_tflops > 0 &&
+    } else if (w->counted && w->flops > 0 && !w->default_roof && w->v.attainable_tflops > 0 &&
                w->v.achieved_tflops > 0) {
+        /* a row judged against the default roof (no precision of its own)
+         * has no roof time: its roof is a guess, the fastest the GPU has,
+         * and would rank it first by a loss it may not have */
         /* TFLOP/s x 1e3 = FLOP/ns */
         w->roof_time_ns = w->flops / (w->v.attainable_tflops * 1e3);
         timed = w->flops / (w->v.achieved_tflops * 1e3);
     }
-    if (!isnan(w->roof_time_ns) && timed > 0)
+    if (!isnan(w->roof_time_ns) && timed > 0) {
+        w->judged_ns = timed;
         w->lost_ns = timed > w->roof_time_ns ? timed - w->roof_time_ns : 0;
+    } else {
+        w->roof_time_ns = NAN;
+    }
     if (w->comm && !isnan(w->comm_busbw_gbs) && c->has_link) {
         char name[96];
         rl_str_shorten(name, sizeof name, w->name);
@@ -128,6 +147,7 @@ static struct rl_report_op *op_of(struct rl_report_step *s, const struct rl_repo
     memset(o, 0, sizeof *o);
     snprintf(o->op, sizeof o->op, "%s", name);
     o->flops = o->dram_bytes = o->roof_time_ns = o->lost_ns = NAN;
+    snprintf(o->bound, sizeof o->bound, "-");
     return o;
 }
 
@@ -147,49 +167,90 @@ static int cmp_ops(const void *pa, const void *pb)
     return strcmp(a->op, b->op);
 }
 
-static void op_sentence(struct rl_report_op *o, const struct rl_report_step *s,
-                        const struct rl_ceilings *c)
+/* "aten::mm (8944x1024, 1024x2816, bf16)" */
+static void op_what(char *buf, size_t cap, const struct rl_report_op *o)
 {
-    char t[32], lost[32], what[320];
+    bool paren = o->shapes[0] || o->dtype[0];
+    snprintf(buf, cap, "%s%s%s%s%s%s", o->op, paren ? " (" : "", o->shapes,
+             o->shapes[0] && o->dtype[0] ? ", " : "", o->dtype, paren ? ")" : "");
+}
+
+/* Judged on at least half its time: its bound is its judged kernels'. */
+static bool mostly_judged(const struct rl_report_op *o)
+{
+    return o->judged_ns >= 0.5 * o->time_ns;
+}
+
+static void op_sentence(struct rl_report_op *o, const struct rl_report_step *s)
+{
+    char t[32], lost[32], judged[32], rest[32], what[320];
     fmt_time(t, sizeof t, o->time_ns);
     double share = s->gpu_time_ns > 0 ? 100 * o->time_ns / s->gpu_time_ns : NAN;
-    snprintf(what, sizeof what, "%s%s%s%s%s%s", o->op, o->shapes[0] || o->dtype[0] ? " (" : "",
-             o->shapes, o->shapes[0] && o->dtype[0] ? ", " : "", o->dtype,
-             o->shapes[0] || o->dtype[0] ? ")" : "");
-    if (!isnan(o->lost_ns)) {
-        const char *label = o->roof;
-        for (size_t i = 0; i < c->n_compute; i++)
-            if (strcmp(c->compute[i].name, o->roof) == 0)
-                label = c->compute[i].label;
-        if (o->bucket == RL_STEP_LINK)
-            label = c->link.label;
-        else if (o->bucket == RL_STEP_MEMORY && !o->roof[0])
-            label = "DRAM bandwidth";
-        fmt_time(lost, sizeof lost, o->lost_ns);
-        /* Judged on less than half its time (its GEMMs without shapes, its
-         * fills with): say on how much, and call it bound by nothing the
-         * small part says. */
-        char judged[96] = "";
-        if (o->timed_ns < 0.5 * o->time_ns) {
-            char part[32];
-            fmt_time(part, sizeof part, o->timed_ns);
-            snprintf(judged, sizeof judged, "; judged on %s of it, the rest with no FLOPs or "
-                                            "bytes known", part);
-        } else {
-            snprintf(judged, sizeof judged, ", %s-bound", rl_step_bucket_name(o->bucket));
-        }
+    op_what(what, sizeof what, o);
+    if (isnan(o->lost_ns)) {
         snprintf(o->sentence, sizeof o->sentence,
-                 "%s lost against the %s roof (at %.3g%% of it): %s, %s in %llu launches "
-                 "(%.3g%% of GPU time)%s",
-                 lost, label[0] ? label : "default", o->pct_of_roof, what, t,
-                 (unsigned long long)o->launches, share, judged);
-    } else {
-        snprintf(o->sentence, sizeof o->sentence,
-                 "%s: %s in %llu launches (%.3g%% of GPU time), timing only: %s", what, t,
+                 "%s: %s in %llu launches (%.3g%% of GPU time), not judged: %s", what, t,
                  (unsigned long long)o->launches, share,
                  strcmp(o->op, no_op) == 0 ? "no operator linked to these kernels"
                                            : "the cost table does not know this operator "
                                              "or its shapes were not recorded");
+        return;
+    }
+    fmt_time(lost, sizeof lost, o->lost_ns);
+    fmt_time(judged, sizeof judged, o->judged_ns);
+    double rest_ns = o->time_ns > o->judged_ns ? o->time_ns - o->judged_ns : 0;
+    fmt_time(rest, sizeof rest, rest_ns);
+    const char *roof = o->roof_text[0] ? o->roof_text : "default roof";
+    if (mostly_judged(o)) {
+        char tail[96] = "";
+        if (rest_ns > 0)
+            snprintf(tail, sizeof tail, "; %s of it not judged (kernels with no FLOPs, bytes "
+                                        "or precision known)", rest);
+        snprintf(o->sentence, sizeof o->sentence,
+                 "%s lost against the %s, at %.3g%% of it: %s, %s in %llu launches (%.3g%% of "
+                 "GPU time), bound: %s%s",
+                 lost, roof, o->pct_of_roof, what, t, (unsigned long long)o->launches, share,
+                 o->bound, tail);
+    } else {
+        /* judged on less than half its time (its GEMMs without shapes, its
+         * fills with): the loss is the judged part's, the rest said apart,
+         * and no bound is claimed for the whole */
+        snprintf(o->sentence, sizeof o->sentence,
+                 "%s lost against the %s, at %.3g%% of it, on the %s of its kernels with a "
+                 "cost: %s, %s in %llu launches (%.3g%% of GPU time); the other %s not "
+                 "judged (kernels with no FLOPs, bytes or precision known)",
+                 lost, roof, o->pct_of_roof, judged, what, t, (unsigned long long)o->launches,
+                 share, rest);
+    }
+}
+
+/* The headline: one line, the step's biggest win. The one place it is
+ * decided; a new case (another kind of step) goes here, before the
+ * operators' ranking is consulted. Contract: s's operators are judged,
+ * ranked (largest loss first) and have their sentences; s->headline is
+ * set, never empty. Cases: the operator losing the most, where that is 1%
+ * of the GPU time or more ("biggest win, 6.59% of the 45.65 ms of GPU
+ * time: ..."); else the largest by time,
+ * saying why no operator was named; else no GPU activity. */
+static void step_headline(struct rl_report_step *s)
+{
+    char t[32];
+    fmt_time(t, sizeof t, s->gpu_time_ns);
+    if (s->n_ops && s->ops[0].lost_ns >= 0.01 * s->gpu_time_ns && s->ops[0].lost_ns > 0) {
+        snprintf(s->headline, sizeof s->headline,
+                 "biggest win, %.3g%% of the %s of GPU time: %s",
+                 100 * s->ops[0].lost_ns / s->gpu_time_ns, t, s->ops[0].sentence);
+    } else if (s->n_ops) {
+        const struct rl_report_op *top = &s->ops[0];
+        for (size_t i = 1; i < s->n_ops; i++)
+            if (s->ops[i].time_ns > top->time_ns)
+                top = &s->ops[i];
+        snprintf(s->headline, sizeof s->headline, "%s; the largest by GPU time: %s",
+                 s->ops[0].lost_ns > 0 ? "no operator loses 1% of the GPU time against its roof"
+                                       : "no operator could be set against its roof",
+                 top->sentence);
+    } else {
+        snprintf(s->headline, sizeof s->headline, "no GPU activity in the trace");
     }
 }
 
@@ -215,7 +276,6 @@ int rl_report_step_build(struct rl_report *r, const struct rl_ceilings *c, doubl
         enum rl_step_bucket b = bucket_of(w);
         s->gpu_time_ns += t;
         s->bucket_ns[b] += t;
-        s->lost_ns = add_nan(s->lost_ns, w->lost_ns);
         struct rl_report_op *o = op_of(s, w, &cap);
         if (!o) {
             free(biggest);
@@ -232,71 +292,60 @@ int rl_report_step_build(struct rl_report *r, const struct rl_ceilings *c, doubl
                 return rl_fail(errmsg, RL_ENOMEM, "out of memory");
             }
             for (size_t j = biggest_cap; j < n; j++)
-                v[j] = -1;
+                v[j] = -INFINITY;
             biggest = v;
             biggest_cap = n;
         }
         o->launches += w->launches;
         o->groups++;
         o->time_ns += t;
+        o->bucket_ns[b] += t;
         if (w->counted && !w->comm) {
             if (!w->memory_only && w->flops >= 0)
                 o->flops = add_nan(o->flops, w->flops);
             if (w->bytes[RL_MEM_DRAM] >= 0)
                 o->dram_bytes = add_nan(o->dram_bytes, w->bytes[RL_MEM_DRAM]);
         }
-        if (!isnan(w->lost_ns)) {
+        if (!isnan(w->roof_time_ns)) {
             o->roof_time_ns = add_nan(o->roof_time_ns, w->roof_time_ns);
-            o->lost_ns = add_nan(o->lost_ns, w->lost_ns);
-            o->timed_ns += w->roof_time_ns + w->lost_ns;
+            o->judged_ns += w->judged_ns;
         }
-        /* the largest group names the shapes, dtype, roof and bound; a group
-         * with a roof time wins over any without (biggest: time, + 1e30
-         * when roofed) */
-        double score = t + (isnan(w->lost_ns) ? 0 : 1e30);
+        /* the largest judged group names the shapes, dtype, roof and bound
+         * (its judged time; a group without a roof time only where none
+         * has one: score = its time - 1e30) */
+        double score = isnan(w->roof_time_ns) ? t - 1e30 : w->judged_ns;
         if (score > biggest[k]) {
             biggest[k] = score;
             snprintf(o->shapes, sizeof o->shapes, "%s", w->shapes ? w->shapes : "");
             snprintf(o->dtype, sizeof o->dtype, "%s", w->dtype);
             snprintf(o->roof, sizeof o->roof, "%s", w->roof >= 0 ? c->compute[w->roof].name : "");
-            if (w->comm || w->bound == RL_BOUND_UNKNOWN)
-                snprintf(o->bound, sizeof o->bound, "%s", rl_step_bucket_name(b));
-            else
-                rl_bound_text(o->bound, sizeof o->bound, w->bound, w->v.limiter,
-                              w->roof >= 0 ? c->compute[w->roof].label : NULL);
-            o->bucket = b;
+            rl_report_roof_text(o->roof_text, sizeof o->roof_text, w, c);
+            rl_report_bound_text(o->bound, sizeof o->bound, w, c);
         }
     }
     free(biggest);
     for (size_t i = 0; i < s->n_ops; i++) {
         struct rl_report_op *o = &s->ops[i];
-        o->pct_of_roof = o->timed_ns > 0 ? 100 * o->roof_time_ns / o->timed_ns : NAN;
+        if (!isnan(o->roof_time_ns) && o->judged_ns > 0) {
+            o->lost_ns = o->judged_ns > o->roof_time_ns ? o->judged_ns - o->roof_time_ns : 0;
+            o->pct_of_roof = 100 * o->roof_time_ns / o->judged_ns;
+        } else {
+            o->roof_time_ns = o->lost_ns = o->pct_of_roof = NAN;
+        }
+        s->lost_ns = add_nan(s->lost_ns, o->lost_ns);
+        o->bucket = RL_STEP_UNKNOWN;
+        double most = 0;
+        for (int b = 0; b < RL_STEP_BUCKETS; b++)
+            if (o->bucket_ns[b] > most)
+                most = o->bucket_ns[b], o->bucket = (enum rl_step_bucket)b;
+        if (!mostly_judged(o))
+            snprintf(o->bound, sizeof o->bound, "-");
     }
     if (s->n_ops)
         qsort(s->ops, s->n_ops, sizeof *s->ops, cmp_ops);
     for (size_t i = 0; i < s->n_ops; i++)
-        op_sentence(&s->ops[i], s, c);
-    /* The headline: the operator that loses the most, where that is 1% of
-     * the GPU time or more; else the largest. */
-    char t[32], lost[32];
-    fmt_time(t, sizeof t, s->gpu_time_ns);
-    if (s->n_ops && s->ops[0].lost_ns >= 0.01 * s->gpu_time_ns && s->ops[0].lost_ns > 0) {
-        fmt_time(lost, sizeof lost, s->ops[0].lost_ns);
-        snprintf(s->headline, sizeof s->headline,
-                 "biggest win: %s (%.3g%% of the %s of GPU time)", s->ops[0].sentence,
-                 100 * s->ops[0].lost_ns / s->gpu_time_ns, t);
-    } else if (s->n_ops) {
-        const struct rl_report_op *top = &s->ops[0];
-        for (size_t i = 1; i < s->n_ops; i++)
-            if (s->ops[i].time_ns > top->time_ns)
-                top = &s->ops[i];
-        snprintf(s->headline, sizeof s->headline, "%s; the largest by GPU time: %s",
-                 s->ops[0].lost_ns > 0 ? "no operator loses 1% of the GPU time against its roof"
-                                       : "no operator could be set against its roof",
-                 top->sentence);
-    } else {
-        snprintf(s->headline, sizeof s->headline, "no GPU activity in the trace");
-    }
+        op_sentence(&s->ops[i], s);
+    step_headline(s);
     return RL_OK;
 }
 
@@ -317,31 +366,32 @@ void rl_report_step_table(FILE *f, const struct rl_report *r, size_t rows)
     fprintf(f, "\n  by bound:");
     for (int b = 0; b < RL_STEP_BUCKETS; b++) {
         fmt_time(t, sizeof t, s->bucket_ns[b]);
-        fprintf(f, "%s %s %s (%.3g%%)", b ? "," : "", rl_step_bucket_name((enum rl_step_bucket)b),
+        fprintf(f, "%s %s %s (%.3g%%)", b ? "," : "", rl_step_bucket_text((enum rl_step_bucket)b),
                 t, s->gpu_time_ns > 0 ? 100 * s->bucket_ns[b] / s->gpu_time_ns : 0.0);
     }
     fmt_time(lost, sizeof lost, s->lost_ns);
     fprintf(f, "\n  time lost against the roof: %s", lost);
     if (s->lost_ns >= 0 && s->gpu_time_ns > 0)
         fprintf(f, " (%.3g%% of GPU time)", 100 * s->lost_ns / s->gpu_time_ns);
-    fprintf(f, "\n\n%-32s %-28s %-5s %8s %9s %9s %6s %s\n", "operator", "shapes", "dtype",
-            "launches", "time", "lost", "%roof", "bound");
+    /* judged: the time of its kernels with a cost, the basis of lost and
+     * %roof */
+    fprintf(f, "\n\n%-32s %-28s %-5s %8s %9s %9s %9s %6s %s\n", "operator", "shapes", "dtype",
+            "launches", "time", "judged", "lost", "%roof", "bound");
     for (size_t i = 0; i < s->n_ops && (rows == 0 || i < rows); i++) {
         const struct rl_report_op *o = &s->ops[i];
-        char name[33], shapes[29], pct[16];
+        char name[33], shapes[29], pct[16], judged[32];
         rl_str_shorten(name, sizeof name, o->op);
         rl_str_shorten(shapes, sizeof shapes, o->shapes[0] ? o->shapes : "-");
         fmt_time(t, sizeof t, o->time_ns);
         fmt_time(lost, sizeof lost, o->lost_ns);
+        fmt_time(judged, sizeof judged, isnan(o->lost_ns) ? NAN : o->judged_ns);
         if (isnan(o->pct_of_roof))
             snprintf(pct, sizeof pct, "-");
         else
             snprintf(pct, sizeof pct, "%.3g", o->pct_of_roof);
-        fprintf(f, "%-32s %-28s %-5s %8llu %9s %9s %6s %s\n", name, shapes,
-                o->dtype[0] ? o->dtype : "-", (unsigned long long)o->launches, t, lost, pct,
-                isnan(o->lost_ns) && o->bucket == RL_STEP_UNKNOWN ? "unknown"
-                : o->bound[0]                                      ? o->bound
-                                   : rl_step_bucket_name(o->bucket));
+        fprintf(f, "%-32s %-28s %-5s %8llu %9s %9s %9s %6s %s\n", name, shapes,
+                o->dtype[0] ? o->dtype : "-", (unsigned long long)o->launches, t, judged, lost,
+                pct, o->bound);
     }
     if (rows && s->n_ops > rows)
         fprintf(f, "(%zu more operators in report.json)\n", s->n_ops - rows);
@@ -386,12 +436,16 @@ void rl__report_step_json(FILE *f, const struct rl_report *r)
         json_num(f, "time_ns", o->time_ns);
         json_num(f, "flops", o->flops);
         json_num(f, "dram_bytes", o->dram_bytes);
+        json_num(f, "judged_ns", isnan(o->lost_ns) ? NAN : o->judged_ns);
         json_num(f, "roof_time_ns", o->roof_time_ns);
         json_num(f, "lost_ns", o->lost_ns);
         json_num(f, "pct_of_roof", o->pct_of_roof);
-        fprintf(f, ", \"bound\": \"%s\", \"flops_origin\": \"analytic\", \"time_origin\": "
-                   "\"measured\", \"sentence\": ",
-                rl_step_bucket_name(o->bucket));
+        fprintf(f, ", \"bound\": \"%s\", \"bound_text\": ", rl_step_bucket_name(o->bucket));
+        rl_fput_json_string(f, o->bound);
+        fputs(", \"roof_text\": ", f);
+        rl_fput_json_string(f, o->roof_text);
+        fputs(", \"flops_origin\": \"analytic\", \"time_origin\": \"measured\", \"sentence\": ",
+              f);
         rl_fput_json_string(f, o->sentence);
         fputs(i + 1 < s->n_ops ? "},\n" : "}\n", f);
     }
@@ -448,25 +502,28 @@ void rl__report_step_markdown(FILE *f, const struct rl_report *r)
     fputs("| bound | time | share |\n|---|---:|---:|\n", f);
     for (int b = 0; b < RL_STEP_BUCKETS; b++) {
         fmt_time(t, sizeof t, s->bucket_ns[b]);
-        fprintf(f, "| %s | %s | %.3g%% |\n", rl_step_bucket_name((enum rl_step_bucket)b), t,
+        fprintf(f, "| %s | %s | %.3g%% |\n", rl_step_bucket_text((enum rl_step_bucket)b), t,
                 s->gpu_time_ns > 0 ? 100 * s->bucket_ns[b] / s->gpu_time_ns : 0.0);
     }
     fputs("\n## Operators, by time lost against the roof\n\n"
-          "| operator | shapes | dtype | launches | time | lost | % of roof | bound |\n"
-          "|---|---|---|---:|---:|---:|---:|---|\n",
+          "| operator | shapes | dtype | launches | time | judged | lost | % of roof | bound |\n"
+          "|---|---|---|---:|---:|---:|---:|---:|---|\n",
           f);
     for (size_t i = 0; i < s->n_ops && i < 100; i++) {
         const struct rl_report_op *o = &s->ops[i];
-        char pct[16];
+        char pct[16], judged[32];
         fmt_time(t, sizeof t, o->time_ns);
+        fmt_time(judged, sizeof judged, isnan(o->lost_ns) ? NAN : o->judged_ns);
         fmt_time(lost, sizeof lost, o->lost_ns);
         snprintf(pct, sizeof pct, isnan(o->pct_of_roof) ? "-" : "%.3g", o->pct_of_roof);
         fputs("| ", f);
         md_text(f, o->op);
         fputs(" | ", f);
         md_text(f, o->shapes);
-        fprintf(f, " | %s | %llu | %s | %s | %s | %s |\n", o->dtype,
-                (unsigned long long)o->launches, t, lost, pct, rl_step_bucket_name(o->bucket));
+        fprintf(f, " | %s | %llu | %s | %s | %s | %s | ", o->dtype,
+                (unsigned long long)o->launches, t, judged, lost, pct);
+        md_text(f, o->bound);
+        fputs(" |\n", f);
     }
     fputs("\n", f);
 }
