@@ -132,7 +132,8 @@ static bool segments_cross(struct rl_segment a, struct rl_segment b)
 
 /* What a leader line from the marker at (px, py) to its label costs: it
  * must not run through a label or another marker (a box holding the
- * marker's centre is the marker's own, which the leader leaves); crossing
+ * marker's centre is the marker's own, which the leader leaves; through
+ * text 20 times a marker's cost: it reads as struck out); crossing
  * a roof line is allowed when nothing else is free (cross_cost each). */
 static double leader_cost(const struct rl_placer *p, struct rl_segment s, double px, double py,
                           double cross_cost)
@@ -142,7 +143,7 @@ static double leader_cost(const struct rl_placer *p, struct rl_segment s, double
         const struct rl_box *b = &p->boxes[i];
         if (b->x0 <= px && px <= b->x1 && b->y0 <= py && py <= b->y1)
             continue;
-        cost += 100 * rl_segment_length_in_box(s, *b);
+        cost += (i < p->n_marks ? 100 : 2000) * rl_segment_length_in_box(s, *b);
     }
     for (size_t i = 0; i < p->n_lines; i++)
         cost += segments_cross(s, p->lines[i]) ? cross_cost : 0;

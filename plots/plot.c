@@ -4,6 +4,7 @@
 
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
+#include "analyzer/util/numtext.h"
 #include "plots/labels.h"
 
 #include <errno.h>
@@ -103,22 +104,22 @@ static double text_w(const char *s, double font)
 static double floor_decade(double v) { return pow(10, floor(log10(v))); }
 static double ceil_decade(double v) { return pow(10, ceil(log10(v) - 1e-9)); }
 
-/* "989.4 TFLOP/s", "0.473 TFLOP/s", "1978.9 TOPS". */
+/* "989.4 TFLOP/s", "0.473 TFLOP/s", "1978.9 TOPS", "9000 TFLOP/s", "37
+ * TFLOP/s": from 10 up, to a tenth, a ".0" dropped (digits: the integer
+ * part's and one). */
 static void format_peak(char *buf, size_t n, double tflops, bool ops)
 {
-    if (tflops >= 10)
-        snprintf(buf, n, "%.1f %s", tflops, ops ? "TOPS" : "TFLOP/s");
-    else
-        snprintf(buf, n, "%.3g %s", tflops, ops ? "TOPS" : "TFLOP/s");
+    const int digits = tflops >= 10 ? (int)floor(log10(tflops)) + 2 : 3;
+    snprintf(buf, n, "%s %s", rl_num(tflops, digits), ops ? "TOPS" : "TFLOP/s");
 }
 
 /* "4.8 TB/s", "3.35 TB/s", "864 GB/s". */
 static void format_bandwidth(char *buf, size_t n, double gbs)
 {
     if (gbs >= 1000)
-        snprintf(buf, n, "%.4g TB/s", gbs / 1000);
+        snprintf(buf, n, "%s TB/s", rl_num(gbs / 1000, 4));
     else
-        snprintf(buf, n, "%.4g GB/s", gbs);
+        snprintf(buf, n, "%s GB/s", rl_num(gbs, 4));
 }
 
 static const char *origin_suffix(enum rl_origin o)
@@ -1047,7 +1048,8 @@ static int place_kernel_labels(const struct rl_chart *c, struct rl_chart_layout 
                 if (rl_placer_find_near_across(pl, px, py, r, nw, h, &tight) + 0.5 < with_air)
                     l->labels[i] = tight;
                 char at[48];
-                snprintf(at, sizeof at, " (at %.3g FLOP/B)", c->points[i].ai_flop_per_byte);
+                snprintf(at, sizeof at, " (at %s FLOP/B)",
+                         rl_num(c->points[i].ai_flop_per_byte, 3));
                 size_t u = strlen(l->text[i]);
                 snprintf(l->text[i] + u, sizeof l->text[i] - u, "%s", at);
             }
@@ -1298,9 +1300,9 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
         r->flops_per_s = L->value * 1e12;
         /* Three digits, thousands as k (1.18k, never 1.18e+03). */
         if (r->ai_flop_per_byte >= 999.5)
-            snprintf(r->text, sizeof r->text, "%.3gk", r->ai_flop_per_byte / 1e3);
+            snprintf(r->text, sizeof r->text, "%sk", rl_num(r->ai_flop_per_byte / 1e3, 3));
         else
-            snprintf(r->text, sizeof r->text, "%.3g", r->ai_flop_per_byte);
+            snprintf(r->text, sizeof r->text, "%s", rl_num(r->ai_flop_per_byte, 3));
         double px = to_px(&a, r->ai_flop_per_byte), py = to_py(&a, r->flops_per_s);
         /* The diamond as drawn, 17.5 units tip to tip (pt 12, ps 1.1): a
          * square within it and a bar along each diagonal. */
@@ -1371,6 +1373,7 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
                 to_px(&a, S->ai_flop_per_byte[i]), to_py(&a, S->tflops[i] * 1e12),
                 to_px(&a, S->ai_flop_per_byte[i + 1]), to_py(&a, S->tflops[i + 1] * 1e12)});
         }
+    pl.n_marks = pl.n_boxes; /* the markers; from here on, text */
     /* gnuplot's key, bottom right inside the plot. */
     if (!rc && !out->key_drawn) {
         out->key = (struct rl_box){a.px1 - 64 - (double)key_chars * CHAR_W(FONT_BASE), a.py0 + 4,

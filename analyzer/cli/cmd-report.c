@@ -3,6 +3,7 @@
 #include "analyzer/cli/cli.h"
 
 #include "analyzer/util/error.h"
+#include "analyzer/util/numtext.h"
 #include "analyzer/util/fileio.h"
 #include "analyzer/util/outset.h"
 #include "analyzer/readers/ncu.h"
@@ -425,10 +426,12 @@ int cli_report_run(const struct cli_report_opts *o)
             char src[1024];
             snprintf(src, sizeof src, "%s", source);
             cli_unstage(src, sizeof src);
-            printf("%s: %llu launches in %zu kernel groups", src,
-                   (unsigned long long)r.launches, r.n);
+            printf("%s: %s in %s", src,
+                   rl_count_text((char[48]){0}, 48, r.launches, "launch", "launches"),
+                   rl_count_text((char[48]){0}, 48, r.n, "kernel group", "kernel groups"));
             if (r.time_ns > 0)
-                printf(", %.4g ms of GPU time", r.time_ns / 1e6);
+                printf(", %s %s of GPU time", rl_num(r.time_ns / (r.time_ns >= 1e9 ? 1e9 : 1e6), 4),
+                       r.time_ns >= 1e9 ? "s" : "ms");
             printf("; ceilings: %s\n\n", origins);
             if (r.step) {
                 rl_report_step_table(stdout, &r, o->rows < 0 ? 20 : (size_t)o->rows);
@@ -444,13 +447,13 @@ int cli_report_run(const struct cli_report_opts *o)
                 }
             }
             if (o->dir && o->no_chart)
-                printf("\nwrote %s/report.md, report.json, report.csv and report.html (no "
+                printf("\nwrote %s, report.json, report.csv and report.html (no "
                        "chart)\n",
-                       shown);
+                       rl_path_join((char[4200]){0}, 4200, shown, "report.md"));
             else if (o->dir)
-                printf("\nwrote %s/report.md, report.json, report.csv, report.html and the chart "
+                printf("\nwrote %s, report.json, report.csv, report.html and the chart "
                        "(%s)\n",
-                       shown, o->formats);
+                       rl_path_join((char[4200]){0}, 4200, shown, "report.md"), o->formats);
             if (r.n && !o->no_sentences) {
                 printf("\n");
                 for (size_t i = 0; i < r.n && i < 5; i++)

@@ -14,6 +14,7 @@
 #include "analyzer/comm/collective.h"
 #include "analyzer/report/report.h"
 #include "analyzer/util/error.h"
+#include "analyzer/util/numtext.h"
 #include "analyzer/util/strbuf.h"
 
 #include <math.h>
@@ -39,11 +40,11 @@ static void fmt_time(char *b, size_t n, double ns)
     if (!(ns >= 0))
         snprintf(b, n, "-");
     else if (ns >= 1e9)
-        snprintf(b, n, "%.4g s", ns / 1e9);
+        snprintf(b, n, "%s s", rl_num(ns / 1e9, 4));
     else if (ns >= 1e6)
-        snprintf(b, n, "%.4g ms", ns / 1e6);
+        snprintf(b, n, "%s ms", rl_num(ns / 1e6, 4));
     else
-        snprintf(b, n, "%.4g us", ns / 1e3);
+        snprintf(b, n, "%s us", rl_num(ns / 1e3, 4));
 }
 
 static enum rl_step_bucket bucket_of(const struct rl_report_row *w)
@@ -100,10 +101,12 @@ static void judge_row(struct rl_report_row *w, const struct rl_ceilings *c)
         char name[96];
         rl_str_shorten(name, sizeof name, w->name);
         snprintf(w->sentence, sizeof w->sentence,
-                 "%s over %d GPUs at %.3g GB/s bus bandwidth (algbw x nccl-tests' factor), "
-                 "%.3g%% of the %s roof (%.4g GB/s per direction, %s): %s",
-                 w->collective, w->comm_group_size, w->comm_busbw_gbs, w->pct_of_link,
-                 c->link.label, c->link.bandwidth_gbs, rl_origin_name(c->link.origin), name);
+                 "%s over %d GPUs at %s GB/s bus bandwidth (algbw x nccl-tests' factor), "
+                 "%s%% of the %s roof (%s GB/s per direction, %s): %s",
+                 w->collective, w->comm_group_size, rl_num(w->comm_busbw_gbs, 3),
+                 rl_num(w->pct_of_link, 3),
+                 c->link.label, rl_num(c->link.bandwidth_gbs, 4), rl_origin_name(c->link.origin),
+                 name);
     }
 }
 
@@ -179,14 +182,16 @@ static void op_sentence(struct rl_report_op *o, const struct rl_report_step *s,
             snprintf(judged, sizeof judged, ", %s-bound", rl_step_bucket_name(o->bucket));
         }
         snprintf(o->sentence, sizeof o->sentence,
-                 "%s lost against the %s roof (at %.3g%% of it): %s, %s in %llu launches "
-                 "(%.3g%% of GPU time)%s",
-                 lost, label[0] ? label : "default", o->pct_of_roof, what, t,
-                 (unsigned long long)o->launches, share, judged);
+                 "%s lost against the %s roof (at %s%% of it): %s, %s in %s "
+                 "(%s%% of GPU time)%s",
+                 lost, label[0] ? label : "default", rl_num(o->pct_of_roof, 3), what, t,
+                 rl_count_text((char[32]){0}, 32, o->launches, "launch", "launches"),
+                 rl_num(share, 3), judged);
     } else {
         snprintf(o->sentence, sizeof o->sentence,
-                 "%s: %s in %llu launches (%.3g%% of GPU time), timing only: %s", what, t,
-                 (unsigned long long)o->launches, share,
+                 "%s: %s in %s (%s%% of GPU time), timing only: %s", what, t,
+                 rl_count_text((char[32]){0}, 32, o->launches, "launch", "launches"),
+                 rl_num(share, 3),
                  strcmp(o->op, no_op) == 0 ? "no operator linked to these kernels"
                                            : "the cost table does not know this operator "
                                              "or its shapes were not recorded");
@@ -283,8 +288,8 @@ int rl_report_step_build(struct rl_report *r, const struct rl_ceilings *c, doubl
     if (s->n_ops && s->ops[0].lost_ns >= 0.01 * s->gpu_time_ns && s->ops[0].lost_ns > 0) {
         fmt_time(lost, sizeof lost, s->ops[0].lost_ns);
         snprintf(s->headline, sizeof s->headline,
-                 "biggest win: %s (%.3g%% of the %s of GPU time)", s->ops[0].sentence,
-                 100 * s->ops[0].lost_ns / s->gpu_time_ns, t);
+                 "biggest win: %s (%s%% of the %s of GPU time)", s->ops[0].sentence,
+                 rl_num(100 * s->ops[0].lost_ns / s->gpu_time_ns, 3), t);
     } else if (s->n_ops) {
         const struct rl_report_op *top = &s->ops[0];
         for (size_t i = 1; i < s->n_ops; i++)
@@ -312,18 +317,19 @@ void rl_report_step_table(FILE *f, const struct rl_report *r, size_t rows)
     if (!isnan(s->idle_ns) && s->span_ns > 0) {
         fmt_time(idle, sizeof idle, s->idle_ns);
         fmt_time(span, sizeof span, s->span_ns);
-        fprintf(f, "; GPU idle %s of %s (%.3g%%)", idle, span, 100 * s->idle_ns / s->span_ns);
+        fprintf(f, "; GPU idle %s of %s (%s%%)", idle, span, rl_num(100 * s->idle_ns / s->span_ns,
+        3));
     }
     fprintf(f, "\n  by bound:");
     for (int b = 0; b < RL_STEP_BUCKETS; b++) {
         fmt_time(t, sizeof t, s->bucket_ns[b]);
-        fprintf(f, "%s %s %s (%.3g%%)", b ? "," : "", rl_step_bucket_name((enum rl_step_bucket)b),
-                t, s->gpu_time_ns > 0 ? 100 * s->bucket_ns[b] / s->gpu_time_ns : 0.0);
+        fprintf(f, "%s %s %s (%s%%)", b ? "," : "", rl_step_bucket_name((enum rl_step_bucket)b),
+                t, rl_num(s->gpu_time_ns > 0 ? 100 * s->bucket_ns[b] / s->gpu_time_ns : 0.0, 3));
     }
     fmt_time(lost, sizeof lost, s->lost_ns);
     fprintf(f, "\n  time lost against the roof: %s", lost);
     if (s->lost_ns >= 0 && s->gpu_time_ns > 0)
-        fprintf(f, " (%.3g%% of GPU time)", 100 * s->lost_ns / s->gpu_time_ns);
+        fprintf(f, " (%s%% of GPU time)", rl_num(100 * s->lost_ns / s->gpu_time_ns, 3));
     fprintf(f, "\n\n%-32s %-28s %-5s %8s %9s %9s %6s %s\n", "operator", "shapes", "dtype",
             "launches", "time", "lost", "%roof", "bound");
     for (size_t i = 0; i < s->n_ops && (rows == 0 || i < rows); i++) {
@@ -336,7 +342,7 @@ void rl_report_step_table(FILE *f, const struct rl_report *r, size_t rows)
         if (isnan(o->pct_of_roof))
             snprintf(pct, sizeof pct, "-");
         else
-            snprintf(pct, sizeof pct, "%.3g", o->pct_of_roof);
+            snprintf(pct, sizeof pct, "%s", rl_num(o->pct_of_roof, 3));
         fprintf(f, "%-32s %-28s %-5s %8llu %9s %9s %6s %s\n", name, shapes,
                 o->dtype[0] ? o->dtype : "-", (unsigned long long)o->launches, t, lost, pct,
                 isnan(o->lost_ns) && o->bucket == RL_STEP_UNKNOWN ? "unknown"
@@ -448,8 +454,8 @@ void rl__report_step_markdown(FILE *f, const struct rl_report *r)
     fputs("| bound | time | share |\n|---|---:|---:|\n", f);
     for (int b = 0; b < RL_STEP_BUCKETS; b++) {
         fmt_time(t, sizeof t, s->bucket_ns[b]);
-        fprintf(f, "| %s | %s | %.3g%% |\n", rl_step_bucket_name((enum rl_step_bucket)b), t,
-                s->gpu_time_ns > 0 ? 100 * s->bucket_ns[b] / s->gpu_time_ns : 0.0);
+        fprintf(f, "| %s | %s | %s%% |\n", rl_step_bucket_name((enum rl_step_bucket)b), t,
+                rl_num(s->gpu_time_ns > 0 ? 100 * s->bucket_ns[b] / s->gpu_time_ns : 0.0, 3));
     }
     fputs("\n## Operators, by time lost against the roof\n\n"
           "| operator | shapes | dtype | launches | time | lost | % of roof | bound |\n"

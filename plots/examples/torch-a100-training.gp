@@ -53,8 +53,8 @@ set key at graph 0.995,0.01 right bottom opaque box lw 0.5 lc rgb "#999999" samp
 # Line styles: one per ceiling.
 set style line 1 lc rgb "#0072B2" lw 2 dt 1   # FP64 CUDA cores: 9.7 TFLOP/s
 set style line 2 lc rgb "#D55E00" lw 2 dt 1   # FP32 CUDA cores: 19.5 TFLOP/s
-set style line 3 lc rgb "#56B4E9" lw 2 dt 1   # TF32 Tensor Core: 156.0 TFLOP/s
-set style line 4 lc rgb "#8C6D00" lw 2 dt 1   # FP16/BF16 Tensor Core: 312.0 TFLOP/s
+set style line 3 lc rgb "#56B4E9" lw 2 dt 1   # TF32 Tensor Core: 156 TFLOP/s
+set style line 4 lc rgb "#8C6D00" lw 2 dt 1   # FP16/BF16 Tensor Core: 312 TFLOP/s
 set style line 5 lc rgb "#202020" lw 2.2 dt 1   # HBM2: 1.555 TB/s
 set style line 6 lc rgb "#6A3D9A" lw 2.2 dt (2,4)   # L2: 7.219 TB/s (analytic)
 set style line 7 lc rgb "#00796B" lw 2.2 dt (2,4)   # L1/shared: 19.49 TB/s (analytic)
@@ -66,8 +66,8 @@ set style line 92 lc rgb "#111111" pt 6 ps 1.3 lw 1.5   # analytic kernels
 # Labels: ceilings, ridge points, kernels.
 set label 1 "FP64 CUDA cores: 9.7 TFLOP/s" at 88532.6,1.32437e+13 right rotate by 0.00 tc rgb "#0072B2" font ",12.5" noenhanced front
 set label 2 "FP32 CUDA cores: 19.5 TFLOP/s" at 88532.6,2.6624e+13 right rotate by 0.00 tc rgb "#D55E00" font ",12.5" noenhanced front
-set label 3 "TF32 Tensor Core: 156.0 TFLOP/s" at 88532.6,2.12992e+14 right rotate by 0.00 tc rgb "#56B4E9" font ",12.5" noenhanced front
-set label 4 "FP16/BF16 Tensor Core: 312.0 TFLOP/s" at 88532.6,4.25983e+14 right rotate by 0.00 tc rgb "#8C6D00" font ",12.5" noenhanced front
+set label 3 "TF32 Tensor Core: 156 TFLOP/s" at 88532.6,2.12992e+14 right rotate by 0.00 tc rgb "#56B4E9" font ",12.5" noenhanced front
+set label 4 "FP16/BF16 Tensor Core: 312 TFLOP/s" at 88532.6,4.25983e+14 right rotate by 0.00 tc rgb "#8C6D00" font ",12.5" noenhanced front
 set label 5 "HBM2: 1.555 TB/s" at 0.469139,1.15102e+12 left rotate by 30.05 tc rgb "#202020" font ",12.5" noenhanced front
 set label 6 "L2: 7.219 TB/s (analytic)" at 0.0124669,1.42e+11 left rotate by 30.05 tc rgb "#6A3D9A" font ",12.5" noenhanced front
 set label 7 "L1/shared: 19.49 TB/s (analytic)" at 0.0119813,3.68479e+11 left rotate by 30.05 tc rgb "#00796B" font ",12.5" noenhanced front
