@@ -346,15 +346,33 @@ static size_t build_lines(const struct rl_chart *c, struct rl_chart_line *lines)
     size_t n = 0;
     for (size_t i = 0; i < c->n_compute; i++) {
         const struct rl_compute_roof *r = &c->compute[i];
+        /* Roofs of one value and origin share a line; so do a datasheet
+         * roof and an analytic one (B200's FP8 and FP6: a dotted line on a
+         * solid one read as one muddy line), the datasheet's, its label
+         * naming the analytic one ("FP6/FP8 Tensor Core: 4500 TFLOP/s (FP6
+         * analytic)"). A measured roof keeps its own line. */
         struct rl_chart_line *same = NULL;
-        for (size_t j = 0; j < n; j++)
+        for (size_t j = 0; j < n; j++) {
+            const enum rl_origin o = lines[j].origin;
+            bool sheet_and_formula = (o == RL_ORIGIN_DATASHEET && r->origin == RL_ORIGIN_ANALYTIC) ||
+                                     (o == RL_ORIGIN_ANALYTIC && r->origin == RL_ORIGIN_DATASHEET);
             if (fabs(lines[j].value / r->peak_tflops - 1) < 5e-4 &&
-                lines[j].origin == r->origin)
+                (o == r->origin || (sheet_and_formula && !lines[j].analytic_of[0])))
                 same = &lines[j];
+        }
         if (same) {
             /* The value text is appended later; merge the names only. */
             char short_name[96];
             chart_label(short_name, sizeof short_name, r->label);
+            if (same->origin != r->origin) {
+                const char *formula = r->origin == RL_ORIGIN_ANALYTIC ? short_name : same->label;
+                snprintf(same->analytic_of, sizeof same->analytic_of, "%.*s",
+                         (int)strcspn(formula, " "), formula);
+                if (r->origin == RL_ORIGIN_DATASHEET) {
+                    same->origin = RL_ORIGIN_DATASHEET;
+                    same->color = chart_color(c, r->name);
+                }
+            }
             merge_labels(same->label, sizeof same->label, short_name);
             continue;
         }
@@ -375,8 +393,11 @@ static size_t build_lines(const struct rl_chart *c, struct rl_chart_line *lines)
                 ops |= c->compute[j].ops;
         format_peak(v, sizeof v, lines[i].value, ops);
         size_t u = strlen(lines[i].label);
+        char also[48] = "";
+        if (lines[i].analytic_of[0])
+            snprintf(also, sizeof also, " (%s analytic)", lines[i].analytic_of);
         snprintf(lines[i].label + u, sizeof lines[i].label - u, ": %s%s", v,
-                 origin_suffix(lines[i].origin));
+                 also[0] ? also : origin_suffix(lines[i].origin));
         /* The short form keeps the name with its execution unit ("BF16
          * Tensor Core") and the value with its unit, and drops only the
          * origin (the line's dash says it): "BF16 Tensor Core: 760.0
@@ -384,7 +405,9 @@ static size_t build_lines(const struct rl_chart *c, struct rl_chart_line *lines)
         char name[96];
         snprintf(name, sizeof name, "%.*s", (int)(strchr(lines[i].label, ':') - lines[i].label),
                  lines[i].label);
-        snprintf(lines[i].short_label, sizeof lines[i].short_label, "%.80s: %.40s", name, v);
+        /* (a merged analytic roof's note stays in every form: no dash says it) */
+        snprintf(lines[i].short_label, sizeof lines[i].short_label, "%.80s: %.40s%s", name, v,
+                 also);
         /* The compact form, for the right margin, drops the execution unit
          * too: "FP16/BF16: 989.4 TFLOP/s". */
         static const char *const units[] = {" Tensor Core", " Matrix Core", " CUDA cores",
@@ -395,7 +418,8 @@ static size_t build_lines(const struct rl_chart *c, struct rl_chart_line *lines)
             cut = strstr(name, units[k]);
         if (cut)
             memmove(cut, cut + strlen(units[k - 1]), strlen(cut + strlen(units[k - 1])) + 1);
-        snprintf(lines[i].compact_label, sizeof lines[i].compact_label, "%.80s: %.40s", name, v);
+        snprintf(lines[i].compact_label, sizeof lines[i].compact_label, "%.80s: %.40s%s", name, v,
+                 also);
     }
     /* Two roofs whose compact forms read alike (FP64 on CUDA cores and on
      * Tensor Cores) keep their execution units. */

@@ -83,6 +83,8 @@ struct rl_chart_line {
     double anchor_x, anchor_y;
     bool memory;
     enum rl_origin origin;
+    char analytic_of[32];   /* compute roofs: a datasheet line that also stands
+                               for an analytic roof of its value ("FP6") */
     double value;           /* TFLOP/s or GB/s */
     int color;              /* palette index */
     double x0, y0, x1, y1;  /* ends, in FLOP/byte and FLOP/s */

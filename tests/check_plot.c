@@ -447,6 +447,32 @@ START_TEST(xy_chart_ceilings_and_predictions)
 }
 END_TEST
 
+/* A datasheet roof and an analytic one of one value (B200's FP8 and FP6,
+ * both 4500) share one solid line, named by both, the analytic one said
+ * in its label in every form; the roofs file has one block for them. */
+START_TEST(equal_roofs_of_two_origins_share_a_line)
+{
+    struct rl_compute_roof r[3] = {
+        {.name = "fp6", .label = "FP6 Tensor Core", .peak_tflops = 4500,
+         .origin = RL_ORIGIN_ANALYTIC},
+        {.name = "fp8", .label = "FP8 Tensor Core", .peak_tflops = 4500,
+         .origin = RL_ORIGIN_DATASHEET},
+        {.name = "bf16", .label = "BF16 Tensor Core", .peak_tflops = 2250,
+         .origin = RL_ORIGIN_ANALYTIC}};
+    struct rl_memory_roof m[1] = {{.level = RL_MEM_DRAM, .label = "HBM3e", .bandwidth_gbs = 7700}};
+    struct rl_chart c = {.title = "t", .compute = r, .n_compute = 3, .memory = m, .n_memory = 1};
+    struct rl_chart_layout l;
+    ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
+    ck_assert_uint_eq(l.n_lines, 3); /* FP6 + FP8, BF16, HBM3e */
+    ck_assert_str_eq(l.lines[0].label, "FP6/FP8 Tensor Core: 4500 TFLOP/s (FP6 analytic)");
+    ck_assert_int_eq(l.lines[0].origin, RL_ORIGIN_DATASHEET);
+    ck_assert_ptr_nonnull(strstr(l.lines[0].short_label, "(FP6 analytic)"));
+    ck_assert_ptr_nonnull(strstr(l.lines[0].compact_label, "(FP6 analytic)"));
+    ck_assert_str_eq(l.lines[1].label, "BF16 Tensor Core: 2250 TFLOP/s (analytic)");
+    rl_chart_layout_release(&l);
+}
+END_TEST
+
 START_TEST(measured_roofs_get_their_own_style)
 {
     roofs[4].origin = RL_ORIGIN_MEASURED;
@@ -621,6 +647,7 @@ static Suite *plot_suite(void)
     tcase_add_test(core, one_column_titles_and_ticks);
     tcase_add_test(core, close_memory_roofs_share_a_label);
     tcase_add_test(core, measured_roofs_get_their_own_style);
+    tcase_add_test(core, equal_roofs_of_two_origins_share_a_line);
     tcase_add_test(core, hierarchical_view);
     tcase_add_test(core, link_roof_and_comm_intensity);
     tcase_add_test(core, xy_chart_ceilings_and_predictions);
