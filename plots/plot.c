@@ -215,7 +215,7 @@ static bool point_drawable(const struct rl_chart_point *p)
 
 /* One entry of the chart's key, in the order write_plot gives the titles. */
 enum key_kind { KEY_RIDGE, KEY_SERIES, KEY_ORIGIN, KEY_LEVEL, KEY_KERNEL_MEASURED,
-                KEY_KERNEL_ANALYTIC };
+                KEY_KERNEL_ANALYTIC, KEY_NOTE };
 struct key_entry {
     enum key_kind kind;
     int which;          /* the series, origin or level */
@@ -228,9 +228,12 @@ static const char *const level_title[3] = {"L2 intensity", "L1 intensity",
                                            "FLOP per byte communicated"};
 static const int level_pt[3] = {9, 13, 12};
 
-/* The key's entries (at most 9 + n_series into out); returns how many. */
+/* The key's entries (at most KEY_MAX + n_series into out); returns how
+ * many. stack: the layout's (points on one spot), NULL while sizing (then
+ * a row is kept for the "xN" note where two points are close enough to). */
+#define KEY_MAX 11
 static size_t key_entries(const struct rl_chart *c, const struct rl_chart_line *lines,
-                          size_t n_lines, struct key_entry *out)
+                          size_t n_lines, const size_t *stack, struct key_entry *out)
 {
     size_t n = 0;
     out[n++] = (struct key_entry){KEY_RIDGE, 0, "ridge point (FLOP/byte)"};
@@ -238,7 +241,10 @@ static size_t key_entries(const struct rl_chart *c, const struct rl_chart_line *
         out[n++] = (struct key_entry){KEY_SERIES, (int)s,
                                       c->series[s].title ? c->series[s].title : "measured"};
     bool origins[3] = {false, false, false}, kinds[3] = {false, false, false};
-    bool levels[3] = {false, false, false};
+    bool levels[3] = {false, false, false}, analytic_timed = false, sizes_vary = false;
+    bool stacked = false;
+    size_t drawable = 0;
+    double size0 = NAN;
     for (size_t i = 0; i < n_lines; i++)
         origins[lines[i].origin] = true;
     for (size_t i = 0; i < c->n_points; i++) {
@@ -246,6 +252,18 @@ static size_t key_entries(const struct rl_chart *c, const struct rl_chart_line *
         if (!point_drawable(p))
             continue;
         kinds[p->origin] = true;
+        analytic_timed |= p->origin != RL_ORIGIN_MEASURED && p->timed;
+        const double size = p->size > 0 ? p->size : 1;
+        sizes_vary |= drawable++ && fabs(size - size0) > 1e-9;
+        if (isnan(size0))
+            size0 = size;
+        if (stack)
+            stacked |= stack[i] > 1;
+        else /* while sizing: a point within 0.03 decades of one before may share its spot */
+            for (size_t j = 0; j < i && !stacked; j++)
+                stacked |= point_drawable(&c->points[j]) &&
+                           fabs(log10(c->points[j].ai_flop_per_byte / p->ai_flop_per_byte)) < 0.03 &&
+                           fabs(log10(c->points[j].tflops / p->tflops)) < 0.03;
         levels[0] |= p->ai_l2_flop_per_byte > 0;
         levels[1] |= p->ai_l1_flop_per_byte > 0;
         levels[2] |= p->ai_link_flop_per_byte > 0 && isfinite(p->ai_link_flop_per_byte);
@@ -259,7 +277,17 @@ static size_t key_entries(const struct rl_chart *c, const struct rl_chart_line *
     if (kinds[RL_ORIGIN_MEASURED])
         out[n++] = (struct key_entry){KEY_KERNEL_MEASURED, 0, "measured kernel"};
     if (kinds[RL_ORIGIN_ANALYTIC] || kinds[RL_ORIGIN_DATASHEET])
-        out[n++] = (struct key_entry){KEY_KERNEL_ANALYTIC, 0, "analytic kernel"};
+        out[n++] = (struct key_entry){KEY_KERNEL_ANALYTIC, 0,
+                                      analytic_timed ? "kernel, computed FLOPs"
+                                                     : "analytic kernel, no time"};
+    /* What the markers' sizes and a label's "x3" say. (Titles of 24
+     * characters at most: a one-column chart's key fits under its roof
+     * labels.) An open marker placed by a time (a PyTorch kernel's, a
+     * predicted one) has computed FLOPs; one without sits on its roof. */
+    if (sizes_vary)
+        out[n++] = (struct key_entry){KEY_NOTE, 0, "area: share of GPU time"};
+    if (stacked)
+        out[n++] = (struct key_entry){KEY_NOTE, 1, "x3: 3 groups on one spot"};
     return n;
 }
 
@@ -469,20 +497,20 @@ static void choose_ranges(const struct rl_chart *c, struct rl_chart_layout *l, d
     double ridge_min = p_min * 1e3 / b_max, ridge_max = p_max * 1e3 / b_min;
     /* Room left of the first ridge for the memory roofs' labels (the
      * caller widens it where their labels need more). */
-    double ai_lo = ridge_min / lo_div, ai_hi = ridge_max * 8;
+    double ai_lo = ridge_min / lo_div, ai_hi = ridge_max * 3;
     double y_lo = b_min * 1e9 * ai_lo / 3, y_hi = p_max * 1e12 * 2.5;
     for (size_t i = 0; i < c->n_points; i++) {
         const struct rl_chart_point *p = &c->points[i];
         if (!point_drawable(p))
             continue;
         ai_lo = fmin(ai_lo, p->ai_flop_per_byte / 4);
-        ai_hi = fmax(ai_hi, p->ai_flop_per_byte * 6);
+        ai_hi = fmax(ai_hi, p->ai_flop_per_byte * 3);
         const double lv[3] = {p->ai_l2_flop_per_byte, p->ai_l1_flop_per_byte,
                               p->ai_link_flop_per_byte};
         for (int k = 0; k < 3; k++)
             if (lv[k] > 0 && isfinite(lv[k])) {
                 ai_lo = fmin(ai_lo, lv[k] / 4);
-                ai_hi = fmax(ai_hi, lv[k] * 6);
+                ai_hi = fmax(ai_hi, lv[k] * 3);
             }
         y_lo = fmin(y_lo, p->tflops * 1e12 / 4);
         y_hi = fmax(y_hi, p->tflops * 1e12 * 3);
@@ -1192,12 +1220,12 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
     out->h = (c->height > 0 ? c->height : RL_CHART_H) + below;
     out->n_lines = build_lines(c, out->lines);
     /* The key's size: its rows, and its widest title. */
-    struct key_entry *ke = malloc((9 + c->n_series) * sizeof *ke);
+    struct key_entry *ke = malloc((KEY_MAX + c->n_series) * sizeof *ke);
     if (!ke) {
         rl_chart_layout_release(out);
         return rl_fail(errmsg, RL_ENOMEM, "out of memory laying out the chart");
     }
-    size_t key_rows = key_entries(c, out->lines, out->n_lines, ke);
+    size_t key_rows = key_entries(c, out->lines, out->n_lines, NULL, ke);
     double key_text_w = 0;
     for (size_t k = 0; k < key_rows; k++)
         key_text_w = fmax(key_text_w, text_w(ke[k].title, FONT_KEY));
@@ -1655,12 +1683,12 @@ static void write_labels(struct rl_strbuf *gp, const struct rl_chart *c,
 static void write_margin_key(struct rl_strbuf *gp, const struct rl_chart *c,
                              const struct rl_chart_layout *l)
 {
-    struct key_entry *ke = malloc((9 + c->n_series) * sizeof *ke);
+    struct key_entry *ke = malloc((KEY_MAX + c->n_series) * sizeof *ke);
     if (!ke) {
         gp->oom = true;
         return;
     }
-    size_t n = key_entries(c, l->lines, l->n_lines, ke);
+    size_t n = key_entries(c, l->lines, l->n_lines, l->stack, ke);
     double dy = TEXT_H(FONT_KEY), x0 = l->key.x0 / l->w;
     double x1 = (l->key.x0 + KEY_SAMPLE_W) / l->w, xm = (x0 + x1) / 2;
     for (size_t k = 0; k < n; k++) {
@@ -1699,6 +1727,8 @@ static void write_margin_key(struct rl_strbuf *gp, const struct rl_chart *c,
             break;
         case KEY_KERNEL_ANALYTIC:
             point = "pt 6 ps 1.3*pt_scale lc rgb \"#111111\"";
+            break;
+        case KEY_NOTE: /* words only */
             break;
         }
         if (line)
@@ -1850,14 +1880,28 @@ static void write_plot(struct rl_strbuf *gp, const struct rl_chart *c,
                                  "lc rgb \"#555555\" title \"%s\", \\\n",
                              base, 6 + k, level_pt[k], level_title[k]);
         }
-    if (kinds[RL_ORIGIN_MEASURED])
-        rl_strbuf_printf(gp, "  \"%s.kernels.dat\" using 1:(strcol(3) eq \"measured\" ? $2 : NaN):"
-                             "($4*1.3) with points ls 91 ps variable title \"measured kernel\", \\\n",
-                         base);
-    if (kinds[RL_ORIGIN_ANALYTIC] || kinds[RL_ORIGIN_DATASHEET])
-        rl_strbuf_printf(gp, "  \"%s.kernels.dat\" using 1:(strcol(3) ne \"measured\" ? $2 : NaN):"
-                             "($4*1.3) with points ls 92 ps variable title \"analytic kernel\", \\\n",
-                         base);
+    /* The kernels' titles and the notes on them: the key's entries (one
+     * source for this key and the margin's). */
+    struct key_entry *ke = malloc((KEY_MAX + c->n_series) * sizeof *ke);
+    if (!ke) {
+        gp->oom = true;
+        return;
+    }
+    size_t n_ke = key_entries(c, l->lines, l->n_lines, l->stack, ke);
+    for (size_t k = 0; k < n_ke; k++) {
+        if (ke[k].kind == KEY_KERNEL_MEASURED && kinds[RL_ORIGIN_MEASURED])
+            rl_strbuf_printf(gp, "  \"%s.kernels.dat\" using 1:(strcol(3) eq \"measured\" ? $2 : "
+                                 "NaN):($4*1.3) with points ls 91 ps variable title \"%s\", \\\n",
+                             base, ke[k].title);
+        else if (ke[k].kind == KEY_KERNEL_ANALYTIC)
+            rl_strbuf_printf(gp, "  \"%s.kernels.dat\" using 1:(strcol(3) ne \"measured\" ? $2 : "
+                                 "NaN):($4*1.3) with points ls 92 ps variable title \"%s\", \\\n",
+                             base, ke[k].title);
+        else if (ke[k].kind == KEY_NOTE) /* words only: a sample of nothing */
+            rl_strbuf_printf(gp, "  NaN with dots lc rgb \"white\" title \"%s\", \\\n",
+                             ke[k].title);
+    }
+    free(ke);
     /* End the continued command. */
     rl_strbuf_printf(gp, "  NaN notitle\n");
 }

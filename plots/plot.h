@@ -24,6 +24,8 @@ struct rl_chart_point {
      * the same rate against the link roof (a memory roof of level
      * RL_CHART_LINK_LEVEL) and joined to the point; 0 or NAN: none. */
     double ai_link_flop_per_byte;
+    bool timed;             /* placed by its time (measured or predicted), not
+                             * at its attainable rate */
 };
 
 /* The level a link roof takes in rl_chart's memory[] (past the memory

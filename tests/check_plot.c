@@ -40,8 +40,8 @@ static struct rl_chart chart_of(const struct rl_chart_point *p, size_t n)
 
 START_TEST(ranges_hold_ridges_and_points)
 {
-    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0},
-                                  {"gemm", 1247, 989.4, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0}};
+    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0, false},
+                                  {"gemm", 1247, 989.4, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0, false}};
     struct rl_chart c = chart_of(p, 2);
     struct rl_chart_layout l;
     char err[RL_ERRMSG_SIZE];
@@ -104,7 +104,7 @@ START_TEST(ten_clustered_labels_do_not_overlap)
     char names[10][32];
     for (int i = 0; i < 10; i++) {
         snprintf(names[i], sizeof names[i], "kernel_%d_%s", i, i % 2 ? "gemv" : "gemm_bf16");
-        p[i] = (struct rl_chart_point){names[i], ai[i], tf[i], RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0};
+        p[i] = (struct rl_chart_point){names[i], ai[i], tf[i], RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0, false};
     }
     struct rl_chart c = chart_of(p, 10);
     struct rl_chart_layout l;
@@ -118,10 +118,10 @@ END_TEST
 
 START_TEST(undrawable_points_are_skipped)
 {
-    struct rl_chart_point p[4] = {{"zero bytes", INFINITY, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0},
-                                  {"zero flops", 0, 0, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0},
-                                  {"no time", 5, NAN, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0},
-                                  {"ok", 5, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0}};
+    struct rl_chart_point p[4] = {{"zero bytes", INFINITY, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0, false},
+                                  {"zero flops", 0, 0, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0, false},
+                                  {"no time", 5, NAN, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0, false},
+                                  {"ok", 5, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0, false}};
     struct rl_chart c = chart_of(p, 4);
     struct rl_chart_layout l;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
@@ -133,7 +133,7 @@ END_TEST
 
 START_TEST(script_carries_the_ceilings)
 {
-    struct rl_chart_point p[1] = {{"decode \"gemv\"", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0}};
+    struct rl_chart_point p[1] = {{"decode \"gemv\"", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0, false}};
     struct rl_chart c = chart_of(p, 1);
     struct rl_chart_layout l;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
@@ -149,7 +149,7 @@ START_TEST(script_carries_the_ceilings)
     ck_assert_ptr_nonnull(strstr(gp.s, "title \"datasheet ceiling\""));
     ck_assert_ptr_nonnull(strstr(gp.s, "title \"analytic ceiling\""));
     ck_assert_ptr_null(strstr(gp.s, "title \"measured ceiling\""));
-    ck_assert_ptr_nonnull(strstr(gp.s, "title \"analytic kernel\""));
+    ck_assert_ptr_nonnull(strstr(gp.s, "title \"analytic kernel, no time\""));
     ck_assert_ptr_nonnull(strstr(gp.s, "\"decode \\\"gemv\\\"\""));
     ck_assert_ptr_null(strstr(gp.s, "@")); /* every placeholder filled */
     /* The BF16 roof as data: y = 989.4e12 FLOP/s, from its ridge with the
@@ -169,8 +169,8 @@ END_TEST
 START_TEST(hierarchical_view)
 {
     /* A GEMV read once from DRAM and thrice from L2, its L1 intensity lower still. */
-    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.0, RL_ORIGIN_MEASURED, 0, 4, 0.33, 0.1, NULL, 0},
-                                  {"gemm", 1247, 700, RL_ORIGIN_MEASURED, 0, 4, 0, NAN, NULL, 0}};
+    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.0, RL_ORIGIN_MEASURED, 0, 4, 0.33, 0.1, NULL, 0, false},
+                                  {"gemm", 1247, 700, RL_ORIGIN_MEASURED, 0, 4, 0, NAN, NULL, 0, false}};
     struct rl_chart c = chart_of(p, 2);
     struct rl_chart_layout l;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
@@ -241,8 +241,8 @@ static void line_end(const struct rl_chart_layout *l, const struct rl_chart_line
  * height (or joined to it by a leader), in order, never in a key. */
 START_TEST(one_column_roof_labels_in_the_margin)
 {
-    struct rl_chart_point p[2] = {{"decode GEMV", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0},
-                                  {"prefill GEMM", 1247, 989.4, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0}};
+    struct rl_chart_point p[2] = {{"decode GEMV", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0, false},
+                                  {"prefill GEMM", 1247, 989.4, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0, false}};
     struct rl_chart c = chart_of(p, 2);
     c.width = RL_CHART_SINGLE_W, c.height = RL_CHART_SINGLE_H;
     struct rl_chart_layout l;
@@ -292,8 +292,8 @@ START_TEST(one_column_roof_labels_in_the_margin)
      * the same, by a leader, cut shorter where the plot has no room for
      * the whole name; never numbered. */
     struct rl_chart_point q[2] = {
-        {"cutlass_80_tensorop_bf16...", 1263, 600, RL_ORIGIN_MEASURED, 3, 4, 0, 0, NULL, 0},
-        {"vectorized_elementwise...", 0.1667, 0.4, RL_ORIGIN_MEASURED, 2.5, 4, 0, 0, NULL, 0}};
+        {"cutlass_80_tensorop_bf16...", 1263, 600, RL_ORIGIN_MEASURED, 3, 4, 0, 0, NULL, 0, false},
+        {"vectorized_elementwise...", 0.1667, 0.4, RL_ORIGIN_MEASURED, 2.5, 4, 0, 0, NULL, 0, false}};
     c.points = q;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
     ck_assert_uint_eq(l.n_key, 0);
@@ -336,7 +336,7 @@ END_TEST
  * are ticked without one. */
 START_TEST(one_column_titles_and_ticks)
 {
-    struct rl_chart_point p[1] = {{"far", 1e5, 1, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0}};
+    struct rl_chart_point p[1] = {{"far", 1e5, 1, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0, false}};
     struct rl_chart c = chart_of(p, 1);
     c.width = RL_CHART_SINGLE_W, c.height = RL_CHART_SINGLE_H;
     c.title = "NVIDIA H200 SXM 141GB: roofline (datasheet ceilings)";
@@ -473,6 +473,48 @@ START_TEST(equal_roofs_of_two_origins_share_a_line)
 }
 END_TEST
 
+/* An A100 training step's chart (tests/data/torch-real/trace_diff-control:
+ * its kernels up to 300 FLOP/B, FP16 312 TFLOP/s, HBM2 1555 GB/s, ridge
+ * 200): the x axis ends one decade past them, not three (10k, then 100k
+ * for the roof labels, were two empty decades); roof labels go to the
+ * margin where the plot has no room at the lines' ends. Its key says what
+ * the open markers placed by a time are, what their area and a label's
+ * "x3" mean. */
+START_TEST(a_trace_chart_without_empty_decades)
+{
+    struct rl_compute_roof r[2] = {
+        {.name = "fp16", .label = "FP16/BF16 Tensor Core", .peak_tflops = 312,
+         .origin = RL_ORIGIN_DATASHEET},
+        {.name = "fp64", .label = "FP64 CUDA cores", .peak_tflops = 9.7,
+         .origin = RL_ORIGIN_DATASHEET}};
+    struct rl_memory_roof m[1] = {{.level = RL_MEM_DRAM, .label = "HBM2", .bandwidth_gbs = 1555}};
+    struct rl_chart_point p[3] = {
+        {.label = "mm", .ai_flop_per_byte = 299.3, .tflops = 100, .origin = RL_ORIGIN_ANALYTIC,
+         .size = 3, .roof = 0, .timed = true},
+        {.label = "mm again", .ai_flop_per_byte = 299.3, .tflops = 100,
+         .origin = RL_ORIGIN_ANALYTIC, .size = 3, .roof = 0, .timed = true},
+        {.label = "add", .ai_flop_per_byte = 0.083, .tflops = 0.1, .origin = RL_ORIGIN_ANALYTIC,
+         .size = 0.6, .roof = 1, .timed = true}};
+    struct rl_chart c = {.title = "A100 step", .compute = r, .n_compute = 2, .memory = m,
+                         .n_memory = 1, .points = p, .n_points = 3};
+    struct rl_chart_layout l;
+    ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
+    ck_assert_double_eq_tol(l.x_hi, 1000, 1e-9); /* 300 x 3 = 900: the decade 1k */
+    ck_assert_uint_eq(l.stack[0], 2);             /* the two mm on one spot */
+    struct rl_strbuf gp = {0}, rd = {0}, kd = {0};
+    ck_assert_int_eq(rl_chart_script(&c, &l, RL_CHART_SVG, "x", &gp, &rd, &kd, NULL), 0);
+    ck_assert_ptr_nonnull(strstr(gp.s, "kernel, computed FLOPs"));
+    ck_assert_ptr_null(strstr(gp.s, "no time"));
+    ck_assert_ptr_nonnull(strstr(gp.s, "area: share of GPU time"));
+    ck_assert_ptr_nonnull(strstr(gp.s, "x3: 3 groups on one spot"));
+    ck_assert_ptr_nonnull(strstr(gp.s, "mm x2"));
+    rl_strbuf_release(&gp);
+    rl_strbuf_release(&rd);
+    rl_strbuf_release(&kd);
+    rl_chart_layout_release(&l);
+}
+END_TEST
+
 START_TEST(measured_roofs_get_their_own_style)
 {
     roofs[4].origin = RL_ORIGIN_MEASURED;
@@ -503,8 +545,8 @@ static long file_size(const char *path)
 
 START_TEST(renders_svg_png_pdf)
 {
-    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0},
-                                  {"gemm", 1247, 989.4, RL_ORIGIN_MEASURED, 0, 4, 0, 0, NULL, 0}};
+    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0, false},
+                                  {"gemm", 1247, 989.4, RL_ORIGIN_MEASURED, 0, 4, 0, 0, NULL, 0, false}};
     struct rl_chart c = chart_of(p, 2);
     static const char *const ext[] = {"svg", "png", "pdf"};
     static const char *const magic[] = {"<svg", "\x89PNG", "%PDF"};
@@ -619,6 +661,9 @@ START_TEST(short_names)
         {"kernel_name_that_is_much_longer_than_the_limit_allows", "kernel_name_that_is_much...",
          28},
         {"x", "x", 0},
+        /* a shape is cut between its dimensions, never inside a number */
+        {"prefill GEMM 2048x4096x14336 bf16", "prefill GEMM 2048x4096...", 0},
+        {"decode GEMV 1x4096x14336 bf16", "decode GEMV 1x4096x14336...", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char out[160];
@@ -648,6 +693,7 @@ static Suite *plot_suite(void)
     tcase_add_test(core, close_memory_roofs_share_a_label);
     tcase_add_test(core, measured_roofs_get_their_own_style);
     tcase_add_test(core, equal_roofs_of_two_origins_share_a_line);
+    tcase_add_test(core, a_trace_chart_without_empty_decades);
     tcase_add_test(core, hierarchical_view);
     tcase_add_test(core, link_roof_and_comm_intensity);
     tcase_add_test(core, xy_chart_ceilings_and_predictions);

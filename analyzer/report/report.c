@@ -1124,6 +1124,7 @@ int rl_report_chart_series(const struct rl_report *r, const struct rl_ceilings *
         bool timed = !isnan(w->v.achieved_tflops);
         q->tflops = timed ? w->v.achieved_tflops : w->v.attainable_tflops;
         q->origin = timed ? w->origin : RL_ORIGIN_ANALYTIC;
+        q->timed = timed;
         /* Marker area follows the share of GPU time. */
         q->size = max_share > 0 && !isnan(w->time_share)
                       ? 0.5 + 2.5 * sqrt(w->time_share / max_share)
