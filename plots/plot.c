@@ -368,6 +368,18 @@ static int chart_color(const struct rl_chart *c, const char *name)
     return roof_color(want);
 }
 
+const char *rl_chart_roof_color(const struct rl_compute_roof *compute, size_t n_compute,
+                                const char *name)
+{
+    const struct rl_chart c = {.compute = compute, .n_compute = n_compute};
+    return compute_colors[chart_color(&c, name)];
+}
+
+const char *rl_chart_memory_color(int level)
+{
+    return level >= 0 && level <= RL_CHART_LINK_LEVEL ? memory_colors[level] : memory_colors[0];
+}
+
 /* Merge equal compute roofs; fill lines[] with compute then memory lines. */
 static size_t build_lines(const struct rl_chart *c, struct rl_chart_line *lines)
 {

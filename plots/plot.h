@@ -237,4 +237,12 @@ struct rl_bar_chart {
 /* Write <out without ext>.gp and .dat atomically and draw out_path. */
 int rl_bar_chart_render(const struct rl_bar_chart *c, const char *out_path, char *errmsg);
 
+/* The colour a chart gives compute roof `name` among `compute` (its
+ * precision's palette slot, else the next free one), and a memory level's
+ * (RL_MEM_* or RL_CHART_LINK_LEVEL): "#0072B2". report.json carries them,
+ * so report.html draws each roof in the PNG's colour. */
+const char *rl_chart_roof_color(const struct rl_compute_roof *compute, size_t n_compute,
+                                const char *name);
+const char *rl_chart_memory_color(int level);
+
 #endif

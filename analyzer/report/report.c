@@ -888,7 +888,9 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
             json_number(f, "pct_of_datasheet", pct);
             fprintf(f, ", \"over_datasheet\": %s", pct > 100 ? "true" : "false");
         }
-        fprintf(f, ", \"origin\": \"%s\"},\n", rl_origin_name(c->compute[i].origin));
+        fprintf(f, ", \"origin\": \"%s\", \"color\": \"%s\"},\n",
+                rl_origin_name(c->compute[i].origin),
+                rl_chart_roof_color(c->compute, c->n_compute, c->compute[i].name));
     }
     for (size_t i = 0; i < c->n_memory; i++) {
         fprintf(f, "    {\"kind\": \"memory\", \"name\": \"%s\", \"label\": ",
@@ -900,7 +902,8 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
             json_number(f, "pct_of_datasheet", pct);
             fprintf(f, ", \"over_datasheet\": %s", pct > 100 ? "true" : "false");
         }
-        fprintf(f, ", \"origin\": \"%s\"}%s\n", rl_origin_name(c->memory[i].origin),
+        fprintf(f, ", \"origin\": \"%s\", \"color\": \"%s\"}%s\n",
+                rl_origin_name(c->memory[i].origin), rl_chart_memory_color((int)c->memory[i].level),
                 i + 1 < c->n_memory ? "," : "");
     }
     fputs("  ],\n  \"notes\": [", f);
