@@ -422,7 +422,7 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
         return rc;
     char title[400], note[64] = "", path[4096];
     if (n_marked) /* first: a title too wide is cut at its end */
-        snprintf(note, sizeof note, "* does not fit in %.1f GB; ", r->cap.usable_bytes / 1e9);
+        snprintf(note, sizeof note, "* does not fit in %s GB; ", rl_num(r->cap.usable_bytes / 1e9, 4));
     if (r->lay.train)
         snprintf(title, sizeof title, "%s on %s: %straining (batch %d...%d of %d tokens)",
                  r->m.name, r->c.gpu_name, note, r->batches[0], r->batches[r->n_batches - 1],
@@ -480,22 +480,23 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
         .n_vlines = r->crossover && (!known || r->crossover <= r->max_fit) ? 1 : 0,
         .shade_from_x = NAN, .shade_labels = sls};
     if (cut) {
-        /* The shaded region: at least 40% of the (log) axis and 1.5
-         * octaves, room for its labels. */
+        /* The shaded region: 28% of the (log) axis and 1.5 octaves at
+         * least, room for its two short labels (at 40% it took half the
+         * chart from the curves). */
         const double lx = log2(r->max_fit);
         xy.shade_from_x = r->max_fit;
-        xy.x_max = exp2(fmax(fmax(lx + 1.5, lx / 0.6), log2(2.0 * top)));
-        snprintf(sl[0], sizeof sl[0], "batch > %d does not fit in %.1f GB", r->max_fit,
-                 r->cap.usable_bytes / 1e9);
-        snprintf(sl[1], sizeof sl[1], "crossover (batch %d) does not fit", r->crossover);
+        xy.x_max = exp2(fmax(fmax(lx + 1.5, lx / 0.72), log2(2.0 * top)));
+        snprintf(sl[0], sizeof sl[0], "batch > %d: over %s GB", r->max_fit,
+                 rl_num(r->cap.usable_bytes / 1e9, 4));
+        snprintf(sl[1], sizeof sl[1], "crossover %d does not fit", r->crossover);
         xy.n_shade_labels = r->crossover > r->max_fit ? 2 : 1;
     } else if (known && r->max_fit == 0) {
         xy.shade_from_x = 1;
         xy.x_min = 1;
         xy.x_max = xs[m - 1];
         xy.shade_labels_low = true;
-        snprintf(sl[0], sizeof sl[0], "not even batch 1 fits in %.1f GB",
-                 r->cap.usable_bytes / 1e9);
+        snprintf(sl[0], sizeof sl[0], "not even batch 1 fits in %s GB",
+                 rl_num(r->cap.usable_bytes / 1e9, 4));
         if (r->crossover) {
             size_t u = strlen(sl[0]);
             snprintf(sl[0] + u, sizeof sl[0] - u, " (crossover: %d)", r->crossover);
