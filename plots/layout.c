@@ -171,8 +171,9 @@ static bool line_between(const struct rl_placer *p, double px, double py, double
 
 /* The search: boxes of w + 2 pad by h + 2 pad around the marker, each
  * shrunk back to w by h as the label's; a label not beside its marker
- * (past the second distance; with padding, more than 8 units off its
- * edge) has a leader, whose cost is counted. */
+ * (past the first distance, 3 units: at 10 a name in a cluster read as a
+ * neighbour's; with padding, more than 8 units off its edge) has a
+ * leader, whose cost is counted. */
 static double find_near(const struct rl_placer *p, double px, double py, double r, double w,
                         double h, double cross_cost, double pad, struct rl_placed_label *out)
 {
@@ -199,7 +200,7 @@ static double find_near(const struct rl_placer *p, double px, double py, double 
             b = (struct rl_box){b.x0 + pad, b.y0 + pad, b.x1 - pad, b.y1 - pad};
             double gx = fmax(fmax(b.x0 - px, px - b.x1), 0);
             double gy = fmax(fmax(b.y0 - py, py - b.y1), 0);
-            bool leader = g >= 2 || (pad > 0 && fmax(gx, gy) > r + 8) ||
+            bool leader = g >= 1 || (pad > 0 && fmax(gx, gy) > r + 8) ||
                           line_between(p, px, py, r, b);
             if (leader && c < best) {
                 /* The leader leaves the marker's edge and ends at the

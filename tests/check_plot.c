@@ -4,6 +4,7 @@
 
 #include "analyzer/util/error.h"
 #include "plots/labels.h"
+#include "plots/layout.h"
 #include "plots/plot.h"
 
 #include <dirent.h>
@@ -515,6 +516,36 @@ START_TEST(a_trace_chart_without_empty_decades)
 }
 END_TEST
 
+/* A label not at the first distance from its marker (3 units) has a
+ * leader: at 10 units, in a cluster of markers, a name read as its
+ * neighbour's (issue 34: "prefill SiLU" beside "decode FFN RMSNorm").
+ * Marker at (100, 100), radius 6, a 40 x 10 label; strips at x 109..115
+ * (open at y 99..101 for the leader) and 85..91 cost every spot at 3
+ * units; the spot 10 units right (x from 116) is clean: taken, with a
+ * leader. */
+START_TEST(a_label_off_its_marker_has_a_leader)
+{
+    struct rl_placer pl;
+    rl_placer_init(&pl, (struct rl_box){0, 0, 400, 400});
+    ck_assert_int_eq(rl_placer_add_box(&pl, (struct rl_box){109, 0, 115, 99}), 0);
+    ck_assert_int_eq(rl_placer_add_box(&pl, (struct rl_box){109, 101, 115, 400}), 0);
+    ck_assert_int_eq(rl_placer_add_box(&pl, (struct rl_box){85, 0, 91, 400}), 0);
+    struct rl_placed_label out;
+    ck_assert_double_eq(rl_placer_find_near(&pl, 100, 100, 6, 40, 10, &out), 0);
+    ck_assert_double_eq_tol(out.box.x0, 116, 1e-9);
+    ck_assert_double_eq_tol(out.box.y0, 95, 1e-9);
+    ck_assert(out.leader);
+    /* with nothing in the way: beside it, 3 units off, no leader */
+    struct rl_placer free_pl;
+    rl_placer_init(&free_pl, (struct rl_box){0, 0, 400, 400});
+    ck_assert_double_eq(rl_placer_find_near(&free_pl, 100, 100, 6, 40, 10, &out), 0);
+    ck_assert_double_eq_tol(out.box.x0, 109, 1e-9);
+    ck_assert(!out.leader);
+    rl_placer_release(&pl);
+    rl_placer_release(&free_pl);
+}
+END_TEST
+
 START_TEST(measured_roofs_get_their_own_style)
 {
     roofs[4].origin = RL_ORIGIN_MEASURED;
@@ -694,6 +725,7 @@ static Suite *plot_suite(void)
     tcase_add_test(core, measured_roofs_get_their_own_style);
     tcase_add_test(core, equal_roofs_of_two_origins_share_a_line);
     tcase_add_test(core, a_trace_chart_without_empty_decades);
+    tcase_add_test(core, a_label_off_its_marker_has_a_leader);
     tcase_add_test(core, hierarchical_view);
     tcase_add_test(core, link_roof_and_comm_intensity);
     tcase_add_test(core, xy_chart_ceilings_and_predictions);
