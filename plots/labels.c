@@ -123,8 +123,9 @@ void rl_chart_short_name(char *out, size_t size, const char *name, size_t max_ch
         return;
     }
     free(work);
-    /* 4. At most max_chars, cut at a word (a space, '_' or '<'), never
-     * inside one, with "..." marking the cut. */
+    /* 4. At most max_chars, cut at a word (a space, '_' or '<', or a
+     * shape's 'x' between digits: "2048x4096...", never "2048x4096x14..."),
+     * never inside one, with "..." marking the cut. */
     if (max_chars == 0)
         max_chars = RL_CHART_LABEL_MAX;
     if (max_chars < 8)
@@ -134,7 +135,9 @@ void rl_chart_short_name(char *out, size_t size, const char *name, size_t max_ch
         size_t cut = max_chars - 3;
         size_t word = cut;
         while (word > max_chars / 2 && t[word] != ' ' && t[word] != '_' && t[word] != '<' &&
-               t[word] != '-')
+               t[word] != '-' &&
+               !(t[word] == 'x' && isdigit((unsigned char)t[word - 1]) &&
+                 isdigit((unsigned char)t[word + 1])))
             word--;
         if (word > max_chars / 2)
             cut = word;

@@ -132,7 +132,8 @@ static bool segments_cross(struct rl_segment a, struct rl_segment b)
 
 /* What a leader line from the marker at (px, py) to its label costs: it
  * must not run through a label or another marker (a box holding the
- * marker's centre is the marker's own, which the leader leaves); crossing
+ * marker's centre is the marker's own, which the leader leaves; through
+ * text 20 times a marker's cost: it reads as struck out); crossing
  * a roof line is allowed when nothing else is free (cross_cost each). */
 static double leader_cost(const struct rl_placer *p, struct rl_segment s, double px, double py,
                           double cross_cost)
@@ -142,7 +143,7 @@ static double leader_cost(const struct rl_placer *p, struct rl_segment s, double
         const struct rl_box *b = &p->boxes[i];
         if (b->x0 <= px && px <= b->x1 && b->y0 <= py && py <= b->y1)
             continue;
-        cost += 100 * rl_segment_length_in_box(s, *b);
+        cost += (i < p->n_marks ? 100 : 2000) * rl_segment_length_in_box(s, *b);
     }
     for (size_t i = 0; i < p->n_lines; i++)
         cost += segments_cross(s, p->lines[i]) ? cross_cost : 0;
@@ -170,8 +171,9 @@ static bool line_between(const struct rl_placer *p, double px, double py, double
 
 /* The search: boxes of w + 2 pad by h + 2 pad around the marker, each
  * shrunk back to w by h as the label's; a label not beside its marker
- * (past the second distance; with padding, more than 8 units off its
- * edge) has a leader, whose cost is counted. */
+ * (past the first distance, 3 units: at 10 a name in a cluster read as a
+ * neighbour's; with padding, more than 8 units off its edge) has a
+ * leader, whose cost is counted. */
 static double find_near(const struct rl_placer *p, double px, double py, double r, double w,
                         double h, double cross_cost, double pad, struct rl_placed_label *out)
 {
@@ -198,7 +200,7 @@ static double find_near(const struct rl_placer *p, double px, double py, double 
             b = (struct rl_box){b.x0 + pad, b.y0 + pad, b.x1 - pad, b.y1 - pad};
             double gx = fmax(fmax(b.x0 - px, px - b.x1), 0);
             double gy = fmax(fmax(b.y0 - py, py - b.y1), 0);
-            bool leader = g >= 2 || (pad > 0 && fmax(gx, gy) > r + 8) ||
+            bool leader = g >= 1 || (pad > 0 && fmax(gx, gy) > r + 8) ||
                           line_between(p, px, py, r, b);
             if (leader && c < best) {
                 /* The leader leaves the marker's edge and ends at the

@@ -27,6 +27,8 @@ struct rl_placer {
     struct rl_box area;     /* labels must stay inside */
     struct rl_box *boxes;   /* labels and markers: must not be overlapped */
     size_t n_boxes, cap_boxes;
+    size_t n_marks;         /* boxes[0..n_marks) are markers, the rest text: a
+                             * leader through text strikes it out, costlier */
     struct rl_segment *lines; /* roof lines: crossing them costs less */
     size_t n_lines, cap_lines;
 };

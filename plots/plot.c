@@ -4,6 +4,7 @@
 
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
+#include "analyzer/util/numtext.h"
 #include "plots/labels.h"
 
 #include <errno.h>
@@ -103,22 +104,22 @@ static double text_w(const char *s, double font)
 static double floor_decade(double v) { return pow(10, floor(log10(v))); }
 static double ceil_decade(double v) { return pow(10, ceil(log10(v) - 1e-9)); }
 
-/* "989.4 TFLOP/s", "0.473 TFLOP/s", "1978.9 TOPS". */
+/* "989.4 TFLOP/s", "0.473 TFLOP/s", "1978.9 TOPS", "9000 TFLOP/s", "37
+ * TFLOP/s": from 10 up, to a tenth, a ".0" dropped (digits: the integer
+ * part's and one). */
 static void format_peak(char *buf, size_t n, double tflops, bool ops)
 {
-    if (tflops >= 10)
-        snprintf(buf, n, "%.1f %s", tflops, ops ? "TOPS" : "TFLOP/s");
-    else
-        snprintf(buf, n, "%.3g %s", tflops, ops ? "TOPS" : "TFLOP/s");
+    const int digits = tflops >= 10 ? (int)floor(log10(tflops)) + 2 : 3;
+    snprintf(buf, n, "%s %s", rl_num(tflops, digits), ops ? "TOPS" : "TFLOP/s");
 }
 
 /* "4.8 TB/s", "3.35 TB/s", "864 GB/s". */
 static void format_bandwidth(char *buf, size_t n, double gbs)
 {
     if (gbs >= 1000)
-        snprintf(buf, n, "%.4g TB/s", gbs / 1000);
+        snprintf(buf, n, "%s TB/s", rl_num(gbs / 1000, 4));
     else
-        snprintf(buf, n, "%.4g GB/s", gbs);
+        snprintf(buf, n, "%s GB/s", rl_num(gbs, 4));
 }
 
 static const char *origin_suffix(enum rl_origin o)
@@ -214,7 +215,7 @@ static bool point_drawable(const struct rl_chart_point *p)
 
 /* One entry of the chart's key, in the order write_plot gives the titles. */
 enum key_kind { KEY_RIDGE, KEY_SERIES, KEY_ORIGIN, KEY_LEVEL, KEY_KERNEL_MEASURED,
-                KEY_KERNEL_ANALYTIC };
+                KEY_KERNEL_ANALYTIC, KEY_NOTE };
 struct key_entry {
     enum key_kind kind;
     int which;          /* the series, origin or level */
@@ -227,9 +228,12 @@ static const char *const level_title[3] = {"L2 intensity", "L1 intensity",
                                            "FLOP per byte communicated"};
 static const int level_pt[3] = {9, 13, 12};
 
-/* The key's entries (at most 9 + n_series into out); returns how many. */
+/* The key's entries (at most KEY_MAX + n_series into out); returns how
+ * many. stack: the layout's (points on one spot), NULL while sizing (then
+ * a row is kept for the "xN" note where two points are close enough to). */
+#define KEY_MAX 11
 static size_t key_entries(const struct rl_chart *c, const struct rl_chart_line *lines,
-                          size_t n_lines, struct key_entry *out)
+                          size_t n_lines, const size_t *stack, struct key_entry *out)
 {
     size_t n = 0;
     out[n++] = (struct key_entry){KEY_RIDGE, 0, "ridge point (FLOP/byte)"};
@@ -237,7 +241,10 @@ static size_t key_entries(const struct rl_chart *c, const struct rl_chart_line *
         out[n++] = (struct key_entry){KEY_SERIES, (int)s,
                                       c->series[s].title ? c->series[s].title : "measured"};
     bool origins[3] = {false, false, false}, kinds[3] = {false, false, false};
-    bool levels[3] = {false, false, false};
+    bool levels[3] = {false, false, false}, analytic_timed = false, sizes_vary = false;
+    bool stacked = false;
+    size_t drawable = 0;
+    double size0 = NAN;
     for (size_t i = 0; i < n_lines; i++)
         origins[lines[i].origin] = true;
     for (size_t i = 0; i < c->n_points; i++) {
@@ -245,6 +252,18 @@ static size_t key_entries(const struct rl_chart *c, const struct rl_chart_line *
         if (!point_drawable(p))
             continue;
         kinds[p->origin] = true;
+        analytic_timed |= p->origin != RL_ORIGIN_MEASURED && p->timed;
+        const double size = p->size > 0 ? p->size : 1;
+        sizes_vary |= drawable++ && fabs(size - size0) > 1e-9;
+        if (isnan(size0))
+            size0 = size;
+        if (stack)
+            stacked |= stack[i] > 1;
+        else /* while sizing: a point within 0.03 decades of one before may share its spot */
+            for (size_t j = 0; j < i && !stacked; j++)
+                stacked |= point_drawable(&c->points[j]) &&
+                           fabs(log10(c->points[j].ai_flop_per_byte / p->ai_flop_per_byte)) < 0.03 &&
+                           fabs(log10(c->points[j].tflops / p->tflops)) < 0.03;
         levels[0] |= p->ai_l2_flop_per_byte > 0;
         levels[1] |= p->ai_l1_flop_per_byte > 0;
         levels[2] |= p->ai_link_flop_per_byte > 0 && isfinite(p->ai_link_flop_per_byte);
@@ -258,7 +277,17 @@ static size_t key_entries(const struct rl_chart *c, const struct rl_chart_line *
     if (kinds[RL_ORIGIN_MEASURED])
         out[n++] = (struct key_entry){KEY_KERNEL_MEASURED, 0, "measured kernel"};
     if (kinds[RL_ORIGIN_ANALYTIC] || kinds[RL_ORIGIN_DATASHEET])
-        out[n++] = (struct key_entry){KEY_KERNEL_ANALYTIC, 0, "analytic kernel"};
+        out[n++] = (struct key_entry){KEY_KERNEL_ANALYTIC, 0,
+                                      analytic_timed ? "kernel, computed FLOPs"
+                                                     : "analytic kernel, no time"};
+    /* What the markers' sizes and a label's "x3" say. (Titles of 24
+     * characters at most: a one-column chart's key fits under its roof
+     * labels.) An open marker placed by a time (a PyTorch kernel's, a
+     * predicted one) has computed FLOPs; one without sits on its roof. */
+    if (sizes_vary)
+        out[n++] = (struct key_entry){KEY_NOTE, 0, "area: share of GPU time"};
+    if (stacked)
+        out[n++] = (struct key_entry){KEY_NOTE, 1, "x3: 3 groups on one spot"};
     return n;
 }
 
@@ -339,21 +368,51 @@ static int chart_color(const struct rl_chart *c, const char *name)
     return roof_color(want);
 }
 
+const char *rl_chart_roof_color(const struct rl_compute_roof *compute, size_t n_compute,
+                                const char *name)
+{
+    const struct rl_chart c = {.compute = compute, .n_compute = n_compute};
+    return compute_colors[chart_color(&c, name)];
+}
+
+const char *rl_chart_memory_color(int level)
+{
+    return level >= 0 && level <= RL_CHART_LINK_LEVEL ? memory_colors[level] : memory_colors[0];
+}
+
 /* Merge equal compute roofs; fill lines[] with compute then memory lines. */
 static size_t build_lines(const struct rl_chart *c, struct rl_chart_line *lines)
 {
     size_t n = 0;
     for (size_t i = 0; i < c->n_compute; i++) {
         const struct rl_compute_roof *r = &c->compute[i];
+        /* Roofs of one value and origin share a line; so do a datasheet
+         * roof and an analytic one (B200's FP8 and FP6: a dotted line on a
+         * solid one read as one muddy line), the datasheet's, its label
+         * naming the analytic one ("FP6/FP8 Tensor Core: 4500 TFLOP/s (FP6
+         * analytic)"). A measured roof keeps its own line. */
         struct rl_chart_line *same = NULL;
-        for (size_t j = 0; j < n; j++)
+        for (size_t j = 0; j < n; j++) {
+            const enum rl_origin o = lines[j].origin;
+            bool sheet_and_formula = (o == RL_ORIGIN_DATASHEET && r->origin == RL_ORIGIN_ANALYTIC) ||
+                                     (o == RL_ORIGIN_ANALYTIC && r->origin == RL_ORIGIN_DATASHEET);
             if (fabs(lines[j].value / r->peak_tflops - 1) < 5e-4 &&
-                lines[j].origin == r->origin)
+                (o == r->origin || (sheet_and_formula && !lines[j].analytic_of[0])))
                 same = &lines[j];
+        }
         if (same) {
             /* The value text is appended later; merge the names only. */
             char short_name[96];
             chart_label(short_name, sizeof short_name, r->label);
+            if (same->origin != r->origin) {
+                const char *formula = r->origin == RL_ORIGIN_ANALYTIC ? short_name : same->label;
+                snprintf(same->analytic_of, sizeof same->analytic_of, "%.*s",
+                         (int)strcspn(formula, " "), formula);
+                if (r->origin == RL_ORIGIN_DATASHEET) {
+                    same->origin = RL_ORIGIN_DATASHEET;
+                    same->color = chart_color(c, r->name);
+                }
+            }
             merge_labels(same->label, sizeof same->label, short_name);
             continue;
         }
@@ -374,8 +433,11 @@ static size_t build_lines(const struct rl_chart *c, struct rl_chart_line *lines)
                 ops |= c->compute[j].ops;
         format_peak(v, sizeof v, lines[i].value, ops);
         size_t u = strlen(lines[i].label);
+        char also[48] = "";
+        if (lines[i].analytic_of[0])
+            snprintf(also, sizeof also, " (%s analytic)", lines[i].analytic_of);
         snprintf(lines[i].label + u, sizeof lines[i].label - u, ": %s%s", v,
-                 origin_suffix(lines[i].origin));
+                 also[0] ? also : origin_suffix(lines[i].origin));
         /* The short form keeps the name with its execution unit ("BF16
          * Tensor Core") and the value with its unit, and drops only the
          * origin (the line's dash says it): "BF16 Tensor Core: 760.0
@@ -383,7 +445,9 @@ static size_t build_lines(const struct rl_chart *c, struct rl_chart_line *lines)
         char name[96];
         snprintf(name, sizeof name, "%.*s", (int)(strchr(lines[i].label, ':') - lines[i].label),
                  lines[i].label);
-        snprintf(lines[i].short_label, sizeof lines[i].short_label, "%.80s: %.40s", name, v);
+        /* (a merged analytic roof's note stays in every form: no dash says it) */
+        snprintf(lines[i].short_label, sizeof lines[i].short_label, "%.80s: %.40s%s", name, v,
+                 also);
         /* The compact form, for the right margin, drops the execution unit
          * too: "FP16/BF16: 989.4 TFLOP/s". */
         static const char *const units[] = {" Tensor Core", " Matrix Core", " CUDA cores",
@@ -394,7 +458,8 @@ static size_t build_lines(const struct rl_chart *c, struct rl_chart_line *lines)
             cut = strstr(name, units[k]);
         if (cut)
             memmove(cut, cut + strlen(units[k - 1]), strlen(cut + strlen(units[k - 1])) + 1);
-        snprintf(lines[i].compact_label, sizeof lines[i].compact_label, "%.80s: %.40s", name, v);
+        snprintf(lines[i].compact_label, sizeof lines[i].compact_label, "%.80s: %.40s%s", name, v,
+                 also);
     }
     /* Two roofs whose compact forms read alike (FP64 on CUDA cores and on
      * Tensor Cores) keep their execution units. */
@@ -444,20 +509,20 @@ static void choose_ranges(const struct rl_chart *c, struct rl_chart_layout *l, d
     double ridge_min = p_min * 1e3 / b_max, ridge_max = p_max * 1e3 / b_min;
     /* Room left of the first ridge for the memory roofs' labels (the
      * caller widens it where their labels need more). */
-    double ai_lo = ridge_min / lo_div, ai_hi = ridge_max * 8;
+    double ai_lo = ridge_min / lo_div, ai_hi = ridge_max * 3;
     double y_lo = b_min * 1e9 * ai_lo / 3, y_hi = p_max * 1e12 * 2.5;
     for (size_t i = 0; i < c->n_points; i++) {
         const struct rl_chart_point *p = &c->points[i];
         if (!point_drawable(p))
             continue;
         ai_lo = fmin(ai_lo, p->ai_flop_per_byte / 4);
-        ai_hi = fmax(ai_hi, p->ai_flop_per_byte * 6);
+        ai_hi = fmax(ai_hi, p->ai_flop_per_byte * 3);
         const double lv[3] = {p->ai_l2_flop_per_byte, p->ai_l1_flop_per_byte,
                               p->ai_link_flop_per_byte};
         for (int k = 0; k < 3; k++)
             if (lv[k] > 0 && isfinite(lv[k])) {
                 ai_lo = fmin(ai_lo, lv[k] / 4);
-                ai_hi = fmax(ai_hi, lv[k] * 6);
+                ai_hi = fmax(ai_hi, lv[k] * 3);
             }
         y_lo = fmin(y_lo, p->tflops * 1e12 / 4);
         y_hi = fmax(y_hi, p->tflops * 1e12 * 3);
@@ -1047,7 +1112,8 @@ static int place_kernel_labels(const struct rl_chart *c, struct rl_chart_layout 
                 if (rl_placer_find_near_across(pl, px, py, r, nw, h, &tight) + 0.5 < with_air)
                     l->labels[i] = tight;
                 char at[48];
-                snprintf(at, sizeof at, " (at %.3g FLOP/B)", c->points[i].ai_flop_per_byte);
+                snprintf(at, sizeof at, " (at %s FLOP/B)",
+                         rl_num(c->points[i].ai_flop_per_byte, 3));
                 size_t u = strlen(l->text[i]);
                 snprintf(l->text[i] + u, sizeof l->text[i] - u, "%s", at);
             }
@@ -1166,12 +1232,12 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
     out->h = (c->height > 0 ? c->height : RL_CHART_H) + below;
     out->n_lines = build_lines(c, out->lines);
     /* The key's size: its rows, and its widest title. */
-    struct key_entry *ke = malloc((9 + c->n_series) * sizeof *ke);
+    struct key_entry *ke = malloc((KEY_MAX + c->n_series) * sizeof *ke);
     if (!ke) {
         rl_chart_layout_release(out);
         return rl_fail(errmsg, RL_ENOMEM, "out of memory laying out the chart");
     }
-    size_t key_rows = key_entries(c, out->lines, out->n_lines, ke);
+    size_t key_rows = key_entries(c, out->lines, out->n_lines, NULL, ke);
     double key_text_w = 0;
     for (size_t k = 0; k < key_rows; k++)
         key_text_w = fmax(key_text_w, text_w(ke[k].title, FONT_KEY));
@@ -1298,9 +1364,9 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
         r->flops_per_s = L->value * 1e12;
         /* Three digits, thousands as k (1.18k, never 1.18e+03). */
         if (r->ai_flop_per_byte >= 999.5)
-            snprintf(r->text, sizeof r->text, "%.3gk", r->ai_flop_per_byte / 1e3);
+            snprintf(r->text, sizeof r->text, "%sk", rl_num(r->ai_flop_per_byte / 1e3, 3));
         else
-            snprintf(r->text, sizeof r->text, "%.3g", r->ai_flop_per_byte);
+            snprintf(r->text, sizeof r->text, "%s", rl_num(r->ai_flop_per_byte, 3));
         double px = to_px(&a, r->ai_flop_per_byte), py = to_py(&a, r->flops_per_s);
         /* The diamond as drawn, 17.5 units tip to tip (pt 12, ps 1.1): a
          * square within it and a bar along each diagonal. */
@@ -1371,6 +1437,7 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
                 to_px(&a, S->ai_flop_per_byte[i]), to_py(&a, S->tflops[i] * 1e12),
                 to_px(&a, S->ai_flop_per_byte[i + 1]), to_py(&a, S->tflops[i + 1] * 1e12)});
         }
+    pl.n_marks = pl.n_boxes; /* the markers; from here on, text */
     /* gnuplot's key, bottom right inside the plot. */
     if (!rc && !out->key_drawn) {
         out->key = (struct rl_box){a.px1 - 64 - (double)key_chars * CHAR_W(FONT_BASE), a.py0 + 4,
@@ -1628,12 +1695,12 @@ static void write_labels(struct rl_strbuf *gp, const struct rl_chart *c,
 static void write_margin_key(struct rl_strbuf *gp, const struct rl_chart *c,
                              const struct rl_chart_layout *l)
 {
-    struct key_entry *ke = malloc((9 + c->n_series) * sizeof *ke);
+    struct key_entry *ke = malloc((KEY_MAX + c->n_series) * sizeof *ke);
     if (!ke) {
         gp->oom = true;
         return;
     }
-    size_t n = key_entries(c, l->lines, l->n_lines, ke);
+    size_t n = key_entries(c, l->lines, l->n_lines, l->stack, ke);
     double dy = TEXT_H(FONT_KEY), x0 = l->key.x0 / l->w;
     double x1 = (l->key.x0 + KEY_SAMPLE_W) / l->w, xm = (x0 + x1) / 2;
     for (size_t k = 0; k < n; k++) {
@@ -1672,6 +1739,8 @@ static void write_margin_key(struct rl_strbuf *gp, const struct rl_chart *c,
             break;
         case KEY_KERNEL_ANALYTIC:
             point = "pt 6 ps 1.3*pt_scale lc rgb \"#111111\"";
+            break;
+        case KEY_NOTE: /* words only */
             break;
         }
         if (line)
@@ -1823,14 +1892,28 @@ static void write_plot(struct rl_strbuf *gp, const struct rl_chart *c,
                                  "lc rgb \"#555555\" title \"%s\", \\\n",
                              base, 6 + k, level_pt[k], level_title[k]);
         }
-    if (kinds[RL_ORIGIN_MEASURED])
-        rl_strbuf_printf(gp, "  \"%s.kernels.dat\" using 1:(strcol(3) eq \"measured\" ? $2 : NaN):"
-                             "($4*1.3) with points ls 91 ps variable title \"measured kernel\", \\\n",
-                         base);
-    if (kinds[RL_ORIGIN_ANALYTIC] || kinds[RL_ORIGIN_DATASHEET])
-        rl_strbuf_printf(gp, "  \"%s.kernels.dat\" using 1:(strcol(3) ne \"measured\" ? $2 : NaN):"
-                             "($4*1.3) with points ls 92 ps variable title \"analytic kernel\", \\\n",
-                         base);
+    /* The kernels' titles and the notes on them: the key's entries (one
+     * source for this key and the margin's). */
+    struct key_entry *ke = malloc((KEY_MAX + c->n_series) * sizeof *ke);
+    if (!ke) {
+        gp->oom = true;
+        return;
+    }
+    size_t n_ke = key_entries(c, l->lines, l->n_lines, l->stack, ke);
+    for (size_t k = 0; k < n_ke; k++) {
+        if (ke[k].kind == KEY_KERNEL_MEASURED && kinds[RL_ORIGIN_MEASURED])
+            rl_strbuf_printf(gp, "  \"%s.kernels.dat\" using 1:(strcol(3) eq \"measured\" ? $2 : "
+                                 "NaN):($4*1.3) with points ls 91 ps variable title \"%s\", \\\n",
+                             base, ke[k].title);
+        else if (ke[k].kind == KEY_KERNEL_ANALYTIC)
+            rl_strbuf_printf(gp, "  \"%s.kernels.dat\" using 1:(strcol(3) ne \"measured\" ? $2 : "
+                                 "NaN):($4*1.3) with points ls 92 ps variable title \"%s\", \\\n",
+                             base, ke[k].title);
+        else if (ke[k].kind == KEY_NOTE) /* words only: a sample of nothing */
+            rl_strbuf_printf(gp, "  NaN with dots lc rgb \"white\" title \"%s\", \\\n",
+                             ke[k].title);
+    }
+    free(ke);
     /* End the continued command. */
     rl_strbuf_printf(gp, "  NaN notitle\n");
 }

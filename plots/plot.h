@@ -24,6 +24,8 @@ struct rl_chart_point {
      * the same rate against the link roof (a memory roof of level
      * RL_CHART_LINK_LEVEL) and joined to the point; 0 or NAN: none. */
     double ai_link_flop_per_byte;
+    bool timed;             /* placed by its time (measured or predicted), not
+                             * at its attainable rate */
 };
 
 /* The level a link roof takes in rl_chart's memory[] (past the memory
@@ -83,6 +85,8 @@ struct rl_chart_line {
     double anchor_x, anchor_y;
     bool memory;
     enum rl_origin origin;
+    char analytic_of[32];   /* compute roofs: a datasheet line that also stands
+                               for an analytic roof of its value ("FP6") */
     double value;           /* TFLOP/s or GB/s */
     int color;              /* palette index */
     double x0, y0, x1, y1;  /* ends, in FLOP/byte and FLOP/s */
@@ -232,5 +236,13 @@ struct rl_bar_chart {
 
 /* Write <out without ext>.gp and .dat atomically and draw out_path. */
 int rl_bar_chart_render(const struct rl_bar_chart *c, const char *out_path, char *errmsg);
+
+/* The colour a chart gives compute roof `name` among `compute` (its
+ * precision's palette slot, else the next free one), and a memory level's
+ * (RL_MEM_* or RL_CHART_LINK_LEVEL): "#0072B2". report.json carries them,
+ * so report.html draws each roof in the PNG's colour. */
+const char *rl_chart_roof_color(const struct rl_compute_roof *compute, size_t n_compute,
+                                const char *name);
+const char *rl_chart_memory_color(int level);
 
 #endif

@@ -209,10 +209,10 @@ START_TEST(chart_with_measured_ceilings)
     char *script = rl_test_slurp(gp);
     ck_assert_ptr_nonnull(script);
     ck_assert_ptr_nonnull(strstr(script, "BF16 Tensor Core: 989.4 TFLOP/s"));
-    ck_assert_ptr_nonnull(strstr(script, "BF16 Tensor Core: 760.0 TFLOP/s (measured)"));
-    ck_assert_ptr_nonnull(strstr(script, "BF16 cuBLASLt: 700.0 TFLOP/s (measured)"));
+    ck_assert_ptr_nonnull(strstr(script, "BF16 Tensor Core: 760 TFLOP/s (measured)"));
+    ck_assert_ptr_nonnull(strstr(script, "BF16 cuBLASLt: 700 TFLOP/s (measured)"));
     /* FP8: the better of E4M3 and E5M2. */
-    ck_assert_ptr_nonnull(strstr(script, "FP8 Tensor Core: 1300.0 TFLOP/s (measured)"));
+    ck_assert_ptr_nonnull(strstr(script, "FP8 Tensor Core: 1300 TFLOP/s (measured)"));
     ck_assert_ptr_nonnull(strstr(script, "HBM3e: 4.2 TB/s (measured)"));
     ck_assert_ptr_nonnull(strstr(script, "L2: 9.5 TB/s (measured)"));
     ck_assert_ptr_nonnull(strstr(script, "L1/shared: 30 TB/s (measured)"));

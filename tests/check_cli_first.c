@@ -259,6 +259,35 @@ START_TEST(tensor_clock_alike_on_h100_and_h200)
 }
 END_TEST
 
+/* report --ncu: one rule for the GPU (issue 34). An export that names its
+ * GPU (meinie-b200: device__attribute_display_name "NVIDIA B200") is
+ * judged against it and the first line says so; one that names none
+ * (gardenia-a100) is refused in one line asking for --gpu; --gpu wins
+ * over the export's name, said nowhere since it was asked for. */
+START_TEST(ncu_gpu_one_rule)
+{
+    char line[1024];
+    struct rl_run r = RUN("report", "--ncu", rl_test_data("ncu-real/meinie-b200-wide-units-row.csv"));
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    first_line(r.out, line, sizeof line);
+    ck_assert_msg(strstr(line, "ceilings: datasheet and analytic, of the NVIDIA B200 SXM 180GB "
+                               "the export names (--gpu for another)"), "%s", line);
+    rl_run_release(&r);
+    r = RUN("report", "--ncu", rl_test_data("ncu-real/meinie-b200-wide-units-row.csv"), "--gpu",
+            "h100-sxm");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    first_line(r.out, line, sizeof line);
+    ck_assert_ptr_null(strstr(line, "the export names"));
+    rl_run_release(&r);
+    r = RUN("report", "--ncu", rl_test_data("ncu-real/gardenia-a100-long-hfma.csv"));
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_str_eq(r.err, "roofline: error: the export names no GPU (no "
+                            "device__attribute_display_name, or several): give --gpu (see "
+                            "'roofline gpus') or --bench\n");
+    rl_run_release(&r);
+}
+END_TEST
+
 static Suite *first_suite(void)
 {
     Suite *s = suite_create("cli_first");
@@ -273,6 +302,7 @@ static Suite *first_suite(void)
     tcase_add_test(t, gpu_lists_never_cut_a_name);
     tcase_add_test(t, metrics_takes_a_gpu_name);
     tcase_add_test(t, tensor_clock_alike_on_h100_and_h200);
+    tcase_add_test(t, ncu_gpu_one_rule);
     suite_add_tcase(s, t);
     return s;
 }

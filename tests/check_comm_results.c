@@ -411,6 +411,10 @@ START_TEST(usage_errors_exit_2)
     expect_usage("both", rl_test_cli(env, "comm", "--measure", "--no-copies", "--copies-only",
                                      NULL));
     expect_usage("timeout", rl_test_cli(env, "comm", "--measure", "--timeout", "-1", NULL));
+    /* --bytes: one size, or a sweep, not both; a size as the sweep's */
+    expect_usage("bytes and sweep", rl_test_cli(env, "comm", "--measure", "--bytes", "1G",
+                                                "--min-bytes", "8", NULL));
+    expect_usage("bytes zero", rl_test_cli(env, "comm", "--measure", "--bytes", "0", NULL));
     expect_usage("unknown", rl_test_cli(env, "comm", "--measure", "--bogus", NULL));
     expect_usage("argument", rl_test_cli(env, "comm", "--measure", "extra", NULL));
     struct rl_run h = rl_test_cli(env, "comm", "--measure", "-h", NULL);
@@ -434,6 +438,27 @@ START_TEST(usage_errors_exit_2)
                           62) == 0, "%s", r.err);
     ck_assert_int_eq(rl_test_count(r.err, "\n"), 1);
     rl_run_release(&r);
+}
+END_TEST
+
+/* --bytes with --measure as without it: one message size (it was an
+ * unknown option there). With the fake plugin: 2 MiB only, both
+ * in-place and out-of-place (nccl-tests' two points of a size). */
+START_TEST(measure_takes_bytes)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fake-comm-bytes.json", rl_test_tmpdir());
+    const char *const env[] = {"ROOFLINE_COMM_LIB=" ROOFLINE_FAKE_COMM_LIB, NULL};
+    struct rl_run r = rl_test_cli(env, "comm", "--measure", "--bytes", "2M", "--collective",
+                                  "allreduce", "--no-copies", "-o", path, NULL);
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    rl_run_release(&r);
+    struct rl_comm_results res = load_ok(path);
+    ck_assert_uint_eq(res.n_series, 1);
+    ck_assert_uint_ge(res.series[0].n, 1);
+    for (size_t i = 0; i < res.series[0].n; i++)
+        ck_assert_double_eq(res.series[0].points[i].bytes, 2 * MiB);
+    rl_comm_results_release(&res);
 }
 END_TEST
 
@@ -532,6 +557,7 @@ static Suite *comm_results_suite(void)
     tcase_add_test(core, rates_from_raw_times);
     tcase_add_test(core, one_rank_has_no_bus_traffic);
     tcase_add_test(core, cli_with_a_fake_plugin);
+    tcase_add_test(core, measure_takes_bytes);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, bad_files_name_file_and_line);

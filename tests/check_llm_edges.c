@@ -227,7 +227,7 @@ START_TEST(roofline_chart_marks_what_does_not_fit)
     snprintf(path, sizeof path, "%s/llm-roofline.gp", dir);
     char *gp = rl_test_slurp(path);
     ck_assert_ptr_nonnull(gp);
-    ck_assert_msg(strstr(gp, "on NVIDIA H100 SXM5 80GB: * does not fit in 75.0 GB;"), "no note in the title");
+    ck_assert_msg(strstr(gp, "on NVIDIA H100 SXM5 80GB: * does not fit in 75 GB;"), "no note in the title");
     free(gp);
     /* A split step (its FLOPs against the link roof too) is marked the
      * same: Llama-2-7B at TP 2 holds some 127 sequences, not 512. */

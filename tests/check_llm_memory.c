@@ -489,9 +489,24 @@ START_TEST(batch_chart_cut_where_it_stops_fitting)
     snprintf(path, sizeof path, "%s/llm-batch.gp", dir);
     char *gp = rl_test_slurp(path);
     ck_assert_ptr_nonnull(gp);
-    ck_assert_msg(strstr(gp, "\"batch > 57 does not fit in 75.0 GB\""), "%s", gp);
-    ck_assert_msg(strstr(gp, "\"crossover (batch 346) does not fit\""), "%s", gp);
-    ck_assert_msg(strstr(gp, "set object 1 rect from 57, graph 0 to "), "%s", gp);
+    ck_assert_msg(strstr(gp, "\"batch > 57: over 75 GB\""), "%s", gp);
+    ck_assert_msg(strstr(gp, "\"crossover 346 does not fit\""), "%s", gp);
+    /* shaded to twice the crossover (692), past 57^(1/0.72) = 279 */
+    ck_assert_msg(strstr(gp, "set object 1 rect from 57, graph 0 to 692, graph 1"), "%s", gp);
+    free(gp);
+    /* Llama-3-70B on 4 H100s fits up to 236: the shade ends at 236^(1/0.72)
+     * = 1975.7 (28% of the log axis), past twice the crossover (722); it
+     * ran to 236^(1/0.6) = 9012.7, 40% of the chart. */
+    char dir70[512], path70[700];
+    snprintf(dir70, sizeof dir70, "%s/llm-cut70", rl_test_tmpdir());
+    r = rl_test_cli(NULL, "llm", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "4",
+                    "-o", dir70, (const char *)NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    rl_run_release(&r);
+    snprintf(path70, sizeof path70, "%s/llm-batch.gp", dir70);
+    gp = rl_test_slurp(path70);
+    ck_assert_ptr_nonnull(gp);
+    ck_assert_msg(strstr(gp, "set object 1 rect from 236, graph 0 to 1975.655, graph 1"), "%s", gp);
     free(gp);
     snprintf(path, sizeof path, "%s/llm-batch.dat", dir);
     char *dat = rl_test_slurp(path);

@@ -4,6 +4,7 @@
 
 #include "analyzer/util/error.h"
 #include "plots/labels.h"
+#include "plots/layout.h"
 #include "plots/plot.h"
 
 #include <dirent.h>
@@ -40,8 +41,8 @@ static struct rl_chart chart_of(const struct rl_chart_point *p, size_t n)
 
 START_TEST(ranges_hold_ridges_and_points)
 {
-    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0},
-                                  {"gemm", 1247, 989.4, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0}};
+    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0, false},
+                                  {"gemm", 1247, 989.4, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0, false}};
     struct rl_chart c = chart_of(p, 2);
     struct rl_chart_layout l;
     char err[RL_ERRMSG_SIZE];
@@ -104,7 +105,7 @@ START_TEST(ten_clustered_labels_do_not_overlap)
     char names[10][32];
     for (int i = 0; i < 10; i++) {
         snprintf(names[i], sizeof names[i], "kernel_%d_%s", i, i % 2 ? "gemv" : "gemm_bf16");
-        p[i] = (struct rl_chart_point){names[i], ai[i], tf[i], RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0};
+        p[i] = (struct rl_chart_point){names[i], ai[i], tf[i], RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0, false};
     }
     struct rl_chart c = chart_of(p, 10);
     struct rl_chart_layout l;
@@ -118,10 +119,10 @@ END_TEST
 
 START_TEST(undrawable_points_are_skipped)
 {
-    struct rl_chart_point p[4] = {{"zero bytes", INFINITY, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0},
-                                  {"zero flops", 0, 0, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0},
-                                  {"no time", 5, NAN, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0},
-                                  {"ok", 5, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0}};
+    struct rl_chart_point p[4] = {{"zero bytes", INFINITY, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0, false},
+                                  {"zero flops", 0, 0, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0, false},
+                                  {"no time", 5, NAN, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0, false},
+                                  {"ok", 5, 10, RL_ORIGIN_MEASURED, 0, -1, 0, 0, NULL, 0, false}};
     struct rl_chart c = chart_of(p, 4);
     struct rl_chart_layout l;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
@@ -133,7 +134,7 @@ END_TEST
 
 START_TEST(script_carries_the_ceilings)
 {
-    struct rl_chart_point p[1] = {{"decode \"gemv\"", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0}};
+    struct rl_chart_point p[1] = {{"decode \"gemv\"", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0, false}};
     struct rl_chart c = chart_of(p, 1);
     struct rl_chart_layout l;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
@@ -149,7 +150,7 @@ START_TEST(script_carries_the_ceilings)
     ck_assert_ptr_nonnull(strstr(gp.s, "title \"datasheet ceiling\""));
     ck_assert_ptr_nonnull(strstr(gp.s, "title \"analytic ceiling\""));
     ck_assert_ptr_null(strstr(gp.s, "title \"measured ceiling\""));
-    ck_assert_ptr_nonnull(strstr(gp.s, "title \"analytic kernel\""));
+    ck_assert_ptr_nonnull(strstr(gp.s, "title \"analytic kernel, no time\""));
     ck_assert_ptr_nonnull(strstr(gp.s, "\"decode \\\"gemv\\\"\""));
     ck_assert_ptr_null(strstr(gp.s, "@")); /* every placeholder filled */
     /* The BF16 roof as data: y = 989.4e12 FLOP/s, from its ridge with the
@@ -169,8 +170,8 @@ END_TEST
 START_TEST(hierarchical_view)
 {
     /* A GEMV read once from DRAM and thrice from L2, its L1 intensity lower still. */
-    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.0, RL_ORIGIN_MEASURED, 0, 4, 0.33, 0.1, NULL, 0},
-                                  {"gemm", 1247, 700, RL_ORIGIN_MEASURED, 0, 4, 0, NAN, NULL, 0}};
+    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.0, RL_ORIGIN_MEASURED, 0, 4, 0.33, 0.1, NULL, 0, false},
+                                  {"gemm", 1247, 700, RL_ORIGIN_MEASURED, 0, 4, 0, NAN, NULL, 0, false}};
     struct rl_chart c = chart_of(p, 2);
     struct rl_chart_layout l;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
@@ -241,8 +242,8 @@ static void line_end(const struct rl_chart_layout *l, const struct rl_chart_line
  * height (or joined to it by a leader), in order, never in a key. */
 START_TEST(one_column_roof_labels_in_the_margin)
 {
-    struct rl_chart_point p[2] = {{"decode GEMV", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0},
-                                  {"prefill GEMM", 1247, 989.4, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0}};
+    struct rl_chart_point p[2] = {{"decode GEMV", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0, false},
+                                  {"prefill GEMM", 1247, 989.4, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0, false}};
     struct rl_chart c = chart_of(p, 2);
     c.width = RL_CHART_SINGLE_W, c.height = RL_CHART_SINGLE_H;
     struct rl_chart_layout l;
@@ -292,8 +293,8 @@ START_TEST(one_column_roof_labels_in_the_margin)
      * the same, by a leader, cut shorter where the plot has no room for
      * the whole name; never numbered. */
     struct rl_chart_point q[2] = {
-        {"cutlass_80_tensorop_bf16...", 1263, 600, RL_ORIGIN_MEASURED, 3, 4, 0, 0, NULL, 0},
-        {"vectorized_elementwise...", 0.1667, 0.4, RL_ORIGIN_MEASURED, 2.5, 4, 0, 0, NULL, 0}};
+        {"cutlass_80_tensorop_bf16...", 1263, 600, RL_ORIGIN_MEASURED, 3, 4, 0, 0, NULL, 0, false},
+        {"vectorized_elementwise...", 0.1667, 0.4, RL_ORIGIN_MEASURED, 2.5, 4, 0, 0, NULL, 0, false}};
     c.points = q;
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
     ck_assert_uint_eq(l.n_key, 0);
@@ -336,7 +337,7 @@ END_TEST
  * are ticked without one. */
 START_TEST(one_column_titles_and_ticks)
 {
-    struct rl_chart_point p[1] = {{"far", 1e5, 1, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0}};
+    struct rl_chart_point p[1] = {{"far", 1e5, 1, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0, false}};
     struct rl_chart c = chart_of(p, 1);
     c.width = RL_CHART_SINGLE_W, c.height = RL_CHART_SINGLE_H;
     c.title = "NVIDIA H200 SXM 141GB: roofline (datasheet ceilings)";
@@ -447,6 +448,104 @@ START_TEST(xy_chart_ceilings_and_predictions)
 }
 END_TEST
 
+/* A datasheet roof and an analytic one of one value (B200's FP8 and FP6,
+ * both 4500) share one solid line, named by both, the analytic one said
+ * in its label in every form; the roofs file has one block for them. */
+START_TEST(equal_roofs_of_two_origins_share_a_line)
+{
+    struct rl_compute_roof r[3] = {
+        {.name = "fp6", .label = "FP6 Tensor Core", .peak_tflops = 4500,
+         .origin = RL_ORIGIN_ANALYTIC},
+        {.name = "fp8", .label = "FP8 Tensor Core", .peak_tflops = 4500,
+         .origin = RL_ORIGIN_DATASHEET},
+        {.name = "bf16", .label = "BF16 Tensor Core", .peak_tflops = 2250,
+         .origin = RL_ORIGIN_ANALYTIC}};
+    struct rl_memory_roof m[1] = {{.level = RL_MEM_DRAM, .label = "HBM3e", .bandwidth_gbs = 7700}};
+    struct rl_chart c = {.title = "t", .compute = r, .n_compute = 3, .memory = m, .n_memory = 1};
+    struct rl_chart_layout l;
+    ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
+    ck_assert_uint_eq(l.n_lines, 3); /* FP6 + FP8, BF16, HBM3e */
+    ck_assert_str_eq(l.lines[0].label, "FP6/FP8 Tensor Core: 4500 TFLOP/s (FP6 analytic)");
+    ck_assert_int_eq(l.lines[0].origin, RL_ORIGIN_DATASHEET);
+    ck_assert_ptr_nonnull(strstr(l.lines[0].short_label, "(FP6 analytic)"));
+    ck_assert_ptr_nonnull(strstr(l.lines[0].compact_label, "(FP6 analytic)"));
+    ck_assert_str_eq(l.lines[1].label, "BF16 Tensor Core: 2250 TFLOP/s (analytic)");
+    rl_chart_layout_release(&l);
+}
+END_TEST
+
+/* An A100 training step's chart (tests/data/torch-real/trace_diff-control:
+ * its kernels up to 300 FLOP/B, FP16 312 TFLOP/s, HBM2 1555 GB/s, ridge
+ * 200): the x axis ends one decade past them, not three (10k, then 100k
+ * for the roof labels, were two empty decades); roof labels go to the
+ * margin where the plot has no room at the lines' ends. Its key says what
+ * the open markers placed by a time are, what their area and a label's
+ * "x3" mean. */
+START_TEST(a_trace_chart_without_empty_decades)
+{
+    struct rl_compute_roof r[2] = {
+        {.name = "fp16", .label = "FP16/BF16 Tensor Core", .peak_tflops = 312,
+         .origin = RL_ORIGIN_DATASHEET},
+        {.name = "fp64", .label = "FP64 CUDA cores", .peak_tflops = 9.7,
+         .origin = RL_ORIGIN_DATASHEET}};
+    struct rl_memory_roof m[1] = {{.level = RL_MEM_DRAM, .label = "HBM2", .bandwidth_gbs = 1555}};
+    struct rl_chart_point p[3] = {
+        {.label = "mm", .ai_flop_per_byte = 299.3, .tflops = 100, .origin = RL_ORIGIN_ANALYTIC,
+         .size = 3, .roof = 0, .timed = true},
+        {.label = "mm again", .ai_flop_per_byte = 299.3, .tflops = 100,
+         .origin = RL_ORIGIN_ANALYTIC, .size = 3, .roof = 0, .timed = true},
+        {.label = "add", .ai_flop_per_byte = 0.083, .tflops = 0.1, .origin = RL_ORIGIN_ANALYTIC,
+         .size = 0.6, .roof = 1, .timed = true}};
+    struct rl_chart c = {.title = "A100 step", .compute = r, .n_compute = 2, .memory = m,
+                         .n_memory = 1, .points = p, .n_points = 3};
+    struct rl_chart_layout l;
+    ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
+    ck_assert_double_eq_tol(l.x_hi, 1000, 1e-9); /* 300 x 3 = 900: the decade 1k */
+    ck_assert_uint_eq(l.stack[0], 2);             /* the two mm on one spot */
+    struct rl_strbuf gp = {0}, rd = {0}, kd = {0};
+    ck_assert_int_eq(rl_chart_script(&c, &l, RL_CHART_SVG, "x", &gp, &rd, &kd, NULL), 0);
+    ck_assert_ptr_nonnull(strstr(gp.s, "kernel, computed FLOPs"));
+    ck_assert_ptr_null(strstr(gp.s, "no time"));
+    ck_assert_ptr_nonnull(strstr(gp.s, "area: share of GPU time"));
+    ck_assert_ptr_nonnull(strstr(gp.s, "x3: 3 groups on one spot"));
+    ck_assert_ptr_nonnull(strstr(gp.s, "mm x2"));
+    rl_strbuf_release(&gp);
+    rl_strbuf_release(&rd);
+    rl_strbuf_release(&kd);
+    rl_chart_layout_release(&l);
+}
+END_TEST
+
+/* A label not at the first distance from its marker (3 units) has a
+ * leader: at 10 units, in a cluster of markers, a name read as its
+ * neighbour's (issue 34: "prefill SiLU" beside "decode FFN RMSNorm").
+ * Marker at (100, 100), radius 6, a 40 x 10 label; strips at x 109..115
+ * (open at y 99..101 for the leader) and 85..91 cost every spot at 3
+ * units; the spot 10 units right (x from 116) is clean: taken, with a
+ * leader. */
+START_TEST(a_label_off_its_marker_has_a_leader)
+{
+    struct rl_placer pl;
+    rl_placer_init(&pl, (struct rl_box){0, 0, 400, 400});
+    ck_assert_int_eq(rl_placer_add_box(&pl, (struct rl_box){109, 0, 115, 99}), 0);
+    ck_assert_int_eq(rl_placer_add_box(&pl, (struct rl_box){109, 101, 115, 400}), 0);
+    ck_assert_int_eq(rl_placer_add_box(&pl, (struct rl_box){85, 0, 91, 400}), 0);
+    struct rl_placed_label out;
+    ck_assert_double_eq(rl_placer_find_near(&pl, 100, 100, 6, 40, 10, &out), 0);
+    ck_assert_double_eq_tol(out.box.x0, 116, 1e-9);
+    ck_assert_double_eq_tol(out.box.y0, 95, 1e-9);
+    ck_assert(out.leader);
+    /* with nothing in the way: beside it, 3 units off, no leader */
+    struct rl_placer free_pl;
+    rl_placer_init(&free_pl, (struct rl_box){0, 0, 400, 400});
+    ck_assert_double_eq(rl_placer_find_near(&free_pl, 100, 100, 6, 40, 10, &out), 0);
+    ck_assert_double_eq_tol(out.box.x0, 109, 1e-9);
+    ck_assert(!out.leader);
+    rl_placer_release(&pl);
+    rl_placer_release(&free_pl);
+}
+END_TEST
+
 START_TEST(measured_roofs_get_their_own_style)
 {
     roofs[4].origin = RL_ORIGIN_MEASURED;
@@ -456,7 +555,7 @@ START_TEST(measured_roofs_get_their_own_style)
     ck_assert_int_eq(rl_chart_layout(&c, &l, NULL), 0);
     struct rl_strbuf gp = {0}, r = {0}, k = {0};
     ck_assert_int_eq(rl_chart_script(&c, &l, RL_CHART_PDF, "x", &gp, &r, &k, NULL), 0);
-    ck_assert_ptr_nonnull(strstr(gp.s, "BF16 Tensor Core: 790.0 TFLOP/s (measured)"));
+    ck_assert_ptr_nonnull(strstr(gp.s, "BF16 Tensor Core: 790 TFLOP/s (measured)"));
     ck_assert_ptr_nonnull(strstr(gp.s, "title \"measured ceiling\""));
     ck_assert_ptr_nonnull(strstr(gp.s, "dt (10,6)"));
     /* FP16 (datasheet 989.4) no longer merges with the measured BF16. */
@@ -477,8 +576,8 @@ static long file_size(const char *path)
 
 START_TEST(renders_svg_png_pdf)
 {
-    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0},
-                                  {"gemm", 1247, 989.4, RL_ORIGIN_MEASURED, 0, 4, 0, 0, NULL, 0}};
+    struct rl_chart_point p[2] = {{"gemv", 1.0, 4.8, RL_ORIGIN_ANALYTIC, 0, 4, 0, 0, NULL, 0, false},
+                                  {"gemm", 1247, 989.4, RL_ORIGIN_MEASURED, 0, 4, 0, 0, NULL, 0, false}};
     struct rl_chart c = chart_of(p, 2);
     static const char *const ext[] = {"svg", "png", "pdf"};
     static const char *const magic[] = {"<svg", "\x89PNG", "%PDF"};
@@ -593,6 +692,9 @@ START_TEST(short_names)
         {"kernel_name_that_is_much_longer_than_the_limit_allows", "kernel_name_that_is_much...",
          28},
         {"x", "x", 0},
+        /* a shape is cut between its dimensions, never inside a number */
+        {"prefill GEMM 2048x4096x14336 bf16", "prefill GEMM 2048x4096...", 0},
+        {"decode GEMV 1x4096x14336 bf16", "decode GEMV 1x4096x14336...", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char out[160];
@@ -621,6 +723,9 @@ static Suite *plot_suite(void)
     tcase_add_test(core, one_column_titles_and_ticks);
     tcase_add_test(core, close_memory_roofs_share_a_label);
     tcase_add_test(core, measured_roofs_get_their_own_style);
+    tcase_add_test(core, equal_roofs_of_two_origins_share_a_line);
+    tcase_add_test(core, a_trace_chart_without_empty_decades);
+    tcase_add_test(core, a_label_off_its_marker_has_a_leader);
     tcase_add_test(core, hierarchical_view);
     tcase_add_test(core, link_roof_and_comm_intensity);
     tcase_add_test(core, xy_chart_ceilings_and_predictions);

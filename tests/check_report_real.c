@@ -190,7 +190,7 @@ START_TEST(flops_without_bytes_or_time)
     ck_assert_double_eq(w->flops, 4e9);
     ck_assert(isnan(w->v.achieved_tflops));
     ck_assert_str_eq(w->sentence,
-                     "dgemm: compute point: 4e+09 FLOPs counted, no time to judge them against "
+                     "dgemm: compute point: 4 GFLOP counted, no time to judge them against "
                      "the FP64 roof (datasheet FP64 CUDA cores); no byte counters in this export "
                      "(see the notes for the metrics to add), so no intensity");
     cJSON *doc = report_json(&r, &c);
@@ -277,7 +277,7 @@ START_TEST(compute_point_edges)
     ck_assert(isnan(w->v.achieved_tflops) && isnan(w->v.pct_of_roof));
     ck_assert_double_eq_tol(w->v.attainable_tflops, 7.8, 1e-12);
     ck_assert_str_eq(w->sentence,
-                     "zero_time: compute point: 4e+09 FLOPs counted, no time to judge them against "
+                     "zero_time: compute point: 4 GFLOP counted, no time to judge them against "
                      "the FP64 roof (datasheet FP64 CUDA cores); no byte counters in this export "
                      "(see the notes for the metrics to add), so no intensity");
     w = row(&r, "no_flops");

@@ -214,7 +214,7 @@ START_TEST(rows_and_operators)
     ck_assert_int_eq(o->bucket, RL_STEP_MEMORY);
     ck_assert_str_eq(o->shapes, "");
     HAS(o->sentence, "2 us lost against the DRAM roof (HBM3), at 50% of it: aten::zero_ "
-                     "(bf16), 4 us in 1 launches (11.8% of GPU time), bound: memory (DRAM)");
+                     "(bf16), 4 us in 1 launch (11.8% of GPU time), bound: memory (DRAM)");
     o = find_op(&r, "aten::add");
     ck_assert_double_eq_tol(o->flops, 1e6, 1e-9);
     ck_assert_int_eq(o->bucket, RL_STEP_MEMORY);
@@ -222,7 +222,7 @@ START_TEST(rows_and_operators)
      * verdict and roof time are set against, DRAM's (issue 32: not the
      * compute roof); 2 of 4 us lost, 4 of 34 us = 11.8% */
     HAS(o->sentence, "2 us lost against the DRAM roof (HBM3), at 50% of it: aten::add "
-                     "(1000, bf16), 4 us in 1 launches (11.8% of GPU time), bound: memory "
+                     "(1000, bf16), 4 us in 1 launch (11.8% of GPU time), bound: memory "
                      "(DRAM)");
     ck_assert_str_eq(o->roof_text, "DRAM roof (HBM3)");
     ck_assert_str_eq(o->bound, "memory (DRAM)");
@@ -230,7 +230,7 @@ START_TEST(rows_and_operators)
     ck_assert(isnan(o->lost_ns) && isnan(o->roof_time_ns) && isnan(o->pct_of_roof));
     ck_assert(isnan(o->flops) && isnan(o->dram_bytes));
     ck_assert_int_eq(o->bucket, RL_STEP_UNKNOWN);
-    ck_assert_str_eq(o->sentence, "(no operator): 10 us in 1 launches (29.4% of GPU time), "
+    ck_assert_str_eq(o->sentence, "(no operator): 10 us in 1 launch (29.4% of GPU time), "
                                   "not judged: no operator linked to these kernels");
     ck_assert_str_eq(o->bound, "-");
     o = find_op(&r, "c10d::allreduce_");
@@ -240,7 +240,7 @@ START_TEST(rows_and_operators)
     /* 5 us of 34: 14.7% */
     ck_assert_str_eq(s->headline,
                      "biggest win, 14.7% of the 34 us of GPU time: 5 us lost against the link "
-                     "roof (NVLink), at 50% of it: c10d::allreduce_, 10 us in 1 launches (29.4% "
+                     "roof (NVLink), at 50% of it: c10d::allreduce_, 10 us in 1 launch (29.4% "
                      "of GPU time), bound: communication (NCCL all-reduce)");
     rl_report_release(&r);
     rl_trace_groups_release(&g);
@@ -350,11 +350,11 @@ START_TEST(nothing_lost)
      * largest by time, the timing-only 3 us (42.9%) */
     ck_assert_double_eq_tol(s->gpu_time_ns, 7000, 1e-6);
     ck_assert_str_eq(s->headline, "no operator could be set against its roof; the largest by "
-                                  "GPU time: (no operator): 3 us in 1 launches (42.9% of GPU "
+                                  "GPU time: (no operator): 3 us in 1 launch (42.9% of GPU "
                                   "time), not judged: no operator linked to these kernels");
     ck_assert_str_eq(s->ops[1].sentence,
                      "0 us lost against the BF16 Tensor Core roof, at 100% of it: aten::bmm "
-                     "(b, bf16), 1 us in 1 launches (14.3% of GPU time), bound: compute (BF16 "
+                     "(b, bf16), 1 us in 1 launch (14.3% of GPU time), bound: compute (BF16 "
                      "Tensor Core)");
     char *t = render_table(&r, 0);
     ck_assert_ptr_null(strstr(t, "GPU idle"));
@@ -494,7 +494,7 @@ START_TEST(many_operators)
     ck_assert_double_eq_tol(s->gpu_time_ns, 2485e6 + 7000, 1e-3);
     /* the headline: nothing lost (mm's 0), the largest by time */
     ck_assert_str_eq(s->headline, "no operator could be set against its roof; the largest by "
-                                  "GPU time: op69 (bf16): 70 ms in 1 launches (2.82% of GPU "
+                                  "GPU time: op69 (bf16): 70 ms in 1 launch (2.82% of GPU "
                                   "time), "
                                   "not judged: the cost table does not know this operator or "
                                   "its shapes were not recorded");
@@ -571,7 +571,7 @@ START_TEST(collective_limits)
     ck_assert_double_eq_tol(w->pct_of_link, 100000.0 / 300, 1e-9);
     ck_assert_double_eq_tol(w->roof_time_ns, 1e6 / 300, 1e-9);
     ck_assert_double_eq(w->lost_ns, 0);
-    HAS(w->sentence, "allreduce over 2 GPUs at 1e+03 GB/s bus bandwidth");
+    HAS(w->sentence, "allreduce over 2 GPUs at 1000 GB/s bus bandwidth");
     w = find_row(&r, "ncclDevKernel_AllGather_RING_LL(solo)");
     ck_assert(isnan(w->roof_time_ns) && isnan(w->lost_ns));
     ck_assert_ptr_null(strstr(w->sentence, "bus bandwidth (algbw"));
@@ -678,7 +678,7 @@ START_TEST(ties_and_zeroes)
     ck_assert_double_eq(o->flops, 0);
     ck_assert_double_eq(o->dram_bytes, 0);
     ck_assert(isnan(o->lost_ns) && isnan(o->roof_time_ns));
-    HAS(o->sentence, "aten::empty (bf16): 0.5 us in 1 launches (20% of GPU time)");
+    HAS(o->sentence, "aten::empty (bf16): 0.5 us in 1 launch (20% of GPU time)");
     const struct rl_report_row *w = find_row(&r, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(zero)");
     ck_assert_double_eq(w->comm_busbw_gbs, 0);
     ck_assert_double_eq(w->roof_time_ns, 0);
@@ -711,7 +711,7 @@ START_TEST(markdown_first_hundred)
     ck_assert_int_eq(rl_report_step_build(&r, &c, NAN, NAN, err), RL_OK);
     ck_assert_uint_eq(r.step->n_ops, 103);
     ck_assert_str_eq(r.step->ops[0].op, "big");
-    HAS(r.step->ops[0].sentence, "big (bf16): 1 s in 1 launches");
+    HAS(r.step->ops[0].sentence, "big (bf16): 1 s in 1 launch");
     char *m = render(md, &r, &c);
     HAS(m, "| big |  | bf16 | 1 | 1 s | - | - | - | - |\n");
     HAS(m, "| op003 |  | bf16 | 1 | 4 us | - | - | - | - |\n");

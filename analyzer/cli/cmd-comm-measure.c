@@ -18,7 +18,8 @@
 #define MAX_BYTES (32.0 * 1024 * 1024 * 1024)
 
 static const char usage_text[] =
-    "usage: roofline comm --measure [--collective LIST|all] [--min-bytes B] [--max-bytes B]\n"
+    "usage: roofline comm --measure [--collective LIST|all]\n"
+    "                     [--bytes B | --min-bytes B --max-bytes B]\n"
     "                     [--iters N] [--warmup N] [--dtype float] [--gpus N]\n"
     "                     [--no-copies | --copies-only] [--copy-bytes B] [-o FILE] [--json]\n"
     "                     [--timeout S] [--gpu NAME]\n"
@@ -32,7 +33,9 @@ static const char usage_text[] =
     "\n"
     "  --collective LIST  allreduce, allgather, reducescatter, broadcast, alltoall,\n"
     "                     sendrecv, comma-separated, or all (default)\n"
-    "  --min-bytes B      smallest message (default 8; k/K, M, G = KiB, MiB, GiB)\n"
+    "  --bytes B          one message size, as without --measure (k/K, M, G = KiB,\n"
+    "                     MiB, GiB)\n"
+    "  --min-bytes B      smallest message (default 8)\n"
     "  --max-bytes B      largest (default 1G); sizes double from min to max\n"
     "  --iters N          timed launches per size (default 20, halved per doubling above\n"
     "                     64 MiB, at least 5)\n"
@@ -243,11 +246,12 @@ static int write_results(const struct rl_comm_raw *raw, const struct rl_gpu_spec
 
 int cli_comm_measure(int argc, char **argv)
 {
-    enum { O_MEASURE = 256, O_COLL, O_MIN, O_MAX, O_ITERS, O_WARMUP, O_DTYPE, O_GPUS,
+    enum { O_MEASURE = 256, O_COLL, O_BYTES, O_MIN, O_MAX, O_ITERS, O_WARMUP, O_DTYPE, O_GPUS,
            O_NOCOPY, O_COPYONLY, O_COPYBYTES, O_JSON, O_TIMEOUT, O_GPU };
     static const struct option opts[] = {
         {"measure", no_argument, NULL, O_MEASURE},
         {"collective", required_argument, NULL, O_COLL},
+        {"bytes", required_argument, NULL, O_BYTES},
         {"min-bytes", required_argument, NULL, O_MIN},
         {"max-bytes", required_argument, NULL, O_MAX},
         {"iters", required_argument, NULL, O_ITERS},
@@ -276,7 +280,7 @@ int cli_comm_measure(int argc, char **argv)
         .timeout_s = 300,
     };
     const char *output = NULL, *gpu_name = NULL;
-    bool json = false, no_copies = false, copies_only = false;
+    bool json = false, no_copies = false, copies_only = false, one_size = false, sweep = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
@@ -284,8 +288,19 @@ int cli_comm_measure(int argc, char **argv)
         switch (c) {
         case O_MEASURE: break;
         case O_COLL: rc = parse_collectives(optarg, &req.collectives); break;
-        case O_MIN: rc = parse_bytes("--min-bytes", optarg, 1, MAX_BYTES, &req.min_bytes); break;
-        case O_MAX: rc = parse_bytes("--max-bytes", optarg, 1, MAX_BYTES, &req.max_bytes); break;
+        case O_BYTES: /* one size: the sweep from it to itself */
+            one_size = true;
+            rc = parse_bytes("--bytes", optarg, 1, MAX_BYTES, &req.min_bytes);
+            req.max_bytes = req.min_bytes;
+            break;
+        case O_MIN:
+            sweep = true;
+            rc = parse_bytes("--min-bytes", optarg, 1, MAX_BYTES, &req.min_bytes);
+            break;
+        case O_MAX:
+            sweep = true;
+            rc = parse_bytes("--max-bytes", optarg, 1, MAX_BYTES, &req.max_bytes);
+            break;
         case O_ITERS: rc = cli_parse_int(CMD, "--iters", optarg, 1, 100000, &req.iters); break;
         case O_WARMUP: rc = cli_parse_int(CMD, "--warmup", optarg, 0, 100000, &req.warmup); break;
         case O_DTYPE: {
@@ -315,6 +330,9 @@ int cli_comm_measure(int argc, char **argv)
         return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
     if (no_copies && copies_only)
         return cli_usage_error(CMD, "--no-copies and --copies-only exclude each other");
+    if (one_size && sweep)
+        return cli_usage_error(CMD, "--bytes is one size, --min-bytes/--max-bytes a sweep: "
+                                    "give one or the other");
     if (req.min_bytes > req.max_bytes)
         return cli_usage_error(CMD, "--min-bytes %.0f is above --max-bytes %.0f", req.min_bytes,
                                req.max_bytes);

@@ -8,6 +8,7 @@
 #include "analyzer/report/report.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/json.h"
+#include "analyzer/util/numtext.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -148,9 +149,11 @@ int llm_measure(struct llm_run *r, const char *dir, int device)
         double ai = x->dram_bytes > 0 ? x->flops / x->dram_bytes : NAN;
         bool fast = x->over_roof;
         over += fast;
-        printf("%6d %-14s %12.4g %12.4g %6.3g%s %10.4g %10.4g %9s\n", x->batch, x->op,
-               x->predicted_ns / 1e3, x->time_ns / 1e3, x->time_ns / x->predicted_ns,
-               fast ? "!" : " ", x->predicted_ai, ai, x->predicted_memory ? "memory" : "compute");
+        printf("%6d %-14s %12s %12s %6s%s %10s %10s %9s\n", x->batch, x->op,
+               rl_num(x->predicted_ns / 1e3, 4), rl_num(x->time_ns / 1e3, 4),
+               rl_num(x->time_ns / x->predicted_ns, 3), fast ? "!" : " ",
+               rl_num(x->predicted_ai, 4), rl_num(ai, 4),
+               x->predicted_memory ? "memory" : "compute");
     }
     if (over)
         printf("! %d layer%s ran faster than the roofline allows (above 100%% of the roof): the "

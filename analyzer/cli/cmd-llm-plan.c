@@ -7,6 +7,7 @@
 #include "analyzer/comm/system.h"
 #include "analyzer/llm/plan.h"
 #include "analyzer/util/error.h"
+#include "analyzer/util/numtext.h"
 #include "analyzer/util/fileio.h"
 #include "analyzer/util/outset.h"
 #include "analyzer/util/paths.h"
@@ -111,11 +112,12 @@ static void print_plan(const struct plan_run *p)
         char name[48], bound[96];
         layout_name(&s->layout, name, sizeof name, moe);
         rl_llm_step_bound_text(bound, sizeof bound, s, &p->c);
-        printf("%4zu %-12s %5d %10.4g %12.4g %9.2f %8.1f%% %8.1f%% %8.1f%% %8.1f%% %7.4g  %s\n",
-               i + 1, name, s->layout.microbatches, s->time_ns / 1e6, k->tokens_per_s,
-               k->mem.total_bytes / 1e9, 100 * s->compute_ns / s->time_ns,
-               100 * s->memory_ns / s->time_ns, 100 * s->comm_ns / s->time_ns,
-               100 * s->bubble_ns / s->time_ns, s->flops_per_gpu / s->time_ns / 1e3, bound);
+        printf("%4zu %-12s %5d %10s %12s %9.2f %8.1f%% %8.1f%% %8.1f%% %8.1f%% %7s  %s\n",
+               i + 1, name, s->layout.microbatches, rl_num(s->time_ns / 1e6, 4),
+               rl_num(k->tokens_per_s, 4), k->mem.total_bytes / 1e9,
+               100 * s->compute_ns / s->time_ns, 100 * s->memory_ns / s->time_ns,
+               100 * s->comm_ns / s->time_ns, 100 * s->bubble_ns / s->time_ns,
+               rl_num(s->flops_per_gpu / s->time_ns / 1e3, 4), bound);
     }
     if (p->plan.n_fit) {
         const struct rl_llm_step *b = &p->plan.c[0].step;
@@ -237,7 +239,7 @@ static int chart(const struct plan_run *p, const char *dir, char *err)
              p->req.gpus, p->c.gpu_name, phase_name(p->req.phase));
     snprintf(xl, sizeof xl, "layout (TP x PP x DP%s), fastest first",
              p->m.experts > 1 ? " x EP" : "");
-    snprintf(line, sizeof line, "usable: %.1f GB", p->cap.usable_bytes / 1e9);
+    snprintf(line, sizeof line, "usable: %s GB", rl_num(p->cap.usable_bytes / 1e9, 4));
     struct rl_bar_chart bc = {.title = title, .xlabel = xl, .ylabel = "step time (ms)",
                               .bars = bars, .n_bars = n, .stack_titles = stacks, .n_stacks = 4,
                               .values = values, .y2 = mem, .y2label = "memory per GPU (GB)",
@@ -454,7 +456,7 @@ int cmd_llm_plan(int argc, char **argv)
     rl_outset_abort(&set);
     cli_outset_show(NULL);
     if (status == CLI_OK && dir && !json)
-        printf("\nwrote %s/plan.json%s\n", dir,
+        printf("\nwrote %s%s\n", rl_path_join((char[4200]){0}, 4200, dir, "plan.json"),
                chart_rc == RL_ENOTOOL ? " and the chart script (no image: gnuplot missing)"
                : p.plan.n_fit         ? ", llm-plan.svg"
                                       : "");

@@ -10,6 +10,7 @@
 #include "analyzer/device/device.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
+#include "analyzer/util/numtext.h"
 #include "analyzer/util/outset.h"
 #include "analyzer/readers/tracefile.h"
 #include "analyzer/report/report.h"
@@ -107,14 +108,16 @@ static void print_ops(const struct rl_llm_phase_cost *p, const struct rl_ceiling
         if (isinf(o->ai_flop_per_byte))
             snprintf(ai, sizeof ai, "inf");
         else
-            snprintf(ai, sizeof ai, "%.3g", o->ai_flop_per_byte);
+            rl_num_text(ai, sizeof ai, o->ai_flop_per_byte, 3);
         char bound[96];
         rl_bound_text(bound, sizeof bound, o->memory_bound ? RL_BOUND_MEMORY : RL_BOUND_COMPUTE,
                       RL_MEM_DRAM, rl_llm_roof_label(c, o->roof));
-        printf("%-14s %5d %11.4g %11.4g %11.4g %11.4g %9s %10.4g %5.1f%%  %s\n", o->name,
-               o->count, o->count * o->flops / 1e9, o->count * o->weight_bytes / 1e6,
-               o->count * o->act_bytes / 1e6, o->count * o->kv_bytes / 1e6, ai,
-               o->count * o->time_ns / 1e3, 100.0 * o->count * o->time_ns / p->time_ns, bound);
+        printf("%-14s %5d %11s %11s %11s %11s %9s %10s %5.1f%%  %s\n", o->name,
+               o->count, rl_num(o->count * o->flops / 1e9, 4),
+               rl_num(o->count * o->weight_bytes / 1e6, 4), rl_num(o->count * o->act_bytes / 1e6,
+               4),
+               rl_num(o->count * o->kv_bytes / 1e6, 4), ai, rl_num(o->count * o->time_ns / 1e3,
+               4), 100.0 * o->count * o->time_ns / p->time_ns, bound);
     }
 }
 
@@ -188,10 +191,11 @@ static void print_memory(const struct llm_run *r)
 
 static void print_step(const struct rl_llm_step *s, const struct rl_system *nic_system)
 {
-    printf("time split: compute %.4g ms, memory %.4g ms, communication %.4g ms, bubble %.4g "
-           "ms (%.3g of the pipeline)\n%s\n",
-           s->compute_ns / 1e6, s->memory_ns / 1e6, s->comm_ns / 1e6, s->bubble_ns / 1e6,
-           s->bubble_fraction, s->why);
+    printf("time split: compute %s ms, memory %s ms, communication %s ms, bubble %s "
+           "ms (%s of the pipeline)\n%s\n",
+           rl_num(s->compute_ns / 1e6, 4), rl_num(s->memory_ns / 1e6, 4),
+           rl_num(s->comm_ns / 1e6, 4), rl_num(s->bubble_ns / 1e6, 4),
+           rl_num(s->bubble_fraction, 3), s->why);
     if (!s->n_comm)
         return;
     if (nic_system)
@@ -209,10 +213,11 @@ static void print_step(const struct rl_llm_step *s, const struct rl_system *nic_
         const struct rl_llm_comm *c = &s->comm[i];
         char share[48] = "";
         if (c->nic_share < 1)
-            snprintf(share, sizeof share, "; %.3g of it for this group", c->nic_share);
-        printf("%-27s %5d %10.4g %11.4g %11.4g %10.4g %-9s %s (%.4g, %s%s)\n", c->name,
-               c->gpus, c->calls, c->bytes / 1e6, c->time_us, c->calls * c->time_us / 1e3,
-               rl_origin_name(c->origin), c->link, c->link_gbs, rl_origin_name(c->link_origin),
+            snprintf(share, sizeof share, "; %s of it for this group", rl_num(c->nic_share, 3));
+        printf("%-27s %5d %10s %11s %11s %10s %-9s %s (%s, %s%s)\n", c->name, c->gpus,
+               rl_num(c->calls, 4), rl_num(c->bytes / 1e6, 4), rl_num(c->time_us, 4),
+               rl_num(c->calls * c->time_us / 1e3, 4), rl_origin_name(c->origin), c->link,
+               rl_num(c->link_gbs, 4), rl_origin_name(c->link_origin),
                share);
     }
 }
@@ -224,10 +229,10 @@ static void print_train(const struct llm_run *r)
            "microbatch of %d (forward, backward%s)\n",
            s->batch, s->seq, r->mem[0].microbatch, r->lay.recompute ? ", recomputed forward" : "");
     print_ops(&s->micro, &r->c);
-    printf("optimizer: %.4g GB of Adam state read and written, %.4g ms\n",
-           s->optimizer.weight_bytes / 1e9, s->optimizer.time_ns / 1e6);
-    printf("step %.4g ms: %.4g tokens/s; %.4g TFLOP/s per GPU\n", s->time_ns / 1e6,
-           llm_tokens_per_s(s), s->flops_per_gpu / s->time_ns / 1e3);
+    printf("optimizer: %s GB of Adam state read and written, %s ms\n",
+           rl_num(s->optimizer.weight_bytes / 1e9, 4), rl_num(s->optimizer.time_ns / 1e6, 4));
+    printf("step %s ms: %s tokens/s; %s TFLOP/s per GPU\n", rl_num(s->time_ns / 1e6, 4),
+           rl_num(llm_tokens_per_s(s), 4), rl_num(s->flops_per_gpu / s->time_ns / 1e3, 4));
     print_step(s, r->net.nic_system);
 }
 
@@ -268,9 +273,9 @@ static void print_text(const struct llm_run *r)
         printf("%s on %s (%s ceilings; analytic times): %s weights, %s KV cache, context %d\n",
                r->m.name, r->c.gpu_name, origins, rl_llm_precision_name(r->cfg.precision),
                llm_kv_name(&r->cfg), r->seq);
-    printf("parameters %.4g B", rl_llm_params(&r->m) / 1e9);
+    printf("parameters %s B", rl_num(rl_llm_params(&r->m) / 1e9, 4));
     if (r->m.experts > 1)
-        printf(" (%.4g B active per token)", rl_llm_active_params(&r->m) / 1e9);
+        printf(" (%s B active per token)", rl_num(rl_llm_active_params(&r->m) / 1e9, 4));
     printf("; weights %s", w);
     if (!r->lay.train && rl_llm_is_mla(&r->m))
         printf("; KV cache %.0f bytes per token (%d layers x (%d latent + %d rope), MLA)", kvt,
@@ -302,16 +307,17 @@ static void print_text(const struct llm_run *r)
     printf("\n");
     print_ops(&d0->micro, &r->c);
     if (fits)
-        printf("step %.4g ms: %.4g tokens/s; %.3g FLOP/B over the step\n", d0->time_ns / 1e6,
-               llm_tokens_per_s(d0), d0->micro.flops / d0->micro.bytes);
+        printf("step %s ms: %s tokens/s; %s FLOP/B over the step\n", rl_num(d0->time_ns / 1e6, 4),
+               rl_num(llm_tokens_per_s(d0), 4), rl_num(d0->micro.flops / d0->micro.bytes, 3));
     else
-        printf("step %.4g ms if it fit (it does not); %.3g FLOP/B over the step\n",
-               d0->time_ns / 1e6, d0->micro.flops / d0->micro.bytes);
+        printf("step %s ms if it fit (it does not); %s FLOP/B over the step\n",
+               rl_num(d0->time_ns / 1e6, 4), rl_num(d0->micro.flops / d0->micro.bytes, 3));
     print_step(d0, r->net.nic_system);
     printf("\nprefill of %d tokens (time to first token)\n", r->seq);
     print_ops(&r->prefill.micro, &r->c);
-    printf("prefill %.4g ms%s; %.3g FLOP/B over the prefill\n", r->prefill.time_ns / 1e6,
-           fits ? "" : " if it fit (it does not)", r->prefill.micro.flops / r->prefill.micro.bytes);
+    printf("prefill %s ms%s; %s FLOP/B over the prefill\n", rl_num(r->prefill.time_ns / 1e6, 4),
+           fits ? "" : " if it fit (it does not)",
+           rl_num(r->prefill.micro.flops / r->prefill.micro.bytes, 3));
     print_step(&r->prefill, r->net.nic_system); /* its collectives: rows, as decode's */
     printf("\n");
     printf("%6s %10s %12s %10s %12s %5s %s\n", "BATCH", "STEP ms", "TOKENS/s", "KV/GPU",
@@ -330,9 +336,9 @@ static void print_text(const struct llm_run *r)
         bool row_fits = isnan(r->cap.gpu_memory_bytes) || llm_fits(r, i);
         char tps[32] = "-";
         if (row_fits)
-            snprintf(tps, sizeof tps, "%.4g", llm_tokens_per_s(d));
-        printf("%6d %10.4g %12s %10s %12s %5s %d of %d memory-bound\n", d->batch,
-               d->time_ns / 1e6, tps, kv, tr,
+            rl_num_text(tps, sizeof tps, llm_tokens_per_s(d), 4);
+        printf("%6d %10s %12s %10s %12s %5s %d of %d memory-bound\n", d->batch,
+               rl_num(d->time_ns / 1e6, 4), tps, kv, tr,
                isnan(r->cap.gpu_memory_bytes) ? "?" : row_fits ? "yes" : "NO", mem_bound,
                linear);
     }
@@ -433,7 +439,7 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
         return rc;
     char title[400], note[64] = "", path[4096];
     if (n_marked) /* first: a title too wide is cut at its end */
-        snprintf(note, sizeof note, "* does not fit in %.1f GB; ", r->cap.usable_bytes / 1e9);
+        snprintf(note, sizeof note, "* does not fit in %s GB; ", rl_num(r->cap.usable_bytes / 1e9, 4));
     if (r->lay.train)
         snprintf(title, sizeof title, "%s on %s: %straining (batch %d...%d of %d tokens)",
                  r->m.name, r->c.gpu_name, note, r->batches[0], r->batches[r->n_batches - 1],
@@ -491,22 +497,23 @@ static int charts(const struct llm_run *r, const char *dir, char *err)
         .n_vlines = r->crossover && (!known || r->crossover <= r->max_fit) ? 1 : 0,
         .shade_from_x = NAN, .shade_labels = sls};
     if (cut) {
-        /* The shaded region: at least 40% of the (log) axis and 1.5
-         * octaves, room for its labels. */
+        /* The shaded region: 28% of the (log) axis and 1.5 octaves at
+         * least, room for its two short labels (at 40% it took half the
+         * chart from the curves). */
         const double lx = log2(r->max_fit);
         xy.shade_from_x = r->max_fit;
-        xy.x_max = exp2(fmax(fmax(lx + 1.5, lx / 0.6), log2(2.0 * top)));
-        snprintf(sl[0], sizeof sl[0], "batch > %d does not fit in %.1f GB", r->max_fit,
-                 r->cap.usable_bytes / 1e9);
-        snprintf(sl[1], sizeof sl[1], "crossover (batch %d) does not fit", r->crossover);
+        xy.x_max = exp2(fmax(fmax(lx + 1.5, lx / 0.72), log2(2.0 * top)));
+        snprintf(sl[0], sizeof sl[0], "batch > %d: over %s GB", r->max_fit,
+                 rl_num(r->cap.usable_bytes / 1e9, 4));
+        snprintf(sl[1], sizeof sl[1], "crossover %d does not fit", r->crossover);
         xy.n_shade_labels = r->crossover > r->max_fit ? 2 : 1;
     } else if (known && r->max_fit == 0) {
         xy.shade_from_x = 1;
         xy.x_min = 1;
         xy.x_max = xs[m - 1];
         xy.shade_labels_low = true;
-        snprintf(sl[0], sizeof sl[0], "not even batch 1 fits in %.1f GB",
-                 r->cap.usable_bytes / 1e9);
+        snprintf(sl[0], sizeof sl[0], "not even batch 1 fits in %s GB",
+                 rl_num(r->cap.usable_bytes / 1e9, 4));
         if (r->crossover) {
             size_t u = strlen(sl[0]);
             snprintf(sl[0] + u, sizeof sl[0] - u, " (crossover: %d)", r->crossover);
@@ -663,7 +670,7 @@ static int run_llm(struct llm_run *r, bool json, bool do_measure, const char *di
     rl_outset_abort(&set);
     cli_outset_show(NULL);
     if (status == CLI_OK && dir && !json)
-        printf("\nwrote %s/llm.json%s\n", dir,
+        printf("\nwrote %s%s\n", rl_path_join((char[4200]){0}, 4200, dir, "llm.json"),
                r->params_only                 ? ""
                : r->charts_rc == RL_ENOTOOL   ? " and the chart scripts (no images: gnuplot missing)"
                : r->lay.train                 ? ", llm-roofline.svg"

@@ -3,6 +3,7 @@
 #include "analyzer/cli/cli.h"
 
 #include "analyzer/util/error.h"
+#include "analyzer/util/numtext.h"
 #include "analyzer/util/fileio.h"
 #include "analyzer/util/outset.h"
 #include "analyzer/readers/ncu.h"
@@ -69,8 +70,9 @@ static const char usage_text[] =
     "  --kernels FILE    a kernels file (docs/file-formats.md)\n"
     "  --bench FILE      measured ceilings from `roofline bench` (dashed beside the\n"
     "                    datasheet's, and the ones kernels are judged against)\n"
-    "  --gpu GPU         datasheet ceilings (default: the bench file's or the\n"
-    "                    trace's GPU)\n"
+    "  --gpu GPU         datasheet ceilings (default: the bench file's, else the\n"
+    "                    GPU the trace or export names; an export naming none\n"
+    "                    needs --gpu)\n"
     "  -o DIR            output folder (default roofline-report; with --json and\n"
     "                    no -o, nothing is written)\n"
     "  --format LIST     chart formats: svg, png, pdf, comma-separated (default svg)\n"
@@ -363,6 +365,16 @@ int cli_report_run(const struct cli_report_opts *o)
         rl_rank_traces_release(&ranks);
         return CLI_FAIL;
     }
+    /* An export: the GPU is --gpu's, else the bench file's, else the one
+     * the export names (said on the first line), else an error. */
+    const bool gpu_from_export = o->ncu && !o->gpu && !o->bench && fallback;
+    if (o->ncu && !o->gpu && !o->bench && !fallback) {
+        cli_error("the export names no GPU (no device__attribute_display_name, or several): "
+                  "give --gpu (see 'roofline gpus') or --bench");
+        rl_trace_groups_release(&g);
+        rl_rank_traces_release(&ranks);
+        return CLI_FAIL;
+    }
     if (cli_ceiling_sources(o->gpu, o->bench, fallback, &bench, &b, &s)) {
         rl_trace_groups_release(&g);
         rl_rank_traces_release(&ranks);
@@ -454,8 +466,12 @@ int cli_report_run(const struct cli_report_opts *o)
             rl_report_launches_text(launches, sizeof launches, &r);
             printf("%s: %s", src, launches);
             if (r.time_ns > 0)
-                printf(", %.4g ms of GPU time", r.time_ns / 1e6);
-            printf("; ceilings: %s\n\n", origins);
+                printf(", %s %s of GPU time", rl_num(r.time_ns / (r.time_ns >= 1e9 ? 1e9 : 1e6), 4),
+                       r.time_ns >= 1e9 ? "s" : "ms");
+            printf("; ceilings: %s", origins);
+            if (gpu_from_export)
+                printf(", of the %s the export names (--gpu for another)", c.gpu_name);
+            printf("\n\n");
             if (r.step) {
                 rl_report_step_table(stdout, &r, o->rows < 0 ? 20 : (size_t)o->rows);
                 printf("\nkernels:\n");
@@ -470,13 +486,13 @@ int cli_report_run(const struct cli_report_opts *o)
                 }
             }
             if (o->dir && o->no_chart)
-                printf("\nwrote %s/report.md, report.json, report.csv and report.html (no "
+                printf("\nwrote %s, report.json, report.csv and report.html (no "
                        "chart)\n",
-                       shown);
+                       rl_path_join((char[4200]){0}, 4200, shown, "report.md"));
             else if (o->dir)
-                printf("\nwrote %s/report.md, report.json, report.csv, report.html and the chart "
+                printf("\nwrote %s, report.json, report.csv, report.html and the chart "
                        "(%s)\n",
-                       shown, o->formats);
+                       rl_path_join((char[4200]){0}, 4200, shown, "report.md"), o->formats);
             if (r.n && !o->no_sentences) {
                 printf("\n");
                 for (size_t i = 0; i < r.n && i < 5; i++)

@@ -5,6 +5,7 @@
 #include "analyzer/profiler/nccl.h"
 #include "analyzer/report/report.h"
 #include "analyzer/util/error.h"
+#include "analyzer/util/numtext.h"
 #include "analyzer/util/strbuf.h"
 
 #include <ctype.h>
@@ -209,7 +210,7 @@ static void fmt_bytes(char *b, size_t n, double v)
     int u = 0;
     while (v >= 1000 && u < 5)
         v /= 1000, u++;
-    snprintf(b, n, "%.3g %s", v, unit[u]);
+    snprintf(b, n, "%s %s", rl_num(v, 3), unit[u]);
 }
 
 void rl__report_comm_sentence(struct rl_report_row *w, const char *name, bool torch)
@@ -221,16 +222,18 @@ void rl__report_comm_sentence(struct rl_report_row *w, const char *name, bool to
         fmt_bytes(bytes, sizeof bytes, w->comm_bytes);
         if (!isnan(w->comm_algbw_gbs))
             snprintf(w->sentence, sizeof w->sentence,
-                     "%s: %.3g%% of GPU time, %s: %s of messages in %llu launches at %.3g GB/s "
+                     "%s: %s%% of GPU time, %s: %s of messages in %s at %s GB/s "
                      "(message bytes / kernel time, measured); it moves data between GPUs, so "
                      "no roof judges it",
-                     name, share, kind, bytes, (unsigned long long)w->launches,
-                     w->comm_algbw_gbs);
+                     name, rl_num(share, 3), kind, bytes, rl_count_text((char[32]){0}, 32,
+                     w->launches, "launch", "launches"),
+                     rl_num(w->comm_algbw_gbs, 3));
         else
             snprintf(w->sentence, sizeof w->sentence,
-                     "%s: %s: %s of messages in %llu launches, no time; it moves data between "
+                     "%s: %s: %s of messages in %s, no time; it moves data between "
                      "GPUs, so no roof judges it",
-                     name, kind, bytes, (unsigned long long)w->launches);
+                     name, kind, bytes,
+                     rl_count_text((char[32]){0}, 32, w->launches, "launch", "launches"));
     } else if (!isnan(share)) {
         snprintf(w->sentence, sizeof w->sentence,
                  "%s: %.3g%% of GPU time, %s: time only, bytes unknown: %s; it moves data "
@@ -487,7 +490,7 @@ static void fmt_pct(char *b, size_t n, double share)
     if (isnan(share))
         snprintf(b, n, "-");
     else
-        snprintf(b, n, "%.3g%%", 100 * share);
+        snprintf(b, n, "%s%%", rl_num(100 * share, 3));
 }
 
 void rl__report_ranks_table(FILE *f, const struct rl_report *r)
@@ -506,17 +509,18 @@ void rl__report_ranks_table(FILE *f, const struct rl_report *r)
         fmt_pct(pct, sizeof pct, k->comm_share);
         if (k->n_top)
             rl_str_shorten(top, sizeof top, k->top[0].name);
-        fprintf(f, "%-6s %-16.16s %-22.22s %11.4g %11.4g %7s  %s\n", rank,
-                k->host[0] ? k->host : "-", k->gpu[0] ? k->gpu : "-", k->kernel_time_ns / 1e6,
-                k->comm_time_ns / 1e6, pct, top);
+        fprintf(f, "%-6s %-16.16s %-22.22s %11s %11s %7s  %s\n", rank,
+                k->host[0] ? k->host : "-", k->gpu[0] ? k->gpu : "-",
+                rl_num(k->kernel_time_ns / 1e6, 4),
+                rl_num(k->comm_time_ns / 1e6, 4), pct, top);
     }
     struct totals s = totals_of(r);
     char pct[16];
     fmt_pct(pct, sizeof pct, s.kernel_sum > 0 ? s.comm_sum / s.kernel_sum : NAN);
     fprintf(f,
-            "merged: %zu traces; kernel time %.4g ms summed, %.4g ms on the busiest rank; "
+            "merged: %zu traces; kernel time %s ms summed, %s ms on the busiest rank; "
             "communication %s of it\n",
-            r->n_ranks, s.kernel_sum / 1e6, s.kernel_max / 1e6, pct);
+            r->n_ranks, rl_num(s.kernel_sum / 1e6, 4), rl_num(s.kernel_max / 1e6, 4), pct);
 }
 
 static void json_int_or_null(FILE *f, const char *key, int v)
@@ -623,8 +627,8 @@ void rl__report_ranks_markdown(FILE *f, const struct rl_report *r)
         md_text(f, k->host[0] ? k->host : "-");
         fputs(" | ", f);
         md_text(f, k->gpu[0] ? k->gpu : "-");
-        fprintf(f, " | %.4g ms | %.4g ms | %s | ", k->kernel_time_ns / 1e6,
-                k->comm_time_ns / 1e6, pct);
+        fprintf(f, " | %s ms | %s ms | %s | ", rl_num(k->kernel_time_ns / 1e6, 4),
+                rl_num(k->comm_time_ns / 1e6, 4), pct);
         for (size_t j = 0; j < k->n_top && j < 3; j++) {
             fputs(j ? ", " : "", f);
             md_text(f, k->top[j].name);
@@ -635,8 +639,8 @@ void rl__report_ranks_markdown(FILE *f, const struct rl_report *r)
     char pct[16];
     fmt_pct(pct, sizeof pct, s.kernel_sum > 0 ? s.comm_sum / s.kernel_sum : NAN);
     fprintf(f,
-            "\nMerged over %zu traces: %.4g ms of kernel time summed, %.4g ms on the busiest "
+            "\nMerged over %zu traces: %s ms of kernel time summed, %s ms on the busiest "
             "rank (the step's time when the ranks run together); communication %s of the sum. "
             "The kernel table above sums each group over the ranks.\n",
-            r->n_ranks, s.kernel_sum / 1e6, s.kernel_max / 1e6, pct);
+            r->n_ranks, rl_num(s.kernel_sum / 1e6, 4), rl_num(s.kernel_max / 1e6, 4), pct);
 }

@@ -8,6 +8,7 @@
 #include "analyzer/report/ranks.h"
 #include "analyzer/report/step.h"
 #include "analyzer/util/error.h"
+#include "analyzer/util/numtext.h"
 #include "plots/labels.h"
 #include "plots/plot.h"
 #include "analyzer/util/strbuf.h"
@@ -25,11 +26,11 @@ static void fmt_bw(char *b, size_t n, double gbs)
     if (isnan(gbs))
         snprintf(b, n, "-");
     else if (gbs >= 1000)
-        snprintf(b, n, "%.3g TB/s", gbs / 1000);
+        snprintf(b, n, "%s TB/s", rl_num(gbs / 1000, 3));
     else if (gbs >= 1)
-        snprintf(b, n, "%.3g GB/s", gbs);
+        snprintf(b, n, "%s GB/s", rl_num(gbs, 3));
     else
-        snprintf(b, n, "%.3g MB/s", gbs * 1000);
+        snprintf(b, n, "%s MB/s", rl_num(gbs * 1000, 3));
 }
 
 /* "65.1 TFLOP/s", "412 GFLOP/s". */
@@ -39,11 +40,25 @@ static void fmt_rate(char *b, size_t n, double tflops, bool ops)
     if (isnan(tflops))
         snprintf(b, n, "-");
     else if (tflops >= 1000)
-        snprintf(b, n, "%.3g P%s", tflops / 1000, u);
+        snprintf(b, n, "%s P%s", rl_num(tflops / 1000, 3), u);
     else if (tflops >= 1)
-        snprintf(b, n, "%.3g T%s", tflops, u);
+        snprintf(b, n, "%s T%s", rl_num(tflops, 3), u);
     else
-        snprintf(b, n, "%.3g G%s", tflops * 1000, u);
+        snprintf(b, n, "%s G%s", rl_num(tflops * 1000, 3), u);
+}
+
+/* A count of FLOPs: "4 GFLOP", "1 TFLOP", "812 FLOPs". */
+static char *fmt_flops(char *b, size_t n, double v)
+{
+    static const struct { double scale; const char *unit; } u[] = {
+        {1e15, "PFLOP"}, {1e12, "TFLOP"}, {1e9, "GFLOP"}, {1e6, "MFLOP"}};
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
+        if (fabs(v) >= u[i].scale) {
+            snprintf(b, n, "%s %s", rl_num(v / u[i].scale, 4), u[i].unit);
+            return b;
+        }
+    snprintf(b, n, "%s FLOPs", rl_num(v, 4));
+    return b;
 }
 
 /* A distance from the ridge: "6.05", "5000" (x follows). */
@@ -52,11 +67,12 @@ static void fmt_x(char *b, size_t n, double v)
     if (v >= 1000 && v < 1e9)
         snprintf(b, n, "%.0f", v);
     else
-        snprintf(b, n, "%.3g", v);
+        snprintf(b, n, "%s", rl_num(v, 3));
 }
 
 /* A number as people read it: 3 significant digits with a unit prefix
- * past a thousand ("1.25k", "3.4M"), never "1.25e+03". */
+ * past a thousand ("1.25k", "3.4M"), never "1.25e+03"; below, plain
+ * decimals (rl_num_text). */
 static void fmt_g(char *b, size_t n, double v)
 {
     if (isnan(v))
@@ -64,15 +80,13 @@ static void fmt_g(char *b, size_t n, double v)
     else if (isinf(v))
         snprintf(b, n, "inf");
     else if (fabs(v) >= 1e9)
-        snprintf(b, n, "%.3gG", v / 1e9);
+        snprintf(b, n, "%sG", rl_num(v / 1e9, 3));
     else if (fabs(v) >= 1e6)
-        snprintf(b, n, "%.3gM", v / 1e6);
+        snprintf(b, n, "%sM", rl_num(v / 1e6, 3));
     else if (fabs(v) >= 1e3)
-        snprintf(b, n, "%.3gk", v / 1e3);
-    else if (v != 0 && fabs(v) < 1e-3)
-        snprintf(b, n, "%.2e", v);
+        snprintf(b, n, "%sk", rl_num(v / 1e3, 3));
     else
-        snprintf(b, n, "%.3g", v);
+        rl_num_text(b, n, v, 3); /* "0.0000996", never "9.96e-05" */
 }
 
 static void upper(char *b, size_t n, const char *s)
@@ -152,9 +166,9 @@ static void neither_evidence(struct rl_report_row *w, const struct rl_report *r)
     w->evidence[0] = 0;
     if (per_launch_us < 10)
         n += (size_t)snprintf(w->evidence + n, sizeof w->evidence - n,
-                              "short launches (%.3g us each): launch overhead and latency "
+                              "short launches (%s us each): launch overhead and latency "
                               "dominate",
-                              per_launch_us);
+                              rl_num(per_launch_us, 3));
     if (sms > 0 && blocks > 0 && blocks < sms)
         n += (size_t)snprintf(w->evidence + n, n < sizeof w->evidence ? sizeof w->evidence - n : 0,
                               "%sonly %.0f blocks for %d SMs: the GPU is not filled "
@@ -228,15 +242,16 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
         fmt_rate(rate, sizeof rate, w->v.achieved_tflops, cr->ops);
         if (!isnan(w->v.pct_of_roof))
             snprintf(w->sentence, sizeof w->sentence,
-                     "%s: %.3g%% of GPU time, compute point: %s = %.3g%% of the %s roof (%s %s); "
+                     "%s: %s%% of GPU time, compute point: %s = %s%% of the %s roof (%s %s); "
                      "%s",
-                     name, 100 * w->time_share, rate, w->v.pct_of_roof, roof,
+                     name, rl_num(100 * w->time_share, 3), rate, rl_num(w->v.pct_of_roof, 3), roof,
                      rl_origin_name(cr->origin), cr->label, why);
         else
             snprintf(w->sentence, sizeof w->sentence,
-                     "%s: compute point: %.4g FLOPs counted, no time to judge them against the "
+                     "%s: compute point: %s counted, no time to judge them against the "
                      "%s roof (%s %s); %s",
-                     name, w->flops, roof, rl_origin_name(cr->origin), cr->label, why);
+                     name, fmt_flops((char[32]){0}, 32, w->flops), roof,
+                     rl_origin_name(cr->origin), cr->label, why);
         return;
     }
     if (w->bound == RL_BOUND_UNKNOWN) {
@@ -278,24 +293,25 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
     bool timed = !isnan(v->achieved_tflops);
     if (w->zero_bytes) {
         char fl[32];
-        snprintf(fl, sizeof fl, "%.4g", w->flops);
+        fmt_flops(fl, sizeof fl, w->flops);
         if (timed)
             snprintf(w->sentence, sizeof w->sentence,
-                     "%s: %s FLOPs and 0 DRAM bytes counted: its intensity is unbounded, so it "
-                     "is compute-bound (not drawn on a chart); %s = %.3g%% of %s %s",
-                     name, fl, rate, v->pct_of_roof, rl_origin_name(cr->origin), cr->label);
+                     "%s: %s and 0 DRAM bytes counted: its intensity is unbounded, so it "
+                     "is compute-bound (not drawn on a chart); %s = %s%% of %s %s",
+                     name, fl, rate, rl_num(v->pct_of_roof, 3), rl_origin_name(cr->origin),
+                     cr->label);
         else
             snprintf(w->sentence, sizeof w->sentence,
-                     "%s: %s FLOPs and 0 DRAM bytes counted: its intensity is unbounded, so it "
+                     "%s: %s and 0 DRAM bytes counted: its intensity is unbounded, so it "
                      "is compute-bound (not drawn on a chart), at best %s (analytic: no time)",
                      name, fl, att);
         return;
     }
     if (w->bound == RL_BOUND_NEITHER) {
         snprintf(w->sentence, sizeof w->sentence,
-                 "%s: %s FLOP/B (%s), %s = %.2g%% of the %s attainable at that intensity: bound "
+                 "%s: %s FLOP/B (%s), %s = %s%% of the %s attainable at that intensity: bound "
                  "by neither roof; %s",
-                 name, ai, lvl, rate, v->pct_of_roof, att, w->evidence);
+                 name, ai, lvl, rate, rl_num(v->pct_of_roof, 2), att, w->evidence);
         return;
     }
     if (w->bound == RL_BOUND_LINK) {
@@ -307,9 +323,9 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
             snprintf(w->sentence, sizeof w->sentence,
                      "%s: %s FLOP per byte communicated, %sx left of the %s ridge against the "
                      "link (%s FLOP/B): bound by %s (%s per direction, %s), not by %s; %s = "
-                     "%.3g%% of that roof",
+                     "%s%% of that roof",
                      name, comm_ai, x, roof, ridge, c->link.label, link_bw,
-                     rl_origin_name(c->link.origin), lvl, rate, v->pct_of_roof);
+                     rl_origin_name(c->link.origin), lvl, rate, rl_num(v->pct_of_roof, 3));
         else
             snprintf(w->sentence, sizeof w->sentence,
                      "%s: %s FLOP per byte communicated, %sx left of the %s ridge against the "
@@ -329,9 +345,10 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
         if (timed)
             snprintf(w->sentence, sizeof w->sentence,
                      "%s: %s FLOP/B (%s), %sx left of the %s ridge (%s FLOP/B): memory-bound "
-                     "(%s); %s = %.3g%% of %s %s",
+                     "(%s); %s = %s%% of %s %s",
                      name, ai, lvl, x, roof, ridge, limiter, bw,
-                     v->pct_of_roof, m ? rl_origin_name(m->origin) : "", m ? m->label : "");
+                     rl_num(v->pct_of_roof, 3), m ? rl_origin_name(m->origin) : "",
+                     m ? m->label : "");
         else
             snprintf(w->sentence, sizeof w->sentence,
                      "%s: %s FLOP/B (%s), %sx left of the %s ridge (%s FLOP/B): memory-bound "
@@ -343,8 +360,9 @@ static void explain(struct rl_report_row *w, const struct rl_ceilings *c, double
     if (timed)
         snprintf(w->sentence, sizeof w->sentence,
                  "%s: %s FLOP/B (%s), %sx right of the %s ridge (%s FLOP/B): compute-bound; %s = "
-                 "%.3g%% of %s %s",
-                 name, ai, lvl, x, roof, ridge, rate, v->pct_of_roof, rl_origin_name(cr->origin),
+                 "%s%% of %s %s",
+                 name, ai, lvl, x, roof, ridge, rate, rl_num(v->pct_of_roof, 3),
+                 rl_origin_name(cr->origin),
                  cr->label);
     else
         snprintf(w->sentence, sizeof w->sentence,
@@ -845,7 +863,9 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
             json_number(f, "pct_of_datasheet", pct);
             fprintf(f, ", \"over_datasheet\": %s", pct > 100 ? "true" : "false");
         }
-        fprintf(f, ", \"origin\": \"%s\"},\n", rl_origin_name(c->compute[i].origin));
+        fprintf(f, ", \"origin\": \"%s\", \"color\": \"%s\"},\n",
+                rl_origin_name(c->compute[i].origin),
+                rl_chart_roof_color(c->compute, c->n_compute, c->compute[i].name));
     }
     for (size_t i = 0; i < c->n_memory; i++) {
         fprintf(f, "    {\"kind\": \"memory\", \"name\": \"%s\", \"label\": ",
@@ -857,7 +877,8 @@ int rl_report_json(FILE *f, const struct rl_report *r, const struct rl_ceilings 
             json_number(f, "pct_of_datasheet", pct);
             fprintf(f, ", \"over_datasheet\": %s", pct > 100 ? "true" : "false");
         }
-        fprintf(f, ", \"origin\": \"%s\"}%s\n", rl_origin_name(c->memory[i].origin),
+        fprintf(f, ", \"origin\": \"%s\", \"color\": \"%s\"}%s\n",
+                rl_origin_name(c->memory[i].origin), rl_chart_memory_color((int)c->memory[i].level),
                 i + 1 < c->n_memory ? "," : "");
     }
     fputs("  ],\n  \"notes\": [", f);
@@ -979,7 +1000,8 @@ int rl_report_markdown(FILE *f, const struct rl_report *r, const struct rl_ceili
     rl_report_launches_text(launches, sizeof launches, r);
     fprintf(f, "Kernels from `%s` (%s): %s", r->source_path, r->source_kind, launches);
     if (r->time_ns > 0)
-        fprintf(f, ", %.4g ms of GPU time", r->time_ns / 1e6);
+        fprintf(f, ", %s %s of GPU time", rl_num(r->time_ns / (r->time_ns >= 1e9 ? 1e9 : 1e6), 4),
+                r->time_ns >= 1e9 ? "s" : "ms");
     fprintf(f, ". Ceilings: %s. Every figure is labelled measured, datasheet or analytic.\n\n",
             origins);
     if (chart_image)
@@ -1088,6 +1110,7 @@ int rl_report_chart_series(const struct rl_report *r, const struct rl_ceilings *
         bool timed = !isnan(w->v.achieved_tflops);
         q->tflops = timed ? w->v.achieved_tflops : w->v.attainable_tflops;
         q->origin = timed ? w->origin : RL_ORIGIN_ANALYTIC;
+        q->timed = timed;
         /* Marker area follows the share of GPU time. */
         q->size = max_share > 0 && !isnan(w->time_share)
                       ? 0.5 + 2.5 * sqrt(w->time_share / max_share)

@@ -20,6 +20,7 @@
 #include "analyzer/comm/collective.h"
 #include "analyzer/report/report.h"
 #include "analyzer/util/error.h"
+#include "analyzer/util/numtext.h"
 #include "analyzer/util/strbuf.h"
 
 #include <math.h>
@@ -50,11 +51,11 @@ static void fmt_time(char *b, size_t n, double ns)
     if (!(ns >= 0))
         snprintf(b, n, "-");
     else if (ns >= 1e9)
-        snprintf(b, n, "%.4g s", ns / 1e9);
+        snprintf(b, n, "%s s", rl_num(ns / 1e9, 4));
     else if (ns >= 1e6)
-        snprintf(b, n, "%.4g ms", ns / 1e6);
+        snprintf(b, n, "%s ms", rl_num(ns / 1e6, 4));
     else
-        snprintf(b, n, "%.4g us", ns / 1e3);
+        snprintf(b, n, "%s us", rl_num(ns / 1e3, 4));
 }
 
 static enum rl_step_bucket bucket_of(const struct rl_report_row *w)
@@ -119,10 +120,12 @@ static void judge_row(struct rl_report_row *w, const struct rl_ceilings *c)
         char name[96];
         rl_str_shorten(name, sizeof name, w->name);
         snprintf(w->sentence, sizeof w->sentence,
-                 "%s over %d GPUs at %.3g GB/s bus bandwidth (algbw x nccl-tests' factor), "
-                 "%.3g%% of the %s roof (%.4g GB/s per direction, %s): %s",
-                 w->collective, w->comm_group_size, w->comm_busbw_gbs, w->pct_of_link,
-                 c->link.label, c->link.bandwidth_gbs, rl_origin_name(c->link.origin), name);
+                 "%s over %d GPUs at %s GB/s bus bandwidth (algbw x nccl-tests' factor), "
+                 "%s%% of the %s roof (%s GB/s per direction, %s): %s",
+                 w->collective, w->comm_group_size, rl_num(w->comm_busbw_gbs, 3),
+                 rl_num(w->pct_of_link, 3),
+                 c->link.label, rl_num(c->link.bandwidth_gbs, 4), rl_origin_name(c->link.origin),
+                 name);
     }
 }
 
@@ -183,14 +186,15 @@ static bool mostly_judged(const struct rl_report_op *o)
 
 static void op_sentence(struct rl_report_op *o, const struct rl_report_step *s)
 {
-    char t[32], lost[32], judged[32], rest[32], what[320];
+    char t[32], lost[32], judged[32], rest[32], what[320], n[48];
     fmt_time(t, sizeof t, o->time_ns);
     double share = s->gpu_time_ns > 0 ? 100 * o->time_ns / s->gpu_time_ns : NAN;
     op_what(what, sizeof what, o);
+    rl_count_text(n, sizeof n, o->launches, "launch", "launches");
     if (isnan(o->lost_ns)) {
         snprintf(o->sentence, sizeof o->sentence,
-                 "%s: %s in %llu launches (%.3g%% of GPU time), not judged: %s", what, t,
-                 (unsigned long long)o->launches, share,
+                 "%s: %s in %s (%s%% of GPU time), not judged: %s", what, t, n,
+                 rl_num(share, 3),
                  strcmp(o->op, no_op) == 0 ? "no operator linked to these kernels"
                                            : "the cost table does not know this operator "
                                              "or its shapes were not recorded");
@@ -207,20 +211,20 @@ static void op_sentence(struct rl_report_op *o, const struct rl_report_step *s)
             snprintf(tail, sizeof tail, "; %s of it not judged (kernels with no FLOPs, bytes "
                                         "or precision known)", rest);
         snprintf(o->sentence, sizeof o->sentence,
-                 "%s lost against the %s, at %.3g%% of it: %s, %s in %llu launches (%.3g%% of "
+                 "%s lost against the %s, at %s%% of it: %s, %s in %s (%s%% of "
                  "GPU time), bound: %s%s",
-                 lost, roof, o->pct_of_roof, what, t, (unsigned long long)o->launches, share,
+                 lost, roof, rl_num(o->pct_of_roof, 3), what, t, n, rl_num(share, 3),
                  o->bound, tail);
     } else {
         /* judged on less than half its time (its GEMMs without shapes, its
          * fills with): the loss is the judged part's, the rest said apart,
          * and no bound is claimed for the whole */
         snprintf(o->sentence, sizeof o->sentence,
-                 "%s lost against the %s, at %.3g%% of it, on the %s of its kernels with a "
-                 "cost: %s, %s in %llu launches (%.3g%% of GPU time); the other %s not "
+                 "%s lost against the %s, at %s%% of it, on the %s of its kernels with a "
+                 "cost: %s, %s in %s (%s%% of GPU time); the other %s not "
                  "judged (kernels with no FLOPs, bytes or precision known)",
-                 lost, roof, o->pct_of_roof, judged, what, t, (unsigned long long)o->launches,
-                 share, rest);
+                 lost, roof, rl_num(o->pct_of_roof, 3), judged, what, t, n,
+                 rl_num(share, 3), rest);
     }
 }
 
@@ -361,7 +365,8 @@ void rl_report_step_table(FILE *f, const struct rl_report *r, size_t rows)
     if (!isnan(s->idle_ns) && s->span_ns > 0) {
         fmt_time(idle, sizeof idle, s->idle_ns);
         fmt_time(span, sizeof span, s->span_ns);
-        fprintf(f, "; GPU idle %s of %s (%.3g%%)", idle, span, 100 * s->idle_ns / s->span_ns);
+        fprintf(f, "; GPU idle %s of %s (%s%%)", idle, span, rl_num(100 * s->idle_ns / s->span_ns,
+        3));
     }
     fprintf(f, "\n  by bound:");
     for (int b = 0; b < RL_STEP_BUCKETS; b++) {

@@ -76,7 +76,7 @@ set label 9 "13.9" at 14.9731,4.62074e+13 left tc rgb "#555555" font ",10.5" noe
 set label 10 "103" at 110.72,3.41686e+14 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
 set label 11 "206" at 191.869,1.43247e+15 right tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
 set label 12 "412" at 442.903,1.36681e+15 left tc rgb "#555555" font ",10.5" noenhanced front   # ridge, FLOP/byte
-set label 13 "prefill GEMM 2048x4096x14..." at 185.886,6.46207e+14 left font ",11.5" noenhanced front
+set label 13 "prefill GEMM 2048x4096..." at 233.508,6.46207e+14 left font ",11.5" noenhanced front
 set label 14 "decode GEMV 1x4096x14336..." at 1.23949,4.79849e+12 left font ",11.5" noenhanced front
 set label "" at screen 0.75759, screen 0.18330 point pt 12 ps 1.1*pt_scale lc rgb "#555555" front   # key
 set label "ridge point (FLOP/byte)" at screen 0.77426, screen 0.18330 left font ",11.5" noenhanced front   # key
@@ -85,7 +85,7 @@ set label "datasheet ceiling" at screen 0.77426, screen 0.16084 left font ",11.5
 set arrow from screen 0.74718, screen 0.13838 to screen 0.76801, screen 0.13838 nohead lc rgb "#343434" lw 2 dt (2,4) front   # key
 set label "analytic ceiling" at screen 0.77426, screen 0.13838 left font ",11.5" noenhanced front   # key
 set label "" at screen 0.75759, screen 0.11592 point pt 6 ps 1.3*pt_scale lc rgb "#111111" front   # key
-set label "analytic kernel" at screen 0.77426, screen 0.11592 left font ",11.5" noenhanced front   # key
+set label "analytic kernel, no time" at screen 0.77426, screen 0.11592 left font ",11.5" noenhanced front   # key
 
 
 plot \
@@ -99,6 +99,6 @@ plot \
   "h200-llm.roofs.dat" index 7 using 1:2 with points ls 90 title "ridge point (FLOP/byte)", \
   NaN with lines lc rgb "#333333" lw 2 dt 1 title "datasheet ceiling", \
   NaN with lines lc rgb "#333333" lw 2 dt (2,4) title "analytic ceiling", \
-  "h200-llm.kernels.dat" using 1:(strcol(3) ne "measured" ? $2 : NaN):($4*1.3) with points ls 92 ps variable title "analytic kernel", \
+  "h200-llm.kernels.dat" using 1:(strcol(3) ne "measured" ? $2 : NaN):($4*1.3) with points ls 92 ps variable title "analytic kernel, no time", \
   NaN notitle
 
