@@ -352,10 +352,25 @@ void rl_llm_phase_split(const struct rl_llm_model *m, const struct rl_llm_config
      * weight gradient, each as large as the forward product (Narayanan et
      * al. 2021, section 5.1: backward twice the forward), reading and
      * writing as much again each: 3 passes' FLOPs and bytes; full
-     * recomputation runs the forward once more before the backward: 4. */
-    const double passes = phase == RL_LLM_TRAIN ? (sp->recompute ? 4 : 3) : 1;
+     * recomputation runs the forward once more before the backward: 4;
+     * selective recomputation (Korthikanti et al. 2022, section 5) runs
+     * only the attention core again (the scores with their softmax, and
+     * the AV product): 4 passes of those, 3 of the rest. Sequence
+     * parallelism (ibid. section 4.2.2) runs the norms and residual adds
+     * on T / tp tokens of each GPU: their FLOPs and activations / tp. */
+    const bool train = phase == RL_LLM_TRAIN;
+    const bool seq_par = train && sp->seq_parallel && sp->tp > 1;
     for (int i = 0; i < p->n_ops; i++) {
         struct rl_llm_op *x = &p->ops[i];
+        const bool core = strstr(x->name, "scores") || strstr(x->name, "_av");
+        const double passes = !train                                    ? 1
+                              : sp->recompute == RL_LLM_RECOMPUTE_FULL ? 4
+                              : sp->recompute == RL_LLM_RECOMPUTE_SELECTIVE && core ? 4
+                                                                                    : 3;
+        if (seq_par && (strstr(x->name, "norm") || strcmp(x->name, "residual_add") == 0)) {
+            x->flops /= sp->tp;
+            x->act_bytes /= sp->tp;
+        }
         x->flops *= passes;
         x->weight_bytes *= passes;
         x->act_bytes *= passes;
