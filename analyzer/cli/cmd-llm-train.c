@@ -56,6 +56,7 @@ int llm_train_option(const char *cmd, int c, int argc, char **argv, struct rl_ll
         break;
     }
     case LLM_OPT_SEQ_PARALLEL: lay->seq_parallel = true; break;
+    case LLM_OPT_UNFUSED_ATTENTION: lay->unfused_attention = true; break;
     case LLM_OPT_VIRTUAL_STAGES:
         if (cli_parse_int(cmd, "--virtual-stages", optarg, 1, 1024, &lay->virtual_stages))
             return CLI_USAGE;
@@ -80,7 +81,8 @@ int llm_train_check(const char *cmd, const struct rl_llm_layout *lay, bool train
 {
     if (given && !train)
         return cli_usage_error(cmd, "--recompute, --sequence-parallel, --virtual-stages, "
-                                    "--overlap and --efficiency are for training (--train)");
+                                    "--overlap, --efficiency and --unfused-attention are for "
+                                    "training (--train)");
     if (lay->seq_parallel && lay->tp < 2 && strcmp(cmd, "llm") == 0)
         return cli_usage_error(cmd, "--sequence-parallel splits the sequence over TP: give "
                                     "--tp 2 or more");
@@ -100,7 +102,8 @@ void llm_train_layout_text(char *buf, size_t cap, const struct rl_llm_layout *la
     if (o != RL_LLM_OVERLAP_DP)
         snprintf(ov, sizeof ov, ", overlap %s",
                  o == 0 ? "none" : o == RL_LLM_OVERLAP_TP ? "tp" : "dp,tp");
-    snprintf(buf, cap, ", %s recomputation%s%s%s",
+    snprintf(buf, cap, ", %s recomputation%s%s%s%s",
              lay->recompute == RL_LLM_RECOMPUTE_NONE ? "no" : rl_llm_recompute_name(lay->recompute),
-             lay->seq_parallel ? ", sequence parallel" : "", vs, ov);
+             lay->seq_parallel ? ", sequence parallel" : "", vs, ov,
+             lay->unfused_attention ? ", unfused attention" : "");
 }

@@ -79,13 +79,14 @@ static inline const char *llm_kv_name(const struct rl_llm_config *cfg)
 /* The training flags both commands take (cmd-llm-train.c): option codes
  * and their getopt_long entries. */
 enum { LLM_OPT_RECOMPUTE = 40, LLM_OPT_SEQ_PARALLEL, LLM_OPT_VIRTUAL_STAGES, LLM_OPT_OVERLAP,
-       LLM_OPT_EFFICIENCY };
+       LLM_OPT_EFFICIENCY, LLM_OPT_UNFUSED_ATTENTION };
 #define LLM_TRAIN_OPTIONS                                                                     \
     {"recompute", optional_argument, NULL, LLM_OPT_RECOMPUTE},                                \
         {"sequence-parallel", no_argument, NULL, LLM_OPT_SEQ_PARALLEL},                       \
         {"virtual-stages", required_argument, NULL, LLM_OPT_VIRTUAL_STAGES},                  \
         {"overlap", required_argument, NULL, LLM_OPT_OVERLAP},                                \
-        {"efficiency", required_argument, NULL, LLM_OPT_EFFICIENCY}
+        {"efficiency", required_argument, NULL, LLM_OPT_EFFICIENCY},                          \
+        {"unfused-attention", no_argument, NULL, LLM_OPT_UNFUSED_ATTENTION}
 /* The defaults: DP's gradient reduction overlapped (why in the file). */
 void llm_train_defaults(struct rl_llm_layout *lay);
 /* Option c into lay: 0 (*given set), CLI_USAGE after saying why, -1 not

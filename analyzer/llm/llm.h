@@ -162,6 +162,10 @@ struct rl_llm_split {
     int tp, pp, ep;
     enum rl_llm_recompute recompute;  /* training */
     bool seq_parallel;                /* training */
+    /* Training: attention as Megatron-LM ran it before FlashAttention
+     * (Korthikanti et al.'s 5 a s / h term): the a s^2 scores of each
+     * sequence written and read through DRAM (ops.c). */
+    bool unfused_attention;
 };
 
 /* One operator of one phase: per layer (count = layers) or per model (1). */

@@ -15,6 +15,7 @@ struct rl_llm_layout {
     bool train;             /* forward, backward and optimizer (else inference) */
     enum rl_llm_recompute recompute; /* training: activation recomputation */
     bool seq_parallel;      /* training: sequence parallelism over tp (llm.h) */
+    bool unfused_attention; /* training: the scores through DRAM (llm.h) */
     /* Training: model chunks per pipeline stage (Megatron's interleaved
      * 1F1B, Narayanan et al. 2021 section 2.2.2); 0 or 1 none. */
     int virtual_stages;
@@ -38,7 +39,8 @@ struct rl_llm_layout {
 static inline struct rl_llm_split rl_llm_layout_split(const struct rl_llm_layout *l)
 {
     return (struct rl_llm_split){.tp = l->tp, .pp = l->pp, .ep = l->ep,
-                                 .recompute = l->recompute, .seq_parallel = l->seq_parallel};
+                                 .recompute = l->recompute, .seq_parallel = l->seq_parallel,
+                                 .unfused_attention = l->unfused_attention};
 }
 
 static inline int rl_llm_layout_gpus(const struct rl_llm_layout *l)

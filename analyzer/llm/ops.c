@@ -119,6 +119,7 @@ struct ctx {
     double t, H, T, B, S, nh, nkv;
     double ab, ab_attn, wb_attn, kvb;
     const char *lin, *lin_attn, *cuda, *attn;
+    bool unfused;               /* split's unfused_attention */
 };
 
 /* The two attention products of the layers attending to W positions
@@ -147,6 +148,15 @@ static void attention(struct ctx *c, int count, double W, const char *prefix)
         v->flops = 2 * P * nh * d;
         v->act_bytes = T * nh * d * ab;         /* out */
         v->kv_bytes = cached * nkv * d * kvb;   /* V */
+        if (c->phase == RL_LLM_TRAIN && c->unfused) {
+            /* Every one of the B S^2 nh scores (the causal mask applied to
+             * all of them) through DRAM in 16 bits: QK^T written (2 B), the
+             * softmax read and written (4 B), dropout read, its output and
+             * 1-byte mask written (5 B); AV reads the probabilities (2 B). */
+            const double scores = B * S * S * nh;
+            s->act_bytes += 11 * scores;
+            v->act_bytes += 2 * scores;
+        }
         return;
     }
     const double kvr = m->kv_lora_rank, dr = m->qk_rope_dim, dn = m->qk_nope_dim;
@@ -277,6 +287,7 @@ void rl_llm_phase_split(const struct rl_llm_model *m, const struct rl_llm_config
         .lin_attn = cfg->experts_only ? "bf16" : rl_llm_linear_roof(cfg->precision),
         .cuda = cfg->precision == RL_LLM_FP16 ? "fp16-cuda" : "bf16-cuda",
         .attn = cfg->precision == RL_LLM_FP16 ? "fp16" : "bf16",
+        .unfused = sp->unfused_attention,
     };
     /* The stage's layers and how many of each kind (rl_llm_stage_params). */
     const int L = (m->layers + sp->pp - 1) / sp->pp;
