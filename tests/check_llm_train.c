@@ -201,6 +201,78 @@ START_TEST(narayanan_table1_bound_below_measured)
 }
 END_TEST
 
+/* Megatron-Core's H100 weak-scaling table (github.com/NVIDIA/Megatron-LM,
+ * README.md "Performance Benchmarking", images/model_table.png at commit
+ * d98e8a64ddf3): GPT models of 4 h GELU MLPs and untied embeddings
+ * (1.7B = 12 x 24 x 2048^2 + 2 x 131072 x 2048), vocabulary 131,072,
+ * sequence 4096, DP 48 each, measured per-GPU TFLOP/s. Its stated
+ * configuration: DP, TP and PP communication overlapped
+ * (--overlap-grad-reduce, --overlap-param-gather, --tp-comm-overlap).
+ * Not stated, taken for the bound as the least time it could be: no
+ * recomputation but FlashAttention (its backward recomputes the scores:
+ * the selective recomputation's FLOPs, and none of the s^2 activations:
+ * selective's memory), sequence parallelism, the distributed optimizer
+ * (ZeRO 1 over DP), microbatch 1 and the most model chunks a stage's
+ * layers allow. The measured iteration is the model FLOPs / (GPUs x
+ * rate), the FLOPs counted causal (72 B s l h^2 (1 + s / (12 h)) + 6 B s
+ * h V: the smaller count, so the shorter, stricter measured time). */
+START_TEST(megatron_core_h100_bound_below_measured)
+{
+    static const struct {
+        const char *what;
+        int heads, hidden, layers, tp, pp, gpus, batch;
+        double tflops;
+    } rows[] = {
+        {"1.7B", 16, 2048, 24, 1, 1, 48, 192, 408.8},
+        {"7.1B", 32, 4096, 30, 2, 1, 96, 192, 465.9},
+        {"16B", 48, 6144, 32, 4, 1, 192, 192, 489.1},
+        {"32B", 56, 7168, 48, 8, 1, 384, 192, 459.6},
+        {"70B", 64, 8192, 84, 8, 2, 768, 384, 419.7},
+        {"119B", 80, 10240, 92, 8, 4, 1536, 768, 420.5},
+        {"177B", 96, 12288, 96, 8, 6, 2304, 1152, 432.8},
+        {"314B", 128, 16384, 96, 8, 8, 3072, 1536, 474.4},
+        {"462B", 144, 18432, 112, 8, 16, 6144, 3072, 459.9},
+    };
+    char err[RL_ERRMSG_SIZE];
+    struct rl_gpu_spec h100 = *rl_test_gpu("h100-sxm");
+    struct rl_ceilings hc;
+    ck_assert_int_eq(rl_ceilings_init(&hc, &h100, NULL, NULL, false, false, NULL, err), 0);
+    const struct rl_system *node = rl_systemdb_find(&systems, "dgx-h100");
+    ck_assert_ptr_nonnull(node);
+    struct rl_llm_net net = {.spec = &h100, .sys = node, .gpus_per_node = 8, .nic_gbps = NAN};
+    static struct rl_llm_step s;
+    struct rl_llm_memory mem;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct rl_llm_model m = gpt(rows[i].layers, rows[i].hidden, rows[i].heads);
+        m.vocab = 131072, m.tied = false;
+        struct rl_llm_layout l = RL_LLM_LAYOUT_ONE;
+        l.tp = rows[i].tp, l.pp = rows[i].pp, l.dp = 48, l.zero = 1, l.train = true;
+        l.microbatches = rows[i].batch / 48;
+        l.recompute = RL_LLM_RECOMPUTE_SELECTIVE, l.seq_parallel = l.tp > 1;
+        l.overlap = RL_LLM_OVERLAP_DP | RL_LLM_OVERLAP_TP;
+        for (int v = rows[i].layers / rows[i].pp; v >= 1 && l.pp > 1; v--)
+            if (rows[i].layers % (rows[i].pp * v) == 0) {
+                l.virtual_stages = v;
+                break;
+            }
+        ck_assert_msg(rl_llm_step(&m, &bf16, &l, RL_LLM_TRAIN, rows[i].batch, 4096, &hc, &net,
+                                  &s, err) == 0,
+                      "%s: %s", rows[i].what, err);
+        rl_llm_memory_per_gpu(&m, &bf16, &l, rows[i].batch, 4096, &mem);
+        const double B = rows[i].batch, S = 4096, L = rows[i].layers, h = rows[i].hidden;
+        const double F = 72 * B * S * L * h * h * (1 + S / (12 * h)) + 6 * B * S * h * 131072;
+        const double measured_s = F / rows[i].gpus / (rows[i].tflops * 1e12);
+        printf("Megatron-Core H100 %-5s measured %6.3f s, bound %6.3f s (measured / bound "
+               "%.3f), %5.1f GB per GPU\n",
+               rows[i].what, measured_s, s.time_ns / 1e9, measured_s / (s.time_ns / 1e9),
+               mem.total_bytes / 1e9);
+        ck_assert_msg(s.time_ns / 1e9 <= measured_s, "%s: bound %.3f s > measured %.3f s",
+                      rows[i].what, s.time_ns / 1e9, measured_s);
+        ck_assert_msg(mem.total_bytes < 80e9, "%s: %.1f GB", rows[i].what, mem.total_bytes / 1e9);
+    }
+}
+END_TEST
+
 /* Korthikanti et al. 2022, Table 2 (bytes per layer, s b h the sequence,
  * microbatch and hidden, a heads, t = TP), on the 22B of Table 3 (h 6144,
  * a 64, 48 layers, TP 8, microbatch 4, one stage): s b h = 2048 x 4 x
@@ -438,6 +510,7 @@ static Suite *llm_train_suite(void)
     tcase_add_checked_fixture(core, setup, NULL);
     tcase_add_test(core, korthikanti_bound_and_prediction);
     tcase_add_test(core, narayanan_table1_bound_below_measured);
+    tcase_add_test(core, megatron_core_h100_bound_below_measured);
     tcase_add_test(core, activation_memory_formulas);
     tcase_add_test(core, collectives_and_bubble);
     tcase_add_test(core, recompute_and_sp_flops);
