@@ -390,7 +390,27 @@ START_TEST(recompute_and_sp_flops)
         ck_assert_double_eq_tol(q.ops[i].flops, a.ops[i].flops / (norm ? 8 : 1),
                                 1e-9 * a.ops[i].flops + 1);
         ck_assert_double_eq_tol(q.ops[i].weight_bytes, a.ops[i].weight_bytes, 1e-9);
+        ck_assert_double_eq_tol(q.ops[i].act_bytes, a.ops[i].act_bytes / (norm ? 8 : 1),
+                                1e-9 * a.ops[i].act_bytes + 1);
     }
+    /* Unfused attention: B S^2 nh = 2048^2 x 8 = 33,554,432 scores a
+     * layer on each GPU; the scores op moves 11 B of each, AV 2, three
+     * passes: + 1,107,296,256 and + 201,326,592 B. */
+    struct rl_llm_split un = none;
+    un.unfused_attention = true;
+    rl_llm_phase_split(&m, &bf16, &un, RL_LLM_TRAIN, 1, 2048, &f);
+    for (int i = 0; i < a.n_ops; i++) {
+        const char *n = a.ops[i].name;
+        const double extra = strcmp(n, "attn_scores") == 0 ? 1107296256.0
+                             : strcmp(n, "attn_av") == 0    ? 201326592.0
+                                                            : 0;
+        ck_assert_double_eq_tol(f.ops[i].act_bytes - a.ops[i].act_bytes, extra, 1e-3);
+        ck_assert_double_eq_tol(f.ops[i].flops, a.ops[i].flops, 1e-9 * a.ops[i].flops + 1);
+    }
+    /* inference ignores it */
+    rl_llm_phase_split(&m, &bf16, &un, RL_LLM_PREFILL, 1, 2048, &f);
+    rl_llm_phase_split(&m, &bf16, &none, RL_LLM_PREFILL, 1, 2048, &q);
+    ck_assert_double_eq(f.bytes, q.bytes);
 }
 END_TEST
 
@@ -499,6 +519,18 @@ START_TEST(cli_flags)
     ck_assert_msg(r.status == 0, "%s", r.err);
     ck_assert_ptr_nonnull(strstr(r.out, "full recomputation"));
     ck_assert_ptr_nonnull(strstr(r.out, "(the roofline's bound; --efficiency E predicts)"));
+    rl_run_release(&r);
+    r = RUN("llm", "plan", "--model", "gpt-3-175b", "--gpu", "a100-sxm-80gb", "--gpus", "8",
+            "--train", "--batch", "8", "--recompute", "selective", "--sequence-parallel",
+            "--efficiency", "0.75", "--json");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "\"estimate\": \"prediction\""));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"efficiency\": 0.75"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"recompute\": \"selective\""));
+    rl_run_release(&r);
+    r = RUN("llm", "plan", "--model", "gpt-3-175b", "--gpu", "a100-sxm-80gb", "--gpus", "8",
+            "--efficiency", "0.75");
+    ck_assert_int_eq(r.status, 2);
     rl_run_release(&r);
 }
 END_TEST
