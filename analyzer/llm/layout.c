@@ -301,8 +301,9 @@ static int add_comm(struct rl_llm_step *s, const struct rl_llm_net *net, const c
  * two column-parallel inputs again (half an all-reduce each: 5 all-reduces'
  * worth per layer); PP: each microbatch's activations sent to the next
  * stage (and in training its gradient sent back) once per model chunk,
- * v times with v virtual stages; as Megatron sends them (its
- * scatter-gather, Narayanan et al. 2021 section 4.1): each GPU of the TP
+ * v times with v virtual stages; in training as Megatron sends them (its
+ * scatter-gather, Narayanan et al. 2021 section 4.1; inference sends the
+ * whole activation from each GPU): each GPU of the TP
  * group sends 1 / tp of it over its own NIC, and without sequence
  * parallelism the receivers all-gather it over the TP group (with it, the
  * activation stays split); EP: an all-to-all
@@ -341,8 +342,8 @@ static int layout_comm(const struct rl_llm_model *m, const struct rl_llm_config 
     const double sends = (double)M * v * (train ? 2 : 1);
     if (rc == RL_OK && l->pp > 1)
         rc = add_comm(s, net, "PP send/recv", RL_COLL_SENDRECV, 2, l->tp * l->ep * l->dp,
-                      act / l->tp, sends, true, errmsg);
-    if (rc == RL_OK && l->pp > 1 && l->tp > 1 && !seq_par)
+                      train ? act / l->tp : act, sends, true, errmsg);
+    if (rc == RL_OK && train && l->pp > 1 && l->tp > 1 && !seq_par)
         rc = add_comm(s, net, "PP all-gather over TP", RL_COLL_ALLGATHER, l->tp, 1, act, sends,
                       true, errmsg);
     if (rc || !train || l->dp < 2)
