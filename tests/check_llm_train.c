@@ -512,7 +512,7 @@ START_TEST(cli_flags)
     ck_assert_msg(r.status == 0, "%s", r.err);
     ck_assert_ptr_nonnull(strstr(r.out, "selective recomputation, sequence parallel, 3 virtual "
                                         "stages, overlap none"));
-    ck_assert_ptr_nonnull(strstr(r.out, "(a prediction: compute at 0.75 of its roof"));
+    ck_assert_ptr_nonnull(strstr(r.out, "(a prediction: every roof at 0.75, --efficiency)"));
     rl_run_release(&r);
     r = RUN("llm", "--model", "gpt-3-175b", "--gpu", "a100-sxm-80gb", "--train", "--tp", "8",
             "--recompute");

@@ -244,7 +244,7 @@ static void print_train(const struct llm_run *r)
     printf("step %.4g ms: %.4g tokens/s; %.4g TFLOP/s per GPU", s->time_ns / 1e6,
            llm_tokens_per_s(s), s->flops_per_gpu / s->time_ns / 1e3);
     if (s->predicted)
-        printf(" (a prediction: compute at %.3g of its roof, --efficiency)\n",
+        printf(" (a prediction: every roof at %.3g, --efficiency)\n",
                r->lay.efficiency);
     else
         printf(" (the roofline's bound; --efficiency E predicts)\n");
