@@ -496,6 +496,7 @@ START_TEST(cli_flags)
         {"llm", "--model", "gpt-3-175b", "--train", "--sequence-parallel", NULL},
         {"llm", "--model", "gpt-3-175b", "--train", "--virtual-stages", "2", NULL},
         {"llm", "--model", "gpt-3-175b", "--train", "--virtual-stages", "0", "--pp", "2", NULL},
+        {"llm", "--model", "gpt-3-175b", "--train", "--virtual-stages", "5", "--pp", "8", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *const *a = bad[i];

@@ -922,6 +922,11 @@ int cmd_llm(int argc, char **argv)
     const struct rl_llm_split sp = rl_llm_layout_split(&r.lay);
     if (rl_llm_split_check(&r.m, &sp, err))
         return cli_usage_error("llm", "%s", err);
+    if (r.lay.virtual_stages > 1 && r.m.layers % (r.lay.pp * r.lay.virtual_stages))
+        return cli_usage_error("llm", "--virtual-stages %d: the %d layers do not split into PP "
+                                      "%d x %d equal chunks",
+                               r.lay.virtual_stages, r.m.layers, r.lay.pp,
+                               r.lay.virtual_stages);
     if (do_measure && r.m.experts > 1)
         return cli_usage_error("llm", "--measure runs dense layers: %s is a mixture of experts",
                                r.m.name);
