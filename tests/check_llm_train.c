@@ -312,6 +312,39 @@ START_TEST(activation_memory_formulas)
 }
 END_TEST
 
+/* Korthikanti et al. 2022, Figure 1: the activation memory per GPU of
+ * the four models of Table 3 without recomputation and with selective
+ * recomputation and SP, in GiB as Calculon transcribes them
+ * (calculon/llm/validation.py, seqsel_fig1; configs
+ * validation/seqsel/fig1/). Table 2's formulas, the 1F1B in-flight count
+ * and the interleaving factor give them to the byte: 22B selective + SP,
+ * 48 x 213,909,504 B = 9.5625 GiB; 175B (V 3) 13,262,389,248 B =
+ * 12.3515625 GiB. */
+START_TEST(korthikanti_figure1_activations)
+{
+    static const struct {
+        int row;          /* of korthikanti[]: its model and layout */
+        bool none;        /* no recomputation, no SP (else selective + SP) */
+        double gib;
+    } fig[] = {{0, true, 59.25}, {1, false, 9.5625},  {2, true, 66.84375},
+               {3, false, 12.3515625}, {4, true, 114.0234375}, {5, false, 23.076171875},
+               {6, true, 131.25}, {7, false, 26.5625}};
+    char err[RL_ERRMSG_SIZE];
+    static struct rl_llm_step s;
+    struct rl_llm_memory mem;
+    for (size_t i = 0; i < sizeof fig / sizeof fig[0]; i++) {
+        struct run r = korthikanti[fig[i].row];
+        if (fig[i].none)
+            r.recompute = RL_LLM_RECOMPUTE_NONE, r.sp = false;
+        ck_assert_int_eq(step_of(&r, 0, &s, &mem, err), 0);
+        const double gib = mem.activations_bytes / (1024.0 * 1024 * 1024);
+        printf("Korthikanti Figure 1 %-12s %s: activations %.4f GiB per GPU, the paper's %.4f\n",
+               r.what, fig[i].none ? "none" : "sel+SP", gib, fig[i].gib);
+        ck_assert_double_eq_tol(gib, fig[i].gib, 1e-6);
+    }
+}
+END_TEST
+
 static const struct rl_llm_comm *find_comm(const struct rl_llm_step *s, const char *name)
 {
     for (int i = 0; i < s->n_comm; i++)
@@ -545,6 +578,7 @@ static Suite *llm_train_suite(void)
     tcase_add_test(core, narayanan_table1_bound_below_measured);
     tcase_add_test(core, megatron_core_h100_bound_below_measured);
     tcase_add_test(core, activation_memory_formulas);
+    tcase_add_test(core, korthikanti_figure1_activations);
     tcase_add_test(core, collectives_and_bubble);
     tcase_add_test(core, recompute_and_sp_flops);
     tcase_add_test(core, overlap_is_max_not_sum);
