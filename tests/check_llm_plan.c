@@ -539,6 +539,54 @@ START_TEST(moe_params_per_gpu)
 }
 END_TEST
 
+/* A training plan carries the request's options to every split: virtual
+ * stages only where the stage's layers split into them (GPT-3's 96 layers
+ * into 3 chunks: PP 2, 4, 8 yes), sequence parallelism, recomputation;
+ * with an efficiency, each candidate is its bound / e (nothing overlaps
+ * here: overlap none), with the same layout and microbatches. */
+START_TEST(plan_carries_the_training_options)
+{
+    struct rl_llm_model m = load("gpt-3-175b");
+    struct rl_llm_net net = {.spec = &h100, .sys = rl_systemdb_find(&systems, "dgx-h100"),
+                             .gpus_per_node = 8, .nic_gbps = NAN};
+    struct rl_llm_capacity cap;
+    rl_llm_capacity_of(&cap, 80);
+    struct rl_llm_plan_request req = {.gpus = 64, .max_tp = 8, .phase = RL_LLM_TRAIN,
+                                      .batch = 64, .seq = 2048,
+                                      .recompute = RL_LLM_RECOMPUTE_SELECTIVE,
+                                      .seq_parallel = true, .virtual_stages = 3};
+    static struct rl_llm_plan bound, pred;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(rl_llm_plan_build(&m, &bf16, &req, &c, &net, &cap, &bound, err) == 0, "%s",
+                  err);
+    req.efficiency = 0.5;
+    ck_assert_msg(rl_llm_plan_build(&m, &bf16, &req, &c, &net, &cap, &pred, err) == 0, "%s",
+                  err);
+    ck_assert_uint_eq(bound.n, pred.n);
+    ck_assert_uint_gt(bound.n_fit, 0);
+    for (size_t i = 0; i < bound.n; i++) {
+        const struct rl_llm_layout *l = &bound.c[i].step.layout;
+        const int want_v = l->pp > 1 && 96 % (l->pp * 3) == 0 ? 3 : 1;
+        ck_assert_int_eq(l->virtual_stages, want_v);
+        ck_assert_int_eq(l->recompute, RL_LLM_RECOMPUTE_SELECTIVE);
+        ck_assert(l->seq_parallel);
+        ck_assert(!bound.c[i].step.predicted);
+        /* the same layout at e = 0.5 takes twice as long */
+        for (size_t j = 0; j < pred.n; j++) {
+            const struct rl_llm_layout *q = &pred.c[j].step.layout;
+            if (q->tp == l->tp && q->pp == l->pp && q->dp == l->dp &&
+                q->microbatches == l->microbatches) {
+                ck_assert(pred.c[j].step.predicted);
+                ck_assert_double_eq_tol(pred.c[j].step.time_ns, 2 * bound.c[i].step.time_ns,
+                                        1e-9 * bound.c[i].step.time_ns);
+            }
+        }
+    }
+    rl_llm_plan_release(&bound);
+    rl_llm_plan_release(&pred);
+}
+END_TEST
+
 static Suite *plan_suite(void)
 {
     Suite *s = suite_create("llm_plan");
@@ -553,6 +601,7 @@ static Suite *plan_suite(void)
     tcase_add_test(core, plan_ties_rank_by_stages_then_tp);
     tcase_add_test(core, plan_grows_past_its_first_slots);
     tcase_add_test(core, fewest_gpus_agree_with_the_plans);
+    tcase_add_test(core, plan_carries_the_training_options);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_checked_fixture(limits, setup, teardown);

@@ -64,9 +64,25 @@ static void fit_json(FILE *f, const struct llm_run *r)
 {
     const struct rl_llm_layout *l = &r->lay;
     fprintf(f, ",\n  \"layout\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"ep\": %d, \"zero\": %d, "
-               "\"microbatches\": %d, \"gpus\": %d, \"train\": %s, \"recompute\": %s}",
+               "\"microbatches\": %d, \"gpus\": %d, \"train\": %s, \"recompute\": %s",
             l->tp, l->pp, l->dp, l->ep, l->zero, l->microbatches, rl_llm_layout_gpus(l),
             l->train ? "true" : "false", l->recompute ? "true" : "false");
+    /* training's options (issue 38): which recomputation, SP, chunks per
+     * stage, what overlaps, and whether the steps are a bound or a
+     * prediction at an efficiency */
+    if (l->train && !r->params_only) {
+        fprintf(f, ", \"recompute_mode\": \"%s\", \"sequence_parallel\": %s, "
+                   "\"virtual_stages\": %d, \"overlap_dp\": %s, \"overlap_tp\": %s, "
+                   "\"unfused_attention\": %s, \"estimate\": \"%s\", ",
+                rl_llm_recompute_name(l->recompute), l->seq_parallel ? "true" : "false",
+                l->virtual_stages > 1 ? l->virtual_stages : 1,
+                l->overlap & RL_LLM_OVERLAP_DP ? "true" : "false",
+                l->overlap & RL_LLM_OVERLAP_TP ? "true" : "false",
+                l->unfused_attention ? "true" : "false",
+                l->efficiency > 0 && l->efficiency < 1 ? "prediction" : "bound");
+        num(f, "efficiency", l->efficiency > 0 && l->efficiency < 1 ? l->efficiency : NAN, true);
+    }
+    fputs("}", f);
     fputs(",\n  ", f);
     num(f, "gpu_memory_bytes", r->cap.gpu_memory_bytes, true);
     fputs(",\n  ", f);

@@ -21,7 +21,9 @@
 
 static const char usage_text[] =
     "usage: roofline llm plan --model M --gpus N [--gpu G | --system S] [--bench FILE]\n"
-    "                         [--train [--recompute] [--zero S]] [--prefill]\n"
+    "                         [--train [--recompute [selective|full]] [--zero S]\n"
+    "                          [--sequence-parallel] [--virtual-stages V] [--overlap O]\n"
+    "                          [--efficiency E] [--unfused-attention]] [--prefill]\n"
     "                         [--batch B] [--seq S] [--precision P] [--kv-precision P]\n"
     "                         [--comm FILE] [--nic-gbps R [--nics-per-node K]] [--top K]\n"
     "                         [--json] [-o DIR]\n"
@@ -31,7 +33,8 @@ static const char usage_text[] =
     "(`roofline llm` on that layout: the roofline time of one GPU's operators, the\n"
     "collectives of the split on the collective model, the pipeline bubble), rank\n"
     "them by tokens/s and print the best few with what bounds them and their\n"
-    "memory per GPU. Every figure is analytic.\n"
+    "memory per GPU. Every figure is analytic: the roofline's bound, or with\n"
+    "--efficiency E (training) a prediction at E of every roof.\n"
     "\n"
     "  --model M          a model of data/models, a Hugging Face config.json or a\n"
     "                     folder holding one\n"
@@ -40,7 +43,18 @@ static const char usage_text[] =
     "  --bench FILE       measured ceilings from `roofline bench`\n"
     "  --train            plan a training step (forward, backward, optimizer); else\n"
     "                     a decode step (--prefill: a prefill)\n"
-    "  --recompute        training: full activation recomputation\n"
+    "  --recompute [R]    training: activation recomputation, full (alone) or\n"
+    "                     selective (the attention core only; Korthikanti et al.)\n"
+    "  --sequence-parallel  training: Megatron's sequence parallelism over TP\n"
+    "  --virtual-stages V training: V model chunks per stage (interleaved 1F1B) on\n"
+    "                     the splits whose stages take them evenly\n"
+    "  --overlap O        training: collectives hidden behind compute: none, dp\n"
+    "                     (default: DDP's, FSDP's, Megatron-Core's), tp, dp,tp\n"
+    "  --efficiency E     training: predict at E of every roof (compute, DRAM,\n"
+    "                     links): 0.75 predicts Korthikanti et al.'s A100 runs\n"
+    "                     within 2.8% (docs/llm.md); without it, the bound\n"
+    "  --unfused-attention  training: attention scores through DRAM (Megatron-LM\n"
+    "                     before FlashAttention)\n"
     "  --zero S           training: ZeRO stage 0 (default), 1, 2, 3\n"
     "  --batch B          sequences per step over all GPUs (default 64; training 512)\n"
     "  --seq S            context (decode) or sequence length (default 2048)\n"
@@ -90,8 +104,25 @@ static void layout_name(const struct rl_llm_layout *l, char *b, size_t n, bool e
 static void print_plan(const struct plan_run *p)
 {
     const bool moe = p->m.experts > 1;
-    printf("%s on %d x %s: %s, batch %d, sequences of %d (analytic)\n", p->m.name, p->req.gpus,
-           p->c.gpu_name, phase_name(p->req.phase), p->req.batch, p->req.seq);
+    char what[96] = "analytic";
+    if (p->req.phase == RL_LLM_TRAIN)
+        snprintf(what, sizeof what, "%s",
+                 p->req.efficiency > 0 && p->req.efficiency < 1
+                     ? "analytic prediction: every roof at the --efficiency given"
+                     : "analytic: the roofline's bound");
+    printf("%s on %d x %s: %s, batch %d, sequences of %d (%s)\n", p->m.name, p->req.gpus,
+           p->c.gpu_name, phase_name(p->req.phase), p->req.batch, p->req.seq, what);
+    if (p->req.phase == RL_LLM_TRAIN) {
+        struct rl_llm_layout tl = RL_LLM_LAYOUT_ONE;
+        tl.recompute = p->req.recompute, tl.seq_parallel = p->req.seq_parallel;
+        tl.virtual_stages = p->req.virtual_stages, tl.overlap = p->req.overlap;
+        tl.unfused_attention = p->req.unfused_attention;
+        char tr[160];
+        llm_train_layout_text(tr, sizeof tr, &tl);
+        printf("training%s%s", tr, p->req.efficiency > 0 && p->req.efficiency < 1 ? "" : "\n");
+        if (p->req.efficiency > 0 && p->req.efficiency < 1)
+            printf(", efficiency %.3g (--efficiency)\n", p->req.efficiency);
+    }
     llm_print_model_notes(&p->m, &p->cfg, p->precision_given, p->dequantized);
     printf("%zu layout%s of %d GPU%s (TP x PP x DP%s, TP within %d), %zu fit in %.2f GB per "
            "GPU (%.2f GB less a %.2f GB reserve)\n\n",
@@ -150,7 +181,13 @@ static void num(FILE *f, const char *key, double v, bool first)
 
 static int write_json(FILE *f, const struct plan_run *p)
 {
-    fputs("{\n  \"schema_version\": 1,\n  \"origin\": \"analytic\",\n  \"model\": ", f);
+    fputs("{\n  \"schema_version\": 1,\n  \"origin\": \"analytic\",\n  \"estimate\": ", f);
+    const bool pred = p->req.phase == RL_LLM_TRAIN && p->req.efficiency > 0 &&
+                      p->req.efficiency < 1;
+    fputs(pred ? "\"prediction\"" : "\"bound\"", f);
+    fputs(",\n  \"efficiency\": ", f);
+    rl_fput_json_number(f, pred ? p->req.efficiency : NAN);
+    fputs(",\n  \"model\": ", f);
     rl_fput_json_string(f, p->m.id);
     fputs(",\n  \"gpu\": ", f);
     rl_fput_json_string(f, p->c.gpu_name);
@@ -182,9 +219,13 @@ static int write_json(FILE *f, const struct plan_run *p)
         else
             fputs("null", f);
         fprintf(f, ", \"layout\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"ep\": %d, \"zero\": %d, "
-                   "\"microbatches\": %d}, \"fits\": %s",
+                   "\"microbatches\": %d, \"virtual_stages\": %d, \"recompute\": \"%s\", "
+                   "\"sequence_parallel\": %s}, \"fits\": %s",
                 l->tp, l->pp, l->dp, l->ep, l->zero, l->microbatches,
+                l->virtual_stages > 1 ? l->virtual_stages : 1,
+                rl_llm_recompute_name(l->recompute), l->seq_parallel ? "true" : "false",
                 k->fits ? "true" : "false");
+        num(f, "comm_hidden_ms", s->comm_hidden_ns / 1e6, false);
         /* The largest batch this layout (its microbatches) holds at --seq. */
         num(f, "max_batch_that_fits",
             rl_llm_max_batch(&p->m, &p->cfg, l, p->req.seq, &p->cap, LLM_BATCH_LIMIT), false);
@@ -279,7 +320,7 @@ int cmd_llm_plan(int argc, char **argv)
                                          {"kv-precision", required_argument, NULL, 'k'},
                                          {"train", no_argument, NULL, 't'},
                                          {"prefill", no_argument, NULL, 'P'},
-                                         {"recompute", no_argument, NULL, 'r'},
+                                         LLM_TRAIN_OPTIONS,
                                          {"zero", required_argument, NULL, 'z'},
                                          {"nic-gbps", required_argument, NULL, 1},
                                          {"system", required_argument, NULL, 3},
@@ -303,7 +344,9 @@ int cmd_llm_plan(int argc, char **argv)
     p.top = 5;
     const char *model = NULL, *gpu = NULL, *bench_path = NULL, *dir = NULL,
                *system_name = NULL, *comm_path = NULL;
-    bool json = false, prefill = false, precision_given = false;
+    bool json = false, prefill = false, precision_given = false, train_given = false;
+    struct rl_llm_layout tl = RL_LLM_LAYOUT_ONE;
+    llm_train_defaults(&tl);
     int c, v;
     char *end;
     static const char optstring[] = "ho:";
@@ -317,7 +360,6 @@ int cmd_llm_plan(int argc, char **argv)
         case 'j': json = true; break;
         case 't': p.req.phase = RL_LLM_TRAIN; break;
         case 'P': prefill = true; break;
-        case 'r': p.req.recompute = true; break;
         case 'N':
             if (cli_parse_int("llm plan", "--gpus", optarg, 1, 65536, &p.req.gpus))
                 return CLI_USAGE;
@@ -364,7 +406,13 @@ int cmd_llm_plan(int argc, char **argv)
             p.cfg.kv = (enum rl_llm_kv)v;
             break;
         case 'h': fputs(usage_text, stdout); return CLI_OK;
-        default: return cli_option_error("llm plan", optstring, opts, argv);
+        default: {
+            int rc = llm_train_option("llm plan", c, argc, argv, &tl, &train_given);
+            if (rc == CLI_USAGE)
+                return rc;
+            if (rc)
+                return cli_option_error("llm plan", optstring, opts, argv);
+        }
         }
     }
     if (optind < argc)
@@ -376,8 +424,16 @@ int cmd_llm_plan(int argc, char **argv)
     const bool train = p.req.phase == RL_LLM_TRAIN;
     if (prefill && train)
         return cli_usage_error("llm plan", "--prefill or --train, not both");
-    if ((p.req.recompute || p.req.zero) && !train)
+    if (p.req.zero && !train)
         return cli_usage_error("llm plan", "--recompute and --zero are for training (--train)");
+    if (llm_train_check("llm plan", &tl, train, train_given))
+        return CLI_USAGE;
+    p.req.recompute = tl.recompute;
+    p.req.seq_parallel = tl.seq_parallel;
+    p.req.unfused_attention = tl.unfused_attention;
+    p.req.virtual_stages = tl.virtual_stages;
+    p.req.overlap = tl.overlap;
+    p.req.efficiency = tl.efficiency;
     if (prefill)
         p.req.phase = RL_LLM_PREFILL;
     if (!p.req.batch)

@@ -28,7 +28,9 @@ static const char usage_text[] =
     "                    [--precision P] [--kv-precision P] [--json] [-o DIR]\n"
     "                    [--tp N] [--pp N] [--dp N] [--ep N] [--microbatches M]\n"
     "                    [--system S] [--comm FILE] [--nic-gbps R [--nics-per-node K]]\n"
-    "                    [--train [--recompute] [--zero 0|1|2|3]]\n"
+    "                    [--train [--recompute [selective|full]] [--zero 0|1|2|3]\n"
+    "                     [--sequence-parallel] [--virtual-stages V] [--overlap O]\n"
+    "                     [--efficiency E] [--unfused-attention]]\n"
     "                    [--measure [--device N]]\n"
     "       roofline llm --params N [--train] [--gpu G] [--tp N] [--pp N] [--dp N] [--zero S]\n"
     "                    [--json]\n"
@@ -74,7 +76,17 @@ static const char usage_text[] =
     "                     spans nodes), --nics-per-node N of them (default one per GPU)\n"
     "  --train            a training step: forward, backward, optimizer (mixed\n"
     "                     precision Adam), activations kept for the backward\n"
-    "  --recompute        training: full activation recomputation\n"
+    "  --recompute [R]    training: activation recomputation, full (alone) or\n"
+    "                     selective (the attention core only; Korthikanti et al.)\n"
+    "  --sequence-parallel  training: Megatron's sequence parallelism over --tp\n"
+    "  --virtual-stages V training: V model chunks per stage (interleaved 1F1B)\n"
+    "  --overlap O        training: collectives hidden behind compute: none, dp\n"
+    "                     (default: DDP's, FSDP's, Megatron-Core's), tp, dp,tp\n"
+    "  --efficiency E     training: predict, the compute-bound operators at E of\n"
+    "                     their roof (a published or measured MFU-like factor);\n"
+    "                     without it the step is the roofline's bound\n"
+    "  --unfused-attention  training: the attention scores through DRAM, as\n"
+    "                     Megatron-LM ran before FlashAttention (2021-2022 runs)\n"
     "  --zero S           training: ZeRO stage 0 (default), 1, 2, 3 over --dp\n"
     "  --json             JSON instead of the tables\n"
     "  -o DIR             also write DIR/llm.json, DIR/llm-roofline.svg (the\n"
@@ -142,10 +154,10 @@ static void print_memory(const struct llm_run *r)
     const struct rl_llm_memory *mm = &r->mem[0];
     char lay[128], a[32], b[32], c[32], d[32], e[32], tot[32], cap[32], res[32], use[32];
     layout_text(&r->lay, lay, sizeof lay);
-    printf("layout: %s%s\n", lay,
-           r->lay.train ? (r->lay.recompute ? "; training, full recomputation"
-                                            : "; training, no recomputation")
-                        : "; inference");
+    char tr[160] = "";
+    if (r->lay.train && !r->params_only)
+        llm_train_layout_text(tr, sizeof tr, &r->lay);
+    printf("layout: %s%s%s\n", lay, r->lay.train ? "; training" : "; inference", tr);
     fmt_bytes(a, sizeof a, mm->weights_bytes);
     fmt_bytes(b, sizeof b, mm->kv_cache_bytes);
     fmt_bytes(c, sizeof c, mm->activations_bytes);
@@ -227,12 +239,22 @@ static void print_train(const struct llm_run *r)
     const struct rl_llm_step *s = &r->steps[0];
     printf("training step, batch %d sequences of %d tokens: one GPU's operators, one "
            "microbatch of %d (forward, backward%s)\n",
-           s->batch, s->seq, r->mem[0].microbatch, r->lay.recompute ? ", recomputed forward" : "");
+           s->batch, s->seq, r->mem[0].microbatch,
+           r->lay.recompute == RL_LLM_RECOMPUTE_FULL        ? ", recomputed forward"
+           : r->lay.recompute == RL_LLM_RECOMPUTE_SELECTIVE ? ", recomputed attention core"
+                                                            : "");
     print_ops(&s->micro, &r->c);
     printf("optimizer: %s GB of Adam state read and written, %s ms\n",
            rl_num(s->optimizer.weight_bytes / 1e9, 4), rl_num(s->optimizer.time_ns / 1e6, 4));
-    printf("step %s ms: %s tokens/s; %s TFLOP/s per GPU\n", rl_num(s->time_ns / 1e6, 4),
+    printf("step %s ms: %s tokens/s; %s TFLOP/s per GPU", rl_num(s->time_ns / 1e6, 4),
            rl_num(llm_tokens_per_s(s), 4), rl_num(s->flops_per_gpu / s->time_ns / 1e3, 4));
+    if (s->predicted)
+        printf(" (a prediction: every roof at %s, --efficiency)\n", rl_num(r->lay.efficiency, 3));
+    else
+        printf(" (the roofline's bound; --efficiency E predicts)\n");
+    if (s->comm_hidden_ns > 0)
+        printf("communication hidden behind compute (--overlap): %s ms\n",
+               rl_num(s->comm_hidden_ns / 1e6, 4));
     print_step(s, r->net.nic_system);
 }
 
@@ -729,7 +751,7 @@ int cmd_llm(int argc, char **argv)
                                          {"microbatches", required_argument, NULL, 5},
                                          {"zero", required_argument, NULL, 6},
                                          {"train", no_argument, NULL, 7},
-                                         {"recompute", no_argument, NULL, 8},
+                                         LLM_TRAIN_OPTIONS,
                                          {"params", required_argument, NULL, 9},
                                          {"nic-gbps", required_argument, NULL, 10},
                                          {"system", required_argument, NULL, 12},
@@ -746,7 +768,8 @@ int cmd_llm(int argc, char **argv)
     r.cfg.kv = RL_LLM_KV_BF16;
     r.lay = RL_LLM_LAYOUT_ONE;
     r.net.nic_gbps = NAN;
-    bool json = false, do_measure = false, zero_given = false;
+    bool json = false, do_measure = false, zero_given = false, train_given = false;
+    llm_train_defaults(&r.lay);
     int c, v, device = 0;
     double params = 0;
     char *end;
@@ -795,7 +818,6 @@ int cmd_llm(int argc, char **argv)
             zero_given = true;
             break;
         case 7: r.lay.train = true; break;
-        case 8: r.lay.recompute = true; break;
         case 9:
             params = strtod(optarg, &end);
             if (end == optarg || *end || !(params >= 1) || !(params <= 1e15))
@@ -826,7 +848,13 @@ int cmd_llm(int argc, char **argv)
             r.cfg.kv = (enum rl_llm_kv)v;
             break;
         case 'h': fputs(usage_text, stdout); return CLI_OK;
-        default: return cli_option_error("llm", optstring, opts, argv);
+        default: {
+            int rc = llm_train_option("llm", c, argc, argv, &r.lay, &train_given);
+            if (rc == CLI_USAGE)
+                return rc;
+            if (rc)
+                return cli_option_error("llm", optstring, opts, argv);
+        }
         }
     }
     if (optind < argc)
@@ -836,8 +864,11 @@ int cmd_llm(int argc, char **argv)
     if (model && params)
         return cli_usage_error("llm", "--model or --params, not both");
     r.params_only = params > 0;
-    if (r.lay.recompute && !r.lay.train)
-        return cli_usage_error("llm", "--recompute is for training (--train)");
+    if (train_given && r.params_only)
+        return cli_usage_error("llm", "--params sizes model states only: no --measure, "
+                                      "--recompute, --batch or --ep");
+    if (llm_train_check("llm", &r.lay, r.lay.train, train_given))
+        return CLI_USAGE;
     if (zero_given && r.lay.zero && !r.lay.train && !r.params_only)
         return cli_usage_error("llm", "--zero partitions training state: give --train (or "
                                       "--params)");
@@ -897,6 +928,11 @@ int cmd_llm(int argc, char **argv)
     const struct rl_llm_split sp = rl_llm_layout_split(&r.lay);
     if (rl_llm_split_check(&r.m, &sp, err))
         return cli_usage_error("llm", "%s", err);
+    if (r.lay.virtual_stages > 1 && r.m.layers % (r.lay.pp * r.lay.virtual_stages))
+        return cli_usage_error("llm", "--virtual-stages %d: the %d layers do not split into PP "
+                                      "%d x %d equal chunks",
+                               r.lay.virtual_stages, r.m.layers, r.lay.pp,
+                               r.lay.virtual_stages);
     if (do_measure && r.m.experts > 1)
         return cli_usage_error("llm", "--measure runs dense layers: %s is a mixture of experts",
                                r.m.name);

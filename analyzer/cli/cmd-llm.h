@@ -76,6 +76,29 @@ static inline const char *llm_kv_name(const struct rl_llm_config *cfg)
     return cfg->kv == RL_LLM_KV_FP8 ? "fp8" : cfg->kv == RL_LLM_KV_FP16 ? "fp16" : "bf16";
 }
 
+/* The training flags both commands take (cmd-llm-train.c): option codes
+ * and their getopt_long entries. */
+enum { LLM_OPT_RECOMPUTE = 40, LLM_OPT_SEQ_PARALLEL, LLM_OPT_VIRTUAL_STAGES, LLM_OPT_OVERLAP,
+       LLM_OPT_EFFICIENCY, LLM_OPT_UNFUSED_ATTENTION };
+#define LLM_TRAIN_OPTIONS                                                                     \
+    {"recompute", optional_argument, NULL, LLM_OPT_RECOMPUTE},                                \
+        {"sequence-parallel", no_argument, NULL, LLM_OPT_SEQ_PARALLEL},                       \
+        {"virtual-stages", required_argument, NULL, LLM_OPT_VIRTUAL_STAGES},                  \
+        {"overlap", required_argument, NULL, LLM_OPT_OVERLAP},                                \
+        {"efficiency", required_argument, NULL, LLM_OPT_EFFICIENCY},                          \
+        {"unfused-attention", no_argument, NULL, LLM_OPT_UNFUSED_ATTENTION}
+/* The defaults: DP's gradient reduction overlapped (why in the file). */
+void llm_train_defaults(struct rl_llm_layout *lay);
+/* Option c into lay: 0 (*given set), CLI_USAGE after saying why, -1 not
+ * one of these. */
+int llm_train_option(const char *cmd, int c, int argc, char **argv, struct rl_llm_layout *lay,
+                     bool *given);
+/* 0, or CLI_USAGE: the flags given without --train, SP without TP... */
+int llm_train_check(const char *cmd, const struct rl_llm_layout *lay, bool train, bool given);
+/* ", selective recomputation, sequence parallel, 3 virtual stages, overlap
+ * none": what a layout line adds (the default overlap unsaid). */
+void llm_train_layout_text(char *buf, size_t cap, const struct rl_llm_layout *lay);
+
 /* Write llm.json of r to f (cmd-llm-json.c); -1 on a write error. */
 int llm_write_json(FILE *f, const struct llm_run *r);
 

@@ -4,14 +4,29 @@
  * sequences) through P pipeline stages. One microbatch on one stage takes
  * t = its operators' roofline times (rl_llm_phase_split on the GPU's shard)
  * plus the communication it adds per microbatch (TP all-reduces, the
- * send to the next stage, EP all-to-alls); the pipeline takes (M + P - 1) t
- * (GPipe / 1F1B without interleaving, Narayanan et al. 2021, section
- * 2.2.1), of which (P - 1) t is the bubble: a fraction (P - 1) / (M + P -
- * 1) of the pipeline's time. Training then all-reduces the gradients
- * over DP (once per step, not overlapped with the backward) and runs the
- * optimizer. The step is the sum: compute (the compute-bound operators'
- * time), memory (the memory-bound ones'), communication and bubble; the
- * largest part bounds it.
+ * send to the next stage, EP all-to-alls); the pipeline takes (M + (P -
+ * 1) / v) t (1F1B, Narayanan et al. 2021, section 2.2.1; v model chunks per
+ * stage with the interleaved schedule, section 2.2.2), of which (P - 1) t
+ * / v is the bubble. Training then reduces the gradients over DP (once
+ * per step) and runs the optimizer.
+ *
+ * Overlap (layout.overlap): a collective that overlaps computation costs
+ * only what it exceeds it by, max(compute + memory, communication) and
+ * not their sum: TP's per microbatch against the microbatch's operators
+ * (RL_LLM_OVERLAP_TP), DP's against the whole pipeline
+ * (RL_LLM_OVERLAP_DP: the gradients reduced in buckets as the backward
+ * produces them). The step is compute (the compute-bound operators' time),
+ * memory (the memory-bound ones'), the exposed communication and the
+ * bubble; the largest part bounds it.
+ *
+ * Bound or prediction: with layout.efficiency 0 every operator and
+ * collective runs at its roof (the roofline's lower bound on the step);
+ * with an efficiency e in (0, 1) at e of it, compute, DRAM and links
+ * alike (every time / e, so the prediction is the bound / e where
+ * nothing overlaps): one stated factor for what the roofline leaves out
+ * (GEMM tile quantization, kernel launch gaps, NCCL below the link rate,
+ * the loss and the embedding's small kernels). Held against the 8 runs of
+ * Korthikanti et al. 2022, Table 5 in tests/check_llm_train.c.
  *
  * The optimizer step (training): Adam over the parameters whose state the
  * GPU holds (all of its shard, or 1 / dp of it from ZeRO stage 1): it
@@ -39,6 +54,12 @@ const char *rl_llm_bound_name(enum rl_llm_bound b)
 double rl_llm_bubble_fraction(int pp, int microbatches)
 {
     return (pp - 1.0) / (microbatches + pp - 1.0);
+}
+
+double rl_llm_bubble_fraction_interleaved(int pp, int microbatches, int v)
+{
+    const double chunks = v > 1 ? v : 1;
+    return (pp - 1.0) / (chunks * microbatches + pp - 1.0);
 }
 
 static const char *phase_name(enum rl_llm_phase p)
@@ -126,8 +147,9 @@ static void explain(struct rl_llm_step *s, const struct rl_ceilings *c)
     case RL_LLM_BOUND_BUBBLE:
         snprintf(s->why, sizeof s->why,
                  "%s %s is bound by the pipeline bubble: %.0f%% of the step the stages wait "
-                 "((P - 1) / (M + P - 1) with P %d, M %d)",
-                 who, ph, share, l->pp, l->microbatches);
+                 "((P - 1) / (v M + P - 1) with P %d, M %d, v %d)",
+                 who, ph, share, l->pp, l->microbatches,
+                 l->virtual_stages > 1 ? l->virtual_stages : 1);
         break;
     }
 }
@@ -273,8 +295,18 @@ static int add_comm(struct rl_llm_step *s, const struct rl_llm_net *net, const c
  * attention's output projection and the MLP's down projection: the f and
  * g operators of Shoeybi et al. 2019, section 3), two more in the
  * backward and two in a recomputed forward, of the microbatch's T x H x
- * ab bytes; PP: each microbatch's activations (T x H x ab) sent to the
- * next stage, and in training its gradient sent back; EP: an all-to-all
+ * ab bytes; with sequence parallelism each becomes a reduce-scatter and an
+ * all-gather of the same bus bytes (Korthikanti et al. 2022, section
+ * 4.2.2), timed as the all-reduce, and the backward gathers each layer's
+ * two column-parallel inputs again (half an all-reduce each: 5 all-reduces'
+ * worth per layer); PP: each microbatch's activations sent to the next
+ * stage (and in training its gradient sent back) once per model chunk,
+ * v times with v virtual stages; in training as Megatron sends them (its
+ * scatter-gather, Narayanan et al. 2021 section 4.1; inference sends the
+ * whole activation from each GPU): each GPU of the TP
+ * group sends 1 / tp of it over its own NIC, and without sequence
+ * parallelism the receivers all-gather it over the TP group (with it, the
+ * activation stays split); EP: an all-to-all
  * to the experts and one back per MoE layer of the stage (ceil(moe / pp),
  * at most its layers; twice more in the backward), of
  * the T k tokens x H x ab each GPU routes; DP (training): the gradients,
@@ -284,7 +316,7 @@ static int add_comm(struct rl_llm_step *s, const struct rl_llm_net *net, const c
  * ZeRO 3 one more all-gather of the parameters (forward and backward each
  * gather them: 3 x the parameter bytes in all, section 7.2.2). The
  * vocabulary-parallel embedding's and the loss's small collectives are
- * left out; no collective overlaps computation. */
+ * left out. Which of them overlap computation is rl_llm_step's. */
 static int layout_comm(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
                        const struct rl_llm_layout *l, enum rl_llm_phase phase, int micro,
                        int seq, const struct rl_llm_net *net, struct rl_llm_step *s,
@@ -295,17 +327,25 @@ static int layout_comm(const struct rl_llm_model *m, const struct rl_llm_config 
     const double T = phase == RL_LLM_DECODE ? micro : (double)micro * seq;
     const double act = T * m->hidden * rl_llm_act_bytes(cfg->precision);
     const int M = l->microbatches, L = (m->layers + l->pp - 1) / l->pp;
+    const int v = l->virtual_stages > 1 ? l->virtual_stages : 1;
     const bool train = phase == RL_LLM_TRAIN;
-    const double passes = train ? (l->recompute ? 3 : 2) : 1; /* forwards + backward */
-    int rc = add_comm(s, net, "TP all-reduce", RL_COLL_ALLREDUCE, l->tp, 1, act,
-                      (double)M * L * 2 * passes, true, errmsg);
+    const bool seq_par = train && l->seq_parallel && l->tp > 1;
+    /* forwards + backward, and SP's gathers again in the backward */
+    const double passes = !train ? 1 : (l->recompute == RL_LLM_RECOMPUTE_FULL ? 3 : 2) +
+                                           (seq_par ? 0.5 : 0);
+    int rc = add_comm(s, net, seq_par ? "TP reduce-scatter+gather" : "TP all-reduce",
+                      RL_COLL_ALLREDUCE, l->tp, 1, act, (double)M * L * 2 * passes, true, errmsg);
     const int moe_all = (rl_llm_moe_layers(m) + l->pp - 1) / l->pp, moe = moe_all < L ? moe_all : L;
     if (rc == RL_OK && m->experts > 1)
         rc = add_comm(s, net, "EP all-to-all", RL_COLL_ALLTOALL, l->ep, l->tp,
                       act * m->experts_per_token, (double)M * moe * 2 * passes, true, errmsg);
+    const double sends = (double)M * v * (train ? 2 : 1);
     if (rc == RL_OK && l->pp > 1)
-        rc = add_comm(s, net, "PP send/recv", RL_COLL_SENDRECV, 2, l->tp * l->ep * l->dp, act,
-                      M * (train ? 2 : 1), true, errmsg);
+        rc = add_comm(s, net, "PP send/recv", RL_COLL_SENDRECV, 2, l->tp * l->ep * l->dp,
+                      train ? act / l->tp : act, sends, true, errmsg);
+    if (rc == RL_OK && train && l->pp > 1 && l->tp > 1 && !seq_par)
+        rc = add_comm(s, net, "PP all-gather over TP", RL_COLL_ALLGATHER, l->tp, 1, act, sends,
+                      true, errmsg);
     if (rc || !train || l->dp < 2)
         return rc;
     const struct rl_llm_split sp = rl_llm_layout_split(l);
@@ -331,40 +371,69 @@ int rl_llm_step(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
     s->layout = *lay;
     s->batch = batch;
     s->seq = seq;
+    const int v = lay->virtual_stages > 1 ? lay->virtual_stages : 1;
+    if (v > 1 && (lay->pp < 2 || (rl_llm_model_has_shape(m) && m->layers % (lay->pp * v))))
+        return rl_fail(errmsg, RL_EINVAL,
+                       "%d virtual stages need a pipeline whose stages split the %d layers "
+                       "evenly into chunks (layers a multiple of PP %d x %d)",
+                       v, m->layers, lay->pp, v);
+    const double eff = lay->efficiency > 0 && lay->efficiency < 1 ? lay->efficiency : 1;
+    s->predicted = eff < 1;
     const int share = lay->dp * lay->ep, per_gpu = (batch + share - 1) / share;
     /* No more microbatches than the GPU has sequences. */
     const int M = lay->microbatches < 1 ? 1 : lay->microbatches < per_gpu ? lay->microbatches
                                                                            : per_gpu;
     const int P = lay->pp, micro = (per_gpu + M - 1) / M;
     s->layout.microbatches = M;
+    s->layout.virtual_stages = v;
     const struct rl_llm_split sp = rl_llm_layout_split(lay);
     rl_llm_phase_split(m, cfg, &sp, phase, micro, seq, &s->micro);
     int rc = rl_llm_evaluate(&s->micro, c, errmsg);
     if (rc)
         return rc;
+    /* A prediction: every roof (compute, DRAM, each link) reached at eff. */
     double compute = 0, memory = 0;
     for (int i = 0; i < s->micro.n_ops; i++) {
         const struct rl_llm_op *o = &s->micro.ops[i];
-        *(o->memory_bound ? &memory : &compute) += o->count * o->time_ns;
+        *(o->memory_bound ? &memory : &compute) += o->count * o->time_ns / eff;
     }
     if ((rc = layout_comm(m, cfg, &s->layout, phase, micro, seq, net, s, errmsg)))
         return rc;
-    double comm_micro = 0, comm_once = 0;
+    /* Per microbatch: the collectives that overlap the GEMMs (TP with
+     * RL_LLM_OVERLAP_TP) hide behind its compute and memory time, the rest
+     * add to it; once per step: DP's, hidden behind the pipeline with
+     * RL_LLM_OVERLAP_DP (the backward's gradients reduced as they come). */
+    const bool train = phase == RL_LLM_TRAIN;
+    double hidden_micro = 0, exposed_micro = 0, dp_hidden = 0, dp_exposed = 0;
     for (int i = 0; i < s->n_comm; i++) {
-        const double ns = s->comm[i].calls * s->comm[i].time_us * 1e3;
-        if (s->comm[i].in_pipeline)
-            comm_micro += ns / M; /* its calls are per step: M microbatches' */
+        const struct rl_llm_comm *k = &s->comm[i];
+        const double ns = k->calls * k->time_us * 1e3 / eff;
+        const bool tp = strncmp(k->name, "TP ", 3) == 0;
+        if (k->in_pipeline && tp && train && (lay->overlap & RL_LLM_OVERLAP_TP))
+            hidden_micro += ns / M; /* its calls are per step: M microbatches' */
+        else if (k->in_pipeline)
+            exposed_micro += ns / M;
+        else if (train && (lay->overlap & RL_LLM_OVERLAP_DP))
+            dp_hidden += ns;
         else
-            comm_once += ns;
+            dp_exposed += ns;
     }
-    const double t_micro = compute + memory + comm_micro;
+    const double work = compute + memory;
+    const double over_micro = hidden_micro > work ? hidden_micro - work : 0;
+    const double t_micro = work + over_micro + exposed_micro;
+    /* The pipeline: M microbatches and the bubble, (P - 1) / v of a
+     * microbatch's time with v virtual stages (Narayanan et al. 2021,
+     * section 2.2.2: bubble (p - 1) / (m v) of the ideal time). */
+    const double pipeline = (M + (P - 1.0) / v) * t_micro;
+    const double over_dp = dp_hidden > pipeline ? dp_hidden - pipeline : 0;
     s->compute_ns = M * compute;
     s->memory_ns = M * memory;
-    s->comm_ns = M * comm_micro + comm_once;
-    s->bubble_ns = (P - 1) * t_micro;
-    s->bubble_fraction = rl_llm_bubble_fraction(P, M);
+    s->comm_ns = M * (over_micro + exposed_micro) + over_dp + dp_exposed;
+    s->comm_hidden_ns = M * (hidden_micro - over_micro) + (dp_hidden - over_dp);
+    s->bubble_ns = (P - 1.0) / v * t_micro;
+    s->bubble_fraction = rl_llm_bubble_fraction_interleaved(P, M, v);
     s->flops_per_gpu = M * s->micro.flops;
-    if (phase == RL_LLM_TRAIN) {
+    if (train) {
         struct rl_llm_phase_cost opt;
         memset(&opt, 0, sizeof opt);
         struct rl_llm_op *o = &opt.ops[opt.n_ops++];
@@ -377,7 +446,7 @@ int rl_llm_step(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
         if ((rc = rl_llm_evaluate(&opt, c, errmsg)))
             return rc;
         s->optimizer = *o;
-        *(o->memory_bound ? &s->memory_ns : &s->compute_ns) += o->time_ns;
+        *(o->memory_bound ? &s->memory_ns : &s->compute_ns) += o->time_ns / eff;
         s->flops_per_gpu += o->flops;
     }
     s->time_ns = s->compute_ns + s->memory_ns + s->comm_ns + s->bubble_ns;

@@ -6,7 +6,7 @@
 #include "analyzer/llm/memory.h"
 #include "analyzer/model/ceilings.h"
 
-#define RL_LLM_MAX_COMM 6
+#define RL_LLM_MAX_COMM 8
 
 struct rl_system;
 struct rl_comm_results;
@@ -65,7 +65,12 @@ struct rl_llm_step {
     /* The step, split (ns): operators compute-bound and memory-bound on
      * the roofline, communication, the pipeline's idle time. */
     double compute_ns, memory_ns, comm_ns, bubble_ns, time_ns;
-    double bubble_fraction;           /* (P - 1) / (M + P - 1) */
+    /* Communication hidden behind compute (layout.overlap): not in time_ns. */
+    double comm_hidden_ns;
+    double bubble_fraction;           /* (P - 1) / (v M + P - 1) */
+    /* A prediction: compute at layout.efficiency of the roof (else the
+     * roofline bound: every roof reached). */
+    bool predicted;
     double flops_per_gpu;             /* the GPU's FLOPs of the step */
     double tokens;                    /* generated (decode) or processed per step */
     enum rl_llm_bound bound;
@@ -90,6 +95,10 @@ void rl_llm_step_bound_text(char *buf, size_t cap, const struct rl_llm_step *s,
 /* The pipeline bubble of P stages and M microbatches (Narayanan et al.
  * 2021, section 2.2.1): (P - 1) / (M + P - 1). */
 double rl_llm_bubble_fraction(int pp, int microbatches);
+/* With v model chunks per stage (interleaved 1F1B, Narayanan et al. 2021
+ * section 2.2.2): the bubble is (P - 1) / v microbatch times, a fraction
+ * (P - 1) / (v M + P - 1) of the pipeline's time. */
+double rl_llm_bubble_fraction_interleaved(int pp, int microbatches, int v);
 
 /* The step on ceilings c, its collectives timed on net (NULL: none counted,
  * as on one GPU). The layout must pass rl_llm_split_check; 0, the

@@ -324,6 +324,18 @@ int rl_llm_kv_parse(const char *s)
                                     : -1;
 }
 
+static const char *const recompute_names[] = {"none", "full", "selective"};
+
+int rl_llm_recompute_parse(const char *s)
+{
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, recompute_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+const char *rl_llm_recompute_name(enum rl_llm_recompute r) { return recompute_names[r]; }
+
 const char *rl_llm_precision_name(enum rl_llm_precision p) { return formats[p].name; }
 double rl_llm_weight_bytes(enum rl_llm_precision p) { return formats[p].wb; }
 double rl_llm_act_bytes(enum rl_llm_precision p) { return formats[p].ab; }

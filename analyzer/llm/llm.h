@@ -142,12 +142,30 @@ double rl_llm_linear_weight_bytes(const struct rl_llm_config *cfg, bool expert);
  * optimizer step is an operator of its own (layout.h). */
 enum rl_llm_phase { RL_LLM_DECODE, RL_LLM_PREFILL, RL_LLM_TRAIN };
 
+/* Activation recomputation in training (Korthikanti et al. 2022, section
+ * 5): none; full, every layer's forward run again before its backward
+ * (only each layer's input kept); selective, only the attention core
+ * (QK^T, softmax, dropout, AV: the activations of 5 a s / h per token)
+ * recomputed. FULL is 1 so that a true `recompute` still says full. */
+enum rl_llm_recompute { RL_LLM_RECOMPUTE_NONE, RL_LLM_RECOMPUTE_FULL, RL_LLM_RECOMPUTE_SELECTIVE };
+int rl_llm_recompute_parse(const char *s);  /* "none", "selective", "full"; -1 unknown */
+const char *rl_llm_recompute_name(enum rl_llm_recompute r);
+
 /* How one GPU holds its part of the model (Megatron-LM's splits): tp GPUs
  * share every layer (heads and MLP columns/rows), pp stages share the
- * layers, ep GPUs share the experts, dp replicas share the batch. */
+ * layers, ep GPUs share the experts, dp replicas share the batch.
+ * seq_parallel: Megatron's sequence parallelism (Korthikanti et al.
+ * section 4.2.2): the norms, dropouts and residual adds run on s / tp of
+ * the tokens on each GPU, TP's all-reduces become reduce-scatters and
+ * all-gathers. */
 struct rl_llm_split {
     int tp, pp, ep;
-    bool recompute;             /* training: full activation recomputation */
+    enum rl_llm_recompute recompute;  /* training */
+    bool seq_parallel;                /* training */
+    /* Training: attention as Megatron-LM ran it before FlashAttention
+     * (Korthikanti et al.'s 5 a s / h term): the a s^2 scores of each
+     * sequence written and read through DRAM (ops.c). */
+    bool unfused_attention;
 };
 
 /* One operator of one phase: per layer (count = layers) or per model (1). */

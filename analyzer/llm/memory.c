@@ -26,11 +26,18 @@
  * al. 2022, "Reducing Activation Recomputation in Large Transformer
  * Models", section 4.1 and Table 2), per layer for a microbatch of b
  * sequences of s tokens, h hidden, a heads, t = tp, 16-bit activations
- * and 1-byte dropout masks:
+ * and 1-byte dropout masks (Table 2):
  *     no recomputation    s b h (10 + 24 / t + 5 a s / (h t))
  *                         (t = 1: s b h (34 + 5 a s / h))
+ *       with sequence parallelism  s b h (34 + 5 a s / h) / t
+ *     selective           s b h (10 + 24 / t); with sequence parallelism
+ *                         34 s b h / t
  *     full recomputation  2 s b h (each layer's input), and one layer's
  *                         full set while its backward runs
+ * The interleaved schedule of v model chunks per stage keeps (1 + (p - 1)
+ * / (p v)) times as much on the first stage (Korthikanti et al. section
+ * 4.2.3: the first stage starts p (1 + (p - 1) / (p v)) microbatches'
+ * chunks before its first backward).
  * The paper counts a GPT layer (4h GELU MLP, one K and V per head); this
  * takes its formula as is for every model. The pipeline's first stage
  * keeps the activations of min(pp, M) microbatches in flight (1F1B,
@@ -112,11 +119,15 @@ static double live_activations(const struct rl_llm_model *m, const struct rl_llm
     return live;
 }
 
-/* Korthikanti et al. 2022 per layer, bytes (see the top of the file). */
-static double layer_activations(const struct rl_llm_model *m, int tp, double b, double s)
+/* Korthikanti et al. 2022 per layer, bytes (see the top of the file):
+ * what the backward keeps of one layer without full recomputation. */
+static double layer_activations(const struct rl_llm_model *m, const struct rl_llm_layout *l,
+                                double b, double s)
 {
-    const double h = m->hidden, a = m->heads, t = tp;
-    return s * b * h * (10 + 24 / t + 5 * a * s / (h * t));
+    const double h = m->hidden, a = m->heads, t = l->tp;
+    const double attn_core = l->recompute == RL_LLM_RECOMPUTE_SELECTIVE ? 0 : 5 * a * s / (h * t);
+    const double rest = l->seq_parallel ? 34 / t : 10 + 24 / t;
+    return s * b * h * (rest + attn_core);
 }
 
 void rl_llm_memory_per_gpu(const struct rl_llm_model *m, const struct rl_llm_config *cfg,
@@ -140,12 +151,19 @@ void rl_llm_memory_per_gpu(const struct rl_llm_model *m, const struct rl_llm_con
                            &out->gradients_bytes, &out->optimizer_bytes);
         if (rl_llm_model_has_shape(m) && out->microbatch > 0) {
             const int L = stage_layers(m, lay->pp);
-            const double in_flight = mb < lay->pp ? mb : lay->pp;
+            const int v = lay->virtual_stages > 1 ? lay->virtual_stages : 1;
+            const double in_flight = (mb < lay->pp ? mb : lay->pp) *
+                                     (v > 1 ? 1 + (lay->pp - 1.0) / ((double)lay->pp * v) : 1);
             const double b = out->microbatch, s = seq;
-            const double full = layer_activations(m, lay->tp, b, s);
-            out->activations_bytes =
-                lay->recompute ? in_flight * L * 2 * s * b * m->hidden + full
-                               : in_flight * L * full;
+            const double kept = layer_activations(m, lay, b, s);
+            if (lay->recompute == RL_LLM_RECOMPUTE_FULL) {
+                struct rl_llm_layout none = *lay;
+                none.recompute = RL_LLM_RECOMPUTE_NONE;
+                out->activations_bytes = in_flight * L * 2 * s * b * m->hidden +
+                                         layer_activations(m, &none, b, s);
+            } else {
+                out->activations_bytes = in_flight * L * kept;
+            }
         }
     } else {
         out->weights_bytes = weights_bytes_per_gpu(m, cfg, &sp);

@@ -13,15 +13,34 @@ struct rl_llm_layout {
     int zero;               /* ZeRO stage 0..3 over dp (training) */
     int microbatches;       /* M: microbatches per step through the pipeline */
     bool train;             /* forward, backward and optimizer (else inference) */
-    bool recompute;         /* training: full activation recomputation */
+    enum rl_llm_recompute recompute; /* training: activation recomputation */
+    bool seq_parallel;      /* training: sequence parallelism over tp (llm.h) */
+    bool unfused_attention; /* training: the scores through DRAM (llm.h) */
+    /* Training: model chunks per pipeline stage (Megatron's interleaved
+     * 1F1B, Narayanan et al. 2021 section 2.2.2); 0 or 1 none. */
+    int virtual_stages;
+    /* Training: collectives overlapped with compute (RL_LLM_OVERLAP_*). */
+    unsigned overlap;
+    /* Compute-bound operators at this fraction of the compute roof: 0 (or
+     * 1), the roofline bound; else a prediction (layout.h). */
+    double efficiency;
 };
+
+/* What overlaps compute (layout.c): the DP gradient reduction with the
+ * backward (PyTorch FSDP's and DDP's default, Megatron-Core's
+ * --overlap-grad-reduce), TP's collectives with the GEMMs (Megatron-Core's
+ * --tp-comm-overlap, off by default there). */
+#define RL_LLM_OVERLAP_DP 1u
+#define RL_LLM_OVERLAP_TP 2u
 
 #define RL_LLM_LAYOUT_ONE                                                                     \
     ((struct rl_llm_layout){.tp = 1, .pp = 1, .dp = 1, .ep = 1, .microbatches = 1})
 
 static inline struct rl_llm_split rl_llm_layout_split(const struct rl_llm_layout *l)
 {
-    return (struct rl_llm_split){.tp = l->tp, .pp = l->pp, .ep = l->ep, .recompute = l->recompute};
+    return (struct rl_llm_split){.tp = l->tp, .pp = l->pp, .ep = l->ep,
+                                 .recompute = l->recompute, .seq_parallel = l->seq_parallel,
+                                 .unfused_attention = l->unfused_attention};
 }
 
 static inline int rl_llm_layout_gpus(const struct rl_llm_layout *l)

@@ -119,6 +119,7 @@ struct ctx {
     double t, H, T, B, S, nh, nkv;
     double ab, ab_attn, wb_attn, kvb;
     const char *lin, *lin_attn, *cuda, *attn;
+    bool unfused;               /* split's unfused_attention */
 };
 
 /* The two attention products of the layers attending to W positions
@@ -147,6 +148,15 @@ static void attention(struct ctx *c, int count, double W, const char *prefix)
         v->flops = 2 * P * nh * d;
         v->act_bytes = T * nh * d * ab;         /* out */
         v->kv_bytes = cached * nkv * d * kvb;   /* V */
+        if (c->phase == RL_LLM_TRAIN && c->unfused) {
+            /* Every one of the B S^2 nh scores (the causal mask applied to
+             * all of them) through DRAM in 16 bits: QK^T written (2 B), the
+             * softmax read and written (4 B), dropout read, its output and
+             * 1-byte mask written (5 B); AV reads the probabilities (2 B). */
+            const double scores = B * S * S * nh;
+            s->act_bytes += 11 * scores;
+            v->act_bytes += 2 * scores;
+        }
         return;
     }
     const double kvr = m->kv_lora_rank, dr = m->qk_rope_dim, dn = m->qk_nope_dim;
@@ -277,6 +287,7 @@ void rl_llm_phase_split(const struct rl_llm_model *m, const struct rl_llm_config
         .lin_attn = cfg->experts_only ? "bf16" : rl_llm_linear_roof(cfg->precision),
         .cuda = cfg->precision == RL_LLM_FP16 ? "fp16-cuda" : "bf16-cuda",
         .attn = cfg->precision == RL_LLM_FP16 ? "fp16" : "bf16",
+        .unfused = sp->unfused_attention,
     };
     /* The stage's layers and how many of each kind (rl_llm_stage_params). */
     const int L = (m->layers + sp->pp - 1) / sp->pp;
@@ -352,10 +363,25 @@ void rl_llm_phase_split(const struct rl_llm_model *m, const struct rl_llm_config
      * weight gradient, each as large as the forward product (Narayanan et
      * al. 2021, section 5.1: backward twice the forward), reading and
      * writing as much again each: 3 passes' FLOPs and bytes; full
-     * recomputation runs the forward once more before the backward: 4. */
-    const double passes = phase == RL_LLM_TRAIN ? (sp->recompute ? 4 : 3) : 1;
+     * recomputation runs the forward once more before the backward: 4;
+     * selective recomputation (Korthikanti et al. 2022, section 5) runs
+     * only the attention core again (the scores with their softmax, and
+     * the AV product): 4 passes of those, 3 of the rest. Sequence
+     * parallelism (ibid. section 4.2.2) runs the norms and residual adds
+     * on T / tp tokens of each GPU: their FLOPs and activations / tp. */
+    const bool train = phase == RL_LLM_TRAIN;
+    const bool seq_par = train && sp->seq_parallel && sp->tp > 1;
     for (int i = 0; i < p->n_ops; i++) {
         struct rl_llm_op *x = &p->ops[i];
+        const bool core = strstr(x->name, "scores") || strstr(x->name, "_av");
+        const double passes = !train                                    ? 1
+                              : sp->recompute == RL_LLM_RECOMPUTE_FULL ? 4
+                              : sp->recompute == RL_LLM_RECOMPUTE_SELECTIVE && core ? 4
+                                                                                    : 3;
+        if (seq_par && (strstr(x->name, "norm") || strcmp(x->name, "residual_add") == 0)) {
+            x->flops /= sp->tp;
+            x->act_bytes /= sp->tp;
+        }
         x->flops *= passes;
         x->weight_bytes *= passes;
         x->act_bytes *= passes;

@@ -107,8 +107,16 @@ static int each_split(const struct rl_llm_model *m, const struct rl_llm_plan_req
                 l.ep = ep;
                 l.dp = n / (tp * pp * ep);
                 l.train = req->phase == RL_LLM_TRAIN;
-                l.recompute = l.train && req->recompute;
+                l.recompute = l.train ? req->recompute : RL_LLM_RECOMPUTE_NONE;
                 l.zero = l.train ? req->zero : 0;
+                if (l.train) {
+                    const int v = req->virtual_stages;
+                    l.seq_parallel = req->seq_parallel;
+                    l.unfused_attention = req->unfused_attention;
+                    l.overlap = req->overlap;
+                    l.efficiency = req->efficiency;
+                    l.virtual_stages = v > 1 && pp > 1 && m->layers % (pp * v) == 0 ? v : 1;
+                }
                 const struct rl_llm_split sp = rl_llm_layout_split(&l);
                 char why[RL_ERRMSG_SIZE];
                 if (rl_llm_split_check(m, &sp, why))

@@ -15,7 +15,14 @@ struct rl_llm_plan_request {
     enum rl_llm_phase phase;   /* RL_LLM_DECODE, RL_LLM_PREFILL or RL_LLM_TRAIN */
     int batch, seq;            /* sequences per step over all GPUs; context or length */
     int zero;                  /* training: ZeRO stage */
-    bool recompute;            /* training: full recomputation */
+    /* Training: as struct rl_llm_layout's (memory.h); virtual_stages
+     * applies to the splits whose stages it divides the layers of (the
+     * others run one chunk a stage), seq_parallel to those with TP. */
+    enum rl_llm_recompute recompute;
+    bool seq_parallel, unfused_attention;
+    int virtual_stages;
+    unsigned overlap;
+    double efficiency;         /* 0: bound; else the step predicted at it */
 };
 
 /* One layout: its step (the best microbatch count that fits) and memory. */
