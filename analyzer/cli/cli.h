@@ -69,6 +69,7 @@ struct cli_report_opts {
     size_t n_facts;
     size_t label_max;       /* chart labels' longest (0: default) */
     double chart_w, chart_h; /* chart canvas (--size), layout units; 0: default */
+    int jobs;               /* -j: threads reading ranks' traces; 0: one per core */
 };
 int cli_report_run(const struct cli_report_opts *o);
 

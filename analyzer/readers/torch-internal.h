@@ -2,6 +2,7 @@
 #ifndef RL_TORCH_INTERNAL_H
 #define RL_TORCH_INTERNAL_H
 
+#include "analyzer/readers/timeline.h"
 #include "analyzer/readers/torch.h"
 #include "analyzer/readers/torch-split.h"
 #include "analyzer/readers/torchops.h"
@@ -140,6 +141,7 @@ struct tr_device {
 struct tr_state {
     struct rl_torch_stats *st;
     struct rl_trace_groups *g;
+    struct rl_timeline *tl;     /* filled when set (rl_torch_load_timeline); NULL */
     struct tr_intern sigs, opnames, strings, threads, knames;
     struct tr_sig *sig;
     size_t sig_cap;

@@ -258,6 +258,8 @@ static int emit(struct tr_state *s, const struct tr_gpu *k, const struct tr_shar
             }
             st->comm_with_bytes++;
         }
+        if (s->tl) /* the timeline's activity k->seq: a collective, with its bytes */
+            rl_timeline_set_comm(s->tl, k->seq, l.collective, l.comm_bytes, l.comm_group_size);
     } else if (sg && sg->cost.known && share) {
         const char *noted = "";
         l.flops = share->flops;

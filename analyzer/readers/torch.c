@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "analyzer/readers/torch.h"
+#include "analyzer/profiler/nccl.h"
 #include "analyzer/readers/torch-internal.h"
 
 #include "analyzer/util/error.h"
@@ -170,6 +171,7 @@ struct ev {
     char coll[32], comm_dtype[24];
     double in_nelems, out_nelems;
     int group_size;
+    int stream;                   /* args.stream; -1 */
 };
 
 static void ev_reset(struct ev *e)
@@ -191,6 +193,7 @@ static void ev_reset(struct ev *e)
     e->coll[0] = e->comm_dtype[0] = 0;
     e->in_nelems = e->out_nelems = NAN;
     e->group_size = 0;
+    e->stream = -1;
 }
 
 static int text_into(struct rl_jsr *r, enum rl_jsr_tok t, char *buf, size_t size)
@@ -465,6 +468,14 @@ static int args_field(struct rl_jsr *r, void *ctx, const char *key)
     }
     if (strcmp(key, "bytes") == 0)
         return number_into(r, rl_jsr_next(r), &e->bytes);
+    if (strcmp(key, "stream") == 0) {
+        double v = NAN;
+        if (number_into(r, rl_jsr_next(r), &v))
+            return r->err;
+        if (v >= 0 && v < 2e9)
+            e->stream = (int)v;
+        return 0;
+    }
     if (strcmp(key, "flops") == 0)
         return number_into(r, rl_jsr_next(r), &e->flops);
     if (strcmp(key, "kind") == 0) {
@@ -747,8 +758,13 @@ static int take_event(struct rl_jsr *r, struct tr_state *s, struct ev *e)
         return 0;
     if (k == EV_STEP) {
         s->st->profiler_steps++;
+        if (s->tl && isfinite(e->ts) &&
+            rl_timeline_add_step(s->tl, e->name.s, e->ts_whole, e->ts, e->dur))
+            return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
         return 0;
     }
+    long long tl_whole = e->ts_whole; /* the timeline's time, before the rebase below */
+    double tl_frac = e->ts;
     if (!isfinite(e->ts))
         return 0; /* a span without a start: nothing to place */
     if (!s->have_base) {
@@ -812,6 +828,14 @@ static int take_event(struct rl_jsr *r, struct tr_state *s, struct ev *e)
         .memcpy_dir = (uint8_t)tr_memcpy_dir(e->memcpy_kind[0] ? e->memcpy_kind : name)};
     if (tr_take_gpu(s, &g, e->device >= 0 ? e->device : 0, e->ts))
         return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
+    if (s->tl) { /* activity n_gpus - 1 of the timeline: torch-link.c adds its bytes */
+        char coll[24] = "";
+        enum rl_act_kind ak = k != EV_KERNEL                              ? RL_ACT_COPY
+                              : rl_comm_recognize(name, NULL, coll, sizeof coll) ? RL_ACT_COMM
+                                                                                 : RL_ACT_COMPUTE;
+        if (rl_timeline_add_act(s->tl, tl_whole, tl_frac, dur, e->stream, ak, coll))
+            return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
+    }
     return 0;
 }
 
@@ -999,8 +1023,8 @@ static FILE *open_inflated(FILE *f, gzFile *gz_out)
     return z;
 }
 
-int rl_torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
-                  struct rl_torch_stats *st, char *errmsg)
+static int torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
+                      struct rl_torch_stats *st, struct rl_timeline *tl, char *errmsg)
 {
     memset(st, 0, sizeof *st);
     st->rank = st->world_size = -1;
@@ -1020,6 +1044,7 @@ int rl_torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
     *s = zero;
     s->st = st;
     s->g = g;
+    s->tl = tl;
     s->groups_first = g->n;
     s->ops.size = sizeof(struct tr_op);
     s->rts.size = sizeof(struct tr_rt);
@@ -1083,17 +1108,29 @@ out:
     return rc;
 }
 
-int rl_torch_load(struct rl_trace_groups *g, const char *path, struct rl_torch_stats *st,
-                  char *errmsg)
+int rl_torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
+                  struct rl_torch_stats *st, char *errmsg)
+{
+    return torch_read(g, f, what, st, NULL, errmsg);
+}
+
+int rl_torch_load_timeline(struct rl_trace_groups *g, const char *path,
+                           struct rl_torch_stats *st, struct rl_timeline *tl, char *errmsg)
 {
     bool in = strcmp(path, "-") == 0;
     FILE *f = in ? stdin : fopen(path, "rb");
     if (!f)
         return rl_fail(errmsg, RL_EIO, "cannot open '%s': %s", path, strerror(errno));
-    int rc = rl_torch_read(g, f, in ? "<stdin>" : path, st, errmsg);
+    int rc = torch_read(g, f, in ? "<stdin>" : path, st, tl, errmsg);
     if (!in)
         fclose(f);
     return rc;
+}
+
+int rl_torch_load(struct rl_trace_groups *g, const char *path, struct rl_torch_stats *st,
+                  char *errmsg)
+{
+    return rl_torch_load_timeline(g, path, st, NULL, errmsg);
 }
 
 /* ---- sniffing -------------------------------------------------------------- */

@@ -4,6 +4,7 @@
 
 #include "analyzer/model/gpudb.h"
 #include "analyzer/profiler/nccl.h"
+#include "analyzer/report/across.h"
 #include "analyzer/report/ranks.h"
 #include "analyzer/report/step.h"
 #include "analyzer/util/error.h"
@@ -610,6 +611,7 @@ void rl_report_release(struct rl_report *r)
     free(r->rows);
     free(r->ranks);
     rl__report_step_free(r->step);
+    rl_across_free(r->across);
     memset(r, 0, sizeof *r);
 }
 
