@@ -287,9 +287,9 @@ START_TEST(real_sampled_ranks)
 }
 END_TEST
 
-static char *report_json(const char *folder, const char *jobs)
+static char *report_json(const char *flag, const char *folder, const char *jobs)
 {
-    struct rl_run r = rl_test_cli(NULL, "report", "--torch", rl_test_data(folder), "--gpu",
+    struct rl_run r = rl_test_cli(NULL, "report", flag, rl_test_data(folder), "--gpu",
                                   "h100-sxm", "--json", "-j", jobs, NULL);
     ck_assert_msg(r.status == 0, "%s", r.err);
     char *out = r.out;
@@ -303,12 +303,18 @@ START_TEST(parallel_read_is_serial_read)
 {
     static const char *const sets[] = {"ranks/kineto3", "torch-real/sampled-ranks"};
     for (size_t i = 0; i < 2; i++) {
-        char *one = report_json(sets[i], "1"), *four = report_json(sets[i], "4");
+        char *one = report_json("--torch", sets[i], "1");
+        char *four = report_json("--torch", sets[i], "4");
         ck_assert_ptr_nonnull(strstr(one, "\"across_ranks\""));
         ck_assert_str_eq(one, four);
         free(one), free(four);
     }
-    char *three = report_json("ranks/kineto3", "3");
+    /* roofline's own traces: the four ranks of tests/data/ranks/4 */
+    char *one = report_json("--trace", "ranks/4", "1"), *four = report_json("--trace", "ranks/4", "4");
+    ck_assert_ptr_nonnull(strstr(one, "\"rank\": 3"));
+    ck_assert_str_eq(one, four);
+    free(one), free(four);
+    char *three = report_json("--torch", "ranks/kineto3", "3");
     cJSON *doc = cJSON_Parse(three);
     ck_assert_ptr_nonnull(doc);
     const cJSON *a = cJSON_GetObjectItem(doc, "across_ranks");

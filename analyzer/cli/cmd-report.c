@@ -75,8 +75,8 @@ static const char usage_text[] =
     "                    28); the full names stay in the report's files\n"
     "  --size S          chart size: single (one paper column), double (two; the\n"
     "                    default) or WxH in layout units\n"
-    "  -j, --jobs N      threads reading a folder of --torch ranks (default: one\n"
-    "                    per core); the report is the same for any N\n";
+    "  -j, --jobs N      threads reading the ranks' traces (--trace, --torch;\n"
+    "                    default: one per core); the report is the same for any N\n";
 
 /* Write f's content through an atomic file at dir/name. */
 static int write_file(const char *dir, const char *name,
@@ -270,7 +270,7 @@ int cli_report_run(const struct cli_report_opts *o)
     static struct rl_rank_traces ranks;
     memset(&ranks, 0, sizeof ranks);
     if (o->n_traces) {
-        rc = rl_rank_traces_load(&ranks, o->traces, (size_t)o->n_traces, err);
+        rc = rl_rank_traces_load_jobs(&ranks, o->traces, (size_t)o->n_traces, o->jobs, err);
         if (rc == RL_OK && (ranks.n > 1 || rl_rank_traces_ranked(&ranks)))
             rc = rl_rank_traces_merge(&ranks, &g, err);
         else if (rc == RL_OK)

@@ -1185,8 +1185,9 @@ static int doc_field(struct rl_jsr *r, void *ctx, const char *key)
 
 int rl_trace_groups_read(struct rl_trace_groups *g, FILE *f, const char *what, char *errmsg)
 {
-    if (!plain_byte['a'])
-        plain_bytes();
+    /* once per process, also when ranks are read on several threads */
+    static pthread_once_t plain_once = PTHREAD_ONCE_INIT;
+    pthread_once(&plain_once, plain_bytes);
     off_t start = ftello(f);
     struct rl_jsr r = {.f = f, .fd = -1, .base = start > 0 ? start : 0, .what = what, .line = 1,
                        .errmsg = errmsg};

@@ -118,8 +118,16 @@ static void rank_from_name(struct rl_trace_rank *k, const char *path)
     }
 }
 
+static int read_traces(struct rl_rank_traces *t, int jobs, char *errmsg);
+
 int rl_rank_traces_load(struct rl_rank_traces *t, const char *const *args, size_t n,
                         char *errmsg)
+{
+    return rl_rank_traces_load_jobs(t, args, n, 0, errmsg);
+}
+
+int rl_rank_traces_load_jobs(struct rl_rank_traces *t, const char *const *args, size_t n,
+                             int jobs, char *errmsg)
 {
     memset(t, 0, sizeof *t);
     size_t cap = 0;
@@ -133,11 +141,8 @@ int rl_rank_traces_load(struct rl_rank_traces *t, const char *const *args, size_
     }
     if (rc == RL_OK && !(t->groups = calloc(t->n ? t->n : 1, sizeof *t->groups)))
         rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
-    for (size_t i = 0; i < t->n && rc == RL_OK; i++) {
-        rc = rl_trace_groups_load(&t->groups[i], t->paths[i], errmsg);
-        if (rc == RL_OK && !t->groups[i].sum.rank.present)
-            rank_from_name(&t->groups[i].sum.rank, t->paths[i]);
-    }
+    if (rc == RL_OK)
+        rc = read_traces(t, jobs, errmsg);
     size_t *order = rc == RL_OK ? malloc((t->n ? t->n : 1) * sizeof *order) : NULL;
     char **paths = order ? malloc((t->n ? t->n : 1) * sizeof *paths) : NULL;
     struct rl_trace_groups *groups = paths ? malloc((t->n ? t->n : 1) * sizeof *groups) : NULL;
@@ -185,6 +190,7 @@ void rl_rank_traces_release(struct rl_rank_traces *t)
  * its own slot, so the threads share nothing but `next`. */
 struct pool {
     struct rl_rank_traces *t;
+    bool torch;                   /* PyTorch traces (else roofline's) */
     struct rl_torch_stats *stats; /* one per file */
     int *rc;
     char (*err)[RL_ERRMSG_SIZE];
@@ -195,6 +201,12 @@ struct pool {
 static void read_one(struct pool *p, size_t i)
 {
     struct rl_rank_traces *t = p->t;
+    if (!p->torch) {
+        p->rc[i] = rl_trace_groups_load(&t->groups[i], t->paths[i], p->err[i]);
+        if (p->rc[i] == RL_OK && !t->groups[i].sum.rank.present)
+            rank_from_name(&t->groups[i].sum.rank, t->paths[i]);
+        return;
+    }
     p->rc[i] = rl_torch_load_timeline(&t->groups[i], t->paths[i], &p->stats[i],
                                       &t->timelines[i], p->err[i]);
     if (p->rc[i] == RL_OK) {
@@ -220,6 +232,39 @@ static void *reader(void *arg)
     }
 }
 
+/* Read every file of p->t on `jobs` threads (0: one per core); the first
+ * failing file's error (in file order). A thread that cannot be started
+ * leaves its share to the others. */
+static int run_pool(struct pool *p, int jobs, char *errmsg)
+{
+    size_t n = p->t->n;
+    if (jobs <= 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = cores > 0 ? (int)(cores < 1024 ? cores : 1024) : 1;
+    }
+    if ((size_t)jobs > n)
+        jobs = n ? (int)n : 1;
+    pthread_t *th = jobs > 1 ? calloc((size_t)jobs, sizeof *th) : NULL;
+    int started = 0;
+    if (th && pthread_mutex_init(&p->lock, NULL) == 0) {
+        /* this thread reads too: jobs - 1 more */
+        while (started < jobs - 1 && pthread_create(&th[started], NULL, reader, p) == 0)
+            started++;
+        reader(p);
+        for (int i = 0; i < started; i++)
+            pthread_join(th[i], NULL);
+        pthread_mutex_destroy(&p->lock);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            read_one(p, i);
+    }
+    free(th);
+    for (size_t i = 0; i < n; i++)
+        if (p->rc[i])
+            return rl_fail(errmsg, p->rc[i], "%s", p->err[i]);
+    return RL_OK;
+}
+
 /* A stable sort of t's entries by rank (insertion: n is small). */
 static void sort_by_rank(struct rl_rank_traces *t)
 {
@@ -240,13 +285,26 @@ static void sort_by_rank(struct rl_rank_traces *t)
         }
 }
 
+/* Roofline traces t->paths into t->groups (allocated), a rank from the
+ * file's name where the trace names none. */
+static int read_traces(struct rl_rank_traces *t, int jobs, char *errmsg)
+{
+    size_t m = t->n ? t->n : 1;
+    struct pool p = {.t = t, .torch = false, .next = 0};
+    p.rc = calloc(m, sizeof *p.rc);
+    p.err = calloc(m, sizeof *p.err);
+    int rc = p.rc && p.err ? run_pool(&p, jobs, errmsg) : rl_fail(errmsg, RL_ENOMEM, "out of memory");
+    free(p.rc), free(p.err);
+    return rc;
+}
+
 int rl_rank_traces_load_torch(struct rl_rank_traces *t, char **files, size_t n, int jobs,
                               struct rl_torch_stats *st, char *errmsg)
 {
     memset(t, 0, sizeof *t);
     t->paths = files;
     t->n = n;
-    struct pool p = {.t = t, .next = 0};
+    struct pool p = {.t = t, .torch = true, .next = 0};
     size_t m = n ? n : 1;
     t->groups = calloc(m, sizeof *t->groups);
     t->timelines = calloc(m, sizeof *t->timelines);
@@ -257,32 +315,8 @@ int rl_rank_traces_load_torch(struct rl_rank_traces *t, char **files, size_t n, 
     int rc = RL_OK;
     if (!t->groups || !t->timelines || !t->sums || !p.stats || !p.rc || !p.err)
         rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
-    if (jobs <= 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        jobs = cores > 0 ? (int)(cores < 1024 ? cores : 1024) : 1;
-    }
-    if ((size_t)jobs > n)
-        jobs = (int)m;
-    pthread_t *th = rc == RL_OK && jobs > 1 ? calloc((size_t)jobs, sizeof *th) : NULL;
-    int started = 0;
-    if (th && pthread_mutex_init(&p.lock, NULL) == 0) {
-        /* this thread reads too: jobs - 1 more */
-        while (started < jobs - 1 && pthread_create(&th[started], NULL, reader, &p) == 0)
-            started++;
-        reader(&p);
-        for (int i = 0; i < started; i++)
-            pthread_join(th[i], NULL);
-        pthread_mutex_destroy(&p.lock);
-    } else if (rc == RL_OK) {
-        for (size_t i = 0; i < n; i++)
-            read_one(&p, i);
-    }
-    free(th);
-    for (size_t i = 0; rc == RL_OK && i < n; i++)
-        if (p.rc[i]) {
-            rc = p.rc[i];
-            snprintf(errmsg, RL_ERRMSG_SIZE, "%s", p.err[i]);
-        }
+    if (rc == RL_OK)
+        rc = run_pool(&p, jobs, errmsg);
     if (rc == RL_OK) {
         memset(st, 0, sizeof *st);
         for (size_t i = 0; i < n; i++)

@@ -56,6 +56,11 @@ struct rl_rank_traces {
  * folder that cannot be read, or one with no trace), RL_ENOMEM. */
 int rl_rank_traces_load(struct rl_rank_traces *t, const char *const *args, size_t n,
                         char *errmsg);
+/* The same on `jobs` threads (0: one per core, as rl_rank_traces_load):
+ * the same result for any jobs; an error is the first failing file's in
+ * the order the files were found. */
+int rl_rank_traces_load_jobs(struct rl_rank_traces *t, const char *const *args, size_t n,
+                             int jobs, char *errmsg);
 void rl_rank_traces_release(struct rl_rank_traces *t);
 
 /* Read the PyTorch profiler traces files[0..n) (t owns files and its
