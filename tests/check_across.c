@@ -89,8 +89,8 @@ START_TEST(two_ranks_ties_and_bases)
     act(&t[1], 350, 355, RL_ACT_COMM, "allreduce");
     /* rank 1's first is an extra: shift its list to line up */
     t[1].act[0] = t[1].act[1], t[1].act[1] = t[1].act[2], t[1].n_act = 2;
-    rl_timeline_set_comm(&t[1], 1, NULL, 1e6, 2);
-    rl_timeline_set_comm(&t[1], 99, NULL, 1e6, 2); /* past the end: ignored */
+    rl_timeline_set_comm(&t[1], 1, NULL, NULL, -1, 1e6, 2);
+    rl_timeline_set_comm(&t[1], 99, NULL, NULL, -1, 1e6, 2); /* past the end: ignored */
     struct rl_across_rank sums[2];
     ck_assert_int_eq(rl_across_rank_sum(&sums[0], 0, &t[0]), RL_OK);
     ck_assert_int_eq(rl_across_rank_sum(&sums[1], 1, &t[1]), RL_OK);
@@ -115,6 +115,60 @@ START_TEST(two_ranks_ties_and_bases)
     ck_assert(isnan(a.step_spread_ns));
     ck_assert_uint_eq(a.common_steps, 0);
     ck_assert_ptr_nonnull(strstr(a.headline, "rank 0 arrives last at 50%"));
+    free(a.ranks), free(a.calls), free(a.sizes);
+    rl_timeline_release(&t[0]);
+    rl_timeline_release(&t[1]);
+}
+END_TEST
+
+/* Process groups and sequence numbers: group "0"'s all-reduces carry Seq
+ * (rank 0: 5, 6, 7; rank 1: 6, 7, 9), matched by it: 6 and 7 are calls, 5
+ * and 9 unmatched. Group "1"'s carry none (ordinal), interleaved in time
+ * with group "0"'s but never matched with them. */
+static void pg_act(struct rl_timeline *t, double a_us, const char *pg, long long seq)
+{
+    act(t, a_us, a_us + 10, RL_ACT_COMM, "allreduce");
+    rl_timeline_set_comm(t, t->n_act - 1, NULL, pg, seq, 8e6, 2);
+}
+
+START_TEST(process_groups_and_seq)
+{
+    struct rl_timeline t[2] = {{0}, {0}};
+    pg_act(&t[0], 0, "0", 5);
+    pg_act(&t[0], 100, "0", 6);
+    pg_act(&t[0], 150, "1", -1);
+    pg_act(&t[0], 200, "0", 7);
+    pg_act(&t[1], 0, "1", -1);   /* group 1's first call: starts at 0 on rank 1 */
+    pg_act(&t[1], 130, "0", 6);  /* skew 30, rank 1 last */
+    pg_act(&t[1], 190, "0", 7);  /* skew 10, rank 0 last */
+    pg_act(&t[1], 300, "0", 9);
+    struct rl_across_rank sums[2];
+    ck_assert_int_eq(rl_across_rank_sum(&sums[0], 0, &t[0]), RL_OK);
+    ck_assert_int_eq(rl_across_rank_sum(&sums[1], 1, &t[1]), RL_OK);
+    struct rl_across a;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_across_build(&a, sums, t, 2, NAN, NULL, err), RL_OK);
+    ck_assert_uint_eq(a.n_calls, 3);
+    ck_assert_uint_eq(a.unmatched, 2);
+    ck_assert_str_eq(a.calls[0].pg, "0");
+    ck_assert_int_eq((int)a.calls[0].seq, 6);
+    near(a.calls[0].skew_ns, 30e3);
+    ck_assert_int_eq(a.calls[0].last_rank, 1);
+    ck_assert_uint_eq(a.calls[0].ordinal, 0);
+    ck_assert_int_eq((int)a.calls[1].seq, 7);
+    near(a.calls[1].skew_ns, 10e3);
+    ck_assert_int_eq(a.calls[1].last_rank, 0);
+    ck_assert_str_eq(a.calls[2].pg, "1"); /* 150 vs 0: skew 150, rank 0 last */
+    ck_assert_int_eq((int)a.calls[2].seq, -1);
+    near(a.calls[2].skew_ns, 150e3);
+    ck_assert_int_eq(a.calls[2].last_rank, 0);
+    ck_assert_int_eq(a.straggler, 0);
+    near(a.straggler_ns, 160e3);
+    /* 8e6 bytes x 2(2-1)/2 / 10 us = 800 GB/s, one bucket 2^22..2^23 */
+    ck_assert_uint_eq(a.n_sizes, 1);
+    near(a.sizes[0].busbw_gbs, 800);
+    near(a.sizes[0].bytes_lo, 4194304);
+    ck_assert(isnan(a.sizes[0].pct_of_link));
     free(a.ranks), free(a.calls), free(a.sizes);
     rl_timeline_release(&t[0]);
     rl_timeline_release(&t[1]);
@@ -201,6 +255,8 @@ START_TEST(kineto3_by_hand)
     static const int last[] = {2, 1, 2};
     for (int i = 0; i < 3; i++) {
         ck_assert_str_eq(a->calls[i].collective, "allreduce");
+        ck_assert_str_eq(a->calls[i].pg, "0"); /* record_param_comms' Process Group Name */
+        ck_assert_int_eq((int)a->calls[i].seq, i); /* its Seq */
         near(a->calls[i].skew_ns, skew[i] * 1e3);
         ck_assert_int_eq(a->calls[i].last_rank, last[i]);
         near(a->calls[i].transfer_ns, transfer[i] * 1e3);
@@ -268,6 +324,7 @@ START_TEST(real_sampled_ranks)
     ck_assert_uint_eq(a->n_calls, 10);
     for (int i = 0; i < 10; i++) {
         ck_assert_str_eq(a->calls[i].collective, "sendrecv");
+        ck_assert_int_eq((int)a->calls[i].seq, -1);
         near(a->calls[i].skew_ns, skew[i]);
         near(a->calls[i].transfer_ns, transfer[i]);
         ck_assert_int_eq(a->calls[i].last_rank, last[i]);
@@ -341,7 +398,7 @@ START_TEST(timeline_limits)
     ck_assert_int_eq((int)t.step[0].number, 12);
     near(t.step[0].end_ns - t.step[0].start_ns, 0); /* a negative duration: none */
     act(&t, 0, 1, RL_ACT_COMPUTE, NULL);
-    rl_timeline_set_comm(&t, 0, "allgather", 64, 4); /* an operator's collective */
+    rl_timeline_set_comm(&t, 0, "allgather", "0", 3, 64, 4); /* an operator's collective */
     ck_assert_int_eq(t.act[0].kind, RL_ACT_COMM);
     ck_assert_str_eq(t.act[0].collective, "allgather");
     struct rl_across_rank k;
@@ -410,6 +467,7 @@ static Suite *across_suite(void)
     tcase_set_timeout(core, 120);
     tcase_add_test(core, interval_sums_by_hand);
     tcase_add_test(core, two_ranks_ties_and_bases);
+    tcase_add_test(core, process_groups_and_seq);
     tcase_add_test(core, kineto3_by_hand);
     tcase_add_test(core, real_sampled_ranks);
     tcase_add_test(core, parallel_read_is_serial_read);

@@ -41,7 +41,8 @@ int rl_timeline_add_act(struct rl_timeline *t, long long whole_us, double frac_u
     double s = rel_ns(t, whole_us, frac_us);
     double d = isfinite(dur_us) && dur_us > 0 ? dur_us * 1000.0 : 0;
     *a = (struct rl_timeline_act){.start_ns = s, .end_ns = s + d, .comm_bytes = NAN,
-                                  .stream = stream, .group_size = 0, .kind = (uint8_t)kind};
+                                  .stream = stream, .group_size = 0, .kind = (uint8_t)kind,
+                                  .seq = -1};
     snprintf(a->collective, sizeof a->collective, "%s", collective ? collective : "");
     return RL_OK;
 }
@@ -64,7 +65,7 @@ int rl_timeline_add_step(struct rl_timeline *t, const char *name, long long whol
 }
 
 void rl_timeline_set_comm(struct rl_timeline *t, size_t index, const char *collective,
-                          double comm_bytes, int group_size)
+                          const char *pg, long long seq, double comm_bytes, int group_size)
 {
     if (index >= t->n_act)
         return;
@@ -72,6 +73,8 @@ void rl_timeline_set_comm(struct rl_timeline *t, size_t index, const char *colle
     if (collective && collective[0] && !a->collective[0])
         snprintf(a->collective, sizeof a->collective, "%s", collective);
     a->kind = RL_ACT_COMM; /* also a kernel only its operator names a collective */
+    snprintf(a->pg, sizeof a->pg, "%s", pg ? pg : "");
+    a->seq = seq;
     a->comm_bytes = comm_bytes;
     a->group_size = group_size;
 }

@@ -16,6 +16,8 @@ struct rl_timeline_act {
     int32_t stream, group_size; /* -1 / 0 unknown */
     uint8_t kind;               /* enum rl_act_kind */
     char collective[15];        /* "allreduce" ...; "" unknown or not one */
+    char pg[16];                /* its process group's name; "" unknown */
+    long long seq;              /* its sequence number in the group; -1 unknown */
 };
 
 /* One ProfilerStep#N annotation. */
@@ -41,10 +43,12 @@ int rl_timeline_add_act(struct rl_timeline *t, long long whole_us, double frac_u
 /* "ProfilerStep#12": step 12; other names are ignored (RL_OK). */
 int rl_timeline_add_step(struct rl_timeline *t, const char *name, long long whole_us,
                          double frac_us, double dur_us);
-/* The collective bytes and group of activity `index` (the order added);
- * an index past the end is ignored. */
+/* Activity `index` (the order added) is a collective: its name (NULL:
+ * the one the kernel name gave), process group (NULL: unknown), sequence
+ * number (-1 unknown), message bytes and group size. An index past the end
+ * is ignored. */
 void rl_timeline_set_comm(struct rl_timeline *t, size_t index, const char *collective,
-                          double comm_bytes, int group_size);
+                          const char *pg, long long seq, double comm_bytes, int group_size);
 /* Keep only the communication activities (after the per-rank sums that
  * need the others): memory falls to the collectives. */
 void rl_timeline_keep_comm(struct rl_timeline *t);

@@ -37,6 +37,7 @@ struct tr_sig {
     char collective[32];        /* record_param_comms: "allreduce" ...; "" */
     double comm_bytes;          /* its message bytes; NAN */
     int group_size;
+    char pg[24];                /* its Process Group Name; "" */
 };
 
 /* Chunked storage: elements of `size` bytes in chunks of TR_CHUNK_LEN that
@@ -142,6 +143,7 @@ struct tr_state {
     struct rl_torch_stats *st;
     struct rl_trace_groups *g;
     struct rl_timeline *tl;     /* filled when set (rl_torch_load_timeline); NULL */
+    struct tr_ids comm_seq;     /* with tl: a collective op's index -> its Seq */
     struct tr_intern sigs, opnames, strings, threads, knames;
     struct tr_sig *sig;
     size_t sig_cap;

@@ -172,6 +172,8 @@ struct ev {
     double in_nelems, out_nelems;
     int group_size;
     int stream;                   /* args.stream; -1 */
+    char pg[24];                  /* record_param_comms' Process Group Name; "" */
+    long long seq;                /* its Seq; -1 */
 };
 
 static void ev_reset(struct ev *e)
@@ -194,6 +196,8 @@ static void ev_reset(struct ev *e)
     e->in_nelems = e->out_nelems = NAN;
     e->group_size = 0;
     e->stream = -1;
+    e->pg[0] = 0;
+    e->seq = -1;
 }
 
 static int text_into(struct rl_jsr *r, enum rl_jsr_tok t, char *buf, size_t size)
@@ -494,6 +498,15 @@ static int args_field(struct rl_jsr *r, void *ctx, const char *key)
         return number_into(r, rl_jsr_next(r), &e->in_nelems);
     if (strcmp(key, "Out msg nelems") == 0 || strcmp(key, "Out msg size") == 0)
         return number_into(r, rl_jsr_next(r), &e->out_nelems);
+    if (strcmp(key, "Process Group Name") == 0 || strcmp(key, "pg_name") == 0)
+        return text_into(r, rl_jsr_next(r), e->pg, sizeof e->pg);
+    if (strcmp(key, "Seq") == 0 || strcmp(key, "seq") == 0) {
+        int64_t v = -1;
+        if (id_into(r, rl_jsr_next(r), &v))
+            return r->err;
+        e->seq = v < UINT32_MAX ? v : -1;
+        return 0;
+    }
     if (strcmp(key, "Group size") == 0) {
         double v = NAN;
         if (number_into(r, rl_jsr_next(r), &v))
@@ -682,8 +695,8 @@ static long op_signature(struct tr_state *s, struct ev *e)
     rl_strbuf_append(&key, e->name.s ? e->name.s : "", e->name.len);
     rl_strbuf_append(&key, e->sig.s ? e->sig.s : "", e->sig.len);
     if (e->coll[0])
-        rl_strbuf_printf(&key, "\x1f%s|%s|%.17g|%.17g|%d", e->coll, e->comm_dtype, e->in_nelems,
-                         e->out_nelems, e->group_size);
+        rl_strbuf_printf(&key, "\x1f%s|%s|%.17g|%.17g|%d|%s", e->coll, e->comm_dtype,
+                         e->in_nelems, e->out_nelems, e->group_size, e->pg);
     if (key.oom) {
         rl_strbuf_release(&key);
         return -1;
@@ -730,6 +743,7 @@ static long op_signature(struct tr_state *s, struct ev *e)
             nel = e->out_nelems;
         g->comm_bytes = nel >= 0 ? nel * eb : NAN;
         g->group_size = e->group_size;
+        snprintf(g->pg, sizeof g->pg, "%s", e->pg);
     } else if (!rl_torch_comm_message(&op, g->collective, sizeof g->collective,
                                       &g->comm_bytes)) {
         g->comm_bytes = NAN; /* not a collective outside record_param_comms */
@@ -788,6 +802,10 @@ static int take_event(struct rl_jsr *r, struct tr_state *s, struct ev *e)
         *o = (struct tr_op){.ts = e->ts, .end = e->ts + dur, .ext = e->ext, .thread = th,
                             .sig = (uint32_t)sig};
         if (e->ext >= 0 && tr_ids_put(&s->op_ext, e->ext, (uint32_t)(s->ops.n - 1)))
+            return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
+        /* a collective's sequence number, for the timeline (kept by op) */
+        if (s->tl && e->coll[0] && e->seq >= 0 &&
+            tr_ids_put(&s->comm_seq, (int64_t)(s->ops.n - 1), (uint32_t)e->seq))
             return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
         return 0;
     }
@@ -1049,7 +1067,7 @@ static int torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
     s->ops.size = sizeof(struct tr_op);
     s->rts.size = sizeof(struct tr_rt);
     s->held.size = s->pending.size = s->late.size = sizeof(struct tr_gpu);
-    s->op_ext.pairs.size = s->rt_corr.pairs.size = 12;
+    s->op_ext.pairs.size = s->rt_corr.pairs.size = s->comm_seq.pairs.size = 12;
     struct doc d = {s, e};
     enum rl_jsr_tok t = rl_jsr_next(&r);
     if (t == RL_TOK_LBRACE) {

@@ -128,19 +128,31 @@ struct ref {
     double start_ns;              /* on the job's clock */
 };
 
+/* The calls that can match: one process group's one collective. */
+static int cmp_key(const struct rl_timeline_act *p, const struct rl_timeline_act *q)
+{
+    int c = strcmp(p->pg, q->pg);
+    return c ? c : strcmp(p->collective, q->collective);
+}
+
 static int cmp_ref(const void *x, const void *y)
 {
     const struct ref *p = x, *q = y;
-    int c = strcmp(p->act->collective, q->act->collective);
+    int c = cmp_key(p->act, q->act);
     if (c)
         return c;
+    if (p->act->seq != q->act->seq)
+        return p->act->seq < q->act->seq ? -1 : 1;
     return (p->start_ns > q->start_ns) - (p->start_ns < q->start_ns);
 }
 
 static int cmp_call(const void *x, const void *y)
 {
     const struct rl_across_call *p = x, *q = y;
-    int c = strcmp(p->collective, q->collective);
+    int c = strcmp(p->pg, q->pg);
+    if (c)
+        return c;
+    c = strcmp(p->collective, q->collective);
     if (c)
         return c;
     return (p->ordinal > q->ordinal) - (p->ordinal < q->ordinal);
@@ -267,6 +279,37 @@ static void steps_across(struct rl_across *a, const struct rl_timeline *tl, size
     }
 }
 
+/* One call matched: pick[r] is rank r's launch of it. */
+static void add_call(struct rl_across *a, const struct ref *const *pick, size_t n, size_t ordinal)
+{
+    struct rl_across_call *c = &a->calls[a->n_calls++];
+    const struct rl_timeline_act *x = pick[0]->act;
+    snprintf(c->collective, sizeof c->collective, "%s", x->collective[0] ? x->collective : "nccl");
+    snprintf(c->pg, sizeof c->pg, "%s", x->pg);
+    c->seq = x->seq;
+    c->ordinal = ordinal;
+    double first = INFINITY, latest = -INFINITY;
+    size_t lr = 0;
+    for (size_t r = 0; r < n; r++) {
+        if (pick[r]->start_ns < first)
+            first = pick[r]->start_ns;
+        if (pick[r]->start_ns > latest) /* a tie goes to the lower rank */
+            latest = pick[r]->start_ns, lr = r;
+    }
+    const struct rl_timeline_act *l = pick[lr]->act;
+    c->skew_ns = latest - first;
+    c->last_rank = a->ranks[lr].rank;
+    c->transfer_ns = l->end_ns - l->start_ns;
+    c->bytes = NAN;
+    for (size_t r = 0; r < n && isnan(c->bytes); r++)
+        c->bytes = pick[r]->act->comm_bytes;
+    c->group_size = l->group_size > 1 ? l->group_size : (int)n;
+    double bb = bus_bytes(c);
+    c->busbw_gbs = !isnan(bb) && c->transfer_ns > 0 ? bb / c->transfer_ns : NAN;
+    a->ranks[lr].last_at++;
+    a->ranks[lr].waited_ns += c->skew_ns;
+}
+
 int rl_across_build(struct rl_across *a, const struct rl_across_rank *sums,
                     const struct rl_timeline *tl, size_t n, double link_gbs,
                     const char *link_label, char *errmsg)
@@ -278,9 +321,10 @@ int rl_across_build(struct rl_across *a, const struct rl_across_rank *sums,
     snprintf(a->link_label, sizeof a->link_label, "%s", link_label ? link_label : "");
     struct ref **refs = calloc(n ? n : 1, sizeof *refs);
     size_t *cnt = calloc(n ? n : 1, sizeof *cnt), *at = calloc(n ? n : 1, sizeof *at);
-    size_t *len = calloc(n ? n : 1, sizeof *len);
+    size_t *len = calloc(n ? n : 1, sizeof *len), *pos = calloc(n ? n : 1, sizeof *pos);
+    const struct ref **pick = calloc(n ? n : 1, sizeof *pick);
     a->ranks = malloc((n ? n : 1) * sizeof *a->ranks);
-    int rc = refs && cnt && at && len && a->ranks ? sort_refs(refs, cnt, tl, n) : RL_ENOMEM;
+    int rc = refs && cnt && at && len && pos && pick && a->ranks ? sort_refs(refs, cnt, tl, n) : RL_ENOMEM;
     size_t cap = 0;
     if (rc == RL_OK) {
         memcpy(a->ranks, sums, n * sizeof *a->ranks);
@@ -290,59 +334,68 @@ int rl_across_build(struct rl_across *a, const struct rl_across_rank *sums,
         if (!(a->calls = calloc(cap ? cap : 1, sizeof *a->calls)))
             rc = RL_ENOMEM;
     }
-    /* Walk the ranks' sorted lists together, one collective name at a time:
-     * its k-th call on every rank that has it is one call. */
+    /* Walk the ranks' sorted lists together, one (process group,
+     * collective) at a time: matched by sequence number where every call of
+     * it carries one, else its k-th call on every rank is one call. */
     while (rc == RL_OK && n) {
-        const char *name = NULL;
+        const struct rl_timeline_act *key = NULL;
         for (size_t r = 0; r < n; r++)
-            if (at[r] < cnt[r] &&
-                (!name || strcmp(refs[r][at[r]].act->collective, name) < 0))
-                name = refs[r][at[r]].act->collective;
-        if (!name)
+            if (at[r] < cnt[r] && (!key || cmp_key(refs[r][at[r]].act, key) < 0))
+                key = refs[r][at[r]].act;
+        if (!key)
             break;
-        size_t have[2] = {0, 0}; /* ranks with calls of it; the fewest calls of those */
+        size_t have = 0, fewest = 0;
+        bool seqs = true;
         for (size_t r = 0; r < n; r++) {
             size_t e = at[r];
-            while (e < cnt[r] && strcmp(refs[r][e].act->collective, name) == 0)
-                e++;
+            while (e < cnt[r] && cmp_key(refs[r][e].act, key) == 0)
+                seqs &= refs[r][e++].act->seq >= 0;
             len[r] = e - at[r];
             if (len[r]) {
-                have[0]++;
-                if (!have[1] || len[r] < have[1])
-                    have[1] = len[r];
+                have++;
+                fewest = !fewest || len[r] < fewest ? len[r] : fewest;
             }
         }
-        size_t common = have[0] == n ? have[1] : 0;
-        for (size_t k = 0; k < common; k++) {
-            struct rl_across_call *c = &a->calls[a->n_calls++];
-            snprintf(c->collective, sizeof c->collective, "%s", name[0] ? name : "nccl");
-            c->ordinal = k;
-            double first = INFINITY, latest = -INFINITY;
-            size_t lr = 0;
-            c->bytes = NAN;
-            for (size_t r = 0; r < n; r++) {
-                const struct ref *x = &refs[r][at[r] + k];
-                if (x->start_ns < first)
-                    first = x->start_ns;
-                if (x->start_ns > latest) /* a tie goes to the lower rank */
-                    latest = x->start_ns, lr = r;
+        if (have < n) { /* not on every rank: none of it matched */
+            for (size_t r = 0; r < n; r++)
+                a->unmatched += len[r];
+        } else if (!seqs) {
+            for (size_t k = 0; k < fewest; k++) {
+                for (size_t r = 0; r < n; r++)
+                    pick[r] = &refs[r][at[r] + k];
+                add_call(a, pick, n, k);
             }
-            const struct rl_timeline_act *l = refs[lr][at[lr] + k].act;
-            c->skew_ns = latest - first;
-            c->last_rank = a->ranks[lr].rank;
-            c->transfer_ns = l->end_ns - l->start_ns;
-            for (size_t r = 0; r < n && isnan(c->bytes); r++)
-                c->bytes = refs[r][at[r] + k].act->comm_bytes;
-            c->group_size = l->group_size > 1 ? l->group_size : (int)n;
-            double bb = bus_bytes(c);
-            c->busbw_gbs = !isnan(bb) && c->transfer_ns > 0 ? bb / c->transfer_ns : NAN;
-            a->ranks[lr].last_at++;
-            a->ranks[lr].waited_ns += c->skew_ns;
+            for (size_t r = 0; r < n; r++)
+                a->unmatched += len[r] - fewest;
+        } else {
+            /* k-way by sequence number: the lowest at the heads is a call
+             * when every rank's head has it, else those heads go unmatched */
+            size_t *head = pos;
+            for (size_t r = 0; r < n; r++)
+                head[r] = 0;
+            for (size_t k = 0;;) {
+                long long low = -1;
+                for (size_t r = 0; r < n; r++)
+                    if (head[r] < len[r]) {
+                        long long q = refs[r][at[r] + head[r]].act->seq;
+                        low = low < 0 || q < low ? q : low;
+                    }
+                if (low < 0)
+                    break;
+                size_t with = 0;
+                for (size_t r = 0; r < n; r++)
+                    with += head[r] < len[r] && refs[r][at[r] + head[r]].act->seq == low;
+                for (size_t r = 0; r < n; r++)
+                    if (head[r] < len[r] && refs[r][at[r] + head[r]].act->seq == low) {
+                        pick[r] = &refs[r][at[r] + head[r]++];
+                        a->unmatched += with < n;
+                    }
+                if (with == n)
+                    add_call(a, pick, n, k++);
+            }
         }
-        for (size_t r = 0; r < n; r++) {
-            a->unmatched += len[r] - (len[r] ? common : 0);
+        for (size_t r = 0; r < n; r++)
             at[r] += len[r];
-        }
     }
     if (rc == RL_OK) {
         qsort(a->calls, a->n_calls, sizeof *a->calls, cmp_call);
@@ -365,7 +418,7 @@ int rl_across_build(struct rl_across *a, const struct rl_across_rank *sums,
     }
     for (size_t r = 0; refs && r < n; r++)
         free(refs[r]);
-    free(refs), free(cnt), free(at), free(len);
+    free(refs), free(cnt), free(at), free(len), free(pos), free((void *)pick);
     if (rc)
         return rl_fail(errmsg, rc, "out of memory");
     headline(a);
@@ -466,6 +519,15 @@ void rl_across_json(FILE *f, const struct rl_across *a)
         const struct rl_across_call *c = &a->calls[i];
         fprintf(f, "%s\n      {\"collective\": ", i ? "," : "");
         rl_fput_json_string(f, c->collective);
+        fputs(", \"process_group\": ", f);
+        if (c->pg[0])
+            rl_fput_json_string(f, c->pg);
+        else
+            fputs("null", f);
+        if (c->seq >= 0)
+            fprintf(f, ", \"seq\": %lld", c->seq);
+        else
+            fputs(", \"seq\": null", f);
         fprintf(f, ", \"ordinal\": %zu, \"last_rank\": %d", c->ordinal, c->last_rank);
         num(f, "skew_ns", c->skew_ns);
         num(f, "transfer_ns", c->transfer_ns);

@@ -28,7 +28,10 @@ struct rl_across_rank {
 /* One collective call matched on every rank. */
 struct rl_across_call {
     char collective[16];          /* "allreduce" ...; "nccl" when the trace does not say */
-    size_t ordinal;               /* its place among the ranks' calls of that collective */
+    char pg[16];                  /* its process group's name; "" unknown */
+    long long seq;                /* its sequence number; -1 unknown */
+    size_t ordinal;               /* its place among the matched calls of that group and
+                                   * collective */
     double skew_ns;               /* last start - first start */
     int last_rank;                /* the rank whose kernel started last */
     double transfer_ns;           /* the last rank's kernel time: no waiting in it */
@@ -68,9 +71,10 @@ struct rl_across {
 int rl_across_rank_sum(struct rl_across_rank *k, int rank, const struct rl_timeline *tl);
 
 /* Match the collectives of n ranks (sums[i] and tl[i] of one rank, in rank
- * order; tl may hold communication only) into a: the n-th call of a
- * collective on one rank is the n-th on every other (the order NCCL runs
- * them on a communicator). Ranks' times are compared on the clock their
+ * order; tl may hold communication only) into a, per process group and
+ * collective: by sequence number where every call carries one, else the
+ * n-th call on one rank is the n-th on every other (the order NCCL runs
+ * them on a communicator); one not on every rank is counted unmatched. Ranks' times are compared on the clock their
  * traces share (epoch microseconds). link_gbs: the link roof per direction
  * (NAN none). RL_ENOMEM. */
 int rl_across_build(struct rl_across *a, const struct rl_across_rank *sums,

@@ -47,11 +47,11 @@ def rank_trace(rank, spec):
                          {"External id": ident, "correlation": 5000 + ident, "device": rank,
                           "stream": 7, "grid": [64, 1, 1], "block": [256, 1, 1]}))
         ident += 1
-    for coll, start, end in spec["comm"]:
+    for seq, (coll, start, end) in enumerate(spec["comm"]):
         events.append(ev("cpu_op", "record_param_comms", start - 20, 10, 1,
                          {"External id": ident, "Collective name": coll, "dtype": "Float",
                           "In msg nelems": 1048576, "Out msg nelems": 1048576,
-                          "Group size": 3}))
+                          "Group size": 3, "Process Group Name": "0", "Seq": seq}))
         events.append(ev("cuda_runtime", "cudaLaunchKernel", start - 15, 2, 1,
                          {"External id": ident, "correlation": 5000 + ident}))
         events.append(ev("kernel", ALLREDUCE if coll == "allreduce" else ALLGATHER, start,
