@@ -384,6 +384,35 @@ START_TEST(parallel_read_is_serial_read)
 }
 END_TEST
 
+/* report.md, report.html and the terminal carry the across-ranks section. */
+START_TEST(report_files_have_the_section)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%.400s/out", rl_test_tmpdir());
+    struct rl_run r = rl_test_cli(NULL, "report", "--torch", rl_test_data("ranks/kineto3"),
+                                  "--gpu", "h100-sxm", "--no-chart", "-o", dir, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "across ranks: rank 2 arrives last at 66.7%"));
+    ck_assert_ptr_nonnull(strstr(r.out, "3 collective calls matched (1 launch not on every "
+                                        "rank); skew mean 0.2 ms, max 0.3 ms"));
+    ck_assert_ptr_nonnull(strstr(r.out, "messages 4.194..8.389 MB: 3 calls at 30.5 GB/s"));
+    rl_run_release(&r);
+    char p[1024];
+    snprintf(p, sizeof p, "%s/report.md", dir);
+    char *md = rl_test_slurp(p);
+    ck_assert_ptr_nonnull(md);
+    ck_assert_ptr_nonnull(strstr(md, "## Across ranks"));
+    ck_assert_ptr_nonnull(strstr(md, "| 1 | 2.01 ms | 0.5 ms | 0.8 ms | 0.8 ms | 0 ms | 1 | 0.3 ms |"));
+    free(md);
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    char *html = rl_test_slurp(p);
+    ck_assert_ptr_nonnull(html);
+    ck_assert_ptr_nonnull(strstr(html, "id=\"across-section\""));
+    ck_assert_ptr_nonnull(strstr(html, "\"across_ranks\": {\"headline\""));
+    free(html);
+}
+END_TEST
+
 /* ---- limits ---------------------------------------------------------------- */
 
 START_TEST(timeline_limits)
@@ -471,6 +500,7 @@ static Suite *across_suite(void)
     tcase_add_test(core, kineto3_by_hand);
     tcase_add_test(core, real_sampled_ranks);
     tcase_add_test(core, parallel_read_is_serial_read);
+    tcase_add_test(core, report_files_have_the_section);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, timeline_limits);

@@ -244,8 +244,8 @@ static void headline(struct rl_across *a)
     double per_step = a->common_steps ? a->straggler_ns / (double)a->common_steps : NAN;
     char step[96] = "";
     if (!isnan(per_step))
-        snprintf(step, sizeof step, ", %.3g ms per step over %zu steps", per_step / 1e6,
-                 a->common_steps);
+        snprintf(step, sizeof step, ", %.3g ms per step over %zu step%s", per_step / 1e6,
+                 a->common_steps, a->common_steps == 1 ? "" : "s");
     snprintf(a->headline, sizeof a->headline,
              "rank %d arrives last at %.3g%% of the %zu collectives matched across %zu ranks: "
              "%.3g ms of waiting for it (the skews of those calls)%s",
@@ -446,10 +446,11 @@ void rl_across_table(FILE *f, const struct rl_across *a)
                 ms(k->hidden_ns), k->last_at, ms(k->waited_ns));
     }
     fprintf(f,
-            "%zu collective calls matched (%zu launches not on every rank); skew mean %.4g ms, "
-            "max %.4g ms; step time spread %.4g ms over %zu common steps\n",
-            a->n_calls, a->unmatched, ms(a->skew_mean_ns), ms(a->skew_max_ns),
-            ms(a->step_spread_ns), a->common_steps);
+            "%zu collective calls matched (%zu launch%s not on every rank); skew mean %.4g ms, "
+            "max %.4g ms; step time spread %.4g ms over %zu common step%s\n",
+            a->n_calls, a->unmatched, a->unmatched == 1 ? "" : "es", ms(a->skew_mean_ns),
+            ms(a->skew_max_ns), ms(a->step_spread_ns), a->common_steps,
+            a->common_steps == 1 ? "" : "s");
     for (size_t i = 0; i < a->n_sizes; i++) {
         const struct rl_across_size *s = &a->sizes[i];
         fprintf(f, "  messages %.4g..%.4g MB: %zu calls at %.4g GB/s bus bandwidth", s->bytes_lo / 1e6,
