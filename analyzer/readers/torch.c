@@ -202,14 +202,16 @@ static void ev_reset(struct ev *e)
 
 static int text_into(struct rl_jsr *r, enum rl_jsr_tok t, char *buf, size_t size)
 {
-    if (t == RL_TOK_STRING) {
-        snprintf(buf, size, "%s", r->str);
+    if (t == RL_TOK_STRING) { /* as snprintf "%s" would, without printf */
+        size_t len = strlen(r->str);
+        len = len < size ? len : size - 1;
+        memcpy(buf, r->str, len);
+        buf[len] = 0;
         return 0;
     }
     if (t == RL_TOK_NUMBER) {
         char num[32];
-        snprintf(num, sizeof num, "%.17g", r->num);
-        size_t len = strlen(num); /* cut to size, as snprintf would */
+        size_t len = rl_jsr_num_g17(r, num, sizeof num); /* "%.17g"; cut to size, as snprintf would */
         len = len < size ? len : size - 1;
         memcpy(buf, num, len);
         buf[len] = 0;
@@ -311,7 +313,10 @@ static int read_tensor_dims(struct rl_jsr *r, struct ev *e, enum rl_jsr_tok t)
             t = rl_jsr_next(r);
         }
         if (t == RL_TOK_NUMBER) {
-            rl_strbuf_printf(&e->sig, "%.17g,", r->num);
+            char num[32];
+            size_t len = rl_jsr_num_g17(r, num, sizeof num); /* "%.17g" */
+            num[len++] = ',';
+            rl_strbuf_append(&e->sig, num, len);
             if (x->ndim >= 0 && x->ndim < RL_TORCH_MAX_DIMS && r->num >= 0 && r->num < 9.2e18)
                 x->dims[x->ndim++] = (int64_t)r->num;
             else
@@ -430,7 +435,8 @@ static int read_strings(struct rl_jsr *r, struct ev *e, enum rl_jsr_tok t, bool 
             if (rl_jsr_skip_value(r, t))
                 return r->err;
         }
-        rl_strbuf_printf(&e->sig, "%s\x1e", text);
+        rl_strbuf_append(&e->sig, text, strlen(text));
+        rl_strbuf_append(&e->sig, "\x1e", 1);
         size_t *n = types ? &e->n_types : &e->n_concrete;
         if (*n < MAX_ARGS) {
             if (types) {
@@ -448,6 +454,10 @@ static int args_field(struct rl_jsr *r, void *ctx, const char *key)
 {
     struct ev *e = ctx;
     enum rl_jsr_tok t;
+    /* most keys (queued, registers per thread, Ev Idx ...) are none of
+     * these: the letters they start with skip them at one look */
+    if (!key[0] || !strchr("EeIiCcgbdfksSOPpG", key[0]))
+        return rl_jsr_skip_fast(r);
     if (strcasecmp(key, "External id") == 0)
         return id_into(r, rl_jsr_next(r), &e->ext);
     if (strcmp(key, "correlation") == 0)
@@ -581,7 +591,7 @@ static enum ev_kind classify(const struct ev *e)
         return EV_MEMSET;
     if (strcmp(c, "cpu_op") == 0 || strcasecmp(c, "Operator") == 0)
         return EV_OP;
-    if (strcasestr(c, "runtime") || strcasestr(c, "driver"))
+    if (strcmp(c, "cuda_runtime") == 0 || strcasestr(c, "runtime") || strcasestr(c, "driver"))
         return EV_RUNTIME;
     if (strcmp(c, "user_annotation") == 0 && e->name.s &&
         strncmp(e->name.s, "ProfilerStep#", 13) == 0)
@@ -755,10 +765,12 @@ static long op_signature(struct tr_state *s, struct ev *e)
 
 static uint32_t thread_of(struct tr_state *s, const struct ev *e, int *err)
 {
-    char key[100];
-    int n = snprintf(key, sizeof key, "%s/%s", e->pid, e->tid);
-    long id = tr_intern(&s->threads, key, (size_t)n < sizeof key ? (size_t)n : sizeof key - 1,
-                        NULL);
+    char key[100]; /* "pid/tid" (each under 48 bytes: no cut) */
+    size_t p = strlen(e->pid), t = strlen(e->tid);
+    memcpy(key, e->pid, p);
+    key[p] = '/';
+    memcpy(key + p + 1, e->tid, t + 1);
+    long id = tr_intern(&s->threads, key, p + 1 + t, NULL);
     if (id < 0)
         *err = RL_ENOMEM;
     return id < 0 ? 0 : (uint32_t)id;
@@ -843,7 +855,10 @@ static int take_event(struct rl_jsr *r, struct tr_state *s, struct ev *e)
     struct tr_gpu g = {
         .corr = e->corr, .ext = e->ext, .dur = dur, .bytes = e->bytes, .kname = (uint32_t)ks,
         .kind = (uint8_t)(k == EV_KERNEL ? TR_KERNEL : k == EV_MEMCPY ? TR_MEMCPY : TR_MEMSET),
-        .memcpy_dir = (uint8_t)tr_memcpy_dir(e->memcpy_kind[0] ? e->memcpy_kind : name)};
+        /* a copy's direction (only copies have one: a kernel's name is not searched) */
+        .memcpy_dir = (uint8_t)(k == EV_MEMCPY ? tr_memcpy_dir(e->memcpy_kind[0] ? e->memcpy_kind
+                                                                                 : name)
+                                               : TR_COPY_OTHER)};
     if (tr_take_gpu(s, &g, e->device >= 0 ? e->device : 0, e->ts))
         return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
     if (s->tl) { /* activity n_gpus - 1 of the timeline: torch-link.c adds its bytes */

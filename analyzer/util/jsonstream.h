@@ -74,6 +74,9 @@ int rl_jsr_skip_value(struct rl_jsr *r, enum rl_jsr_tok t);
 /* Skip the next value without tokenizing it (scalars checked for their
  * characters only). */
 int rl_jsr_skip_fast(struct rl_jsr *r);
+/* The last number token as printf's "%.17g" writes it, into buf (size
+ * bytes, cut; integers without printf); its length. */
+size_t rl_jsr_num_g17(const struct rl_jsr *r, char *buf, size_t size);
 /* The next token when it is a key, copied into key (size bytes, cut). */
 enum rl_jsr_tok rl_jsr_next_key(struct rl_jsr *r, char *key, size_t size);
 
