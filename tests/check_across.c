@@ -449,7 +449,30 @@ START_TEST(timeline_limits)
     ck_assert_int_eq(a.straggler, -1);
     ck_assert(isnan(a.skew_mean_ns) && isnan(a.link_gbs));
     ck_assert_ptr_nonnull(strstr(a.headline, "no collective was matched across the 2 ranks"));
+    ck_assert(!a.apart); /* rank 1 has no activity: nothing to compare */
     free(a.ranks), free(a.calls), free(a.sizes);
+    /* ranks an hour apart on the clock: no straggler named */
+    struct rl_timeline far[2] = {{0}, {0}};
+    act(&far[0], 0, 10, RL_ACT_COMM, "allreduce");
+    act(&far[1], 3.6e9, 3.6e9 + 10, RL_ACT_COMM, "allreduce");
+    ck_assert_int_eq(rl_across_rank_sum(&sums[0], 0, &far[0]), RL_OK);
+    ck_assert_int_eq(rl_across_rank_sum(&sums[1], 1, &far[1]), RL_OK);
+    ck_assert_int_eq(rl_across_build(&a, sums, far, 2, NAN, NULL, err), RL_OK);
+    ck_assert(a.apart);
+    ck_assert_uint_eq(a.n_calls, 1);
+    ck_assert_int_eq(a.straggler, -1);
+    ck_assert_ptr_nonnull(strstr(a.headline, "does not overlap in time"));
+    free(a.ranks), free(a.calls), free(a.sizes);
+    /* touching spans still overlap (lo == hi) */
+    rl_timeline_release(&far[1]);
+    act(&far[1], 10, 20, RL_ACT_COMM, "allreduce");
+    ck_assert_int_eq(rl_across_rank_sum(&sums[1], 1, &far[1]), RL_OK);
+    ck_assert_int_eq(rl_across_build(&a, sums, far, 2, NAN, NULL, err), RL_OK);
+    ck_assert(!a.apart);
+    ck_assert_int_eq(a.straggler, 1);
+    free(a.ranks), free(a.calls), free(a.sizes);
+    rl_timeline_release(&far[0]);
+    rl_timeline_release(&far[1]);
     rl_timeline_release(&t);
 }
 END_TEST

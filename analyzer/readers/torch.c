@@ -23,6 +23,7 @@
 #include "analyzer/util/strbuf.h"
 #include "analyzer/util/jsonstream.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -450,13 +451,28 @@ static int read_strings(struct rl_jsr *r, struct ev *e, enum rl_jsr_tok t, bool 
     }
 }
 
+/* Could key be one args_field reads: do its first two letters (any case)
+ * start one of them? */
+static bool wanted_key(const char *key)
+{
+    static const char two[][3] = {"ex", "co", "in", "gr", "bl", "de", "by", "st", "fl",
+                                  "ki", "dt", "ou", "pr", "pg", "se"};
+    if (!key[0] || !key[1])
+        return false;
+    char a = (char)tolower((unsigned char)key[0]), b = (char)tolower((unsigned char)key[1]);
+    for (size_t i = 0; i < sizeof two / sizeof *two; i++)
+        if (two[i][0] == a && two[i][1] == b)
+            return true;
+    return false;
+}
+
 static int args_field(struct rl_jsr *r, void *ctx, const char *key)
 {
     struct ev *e = ctx;
     enum rl_jsr_tok t;
-    /* most keys (queued, registers per thread, Ev Idx ...) are none of
-     * these: the letters they start with skip them at one look */
-    if (!key[0] || !strchr("EeIiCcgbdfksSOPpG", key[0]))
+    /* most keys (queued, context, shared memory, Ev Idx ...) are none of
+     * these: their first two letters skip them at one look */
+    if (!wanted_key(key))
         return rl_jsr_skip_fast(r);
     if (strcasecmp(key, "External id") == 0)
         return id_into(r, rl_jsr_next(r), &e->ext);

@@ -189,22 +189,9 @@ static void plain_bytes(void)
         plain_byte[c] = c != '"' && c != '\\';
 }
 
-/* Eight bytes at once: none is a quote, a backslash or a control byte
- * (the classic word-at-a-time tests, exact for these values). */
-#define ONES 0x0101010101010101ull
-#define HIGHS 0x8080808080808080ull
-static inline bool word_plain(const char *p)
-{
-    uint64_t w;
-    memcpy(&w, p, 8);
-    uint64_t q = w ^ (ONES * '"'), b = w ^ (ONES * '\\');
-    uint64_t hits = ((q - ONES) & ~q) | ((b - ONES) & ~b) | ((w - ONES * 0x20) & ~w);
-    return (hits & HIGHS) == 0;
-}
-
 static inline const char *plain_run(const char *q, const char *end)
 {
-    while (end - q >= 8 && word_plain(q))
+    while (end - q >= 8 && rl_jsr_word_plain(q))
         q += 8;
     while (q < end && plain_byte[(unsigned char)*q])
         q++;

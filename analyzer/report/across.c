@@ -99,6 +99,7 @@ int rl_across_rank_sum(struct rl_across_rank *k, int rank, const struct rl_timel
     nm = merge(comm, nm);
     k->busy_ns = length(all, na);
     k->span_ns = n ? last - first : 0;
+    k->first_ns = n ? first : NAN;
     k->idle_ns = k->span_ns - k->busy_ns;
     k->compute_ns = length(comp, nc);
     k->comm_ns = length(comm, nm);
@@ -234,6 +235,14 @@ static int add_sizes(struct rl_across *a)
 
 static void headline(struct rl_across *a)
 {
+    if (a->apart) {
+        snprintf(a->headline, sizeof a->headline,
+                 "the %zu ranks' GPU activity does not overlap in time (traces of different "
+                 "runs, or clocks apart): their collectives' skews say nothing; no straggler "
+                 "named",
+                 a->n_ranks);
+        return;
+    }
     if (!a->n_calls) {
         snprintf(a->headline, sizeof a->headline,
                  "no collective was matched across the %zu ranks (%zu launches of a collective "
@@ -407,7 +416,21 @@ int rl_across_build(struct rl_across *a, const struct rl_across_rank *sums,
         }
         if (a->n_calls)
             a->skew_mean_ns = sum / (double)a->n_calls;
+        /* one job's ranks run side by side: their GPU spans share some time */
+        double lo = -INFINITY, hi = INFINITY;
+        long long base = 0;
         for (size_t r = 0; r < n; r++)
+            if (tl[r].have_base && (r == 0 || tl[r].base_us < base))
+                base = tl[r].base_us;
+        for (size_t r = 0; r < n; r++) {
+            if (isnan(a->ranks[r].first_ns))
+                continue;
+            double s = a->ranks[r].first_ns + (double)(tl[r].base_us - base) * 1000.0;
+            lo = s > lo ? s : lo;
+            hi = s + a->ranks[r].span_ns < hi ? s + a->ranks[r].span_ns : hi;
+        }
+        a->apart = n > 1 && lo > hi;
+        for (size_t r = 0; r < n && !a->apart; r++)
             if (a->ranks[r].last_at > a->straggler_calls) {
                 a->straggler_calls = a->ranks[r].last_at;
                 a->straggler = a->ranks[r].rank;
@@ -476,6 +499,7 @@ void rl_across_json(FILE *f, const struct rl_across *a)
     rl_fput_json_string(f, a->headline);
     fprintf(f, ", \"calls_matched\": %zu, \"launches_unmatched\": %zu", a->n_calls,
             a->unmatched);
+    fprintf(f, ", \"ranks_apart\": %s", a->apart ? "true" : "false");
     num(f, "skew_mean_ns", a->skew_mean_ns);
     num(f, "skew_max_ns", a->skew_max_ns);
     if (a->straggler >= 0)

@@ -13,6 +13,7 @@ struct rl_across_rank {
     int rank;                     /* -1 unknown */
     double busy_ns;               /* union of every GPU activity */
     double span_ns;               /* first start to last end */
+    double first_ns;              /* the first start, from its timeline's base_us */
     double idle_ns;               /* span - busy */
     double compute_ns;            /* union of the kernels that are not communication */
     double comm_ns;               /* union of the communication kernels */
@@ -62,6 +63,8 @@ struct rl_across {
     double straggler_ns;          /* the skews of its calls summed */
     size_t common_steps;          /* step numbers every rank traced */
     double step_spread_ns;        /* the largest (max - min over ranks) of one step; NAN */
+    bool apart;                   /* the ranks' GPU time spans do not overlap: traces of
+                                   * different runs, or clocks apart (no straggler then) */
     double link_gbs;              /* the link roof; NAN none */
     char link_label[64];
     char headline[400];

@@ -96,6 +96,8 @@ static int read_string(struct rl_jsr *r)
         if (rl_jsr_peek(r) < 0)
             return rl_jsr_fail(r, RL_EPARSE, "truncated: a string never ends");
         const char *p = r->buf + r->pos, *end = r->buf + r->len, *q = p;
+        while (end - q >= 8 && rl_jsr_word_plain(q))
+            q += 8;
         while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
             q++;
         if (q > p && str_push(r, p, (size_t)(q - p)))
@@ -262,8 +264,14 @@ static int expect_word(struct rl_jsr *r, const char *rest)
 enum rl_jsr_tok rl_jsr_next(struct rl_jsr *r)
 {
     for (;;) {
-        rl_jsr_skip_ws(r);
-        int c = rl_jsr_get(r);
+        int c;
+        /* a token right here (most are): no call to skip blanks */
+        if (r->pos < r->len && (c = (unsigned char)r->buf[r->pos]) > ' ') {
+            r->pos++;
+        } else {
+            rl_jsr_skip_ws(r);
+            c = rl_jsr_get(r);
+        }
         switch (c) {
         case -1: return RL_TOK_EOF;
         case '\n': r->line++; continue;
