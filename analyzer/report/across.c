@@ -2,7 +2,9 @@
 #include "analyzer/report/across.h"
 
 #include "analyzer/comm/collective.h"
-#include "analyzer/profiler/nccl.h"
+#include "analyzer/model/ceilings.h"
+#include "analyzer/report/ranks.h"
+#include "analyzer/report/report.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/strbuf.h"
 
@@ -445,6 +447,32 @@ int rl_across_build(struct rl_across *a, const struct rl_across_rank *sums,
     if (rc)
         return rl_fail(errmsg, rc, "out of memory");
     headline(a);
+    return RL_OK;
+}
+
+/* ---- the report's section ---------------------------------------------------- */
+
+int rl_report_across(struct rl_report *r, const struct rl_rank_traces *t,
+                     const struct rl_ceilings *c, char *errmsg)
+{
+    rl_across_free(r->across);
+    r->across = NULL;
+    if (!t->timelines || t->n < 2)
+        return RL_OK;
+    struct rl_across *a = calloc(1, sizeof *a);
+    if (!a)
+        return rl_fail(errmsg, RL_ENOMEM, "out of memory");
+    bool link = c && c->has_link && c->link.bandwidth_gbs > 0;
+    int rc = rl_across_build(a, t->sums, t->timelines, t->n, link ? c->link.bandwidth_gbs : NAN,
+                             link ? c->link.label : "", errmsg);
+    if (rc) {
+        rl_across_free(a);
+        return rc;
+    }
+    r->across = a;
+    char note[480];
+    snprintf(note, sizeof note, "across ranks: %s", a->headline);
+    rl_report_note(r, note);
     return RL_OK;
 }
 

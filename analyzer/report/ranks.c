@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "analyzer/report/ranks.h"
 
-#include "analyzer/model/ceilings.h"
 #include "analyzer/profiler/nccl.h"
 #include "analyzer/readers/torch.h"
 #include "analyzer/report/across.h"
@@ -328,30 +327,6 @@ int rl_rank_traces_load_torch(struct rl_rank_traces *t, char **files, size_t n, 
     }
     free(p.stats), free(p.rc), free(p.err);
     return rc;
-}
-
-int rl_report_across(struct rl_report *r, const struct rl_rank_traces *t,
-                     const struct rl_ceilings *c, char *errmsg)
-{
-    rl_across_free(r->across);
-    r->across = NULL;
-    if (!t->timelines || t->n < 2)
-        return RL_OK;
-    struct rl_across *a = calloc(1, sizeof *a);
-    if (!a)
-        return rl_fail(errmsg, RL_ENOMEM, "out of memory");
-    bool link = c && c->has_link && c->link.bandwidth_gbs > 0;
-    int rc = rl_across_build(a, t->sums, t->timelines, t->n, link ? c->link.bandwidth_gbs : NAN,
-                             link ? c->link.label : "", errmsg);
-    if (rc) {
-        rl_across_free(a);
-        return rc;
-    }
-    r->across = a;
-    char note[480];
-    snprintf(note, sizeof note, "across ranks: %s", a->headline);
-    rl_report_note(r, note);
-    return RL_OK;
 }
 
 bool rl_rank_traces_ranked(const struct rl_rank_traces *t)
