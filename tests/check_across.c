@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define T0 1700000000000000LL /* epoch us, as Kineto writes them */
 
@@ -509,6 +510,27 @@ START_TEST(jobs_and_bad_ranks)
         ck_assert_ptr_nonnull(strstr(r.err, "rank-2.json"));
         rl_run_release(&r);
     }
+    /* traces that name no rank (distributedInfo renamed away): no section */
+    char two[600];
+    snprintf(two, sizeof two, "%.500s/norank", dir);
+    ck_assert_int_eq(mkdir(two, 0755), 0);
+    for (int i = 0; i < 2; i++) {
+        char *text = rl_test_slurp(rl_test_data(i ? "ranks/kineto3/rank-1.json"
+                                                  : "ranks/kineto3/rank-0.json"));
+        char *k = strstr(text, "\"distributedInfo\"");
+        ck_assert_ptr_nonnull(k);
+        k[1] = 'X';
+        snprintf(p, sizeof p, "%s/t%d.json", two, i);
+        f = fopen(p, "w");
+        fputs(text, f);
+        fclose(f);
+        free(text);
+    }
+    r = rl_test_cli(NULL, "report", "--torch", two, "--gpu", "h100-sxm", "--json", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_null(strstr(r.out, "across_ranks"));
+    ck_assert_ptr_null(strstr(r.out, "\"ranks\": ["));
+    rl_run_release(&r);
 }
 END_TEST
 

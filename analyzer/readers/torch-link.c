@@ -93,7 +93,8 @@ static const struct tr_op *op_at(const struct tr_state *s, uint32_t index)
     return tr_at(&s->ops, index);
 }
 
-static const struct tr_state *sort_state; /* qsort has no context argument */
+/* qsort has no context argument; one per thread (ranks are read side by side) */
+static _Thread_local const struct tr_state *sort_state;
 
 static int cmp_op(const void *pa, const void *pb)
 {

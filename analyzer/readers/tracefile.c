@@ -180,20 +180,19 @@ static inline const char *fp_ws(const char *p, const char *end, int *lines)
     return p;
 }
 
-/* Bytes a plain string runs over: not a quote, a backslash or a control. */
-static unsigned char plain_byte[256];
-
-static void plain_bytes(void)
+/* A byte a plain string runs over: not a quote, a backslash or a control
+ * (a test, not a table: nothing to set up, nothing shared between the
+ * threads that read ranks side by side). */
+static inline bool plain_byte(unsigned char c)
 {
-    for (int c = 0x20; c < 256; c++)
-        plain_byte[c] = c != '"' && c != '\\';
+    return c >= 0x20 && c != '"' && c != '\\';
 }
 
 static inline const char *plain_run(const char *q, const char *end)
 {
     while (end - q >= 8 && rl_jsr_word_plain(q))
         q += 8;
-    while (q < end && plain_byte[(unsigned char)*q])
+    while (q < end && plain_byte((unsigned char)*q))
         q++;
     return q;
 }
@@ -1172,9 +1171,6 @@ static int doc_field(struct rl_jsr *r, void *ctx, const char *key)
 
 int rl_trace_groups_read(struct rl_trace_groups *g, FILE *f, const char *what, char *errmsg)
 {
-    /* once per process, also when ranks are read on several threads */
-    static pthread_once_t plain_once = PTHREAD_ONCE_INIT;
-    pthread_once(&plain_once, plain_bytes);
     off_t start = ftello(f);
     struct rl_jsr r = {.f = f, .fd = -1, .base = start > 0 ? start : 0, .what = what, .line = 1,
                        .errmsg = errmsg};

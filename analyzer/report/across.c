@@ -457,8 +457,8 @@ int rl_report_across(struct rl_report *r, const struct rl_rank_traces *t,
 {
     rl_across_free(r->across);
     r->across = NULL;
-    if (!t->timelines || t->n < 2)
-        return RL_OK;
+    if (!t->timelines || t->n < 2 || !rl_rank_traces_ranked(t))
+        return RL_OK; /* not one job's ranks, as far as the traces say */
     struct rl_across *a = calloc(1, sizeof *a);
     if (!a)
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");

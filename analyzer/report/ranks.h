@@ -73,8 +73,9 @@ void rl_rank_traces_release(struct rl_rank_traces *t);
 int rl_rank_traces_load_torch(struct rl_rank_traces *t, char **files, size_t n, int jobs,
                               struct rl_torch_stats *st, char *errmsg);
 
-/* r's across-ranks section (report/across.h) from t's timelines (none:
- * nothing done) against c's link roof. RL_ENOMEM. */
+/* r's across-ranks section (report/across.h) from t's timelines against
+ * c's link roof; nothing without timelines, with one trace, or when no
+ * trace names its rank. RL_ENOMEM. */
 int rl_report_across(struct rl_report *r, const struct rl_rank_traces *t,
                      const struct rl_ceilings *c, char *errmsg);
 
