@@ -414,6 +414,67 @@ START_TEST(report_files_have_the_section)
 }
 END_TEST
 
+/* 64 ranks written here: rank r's two all-reduces start r us after rank
+ * 0's (at 100 and 300 us) and end together (200, 400 us); one compute
+ * kernel [0, 150) on another stream. Every call: skew 63 us, rank 63
+ * last, its kernel 100 - 63 = 37 us. Rank r's communication [100+r, 200)
+ * and [300+r, 400): 200 - 2r us, of which [100+r, 150) = 50 - r hidden
+ * (none from r = 50). */
+START_TEST(sixty_four_ranks)
+{
+    char dir[600];
+    snprintf(dir, sizeof dir, "%.500s/r64", rl_test_tmpdir());
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    for (int r = 0; r < 64; r++) {
+        char p[700];
+        snprintf(p, sizeof p, "%s/rank%02d.json", dir, 63 - r); /* names against rank order */
+        FILE *f = fopen(p, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "{\"distributedInfo\": {\"rank\": %d, \"world_size\": 64}, "
+                   "\"traceEvents\": [\n", 63 - r);
+        int rank = 63 - r;
+        fprintf(f, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, "
+                   "\"tid\": 7, \"ts\": %lld, \"dur\": 150, \"args\": {\"stream\": 7}},\n",
+                T0);
+        for (int c = 0; c < 2; c++)
+            fprintf(f, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
+                       "\"ncclDevKernel_AllReduce_Sum_f32_RING_LL(int)\", \"pid\": 0, \"tid\": 20, "
+                       "\"ts\": %lld, \"dur\": %d, \"args\": {\"stream\": 20}}%s\n",
+                    T0 + 100 + 200 * c + rank, 100 - rank, c ? "" : ",");
+        fputs("]}\n", f);
+        fclose(f);
+    }
+    struct rl_run one = rl_test_cli(NULL, "report", "--torch", dir, "--gpu", "h100-sxm", "--json",
+                                    "-j", "1", NULL);
+    struct rl_run four = rl_test_cli(NULL, "report", "--torch", dir, "--gpu", "h100-sxm",
+                                     "--json", "-j", "4", NULL);
+    ck_assert_msg(one.status == 0, "%s", one.err);
+    ck_assert_str_eq(one.out, four.out);
+    cJSON *doc = cJSON_Parse(one.out);
+    const cJSON *a = cJSON_GetObjectItem(doc, "across_ranks");
+    ck_assert_double_eq(rl_json_number(a, "calls_matched"), 2);
+    ck_assert_double_eq(rl_json_number(a, "straggler"), 63);
+    ck_assert_double_eq(rl_json_number(a, "straggler_calls"), 2);
+    ck_assert_double_eq(rl_json_number(a, "skew_max_ns"), 63000);
+    ck_assert_double_eq(rl_json_number(a, "straggler_wait_ns"), 126000);
+    const cJSON *ranks = cJSON_GetObjectItem(a, "ranks");
+    ck_assert_int_eq(cJSON_GetArraySize(ranks), 64);
+    for (int r = 0; r < 64; r += 21) {
+        const cJSON *k = cJSON_GetArrayItem(ranks, r);
+        ck_assert_double_eq(rl_json_number(k, "rank"), r);
+        ck_assert_double_eq(rl_json_number(k, "comm_ns"), (200 - 2 * r) * 1e3);
+        double hidden = r < 50 ? 50 - r : 0; /* rank 63's first starts after the GEMM */
+        ck_assert_double_eq(rl_json_number(k, "comm_hidden_ns"), hidden * 1e3);
+        ck_assert_double_eq(rl_json_number(k, "comm_exposed_ns"), (200 - 2 * r - hidden) * 1e3);
+    }
+    const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItem(a, "calls"), 1);
+    ck_assert_double_eq(rl_json_number(c, "transfer_ns"), 37000);
+    cJSON_Delete(doc);
+    rl_run_release(&one);
+    rl_run_release(&four);
+}
+END_TEST
+
 /* ---- limits ---------------------------------------------------------------- */
 
 START_TEST(timeline_limits)
@@ -546,6 +607,7 @@ static Suite *across_suite(void)
     tcase_add_test(core, real_sampled_ranks);
     tcase_add_test(core, parallel_read_is_serial_read);
     tcase_add_test(core, report_files_have_the_section);
+    tcase_add_test(core, sixty_four_ranks);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, timeline_limits);
