@@ -371,6 +371,9 @@ int rl_jsr_skip_fast(struct rl_jsr *r)
         }
     }
     size_t n = 0;
+    /* a number's digits straight from the buffer first */
+    while (r->pos < r->len && r->buf[r->pos] >= '0' && r->buf[r->pos] <= '9')
+        r->pos++, n++;
     for (;; n++) {
         c = rl_jsr_peek(r);
         if (c < 0 || c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' ||
@@ -425,7 +428,9 @@ int rl_jsr_read_object(struct rl_jsr *r, void *ctx, rl_jsr_field_fn field)
         if (t != RL_TOK_STRING)
             return r->err ? r->err
                           : rl_jsr_fail(r, RL_EPARSE, t == RL_TOK_EOF ? "truncated object" : "expected a key");
-        if (rl_jsr_expect(r, RL_TOK_COLON, "':'"))
+        if (r->pos < r->len && r->buf[r->pos] == ':') /* the usual "key":, no token call */
+            r->pos++;
+        else if (rl_jsr_expect(r, RL_TOK_COLON, "':'"))
             return r->err;
         if (field(r, ctx, key))
             return r->err;
