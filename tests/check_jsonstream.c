@@ -266,6 +266,45 @@ START_TEST(numbers)
 }
 END_TEST
 
+/* The division fast path (digits <= 19, value <= 2^53, over 10^k exact)
+ * gives strtod's double, bit for bit; past it strtod itself; the text as
+ * "%.17g" writes it, with and without printf. */
+START_TEST(numbers_as_strtod)
+{
+    static const char *const texts[] = {
+        "1712195495521130.028", "1661203462598738", "30669.0", "0.1", "0.3", "2.675",
+        "123456789012345.6789", "9007199254740992", "9007199254740993", "9007199254740992.5",
+        "-0.0", "-0", "0.0000000000000000000001", "0.00000000000000000000001",
+        "1234567890123456789", "12345678901234567890", "-17.25", "5e-324", "1.7976931348623157e308",
+        "4503599627370497.5", "1.", "7.000000000000001"};
+    char text[2048] = "[";
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", i ? ", " : "",
+                 texts[i]);
+    strcat(text, "]");
+    open_text(text);
+    ck_assert_int_eq(rl_jsr_next(&r), RL_TOK_LBRACKET);
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        if (i)
+            ck_assert_int_eq(rl_jsr_next(&r), RL_TOK_COMMA);
+        ck_assert_int_eq(rl_jsr_next(&r), RL_TOK_NUMBER);
+        double want = strtod(texts[i], NULL);
+        ck_assert_msg(memcmp(&r.num, &want, sizeof want) == 0, "%s: %.17g, strtod %.17g",
+                      texts[i], r.num, want);
+        char g[40], fast[40];
+        snprintf(g, sizeof g, "%.17g", want);
+        ck_assert_uint_eq(rl_jsr_num_g17(&r, fast, sizeof fast), strlen(g));
+        ck_assert_str_eq(fast, g);
+    }
+    /* cut to size as snprintf cuts */
+    open_text("123456789");
+    ck_assert_int_eq(rl_jsr_next(&r), RL_TOK_NUMBER);
+    char small[5];
+    ck_assert_uint_eq(rl_jsr_num_g17(&r, small, sizeof small), 4);
+    ck_assert_str_eq(small, "1234");
+}
+END_TEST
+
 START_TEST(number_errors_and_length)
 {
     open_text("-");
@@ -547,6 +586,7 @@ static Suite *jsonstream_suite(void)
     tcase_add_test(core, tokens_in_order);
     tcase_add_test(core, string_escapes);
     tcase_add_test(core, numbers);
+    tcase_add_test(core, numbers_as_strtod);
     tcase_add_test(core, skipping_values);
     tcase_add_test(core, keys);
     tcase_add_test(core, objects);

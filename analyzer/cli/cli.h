@@ -74,6 +74,7 @@ struct cli_report_opts {
      * the trace) */
     const char *model;
     int tp, ep;
+    int jobs;               /* -j: threads reading ranks' traces; 0: one per core */
 };
 int cli_report_run(const struct cli_report_opts *o);
 

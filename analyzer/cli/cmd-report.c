@@ -34,7 +34,7 @@ static const char usage_text[] =
     "                       [--gpu GPU] [-o DIR] [--format LIST | --no-chart] [--rows N]\n"
     "                       [--json]\n"
     "                       [--tensor-flops-per-op F] [--title TEXT] [--label-max N]\n"
-    "                       [--size single|double|WxH]\n"
+    "                       [--size single|double|WxH] [-j N]\n"
     "\n"
     "Place every kernel group (launches of one kernel, grid and block) on the\n"
     "roofline and say what bounds it: memory (which level), compute, or neither\n"
@@ -87,7 +87,9 @@ static const char usage_text[] =
     "  --label-max N     longest kernel label on the chart, in characters (default\n"
     "                    28); the full names stay in the report's files\n"
     "  --size S          chart size: single (one paper column), double (two; the\n"
-    "                    default) or WxH in layout units\n";
+    "                    default) or WxH in layout units\n"
+    "  -j, --jobs N      threads reading the ranks' traces (--trace, --torch;\n"
+    "                    default: one per core); the report is the same for any N\n";
 
 /* Write f's content through an atomic file at dir/name. */
 static int write_file(const char *dir, const char *name,
@@ -258,34 +260,9 @@ static int load_torch(const struct cli_report_opts *o, struct rl_trace_groups *g
     if (rc == RL_OK && n == 1) {
         rc = rl_torch_load(g, files[0], st, err);
     } else if (rc == RL_OK) {
-        ranks->paths = files;
-        ranks->n = n;
+        /* in parallel, sorted by rank (analyzer/report/ranks.h) */
+        rc = rl_rank_traces_load_torch(ranks, files, n, o->jobs, st, err);
         files = NULL;
-        if (!(ranks->groups = calloc(n, sizeof *ranks->groups)))
-            rc = rl_fail(err, RL_ENOMEM, "out of memory");
-        memset(st, 0, sizeof *st);
-        for (size_t i = 0; i < n && rc == RL_OK; i++) {
-            struct rl_torch_stats one;
-            rc = rl_torch_load(&ranks->groups[i], ranks->paths[i], &one, err);
-            if (rc == RL_OK && i == 0)
-                *st = one;
-            else if (rc == RL_OK)
-                rl_torch_stats_add(st, &one);
-        }
-        /* by rank, as the rank section lists them (a file without one last) */
-        for (size_t i = 1; rc == RL_OK && i < n; i++)
-            for (size_t j = i; j > 0; j--) {
-                int a = ranks->groups[j - 1].sum.rank.present ? ranks->groups[j - 1].sum.rank.rank
-                                                              : 1 << 30;
-                int b = ranks->groups[j].sum.rank.present ? ranks->groups[j].sum.rank.rank
-                                                          : 1 << 30;
-                if (a <= b)
-                    break;
-                struct rl_trace_groups tg = ranks->groups[j - 1];
-                ranks->groups[j - 1] = ranks->groups[j], ranks->groups[j] = tg;
-                char *tp = ranks->paths[j - 1];
-                ranks->paths[j - 1] = ranks->paths[j], ranks->paths[j] = tp;
-            }
         if (rc == RL_OK)
             rc = rl_rank_traces_merge(ranks, g, err);
     }
@@ -321,7 +298,7 @@ int cli_report_run(const struct cli_report_opts *o)
     static struct rl_rank_traces ranks;
     memset(&ranks, 0, sizeof ranks);
     if (o->n_traces) {
-        rc = rl_rank_traces_load(&ranks, o->traces, (size_t)o->n_traces, err);
+        rc = rl_rank_traces_load_jobs(&ranks, o->traces, (size_t)o->n_traces, o->jobs, err);
         if (rc == RL_OK && (ranks.n > 1 || rl_rank_traces_ranked(&ranks)))
             rc = rl_rank_traces_merge(&ranks, &g, err);
         else if (rc == RL_OK)
@@ -389,7 +366,8 @@ int cli_report_run(const struct cli_report_opts *o)
     }
     static struct rl_report r;
     if (rl_report_build(&r, &c, &g, err) ||
-        (ranks.n && rl_rank_traces_ranked(&ranks) && rl_report_ranks(&r, &ranks, err))) {
+        (ranks.n && rl_rank_traces_ranked(&ranks) && rl_report_ranks(&r, &ranks, err)) ||
+        rl_report_across(&r, &ranks, &c, err)) {
         cli_error("%s", err);
         rl_trace_groups_release(&g);
         rl_rank_traces_release(&ranks);
@@ -540,7 +518,8 @@ int cmd_report(int argc, char **argv)
                                          {"gpu", required_argument, NULL, 'g'},
                                          {"format", required_argument, NULL, 'f'},
                                          {"rows", required_argument, NULL, 'r'},
-                                         {"json", no_argument, NULL, 'j'},
+                                         {"json", no_argument, NULL, 'J'},
+                                         {"jobs", required_argument, NULL, 'j'},
                                          {"no-chart", no_argument, NULL, 'C'},
                                          {"tensor-flops-per-op", required_argument, NULL, 'T'},
                                          {"title", required_argument, NULL, 'L'},
@@ -551,7 +530,7 @@ int cmd_report(int argc, char **argv)
     struct cli_report_opts o = {.formats = "svg", .rows = -1, .tensor_factor = NAN};
     int c;
     char *end;
-    static const char optstring[] = "ho:";
+    static const char optstring[] = "ho:j:";
     optind = 1;
     while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
         switch (c) {
@@ -592,7 +571,14 @@ int cmd_report(int argc, char **argv)
             o.label_max = (size_t)m;
             break;
         }
-        case 'j': o.json = true; break;
+        case 'J': o.json = true; break;
+        case 'j': {
+            int jobs;
+            if (cli_parse_int("report", "--jobs", optarg, 1, 1024, &jobs))
+                return CLI_USAGE;
+            o.jobs = jobs;
+            break;
+        }
         case 'C': o.no_chart = true; break;
         case 'r': {
             int rows;

@@ -2,6 +2,7 @@
 #ifndef RL_TORCH_INTERNAL_H
 #define RL_TORCH_INTERNAL_H
 
+#include "analyzer/readers/timeline.h"
 #include "analyzer/readers/torch.h"
 #include "analyzer/readers/torch-split.h"
 #include "analyzer/readers/torchops.h"
@@ -37,6 +38,7 @@ struct tr_sig {
     char collective[32];        /* record_param_comms: "allreduce" ...; "" */
     double comm_bytes;          /* its message bytes; NAN */
     int group_size;
+    char pg[24];                /* its Process Group Name; "" */
 };
 
 /* Chunked storage: elements of `size` bytes in chunks of TR_CHUNK_LEN that
@@ -142,6 +144,8 @@ struct tr_device {
 struct tr_state {
     struct rl_torch_stats *st;
     struct rl_trace_groups *g;
+    struct rl_timeline *tl;     /* filled when set (rl_torch_load_timeline); NULL */
+    struct tr_ids comm_seq;     /* with tl: a collective op's index -> its Seq */
     struct tr_intern sigs, opnames, strings, threads, knames;
     struct tr_sig *sig;
     size_t sig_cap;

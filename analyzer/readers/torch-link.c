@@ -68,6 +68,7 @@ void tr_state_release(struct tr_state *s)
     free(s->sig);
     tr_chunks_release(&s->ops);
     tr_ids_release(&s->op_ext);
+    tr_ids_release(&s->comm_seq);
     tr_chunks_release(&s->rts);
     tr_ids_release(&s->rt_corr);
     tr_chunks_release(&s->held);
@@ -96,7 +97,8 @@ static const struct tr_op *op_at(const struct tr_state *s, uint32_t index)
     return tr_at(&s->ops, index);
 }
 
-static const struct tr_state *sort_state; /* qsort has no context argument */
+/* qsort has no context argument; one per thread (ranks are read side by side) */
+static _Thread_local const struct tr_state *sort_state;
 
 static int cmp_op(const void *pa, const void *pb)
 {
@@ -181,6 +183,18 @@ static const struct tr_sig *comm_sig(const struct tr_state *s, uint32_t op)
         op = s->parent[op - 1];
     }
     return NULL;
+}
+
+/* The call comm_sig finds: index + 1; 0 none. */
+static uint32_t comm_op(const struct tr_state *s, uint32_t op)
+{
+    for (int up = 0; op && up < 8; up++) {
+        const struct tr_sig *g = &s->sig[op_at(s, op - 1)->sig];
+        if (g->collective[0] && g->comm_bytes >= 0)
+            return op;
+        op = s->parent[op - 1];
+    }
+    return 0;
 }
 
 static int note_unknown(struct tr_state *s, uint32_t name, double t)
@@ -271,6 +285,12 @@ static int emit(struct tr_state *s, const struct tr_gpu *k, const struct tr_shar
                 st->comm_group_from_world++;
             }
             st->comm_with_bytes++;
+        }
+        if (s->tl) { /* the timeline's activity k->seq: a collective, with its bytes */
+            uint32_t co = cs ? comm_op(s, k->op) : 0;
+            uint32_t sq = co ? tr_ids_get(&s->comm_seq, (int64_t)(co - 1)) : 0;
+            rl_timeline_set_comm(s->tl, k->seq, l.collective, cs ? cs->pg : NULL,
+                                 sq ? (long long)sq - 1 : -1, l.comm_bytes, l.comm_group_size);
         }
     } else if (graph_label) {
         int err = RL_OK;

@@ -16,12 +16,14 @@
  */
 #define _GNU_SOURCE
 #include "analyzer/readers/torch.h"
+#include "analyzer/profiler/nccl.h"
 #include "analyzer/readers/torch-internal.h"
 
 #include "analyzer/util/error.h"
 #include "analyzer/util/strbuf.h"
 #include "analyzer/util/jsonstream.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -170,6 +172,9 @@ struct ev {
     char coll[32], comm_dtype[24];
     double in_nelems, out_nelems;
     int group_size;
+    int stream;                   /* args.stream; -1 */
+    char pg[24];                  /* record_param_comms' Process Group Name; "" */
+    long long seq;                /* its Seq; -1 */
 };
 
 static void ev_reset(struct ev *e)
@@ -191,18 +196,23 @@ static void ev_reset(struct ev *e)
     e->coll[0] = e->comm_dtype[0] = 0;
     e->in_nelems = e->out_nelems = NAN;
     e->group_size = 0;
+    e->stream = -1;
+    e->pg[0] = 0;
+    e->seq = -1;
 }
 
 static int text_into(struct rl_jsr *r, enum rl_jsr_tok t, char *buf, size_t size)
 {
-    if (t == RL_TOK_STRING) {
-        snprintf(buf, size, "%s", r->str);
+    if (t == RL_TOK_STRING) { /* as snprintf "%s" would, without printf */
+        size_t len = strlen(r->str);
+        len = len < size ? len : size - 1;
+        memcpy(buf, r->str, len);
+        buf[len] = 0;
         return 0;
     }
     if (t == RL_TOK_NUMBER) {
         char num[32];
-        snprintf(num, sizeof num, "%.17g", r->num);
-        size_t len = strlen(num); /* cut to size, as snprintf would */
+        size_t len = rl_jsr_num_g17(r, num, sizeof num); /* "%.17g"; cut to size, as snprintf would */
         len = len < size ? len : size - 1;
         memcpy(buf, num, len);
         buf[len] = 0;
@@ -304,7 +314,10 @@ static int read_tensor_dims(struct rl_jsr *r, struct ev *e, enum rl_jsr_tok t)
             t = rl_jsr_next(r);
         }
         if (t == RL_TOK_NUMBER) {
-            rl_strbuf_printf(&e->sig, "%.17g,", r->num);
+            char num[32];
+            size_t len = rl_jsr_num_g17(r, num, sizeof num); /* "%.17g" */
+            num[len++] = ',';
+            rl_strbuf_append(&e->sig, num, len);
             if (x->ndim >= 0 && x->ndim < RL_TORCH_MAX_DIMS && r->num >= 0 && r->num < 9.2e18)
                 x->dims[x->ndim++] = (int64_t)r->num;
             else
@@ -423,7 +436,8 @@ static int read_strings(struct rl_jsr *r, struct ev *e, enum rl_jsr_tok t, bool 
             if (rl_jsr_skip_value(r, t))
                 return r->err;
         }
-        rl_strbuf_printf(&e->sig, "%s\x1e", text);
+        rl_strbuf_append(&e->sig, text, strlen(text));
+        rl_strbuf_append(&e->sig, "\x1e", 1);
         size_t *n = types ? &e->n_types : &e->n_concrete;
         if (*n < MAX_ARGS) {
             if (types) {
@@ -437,10 +451,29 @@ static int read_strings(struct rl_jsr *r, struct ev *e, enum rl_jsr_tok t, bool 
     }
 }
 
+/* Could key be one args_field reads: do its first two letters (any case)
+ * start one of them? */
+static bool wanted_key(const char *key)
+{
+    static const char two[][3] = {"ex", "co", "in", "gr", "bl", "de", "by", "st", "fl",
+                                  "ki", "dt", "ou", "pr", "pg", "se"};
+    if (!key[0] || !key[1])
+        return false;
+    char a = (char)tolower((unsigned char)key[0]), b = (char)tolower((unsigned char)key[1]);
+    for (size_t i = 0; i < sizeof two / sizeof *two; i++)
+        if (two[i][0] == a && two[i][1] == b)
+            return true;
+    return false;
+}
+
 static int args_field(struct rl_jsr *r, void *ctx, const char *key)
 {
     struct ev *e = ctx;
     enum rl_jsr_tok t;
+    /* most keys (queued, context, shared memory, Ev Idx ...) are none of
+     * these: their first two letters skip them at one look */
+    if (!wanted_key(key))
+        return rl_jsr_skip_fast(r);
     if (strcasecmp(key, "External id") == 0)
         return id_into(r, rl_jsr_next(r), &e->ext);
     if (strcmp(key, "correlation") == 0)
@@ -465,6 +498,14 @@ static int args_field(struct rl_jsr *r, void *ctx, const char *key)
     }
     if (strcmp(key, "bytes") == 0)
         return number_into(r, rl_jsr_next(r), &e->bytes);
+    if (strcmp(key, "stream") == 0) {
+        double v = NAN;
+        if (number_into(r, rl_jsr_next(r), &v))
+            return r->err;
+        if (v >= 0 && v < 2e9)
+            e->stream = (int)v;
+        return 0;
+    }
     if (strcmp(key, "flops") == 0)
         return number_into(r, rl_jsr_next(r), &e->flops);
     if (strcmp(key, "kind") == 0) {
@@ -483,6 +524,15 @@ static int args_field(struct rl_jsr *r, void *ctx, const char *key)
         return number_into(r, rl_jsr_next(r), &e->in_nelems);
     if (strcmp(key, "Out msg nelems") == 0 || strcmp(key, "Out msg size") == 0)
         return number_into(r, rl_jsr_next(r), &e->out_nelems);
+    if (strcmp(key, "Process Group Name") == 0 || strcmp(key, "pg_name") == 0)
+        return text_into(r, rl_jsr_next(r), e->pg, sizeof e->pg);
+    if (strcmp(key, "Seq") == 0 || strcmp(key, "seq") == 0) {
+        int64_t v = -1;
+        if (id_into(r, rl_jsr_next(r), &v))
+            return r->err;
+        e->seq = v < UINT32_MAX ? v : -1;
+        return 0;
+    }
     if (strcmp(key, "Group size") == 0) {
         double v = NAN;
         if (number_into(r, rl_jsr_next(r), &v))
@@ -557,7 +607,7 @@ static enum ev_kind classify(const struct ev *e)
         return EV_MEMSET;
     if (strcmp(c, "cpu_op") == 0 || strcasecmp(c, "Operator") == 0)
         return EV_OP;
-    if (strcasestr(c, "runtime") || strcasestr(c, "driver"))
+    if (strcmp(c, "cuda_runtime") == 0 || strcasestr(c, "runtime") || strcasestr(c, "driver"))
         return EV_RUNTIME;
     if (strcmp(c, "user_annotation") == 0 && e->name.s &&
         strncmp(e->name.s, "ProfilerStep#", 13) == 0)
@@ -674,8 +724,8 @@ static long op_signature(struct tr_state *s, struct ev *e)
     rl_strbuf_append(&key, e->name.s ? e->name.s : "", e->name.len);
     rl_strbuf_append(&key, e->sig.s ? e->sig.s : "", e->sig.len);
     if (e->coll[0])
-        rl_strbuf_printf(&key, "\x1f%s|%s|%.17g|%.17g|%d", e->coll, e->comm_dtype, e->in_nelems,
-                         e->out_nelems, e->group_size);
+        rl_strbuf_printf(&key, "\x1f%s|%s|%.17g|%.17g|%d|%s", e->coll, e->comm_dtype,
+                         e->in_nelems, e->out_nelems, e->group_size, e->pg);
     if (key.oom) {
         rl_strbuf_release(&key);
         return -1;
@@ -722,6 +772,7 @@ static long op_signature(struct tr_state *s, struct ev *e)
             nel = e->out_nelems;
         g->comm_bytes = nel >= 0 ? nel * eb : NAN;
         g->group_size = e->group_size;
+        snprintf(g->pg, sizeof g->pg, "%s", e->pg);
     } else if (!rl_torch_comm_message(&op, g->collective, sizeof g->collective,
                                       &g->comm_bytes)) {
         g->comm_bytes = NAN; /* not a collective outside record_param_comms */
@@ -733,10 +784,12 @@ static long op_signature(struct tr_state *s, struct ev *e)
 
 static uint32_t thread_of(struct tr_state *s, const struct ev *e, int *err)
 {
-    char key[100];
-    int n = snprintf(key, sizeof key, "%s/%s", e->pid, e->tid);
-    long id = tr_intern(&s->threads, key, (size_t)n < sizeof key ? (size_t)n : sizeof key - 1,
-                        NULL);
+    char key[100]; /* "pid/tid" (each under 48 bytes: no cut) */
+    size_t p = strlen(e->pid), t = strlen(e->tid);
+    memcpy(key, e->pid, p);
+    key[p] = '/';
+    memcpy(key + p + 1, e->tid, t + 1);
+    long id = tr_intern(&s->threads, key, p + 1 + t, NULL);
     if (id < 0)
         *err = RL_ENOMEM;
     return id < 0 ? 0 : (uint32_t)id;
@@ -750,8 +803,13 @@ static int take_event(struct rl_jsr *r, struct tr_state *s, struct ev *e)
         return 0;
     if (k == EV_STEP) {
         s->st->profiler_steps++;
+        if (s->tl && isfinite(e->ts) &&
+            rl_timeline_add_step(s->tl, e->name.s, e->ts_whole, e->ts, e->dur))
+            return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
         return 0;
     }
+    long long tl_whole = e->ts_whole; /* the timeline's time, before the rebase below */
+    double tl_frac = e->ts;
     if (!isfinite(e->ts))
         return 0; /* a span without a start: nothing to place */
     if (!s->have_base) {
@@ -779,6 +837,10 @@ static int take_event(struct rl_jsr *r, struct tr_state *s, struct ev *e)
         *o = (struct tr_op){.ts = e->ts, .end = e->ts + dur, .ext = e->ext, .thread = th,
                             .sig = (uint32_t)sig};
         if (e->ext >= 0 && tr_ids_put(&s->op_ext, e->ext, (uint32_t)(s->ops.n - 1)))
+            return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
+        /* a collective's sequence number, for the timeline (kept by op) */
+        if (s->tl && e->coll[0] && e->seq >= 0 &&
+            tr_ids_put(&s->comm_seq, (int64_t)(s->ops.n - 1), (uint32_t)e->seq))
             return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
         return 0;
     }
@@ -817,9 +879,20 @@ static int take_event(struct rl_jsr *r, struct tr_state *s, struct ev *e)
     struct tr_gpu g = {
         .corr = e->corr, .ext = e->ext, .dur = dur, .bytes = e->bytes, .kname = (uint32_t)ks,
         .kind = (uint8_t)(k == EV_KERNEL ? TR_KERNEL : k == EV_MEMCPY ? TR_MEMCPY : TR_MEMSET),
-        .memcpy_dir = (uint8_t)tr_memcpy_dir(e->memcpy_kind[0] ? e->memcpy_kind : name)};
+        /* a copy's direction (only copies have one: a kernel's name is not searched) */
+        .memcpy_dir = (uint8_t)(k == EV_MEMCPY ? tr_memcpy_dir(e->memcpy_kind[0] ? e->memcpy_kind
+                                                                                 : name)
+                                               : TR_COPY_OTHER)};
     if (tr_take_gpu(s, &g, e->device >= 0 ? e->device : 0, e->ts))
         return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
+    if (s->tl) { /* activity n_gpus - 1 of the timeline: torch-link.c adds its bytes */
+        char coll[24] = "";
+        enum rl_act_kind ak = k != EV_KERNEL                              ? RL_ACT_COPY
+                              : rl_comm_recognize(name, NULL, coll, sizeof coll) ? RL_ACT_COMM
+                                                                                 : RL_ACT_COMPUTE;
+        if (rl_timeline_add_act(s->tl, tl_whole, tl_frac, dur, e->stream, ak, coll))
+            return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
+    }
     return 0;
 }
 
@@ -1007,8 +1080,8 @@ static FILE *open_inflated(FILE *f, gzFile *gz_out)
     return z;
 }
 
-int rl_torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
-                  struct rl_torch_stats *st, char *errmsg)
+static int torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
+                      struct rl_torch_stats *st, struct rl_timeline *tl, char *errmsg)
 {
     memset(st, 0, sizeof *st);
     st->rank = st->world_size = -1;
@@ -1028,11 +1101,12 @@ int rl_torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
     *s = zero;
     s->st = st;
     s->g = g;
+    s->tl = tl;
     s->groups_first = g->n;
     s->ops.size = sizeof(struct tr_op);
     s->rts.size = sizeof(struct tr_rt);
     s->held.size = s->pending.size = s->late.size = s->graph.size = sizeof(struct tr_gpu);
-    s->op_ext.pairs.size = s->rt_corr.pairs.size = 12;
+    s->op_ext.pairs.size = s->rt_corr.pairs.size = s->comm_seq.pairs.size = 12;
     struct doc d = {s, e};
     enum rl_jsr_tok t = rl_jsr_next(&r);
     if (t == RL_TOK_LBRACE) {
@@ -1091,17 +1165,29 @@ out:
     return rc;
 }
 
-int rl_torch_load(struct rl_trace_groups *g, const char *path, struct rl_torch_stats *st,
-                  char *errmsg)
+int rl_torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
+                  struct rl_torch_stats *st, char *errmsg)
+{
+    return torch_read(g, f, what, st, NULL, errmsg);
+}
+
+int rl_torch_load_timeline(struct rl_trace_groups *g, const char *path,
+                           struct rl_torch_stats *st, struct rl_timeline *tl, char *errmsg)
 {
     bool in = strcmp(path, "-") == 0;
     FILE *f = in ? stdin : fopen(path, "rb");
     if (!f)
         return rl_fail(errmsg, RL_EIO, "cannot open '%s': %s", path, strerror(errno));
-    int rc = rl_torch_read(g, f, in ? "<stdin>" : path, st, errmsg);
+    int rc = torch_read(g, f, in ? "<stdin>" : path, st, tl, errmsg);
     if (!in)
         fclose(f);
     return rc;
+}
+
+int rl_torch_load(struct rl_trace_groups *g, const char *path, struct rl_torch_stats *st,
+                  char *errmsg)
+{
+    return rl_torch_load_timeline(g, path, st, NULL, errmsg);
 }
 
 /* ---- sniffing -------------------------------------------------------------- */

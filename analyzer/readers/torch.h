@@ -83,6 +83,12 @@ int rl_torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
 /* path "-" reads standard input; RL_EIO when it cannot be opened. */
 int rl_torch_load(struct rl_trace_groups *g, const char *path, struct rl_torch_stats *st,
                   char *errmsg);
+/* The same, also filling tl (empty; NULL: none) with the trace's GPU
+ * timeline (readers/timeline.h): one activity per GPU activity read, in
+ * that order, and the ProfilerStep spans. tl is the caller's to release. */
+struct rl_timeline;
+int rl_torch_load_timeline(struct rl_trace_groups *g, const char *path,
+                           struct rl_torch_stats *st, struct rl_timeline *tl, char *errmsg);
 
 /* Is this the start of a PyTorch profiler trace (plain text, or the first
  * bytes of a gzip stream, which is inflated to look)? */

@@ -180,33 +180,19 @@ static inline const char *fp_ws(const char *p, const char *end, int *lines)
     return p;
 }
 
-/* Bytes a plain string runs over: not a quote, a backslash or a control. */
-static unsigned char plain_byte[256];
-
-static void plain_bytes(void)
+/* A byte a plain string runs over: not a quote, a backslash or a control
+ * (a test, not a table: nothing to set up, nothing shared between the
+ * threads that read ranks side by side). */
+static inline bool plain_byte(unsigned char c)
 {
-    for (int c = 0x20; c < 256; c++)
-        plain_byte[c] = c != '"' && c != '\\';
-}
-
-/* Eight bytes at once: none is a quote, a backslash or a control byte
- * (the classic word-at-a-time tests, exact for these values). */
-#define ONES 0x0101010101010101ull
-#define HIGHS 0x8080808080808080ull
-static inline bool word_plain(const char *p)
-{
-    uint64_t w;
-    memcpy(&w, p, 8);
-    uint64_t q = w ^ (ONES * '"'), b = w ^ (ONES * '\\');
-    uint64_t hits = ((q - ONES) & ~q) | ((b - ONES) & ~b) | ((w - ONES * 0x20) & ~w);
-    return (hits & HIGHS) == 0;
+    return c >= 0x20 && c != '"' && c != '\\';
 }
 
 static inline const char *plain_run(const char *q, const char *end)
 {
-    while (end - q >= 8 && word_plain(q))
+    while (end - q >= 8 && rl_jsr_word_plain(q))
         q += 8;
-    while (q < end && plain_byte[(unsigned char)*q])
+    while (q < end && plain_byte((unsigned char)*q))
         q++;
     return q;
 }
@@ -1185,8 +1171,6 @@ static int doc_field(struct rl_jsr *r, void *ctx, const char *key)
 
 int rl_trace_groups_read(struct rl_trace_groups *g, FILE *f, const char *what, char *errmsg)
 {
-    if (!plain_byte['a'])
-        plain_bytes();
     off_t start = ftello(f);
     struct rl_jsr r = {.f = f, .fd = -1, .base = start > 0 ? start : 0, .what = what, .line = 1,
                        .errmsg = errmsg};

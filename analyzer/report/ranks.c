@@ -3,6 +3,8 @@
 #include "analyzer/report/ranks.h"
 
 #include "analyzer/profiler/nccl.h"
+#include "analyzer/readers/torch.h"
+#include "analyzer/report/across.h"
 #include "analyzer/report/report.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/numtext.h"
@@ -12,9 +14,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- loading ---------------------------------------------------------------- */
 
@@ -114,8 +118,16 @@ static void rank_from_name(struct rl_trace_rank *k, const char *path)
     }
 }
 
+static int read_traces(struct rl_rank_traces *t, int jobs, char *errmsg);
+
 int rl_rank_traces_load(struct rl_rank_traces *t, const char *const *args, size_t n,
                         char *errmsg)
+{
+    return rl_rank_traces_load_jobs(t, args, n, 0, errmsg);
+}
+
+int rl_rank_traces_load_jobs(struct rl_rank_traces *t, const char *const *args, size_t n,
+                             int jobs, char *errmsg)
 {
     memset(t, 0, sizeof *t);
     size_t cap = 0;
@@ -129,11 +141,8 @@ int rl_rank_traces_load(struct rl_rank_traces *t, const char *const *args, size_
     }
     if (rc == RL_OK && !(t->groups = calloc(t->n ? t->n : 1, sizeof *t->groups)))
         rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
-    for (size_t i = 0; i < t->n && rc == RL_OK; i++) {
-        rc = rl_trace_groups_load(&t->groups[i], t->paths[i], errmsg);
-        if (rc == RL_OK && !t->groups[i].sum.rank.present)
-            rank_from_name(&t->groups[i].sum.rank, t->paths[i]);
-    }
+    if (rc == RL_OK)
+        rc = read_traces(t, jobs, errmsg);
     size_t *order = rc == RL_OK ? malloc((t->n ? t->n : 1) * sizeof *order) : NULL;
     char **paths = order ? malloc((t->n ? t->n : 1) * sizeof *paths) : NULL;
     struct rl_trace_groups *groups = paths ? malloc((t->n ? t->n : 1) * sizeof *groups) : NULL;
@@ -166,9 +175,159 @@ void rl_rank_traces_release(struct rl_rank_traces *t)
         if (t->groups)
             rl_trace_groups_release(&t->groups[i]);
     }
+    for (size_t i = 0; t->timelines && i < t->n; i++)
+        rl_timeline_release(&t->timelines[i]);
     free(t->paths);
     free(t->groups);
+    free(t->timelines);
+    free(t->sums);
     memset(t, 0, sizeof *t);
+}
+
+/* ---- PyTorch traces, read in parallel ---------------------------------------- */
+
+/* The work of the threads: files taken in order by index; each result in
+ * its own slot, so the threads share nothing but `next`. */
+struct pool {
+    struct rl_rank_traces *t;
+    bool torch;                   /* PyTorch traces (else roofline's) */
+    struct rl_torch_stats *stats; /* one per file */
+    int *rc;
+    char (*err)[RL_ERRMSG_SIZE];
+    pthread_mutex_t lock;
+    size_t next;
+};
+
+static void read_one(struct pool *p, size_t i)
+{
+    struct rl_rank_traces *t = p->t;
+    if (!p->torch) {
+        p->rc[i] = rl_trace_groups_load(&t->groups[i], t->paths[i], p->err[i]);
+        if (p->rc[i] == RL_OK && !t->groups[i].sum.rank.present)
+            rank_from_name(&t->groups[i].sum.rank, t->paths[i]);
+        return;
+    }
+    p->rc[i] = rl_torch_load_timeline(&t->groups[i], t->paths[i], &p->stats[i],
+                                      &t->timelines[i], p->err[i]);
+    if (p->rc[i] == RL_OK) {
+        const struct rl_trace_rank *k = &t->groups[i].sum.rank;
+        p->rc[i] = rl_across_rank_sum(&t->sums[i], k->present ? k->rank : -1, &t->timelines[i]);
+        if (p->rc[i])
+            rl_fail(p->err[i], p->rc[i], "out of memory");
+    }
+    /* the memory bound: a rank keeps its collectives and steps, no more */
+    rl_timeline_keep_comm(&t->timelines[i]);
+}
+
+static void *reader(void *arg)
+{
+    struct pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        size_t i = p->next++;
+        pthread_mutex_unlock(&p->lock);
+        if (i >= p->t->n)
+            return NULL;
+        read_one(p, i);
+    }
+}
+
+/* Read every file of p->t on `jobs` threads (0: one per core); the first
+ * failing file's error (in file order). A thread that cannot be started
+ * leaves its share to the others. */
+static int run_pool(struct pool *p, int jobs, char *errmsg)
+{
+    size_t n = p->t->n;
+    if (jobs <= 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = cores > 0 ? (int)(cores < 1024 ? cores : 1024) : 1;
+    }
+    if ((size_t)jobs > n)
+        jobs = n ? (int)n : 1;
+    pthread_t *th = jobs > 1 ? calloc((size_t)jobs, sizeof *th) : NULL;
+    int started = 0;
+    if (th && pthread_mutex_init(&p->lock, NULL) == 0) {
+        /* this thread reads too: jobs - 1 more */
+        while (started < jobs - 1 && pthread_create(&th[started], NULL, reader, p) == 0)
+            started++;
+        reader(p);
+        for (int i = 0; i < started; i++)
+            pthread_join(th[i], NULL);
+        pthread_mutex_destroy(&p->lock);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            read_one(p, i);
+    }
+    free(th);
+    for (size_t i = 0; i < n; i++)
+        if (p->rc[i])
+            return rl_fail(errmsg, p->rc[i], "%s", p->err[i]);
+    return RL_OK;
+}
+
+/* A stable sort of t's entries by rank (insertion: n is small). */
+static void sort_by_rank(struct rl_rank_traces *t)
+{
+    for (size_t i = 1; i < t->n; i++)
+        for (size_t j = i; j > 0; j--) {
+            const struct rl_trace_rank *x = &t->groups[j - 1].sum.rank, *y = &t->groups[j].sum.rank;
+            int a = x->present ? x->rank : 1 << 30, b = y->present ? y->rank : 1 << 30;
+            if (a <= b)
+                break;
+            struct rl_trace_groups tg = t->groups[j - 1];
+            t->groups[j - 1] = t->groups[j], t->groups[j] = tg;
+            char *tp = t->paths[j - 1];
+            t->paths[j - 1] = t->paths[j], t->paths[j] = tp;
+            struct rl_timeline tl = t->timelines[j - 1];
+            t->timelines[j - 1] = t->timelines[j], t->timelines[j] = tl;
+            struct rl_across_rank ks = t->sums[j - 1];
+            t->sums[j - 1] = t->sums[j], t->sums[j] = ks;
+        }
+}
+
+/* Roofline traces t->paths into t->groups (allocated), a rank from the
+ * file's name where the trace names none. */
+static int read_traces(struct rl_rank_traces *t, int jobs, char *errmsg)
+{
+    size_t m = t->n ? t->n : 1;
+    struct pool p = {.t = t, .torch = false, .next = 0};
+    p.rc = calloc(m, sizeof *p.rc);
+    p.err = calloc(m, sizeof *p.err);
+    int rc = p.rc && p.err ? run_pool(&p, jobs, errmsg) : rl_fail(errmsg, RL_ENOMEM, "out of memory");
+    free(p.rc), free(p.err);
+    return rc;
+}
+
+int rl_rank_traces_load_torch(struct rl_rank_traces *t, char **files, size_t n, int jobs,
+                              struct rl_torch_stats *st, char *errmsg)
+{
+    memset(t, 0, sizeof *t);
+    t->paths = files;
+    t->n = n;
+    struct pool p = {.t = t, .torch = true, .next = 0};
+    size_t m = n ? n : 1;
+    t->groups = calloc(m, sizeof *t->groups);
+    t->timelines = calloc(m, sizeof *t->timelines);
+    t->sums = calloc(m, sizeof *t->sums);
+    p.stats = calloc(m, sizeof *p.stats);
+    p.rc = calloc(m, sizeof *p.rc);
+    p.err = calloc(m, sizeof *p.err);
+    int rc = RL_OK;
+    if (!t->groups || !t->timelines || !t->sums || !p.stats || !p.rc || !p.err)
+        rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
+    if (rc == RL_OK)
+        rc = run_pool(&p, jobs, errmsg);
+    if (rc == RL_OK) {
+        memset(st, 0, sizeof *st);
+        for (size_t i = 0; i < n; i++)
+            if (i == 0)
+                *st = p.stats[0];
+            else
+                rl_torch_stats_add(st, &p.stats[i]);
+        sort_by_rank(t);
+    }
+    free(p.stats), free(p.rc), free(p.err);
+    return rc;
 }
 
 bool rl_rank_traces_ranked(const struct rl_rank_traces *t)
@@ -521,6 +680,7 @@ void rl__report_ranks_table(FILE *f, const struct rl_report *r)
             "merged: %zu traces; kernel time %s ms summed, %s ms on the busiest rank; "
             "communication %s of it\n",
             r->n_ranks, rl_num(s.kernel_sum / 1e6, 4), rl_num(s.kernel_max / 1e6, 4), pct);
+    rl_across_table(f, r->across);
 }
 
 static void json_int_or_null(FILE *f, const char *key, int v)
@@ -598,6 +758,7 @@ void rl__report_ranks_json(FILE *f, const struct rl_report *r)
     json_num(f, "comm_time_ns_max_rank", s.comm_max);
     json_num(f, "comm_share", s.kernel_sum > 0 ? s.comm_sum / s.kernel_sum : NAN);
     fputs("},\n", f);
+    rl_across_json(f, r->across);
 }
 
 static void md_text(FILE *f, const char *s)
@@ -643,4 +804,5 @@ void rl__report_ranks_markdown(FILE *f, const struct rl_report *r)
             "rank (the step's time when the ranks run together); communication %s of the sum. "
             "The kernel table above sums each group over the ranks.\n",
             r->n_ranks, rl_num(s.kernel_sum / 1e6, 4), rl_num(s.kernel_max / 1e6, 4), pct);
+    rl_across_markdown(f, r->across);
 }

@@ -2,6 +2,7 @@
 #ifndef RL_REPORT_RANKS_H
 #define RL_REPORT_RANKS_H
 
+#include "analyzer/readers/timeline.h"
 #include "analyzer/readers/tracefile.h"
 
 #include <stdbool.h>
@@ -11,6 +12,9 @@
 
 struct rl_report;
 struct rl_report_row;
+struct rl_ceilings;
+struct rl_torch_stats;
+struct rl_across_rank;
 
 /* The kernels that took a rank the most time. */
 #define RL_RANK_TOP 5
@@ -38,6 +42,11 @@ struct rl_rank_traces {
     char **paths;                   /* owned */
     struct rl_trace_groups *groups; /* one per path; owned */
     size_t n;
+    /* PyTorch traces (rl_rank_traces_load_torch): each rank's collectives
+     * and steps (readers/timeline.h, communication only) and its timeline's
+     * sums (report/across.h); NULL for roofline traces. Owned. */
+    struct rl_timeline *timelines;
+    struct rl_across_rank *sums;
 };
 
 /* Read every trace of args: files, and folders (every *.json in one that is
@@ -47,7 +56,28 @@ struct rl_rank_traces {
  * folder that cannot be read, or one with no trace), RL_ENOMEM. */
 int rl_rank_traces_load(struct rl_rank_traces *t, const char *const *args, size_t n,
                         char *errmsg);
+/* The same on `jobs` threads (0: one per core, as rl_rank_traces_load):
+ * the same result for any jobs; an error is the first failing file's in
+ * the order the files were found. */
+int rl_rank_traces_load_jobs(struct rl_rank_traces *t, const char *const *args, size_t n,
+                             int jobs, char *errmsg);
 void rl_rank_traces_release(struct rl_rank_traces *t);
+
+/* Read the PyTorch profiler traces files[0..n) (t owns files and its
+ * strings from the call, also on failure) on `jobs` threads (0: one per
+ * core; never more than n), each rank streamed by one thread, then sorted
+ * by rank (a trace without one last, in the order given) and *st the
+ * files' stats summed in the order given: the same result for any jobs.
+ * Each rank's timeline is summed as it is read and cut to its collectives.
+ * Errors: the first failing file's (in the order given). */
+int rl_rank_traces_load_torch(struct rl_rank_traces *t, char **files, size_t n, int jobs,
+                              struct rl_torch_stats *st, char *errmsg);
+
+/* r's across-ranks section (report/across.h) from t's timelines against
+ * c's link roof; nothing without timelines, with one trace, or when no
+ * trace names its rank. RL_ENOMEM. */
+int rl_report_across(struct rl_report *r, const struct rl_rank_traces *t,
+                     const struct rl_ceilings *c, char *errmsg);
 
 /* Is this a multi-rank report: does a trace name its rank (a "rank"
  * object)? Traces without one (`run`'s decode and prefill, old traces of

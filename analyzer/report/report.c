@@ -5,6 +5,7 @@
 #include "analyzer/model/gpudb.h"
 #include "analyzer/profiler/nccl.h"
 #include "analyzer/report/words.h"
+#include "analyzer/report/across.h"
 #include "analyzer/report/ranks.h"
 #include "analyzer/report/step.h"
 #include "analyzer/util/error.h"
@@ -582,6 +583,7 @@ void rl_report_release(struct rl_report *r)
     free(r->rows);
     free(r->ranks);
     rl__report_step_free(r->step);
+    rl_across_free(r->across);
     memset(r, 0, sizeof *r);
 }
 

@@ -100,6 +100,9 @@ struct rl_report {
     /* A PyTorch profiler trace's step summary and operators
      * (analyzer/report/step.h); NULL otherwise. Owned. */
     struct rl_report_step *step;
+    /* Several ranks' PyTorch traces: the job across its ranks
+     * (analyzer/report/across.h); NULL otherwise. Owned. */
+    struct rl_across *across;
 };
 
 /* Judge every group of g against the ceilings c (roofs of missing

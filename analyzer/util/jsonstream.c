@@ -10,6 +10,7 @@
 #include "analyzer/util/error.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -95,6 +96,8 @@ static int read_string(struct rl_jsr *r)
         if (rl_jsr_peek(r) < 0)
             return rl_jsr_fail(r, RL_EPARSE, "truncated: a string never ends");
         const char *p = r->buf + r->pos, *end = r->buf + r->len, *q = p;
+        while (end - q >= 8 && rl_jsr_word_plain(q))
+            q += 8;
         while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
             q++;
         if (q > p && str_push(r, p, (size_t)(q - p)))
@@ -152,24 +155,40 @@ static int read_string(struct rl_jsr *r)
     }
 }
 
+/* Powers of ten a double holds exactly (10^22 is the last). */
+static const double exact_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
 static int read_number(struct rl_jsr *r, int first)
 {
     char tmp[64];
     size_t n = 0;
     tmp[n++] = (char)first;
-    bool integer = true;
+    bool plain = true;          /* digits and at most one '.', no exponent */
+    int dots = 0, frac = 0;     /* digits after the '.' */
     uint64_t v = first >= '0' && first <= '9' ? (uint64_t)(first - '0') : 0;
     int digits = first >= '0' && first <= '9';
     for (;;) {
-        int c = rl_jsr_peek(r);
-        if (c >= '0' && c <= '9') {
-            v = v * 10 + (uint64_t)(c - '0');
+        /* the common case straight from the buffer, a byte at a time */
+        const char *p = r->buf + r->pos, *end = r->buf + r->len;
+        while (p < end && *p >= '0' && *p <= '9' && n + 1 < sizeof tmp) {
+            if (digits < 19)
+                v = v * 10 + (uint64_t)(*p - '0');
             digits++;
-        } else if (c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
-            integer = false;
-        } else {
-            break;
+            frac += dots;
+            tmp[n++] = *p++;
         }
+        r->pos = (size_t)(p - r->buf);
+        int c = rl_jsr_peek(r);
+        if (c >= '0' && c <= '9' && n + 1 < sizeof tmp)
+            continue; /* the buffer was refilled */
+        if (c == '.')
+            dots++;
+        else if (c == 'e' || c == 'E' || c == '+' || c == '-')
+            plain = false;
+        else if (!(c >= '0' && c <= '9'))
+            break;
         if (n + 1 >= sizeof tmp)
             return rl_jsr_fail(r, RL_EPARSE, "number too long");
         tmp[n++] = (char)c;
@@ -177,9 +196,14 @@ static int read_number(struct rl_jsr *r, int first)
     }
     tmp[n] = 0;
     memcpy(r->num_text, tmp, n + 1);
-    /* Integers below 2^53, the common case, skip strtod. */
-    if (integer && digits > 0 && digits <= 15 && (first != '-' || n > 1)) {
-        r->num = first == '-' ? -(double)v : (double)v;
+    /* Up to 19 digits, v exact and at most 2^53 (a double holds it), over
+     * a power of ten a double holds exactly: one correctly rounded
+     * division, the double strtod gives - without strtod. */
+    if (plain && dots <= 1 && digits > 0 && digits <= 19 && v <= (1ull << 53) && frac <= 22 &&
+        tmp[n - 1] != '.' && (first != '-' || n > 1) && (first != '-' || tmp[1] != '.') &&
+        first != '.') {
+        double x = frac ? (double)v / exact_pow10[frac] : (double)v;
+        r->num = first == '-' ? -x : x;
         return 0;
     }
     char *end;
@@ -188,6 +212,30 @@ static int read_number(struct rl_jsr *r, int first)
     if (*end || end == tmp || digits == 0)
         return rl_jsr_fail(r, RL_EPARSE, "malformed number '%s'", tmp);
     return 0;
+}
+
+size_t rl_jsr_num_g17(const struct rl_jsr *r, char *buf, size_t size)
+{
+    double x = r->num;
+    /* an integer a double holds exactly: its digits are what %.17g writes */
+    if (size >= 24 && x == (double)(int64_t)x && x > -9007199254740992.0 &&
+        x < 9007199254740992.0 && !(x == 0 && signbit(x))) {
+        int64_t v = (int64_t)x;
+        char d[24];
+        size_t k = 0, n = 0;
+        uint64_t u = v < 0 ? (uint64_t)(-v) : (uint64_t)v;
+        do
+            d[k++] = (char)('0' + u % 10);
+        while (u /= 10);
+        if (v < 0)
+            buf[n++] = '-';
+        while (k)
+            buf[n++] = d[--k];
+        buf[n] = 0;
+        return n;
+    }
+    int w = snprintf(buf, size, "%.17g", x);
+    return w < 0 ? 0 : (size_t)w < size ? (size_t)w : size - 1;
 }
 
 /* Skip blanks, counting lines; the next byte after them (-1 at the end). */
@@ -216,8 +264,14 @@ static int expect_word(struct rl_jsr *r, const char *rest)
 enum rl_jsr_tok rl_jsr_next(struct rl_jsr *r)
 {
     for (;;) {
-        rl_jsr_skip_ws(r);
-        int c = rl_jsr_get(r);
+        int c;
+        /* a token right here (most are): no call to skip blanks */
+        if (r->pos < r->len && (c = (unsigned char)r->buf[r->pos]) > ' ') {
+            r->pos++;
+        } else {
+            rl_jsr_skip_ws(r);
+            c = rl_jsr_get(r);
+        }
         switch (c) {
         case -1: return RL_TOK_EOF;
         case '\n': r->line++; continue;
@@ -317,6 +371,9 @@ int rl_jsr_skip_fast(struct rl_jsr *r)
         }
     }
     size_t n = 0;
+    /* a number's digits straight from the buffer first */
+    while (r->pos < r->len && r->buf[r->pos] >= '0' && r->buf[r->pos] <= '9')
+        r->pos++, n++;
     for (;; n++) {
         c = rl_jsr_peek(r);
         if (c < 0 || c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' ||
@@ -371,7 +428,9 @@ int rl_jsr_read_object(struct rl_jsr *r, void *ctx, rl_jsr_field_fn field)
         if (t != RL_TOK_STRING)
             return r->err ? r->err
                           : rl_jsr_fail(r, RL_EPARSE, t == RL_TOK_EOF ? "truncated object" : "expected a key");
-        if (rl_jsr_expect(r, RL_TOK_COLON, "':'"))
+        if (r->pos < r->len && r->buf[r->pos] == ':') /* the usual "key":, no token call */
+            r->pos++;
+        else if (rl_jsr_expect(r, RL_TOK_COLON, "':'"))
             return r->err;
         if (field(r, ctx, key))
             return r->err;

@@ -4,7 +4,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 
 /* The reader's buffer: input is pulled in reads of this size. */
@@ -34,6 +36,18 @@ struct rl_jsr {
     char *errmsg;
     int err;            /* first error, sticky */
 };
+
+/* Eight bytes at p at once: none is a quote, a backslash or a control byte
+ * (the classic word-at-a-time tests, exact for these values). */
+static inline bool rl_jsr_word_plain(const char *p)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t w;
+    memcpy(&w, p, 8);
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    uint64_t hits = ((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w);
+    return (hits & highs) == 0;
+}
 
 /* Refill the buffer when it is used up: the next byte, or -1 at the end. */
 int rl__jsr_refill(struct rl_jsr *r);
@@ -74,6 +88,9 @@ int rl_jsr_skip_value(struct rl_jsr *r, enum rl_jsr_tok t);
 /* Skip the next value without tokenizing it (scalars checked for their
  * characters only). */
 int rl_jsr_skip_fast(struct rl_jsr *r);
+/* The last number token as printf's "%.17g" writes it, into buf (size
+ * bytes, cut; integers without printf); its length. */
+size_t rl_jsr_num_g17(const struct rl_jsr *r, char *buf, size_t size);
 /* The next token when it is a key, copied into key (size bytes, cut). */
 enum rl_jsr_tok rl_jsr_next_key(struct rl_jsr *r, char *key, size_t size);
 
