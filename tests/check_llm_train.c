@@ -156,9 +156,11 @@ static double megatron_flops(double B, double s, double l, double h, double V)
  * weak scaling from 1.7B to 1T on Selene, sequence 2048, vocabulary
  * 51,200, full recomputation; columns heads, hidden, layers, TP, PP,
  * GPUs, batch and the achieved TFLOP/s per GPU (of Megatron's FLOP count
- * above: the measured iteration is that count / (GPUs x rate)). The rows
- * are transcribed from the paper's table (the search corpus held no
- * machine-readable copy; 145.6B is also in check_llm_layout.c). The table
+ * above: the measured iteration is that count / (GPUs x rate)). NOT YET
+ * CHECKED AGAINST A COPY: these rows were typed from memory of the paper's
+ * table; no copy of it (text or image) could be reached to compare them
+ * with, so they await a check against arXiv 2104.04473 (145.6B is also in
+ * check_llm_layout.c). The table
  * gives no microbatch size or schedule: the bound takes microbatch 1 and
  * one chunk per stage, the fewest idle stages 1F1B allows without
  * interleaving, and overlaps nothing. */
