@@ -18,8 +18,12 @@
 static const struct rl_torch_tensor *tens(int ndim, int64_t d0, int64_t d1, int64_t d2,
                                           int64_t d3)
 {
-    struct rl_torch_tensor *t = calloc(1, sizeof *t);
-    ck_assert_ptr_nonnull(t);
+    /* from a pool that lives as long as the test (nothing to free) */
+    static struct rl_torch_tensor pool[256];
+    static size_t used;
+    ck_assert_uint_lt(used, sizeof pool / sizeof pool[0]);
+    struct rl_torch_tensor *t = &pool[used++];
+    memset(t, 0, sizeof *t);
     t->ndim = ndim;
     t->dims[0] = d0, t->dims[1] = d1, t->dims[2] = d2, t->dims[3] = d3;
     return t;
