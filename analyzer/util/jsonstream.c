@@ -218,8 +218,10 @@ size_t rl_jsr_num_g17(const struct rl_jsr *r, char *buf, size_t size)
 {
     double x = r->num;
     /* an integer a double holds exactly: its digits are what %.17g writes */
-    if (size >= 24 && x == (double)(int64_t)x && x > -9007199254740992.0 &&
-        x < 9007199254740992.0 && !(x == 0 && signbit(x))) {
+    /* the range first: converting a double outside int64's range (or a
+     * NaN) to int64_t is undefined */
+    if (size >= 24 && x > -9007199254740992.0 && x < 9007199254740992.0 &&
+        x == (double)(int64_t)x && !(x == 0 && signbit(x))) {
         int64_t v = (int64_t)x;
         char d[24];
         size_t k = 0, n = 0;
