@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -2240,17 +2241,11 @@ static int render_files(const char *out_path, const char *dir, const char *base,
     rc = run_gnuplot(dir, script, tmp_image, errmsg);
     snprintf(path, sizeof path, "%s/%s", dir, tmp_image);
     if (rc == RL_OK) {
-        FILE *probe = fopen(path, "rb");
-        long size = -1;
-        if (probe) {
-            fseek(probe, 0, SEEK_END);
-            size = ftell(probe);
-            fclose(probe);
-        }
-        if (size <= 0)
+        struct stat st;
+        if (stat(path, &st) != 0 || st.st_size <= 0)
             rc = rl_fail(errmsg, RL_ECHILD, "gnuplot wrote no image for '%s'", out_path);
     }
-    if (rc == RL_OK && rename(path, out_path) != 0)
+    if (rc == RL_OK && rl_io_rename(path, out_path) != 0)
         rc = rl_fail(errmsg, RL_EIO, "cannot write '%s': %s", out_path, strerror(errno));
     if (rc)
         unlink(path);

@@ -1313,7 +1313,7 @@ START_TEST(read_errors)
     FILE *f = fopencookie(&text, "r", (cookie_io_functions_t){.read = failing_read});
     ck_assert_ptr_nonnull(f);
     ck_assert_int_eq(rl_trace_groups_read(&g, f, "t.json", err), RL_EIO);
-    ck_assert_str_eq(err, "'t.json': line 2: read error");
+    ck_assert_str_eq(err, "'t.json': line 2: cannot read: Input/output error");
     fclose(f);
     /* load: the path names the file in errors. */
     char path[512];

@@ -218,7 +218,14 @@ static int torch_files(const struct cli_report_opts *o, char ***out, size_t *n, 
             char path[4096];
             if (dir) {
                 snprintf(path, sizeof path, "%s/%s", p, e->d_name);
-                if (e->d_name[0] == '.' || !torch_name(e->d_name) || !rl_torch_sniff_file(path))
+                bool is_torch = false;
+                if (e->d_name[0] == '.' || !torch_name(e->d_name))
+                    continue;
+                if (rl_torch_sniff_path(path, &is_torch, err)) {
+                    closedir(d);
+                    return RL_EIO;
+                }
+                if (!is_torch)
                     continue;
             } else {
                 snprintf(path, sizeof path, "%s", p);
@@ -485,17 +492,17 @@ int cli_report_run(const struct cli_report_opts *o)
 /* Whether path starts like a CSV file (an Nsight Compute export: '"ID",...',
  * '==PROF==' lines, or the profiled program's output before them) rather than
  * JSON or gzip: its first byte after a UTF-8 byte order mark and white space.
- * A file that cannot be read is not (its reader says why). */
-static bool looks_like_csv(const char *path)
+ * 1 or 0 (a file that cannot be opened is not: its reader says why), or
+ * RL_EIO when its read fails (err says why). */
+static int looks_like_csv(const char *path, char *err)
 {
     if (strcmp(path, "-") == 0)
-        return false;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
+        return 0;
     unsigned char buf[64];
-    size_t n = fread(buf, 1, sizeof buf, f), i = 0;
-    fclose(f);
+    size_t n, i = 0;
+    int rc = rl_file_head(path, buf, sizeof buf, &n, err);
+    if (rc != RL_OK)
+        return rc == RL_EIO ? rc : 0;
     if (n >= 3 && buf[0] == 0xef && buf[1] == 0xbb && buf[2] == 0xbf)
         i = 3;
     while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
@@ -604,11 +611,19 @@ int cmd_report(int argc, char **argv)
     }
     /* A PyTorch profiler trace given as a trace is read as one; so is one
      * Nsight Compute CSV export. */
-    if (o.n_traces == 1 && !o.n_torch && !o.ncu && looks_like_csv(o.traces[0])) {
+    char err[RL_ERRMSG_SIZE];
+    int csv = o.n_traces == 1 && !o.n_torch && !o.ncu ? looks_like_csv(o.traces[0], err) : 0;
+    bool torch = false;
+    if (csv == 1) {
         o.ncu = o.traces[0];
         o.n_traces = 0;
     }
-    if (o.n_traces && !o.n_torch && rl_torch_sniff_file(o.traces[0])) {
+    if (csv < 0 || (o.n_traces && !o.n_torch && strcmp(o.traces[0], "-") != 0 &&
+                    rl_torch_sniff_path(o.traces[0], &torch, err))) {
+        cli_error("%s", err);
+        return CLI_FAIL;
+    }
+    if (torch) {
         for (int i = 0; i < o.n_traces; i++)
             o.torch[i] = o.traces[i];
         o.n_torch = o.n_traces;

@@ -4,6 +4,7 @@
 
 #include "analyzer/device/device.h"
 #include "analyzer/util/error.h"
+#include "analyzer/util/fileio.h"
 #include "analyzer/util/outset.h"
 #include "analyzer/readers/tracefile.h"
 #include "analyzer/profiler/protocol.h"
@@ -296,13 +297,12 @@ static int top_names(char **files, size_t n, int k, const char *path)
                 v[nv++] = v[i];
         }
         qsort(v, nv, sizeof *v, cmp_name_time);
-        FILE *f = fopen(path, "w");
-        if (!f)
-            rc = rl_fail(err, RL_EIO, "'%s': %s", path, strerror(errno));
-        for (size_t i = 0; f && i < nv && i < (size_t)k; i++)
-            fprintf(f, "%s\n", v[i].name);
-        if (f && fclose(f))
-            rc = rl_fail(err, RL_EIO, "'%s': write failed", path);
+        struct rl_atomic_file f;
+        rc = rl_atomic_open(&f, path, err);
+        for (size_t i = 0; rc == RL_OK && i < nv && i < (size_t)k; i++)
+            fprintf(f.fp, "%s\n", v[i].name);
+        if (rc == RL_OK)
+            rc = rl_atomic_commit(&f, err);
     }
     if (rc)
         cli_error("choosing the top kernels: %s", err);
@@ -410,7 +410,7 @@ static int place_traces(char **files, size_t n, const char *out, bool ranked)
             break;
         }
         rc = rl_outset_file(&set, dest, staged, sizeof staged, err);
-        if (rc == RL_OK && rename(files[i], staged) != 0)
+        if (rc == RL_OK && rl_io_rename(files[i], staged) != 0)
             rc = rl_fail(err, RL_EIO, "cannot write '%s': %s", dest, strerror(errno));
         free(files[i]);
         files[i] = dest;

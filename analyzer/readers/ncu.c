@@ -18,6 +18,7 @@
 
 #include "analyzer/readers/counts.h"
 #include "analyzer/util/error.h"
+#include "analyzer/util/fileio.h"
 #include "analyzer/util/strbuf.h"
 
 #include <ctype.h>
@@ -259,6 +260,15 @@ static int parse_row(struct csv *c, char *errmsg)
     return ROW_OK;
 }
 
+/* refill()'s error in errmsg: rc. */
+static int input_fail(const struct csv *c, int rc, char *errmsg)
+{
+    if (rc == RL_EIO)
+        return rl_fail(errmsg, rc, "cannot read '%s': %s", c->what,
+                       strerror(rl_io_errno(c->in.f)));
+    return rl_fail(errmsg, rc, "out of memory");
+}
+
 /* Read the next row into c->field: ROW_OK, ROW_END or ROW_ERROR. */
 static int csv_row(struct csv *c, char *errmsg)
 {
@@ -269,7 +279,7 @@ static int csv_row(struct csv *c, char *errmsg)
         int rc = refill(&c->in);
         if (rc) {
             c->rc = rc;
-            rl_fail(errmsg, rc, rc == RL_EIO ? "'%s': read error" : "out of memory", c->what);
+            input_fail(c, rc, errmsg);
             return ROW_ERROR;
         }
     }
@@ -1128,7 +1138,7 @@ static int read_rows(struct importer *im, struct csv *c, struct layout *L, char 
             }
         }
         if (io) {
-            rc = rl_fail(errmsg, io, io == RL_EIO ? "'%s': read error" : "out of memory", c->what);
+            rc = input_fail(c, io, errmsg);
             break;
         }
         if ((r = csv_row(c, errmsg)) != ROW_OK) {
@@ -1269,7 +1279,7 @@ static int parse(struct rl_trace_groups *g, struct csv *c, double factor,
         if (!s) {
             r = io ? ROW_ERROR : ROW_END;
             if (io)
-                rl_fail(errmsg, io, io == RL_EIO ? "'%s': read error" : "out of memory", c->what);
+                input_fail(c, io, errmsg);
             break;
         }
         if (!header_like(s, len)) {
@@ -1365,12 +1375,12 @@ int rl_ncu_load(struct rl_trace_groups *g, const char *path, double tensor_flops
                 struct rl_ncu_stats *stats, char *errmsg)
 {
     bool std_in = strcmp(path, "-") == 0;
-    FILE *f = std_in ? stdin : fopen(path, "rb");
+    FILE *f = rl_io_open_read(path);
     if (!f)
-        return rl_fail(errmsg, RL_EIO, "cannot open '%s': %s", path, strerror(errno));
+        return rl_fail(errmsg, RL_EIO, "cannot open '%s': %s", std_in ? "<stdin>" : path,
+                       strerror(errno));
     int rc = rl_ncu_read(g, f, std_in ? "<stdin>" : path, tensor_flops_per_op, stats, errmsg);
-    if (!std_in)
-        fclose(f);
+    fclose(f);
     return rc;
 }
 

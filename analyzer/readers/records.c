@@ -254,23 +254,25 @@ int rl_records_parse(struct rl_record_list *l, const char *text, size_t len,
     return rc;
 }
 
-/* Does the file at path start like a roofline trace? (Unreadable: no; the
- * reader that follows says why.) */
-static bool is_trace_file(const char *path)
+/* Does the file at path start like a roofline trace? 1 or 0 (unopenable:
+ * 0, the reader that follows says why), or RL_EIO when its read fails. */
+static int is_trace_file(const char *path, char *errmsg)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
     char head[4096];
-    size_t n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    return rl_trace_sniff(head, n);
+    size_t n;
+    int rc = rl_file_head(path, head, sizeof head, &n, errmsg);
+    if (rc == RL_EIO)
+        return rc;
+    return rc == RL_OK && rl_trace_sniff(head, n);
 }
 
 int rl_records_load(struct rl_record_list *l, const char *path, char *errmsg)
 {
     /* A trace may be far larger than memory allows as a DOM: stream it. */
-    if (is_trace_file(path))
+    int trace = is_trace_file(path, errmsg);
+    if (trace < 0)
+        return trace;
+    if (trace)
         return load_trace(l, path, errmsg);
     char *text;
     size_t len;
@@ -285,7 +287,10 @@ int rl_records_load(struct rl_record_list *l, const char *path, char *errmsg)
 int rl_records_load_groups(struct rl_trace_groups *g, const char *path, char *errmsg)
 {
     /* A trace: the trace reader, every group (timing-only ones too). */
-    if (is_trace_file(path))
+    int trace = is_trace_file(path, errmsg);
+    if (trace < 0)
+        return trace;
+    if (trace)
         return rl_trace_groups_load(g, path, errmsg);
     struct rl_record_list l = {0};
     int rc = rl_records_load(&l, path, errmsg);

@@ -20,6 +20,8 @@
 #include "analyzer/readers/torch-internal.h"
 
 #include "analyzer/util/error.h"
+#include "analyzer/util/fileio.h"
+#include "analyzer/readers/gzin.h"
 #include "analyzer/util/strbuf.h"
 #include "analyzer/util/jsonstream.h"
 
@@ -1038,55 +1040,14 @@ static int doc_field(struct rl_jsr *r, void *ctx, const char *key)
     return rl_jsr_skip_fast(r);
 }
 
-/* ---- input: gzip or plain, through one FILE ------------------------------ */
-
-static ssize_t gz_read(void *cookie, char *buf, size_t size)
-{
-    int n = gzread((gzFile)cookie, buf, size > (1u << 30) ? 1u << 30 : (unsigned)size);
-    if (n < 0) {
-        errno = EIO;
-        return -1;
-    }
-    return n;
-}
-
-static int gz_close(void *cookie)
-{
-    return gzclose_r((gzFile)cookie) == Z_OK ? 0 : -1;
-}
-
-/* f's bytes inflated when they are gzip (zlib passes plain text through). */
-static FILE *open_inflated(FILE *f, gzFile *gz_out)
-{
-    int fd = dup(fileno(f));
-    if (fd < 0)
-        return NULL;
-    /* f may have buffered bytes already (a sniff): start where it is. */
-    off_t at = ftello(f);
-    if (at >= 0)
-        lseek(fd, at, SEEK_SET);
-    gzFile gz = gzdopen(fd, "rb");
-    if (!gz) {
-        close(fd);
-        return NULL;
-    }
-    gzbuffer(gz, 1u << 18);
-    cookie_io_functions_t io = {.read = gz_read, .write = NULL, .seek = NULL,
-                                .close = gz_close};
-    FILE *z = fopencookie(gz, "r", io);
-    if (!z)
-        gzclose_r(gz);
-    *gz_out = gz;
-    return z;
-}
-
 static int torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
                       struct rl_torch_stats *st, struct rl_timeline *tl, char *errmsg)
 {
     memset(st, 0, sizeof *st);
     st->rank = st->world_size = -1;
-    gzFile gz = NULL;
-    FILE *z = open_inflated(f, &gz);
+    /* gzip or plain, through one FILE */
+    struct rl_gzin_fault fault;
+    FILE *z = rl_gzin_open(f, &fault);
     if (!z)
         return rl_fail(errmsg, RL_EIO, "'%s': cannot read: %s", what, strerror(errno));
     struct rl_jsr r = {.f = z, .what = what, .errmsg = errmsg, .line = 1};
@@ -1138,11 +1099,17 @@ static int torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
     /* A read error, also one met looking past the document's end: zlib
      * checks a stream's CRC at its end, after the last bytes of a document
      * followed by more than a buffer of white space were read. Every zlib
-     * error but a missing trailer (Z_BUF_ERROR, taken as the end) fails
-     * that read, so this is the one test of the stream. */
-    if (rc == RL_OK && ferror(z))
-        rc = rl_fail(errmsg, RL_EPARSE, "'%s': corrupt or truncated gzip stream: %s", what,
-                     gzerror(gz, NULL));
+     * error but a missing trailer (taken as the end) fails that read, so
+     * this is the one test of the stream. It says why the parse failed, if
+     * it did. */
+    if ((rc == RL_OK || rc == RL_EIO || rc == RL_EPARSE) && ferror(z)) {
+        if (fault.zmsg[0])
+            rc = rl_fail(errmsg, RL_EPARSE, "'%s': corrupt or truncated gzip stream: %s", what,
+                         fault.zmsg);
+        else
+            rc = rl_fail(errmsg, RL_EIO, "cannot read '%s': %s", what,
+                         strerror(fault.io_errno ? fault.io_errno : EIO));
+    }
     if (rc == RL_OK && !s->have_events)
         rc = rl_fail(errmsg, RL_ESCHEMA,
                      "'%s': not a PyTorch profiler trace: no 'traceEvents' array", what);
@@ -1175,12 +1142,12 @@ int rl_torch_load_timeline(struct rl_trace_groups *g, const char *path,
                            struct rl_torch_stats *st, struct rl_timeline *tl, char *errmsg)
 {
     bool in = strcmp(path, "-") == 0;
-    FILE *f = in ? stdin : fopen(path, "rb");
+    FILE *f = rl_io_open_read(path);
     if (!f)
-        return rl_fail(errmsg, RL_EIO, "cannot open '%s': %s", path, strerror(errno));
+        return rl_fail(errmsg, RL_EIO, "cannot open '%s': %s", in ? "<stdin>" : path,
+                       strerror(errno));
     int rc = torch_read(g, f, in ? "<stdin>" : path, st, tl, errmsg);
-    if (!in)
-        fclose(f);
+    fclose(f);
     return rc;
 }
 
@@ -1233,13 +1200,17 @@ bool rl_torch_sniff(const char *head, size_t len)
     return sniff_text(head, len);
 }
 
+int rl_torch_sniff_path(const char *path, bool *is_torch, char *errmsg)
+{
+    char head[4096];
+    size_t n;
+    int rc = rl_file_head(path, head, sizeof head, &n, errmsg);
+    *is_torch = rc == RL_OK && rl_torch_sniff(head, n);
+    return rc == RL_EIO ? rc : RL_OK;
+}
+
 bool rl_torch_sniff_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    char head[4096];
-    size_t n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    return rl_torch_sniff(head, n);
+    bool is;
+    return rl_torch_sniff_path(path, &is, NULL) == RL_OK && is;
 }

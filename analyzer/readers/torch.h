@@ -95,6 +95,9 @@ int rl_torch_load_timeline(struct rl_trace_groups *g, const char *path,
 bool rl_torch_sniff(const char *head, size_t len);
 /* The same for a file (its first bytes); false when it cannot be read. */
 bool rl_torch_sniff_file(const char *path);
+/* The same, *is_torch; RL_OK also when the file cannot be opened (false:
+ * its reader says why), RL_EIO when its read fails (errmsg says why). */
+int rl_torch_sniff_path(const char *path, bool *is_torch, char *errmsg);
 
 /* Add src's counts and times to dst (several ranks' traces; dst keeps its
  * GPU and rank, the unknown operators are merged by name). */

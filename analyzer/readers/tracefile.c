@@ -9,6 +9,7 @@
 #include "analyzer/readers/tracefile.h"
 
 #include "analyzer/util/error.h"
+#include "analyzer/util/fileio.h"
 #include "analyzer/util/jsonstream.h"
 
 #include <errno.h>
@@ -993,13 +994,13 @@ static void helper_start(struct helper *h, struct rl_jsr *r)
 {
     memset(h, 0, sizeof *h);
     struct stat st;
-    if (!fast_path || !r->f || fstat(fileno(r->f), &st) != 0 || !S_ISREG(st.st_mode) ||
+    if (!fast_path || !r->f || fstat(rl_io_fileno(r->f), &st) != 0 || !S_ISREG(st.st_mode) ||
         sysconf(_SC_NPROCESSORS_ONLN) < 2)
         return;
     off_t here = r->base + (off_t)r->pos;
     if (st.st_size - here < helper_min_bytes)
         return;
-    h->fd = fileno(r->f);
+    h->fd = rl_io_fileno(r->f);
     h->from = here + (st.st_size - here) / 2;
     h->rec_start = -1;
     h->running = h->active = pthread_create(&h->thread, NULL, helper_main, h) == 0;
@@ -1186,7 +1187,7 @@ int rl_trace_groups_read(struct rl_trace_groups *g, FILE *f, const char *what, c
     if (!r.err && rl_jsr_next(&r) != RL_TOK_EOF)
         rl_jsr_fail(&r, RL_EPARSE, "text after the end of the document");
     if (!r.err && ferror(f))
-        rl_jsr_fail(&r, RL_EIO, "read error");
+        rl_jsr_fail(&r, RL_EIO, "cannot read: %s", strerror(rl_io_errno(f)));
     if (!r.err && !d.format_ok)
         rl_jsr_fail(&r, RL_ESCHEMA, "not a roofline trace (no \"format\": \"roofline-trace\")");
     free(r.buf);
@@ -1196,12 +1197,11 @@ int rl_trace_groups_read(struct rl_trace_groups *g, FILE *f, const char *what, c
 
 int rl_trace_groups_load(struct rl_trace_groups *g, const char *path, char *errmsg)
 {
-    if (strcmp(path, "-") == 0)
-        return rl_trace_groups_read(g, stdin, "<stdin>", errmsg);
-    FILE *f = fopen(path, "rb");
+    bool in = strcmp(path, "-") == 0;
+    FILE *f = rl_io_open_read(path);
     if (!f)
-        return rl_fail(errmsg, RL_EIO, "'%s': %s", path, strerror(errno));
-    int rc = rl_trace_groups_read(g, f, path, errmsg);
+        return rl_fail(errmsg, RL_EIO, "'%s': %s", in ? "<stdin>" : path, strerror(errno));
+    int rc = rl_trace_groups_read(g, f, in ? "<stdin>" : path, errmsg);
     fclose(f);
     return rc;
 }

@@ -7,6 +7,7 @@
 #include "analyzer/report/across.h"
 #include "analyzer/report/report.h"
 #include "analyzer/util/error.h"
+#include "analyzer/util/fileio.h"
 #include "analyzer/util/numtext.h"
 #include "analyzer/util/strbuf.h"
 
@@ -43,16 +44,16 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Is the file at path a roofline trace (its first bytes say so)? */
-static bool is_trace(const char *path)
+/* Is the file at path a roofline trace (its first bytes say so)? 1 or 0,
+ * or RL_EIO when its read fails (errmsg says why). */
+static int is_trace(const char *path, char *errmsg)
 {
     char head[4096];
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    size_t n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    return rl_trace_sniff(head, n);
+    size_t n;
+    int rc = rl_file_head(path, head, sizeof head, &n, errmsg);
+    if (rc == RL_EIO)
+        return rc;
+    return rc == RL_OK && rl_trace_sniff(head, n);
 }
 
 /* Every trace in folder dir, by name. */
@@ -73,7 +74,10 @@ static int add_folder(struct rl_rank_traces *t, size_t *cap, const char *dir, ch
         /* dl >= 1: opendir("") fails above; "/" gives "/x.json" */
         snprintf(path, sizeof path, "%.*s/%s", (int)(dir[dl - 1] == '/' ? dl - 1 : dl), dir,
                  de->d_name);
-        if (is_trace(path))
+        int trace = is_trace(path, errmsg);
+        if (trace < 0)
+            rc = trace;
+        else if (trace)
             rc = push_path(t, cap, path, errmsg);
     }
     closedir(d);

@@ -2,12 +2,13 @@
  *
  * A trace holds hundreds of thousands of records: a DOM parser (cJSON)
  * would need several times the file in memory. The reader pulls tokens
- * from a fixed buffer refilled from a FILE or by pread.
+ * from a fixed buffer refilled from a FILE or by pread (the file layer).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "analyzer/util/jsonstream.h"
 
 #include "analyzer/util/error.h"
+#include "analyzer/util/fileio.h"
 
 #include <errno.h>
 #include <math.h>
@@ -35,15 +36,36 @@ int rl__jsr_refill(struct rl_jsr *r)
 {
     if (r->pos < r->len)
         return (unsigned char)r->buf[r->pos];
+    if (r->io_err) {
+        rl_jsr_fail(r, RL_EIO, "cannot read: %s", strerror(r->io_err));
+        return -1;
+    }
     if (r->eof)
         return -1;
     r->base += (off_t)r->len;
+    /* Both fill the buffer unless at the end or on an error (the file
+     * layer continues short reads): a short buffer is the end. */
+    int io_err = 0;
     if (r->f) {
         r->len = fread(r->buf, 1, RL_JSR_BUF_BYTES, r->f);
+        if (r->len < RL_JSR_BUF_BYTES && ferror(r->f))
+            io_err = rl_io_errno(r->f);
     } else {
-        ssize_t n = pread(r->fd, r->buf, RL_JSR_BUF_BYTES, r->off);
+        ssize_t n = rl_io_pread(r->fd, r->buf, RL_JSR_BUF_BYTES, r->off);
+        if (n < 0)
+            io_err = errno;
         r->len = n > 0 ? (size_t)n : 0;
         r->off += (off_t)r->len;
+    }
+    if (io_err) { /* said when the bytes read before it are used up, before
+                     any "truncated" that would follow */
+        r->io_err = io_err;
+        r->eof = true;
+        if (r->len == 0) {
+            r->pos = 0;
+            rl_jsr_fail(r, RL_EIO, "cannot read: %s", strerror(io_err));
+            return -1;
+        }
     }
     r->pos = 0;
     if (r->len < RL_JSR_BUF_BYTES)

@@ -35,6 +35,8 @@ struct rl_jsr {
     char num_text[64];  /* ... as written (for digits past a double's) */
     char *errmsg;
     int err;            /* first error, sticky */
+    int io_err;         /* errno of a read that failed after the bytes in buf:
+                           the error once they are used up */
 };
 
 /* Eight bytes at p at once: none is a quote, a backslash or a control byte

@@ -264,7 +264,7 @@ static void loose_undo(struct rl_outset_part *p)
         if (dir)
             old = join(dir, p->names[i]);
         if (tgt && old && p->had_old[i])
-            rename(old, tgt);
+            rl_io_rename(old, tgt);
         else if (tgt)
             unlink(tgt);
         free(old);
@@ -297,7 +297,7 @@ static int loose_install(struct rl_outset_part *p, char *errmsg)
         char *tgt = join(p->target, p->names[i]), *src = join(p->stage, p->names[i]);
         if (!tgt || !src)
             rc = oom(errmsg);
-        else if (rename(src, tgt) == 0 || (errno == ENOENT && (!p->had_old[i] ||
+        else if (rl_io_rename(src, tgt) == 0 || (errno == ENOENT && (!p->had_old[i] ||
                                                                unlink(tgt) == 0)))
             p->n_done = i + 1;
         else
@@ -325,6 +325,11 @@ static bool exchanged(const struct rl_outset_part *p)
         errno = exchange_errno;
         return false;
     }
+    int f = rl_io_fault(RL_IO_RENAME); /* counts as a rename (the file layer's hook) */
+    if (f > 0 && f != EINTR) { /* an interrupted one is tried again: at once */
+        errno = f;
+        return false;
+    }
     return renameat2(AT_FDCWD, p->stage, AT_FDCWD, p->target, RENAME_EXCHANGE) == 0;
 }
 #endif
@@ -333,7 +338,7 @@ static int folder_swap(struct rl_outset_part *p, char *errmsg)
 {
     struct stat st;
     if (lstat(p->target, &st) != 0) {
-        if (rename(p->stage, p->target) != 0)
+        if (rl_io_rename(p->stage, p->target) != 0)
             return rl_fail(errmsg, RL_EIO, "cannot create '%s': %s", p->target,
                            strerror(errno));
         p->state = PART_MOVED;
@@ -353,11 +358,11 @@ static int folder_swap(struct rl_outset_part *p, char *errmsg)
         p->aside = NULL;
         return oom(errmsg);
     }
-    if (rename(p->target, p->aside) != 0)
+    if (rl_io_rename(p->target, p->aside) != 0)
         return rl_fail(errmsg, RL_EIO, "cannot replace '%s': %s", p->target, strerror(errno));
-    if (rename(p->stage, p->target) != 0) {
+    if (rl_io_rename(p->stage, p->target) != 0) {
         int e = errno;
-        rename(p->aside, p->target);
+        rl_io_rename(p->aside, p->target);
         return rl_fail(errmsg, RL_EIO, "cannot replace '%s': %s", p->target, strerror(e));
     }
     p->state = PART_ASIDE;
@@ -373,11 +378,11 @@ static void folder_undo(struct rl_outset_part *p)
         break;
 #endif
     case PART_MOVED:
-        rename(p->target, p->stage);
+        rl_io_rename(p->target, p->stage);
         break;
     case PART_ASIDE:
-        rename(p->target, p->stage);
-        rename(p->aside, p->target);
+        rl_io_rename(p->target, p->stage);
+        rl_io_rename(p->aside, p->target);
         break;
     default:
         break;
