@@ -223,15 +223,18 @@ static int chart_comm(const char *path, const char *gpu, const char *system, con
          * this GPU, as `comm --nodes K` takes them (its node size too). */
         const struct rl_system *nic_from = NULL;
         const struct rl_systemdb *db = !sys && nodes > 1 ? cli_systemdb() : NULL;
+        if (!sys && nodes > 1 && !db)
+            status = CLI_FAIL; /* said (a system file that cannot be read) */
         for (size_t i = 0; db && i < db->n && !nic_from; i++)
             if (strcmp(db->systems[i].gpu, spec->id) == 0 &&
                 db->systems[i].gpus_per_node >= r.ranks / nodes)
                 nic_from = &db->systems[i];
-        if (nic_from ? rl_fabric_build(&f, spec, NULL, r.ranks, nodes, nic_from->nic_gbps,
-                                       nic_from->nics_per_node, err)
-                     : rl_fabric_build(&f, spec, sys, r.ranks, nodes, NAN, 0, err)) {
+        if (status == CLI_OK &&
+            (nic_from ? rl_fabric_build(&f, spec, NULL, r.ranks, nodes, nic_from->nic_gbps,
+                                        nic_from->nics_per_node, err)
+                      : rl_fabric_build(&f, spec, sys, r.ranks, nodes, NAN, 0, err))) {
             cli_warn("no prediction beside the measurement: %s", err);
-        } else {
+        } else if (status == CLI_OK) {
             if (nic_from) {
                 f.inter_origin = RL_ORIGIN_DATASHEET;
                 snprintf(f.inter_link, sizeof f.inter_link, "%s", nic_from->nic);

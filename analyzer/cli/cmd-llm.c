@@ -593,6 +593,8 @@ int llm_net_init(struct rl_llm_net *net, const struct rl_gpu_spec *spec,
         /* Nodes of 8 joined as a system of the database with this GPU
          * joins them (a DGX: its domain is its node), unless --nic-gbps. */
         const struct rl_systemdb *db = spec && !(net->nic_gbps > 0) ? cli_systemdb() : NULL;
+        if (spec && !(net->nic_gbps > 0) && !db)
+            return CLI_FAIL; /* said (a system file that cannot be read) */
         for (size_t i = 0; db && i < db->n && !net->nic_system; i++) {
             const struct rl_system *y = &db->systems[i];
             if (strcmp(y->gpu, spec->id) == 0 && y->gpus_per_node == LLM_NODE_GPUS &&

@@ -102,10 +102,8 @@ static int write_file(const char *dir, const char *name,
     int rc = rl_atomic_open(&f, path, err);
     if (rc)
         return rc;
-    if (fn(f.fp, r, c)) {
-        rl_atomic_abort(&f);
-        return rl_fail(err, RL_EIO, "'%s': write failed", path);
-    }
+    if (fn(f.fp, r, c))
+        return rl_atomic_fail(&f, err);
     return rl_atomic_commit(&f, err);
 }
 

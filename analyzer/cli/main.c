@@ -66,7 +66,27 @@ static int unknown_command(const char *name)
     return CLI_USAGE;
 }
 
+static int dispatch(int argc, char **argv);
+
+/* Standard output through the file layer (its writes retried, continued
+ * and counted like a file's), and a failed write of it said: a full disk
+ * under `roofline gpus --json > f` is an error, not a silent short file. */
 int main(int argc, char **argv)
+{
+    FILE *out = rl_io_open_stdout();
+    if (out)
+        stdout = out;
+    int rc = dispatch(argc, argv);
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc == CLI_OK) {
+        int e = rl_io_errno(stdout);
+        clearerr(stdout);
+        cli_error("cannot write the standard output: %s", strerror(e));
+        rc = CLI_FAIL;
+    }
+    return rc;
+}
+
+static int dispatch(int argc, char **argv)
 {
     opterr = 0; /* getopt's own messages: each command says it in one line */
     if (argc < 2) {

@@ -1566,10 +1566,8 @@ static int write_trace(bool incomplete, int signal, char *errmsg)
     int rc = rl_atomic_open(&f, T.out_path, errmsg);
     if (rc)
         return rc;
-    if (rl_trace_write(f.fp, &m, T.k, T.n_k, T.steps, T.n_steps)) {
-        rl_atomic_abort(&f);
-        return rl_fail(errmsg, RL_EIO, "'%s': write failed", T.out_path);
-    }
+    if (rl_trace_write(f.fp, &m, T.k, T.n_k, T.steps, T.n_steps))
+        return rl_atomic_fail(&f, errmsg);
     return rl_atomic_commit(&f, errmsg);
 }
 

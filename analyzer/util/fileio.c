@@ -299,6 +299,14 @@ FILE *rl_io_open_read(const char *path)
     return fp;
 }
 
+FILE *rl_io_open_stdout(void)
+{
+    FILE *fp = io_fdopen(STDOUT_FILENO, false, "w");
+    if (fp && isatty(STDOUT_FILENO))
+        setvbuf(fp, NULL, _IOLBF, BUFSIZ);
+    return fp;
+}
+
 int rl_io_fileno(FILE *fp)
 {
     struct io_file *c = io_find(fp);
@@ -326,14 +334,17 @@ int rl_file_read(const char *path, char **out, size_t *len_out, char *errmsg)
         return rl_fail(errmsg, RL_EIO, "cannot read '%s': %s", path,
                        e == EISDIR ? "is a directory" : strerror(e));
     }
-    size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, len = 0;
+    /* A file is read to the size it had when opened (one read); pipes and
+     * /proc files (size 0) to their end. */
+    size_t size = S_ISREG(st.st_mode) ? (size_t)st.st_size : 0;
+    size_t cap = size > 0 ? size + 1 : 4096, len = 0;
     char *buf = malloc(cap);
     if (!buf) {
         close(fd);
         return rl_fail(errmsg, RL_ENOMEM, "out of memory reading '%s'", path);
     }
-    for (;;) {
-        if (len + 1 >= cap) { /* pipes and /proc files report size 0 */
+    while (size == 0 || len < size) {
+        if (len + 1 >= cap) {
             char *bigger = realloc(buf, cap * 2);
             if (!bigger) {
                 free(buf);
@@ -464,6 +475,17 @@ void rl_atomic_abort(struct rl_atomic_file *f)
     f->fd = -1;
 }
 
+int rl_atomic_fail(struct rl_atomic_file *f, char *errmsg)
+{
+    int e = f->fp && ferror(f->fp) ? rl_io_errno(f->fp) : 0;
+    char path[512];
+    snprintf(path, sizeof path, "%s", f->path ? f->path : "?");
+    rl_atomic_abort(f);
+    if (e)
+        return rl_fail(errmsg, RL_EIO, "cannot write '%s': %s", path, strerror(e));
+    return rl_fail(errmsg, RL_EIO, "'%s': write failed", path);
+}
+
 int rl_file_write_with(const char *path, int (*write)(FILE *fp, const void *ctx),
                        const void *ctx, char *errmsg)
 {
@@ -471,13 +493,8 @@ int rl_file_write_with(const char *path, int (*write)(FILE *fp, const void *ctx)
     int rc = rl_atomic_open(&f, path, errmsg);
     if (rc)
         return rc;
-    if (write(f.fp, ctx)) {
-        int e = ferror(f.fp) ? rl_io_errno(f.fp) : 0;
-        rl_atomic_abort(&f);
-        if (e)
-            return rl_fail(errmsg, RL_EIO, "cannot write '%s': %s", path, strerror(e));
-        return rl_fail(errmsg, RL_EIO, "'%s': write failed", path);
-    }
+    if (write(f.fp, ctx))
+        return rl_atomic_fail(&f, errmsg);
     return rl_atomic_commit(&f, errmsg);
 }
 
@@ -487,10 +504,7 @@ int rl_file_write_atomic(const char *path, const void *data, size_t len, char *e
     int rc = rl_atomic_open(&f, path, errmsg);
     if (rc)
         return rc;
-    if (len && fwrite(data, 1, len, f.fp) != len) {
-        int e = rl_io_errno(f.fp);
-        rl_atomic_abort(&f);
-        return rl_fail(errmsg, RL_EIO, "cannot write '%s': %s", path, strerror(e));
-    }
+    if (len && fwrite(data, 1, len, f.fp) != len)
+        return rl_atomic_fail(&f, errmsg);
     return rl_atomic_commit(&f, errmsg);
 }

@@ -40,6 +40,11 @@ int rl_atomic_open(struct rl_atomic_file *f, const char *path, char *errmsg);
  * On error the temporary file is removed and RL_EIO returned. */
 int rl_atomic_commit(struct rl_atomic_file *f, char *errmsg);
 
+/* After its writer failed: abort f and return RL_EIO, errmsg saying
+ * "cannot write 'path': <reason>" when a write of it failed (a full disk),
+ * else "'path': write failed". */
+int rl_atomic_fail(struct rl_atomic_file *f, char *errmsg);
+
 /* Close and delete the temporary file; safe on a closed or zeroed f. */
 void rl_atomic_abort(struct rl_atomic_file *f);
 
@@ -94,6 +99,10 @@ int rl_io_rename(const char *from, const char *to);
 /* A FILE reading path ("-": standard input, left open by fclose) through
  * rl_io_read(); NULL with errno. Close with fclose(). */
 FILE *rl_io_open_read(const char *path);
+
+/* A FILE writing standard output through rl_io_write() (line-buffered on
+ * a terminal, as stdout), which its fclose leaves open; NULL with errno. */
+FILE *rl_io_open_stdout(void);
 
 /* The file descriptor under a FILE of rl_io_open_read() (fileno() says -1
  * for it), or fileno(fp) for any other FILE. */

@@ -155,8 +155,7 @@ int rl_json_write_file(const cJSON *doc, const char *path, char *errmsg)
     int rc = rl_atomic_open(&f, path, errmsg);
     if (rc == RL_OK) {
         if (fwrite(text, 1, n, f.fp) != n || fputc('\n', f.fp) == EOF) {
-            rl_atomic_abort(&f);
-            rc = rl_fail(errmsg, RL_EIO, "cannot write '%s'", path);
+            rc = rl_atomic_fail(&f, errmsg);
         } else {
             rc = rl_atomic_commit(&f, errmsg);
         }
