@@ -167,13 +167,16 @@ static void hf_id_of(const char *source, char *out, size_t cap)
 }
 
 /* Whether name names the config in file (its path): its id, its "name" or
- * its Hugging Face id "ORG/REPO" or "REPO", each without regard to case. */
-static int model_named(const char *file, const char *name)
+ * its Hugging Face id "ORG/REPO" or "REPO", each without regard to case.
+ * 1 or 0 (a file that is no JSON: 0), or RL_EIO when file cannot be read
+ * (errmsg says why: not taken for another model's file). */
+static int model_named(const char *file, const char *name, char *errmsg)
 {
-    char *text, err[RL_ERRMSG_SIZE];
+    char *text;
     size_t len;
-    if (rl_file_read(file, &text, &len, err))
-        return 0;
+    int rc = rl_file_read(file, &text, &len, errmsg);
+    if (rc)
+        return rc;
     cJSON *doc = cJSON_ParseWithLength(text, len);
     free(text);
     if (!doc)
@@ -189,20 +192,24 @@ static int model_named(const char *file, const char *name)
 }
 
 /* The path of the config data_dir/models holds for name (see model_named):
- * 0 with path set, or -1 when none does. */
-static int find_model(const char *data_dir, const char *name, char *path, size_t cap)
+ * 1 with path set, 0 when none does, or RL_EIO (errmsg says why). */
+static int find_model(const char *data_dir, const char *name, char *path, size_t cap,
+                      char *errmsg)
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/models", data_dir);
     char *names[64];
     size_t n = model_ids(dir, names); /* sorted: the first match by id, not readdir's order */
-    int found = -1;
+    int found = 0;
     for (size_t i = 0; i < n; i++) {
         char file[4096 + 256];
         snprintf(file, sizeof file, "%s/%s.json", dir, names[i]);
-        if (found < 0 && model_named(file, name) && strlen(file) < cap) {
+        int hit = found ? 0 : model_named(file, name, errmsg);
+        if (hit < 0)
+            found = hit;
+        else if (hit && strlen(file) < cap) {
             snprintf(path, cap, "%s", file);
-            found = 0;
+            found = 1;
         }
         free(names[i]);
     }
@@ -275,10 +282,15 @@ int rl_llm_model_load(struct rl_llm_model *m, const char *data_dir, const char *
             return rl_fail(errmsg, RL_ENOTFOUND, "no config.json in folder '%s'", name);
     } else if (n > 5 && strcmp(name + n - 5, ".json") == 0) {
         snprintf(path, sizeof path, "%s", name);
-    } else if (find_model(data_dir, name, path, sizeof path) != 0) {
-        snprintf(path, sizeof path, "%s/models/hf/%s/config.json", data_dir, name);
-        if (strchr(name, '/') || access(path, R_OK) != 0)
-            return unknown_model(name, data_dir, errmsg);
+    } else {
+        int found = find_model(data_dir, name, path, sizeof path, errmsg);
+        if (found < 0)
+            return found;
+        if (!found) {
+            snprintf(path, sizeof path, "%s/models/hf/%s/config.json", data_dir, name);
+            if (strchr(name, '/') || access(path, R_OK) != 0)
+                return unknown_model(name, data_dir, errmsg);
+        }
     }
     id_of_path(path, id, sizeof id);
     return load_file(m, data_dir, path, id, errmsg);
