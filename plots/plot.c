@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -2212,6 +2213,53 @@ static int split_path(const char *out_path, char *dir, size_t dir_size, char *ba
     return RL_OK;
 }
 
+/* Whether gnuplot's image at path is whole: its format's last bytes are
+ * there (gnuplot exits 0 with a cut image on a full disk). 1 or 0, or -1
+ * with errno when it cannot be read. */
+static int image_complete(const char *path)
+{
+    static const unsigned char png_end[] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60,
+                                            0x82};
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    unsigned char tail[64];
+    ssize_t n = 0;
+    if (fstat(fd, &st) == 0 && st.st_size > 0) {
+        off_t from = st.st_size > (off_t)sizeof tail ? st.st_size - (off_t)sizeof tail : 0;
+        n = rl_io_pread(fd, tail, (size_t)(st.st_size - from), from);
+    }
+    int e = errno;
+    close(fd);
+    if (n < 0)
+        errno = e;
+    if (n <= 0)
+        return n < 0 ? -1 : 0;
+    size_t len = (size_t)n;
+    while (len > 0 && (tail[len - 1] == '\n' || tail[len - 1] == '\r' || tail[len - 1] == ' '))
+        len--;
+    int format = rl_chart_format_from_path(path);
+    if (format == RL_CHART_PNG)
+        return (size_t)n >= sizeof png_end &&
+               memcmp(tail + n - sizeof png_end, png_end, sizeof png_end) == 0;
+    if (format == RL_CHART_PDF)
+        return len >= 5 && memcmp(tail + len - 5, "%%EOF", 5) == 0;
+    return len >= 6 && memcmp(tail + len - 6, "</svg>", 6) == 0;
+}
+
+/* gnuplot wrote no whole image: said, with the reason when it is that the
+ * disk is full (gnuplot says nothing of it). */
+static int no_image(const char *out_path, const char *dir, char *errmsg)
+{
+    struct statvfs fs;
+    if (statvfs(dir, &fs) == 0 && (double)fs.f_bavail * (double)fs.f_frsize < 256.0 * 1024)
+        return rl_fail(errmsg, RL_EIO, "gnuplot wrote no whole image for '%s': %s, likely (%.0f KiB "
+                       "free on its disk)", out_path, strerror(ENOSPC),
+                       (double)fs.f_bavail * (double)fs.f_frsize / 1024);
+    return rl_fail(errmsg, RL_ECHILD, "gnuplot wrote no whole image for '%s'", out_path);
+}
+
 /* Write dir/base.gp and its data files atomically, then draw out_path with
  * gnuplot through a temporary file renamed on success. */
 static int render_files(const char *out_path, const char *dir, const char *base,
@@ -2241,9 +2289,12 @@ static int render_files(const char *out_path, const char *dir, const char *base,
     rc = run_gnuplot(dir, script, tmp_image, errmsg);
     snprintf(path, sizeof path, "%s/%s", dir, tmp_image);
     if (rc == RL_OK) {
-        struct stat st;
-        if (stat(path, &st) != 0 || st.st_size <= 0)
-            rc = rl_fail(errmsg, RL_ECHILD, "gnuplot wrote no image for '%s'", out_path);
+        int whole = image_complete(path);
+        if (whole < 0)
+            rc = rl_fail(errmsg, RL_EIO, "cannot read gnuplot's image for '%s': %s", out_path,
+                         strerror(errno));
+        else if (!whole)
+            rc = no_image(out_path, dir, errmsg);
     }
     if (rc == RL_OK && rl_io_rename(path, out_path) != 0)
         rc = rl_fail(errmsg, RL_EIO, "cannot write '%s': %s", out_path, strerror(errno));
