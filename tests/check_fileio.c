@@ -6,6 +6,7 @@
 #include "analyzer/util/fileio.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +190,167 @@ START_TEST(write_with_no_standard_input)
 }
 END_TEST
 
+
+/* ---- the fault hook (ROOFLINE_FAULT_IO): each case in a child of its own,
+ * the hook reading the environment once per process ---------------------- */
+
+/* In the child: 1, saying which check failed. */
+#define FAULT_CHECK(cond)                                                                         \
+    do {                                                                                          \
+        if (!(cond)) {                                                                            \
+            fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #cond);                    \
+            return 1;                                                                             \
+        }                                                                                         \
+    } while (0)
+
+static char fault_dir[512], fault_path[600], fault_fired[600];
+static char big[100000];
+
+static int file_is(const char *path, const char *want, size_t len)
+{
+    char *text, err[RL_ERRMSG_SIZE];
+    size_t got;
+    if (rl_file_read(path, &text, &got, err) != RL_OK)
+        return 0;
+    int same = got == len && memcmp(text, want, len) == 0;
+    free(text);
+    return same;
+}
+
+/* Run fn in a child with ROOFLINE_FAULT_IO=spec: its result (0: passed). */
+static int with_fault(const char *spec, int (*fn)(void))
+{
+    snprintf(fault_dir, sizeof fault_dir, "%s", rl_test_tmpdir()); /* the parent's */
+    snprintf(fault_path, sizeof fault_path, "%s/f.txt", fault_dir);
+    snprintf(fault_fired, sizeof fault_fired, "%s/fired", fault_dir);
+    unlink(fault_fired);
+    for (size_t i = 0; i < sizeof big; i++)
+        big[i] = (char)('a' + i % 26);
+    /* not through the layer: the hook is armed once per process, at its
+     * first call (the child's) */
+    FILE *old = fopen(fault_path, "wb");
+    ck_assert_ptr_nonnull(old);
+    ck_assert_uint_eq(fwrite("old", 1, 3, old), 3);
+    ck_assert_int_eq(fclose(old), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        setenv("ROOFLINE_FAULT_IO", spec, 1);
+        setenv("ROOFLINE_FAULT_IO_FIRED", fault_fired, 1);
+        _exit(fn());
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+static int fired(void) { return access(fault_fired, F_OK) == 0; }
+
+/* A write that fails says so, names the file and why; the old one stays. */
+static int write_fails_cleanly(const char *reason)
+{
+    int fired_before = access(fault_fired, F_OK) == 0;
+    char err[RL_ERRMSG_SIZE];
+    size_t before = count_entries(fault_dir);
+    FAULT_CHECK(rl_file_write_atomic(fault_path, big, sizeof big, err) == RL_EIO);
+    FAULT_CHECK(strstr(err, fault_path) && strstr(err, reason));
+    FAULT_CHECK(file_is(fault_path, "old", 3));
+    /* no temporary file left (the one more: the note that the fault fired) */
+    FAULT_CHECK(count_entries(fault_dir) == before + !fired_before);
+    return 0;
+}
+
+static int write_whole(void)
+{
+    char err[RL_ERRMSG_SIZE];
+    FAULT_CHECK(rl_file_write_atomic(fault_path, big, sizeof big, err) == RL_OK);
+    FAULT_CHECK(file_is(fault_path, big, sizeof big));
+    return 0;
+}
+
+static int write_enospc(void) { return write_fails_cleanly("No space left on device"); }
+static int write_eio(void) { return write_fails_cleanly("Input/output error"); }
+
+static int read_eio(void)
+{
+    char *text, err[RL_ERRMSG_SIZE];
+    FAULT_CHECK(rl_file_read(fault_path, &text, NULL, err) == RL_EIO);
+    FAULT_CHECK(text == NULL && strstr(err, fault_path) && strstr(err, "Input/output error"));
+    /* through a FILE of the layer: ferror, and the reason kept */
+    FILE *f = rl_io_open_read(fault_path);
+    FAULT_CHECK(f && rl_io_fileno(f) >= 0);
+    char buf[8];
+    FAULT_CHECK(fread(buf, 1, sizeof buf, f) == 3); /* the 2nd read: no fault */
+    fclose(f);
+    return 0;
+}
+
+static int read_short_twice(void)
+{
+    /* short reads are continued: the whole file, at once and by FILE */
+    FAULT_CHECK(file_is(fault_path, "old", 3));
+    FILE *f = rl_io_open_read(fault_path);
+    char buf[8];
+    FAULT_CHECK(f && fread(buf, 1, sizeof buf, f) == 3 && memcmp(buf, "old", 3) == 0);
+    fclose(f);
+    return 0;
+}
+
+static int read_eio_by_file(void)
+{
+    FILE *f = rl_io_open_read(fault_path);
+    char buf[8];
+    FAULT_CHECK(f && fread(buf, 1, sizeof buf, f) == 0 && ferror(f));
+    FAULT_CHECK(rl_io_errno(f) == EIO);
+    fclose(f);
+    return 0;
+}
+
+static int not_armed(void)
+{
+    FAULT_CHECK(write_whole() == 0);
+    FAULT_CHECK(!fired());
+    return 0;
+}
+
+START_TEST(faults_injected)
+{
+    /* interrupted and short writes are continued: the same bytes */
+    ck_assert_int_eq(with_fault("write:eintr:1", write_whole), 0);
+    ck_assert(fired());
+    ck_assert_int_eq(with_fault("write:short:1", write_whole), 0);
+    ck_assert(fired());
+    ck_assert_int_eq(with_fault("write:short:3+", write_whole), 0);
+    /* a full disk, at the first write or a later one; an I/O error */
+    ck_assert_int_eq(with_fault("write:enospc:1", write_enospc), 0);
+    ck_assert_int_eq(with_fault("write:enospc:2", write_enospc), 0);
+    ck_assert_int_eq(with_fault("write:enospc:2+", write_enospc), 0);
+    ck_assert_int_eq(with_fault("write:eio:2", write_eio), 0);
+    /* the commit's fsync and rename */
+    ck_assert_int_eq(with_fault("fsync:eio:1", write_eio), 0);
+    ck_assert_int_eq(with_fault("fsync:eintr:1", write_whole), 0);
+    ck_assert_int_eq(with_fault("rename:enospc:1", write_enospc), 0);
+    /* reads */
+    ck_assert_int_eq(with_fault("read:eio:1", read_eio), 0);
+    ck_assert_int_eq(with_fault("read:eintr:1", read_short_twice), 0);
+    ck_assert_int_eq(with_fault("read:short:1", read_short_twice), 0);
+    ck_assert_int_eq(with_fault("read:short:1+", read_short_twice), 0);
+    ck_assert_int_eq(with_fault("read:eio:1", read_eio_by_file), 0);
+    /* a spec that does not parse arms nothing (the loop driver then sees
+     * no fault fire); an interrupt on every call would never end */
+    ck_assert_int_eq(with_fault("write:eintr:1+", not_armed), 0);
+    ck_assert_int_eq(with_fault("write:enospc:0", not_armed), 0);
+    ck_assert_int_eq(with_fault("write:enospc", not_armed), 0);
+    ck_assert_int_eq(with_fault("fsync:short:1", not_armed), 0);
+    ck_assert_int_eq(with_fault("seek:eio:1", not_armed), 0);
+    ck_assert_int_eq(with_fault("write:enospc:1x", not_armed), 0);
+    /* past the last call: nothing fires */
+    ck_assert_int_eq(with_fault("write:enospc:1000", not_armed), 0);
+}
+END_TEST
+
 static Suite *fileio_suite(void)
 {
     Suite *s = suite_create("fileio");
@@ -202,6 +364,7 @@ static Suite *fileio_suite(void)
     tcase_add_test(limits, read_sizes);
     tcase_add_test(limits, write_with_a_callback);
     tcase_add_test(limits, write_with_no_standard_input);
+    tcase_add_test(limits, faults_injected);
     suite_add_tcase(s, limits);
     return s;
 }
