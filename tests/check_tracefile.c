@@ -733,11 +733,22 @@ START_TEST(two_cores_merge_every_field)
     memset(&g, 0, sizeof g);
     rl_trace_set_parallel_min_bytes(1024);
     int rc = read_doc(text);
+    /* The same through the file layer's FILE (rl_trace_groups_load: the
+     * helper finds its descriptor by rl_io_fileno, seeks past its part). */
+    struct rl_trace_groups layer = {0};
+    char path[512];
+    snprintf(path, sizeof path, "%s/t.json", rl_test_tmpdir());
+    int rc_layer = rl_trace_groups_load(&layer, path, err);
     rl_trace_set_parallel_min_bytes(0);
-    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_msg(rc == 0 && rc_layer == 0, "%s", err);
+    ck_assert_uint_eq(layer.n, g.n);
+    ck_assert_uint_eq(layer.sum.kernels, g.sum.kernels);
     /* The helper took records (when the machine has a second core). */
-    if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
+    if (sysconf(_SC_NPROCESSORS_ONLN) > 1) {
         ck_assert_uint_gt(g.sum.read_by_helper, 0);
+        ck_assert_uint_gt(layer.sum.read_by_helper, 0);
+    }
+    rl_trace_groups_release(&layer);
     /* 7 names x 2 grids = 14 groups. */
     ck_assert_uint_eq(one.n, 14);
     ck_assert_uint_eq(g.n, one.n);
