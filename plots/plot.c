@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -2116,9 +2116,67 @@ int rl_chart_script(const struct rl_chart *c, const struct rl_chart_layout *l,
 
 /* ---- rendering -------------------------------------------------------- */
 
-/* Run gnuplot in dir on script with outfile set; errors from its stderr. */
+/* What gnuplot printed as its image (its standard output) and on stderr. */
+struct gnuplot_out {
+    FILE *image;              /* the image's bytes go here (the file layer) */
+    unsigned char tail[64];   /* the image's last bytes */
+    size_t tail_len, bytes;
+    char err[2048];           /* gnuplot's stderr, its first 2 KiB */
+    size_t err_len;
+};
+
+static void take_image(struct gnuplot_out *o, const char *buf, size_t n)
+{
+    if (!ferror(o->image)) /* a full disk: drain the rest, said after */
+        fwrite(buf, 1, n, o->image);
+    o->bytes += n;
+    size_t keep = n < sizeof o->tail ? n : sizeof o->tail;
+    size_t old = o->tail_len + keep > sizeof o->tail ? sizeof o->tail - keep : o->tail_len;
+    memmove(o->tail, o->tail + o->tail_len - old, old);
+    memcpy(o->tail + old, buf + n - keep, keep);
+    o->tail_len = old + keep;
+}
+
+/* Read gnuplot's two pipes to their ends (poll: neither fills and blocks it). */
+static void drain(int out_fd, int err_fd, struct gnuplot_out *o)
+{
+    struct pollfd pf[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+    while (pf[0].fd >= 0 || pf[1].fd >= 0) {
+        if (poll(pf, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        for (int i = 0; i < 2; i++) {
+            if (pf[i].fd < 0 || !pf[i].revents)
+                continue;
+            char buf[1 << 16];
+            ssize_t n = read(pf[i].fd, buf, sizeof buf);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                pf[i].fd = -1;
+                continue;
+            }
+            if (i == 0) {
+                take_image(o, buf, (size_t)n);
+            } else if (o->err_len + 1 < sizeof o->err) {
+                size_t k = (size_t)n < sizeof o->err - 1 - o->err_len
+                               ? (size_t)n
+                               : sizeof o->err - 1 - o->err_len;
+                memcpy(o->err + o->err_len, buf, k);
+                o->err_len += k;
+            }
+        }
+    }
+    o->err[o->err_len] = '\0';
+}
+
+/* Run gnuplot in dir on script with outfile set (a link to its standard
+ * output: the image comes through a pipe into o->image, written through the
+ * file layer); errors from its stderr. */
 static int run_gnuplot(const char *dir, const char *script, const char *outfile,
-                       char *errmsg)
+                       struct gnuplot_out *o, char *errmsg)
 {
     const char *gnuplot = getenv("ROOFLINE_GNUPLOT");
     if (!gnuplot || !*gnuplot)
@@ -2133,43 +2191,44 @@ static int run_gnuplot(const char *dir, const char *script, const char *outfile,
     }
     snprintf(expr + n, sizeof expr - n, "'");
 
-    int errpipe[2];
+    int errpipe[2], outpipe[2];
     if (pipe(errpipe) != 0)
         return rl_fail(errmsg, RL_ECHILD, "cannot run gnuplot: %s", strerror(errno));
+    if (pipe(outpipe) != 0) {
+        int e = errno;
+        close(errpipe[0]);
+        close(errpipe[1]);
+        return rl_fail(errmsg, RL_ECHILD, "cannot run gnuplot: %s", strerror(e));
+    }
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
+        int e = errno;
         close(errpipe[0]);
         close(errpipe[1]);
-        return rl_fail(errmsg, RL_ECHILD, "cannot run gnuplot: %s", strerror(errno));
+        close(outpipe[0]);
+        close(outpipe[1]);
+        return rl_fail(errmsg, RL_ECHILD, "cannot run gnuplot: %s", strerror(e));
     }
     if (pid == 0) {
         dup2(errpipe[1], STDERR_FILENO);
+        dup2(outpipe[1], STDOUT_FILENO);
         close(errpipe[0]);
         close(errpipe[1]);
-        int devnull = open("/dev/null", O_RDWR);
-        if (devnull >= 0) {
+        close(outpipe[0]);
+        close(outpipe[1]);
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0)
             dup2(devnull, STDIN_FILENO);
-            dup2(devnull, STDOUT_FILENO);
-        }
         if (chdir(dir) != 0)
             _exit(126);
         execlp(gnuplot, gnuplot, "-e", expr, script, (char *)NULL);
         _exit(127);
     }
     close(errpipe[1]);
-    char err[2048];
-    size_t got = 0;
-    ssize_t r;
-    while ((r = read(errpipe[0], err + got, sizeof err - 1 - got)) > 0 ||
-           (r < 0 && errno == EINTR))
-        if (r > 0)
-            got += (size_t)r;
-    err[got] = '\0';
-    /* Drain the rest so gnuplot never blocks on a full pipe. */
-    char sink[512];
-    while (read(errpipe[0], sink, sizeof sink) > 0)
-        ;
+    close(outpipe[1]);
+    drain(outpipe[0], errpipe[0], o);
+    close(outpipe[0]);
     close(errpipe[0]);
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -2181,8 +2240,8 @@ static int run_gnuplot(const char *dir, const char *script, const char *outfile,
                        "to '%s/%s'", gnuplot, dir, script);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         /* The last non-empty line of gnuplot's stderr says what went wrong. */
-        char *line = err, *last = NULL;
-        for (char *tok = strtok(line, "\n"); tok; tok = strtok(NULL, "\n"))
+        char *last = NULL;
+        for (char *tok = strtok(o->err, "\n"); tok; tok = strtok(NULL, "\n"))
             if (tok[strspn(tok, " \t^")])
                 last = tok;
         return rl_fail(errmsg, RL_ECHILD, "gnuplot failed on '%s/%s': %s", dir, script,
@@ -2213,60 +2272,33 @@ static int split_path(const char *out_path, char *dir, size_t dir_size, char *ba
     return RL_OK;
 }
 
-/* Whether gnuplot's image at path is whole: its format's last bytes are
- * there (gnuplot exits 0 with a cut image on a full disk). 1 or 0, or -1
- * with errno when it cannot be read. */
-static int image_complete(const char *path)
+/* Whether gnuplot's image is whole: its format's last bytes are there
+ * (gnuplot exits 0 with a cut image when it cannot write it). */
+static bool image_complete(const struct gnuplot_out *o, int format)
 {
     static const unsigned char png_end[] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60,
                                             0x82};
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    struct stat st;
-    unsigned char tail[64];
-    ssize_t n = 0;
-    if (fstat(fd, &st) == 0 && st.st_size > 0) {
-        off_t from = st.st_size > (off_t)sizeof tail ? st.st_size - (off_t)sizeof tail : 0;
-        n = rl_io_pread(fd, tail, (size_t)(st.st_size - from), from);
-    }
-    int e = errno;
-    close(fd);
-    if (n < 0)
-        errno = e;
-    if (n <= 0)
-        return n < 0 ? -1 : 0;
-    size_t len = (size_t)n;
-    while (len > 0 && (tail[len - 1] == '\n' || tail[len - 1] == '\r' || tail[len - 1] == ' '))
+    size_t len = o->tail_len;
+    while (len > 0 && (o->tail[len - 1] == '\n' || o->tail[len - 1] == '\r' ||
+                       o->tail[len - 1] == ' '))
         len--;
-    int format = rl_chart_format_from_path(path);
     if (format == RL_CHART_PNG)
-        return (size_t)n >= sizeof png_end &&
-               memcmp(tail + n - sizeof png_end, png_end, sizeof png_end) == 0;
+        return o->tail_len >= sizeof png_end &&
+               memcmp(o->tail + o->tail_len - sizeof png_end, png_end, sizeof png_end) == 0;
     if (format == RL_CHART_PDF)
-        return len >= 5 && memcmp(tail + len - 5, "%%EOF", 5) == 0;
-    return len >= 6 && memcmp(tail + len - 6, "</svg>", 6) == 0;
-}
-
-/* gnuplot wrote no whole image: said, with the reason when it is that the
- * disk is full (gnuplot says nothing of it). */
-static int no_image(const char *out_path, const char *dir, char *errmsg)
-{
-    struct statvfs fs;
-    if (statvfs(dir, &fs) == 0 && (double)fs.f_bavail * (double)fs.f_frsize < 256.0 * 1024)
-        return rl_fail(errmsg, RL_EIO, "gnuplot wrote no whole image for '%s': %s, likely (%.0f KiB "
-                       "free on its disk)", out_path, strerror(ENOSPC),
-                       (double)fs.f_bavail * (double)fs.f_frsize / 1024);
-    return rl_fail(errmsg, RL_ECHILD, "gnuplot wrote no whole image for '%s'", out_path);
+        return len >= 5 && memcmp(o->tail + len - 5, "%%EOF", 5) == 0;
+    return len >= 6 && memcmp(o->tail + len - 6, "</svg>", 6) == 0;
 }
 
 /* Write dir/base.gp and its data files atomically, then draw out_path with
- * gnuplot through a temporary file renamed on success. */
+ * gnuplot: it writes the image to a link to its standard output, and the
+ * bytes reach out_path through an atomic file of the file layer (a full
+ * disk is said as such; nothing half-written stays). */
 static int render_files(const char *out_path, const char *dir, const char *base,
                         const struct rl_strbuf *gp, const char *const *dat_ext,
                         const struct rl_strbuf *dats, size_t n_dat, char *errmsg)
 {
-    char path[2400], tmp_image[600];
+    char path[2400], link_name[600];
     int rc = RL_OK;
     for (size_t i = 0; i < n_dat && rc == RL_OK; i++) {
         snprintf(path, sizeof path, "%s/%s.%s", dir, base, dat_ext[i]);
@@ -2278,28 +2310,36 @@ static int render_files(const char *out_path, const char *dir, const char *base,
     }
     if (rc)
         return rc;
-    /* The temporary name keeps the extension: the script picks its terminal
+    /* The link's name keeps the extension: the script picks its terminal
      * from it. */
     const char *slash = strrchr(out_path, '/');
     const char *file = slash ? slash + 1 : out_path;
-    snprintf(tmp_image, sizeof tmp_image, ".%s.tmp.%ld%s", base, (long)getpid(),
+    snprintf(link_name, sizeof link_name, ".%s.tmp.%ld%s", base, (long)getpid(),
              strrchr(file, '.'));
-    char script[600];
-    snprintf(script, sizeof script, "%s.gp", base);
-    rc = run_gnuplot(dir, script, tmp_image, errmsg);
-    snprintf(path, sizeof path, "%s/%s", dir, tmp_image);
+    snprintf(path, sizeof path, "%s/%s", dir, link_name);
+    unlink(path);
+    if (symlink("/dev/stdout", path) != 0)
+        return rl_fail(errmsg, RL_EIO, "cannot write '%s': %s", out_path, strerror(errno));
+    static struct gnuplot_out o; /* 2 KiB of stderr: not on the stack */
+    memset(&o, 0, sizeof o);
+    struct rl_atomic_file img;
+    rc = rl_atomic_open(&img, out_path, errmsg);
     if (rc == RL_OK) {
-        int whole = image_complete(path);
-        if (whole < 0)
-            rc = rl_fail(errmsg, RL_EIO, "cannot read gnuplot's image for '%s': %s", out_path,
-                         strerror(errno));
-        else if (!whole)
-            rc = no_image(out_path, dir, errmsg);
+        char script[600];
+        snprintf(script, sizeof script, "%s.gp", base);
+        o.image = img.fp;
+        rc = run_gnuplot(dir, script, link_name, &o, errmsg);
+        if (rc == RL_OK && ferror(img.fp))
+            rc = rl_atomic_fail(&img, errmsg); /* cannot write 'out_path': <why> */
+        else if (rc == RL_OK && !image_complete(&o, rl_chart_format_from_path(out_path)))
+            rc = rl_fail(errmsg, RL_ECHILD, "gnuplot wrote no whole image for '%s' (%zu bytes)",
+                         out_path, o.bytes);
+        if (rc == RL_OK)
+            rc = rl_atomic_commit(&img, errmsg);
+        else
+            rl_atomic_abort(&img);
     }
-    if (rc == RL_OK && rl_io_rename(path, out_path) != 0)
-        rc = rl_fail(errmsg, RL_EIO, "cannot write '%s': %s", out_path, strerror(errno));
-    if (rc)
-        unlink(path);
+    unlink(path);
     return rc;
 }
 
