@@ -86,8 +86,8 @@ int rl_rank_split_place(struct rl_rank_split *s, const char *out, char *errmsg)
         if (len > cut)
             snprintf(name, sizeof name, "%.*s", (int)(len - cut), out + cut);
     }
-    int k = snprintf(s->folder, sizeof s->folder, "%s/.%s.parts%s%s", parent, name,
-                     s->key[0] ? "-" : "", s->key);
+    int k = snprintf(s->folder, sizeof s->folder, "%s%s.%s.parts%s%s", parent,
+                     strcmp(parent, "/") == 0 ? "" : "/", name, s->key[0] ? "-" : "", s->key);
     if (k < 0 || (size_t)k >= sizeof s->folder)
         return rl_fail(errmsg, RL_EINVAL, "'%s': the path is too long", out ? out : ".");
     return RL_OK;
