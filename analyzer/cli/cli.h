@@ -46,6 +46,7 @@ int cli_comm_measure(int argc, char **argv);
 #define CLI_MAX_TRACES 64
 struct rl_outset;
 struct rl_html_fact;
+struct rl_rank_split;
 struct cli_report_opts {
     const char *traces[CLI_MAX_TRACES];
     int n_traces;
@@ -75,6 +76,10 @@ struct cli_report_opts {
     const char *model;
     int tp, ep;
     int jobs;               /* -j: threads reading ranks' traces; 0: one per core */
+    /* Under mpirun / srun (report/ranks-split.h): this process's share of
+     * a folder of ranks; NULL or count 1: alone. Another process than 0
+     * reads its share, sends it to process 0 and writes nothing. */
+    const struct rl_rank_split *split;
 };
 int cli_report_run(const struct cli_report_opts *o);
 

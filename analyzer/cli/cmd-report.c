@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include "analyzer/report/html.h"
 #include "analyzer/report/ranks.h"
+#include "analyzer/report/ranks-split.h"
 #include "analyzer/report/report.h"
 #include "plots/plot.h"
 
@@ -89,7 +90,16 @@ static const char usage_text[] =
     "  --size S          chart size: single (one paper column), double (two; the\n"
     "                    default) or WxH in layout units\n"
     "  -j, --jobs N      threads reading the ranks' traces (--trace, --torch;\n"
-    "                    default: one per core); the report is the same for any N\n";
+    "                    default: one per core); the report is the same for any N\n"
+    "\n"
+    "Under mpirun or srun, a folder of ranks (--torch) is split over the\n"
+    "processes: each reads its share on its -j threads, process 0 gathers the\n"
+    "ranks' summaries (through a folder beside -o, which every process must\n"
+    "see) and writes the report, the same as one process's; the others write\n"
+    "nothing (docs/ranks.md).\n"
+    "  --gather-timeout S  process 0's wait for the others' summaries after its\n"
+    "                    own share (default 600 s); then one error, no files\n"
+    "  --no-split        every process reads every file (and writes the report)\n";
 
 /* Write f's content through an atomic file at dir/name. */
 static int write_file(const char *dir, const char *name,
@@ -262,11 +272,15 @@ static int load_torch(const struct cli_report_opts *o, struct rl_trace_groups *g
     char **files;
     size_t n;
     int rc = torch_files(o, &files, &n, err);
-    if (rc == RL_OK && n == 1) {
+    bool helper = o->split && o->split->count > 1 && o->split->index != 0;
+    if (rc == RL_OK && n == 1 && helper) {
+        /* one file: process 0 reads it alone */
+    } else if (rc == RL_OK && n == 1) {
         rc = rl_torch_load(g, files[0], st, err);
     } else if (rc == RL_OK) {
-        /* in parallel, sorted by rank (analyzer/report/ranks.h) */
-        rc = rl_rank_traces_load_torch(ranks, files, n, o->jobs, st, err);
+        /* in parallel, sorted by rank (analyzer/report/ranks.h); under
+         * mpirun / srun split over the processes (ranks-split.h) */
+        rc = rl_rank_traces_load_torch_split(ranks, files, n, o->jobs, st, o->split, err);
         files = NULL;
         if (rc == RL_OK)
             rc = rl_rank_traces_merge(ranks, g, err);
@@ -295,6 +309,11 @@ static int serving_model(const struct cli_report_opts *o, struct rl_torch_llm *x
 int cli_report_run(const struct cli_report_opts *o)
 {
     char err[RL_ERRMSG_SIZE];
+    /* Under a launcher, process 0 writes the report; the others only read
+     * their share of a folder of ranks. */
+    bool helper = o->split && o->split->count > 1 && o->split->index != 0;
+    if (helper && !o->n_torch)
+        return CLI_OK;
     static struct rl_trace_groups g;
     memset(&g, 0, sizeof g);
     const char *source = NULL, *kind = NULL;
@@ -319,6 +338,14 @@ int cli_report_run(const struct cli_report_opts *o)
         rc = load_torch(o, &g, &ranks, &torch, err);
         rl_torch_llm_use(NULL);
         source = strcmp(o->torch[0], "-") == 0 ? "<stdin>" : o->torch[0], kind = "torch";
+    }
+    if (helper) {
+        /* its share sent (or one file, process 0's): done, silently */
+        if (rc)
+            cli_error("%s", err);
+        rl_trace_groups_release(&g);
+        rl_rank_traces_release(&ranks);
+        return rc ? CLI_FAIL : CLI_OK;
     }
     struct rl_ncu_stats ncu = {0};
     if (rc == RL_OK && o->ncu) {
@@ -525,6 +552,8 @@ int cmd_report(int argc, char **argv)
                                          {"rows", required_argument, NULL, 'r'},
                                          {"json", no_argument, NULL, 'J'},
                                          {"jobs", required_argument, NULL, 'j'},
+                                         {"gather-timeout", required_argument, NULL, 'G'},
+                                         {"no-split", no_argument, NULL, 'N'},
                                          {"no-chart", no_argument, NULL, 'C'},
                                          {"tensor-flops-per-op", required_argument, NULL, 'T'},
                                          {"title", required_argument, NULL, 'L'},
@@ -533,6 +562,8 @@ int cmd_report(int argc, char **argv)
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     struct cli_report_opts o = {.formats = "svg", .rows = -1, .tensor_factor = NAN};
+    int gather_timeout_s = 0;
+    bool no_split = false;
     int c;
     char *end;
     static const char optstring[] = "ho:j:";
@@ -584,6 +615,11 @@ int cmd_report(int argc, char **argv)
             o.jobs = jobs;
             break;
         }
+        case 'G':
+            if (cli_parse_int("report", "--gather-timeout", optarg, 1, 86400, &gather_timeout_s))
+                return CLI_USAGE;
+            break;
+        case 'N': no_split = true; break;
         case 'C': o.no_chart = true; break;
         case 'r': {
             int rows;
@@ -645,5 +681,23 @@ int cmd_report(int argc, char **argv)
     /* Files only where asked for: --json alone prints, and writes nothing. */
     if (!o.dir && !o.json)
         o.dir = "roofline-report";
+    /* mpirun / srun: which process this is; the parts meet beside -o */
+    static struct rl_rank_split split;
+    rl_rank_split_detect(&split);
+    if (!no_split && split.count > 1) {
+        char err[RL_ERRMSG_SIZE];
+        if (gather_timeout_s)
+            split.timeout_s = gather_timeout_s;
+        if (rl_rank_split_place(&split, o.dir, err)) {
+            cli_error("%s", err);
+            return CLI_FAIL;
+        }
+        if (split.index != 0) {
+            static char prefix[64];
+            snprintf(prefix, sizeof prefix, "process %d of %d: ", split.index, split.count);
+            cli_message_prefix(prefix);
+        }
+        o.split = &split;
+    }
     return cli_report_run(&o);
 }

@@ -5,6 +5,7 @@
 #include "analyzer/profiler/nccl.h"
 #include "analyzer/readers/torch.h"
 #include "analyzer/report/across.h"
+#include "analyzer/report/ranks-split.h"
 #include "analyzer/report/report.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
@@ -194,6 +195,8 @@ void rl_rank_traces_release(struct rl_rank_traces *t)
  * its own slot, so the threads share nothing but `next`. */
 struct pool {
     struct rl_rank_traces *t;
+    const size_t *which;          /* the files to read (NULL: all of t) */
+    size_t n_which;
     bool torch;                   /* PyTorch traces (else roofline's) */
     struct rl_torch_stats *stats; /* one per file */
     int *rc;
@@ -230,18 +233,18 @@ static void *reader(void *arg)
         pthread_mutex_lock(&p->lock);
         size_t i = p->next++;
         pthread_mutex_unlock(&p->lock);
-        if (i >= p->t->n)
+        if (i >= p->n_which)
             return NULL;
-        read_one(p, i);
+        read_one(p, p->which ? p->which[i] : i);
     }
 }
 
-/* Read every file of p->t on `jobs` threads (0: one per core); the first
- * failing file's error (in file order). A thread that cannot be started
- * leaves its share to the others. */
-static int run_pool(struct pool *p, int jobs, char *errmsg)
+/* Read p's files on `jobs` threads (0: one per core); each file's result
+ * in its slot (p->rc, p->err). A thread that cannot be started leaves its
+ * share to the others. */
+static void run_pool(struct pool *p, int jobs)
 {
-    size_t n = p->t->n;
+    size_t n = p->n_which;
     if (jobs <= 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         jobs = cores > 0 ? (int)(cores < 1024 ? cores : 1024) : 1;
@@ -260,12 +263,17 @@ static int run_pool(struct pool *p, int jobs, char *errmsg)
         pthread_mutex_destroy(&p->lock);
     } else {
         for (size_t i = 0; i < n; i++)
-            read_one(p, i);
+            read_one(p, p->which ? p->which[i] : i);
     }
     free(th);
+}
+
+/* The first failing file's error, in file order. */
+static int first_error(const int *rc, char (*err)[RL_ERRMSG_SIZE], size_t n, char *errmsg)
+{
     for (size_t i = 0; i < n; i++)
-        if (p->rc[i])
-            return rl_fail(errmsg, p->rc[i], "%s", p->err[i]);
+        if (rc[i])
+            return rl_fail(errmsg, rc[i], "%s", err[i]);
     return RL_OK;
 }
 
@@ -294,16 +302,26 @@ static void sort_by_rank(struct rl_rank_traces *t)
 static int read_traces(struct rl_rank_traces *t, int jobs, char *errmsg)
 {
     size_t m = t->n ? t->n : 1;
-    struct pool p = {.t = t, .torch = false, .next = 0};
+    struct pool p = {.t = t, .n_which = t->n, .torch = false, .next = 0};
     p.rc = calloc(m, sizeof *p.rc);
     p.err = calloc(m, sizeof *p.err);
-    int rc = p.rc && p.err ? run_pool(&p, jobs, errmsg) : rl_fail(errmsg, RL_ENOMEM, "out of memory");
+    int rc = RL_OK;
+    if (p.rc && p.err) {
+        run_pool(&p, jobs);
+        rc = first_error(p.rc, p.err, t->n, errmsg);
+    } else {
+        rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
+    }
     free(p.rc), free(p.err);
     return rc;
 }
 
-int rl_rank_traces_load_torch(struct rl_rank_traces *t, char **files, size_t n, int jobs,
-                              struct rl_torch_stats *st, char *errmsg)
+/* Read the share of files that is this process's (all of them without
+ * split), then, split over several processes, send it to process 0
+ * (another process: done) or gather the others' there. */
+static int load_torch(struct rl_rank_traces *t, char **files, size_t n, int jobs,
+                      struct rl_torch_stats *st, const struct rl_rank_split *split,
+                      char *errmsg)
 {
     memset(t, 0, sizeof *t);
     t->paths = files;
@@ -316,12 +334,27 @@ int rl_rank_traces_load_torch(struct rl_rank_traces *t, char **files, size_t n, 
     p.stats = calloc(m, sizeof *p.stats);
     p.rc = calloc(m, sizeof *p.rc);
     p.err = calloc(m, sizeof *p.err);
+    size_t *mine = calloc(m, sizeof *mine);
     int rc = RL_OK;
-    if (!t->groups || !t->timelines || !t->sums || !p.stats || !p.rc || !p.err)
+    if (!t->groups || !t->timelines || !t->sums || !p.stats || !p.rc || !p.err || !mine)
         rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
-    if (rc == RL_OK)
-        rc = run_pool(&p, jobs, errmsg);
+    bool apart = split && split->count > 1;
     if (rc == RL_OK) {
+        /* this process's files: every count-th from its index */
+        for (size_t i = 0; i < n; i++)
+            if (!apart || rl_rank_split_mine(split, i))
+                mine[p.n_which++] = i;
+        p.which = mine;
+        run_pool(&p, jobs);
+    }
+    struct rl_rank_part part = {.t = t, .stats = p.stats, .rc = p.rc, .err = p.err};
+    if (rc == RL_OK && apart && split->index != 0)
+        rc = rl_rank_split_send(split, &part, errmsg);
+    else if (rc == RL_OK && apart)
+        rc = rl_rank_split_gather(split, &part, errmsg);
+    if (rc == RL_OK && (!apart || split->index == 0))
+        rc = first_error(p.rc, p.err, n, errmsg);
+    if (rc == RL_OK && (!apart || split->index == 0)) {
         memset(st, 0, sizeof *st);
         for (size_t i = 0; i < n; i++)
             if (i == 0)
@@ -330,8 +363,21 @@ int rl_rank_traces_load_torch(struct rl_rank_traces *t, char **files, size_t n, 
                 rl_torch_stats_add(st, &p.stats[i]);
         sort_by_rank(t);
     }
-    free(p.stats), free(p.rc), free(p.err);
+    free(p.stats), free(p.rc), free(p.err), free(mine);
     return rc;
+}
+
+int rl_rank_traces_load_torch(struct rl_rank_traces *t, char **files, size_t n, int jobs,
+                              struct rl_torch_stats *st, char *errmsg)
+{
+    return load_torch(t, files, n, jobs, st, NULL, errmsg);
+}
+
+int rl_rank_traces_load_torch_split(struct rl_rank_traces *t, char **files, size_t n, int jobs,
+                                    struct rl_torch_stats *st, const struct rl_rank_split *split,
+                                    char *errmsg)
+{
+    return load_torch(t, files, n, jobs, st, split, errmsg);
 }
 
 bool rl_rank_traces_ranked(const struct rl_rank_traces *t)

@@ -72,6 +72,18 @@ void rl_rank_traces_release(struct rl_rank_traces *t);
  * Errors: the first failing file's (in the order given). */
 int rl_rank_traces_load_torch(struct rl_rank_traces *t, char **files, size_t n, int jobs,
                               struct rl_torch_stats *st, char *errmsg);
+/* The same over split->count processes (mpirun, srun: report/ranks-split.h):
+ * this one reads its share on `jobs` threads; another than process 0
+ * sends it to process 0 and returns RL_OK with t's other slots empty (it
+ * writes no report); process 0 gathers every share and returns what
+ * rl_rank_traces_load_torch returns for the same files (the same bytes),
+ * or one error: the first failing file's, or a process whose share did
+ * not come (split->timeout_s) or came corrupt. split NULL or count 1:
+ * rl_rank_traces_load_torch. */
+struct rl_rank_split;
+int rl_rank_traces_load_torch_split(struct rl_rank_traces *t, char **files, size_t n, int jobs,
+                                    struct rl_torch_stats *st, const struct rl_rank_split *split,
+                                    char *errmsg);
 
 /* r's across-ranks section (report/across.h) from t's timelines against
  * c's link roof; nothing without timelines, with one trace, or when no
