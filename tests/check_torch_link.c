@@ -443,6 +443,33 @@ static const char comm_trace[] =
     "{'ph': 'i', 'cat': 'kernel', 'name': 'instant', 'ts': 5}\n"
     "]}\n";
 
+/* One kernel name (same grid and block) launched under a collective's
+ * operator and under an ordinary one: a collective only under the first.
+ * The reader memoizes rl_comm_recognize by (kernel, operator) name: a memo
+ * keyed by the kernel alone would call both collectives (torch-link.c). */
+static const char memo_trace[] =
+    "{'traceEvents': [\n"
+    OP("c10d::allreduce_", 100, 100, "")
+    RT(7, 150, "'correlation': 1")
+    OP("aten::add", 300, 100, "")
+    RT(7, 350, "'correlation': 2")
+    GPU("kernel", "my_copy_kernel(x)", 0, 1000, 10, ", 'correlation': 1")
+    GPU("kernel", "my_copy_kernel(x)", 0, 1100, 10, ", 'correlation': 2")
+    "{'ph': 'i', 'cat': 'kernel', 'name': 'instant', 'ts': 5}\n"
+    "]}\n";
+
+START_TEST(comm_memo_by_operator)
+{
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(read_trace(memo_trace, &g, &st, err), RL_OK);
+    ck_assert_uint_eq(st.kernels, 2);
+    ck_assert_uint_eq(st.comm_kernels, 1);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 START_TEST(collective_bytes)
 {
     struct rl_trace_groups g;
@@ -1312,6 +1339,7 @@ static Suite *torch_link_suite(void)
     tcase_add_test(core, linking_and_carriers);
     tcase_add_test(core, top_unknown_operators);
     tcase_add_test(core, collective_bytes);
+    tcase_add_test(core, comm_memo_by_operator);
     tcase_add_test(core, collective_bytes_up_to_seven_calls_out);
     tcase_add_test(core, collective_message_sizes);
     tcase_add_test(core, collective_linked_by_id);

@@ -147,6 +147,8 @@ struct tr_state {
     struct rl_timeline *tl;     /* filled when set (rl_torch_load_timeline); NULL */
     struct tr_ids comm_seq;     /* with tl: a collective op's index -> its Seq */
     struct tr_intern sigs, opnames, strings, threads, knames;
+    struct tr_comm_memo *comm_memo; /* rl_comm_recognize by (kernel, operator) name ids;
+                                     * NULL until the first look (torch-link.c) */
     struct tr_sig *sig;
     size_t sig_cap;
     struct tr_chunks ops;       /* struct tr_op, every call: needed until the end */

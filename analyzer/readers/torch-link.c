@@ -58,8 +58,40 @@ int tr_memcpy_dir(const char *kind)
 }
 
 
+/* rl_comm_recognize's answers by (kernel name id, operator name id): the
+ * same pair is asked once per kernel launch, and its answer depends on the
+ * two names alone. Direct-mapped: a slot holds one pair, compared whole. */
+#define COMM_MEMO_SLOTS 4096
+struct tr_comm_memo {
+    uint32_t kname, opname; /* opname: its id + 1, 0 none; kname UINT32_MAX: empty */
+    bool nccl;
+    char coll[24];
+};
+
+static bool comm_of(struct tr_state *s, uint32_t kname_id, const char *kname, uint32_t op_id,
+                    const char *kop, char *coll, size_t size)
+{
+    if (!s->comm_memo) {
+        s->comm_memo = malloc(COMM_MEMO_SLOTS * sizeof *s->comm_memo);
+        if (!s->comm_memo) /* no room: asked each time */
+            return rl_comm_recognize(kname, kop, coll, size);
+        for (size_t i = 0; i < COMM_MEMO_SLOTS; i++)
+            s->comm_memo[i].kname = UINT32_MAX;
+    }
+    struct tr_comm_memo *m =
+        &s->comm_memo[(kname_id * 2654435761u ^ op_id * 40503u) % COMM_MEMO_SLOTS];
+    if (m->kname != kname_id || m->opname != op_id) {
+        m->nccl = rl_comm_recognize(kname, kop, m->coll, sizeof m->coll);
+        m->kname = kname_id;
+        m->opname = op_id;
+    }
+    snprintf(coll, size, "%s", m->coll);
+    return m->nccl;
+}
+
 void tr_state_release(struct tr_state *s)
 {
+    free(s->comm_memo);
     tr_intern_release(&s->sigs);
     tr_intern_release(&s->opnames);
     tr_intern_release(&s->strings);
@@ -239,8 +271,10 @@ static int emit(struct tr_state *s, const struct tr_gpu *k, const struct tr_shar
     memcpy(kname, name, name_len);
     kname[name_len] = 0;
     char coll[24] = "";
-    const char *kop = k->op ? tr_text(&s->opnames, s->sig[op_at(s, k->op - 1)->sig].name) : NULL;
-    bool nccl = k->kind == TR_KERNEL && rl_comm_recognize(kname, kop, coll, sizeof coll);
+    uint32_t kop_id = k->op ? s->sig[op_at(s, k->op - 1)->sig].name : 0;
+    const char *kop = k->op ? tr_text(&s->opnames, kop_id) : NULL;
+    bool nccl = k->kind == TR_KERNEL &&
+                comm_of(s, k->kname, kname, k->op ? kop_id + 1 : 0, kop, coll, sizeof coll);
     if (nccl && k->op && !s->parent) { /* its message bytes need the calls nested */
         struct tr_gpu *l = tr_chunks_push(&s->late);
         if (!l)

@@ -471,77 +471,96 @@ static bool wanted_key(const char *key)
 static int args_field(struct rl_jsr *r, void *ctx, const char *key)
 {
     struct ev *e = ctx;
-    enum rl_jsr_tok t;
     /* most keys (queued, context, shared memory, Ev Idx ...) are none of
      * these: their first two letters skip them at one look */
     if (!wanted_key(key))
         return rl_jsr_skip_fast(r);
-    if (strcasecmp(key, "External id") == 0)
-        return id_into(r, rl_jsr_next(r), &e->ext);
-    if (strcmp(key, "correlation") == 0)
-        return id_into(r, rl_jsr_next(r), &e->corr);
-    if (strcasecmp(key, "Input Dims") == 0)
-        return read_dims(r, e, rl_jsr_next(r));
-    if (strcasecmp(key, "Input type") == 0)
-        return read_strings(r, e, rl_jsr_next(r), true);
-    if (strcmp(key, "Concrete Inputs") == 0)
-        return read_strings(r, e, rl_jsr_next(r), false);
-    if (strcmp(key, "grid") == 0)
-        return dim3_into(r, rl_jsr_next(r), e->grid);
-    if (strcmp(key, "block") == 0)
-        return dim3_into(r, rl_jsr_next(r), e->block);
-    if (strcmp(key, "device") == 0) {
-        double v = NAN;
-        if (number_into(r, rl_jsr_next(r), &v))
-            return r->err;
-        if (v >= 0 && v < 1e6)
-            e->device = (int)v;
-        return 0;
-    }
-    if (strcmp(key, "bytes") == 0)
-        return number_into(r, rl_jsr_next(r), &e->bytes);
-    if (strcmp(key, "stream") == 0) {
-        double v = NAN;
-        if (number_into(r, rl_jsr_next(r), &v))
-            return r->err;
-        if (v >= 0 && v < 2e9)
-            e->stream = (int)v;
-        return 0;
-    }
-    if (strcmp(key, "flops") == 0)
-        return number_into(r, rl_jsr_next(r), &e->flops);
-    if (strcmp(key, "kind") == 0) {
-        t = rl_jsr_next(r);
-        return text_into(r, t, e->memcpy_kind, sizeof e->memcpy_kind);
-    }
-    if (strcmp(key, "Collective name") == 0) {
-        t = rl_jsr_next(r);
-        return text_into(r, t, e->coll, sizeof e->coll);
-    }
-    if (strcmp(key, "dtype") == 0) {
-        t = rl_jsr_next(r);
-        return text_into(r, t, e->comm_dtype, sizeof e->comm_dtype);
-    }
-    if (strcmp(key, "In msg nelems") == 0 || strcmp(key, "In msg size") == 0)
-        return number_into(r, rl_jsr_next(r), &e->in_nelems);
-    if (strcmp(key, "Out msg nelems") == 0 || strcmp(key, "Out msg size") == 0)
-        return number_into(r, rl_jsr_next(r), &e->out_nelems);
-    if (strcmp(key, "Process Group Name") == 0 || strcmp(key, "pg_name") == 0)
-        return text_into(r, rl_jsr_next(r), e->pg, sizeof e->pg);
-    if (strcmp(key, "Seq") == 0 || strcmp(key, "seq") == 0) {
-        int64_t v = -1;
-        if (id_into(r, rl_jsr_next(r), &v))
-            return r->err;
-        e->seq = v < UINT32_MAX ? v : -1;
-        return 0;
-    }
-    if (strcmp(key, "Group size") == 0) {
-        double v = NAN;
-        if (number_into(r, rl_jsr_next(r), &v))
-            return r->err;
-        if (v >= 1 && v < 1e7)
-            e->group_size = (int)v;
-        return 0;
+    /* by the first letter: one or two comparisons, not the whole list */
+    switch (tolower((unsigned char)key[0])) {
+    case 'e':
+        if (strcasecmp(key, "External id") == 0)
+            return id_into(r, rl_jsr_next(r), &e->ext);
+        break;
+    case 'c':
+        if (strcmp(key, "correlation") == 0)
+            return id_into(r, rl_jsr_next(r), &e->corr);
+        if (strcmp(key, "Concrete Inputs") == 0)
+            return read_strings(r, e, rl_jsr_next(r), false);
+        if (strcmp(key, "Collective name") == 0)
+            return text_into(r, rl_jsr_next(r), e->coll, sizeof e->coll);
+        break;
+    case 'i':
+        if (strcasecmp(key, "Input Dims") == 0)
+            return read_dims(r, e, rl_jsr_next(r));
+        if (strcasecmp(key, "Input type") == 0)
+            return read_strings(r, e, rl_jsr_next(r), true);
+        if (strcmp(key, "In msg nelems") == 0 || strcmp(key, "In msg size") == 0)
+            return number_into(r, rl_jsr_next(r), &e->in_nelems);
+        break;
+    case 'g':
+        if (strcmp(key, "grid") == 0)
+            return dim3_into(r, rl_jsr_next(r), e->grid);
+        if (strcmp(key, "Group size") == 0) {
+            double v = NAN;
+            if (number_into(r, rl_jsr_next(r), &v))
+                return r->err;
+            if (v >= 1 && v < 1e7)
+                e->group_size = (int)v;
+            return 0;
+        }
+        break;
+    case 'b':
+        if (strcmp(key, "block") == 0)
+            return dim3_into(r, rl_jsr_next(r), e->block);
+        if (strcmp(key, "bytes") == 0)
+            return number_into(r, rl_jsr_next(r), &e->bytes);
+        break;
+    case 'd':
+        if (strcmp(key, "device") == 0) {
+            double v = NAN;
+            if (number_into(r, rl_jsr_next(r), &v))
+                return r->err;
+            if (v >= 0 && v < 1e6)
+                e->device = (int)v;
+            return 0;
+        }
+        if (strcmp(key, "dtype") == 0)
+            return text_into(r, rl_jsr_next(r), e->comm_dtype, sizeof e->comm_dtype);
+        break;
+    case 's':
+        if (strcmp(key, "stream") == 0) {
+            double v = NAN;
+            if (number_into(r, rl_jsr_next(r), &v))
+                return r->err;
+            if (v >= 0 && v < 2e9)
+                e->stream = (int)v;
+            return 0;
+        }
+        if (strcmp(key, "Seq") == 0 || strcmp(key, "seq") == 0) {
+            int64_t v = -1;
+            if (id_into(r, rl_jsr_next(r), &v))
+                return r->err;
+            e->seq = v < UINT32_MAX ? v : -1;
+            return 0;
+        }
+        break;
+    case 'f':
+        if (strcmp(key, "flops") == 0)
+            return number_into(r, rl_jsr_next(r), &e->flops);
+        break;
+    case 'k':
+        if (strcmp(key, "kind") == 0)
+            return text_into(r, rl_jsr_next(r), e->memcpy_kind, sizeof e->memcpy_kind);
+        break;
+    case 'o':
+        if (strcmp(key, "Out msg nelems") == 0 || strcmp(key, "Out msg size") == 0)
+            return number_into(r, rl_jsr_next(r), &e->out_nelems);
+        break;
+    case 'p':
+        if (strcmp(key, "Process Group Name") == 0 || strcmp(key, "pg_name") == 0)
+            return text_into(r, rl_jsr_next(r), e->pg, sizeof e->pg);
+        break;
+    default: break;
     }
     return rl_jsr_skip_fast(r);
 }
