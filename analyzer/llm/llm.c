@@ -9,6 +9,7 @@
 
 #include "analyzer/llm/hfconfig.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 #include "analyzer/util/schema.h"
@@ -91,7 +92,7 @@ static size_t model_ids(const char *dir, char *names[64])
     while (d && n < 64 && (e = readdir(d))) {
         size_t len = strlen(e->d_name);
         if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0 &&
-            strcmp(e->d_name, "schema.json") != 0 && (names[n] = strndup(e->d_name, len - 5)))
+            strcmp(e->d_name, "schema.json") != 0 && (names[n] = rl_strndup(e->d_name, len - 5)))
             n++;
     }
     if (d)
@@ -112,7 +113,7 @@ static size_t hf_ids(const char *dir, char *names[64], size_t n)
     while (d && n < 64 && (e = readdir(d))) {
         char file[sizeof hf + 256 + 16];
         snprintf(file, sizeof file, "%s/%s/config.json", hf, e->d_name);
-        if (e->d_name[0] != '.' && access(file, R_OK) == 0 && (names[n] = strdup(e->d_name)))
+        if (e->d_name[0] != '.' && access(file, R_OK) == 0 && (names[n] = rl_strdup(e->d_name)))
             n++;
     }
     if (d)

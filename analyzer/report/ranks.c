@@ -6,6 +6,7 @@
 #include "analyzer/readers/torch.h"
 #include "analyzer/report/across.h"
 #include "analyzer/report/report.h"
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/numtext.h"
 #include "analyzer/util/strbuf.h"
@@ -26,13 +27,13 @@ static int push_path(struct rl_rank_traces *t, size_t *cap, const char *path, ch
 {
     if (t->n == *cap) {
         size_t c = *cap ? 2 * *cap : 8;
-        char **p = realloc(t->paths, c * sizeof *p);
+        char **p = rl_realloc(t->paths, c * sizeof *p);
         if (!p)
             return rl_fail(errmsg, RL_ENOMEM, "out of memory");
         t->paths = p;
         *cap = c;
     }
-    if (!(t->paths[t->n] = strdup(path)))
+    if (!(t->paths[t->n] = rl_strdup(path)))
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
     t->n++;
     return RL_OK;
@@ -139,13 +140,13 @@ int rl_rank_traces_load_jobs(struct rl_rank_traces *t, const char *const *args, 
         else
             rc = push_path(t, &cap, args[i], errmsg);
     }
-    if (rc == RL_OK && !(t->groups = calloc(t->n ? t->n : 1, sizeof *t->groups)))
+    if (rc == RL_OK && !(t->groups = rl_calloc(t->n ? t->n : 1, sizeof *t->groups)))
         rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
     if (rc == RL_OK)
         rc = read_traces(t, jobs, errmsg);
-    size_t *order = rc == RL_OK ? malloc((t->n ? t->n : 1) * sizeof *order) : NULL;
-    char **paths = order ? malloc((t->n ? t->n : 1) * sizeof *paths) : NULL;
-    struct rl_trace_groups *groups = paths ? malloc((t->n ? t->n : 1) * sizeof *groups) : NULL;
+    size_t *order = rc == RL_OK ? rl_malloc((t->n ? t->n : 1) * sizeof *order) : NULL;
+    char **paths = order ? rl_malloc((t->n ? t->n : 1) * sizeof *paths) : NULL;
+    struct rl_trace_groups *groups = paths ? rl_malloc((t->n ? t->n : 1) * sizeof *groups) : NULL;
     if (rc == RL_OK && !groups)
         rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
     if (rc == RL_OK) {
@@ -244,7 +245,7 @@ static int run_pool(struct pool *p, int jobs, char *errmsg)
     }
     if ((size_t)jobs > n)
         jobs = n ? (int)n : 1;
-    pthread_t *th = jobs > 1 ? calloc((size_t)jobs, sizeof *th) : NULL;
+    pthread_t *th = jobs > 1 ? rl_calloc((size_t)jobs, sizeof *th) : NULL;
     int started = 0;
     if (th && pthread_mutex_init(&p->lock, NULL) == 0) {
         /* this thread reads too: jobs - 1 more */
@@ -291,8 +292,8 @@ static int read_traces(struct rl_rank_traces *t, int jobs, char *errmsg)
 {
     size_t m = t->n ? t->n : 1;
     struct pool p = {.t = t, .torch = false, .next = 0};
-    p.rc = calloc(m, sizeof *p.rc);
-    p.err = calloc(m, sizeof *p.err);
+    p.rc = rl_calloc(m, sizeof *p.rc);
+    p.err = rl_calloc(m, sizeof *p.err);
     int rc = p.rc && p.err ? run_pool(&p, jobs, errmsg) : rl_fail(errmsg, RL_ENOMEM, "out of memory");
     free(p.rc), free(p.err);
     return rc;
@@ -306,12 +307,12 @@ int rl_rank_traces_load_torch(struct rl_rank_traces *t, char **files, size_t n, 
     t->n = n;
     struct pool p = {.t = t, .torch = true, .next = 0};
     size_t m = n ? n : 1;
-    t->groups = calloc(m, sizeof *t->groups);
-    t->timelines = calloc(m, sizeof *t->timelines);
-    t->sums = calloc(m, sizeof *t->sums);
-    p.stats = calloc(m, sizeof *p.stats);
-    p.rc = calloc(m, sizeof *p.rc);
-    p.err = calloc(m, sizeof *p.err);
+    t->groups = rl_calloc(m, sizeof *t->groups);
+    t->timelines = rl_calloc(m, sizeof *t->timelines);
+    t->sums = rl_calloc(m, sizeof *t->sums);
+    p.stats = rl_calloc(m, sizeof *p.stats);
+    p.rc = rl_calloc(m, sizeof *p.rc);
+    p.err = rl_calloc(m, sizeof *p.err);
     int rc = RL_OK;
     if (!t->groups || !t->timelines || !t->sums || !p.stats || !p.rc || !p.err)
         rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
@@ -520,7 +521,7 @@ static void fill_rank(struct rl_report_rank *k, const char *path, const struct r
 /* The top kernels of g by time into k (NULL order: no memory, none). */
 static void fill_top(struct rl_report_rank *k, const struct rl_trace_groups *g)
 {
-    size_t *order = malloc((g->n ? g->n : 1) * sizeof *order);
+    size_t *order = rl_malloc((g->n ? g->n : 1) * sizeof *order);
     if (!order)
         return;
     for (size_t i = 0; i < g->n; i++)
@@ -610,7 +611,7 @@ int rl_report_ranks(struct rl_report *r, const struct rl_rank_traces *t, char *e
 {
     free(r->ranks);
     r->n_ranks = 0;
-    if (!(r->ranks = calloc(t->n ? t->n : 1, sizeof *r->ranks)))
+    if (!(r->ranks = rl_calloc(t->n ? t->n : 1, sizeof *r->ranks)))
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
     for (size_t i = 0; i < t->n; i++) {
         fill_rank(&r->ranks[i], t->paths[i], &t->groups[i]);

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "analyzer/util/fileio.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 
 #include <errno.h>
@@ -24,14 +25,14 @@ int rl_file_read(const char *path, char **out, size_t *len_out, char *errmsg)
                        S_ISDIR(st.st_mode) ? "is a directory" : strerror(errno));
     }
     size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, len = 0;
-    char *buf = malloc(cap);
+    char *buf = rl_malloc(cap);
     if (!buf) {
         fclose(fp);
         return rl_fail(errmsg, RL_ENOMEM, "out of memory reading '%s'", path);
     }
     for (;;) {
         if (len + 1 >= cap) { /* pipes and /proc files report size 0 */
-            char *bigger = realloc(buf, cap * 2);
+            char *bigger = rl_realloc(buf, cap * 2);
             if (!bigger) {
                 free(buf);
                 fclose(fp);
@@ -63,8 +64,8 @@ int rl_atomic_open(struct rl_atomic_file *f, const char *path, char *errmsg)
 {
     memset(f, 0, sizeof *f);
     size_t n = strlen(path);
-    f->path = malloc(n + 1);
-    f->tmp_path = malloc(n + 16);
+    f->path = rl_malloc(n + 1);
+    f->tmp_path = rl_malloc(n + 16);
     if (!f->path || !f->tmp_path) {
         rl_atomic_abort(f);
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
