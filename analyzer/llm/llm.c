@@ -227,7 +227,12 @@ static int load_file(struct rl_llm_model *m, const char *data_dir, const char *p
     int rc = rl_file_read(path, &text, &len, errmsg);
     if (rc)
         return rc;
+    unsigned long failed = rl_alloc_failures();
     cJSON *doc = cJSON_ParseWithLength(text, len);
+    if (!doc && rl_alloc_failures() != failed) {
+        free(text);
+        return rl_fail(errmsg, RL_ENOMEM, "out of memory reading '%s'", path);
+    }
     const bool schema_config =
         doc && cJSON_GetObjectItemCaseSensitive(doc, "schema_version") != NULL;
     cJSON_Delete(doc);
@@ -276,10 +281,15 @@ int rl_llm_model_load(struct rl_llm_model *m, const char *data_dir, const char *
             return rl_fail(errmsg, RL_ENOTFOUND, "no config.json in folder '%s'", name);
     } else if (n > 5 && strcmp(name + n - 5, ".json") == 0) {
         snprintf(path, sizeof path, "%s", name);
-    } else if (find_model(data_dir, name, path, sizeof path) != 0) {
-        snprintf(path, sizeof path, "%s/models/hf/%s/config.json", data_dir, name);
-        if (strchr(name, '/') || access(path, R_OK) != 0)
-            return unknown_model(name, data_dir, errmsg);
+    } else {
+        unsigned long failed = rl_alloc_failures(); /* a config unread is not "unknown" */
+        if (find_model(data_dir, name, path, sizeof path) != 0) {
+            if (rl_alloc_failures() != failed)
+                return rl_fail(errmsg, RL_ENOMEM, "out of memory looking up model '%s'", name);
+            snprintf(path, sizeof path, "%s/models/hf/%s/config.json", data_dir, name);
+            if (strchr(name, '/') || access(path, R_OK) != 0)
+                return unknown_model(name, data_dir, errmsg);
+        }
     }
     id_of_path(path, id, sizeof id);
     return load_file(m, data_dir, path, id, errmsg);

@@ -295,6 +295,8 @@ int rl_records_load_groups(struct rl_trace_groups *g, const char *path, char *er
         rc = rl_trace_groups_add_comm(g, k->name, NULL, NULL, k->precision, k->origin,
                                       k->count, k->perf.flops, k->perf.bytes, k->perf.time_ns,
                                       k->comm_bytes);
+        if (rc) /* the groups' own failure (out of memory) says nothing of the file */
+            rl_fail(errmsg, rc, "%s reading '%s'", rl_strerror(rc), path);
     }
     rl_record_list_release(&l);
     return rc;

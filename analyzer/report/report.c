@@ -425,11 +425,10 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
     }
     for (size_t i = 0; i < g->n; i++) {
         const struct rl_trace_group *t = &g->v[i];
-        struct rl_report_row *w = &r->rows[r->n];
+        struct rl_report_row *w = &r->rows[r->n++]; /* counted first: released on failure */
         if (!(w->name = rl_strdup(t->name)) || (t->op && !(w->op = rl_strdup(t->op))) ||
             (t->shapes && !(w->shapes = rl_strdup(t->shapes))))
             return rl_fail(errmsg, RL_ENOMEM, "out of memory");
-        r->n++;
         memcpy(w->dtype, t->dtype, sizeof w->dtype);
         w->comm_group_size = t->comm_group_size;
         w->comm_busbw_gbs = w->pct_of_link = w->roof_time_ns = w->judged_ns = w->lost_ns = NAN;
