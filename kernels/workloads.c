@@ -2,6 +2,7 @@
 #include "kernels/workloads.h"
 
 #include "kernels/costs.h"
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "kernels/gemm.h"
 #include "kernels/ops.h"
@@ -468,7 +469,7 @@ static int run_prefill(struct wl *w)
              rl_attention_prefill_qk(w->cublas, qkv, sc, HEADS, KV_HEADS, (int)T, w->errmsg));
     }
     /* The causal softmax, checked on 2 rows of scores read before it ran. */
-    if (rc == RL_OK && !(rows = malloc(2 * (size_t)T * sizeof *rows)))
+    if (rc == RL_OK && !(rows = rl_malloc(2 * (size_t)T * sizeof *rows)))
         rc = rl_fail(w->errmsg, RL_ENOMEM, "out of memory");
     if (rc == RL_OK)
         rc = rl_tensor_read(sc, (size_t)(T - 2) * T, 2 * (size_t)T, 1, rows, w->errmsg);

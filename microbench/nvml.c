@@ -3,6 +3,7 @@
  * with their documented C signatures. */
 #define _GNU_SOURCE
 #include "microbench/nvml.h"
+#include "analyzer/util/alloc.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -179,7 +180,7 @@ void rl_nvml_sampler_stop(struct rl_conditions *out)
     size_t n = smp.n;
     if (n == 0)
         return;
-    double *v = malloc(n * sizeof *v);
+    double *v = rl_malloc(n * sizeof *v);
     if (!v)
         return;
     out->nvml = true;

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "microbench/results.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 
@@ -28,7 +29,7 @@ void rl_mb_stats_of(const double *v, int n, struct rl_mb_stats *out)
     out->min = out->median = out->max = out->spread_pct = NAN;
     if (n <= 0)
         return;
-    double *s = malloc((size_t)n * sizeof *s);
+    double *s = rl_malloc((size_t)n * sizeof *s);
     if (!s)
         return;
     memcpy(s, v, (size_t)n * sizeof *s);

@@ -3,6 +3,7 @@
 #include "microbench/runner.h"
 
 #include "microbench/verify.h"
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "microbench/fp.h"
 #include "microbench/geometry.h"
@@ -251,12 +252,12 @@ int rl_run_compute(struct rl_run *r, const struct rl_mb_def *def, struct rl_mb_r
     RL_CK(cudaMalloc(&b.d_in, (size_t)v->in_bytes));
     RL_CK(cudaMallocHost((void **)&b.c0, bytes));
     RL_CK(cudaMallocHost((void **)&b.host, bytes));
-    b.d1 = malloc(bytes);
-    b.d2 = malloc(bytes);
-    b.d3 = malloc(bytes);
-    b.dn = malloc(bytes);
+    b.d1 = rl_malloc(bytes);
+    b.d2 = rl_malloc(bytes);
+    b.d3 = rl_malloc(bytes);
+    b.dn = rl_malloc(bytes);
     for (int i = 0; i < 5; i++)
-        b.v[i] = malloc(checked * sizeof(double));
+        b.v[i] = rl_malloc(checked * sizeof(double));
     if (!b.d1 || !b.d2 || !b.d3 || !b.dn || !b.v[0] || !b.v[1] || !b.v[2] || !b.v[3] || !b.v[4]) {
         rc = rl_fail(r->errmsg, RL_ENOMEM, "out of host memory for %s", def->name);
         goto done;

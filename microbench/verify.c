@@ -1,5 +1,6 @@
 /* verify.c - how benchmark outputs are verified: host references for FMA chains, linearity for MMAs. */
 #include "microbench/verify.h"
+#include "analyzer/util/alloc.h"
 
 #include "microbench/fp.h"
 #include "microbench/geometry.h"
@@ -510,7 +511,7 @@ double rl_mb_simulate_narrow_check(const struct rl_mb_variant *v, int bits, size
     unsigned char in[16384];
     double a_ms, b_ms;
     rl_mb_fill_operands(v, in, &a_ms, &b_ms);
-    double *buf = malloc(4 * outputs * sizeof *buf);
+    double *buf = rl_malloc(4 * outputs * sizeof *buf);
     if (!buf)
         return -1;
     double *c0 = buf, *d[3] = {buf + outputs, buf + 2 * outputs, buf + 3 * outputs};

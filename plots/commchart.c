@@ -3,6 +3,7 @@
 
 #include "analyzer/comm/collective.h"
 #include "analyzer/comm/results.h"
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "plots/plot.h"
 
@@ -31,7 +32,7 @@ int rl_comm_chart_render(const struct rl_comm_results *r, const struct rl_fabric
         size_t n = rl_comm_series_curve(s, one, NULL, NULL, 0);
         if (!n)
             continue;
-        if (!(xs[k] = malloc(n * sizeof *xs[k])) || !(ys[k] = malloc(n * sizeof *ys[k]))) {
+        if (!(xs[k] = rl_malloc(n * sizeof *xs[k])) || !(ys[k] = rl_malloc(n * sizeof *ys[k]))) {
             rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
             goto done;
         }
@@ -43,7 +44,7 @@ int rl_comm_chart_render(const struct rl_comm_results *r, const struct rl_fabric
             continue;
         /* the analytic prediction at the same sizes, dashed in its colour */
         size_t j = n_series;
-        if (!(xs[j] = malloc(n * sizeof *xs[j])) || !(ys[j] = malloc(n * sizeof *ys[j]))) {
+        if (!(xs[j] = rl_malloc(n * sizeof *xs[j])) || !(ys[j] = rl_malloc(n * sizeof *ys[j]))) {
             rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
             goto done;
         }

@@ -1,6 +1,7 @@
 /* labels.c - short kernel names for charts: C++ signatures without return type, template arguments and parameter lists, cut at a word. */
 #include "plots/labels.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/strbuf.h"
 
 #include <ctype.h>
@@ -37,7 +38,7 @@ void rl_chart_short_name(char *out, size_t size, const char *name, size_t max_ch
     if (size == 0)
         return;
     size_t n = strlen(name);
-    char *work = malloc(n + 1);
+    char *work = rl_malloc(n + 1);
     if (!work) {
         rl_str_shorten(out, size, name);
         return;
@@ -63,7 +64,7 @@ void rl_chart_short_name(char *out, size_t size, const char *name, size_t max_ch
         }
     }
     /* 3. Template arguments as <...>, namespaces dropped, in C++ names. */
-    char *t = malloc(n - start + 8);
+    char *t = rl_malloc(n - start + 8);
     if (!t) {
         free(work);
         rl_str_shorten(out, size, name);
@@ -109,7 +110,7 @@ void rl_chart_short_name(char *out, size_t size, const char *name, size_t max_ch
             a0++;
         while (a1 > a0 && work[a1 - 1] == ' ')
             a1--;
-        char *arg = malloc(a1 - a0 + 3);
+        char *arg = rl_malloc(a1 - a0 + 3);
         if (!arg || a1 == a0) {
             free(arg);
             break;

@@ -1,6 +1,7 @@
 /* layout.c - label placement for charts: boxes that avoid each other, points and lines. */
 #include "plots/layout.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 
 #include <math.h>
@@ -26,7 +27,7 @@ static int grow(void **v, size_t *cap, size_t n, size_t elem)
     if (n < *cap)
         return RL_OK;
     size_t c = *cap ? *cap * 2 : 32;
-    void *bigger = realloc(*v, c * elem);
+    void *bigger = rl_realloc(*v, c * elem);
     if (!bigger)
         return RL_ENOMEM;
     *v = bigger;

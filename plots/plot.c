@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "plots/plot.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 #include "analyzer/util/numtext.h"
@@ -639,12 +640,12 @@ static int place_margin_labels(struct rl_chart_layout *l, const struct axes *a)
         n += !l->lines[i].memory;
     if (n == 0)
         return RL_OK;
-    size_t *idx = malloc(n * sizeof *idx);
-    double *pos = malloc(n * sizeof *pos);
+    size_t *idx = rl_malloc(n * sizeof *idx);
+    double *pos = rl_malloc(n * sizeof *pos);
     struct cluster {
         size_t first, n;
         double sum; /* of want[i] - (i - first) * step over its labels */
-    } *cl = malloc(n * sizeof *cl);
+    } *cl = rl_malloc(n * sizeof *cl);
     if (!idx || !pos || !cl) {
         free(idx), free(pos), free(cl);
         return RL_ENOMEM;
@@ -812,7 +813,7 @@ static int place_memory_labels(struct rl_chart_layout *l, struct rl_placer *pl,
     }
     /* Two passes: the labels with a clean spot along their lines first,
      * then the rest (whose leaders must not cross a label placed after). */
-    bool *later = calloc(l->n_lines, sizeof *later);
+    bool *later = rl_calloc(l->n_lines, sizeof *later);
     if (!later)
         return RL_ENOMEM;
     for (int pass = 0; pass < 2; pass++)
@@ -1000,7 +1001,7 @@ static int place_kernel_labels(const struct rl_chart *c, struct rl_chart_layout 
     /* A few named kernels in two passes: first those with a spot near
      * their marker, then the rest anywhere on the plot (one searched
      * anywhere first could take the spot another needs beside its own). */
-    bool *deferred = calloc(c->n_points ? c->n_points : 1, sizeof *deferred);
+    bool *deferred = rl_calloc(c->n_points ? c->n_points : 1, sizeof *deferred);
     if (!deferred)
         return RL_ENOMEM;
     int rc = RL_OK;
@@ -1213,17 +1214,17 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
     if (c->n_compute == 0 && c->n_memory == 0)
         return rl_fail(errmsg, RL_EINVAL, "a chart needs at least one ceiling");
     size_t np = c->n_points ? c->n_points : 1;
-    out->lines = calloc(c->n_compute + c->n_memory, sizeof *out->lines);
-    out->ridges = calloc(c->n_compute + 1, sizeof *out->ridges);
-    out->drawn = calloc(np, sizeof *out->drawn);
-    out->labelled = calloc(np, sizeof *out->labelled);
-    out->labels = calloc(np, sizeof *out->labels);
-    out->label_x = calloc(np, sizeof *out->label_x);
-    out->label_y = calloc(np, sizeof *out->label_y);
-    out->text = calloc(np, sizeof *out->text);
-    out->number = calloc(np, sizeof *out->number);
-    out->stack = calloc(np, sizeof *out->stack);
-    out->key_point = calloc(np, sizeof *out->key_point);
+    out->lines = rl_calloc(c->n_compute + c->n_memory, sizeof *out->lines);
+    out->ridges = rl_calloc(c->n_compute + 1, sizeof *out->ridges);
+    out->drawn = rl_calloc(np, sizeof *out->drawn);
+    out->labelled = rl_calloc(np, sizeof *out->labelled);
+    out->labels = rl_calloc(np, sizeof *out->labels);
+    out->label_x = rl_calloc(np, sizeof *out->label_x);
+    out->label_y = rl_calloc(np, sizeof *out->label_y);
+    out->text = rl_calloc(np, sizeof *out->text);
+    out->number = rl_calloc(np, sizeof *out->number);
+    out->stack = rl_calloc(np, sizeof *out->stack);
+    out->key_point = rl_calloc(np, sizeof *out->key_point);
     if (!out->lines || !out->ridges || !out->drawn || !out->labelled ||
         !out->labels || !out->label_x || !out->label_y || !out->text || !out->number ||
         !out->stack || !out->key_point) {
@@ -1234,7 +1235,7 @@ static int layout_pass(const struct rl_chart *c, struct rl_chart_layout *out, ch
     out->h = (c->height > 0 ? c->height : RL_CHART_H) + below;
     out->n_lines = build_lines(c, out->lines);
     /* The key's size: its rows, and its widest title. */
-    struct key_entry *ke = malloc((KEY_MAX + c->n_series) * sizeof *ke);
+    struct key_entry *ke = rl_malloc((KEY_MAX + c->n_series) * sizeof *ke);
     if (!ke) {
         rl_chart_layout_release(out);
         return rl_fail(errmsg, RL_ENOMEM, "out of memory laying out the chart");
@@ -1697,7 +1698,7 @@ static void write_labels(struct rl_strbuf *gp, const struct rl_chart *c,
 static void write_margin_key(struct rl_strbuf *gp, const struct rl_chart *c,
                              const struct rl_chart_layout *l)
 {
-    struct key_entry *ke = malloc((KEY_MAX + c->n_series) * sizeof *ke);
+    struct key_entry *ke = rl_malloc((KEY_MAX + c->n_series) * sizeof *ke);
     if (!ke) {
         gp->oom = true;
         return;
@@ -1896,7 +1897,7 @@ static void write_plot(struct rl_strbuf *gp, const struct rl_chart *c,
         }
     /* The kernels' titles and the notes on them: the key's entries (one
      * source for this key and the margin's). */
-    struct key_entry *ke = malloc((KEY_MAX + c->n_series) * sizeof *ke);
+    struct key_entry *ke = rl_malloc((KEY_MAX + c->n_series) * sizeof *ke);
     if (!ke) {
         gp->oom = true;
         return;

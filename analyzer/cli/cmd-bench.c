@@ -3,6 +3,7 @@
 #include "analyzer/cli/cli.h"
 
 #include "analyzer/device/device.h"
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/json.h"
 #include "analyzer/util/suggest.h"
@@ -162,14 +163,14 @@ int cmd_bench(int argc, char **argv)
     /* Which benchmarks. */
     size_t n_cat;
     const struct rl_mb_def *cat = rl_mb_catalog(&n_cat);
-    const struct rl_mb_def **todo = calloc(n_cat, sizeof *todo);
+    const struct rl_mb_def **todo = rl_calloc(n_cat, sizeof *todo);
     size_t n_todo = 0;
     if (!todo) {
         cli_error("out of memory");
         return CLI_FAIL;
     }
     if (only) {
-        char *list = strdup(only), *save = NULL;
+        char *list = rl_strdup(only), *save = NULL;
         for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
             bool any = false;
             for (size_t i = 0; i < n_cat; i++)
@@ -196,7 +197,7 @@ int cmd_bench(int argc, char **argv)
         }
         for (size_t i = 0; i < n_cat; i++) {
             bool want = false;
-            char *copy = strdup(only), *s2 = NULL;
+            char *copy = rl_strdup(only), *s2 = NULL;
             for (char *t = strtok_r(copy, ",", &s2); t; t = strtok_r(NULL, ",", &s2))
                 want |= rl_mb_matches(&cat[i], t);
             free(copy);
@@ -232,7 +233,7 @@ int cmd_bench(int argc, char **argv)
     gmtime_r(&now, &tm);
     strftime(s.created, sizeof s.created, "%Y-%m-%dT%H:%M:%SZ", &tm);
 
-    s.results = calloc(n_todo, sizeof *s.results);
+    s.results = rl_calloc(n_todo, sizeof *s.results);
     if (!s.results) {
         cli_error("out of memory");
         free(todo);

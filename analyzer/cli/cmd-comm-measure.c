@@ -5,6 +5,7 @@
 #include "analyzer/comm/collective.h"
 #include "analyzer/comm/plugin.h"
 #include "analyzer/comm/results.h"
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/json.h"
 
@@ -72,7 +73,7 @@ static int parse_bytes(const char *option, const char *arg, double lo, double hi
 static int parse_collectives(const char *list, unsigned *mask)
 {
     *mask = 0;
-    char *copy = strdup(list), *save = NULL;
+    char *copy = rl_strdup(list), *save = NULL;
     if (!copy) {
         cli_error("out of memory");
         return CLI_FAIL;
@@ -355,7 +356,7 @@ int cli_comm_measure(int argc, char **argv)
     gmtime_r(&now, &tm);
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    struct rl_comm_raw *raw = calloc(1, sizeof *raw);
+    struct rl_comm_raw *raw = rl_calloc(1, sizeof *raw);
     if (!raw) {
         cli_error("out of memory");
         return CLI_FAIL;

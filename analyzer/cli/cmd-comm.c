@@ -4,6 +4,7 @@
 
 #include "analyzer/comm/collective.h"
 #include "analyzer/comm/system.h"
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/json.h"
 
@@ -120,7 +121,7 @@ static int parse_collectives(const char *arg, bool want[RL_COLL_COUNT])
             want[c] = true;
         return CLI_OK;
     }
-    char *buf = strdup(arg), *save = NULL; /* any length */
+    char *buf = rl_strdup(arg), *save = NULL; /* any length */
     if (!buf) {
         cli_error("out of memory");
         return CLI_FAIL;

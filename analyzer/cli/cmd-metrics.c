@@ -3,6 +3,7 @@
 #include "analyzer/cli/cli.h"
 
 #include "analyzer/device/device.h"
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/json.h"
 #include "analyzer/util/suggest.h"
@@ -167,7 +168,7 @@ int cmd_metrics(int argc, char **argv)
     const struct rl_device_api *api;
     if (cli_open_gpu("cannot read the counter names", 0, &api, NULL))
         return CLI_FAIL;
-    struct rl_metric_set *s = malloc(sizeof *s);
+    struct rl_metric_set *s = rl_malloc(sizeof *s);
     if (!s) {
         cli_error("out of memory");
         return CLI_FAIL;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "analyzer/cli/cli.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/numtext.h"
 #include "analyzer/util/fileio.h"
@@ -240,7 +241,7 @@ static int torch_files(const struct cli_report_opts *o, char ***out, size_t *n, 
             }
             if (*n == cap) {
                 cap = cap ? 2 * cap : 8;
-                char **v = realloc(*out, cap * sizeof *v);
+                char **v = rl_realloc(*out, cap * sizeof *v);
                 if (!v) {
                     if (d)
                         closedir(d);
@@ -248,7 +249,7 @@ static int torch_files(const struct cli_report_opts *o, char ***out, size_t *n, 
                 }
                 *out = v;
             }
-            if (!((*out)[(*n)++] = strdup(path))) {
+            if (!((*out)[(*n)++] = rl_strdup(path))) {
                 if (d)
                     closedir(d);
                 return rl_fail(err, RL_ENOMEM, "out of memory");

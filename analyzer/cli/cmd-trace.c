@@ -3,6 +3,7 @@
 #include "analyzer/cli/cli.h"
 
 #include "analyzer/device/device.h"
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 #include "analyzer/util/outset.h"
@@ -115,7 +116,7 @@ static void summarize(const char *path)
         printf("  tensor check: %s\n", s->tensor_check);
     if (s->notes[0])
         printf("  notes: %s\n", s->notes);
-    size_t *order = malloc((g.n ? g.n : 1) * sizeof *order);
+    size_t *order = rl_malloc((g.n ? g.n : 1) * sizeof *order);
     if (order && g.n) {
         for (size_t i = 0; i < g.n; i++)
             order[i] = i;
@@ -216,12 +217,12 @@ static int list_traces(const char *dir, char ***out, size_t *n)
             continue;
         if (*n == cap) {
             cap = cap ? 2 * cap : 8;
-            char **v = realloc(*out, cap * sizeof *v);
+            char **v = rl_realloc(*out, cap * sizeof *v);
             if (!v)
                 break;
             *out = v;
         }
-        if (asprintf(&(*out)[*n], "%s/%s", dir, de->d_name) >= 0)
+        if (rl_asprintf(&(*out)[*n], "%s/%s", dir, de->d_name) >= 0)
             ++*n;
     }
     closedir(d);
@@ -245,7 +246,7 @@ static void remove_dir(const char *dir)
             if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
                 continue;
             char *p;
-            if (asprintf(&p, "%s/%s", dir, de->d_name) >= 0) {
+            if (rl_asprintf(&p, "%s/%s", dir, de->d_name) >= 0) {
                 unlink(p);
                 free(p);
             }
@@ -282,7 +283,7 @@ static int top_names(char **files, size_t n, int k, const char *path)
     int rc = RL_OK;
     for (size_t i = 0; i < n && rc == RL_OK; i++)
         rc = rl_trace_groups_load(&g, files[i], err);
-    struct by_name *v = rc == RL_OK ? malloc((g.n ? g.n : 1) * sizeof *v) : NULL;
+    struct by_name *v = rc == RL_OK ? rl_malloc((g.n ? g.n : 1) * sizeof *v) : NULL;
     if (rc == RL_OK && !v)
         rc = rl_fail(err, RL_ENOMEM, "out of memory");
     size_t nv = 0;
@@ -388,7 +389,7 @@ static int place_traces(char **files, size_t n, const char *out, bool ranked)
     struct rl_outset set = {0};
     int rc = declare_earlier(&set, out, err);
     int stem = stem_of(out);
-    int *rank = calloc(n ? n : 1, sizeof *rank);
+    int *rank = rl_calloc(n ? n : 1, sizeof *rank);
     if (!rank)
         rc = rl_fail(err, RL_ENOMEM, "out of memory");
     else if (!ranked)
@@ -399,10 +400,10 @@ static int place_traces(char **files, size_t n, const char *out, bool ranked)
         char named[4096];
         if (!ranked && rank[i] >= 0 &&
             rl_rank_trace_path(named, sizeof named, out, false, rank[i]) < (int)sizeof named)
-            dest = strdup(named);
+            dest = rl_strdup(named);
         else if (n == 1)
-            dest = strdup(out);
-        else if (asprintf(&dest, "%.*s.%.*s%s", stem, out, (int)(strlen(base) - 5), base,
+            dest = rl_strdup(out);
+        else if (rl_asprintf(&dest, "%.*s.%.*s%s", stem, out, (int)(strlen(base) - 5), base,
                           out + stem) < 0)
             dest = NULL;
         if (!dest) {
@@ -451,7 +452,7 @@ static int trace_program(const struct trace_opts *o, const struct rl_device_api 
     /* The processes write <pid>.json into a folder beside the output. */
     const char *slash = strrchr(o->out, '/');
     char *dir;
-    if (asprintf(&dir, "%.*s.roofline-XXXXXX", slash ? (int)(slash - o->out + 1) : 0, o->out) <
+    if (rl_asprintf(&dir, "%.*s.roofline-XXXXXX", slash ? (int)(slash - o->out + 1) : 0, o->out) <
             0 ||
         !mkdtemp(dir)) {
         cli_error("cannot create a folder beside '%s': %s", o->out, strerror(errno));
@@ -459,7 +460,7 @@ static int trace_program(const struct trace_opts *o, const struct rl_device_api 
     }
     char *pattern = NULL, *names = NULL;
     int rc = CLI_OK, code = 0;
-    if (asprintf(&pattern, "%s/%%p.json", dir) < 0 || asprintf(&names, "%s/top.txt", dir) < 0) {
+    if (rl_asprintf(&pattern, "%s/%%p.json", dir) < 0 || rl_asprintf(&names, "%s/top.txt", dir) < 0) {
         rc = CLI_FAIL;
         goto out;
     }

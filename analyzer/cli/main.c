@@ -4,6 +4,7 @@
 
 #include "analyzer/comm/system.h"
 #include "analyzer/device/device.h"
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 #include "analyzer/util/outset.h"
@@ -451,6 +452,12 @@ int cli_print_json(cJSON *doc)
 {
     char *text = doc ? cJSON_Print(doc) : NULL;
     cJSON_Delete(doc);
+    /* cJSON's builders drop what they cannot allocate, silently: a document
+     * made while an allocation failed may lack members, so it is not shown. */
+    if (text && rl_alloc_failures()) {
+        cJSON_free(text);
+        text = NULL;
+    }
     if (!text) {
         cli_error("out of memory printing JSON");
         return CLI_FAIL;

@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include "analyzer/comm/harness.h"
+#include "analyzer/util/alloc.h"
 
 #include "analyzer/comm/kernels.h"
 
@@ -363,7 +364,7 @@ int rl__copies_run(struct rl__ctx *c)
             }
             rl__tick();
         }
-        struct turn *all = c->world_rank == 0 ? calloc((size_t)c->world_size, sizeof *all) : NULL;
+        struct turn *all = c->world_rank == 0 ? rl_calloc((size_t)c->world_size, sizeof *all) : NULL;
         if (!rc && rl__gather(c, &t, all, (int)sizeof t))
             rc = RL_EIO;
         if (!rc && c->world_rank == 0) {

@@ -18,6 +18,7 @@
  */
 #define _GNU_SOURCE
 #include "analyzer/comm/harness.h"
+#include "analyzer/util/alloc.h"
 
 #include "analyzer/comm/collective.h"
 #include "analyzer/profiler/rank.h"
@@ -417,7 +418,7 @@ static int run(struct rl__ctx *c)
 static int measure(const struct rl_comm_request *q, struct rl_comm_raw *out, char *errmsg)
 {
     memset(out, 0, sizeof *out);
-    struct rl__ctx *c = calloc(1, sizeof *c);
+    struct rl__ctx *c = rl_calloc(1, sizeof *c);
     if (!c)
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
     c->req = q;

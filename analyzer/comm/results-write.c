@@ -3,6 +3,7 @@
 #include "analyzer/comm/results.h"
 
 #include "analyzer/comm/plugin.h"
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 
 #include <math.h>
@@ -60,11 +61,11 @@ int rl_comm_results_from_raw(struct rl_comm_results *r, const struct rl_comm_raw
     snprintf(r->link_name, sizeof r->link_name, "%s", link_name);
     r->link_gbs = link_gbs;
     size_t nd = (size_t)raw->n_devices;
-    r->devices = calloc(nd + 1, sizeof *r->devices);
-    r->hosts = calloc(nd + 1, sizeof *r->hosts);
-    r->series = calloc((size_t)raw->n_colls + 1, sizeof *r->series);
-    r->copies = calloc((size_t)raw->n_copies + 1, sizeof *r->copies);
-    r->notes = calloc((size_t)raw->n_notes + 2 * (size_t)raw->n_colls + 1, sizeof *r->notes);
+    r->devices = rl_calloc(nd + 1, sizeof *r->devices);
+    r->hosts = rl_calloc(nd + 1, sizeof *r->hosts);
+    r->series = rl_calloc((size_t)raw->n_colls + 1, sizeof *r->series);
+    r->copies = rl_calloc((size_t)raw->n_copies + 1, sizeof *r->copies);
+    r->notes = rl_calloc((size_t)raw->n_notes + 2 * (size_t)raw->n_colls + 1, sizeof *r->notes);
     if (!r->devices || !r->hosts || !r->series || !r->copies || !r->notes)
         goto oom;
     for (size_t i = 0; i < nd; i++) {
@@ -91,7 +92,7 @@ int rl_comm_results_from_raw(struct rl_comm_results *r, const struct rl_comm_raw
         bool reduces = s->collective == RL_COLL_ALLREDUCE || s->collective == RL_COLL_REDUCESCATTER;
         snprintf(s->redop, sizeof s->redop, "%s", reduces ? "sum" : "");
         snprintf(s->note, sizeof s->note, "%s", rc->note);
-        s->points = calloc((size_t)rc->n_results + 1, sizeof *s->points);
+        s->points = rl_calloc((size_t)rc->n_results + 1, sizeof *s->points);
         if (!s->points)
             goto oom;
         for (int k = 0; k < rc->n_results; k++) {
@@ -123,7 +124,7 @@ int rl_comm_results_from_raw(struct rl_comm_results *r, const struct rl_comm_raw
         c->rows = x->rows;
         c->cols = x->cols;
         c->wrong = x->wrong;
-        c->matrix_gbs = calloc((size_t)(x->rows * x->cols) + 1, sizeof *c->matrix_gbs);
+        c->matrix_gbs = rl_calloc((size_t)(x->rows * x->cols) + 1, sizeof *c->matrix_gbs);
         if (!c->matrix_gbs)
             goto oom;
         for (int a = 0; a < x->rows; a++)

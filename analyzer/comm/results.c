@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "analyzer/comm/results.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 #include "analyzer/util/schema.h"
@@ -55,7 +56,7 @@ static int read_series(struct rl_comm_series *s, const cJSON *j)
     copy_str(s->note, sizeof s->note, j, "note");
     const cJSON *res = cJSON_GetObjectItemCaseSensitive(j, "results");
     size_t n = (size_t)cJSON_GetArraySize(res);
-    s->points = n ? calloc(n, sizeof *s->points) : NULL;
+    s->points = n ? rl_calloc(n, sizeof *s->points) : NULL;
     if (n && !s->points)
         return RL_ENOMEM;
     const cJSON *p;
@@ -92,7 +93,7 @@ static int read_copy(struct rl_comm_copy *c, const cJSON *j, const char *what, c
         if (cJSON_GetArraySize(row) != c->cols)
             return rl_fail(errmsg, RL_ESCHEMA, "'%s': copies: %s %s %s: rows of different "
                            "lengths in matrix_gbs", what, c->kind, c->engine, c->direction);
-    c->matrix_gbs = calloc((size_t)c->rows * (size_t)c->cols, sizeof *c->matrix_gbs);
+    c->matrix_gbs = rl_calloc((size_t)c->rows * (size_t)c->cols, sizeof *c->matrix_gbs);
     if (!c->matrix_gbs)
         return RL_ENOMEM;
     int i = 0;
@@ -129,11 +130,11 @@ static int read_doc(struct rl_comm_results *r, const cJSON *doc, const char *wha
     size_t nh = (size_t)cJSON_GetArraySize(hosts), nd = (size_t)cJSON_GetArraySize(devs);
     size_t ns = (size_t)cJSON_GetArraySize(colls), nc = (size_t)cJSON_GetArraySize(copies);
     size_t nn = (size_t)cJSON_GetArraySize(notes);
-    r->hosts = calloc(nh + 1, sizeof *r->hosts);
-    r->devices = calloc(nd + 1, sizeof *r->devices);
-    r->series = calloc(ns + 1, sizeof *r->series);
-    r->copies = calloc(nc + 1, sizeof *r->copies);
-    r->notes = calloc(nn + 1, sizeof *r->notes);
+    r->hosts = rl_calloc(nh + 1, sizeof *r->hosts);
+    r->devices = rl_calloc(nd + 1, sizeof *r->devices);
+    r->series = rl_calloc(ns + 1, sizeof *r->series);
+    r->copies = rl_calloc(nc + 1, sizeof *r->copies);
+    r->notes = rl_calloc(nn + 1, sizeof *r->notes);
     if (!r->hosts || !r->devices || !r->series || !r->copies || !r->notes)
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
     const cJSON *e;
@@ -277,7 +278,7 @@ static double at(const struct rl_comm_results *r, enum rl_collective c, double b
     size_t n = curve(s, algbw, NULL, NULL, 0);
     if (n == 0)
         return NAN;
-    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    double *x = rl_malloc(n * sizeof *x), *y = rl_malloc(n * sizeof *y);
     double v = NAN;
     if (x && y) {
         curve(s, algbw, x, y, n);

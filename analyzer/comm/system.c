@@ -3,6 +3,7 @@
 #include "analyzer/comm/system.h"
 
 #include "analyzer/model/gpudb.h"
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 #include "analyzer/util/schema.h"
@@ -195,7 +196,7 @@ int rl_systemdb_load(struct rl_systemdb *db, const char *dir, const struct rl_gp
             continue;
         if (db->n == cap) {
             cap = cap ? cap * 2 : 16;
-            struct rl_system *bigger = realloc(db->systems, cap * sizeof *bigger);
+            struct rl_system *bigger = rl_realloc(db->systems, cap * sizeof *bigger);
             if (!bigger) {
                 rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
                 break;

@@ -9,6 +9,7 @@
 
 #include "analyzer/llm/hfconfig.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 #include "analyzer/util/schema.h"
@@ -91,7 +92,7 @@ static size_t model_ids(const char *dir, char *names[64])
     while (d && n < 64 && (e = readdir(d))) {
         size_t len = strlen(e->d_name);
         if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0 &&
-            strcmp(e->d_name, "schema.json") != 0 && (names[n] = strndup(e->d_name, len - 5)))
+            strcmp(e->d_name, "schema.json") != 0 && (names[n] = rl_strndup(e->d_name, len - 5)))
             n++;
     }
     if (d)
@@ -112,7 +113,7 @@ static size_t hf_ids(const char *dir, char *names[64], size_t n)
     while (d && n < 64 && (e = readdir(d))) {
         char file[sizeof hf + 256 + 16];
         snprintf(file, sizeof file, "%s/%s/config.json", hf, e->d_name);
-        if (e->d_name[0] != '.' && access(file, R_OK) == 0 && (names[n] = strdup(e->d_name)))
+        if (e->d_name[0] != '.' && access(file, R_OK) == 0 && (names[n] = rl_strdup(e->d_name)))
             n++;
     }
     if (d)
@@ -233,7 +234,12 @@ static int load_file(struct rl_llm_model *m, const char *data_dir, const char *p
     int rc = rl_file_read(path, &text, &len, errmsg);
     if (rc)
         return rc;
+    unsigned long failed = rl_alloc_failures();
     cJSON *doc = cJSON_ParseWithLength(text, len);
+    if (!doc && rl_alloc_failures() != failed) {
+        free(text);
+        return rl_fail(errmsg, RL_ENOMEM, "out of memory reading '%s'", path);
+    }
     const bool schema_config =
         doc && cJSON_GetObjectItemCaseSensitive(doc, "schema_version") != NULL;
     cJSON_Delete(doc);
@@ -283,9 +289,12 @@ int rl_llm_model_load(struct rl_llm_model *m, const char *data_dir, const char *
     } else if (n > 5 && strcmp(name + n - 5, ".json") == 0) {
         snprintf(path, sizeof path, "%s", name);
     } else {
+        unsigned long failed = rl_alloc_failures(); /* a config unread is not "unknown" */
         int found = find_model(data_dir, name, path, sizeof path, errmsg);
         if (found < 0)
             return found;
+        if (!found && rl_alloc_failures() != failed)
+            return rl_fail(errmsg, RL_ENOMEM, "out of memory looking up model '%s'", name);
         if (!found) {
             snprintf(path, sizeof path, "%s/models/hf/%s/config.json", data_dir, name);
             if (strchr(name, '/') || access(path, R_OK) != 0)

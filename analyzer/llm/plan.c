@@ -9,6 +9,7 @@
  */
 #include "analyzer/llm/plan.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 
 #include <math.h>
@@ -147,7 +148,7 @@ static int add_split(void *ctx, const struct rl_llm_layout *l)
     struct build_ctx *b = ctx;
     struct rl_llm_plan *out = b->out;
     if (out->n == b->cap_n) {
-        struct rl_llm_candidate *g = realloc(out->c, 2 * b->cap_n * sizeof *g);
+        struct rl_llm_candidate *g = rl_realloc(out->c, 2 * b->cap_n * sizeof *g);
         if (!g)
             return rl_fail(b->errmsg, RL_ENOMEM, "out of memory");
         out->c = g;
@@ -175,7 +176,7 @@ int rl_llm_plan_build(const struct rl_llm_model *m, const struct rl_llm_config *
     memset(out, 0, sizeof *out);
     const int N = req->gpus;
     size_t cap_n = 64;
-    out->c = malloc(cap_n * sizeof *out->c);
+    out->c = rl_malloc(cap_n * sizeof *out->c);
     if (!out->c)
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
     struct build_ctx b = {m, cfg, req, c, net, cap, out, cap_n, errmsg};

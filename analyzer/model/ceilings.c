@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "analyzer/model/ceilings.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 
 #include <math.h>
@@ -117,7 +118,7 @@ static int memory_roofs(struct rl_ceilings *c, const char *memory, char *errmsg)
 {
     bool want[RL_MEM_COUNT] = {!memory, !memory, !memory};
     if (memory) {
-        char *list = strdup(memory), *save = NULL;
+        char *list = rl_strdup(memory), *save = NULL;
         if (!list)
             return rl_fail(errmsg, RL_ENOMEM, "out of memory");
         for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -186,7 +187,7 @@ int rl_ceilings_init(struct rl_ceilings *c, const struct rl_gpu_spec *spec,
                                      : RL_ORIGIN_DATASHEET;
     char err[RL_ERRMSG_SIZE];
     if (precisions) {
-        char *list = strdup(precisions), *save = NULL;
+        char *list = rl_strdup(precisions), *save = NULL;
         if (!list)
             return rl_fail(errmsg, RL_ENOMEM, "out of memory");
         int first = -1;

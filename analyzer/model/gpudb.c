@@ -2,6 +2,7 @@
 #define _DEFAULT_SOURCE
 #include "analyzer/model/gpudb.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/strbuf.h"
 #include "analyzer/util/suggest.h"
@@ -48,7 +49,7 @@ int rl_gpudb_load(struct rl_gpudb *db, const char *dir, char *errmsg)
             continue;
         if (db->n == cap) {
             cap = cap ? cap * 2 : 16;
-            struct rl_gpu_spec *bigger = realloc(db->gpus, cap * sizeof *bigger);
+            struct rl_gpu_spec *bigger = rl_realloc(db->gpus, cap * sizeof *bigger);
             if (!bigger) {
                 rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
                 break;

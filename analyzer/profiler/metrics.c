@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "analyzer/profiler/metrics.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 
 #include <cupti.h>
@@ -120,7 +121,7 @@ static int host_image(CUpti_Profiler_Host_Object *obj, uint8_t **image, size_t *
     CUptiResult r = cuptiProfilerHostGetConfigImageSize(&sp);
     if (r != CUPTI_SUCCESS)
         return rl_fail(errmsg, RL_ECUPTI, "config image size: %s", result_name(r));
-    *image = calloc(1, sp.configImageSize ? sp.configImageSize : 1);
+    *image = rl_calloc(1, sp.configImageSize ? sp.configImageSize : 1);
     if (!*image)
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
     CUpti_Profiler_Host_GetConfigImage_Params gp = {
@@ -354,7 +355,7 @@ int rl_metric_evaluator_open(const struct rl_metric_set *set, const uint8_t *cou
                              struct rl_metric_evaluator **ev, const uint8_t **image,
                              size_t *image_size, char *errmsg)
 {
-    struct rl_metric_evaluator *e = calloc(1, sizeof *e);
+    struct rl_metric_evaluator *e = rl_calloc(1, sizeof *e);
     if (!e)
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
     e->set = set;

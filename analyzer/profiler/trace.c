@@ -2,6 +2,7 @@
 #include "analyzer/profiler/trace.h"
 
 #include "analyzer/profiler/nccl.h"
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/strbuf.h"
 
 #include <ctype.h>
@@ -182,9 +183,9 @@ static int clean_times(const struct rl_trace_kernel *k, size_t n, size_t index, 
     if (max_run < 0)
         return 0;
     size_t nr = (size_t)max_run + 1;
-    double *sum = calloc(nr, sizeof *sum);
-    size_t *count = calloc(nr, sizeof *count);
-    bool *untimed = calloc(nr, sizeof *untimed);
+    double *sum = rl_calloc(nr, sizeof *sum);
+    size_t *count = rl_calloc(nr, sizeof *count);
+    bool *untimed = rl_calloc(nr, sizeof *untimed);
     if (!sum || !count || !untimed) {
         free(sum);
         free(count);
@@ -305,7 +306,7 @@ int rl_trace_write(FILE *f, const struct rl_trace_meta *m, const struct rl_trace
 {
     /* Launches per run of each step: of its counted run, else of its first
      * timing-only run. */
-    size_t *launches = calloc(2 * (n_steps ? n_steps : 1), sizeof *launches);
+    size_t *launches = rl_calloc(2 * (n_steps ? n_steps : 1), sizeof *launches);
     if (!launches)
         return -1;
     size_t *first_clean = launches + (n_steps ? n_steps : 1);
@@ -457,7 +458,7 @@ long rl_trace_fill_sampled(struct rl_trace_kernel *k, size_t n)
     size_t cap = 16;
     while (cap < 2 * counted)
         cap *= 2;
-    struct sig_slot *t = calloc(cap, sizeof *t);
+    struct sig_slot *t = rl_calloc(cap, sizeof *t);
     if (!t)
         return -1;
     for (size_t i = 0; i < n; i++) {

@@ -22,6 +22,7 @@
 #include "analyzer/profiler/tracer.h"
 #include "analyzer/profiler/nccl.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 
@@ -88,8 +89,8 @@ static int map_grow(struct u64map *m)
 {
     struct u64map g = {0};
     g.cap = m->cap ? m->cap * 2 : 1024;
-    g.key = calloc(g.cap, sizeof *g.key);
-    g.val = calloc(g.cap, sizeof *g.val);
+    g.key = rl_calloc(g.cap, sizeof *g.key);
+    g.val = rl_calloc(g.cap, sizeof *g.val);
     if (!g.key || !g.val) {
         free(g.key);
         free(g.val);
@@ -419,7 +420,7 @@ static bool counters_setup(CUcontext ctx)
         .structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
     ap.ctx = ctx;
     CUPTI_CALL(cuptiProfilerGetCounterAvailability(&ap), "reading counter availability");
-    T.avail = calloc(1, ap.counterAvailabilityImageSize ? ap.counterAvailabilityImageSize : 1);
+    T.avail = rl_calloc(1, ap.counterAvailabilityImageSize ? ap.counterAvailabilityImageSize : 1);
     if (!T.avail) {
         counters_fail("out of memory");
         return false;
@@ -449,7 +450,7 @@ static bool counters_setup(CUcontext ctx)
     sp.maxNumRangeTreeNodes = MAX_RANGES;
     CUPTI_CALL(cuptiRangeProfilerGetCounterDataSize(&sp), "sizing counter data");
     T.data_size = sp.counterDataSize;
-    T.data = calloc(1, T.data_size ? T.data_size : 1);
+    T.data = rl_calloc(1, T.data_size ? T.data_size : 1);
     if (!T.data) {
         counters_fail("out of memory");
         return false;
@@ -848,7 +849,7 @@ static char *nvtx_path(void)
     int depth = t_nvtx_depth < NVTX_DEPTH ? t_nvtx_depth : NVTX_DEPTH;
     for (int i = 0; i < depth; i++)
         len += strlen(t_nvtx[i]) + 1;
-    char *s = malloc(len);
+    char *s = rl_malloc(len);
     if (!s)
         return NULL;
     s[0] = 0;
@@ -866,7 +867,7 @@ static long launch_add(uint32_t corr_driver, uint32_t corr_runtime, char *nvtx, 
 {
     if (T.n_l == T.cap_l) {
         size_t cap = T.cap_l ? T.cap_l * 2 : 1024;
-        struct launch *l = realloc(T.l, cap * sizeof *l);
+        struct launch *l = rl_realloc(T.l, cap * sizeof *l);
         if (!l)
             return -1;
         T.l = l;
@@ -1085,7 +1086,7 @@ static void add_kernel(const CUpti_ActivityKernel10 *a)
 {
     if (T.n_k == T.cap_k) {
         size_t cap = T.cap_k ? T.cap_k * 2 : 4096;
-        struct rl_trace_kernel *k = realloc(T.k, cap * sizeof *k);
+        struct rl_trace_kernel *k = rl_realloc(T.k, cap * sizeof *k);
         if (!k) {
             T.dropped++;
             return;
@@ -1097,7 +1098,7 @@ static void add_kernel(const CUpti_ActivityKernel10 *a)
     memset(k, 0, sizeof *k);
     char name[1024];
     rl_demangle(a->name, name, sizeof name);
-    k->name = strdup(name);
+    k->name = rl_strdup(name);
     if (!k->name) {
         T.dropped++;
         return;
@@ -1220,7 +1221,7 @@ static const CUpti_CallbackId nvtx_ids[] = {
 
 static void install_exit_handlers(void);
 
-static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+static char *dup_or_null(const char *s) { return s ? rl_strdup(s) : NULL; }
 
 static int load_names(const char *path, char *errmsg)
 {
@@ -1235,7 +1236,7 @@ static int load_names(const char *path, char *errmsg)
             continue;
         if (n == cap) {
             cap = cap ? 2 * cap : 16;
-            const char **v = realloc(T.names, cap * sizeof *v);
+            const char **v = rl_realloc(T.names, cap * sizeof *v);
             if (!v)
                 return rl_fail(errmsg, RL_ENOMEM, "out of memory");
             T.names = v;
@@ -1244,7 +1245,7 @@ static int load_names(const char *path, char *errmsg)
     }
     T.n_names = n;
     if (!n) { /* an empty list selects nothing: keep a list that matches nothing */
-        T.names = calloc(1, sizeof *T.names);
+        T.names = rl_calloc(1, sizeof *T.names);
         if (!T.names)
             return rl_fail(errmsg, RL_ENOMEM, "out of memory");
         T.names[0] = "";
@@ -1390,7 +1391,7 @@ void rl_tracer_step_begin_run(const char *label, double flops, double bytes,
     }
     if (T.n_steps == T.cap_steps) {
         size_t cap = T.cap_steps ? 2 * T.cap_steps : 32;
-        struct rl_trace_step *s = realloc(T.steps, cap * sizeof *s);
+        struct rl_trace_step *s = rl_realloc(T.steps, cap * sizeof *s);
         if (!s) {
             pthread_mutex_unlock(&T.lock);
             return;
@@ -1400,7 +1401,7 @@ void rl_tracer_step_begin_run(const char *label, double flops, double bytes,
     }
     struct rl_trace_step *s = &T.steps[T.n_steps];
     memset(s, 0, sizeof *s);
-    s->label = strdup(label ? label : "?");
+    s->label = rl_strdup(label ? label : "?");
     s->analytic_flops = flops;
     s->analytic_bytes = bytes;
     snprintf(s->precision, sizeof s->precision, "%s", precision ? precision : "");
@@ -1499,7 +1500,7 @@ static void join(void)
         k->run = l->run;
         k->timing_only = l->clean;
         if (l->nvtx && !k->nvtx)
-            k->nvtx = strdup(l->nvtx);
+            k->nvtx = rl_strdup(l->nvtx);
         /* NCCL's kernel inside NCCL's range: the collective and its bytes. */
         if (l->collective[0] && k->name && rl_nccl_kernel(k->name, NULL, 0)) {
             memcpy(k->collective, l->collective, sizeof k->collective);

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* fopencookie */
 #include "analyzer/readers/gzin.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/fileio.h"
 
 #include <errno.h>
@@ -145,7 +146,7 @@ static int gz_close(void *cookie)
 FILE *rl_gzin_open(FILE *in, struct rl_gzin_fault *fault)
 {
     memset(fault, 0, sizeof *fault);
-    struct gzin *z = calloc(1, sizeof *z);
+    struct gzin *z = rl_calloc(1, sizeof *z);
     if (!z) {
         errno = ENOMEM;
         return NULL;

@@ -17,6 +17,7 @@
 #include "analyzer/readers/ncu.h"
 
 #include "analyzer/readers/counts.h"
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 #include "analyzer/util/strbuf.h"
@@ -69,7 +70,7 @@ static int refill(struct input *in)
     size_t keep = (size_t)(in->end - in->p);
     if (keep == in->chunk_cap) { /* one row fills the buffer: double it */
         size_t cap = in->chunk_cap ? 2 * in->chunk_cap : chunk_bytes;
-        char *b = malloc(cap + 1);
+        char *b = rl_malloc(cap + 1);
         if (!b)
             return RL_ENOMEM;
         if (keep)
@@ -129,11 +130,11 @@ static int new_field_slow(struct csv *c, char *s, size_t n, bool escaped)
         if (c->fcap >= MAX_FIELDS)
             return RL_EPARSE;
         int fcap = c->fcap ? 2 * c->fcap : 256;
-        struct span *o = realloc(c->span, (size_t)fcap * sizeof *o);
+        struct span *o = rl_realloc(c->span, (size_t)fcap * sizeof *o);
         if (!o)
             return RL_ENOMEM;
         c->span = o;
-        char **f = realloc(c->field, (size_t)fcap * sizeof *f);
+        char **f = rl_realloc(c->field, (size_t)fcap * sizeof *f);
         if (!f)
             return RL_ENOMEM;
         c->field = f;
@@ -780,7 +781,7 @@ static const struct term *term_of(struct importer *im, const char *name)
         struct seen_name *e = &im->names[j];
         if (!e->name) {
             const struct term *t = term_find(im->terms, im->n_terms, name);
-            if (im->n_names + 1 < size / 2 && (e->name = strdup(name))) {
+            if (im->n_names + 1 < size / 2 && (e->name = rl_strdup(name))) {
                 e->t = t;
                 im->n_names++;
             }
@@ -845,7 +846,7 @@ static int kernel_name(struct kernel *k, const char *name)
 {
     size_t n = strlen(name) + 1;
     if (n > k->name_cap) {
-        char *b = realloc(k->name, n);
+        char *b = rl_realloc(k->name, n);
         if (!b)
             return RL_ENOMEM;
         k->name = b;
@@ -1178,7 +1179,7 @@ static int read_rows(struct importer *im, struct csv *c, struct layout *L, char 
             break;
         if (!L->long_form && first && !c->field[L->id][0]) { /* the units row */
             for (int i = 0; i < L->ncols && rc == RL_OK; i++)
-                if (!(L->units[i] = strdup(c->field[i])))
+                if (!(L->units[i] = rl_strdup(c->field[i])))
                     rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
             im->stats->units_row = true;
             first = false;
@@ -1256,7 +1257,7 @@ static int parse(struct rl_trace_groups *g, struct csv *c, double factor,
     if (!stats)
         stats = &local;
     memset(stats, 0, sizeof *stats);
-    struct importer *im = calloc(1, sizeof *im);
+    struct importer *im = rl_calloc(1, sizeof *im);
     if (!im)
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
     im->g = g;
@@ -1314,14 +1315,14 @@ static int parse(struct rl_trace_groups *g, struct csv *c, double factor,
         snprintf(stats->form, sizeof stats->form, "%s", L.long_form ? "long" : "wide");
         if (!L.long_form) {
             /* Wide form: the metric columns and, in the next row, their units. */
-            L.headers = calloc((size_t)L.ncols, sizeof *L.headers);
-            L.units = calloc((size_t)L.ncols, sizeof *L.units);
-            L.col_term = calloc((size_t)L.ncols, sizeof *L.col_term);
+            L.headers = rl_calloc((size_t)L.ncols, sizeof *L.headers);
+            L.units = rl_calloc((size_t)L.ncols, sizeof *L.units);
+            L.col_term = rl_calloc((size_t)L.ncols, sizeof *L.col_term);
             if (!L.headers || !L.units || !L.col_term)
                 rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
             int metrics = 0;
             for (int i = 0; i < L.ncols && rc == RL_OK; i++) {
-                if (!(L.headers[i] = strdup(c->field[i])))
+                if (!(L.headers[i] = rl_strdup(c->field[i])))
                     rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
                 else if (strstr(L.headers[i], "__"))
                     metrics++;
@@ -1355,7 +1356,7 @@ int rl_ncu_parse(struct rl_trace_groups *g, const char *text, size_t len, const 
                  double tensor_flops_per_op, struct rl_ncu_stats *stats, char *errmsg)
 {
     /* A writable copy: fields are cut in place. */
-    char *copy = malloc(len + 1);
+    char *copy = rl_malloc(len + 1);
     if (!copy)
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
     memcpy(copy, text, len);

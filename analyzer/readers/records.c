@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "analyzer/readers/records.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 #include "analyzer/util/strbuf.h"
@@ -18,13 +19,13 @@ int rl_record_list_push(struct rl_record_list *l, const struct rl_kernel_record 
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
-        struct rl_kernel_record *v = realloc(l->v, cap * sizeof *v);
+        struct rl_kernel_record *v = rl_realloc(l->v, cap * sizeof *v);
         if (!v)
             return RL_ENOMEM;
         l->v = v;
         l->cap = cap;
     }
-    char *name = strdup(r->name ? r->name : "");
+    char *name = rl_strdup(r->name ? r->name : "");
     if (!name)
         return RL_ENOMEM;
     l->v[l->n] = *r;
@@ -299,6 +300,8 @@ int rl_records_load_groups(struct rl_trace_groups *g, const char *path, char *er
         rc = rl_trace_groups_add_comm(g, k->name, NULL, NULL, k->precision, k->origin,
                                       k->count, k->perf.flops, k->perf.bytes, k->perf.time_ns,
                                       k->comm_bytes);
+        if (rc) /* the groups' own failure (out of memory) says nothing of the file */
+            rl_fail(errmsg, rc, "%s reading '%s'", rl_strerror(rc), path);
     }
     rl_record_list_release(&l);
     return rc;

@@ -1,6 +1,7 @@
 /* timeline.c - one rank's GPU timeline from its trace (see timeline.h). */
 #include "analyzer/readers/timeline.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 
 #include <math.h>
@@ -24,7 +25,7 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
     if (n < *cap)
         return RL_OK;
     size_t c = *cap ? 2 * *cap : 256;
-    void *p = realloc(*v, c * size);
+    void *p = rl_realloc(*v, c * size);
     if (!p)
         return RL_ENOMEM;
     *v = p;
@@ -87,7 +88,7 @@ void rl_timeline_keep_comm(struct rl_timeline *t)
             t->act[k++] = t->act[i];
     t->n_act = k;
     if (k < t->cap_act) {
-        void *p = realloc(t->act, (k ? k : 1) * sizeof *t->act);
+        void *p = rl_realloc(t->act, (k ? k : 1) * sizeof *t->act);
         if (p)
             t->act = p, t->cap_act = k ? k : 1;
     }

@@ -15,6 +15,7 @@
  */
 #include "analyzer/readers/torch-internal.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 
 #include <math.h>
@@ -116,7 +117,7 @@ bool tr_graph_twin(struct tr_state *s, const struct tr_gpu *k, struct rl_trace_l
         size_t cap = s->twin_cap ? s->twin_cap : 256;
         while (cap <= k->kname)
             cap *= 2;
-        int64_t *v = realloc(s->twin, cap * sizeof *v);
+        int64_t *v = rl_realloc(s->twin, cap * sizeof *v);
         if (!v) {
             *err = RL_ENOMEM;
             return false;

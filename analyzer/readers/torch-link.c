@@ -39,6 +39,7 @@
 #include "analyzer/readers/torchops-llm.h"
 
 #include "analyzer/profiler/nccl.h"
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 
 #include <math.h>
@@ -72,7 +73,7 @@ static bool comm_of(struct tr_state *s, uint32_t kname_id, const char *kname, ui
                     const char *kop, char *coll, size_t size)
 {
     if (!s->comm_memo) {
-        s->comm_memo = malloc(COMM_MEMO_SLOTS * sizeof *s->comm_memo);
+        s->comm_memo = rl_malloc(COMM_MEMO_SLOTS * sizeof *s->comm_memo);
         if (!s->comm_memo) /* no room: asked each time */
             return rl_comm_recognize(kname, kop, coll, size);
         for (size_t i = 0; i < COMM_MEMO_SLOTS; i++)
@@ -153,9 +154,9 @@ static int cmp_op(const void *pa, const void *pb)
 static int nest_ops(struct tr_state *s)
 {
     size_t n = s->ops.n;
-    s->order = malloc((n + 1) * sizeof *s->order);
-    s->parent = malloc((n + 1) * sizeof *s->parent);
-    uint32_t *stack = malloc((n + 1) * sizeof *stack);
+    s->order = rl_malloc((n + 1) * sizeof *s->order);
+    s->parent = rl_malloc((n + 1) * sizeof *s->parent);
+    uint32_t *stack = rl_malloc((n + 1) * sizeof *stack);
     if (!s->order || !s->parent || !stack) {
         free(stack);
         return RL_ENOMEM;
@@ -235,11 +236,11 @@ static int note_unknown(struct tr_state *s, uint32_t name, double t)
         size_t cap = s->unk_cap ? s->unk_cap : 256;
         while (cap <= name)
             cap *= 2;
-        double *tm = realloc(s->unk_time, cap * sizeof *tm);
+        double *tm = rl_realloc(s->unk_time, cap * sizeof *tm);
         if (!tm)
             return RL_ENOMEM;
         s->unk_time = tm;
-        uint64_t *l = realloc(s->unk_launches, cap * sizeof *l);
+        uint64_t *l = rl_realloc(s->unk_launches, cap * sizeof *l);
         if (!l)
             return RL_ENOMEM;
         s->unk_launches = l;
@@ -396,7 +397,7 @@ static int order_groups(struct tr_state *s)
     if (n != s->g->n - s->groups_first || n == 0)
         return RL_OK; /* not all ours, or none (no qsort of an empty array): leave them */
     qsort(s->gseen, n, sizeof *s->gseen, cmp_seen);
-    uint32_t *order = malloc((n + 1) * sizeof *order);
+    uint32_t *order = rl_malloc((n + 1) * sizeof *order);
     if (!order)
         return RL_ENOMEM;
     for (size_t i = 0; i < n; i++)

@@ -11,6 +11,7 @@
  */
 #include "analyzer/readers/torch-internal.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 
 #include <math.h>
@@ -25,7 +26,7 @@ void *tr_chunks_push(struct tr_chunks *c)
         if (c->n_chunks == c->chunks_cap &&
             tr_reserve((void **)&c->chunk, &c->chunks_cap, c->n_chunks, sizeof *c->chunk))
             return NULL;
-        if (!(c->chunk[c->n_chunks] = malloc(TR_CHUNK_LEN * c->size)))
+        if (!(c->chunk[c->n_chunks] = rl_malloc(TR_CHUNK_LEN * c->size)))
             return NULL;
         c->n_chunks++;
     }
@@ -77,8 +78,8 @@ static int hash_put(struct tr_ids *m, int64_t id, uint32_t index)
 {
     if (2 * (m->used + 1) > m->slots) {
         size_t slots = m->slots ? 2 * m->slots : 1024;
-        int64_t *key = malloc(slots * sizeof *key);
-        uint32_t *val = calloc(slots, sizeof *val);
+        int64_t *key = rl_malloc(slots * sizeof *key);
+        uint32_t *val = rl_calloc(slots, sizeof *val);
         if (!key || !val) {
             free(key);
             free(val);
@@ -268,7 +269,7 @@ void tr_gpu_time(struct tr_state *s, double scale)
 static int wait_grow(struct tr_wait *w)
 {
     size_t slots = w->slots ? (w->used * 4 > w->slots ? 2 * w->slots : w->slots) : 64;
-    struct tr_gpu *v = malloc(slots * sizeof *v);
+    struct tr_gpu *v = rl_malloc(slots * sizeof *v);
     if (!v)
         return RL_ENOMEM;
     for (size_t i = 0; i < slots; i++)

@@ -19,6 +19,7 @@
 #include "analyzer/profiler/nccl.h"
 #include "analyzer/readers/torch-internal.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 #include "analyzer/readers/gzin.h"
@@ -48,7 +49,7 @@ static uint64_t hash_bytes(const char *p, size_t n)
 static int intern_grow(struct tr_intern *t)
 {
     size_t slots = t->slots ? 2 * t->slots : 1024;
-    uint32_t *s = calloc(slots, sizeof *s);
+    uint32_t *s = rl_calloc(slots, sizeof *s);
     if (!s)
         return RL_ENOMEM;
     for (size_t i = 0; i < t->n; i++) {
@@ -80,15 +81,15 @@ long tr_intern(struct tr_intern *t, const char *text, size_t n, bool *added)
     }
     if (t->n == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 256;
-        uint64_t *hh = realloc(t->hash, cap * sizeof *hh);
+        uint64_t *hh = rl_realloc(t->hash, cap * sizeof *hh);
         if (!hh)
             return -1;
         t->hash = hh;
-        size_t *o = realloc(t->off, cap * sizeof *o);
+        size_t *o = rl_realloc(t->off, cap * sizeof *o);
         if (!o)
             return -1;
         t->off = o;
-        size_t *l = realloc(t->len, cap * sizeof *l);
+        size_t *l = rl_realloc(t->len, cap * sizeof *l);
         if (!l)
             return -1;
         t->len = l;
@@ -98,7 +99,7 @@ long tr_intern(struct tr_intern *t, const char *text, size_t n, bool *added)
         size_t cap = t->arena_cap ? t->arena_cap : 4096;
         while (cap < t->arena_len + n + 1)
             cap *= 2;
-        char *a = realloc(t->arena, cap);
+        char *a = rl_realloc(t->arena, cap);
         if (!a)
             return -1;
         t->arena = a;
@@ -132,7 +133,7 @@ int tr_reserve(void **v, size_t *cap, size_t n, size_t size)
     if (n < *cap)
         return RL_OK;
     size_t c = *cap ? 2 * *cap : 1024;
-    void *p = realloc(*v, c * size);
+    void *p = rl_realloc(*v, c * size);
     if (!p)
         return RL_ENOMEM;
     *v = p;
@@ -1071,10 +1072,10 @@ static int torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
         return rl_fail(errmsg, RL_EIO, "'%s': cannot read: %s", what, strerror(errno));
     struct rl_jsr r = {.f = z, .what = what, .errmsg = errmsg, .line = 1};
     static struct tr_state zero;
-    struct tr_state *s = calloc(1, sizeof *s);
-    struct ev *e = calloc(1, sizeof *e);
+    struct tr_state *s = rl_calloc(1, sizeof *s);
+    struct ev *e = rl_calloc(1, sizeof *e);
     int rc = RL_OK;
-    if (!s || !e || !(r.buf = malloc(RL_JSR_BUF_BYTES))) {
+    if (!s || !e || !(r.buf = rl_malloc(RL_JSR_BUF_BYTES))) {
         rc = rl_fail(errmsg, RL_ENOMEM, "'%s': out of memory", what);
         goto out;
     }

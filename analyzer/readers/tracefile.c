@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "analyzer/readers/tracefile.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 #include "analyzer/util/jsonstream.h"
@@ -78,7 +79,7 @@ static int launch_field(struct rl_jsr *r, void *ctx, const char *key)
             if ((t = rl_jsr_next(r)) != RL_TOK_STRING)
                 return rl_jsr_fail(r, RL_ESCHEMA, "'name' must be a string");
             if (r->str_len + 1 > l->name_cap) {
-                char *b = realloc(l->name_buf, r->str_len + 1);
+                char *b = rl_realloc(l->name_buf, r->str_len + 1);
                 if (!b)
                     return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
                 l->name_buf = b;
@@ -426,7 +427,7 @@ static int fast_launch(struct rl_jsr *r, struct launch *l)
             if (p >= end || *p != '"' || !(p = fp_string(p + 1, end, &s, &n)))
                 return 0;
             if (n + 1 > l->name_cap) {
-                char *b = realloc(l->name_buf, n + 1);
+                char *b = rl_realloc(l->name_buf, n + 1);
                 if (!b)
                     return 0;
                 l->name_buf = b;
@@ -536,7 +537,7 @@ static bool same(const struct rl_trace_group *g, const struct launch *l)
 static int grow_slots(struct rl_trace_groups *g)
 {
     size_t slots = g->slots ? 2 * g->slots : 1024;
-    uint32_t *s = calloc(slots, sizeof *s);
+    uint32_t *s = rl_calloc(slots, sizeof *s);
     if (!s)
         return RL_ENOMEM;
     for (size_t i = 0; i < g->n; i++) {
@@ -569,7 +570,7 @@ static struct rl_trace_group *group_of(struct rl_trace_groups *g, const struct l
     } else {
         if (g->n == g->cap) {
             size_t cap = g->cap ? 2 * g->cap : 64;
-            struct rl_trace_group *v = realloc(g->v, cap * sizeof *v);
+            struct rl_trace_group *v = rl_realloc(g->v, cap * sizeof *v);
             if (!v)
                 return NULL;
             g->v = v;
@@ -577,10 +578,10 @@ static struct rl_trace_group *group_of(struct rl_trace_groups *g, const struct l
         }
         grp = &g->v[g->n];
         memset(grp, 0, sizeof *grp);
-        if (!(grp->name = strdup(l->name)))
+        if (!(grp->name = rl_strdup(l->name)))
             return NULL;
-        if ((l->op && !(grp->op = strdup(l->op))) ||
-            (l->shapes && !(grp->shapes = strdup(l->shapes)))) {
+        if ((l->op && !(grp->op = rl_strdup(l->op))) ||
+            (l->shapes && !(grp->shapes = rl_strdup(l->shapes)))) {
             free(grp->name);
             free(grp->op);
             return NULL;
@@ -940,7 +941,7 @@ static void *helper_main(void *arg)
     struct helper *h = arg;
     struct rl_jsr r = {.f = NULL, .fd = h->fd, .off = h->from, .base = h->from, .line = 0};
     h->rec_start = -1;
-    if (!(r.buf = malloc(RL_JSR_BUF_BYTES)))
+    if (!(r.buf = rl_malloc(RL_JSR_BUF_BYTES)))
         return NULL;
     int c;
     while ((c = rl_jsr_get(&r)) >= 0 && c != '\n')
@@ -1175,7 +1176,7 @@ int rl_trace_groups_read(struct rl_trace_groups *g, FILE *f, const char *what, c
     off_t start = ftello(f);
     struct rl_jsr r = {.f = f, .fd = -1, .base = start > 0 ? start : 0, .what = what, .line = 1,
                        .errmsg = errmsg};
-    r.buf = malloc(RL_JSR_BUF_BYTES);
+    r.buf = rl_malloc(RL_JSR_BUF_BYTES);
     if (!r.buf)
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
     struct doc d = {g, false};
@@ -1209,7 +1210,7 @@ int rl_trace_groups_load(struct rl_trace_groups *g, const char *path, char *errm
 int rl_trace_groups_reorder(struct rl_trace_groups *g, size_t first, const uint32_t *order)
 {
     size_t n = g->n - first;
-    struct rl_trace_group *v = malloc((n + 1) * sizeof *v);
+    struct rl_trace_group *v = rl_malloc((n + 1) * sizeof *v);
     if (!v)
         return RL_ENOMEM;
     for (size_t i = 0; i < n; i++)

@@ -5,6 +5,7 @@
 #include "analyzer/model/ceilings.h"
 #include "analyzer/report/ranks.h"
 #include "analyzer/report/report.h"
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/strbuf.h"
 
@@ -75,9 +76,9 @@ int rl_across_rank_sum(struct rl_across_rank *k, int rank, const struct rl_timel
     k->rank = rank;
     k->step_mean_ns = k->step_min_ns = k->step_max_ns = NAN;
     size_t n = tl->n_act;
-    struct iv *all = malloc((n ? n : 1) * sizeof *all);
-    struct iv *comp = malloc((n ? n : 1) * sizeof *comp);
-    struct iv *comm = malloc((n ? n : 1) * sizeof *comm);
+    struct iv *all = rl_malloc((n ? n : 1) * sizeof *all);
+    struct iv *comp = rl_malloc((n ? n : 1) * sizeof *comp);
+    struct iv *comm = rl_malloc((n ? n : 1) * sizeof *comm);
     if (!all || !comp || !comm) {
         free(all), free(comp), free(comm);
         return RL_ENOMEM;
@@ -180,7 +181,7 @@ static int sort_refs(struct ref **refs, size_t *cnt, const struct rl_timeline *t
         if (tl[r].have_base && (!have || tl[r].base_us < base))
             base = tl[r].base_us, have = true;
     for (size_t r = 0; r < n; r++) {
-        refs[r] = malloc((tl[r].n_act ? tl[r].n_act : 1) * sizeof **refs);
+        refs[r] = rl_malloc((tl[r].n_act ? tl[r].n_act : 1) * sizeof **refs);
         if (!refs[r])
             return RL_ENOMEM;
         /* this rank's base on the job's clock: an integer difference, exact */
@@ -221,7 +222,7 @@ static int add_sizes(struct rl_across *a)
     size_t k = 0;
     for (int e = 0; e < 64; e++)
         k += calls[e] > 0;
-    if (!(a->sizes = calloc(k ? k : 1, sizeof *a->sizes)))
+    if (!(a->sizes = rl_calloc(k ? k : 1, sizeof *a->sizes)))
         return RL_ENOMEM;
     for (int e = 0; e < 64; e++) {
         if (!calls[e])
@@ -330,11 +331,11 @@ int rl_across_build(struct rl_across *a, const struct rl_across_rank *sums,
     a->skew_mean_ns = a->skew_max_ns = NAN;
     a->link_gbs = link_gbs > 0 ? link_gbs : NAN;
     snprintf(a->link_label, sizeof a->link_label, "%s", link_label ? link_label : "");
-    struct ref **refs = calloc(n ? n : 1, sizeof *refs);
-    size_t *cnt = calloc(n ? n : 1, sizeof *cnt), *at = calloc(n ? n : 1, sizeof *at);
-    size_t *len = calloc(n ? n : 1, sizeof *len), *pos = calloc(n ? n : 1, sizeof *pos);
-    const struct ref **pick = calloc(n ? n : 1, sizeof *pick);
-    a->ranks = malloc((n ? n : 1) * sizeof *a->ranks);
+    struct ref **refs = rl_calloc(n ? n : 1, sizeof *refs);
+    size_t *cnt = rl_calloc(n ? n : 1, sizeof *cnt), *at = rl_calloc(n ? n : 1, sizeof *at);
+    size_t *len = rl_calloc(n ? n : 1, sizeof *len), *pos = rl_calloc(n ? n : 1, sizeof *pos);
+    const struct ref **pick = rl_calloc(n ? n : 1, sizeof *pick);
+    a->ranks = rl_malloc((n ? n : 1) * sizeof *a->ranks);
     int rc = refs && cnt && at && len && pos && pick && a->ranks ? sort_refs(refs, cnt, tl, n) : RL_ENOMEM;
     size_t cap = 0;
     if (rc == RL_OK) {
@@ -342,7 +343,7 @@ int rl_across_build(struct rl_across *a, const struct rl_across_rank *sums,
         a->n_ranks = n;
         for (size_t r = 0; r < n; r++)
             a->ranks[r].last_at = 0, a->ranks[r].waited_ns = 0, cap += cnt[r];
-        if (!(a->calls = calloc(cap ? cap : 1, sizeof *a->calls)))
+        if (!(a->calls = rl_calloc(cap ? cap : 1, sizeof *a->calls)))
             rc = RL_ENOMEM;
     }
     /* Walk the ranks' sorted lists together, one (process group,
@@ -459,7 +460,7 @@ int rl_report_across(struct rl_report *r, const struct rl_rank_traces *t,
     r->across = NULL;
     if (!t->timelines || t->n < 2 || !rl_rank_traces_ranked(t))
         return RL_OK; /* not one job's ranks, as far as the traces say */
-    struct rl_across *a = calloc(1, sizeof *a);
+    struct rl_across *a = rl_calloc(1, sizeof *a);
     if (!a)
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
     bool link = c && c->has_link && c->link.bandwidth_gbs > 0;

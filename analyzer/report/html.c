@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "analyzer/report/html.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/strbuf.h"
 
 #include <stdbool.h>
@@ -114,11 +115,11 @@ int rl_report_html(FILE *f, const struct rl_report *r, const struct rl_ceilings 
 {
     char *report = NULL, *extra = NULL;
     size_t report_len = 0, extra_len = 0;
-    FILE *m = open_memstream(&report, &report_len);
+    FILE *m = rl_open_memstream(&report, &report_len);
     int rc = m ? rl_report_json(m, r, c) : -1;
     if (m && fclose(m))
         rc = -1;
-    m = rc ? NULL : open_memstream(&extra, &extra_len);
+    m = rc ? NULL : rl_open_memstream(&extra, &extra_len);
     if (m) {
         write_facts(m, r, facts, n_facts);
         if (ferror(m))

@@ -6,6 +6,7 @@
 #include "analyzer/readers/torch.h"
 #include "analyzer/report/across.h"
 #include "analyzer/report/ranks.h"
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/fileio.h"
 
 #include <errno.h>
@@ -261,7 +262,7 @@ static int get_str(struct in *in, char **out)
         return rc;
     if ((long long)n > in->left)
         return rl_fail(in->errmsg, RL_EPARSE, "'%s': truncated", in->what);
-    if (!(*out = malloc((size_t)n + 1)))
+    if (!(*out = rl_malloc((size_t)n + 1)))
         return rl_fail(in->errmsg, RL_ENOMEM, "out of memory");
     (*out)[n] = '\0';
     return get(in, *out, n);
@@ -271,7 +272,7 @@ static int get_groups(struct in *in, struct rl_trace_groups *g)
 {
     uint64_t n;
     int rc = get_count(in, sizeof *g->v, &n);
-    if (rc == RL_OK && !(g->v = calloc(n ? n : 1, sizeof *g->v)))
+    if (rc == RL_OK && !(g->v = rl_calloc(n ? n : 1, sizeof *g->v)))
         rc = rl_fail(in->errmsg, RL_ENOMEM, "out of memory");
     for (uint64_t k = 0; rc == RL_OK && k < n; k++) {
         struct rl_trace_group *y = &g->v[k];
@@ -302,13 +303,13 @@ static int get_timeline(struct in *in, struct rl_timeline *tl)
     tl->base_us = base, tl->have_base = have != 0;
     if (rc == RL_OK)
         rc = get_count(in, sizeof *tl->act, &n);
-    if (rc == RL_OK && !(tl->act = malloc((n ? n : 1) * sizeof *tl->act)))
+    if (rc == RL_OK && !(tl->act = rl_malloc((n ? n : 1) * sizeof *tl->act)))
         rc = rl_fail(in->errmsg, RL_ENOMEM, "out of memory");
     if (rc == RL_OK && (rc = get(in, tl->act, n * sizeof *tl->act)) == RL_OK)
         tl->n_act = tl->cap_act = n;
     if (rc == RL_OK)
         rc = get_count(in, sizeof *tl->step, &n);
-    if (rc == RL_OK && !(tl->step = malloc((n ? n : 1) * sizeof *tl->step)))
+    if (rc == RL_OK && !(tl->step = rl_malloc((n ? n : 1) * sizeof *tl->step)))
         rc = rl_fail(in->errmsg, RL_ENOMEM, "out of memory");
     if (rc == RL_OK && (rc = get(in, tl->step, n * sizeof *tl->step)) == RL_OK)
         tl->n_step = tl->cap_step = n;
@@ -393,7 +394,7 @@ int rl_rank_part_read(FILE *f, const char *what, const struct rl_rank_split *s, 
         rc = get(&in, &files, sizeof files);
     if (rc == RL_OK && files != files_hash(p->t))
         return RL_ENOTFOUND;    /* another job's files, or the same files changed */
-    bool *seen = rc == RL_OK ? calloc(p->t->n ? p->t->n : 1, sizeof *seen) : NULL;
+    bool *seen = rc == RL_OK ? rl_calloc(p->t->n ? p->t->n : 1, sizeof *seen) : NULL;
     if (rc == RL_OK && !seen)
         rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
     if (rc == RL_OK)
@@ -485,7 +486,7 @@ int rl_rank_split_gather(const struct rl_rank_split *s, struct rl_rank_part *p, 
     sigaction(SIGTERM, &stop, &old_term);
     sigaction(SIGINT, &stop, &old_int);
     int rc = make_folder(s, errmsg);
-    bool *done = rc == RL_OK ? calloc((size_t)s->count, sizeof *done) : NULL;
+    bool *done = rc == RL_OK ? rl_calloc((size_t)s->count, sizeof *done) : NULL;
     if (rc == RL_OK && !done)
         rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
     int left = s->count - 1, stale = -1;

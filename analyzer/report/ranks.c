@@ -7,6 +7,7 @@
 #include "analyzer/report/across.h"
 #include "analyzer/report/ranks-split.h"
 #include "analyzer/report/report.h"
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 #include "analyzer/util/numtext.h"
@@ -28,13 +29,13 @@ static int push_path(struct rl_rank_traces *t, size_t *cap, const char *path, ch
 {
     if (t->n == *cap) {
         size_t c = *cap ? 2 * *cap : 8;
-        char **p = realloc(t->paths, c * sizeof *p);
+        char **p = rl_realloc(t->paths, c * sizeof *p);
         if (!p)
             return rl_fail(errmsg, RL_ENOMEM, "out of memory");
         t->paths = p;
         *cap = c;
     }
-    if (!(t->paths[t->n] = strdup(path)))
+    if (!(t->paths[t->n] = rl_strdup(path)))
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
     t->n++;
     return RL_OK;
@@ -144,13 +145,13 @@ int rl_rank_traces_load_jobs(struct rl_rank_traces *t, const char *const *args, 
         else
             rc = push_path(t, &cap, args[i], errmsg);
     }
-    if (rc == RL_OK && !(t->groups = calloc(t->n ? t->n : 1, sizeof *t->groups)))
+    if (rc == RL_OK && !(t->groups = rl_calloc(t->n ? t->n : 1, sizeof *t->groups)))
         rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
     if (rc == RL_OK)
         rc = read_traces(t, jobs, errmsg);
-    size_t *order = rc == RL_OK ? malloc((t->n ? t->n : 1) * sizeof *order) : NULL;
-    char **paths = order ? malloc((t->n ? t->n : 1) * sizeof *paths) : NULL;
-    struct rl_trace_groups *groups = paths ? malloc((t->n ? t->n : 1) * sizeof *groups) : NULL;
+    size_t *order = rc == RL_OK ? rl_malloc((t->n ? t->n : 1) * sizeof *order) : NULL;
+    char **paths = order ? rl_malloc((t->n ? t->n : 1) * sizeof *paths) : NULL;
+    struct rl_trace_groups *groups = paths ? rl_malloc((t->n ? t->n : 1) * sizeof *groups) : NULL;
     if (rc == RL_OK && !groups)
         rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
     if (rc == RL_OK) {
@@ -251,7 +252,7 @@ static void run_pool(struct pool *p, int jobs)
     }
     if ((size_t)jobs > n)
         jobs = n ? (int)n : 1;
-    pthread_t *th = jobs > 1 ? calloc((size_t)jobs, sizeof *th) : NULL;
+    pthread_t *th = jobs > 1 ? rl_calloc((size_t)jobs, sizeof *th) : NULL;
     int started = 0;
     if (th && pthread_mutex_init(&p->lock, NULL) == 0) {
         /* this thread reads too: jobs - 1 more */
@@ -303,8 +304,8 @@ static int read_traces(struct rl_rank_traces *t, int jobs, char *errmsg)
 {
     size_t m = t->n ? t->n : 1;
     struct pool p = {.t = t, .n_which = t->n, .torch = false, .next = 0};
-    p.rc = calloc(m, sizeof *p.rc);
-    p.err = calloc(m, sizeof *p.err);
+    p.rc = rl_calloc(m, sizeof *p.rc);
+    p.err = rl_calloc(m, sizeof *p.err);
     int rc = RL_OK;
     if (p.rc && p.err) {
         run_pool(&p, jobs);
@@ -328,13 +329,13 @@ static int load_torch(struct rl_rank_traces *t, char **files, size_t n, int jobs
     t->n = n;
     struct pool p = {.t = t, .torch = true, .next = 0};
     size_t m = n ? n : 1;
-    t->groups = calloc(m, sizeof *t->groups);
-    t->timelines = calloc(m, sizeof *t->timelines);
-    t->sums = calloc(m, sizeof *t->sums);
-    p.stats = calloc(m, sizeof *p.stats);
-    p.rc = calloc(m, sizeof *p.rc);
-    p.err = calloc(m, sizeof *p.err);
-    size_t *mine = calloc(m, sizeof *mine);
+    t->groups = rl_calloc(m, sizeof *t->groups);
+    t->timelines = rl_calloc(m, sizeof *t->timelines);
+    t->sums = rl_calloc(m, sizeof *t->sums);
+    p.stats = rl_calloc(m, sizeof *p.stats);
+    p.rc = rl_calloc(m, sizeof *p.rc);
+    p.err = rl_calloc(m, sizeof *p.err);
+    size_t *mine = rl_calloc(m, sizeof *mine);
     int rc = RL_OK;
     if (!t->groups || !t->timelines || !t->sums || !p.stats || !p.rc || !p.err || !mine)
         rc = rl_fail(errmsg, RL_ENOMEM, "out of memory");
@@ -570,7 +571,7 @@ static void fill_rank(struct rl_report_rank *k, const char *path, const struct r
 /* The top kernels of g by time into k (NULL order: no memory, none). */
 static void fill_top(struct rl_report_rank *k, const struct rl_trace_groups *g)
 {
-    size_t *order = malloc((g->n ? g->n : 1) * sizeof *order);
+    size_t *order = rl_malloc((g->n ? g->n : 1) * sizeof *order);
     if (!order)
         return;
     for (size_t i = 0; i < g->n; i++)
@@ -660,7 +661,7 @@ int rl_report_ranks(struct rl_report *r, const struct rl_rank_traces *t, char *e
 {
     free(r->ranks);
     r->n_ranks = 0;
-    if (!(r->ranks = calloc(t->n ? t->n : 1, sizeof *r->ranks)))
+    if (!(r->ranks = rl_calloc(t->n ? t->n : 1, sizeof *r->ranks)))
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
     for (size_t i = 0; i < t->n; i++) {
         fill_rank(&r->ranks[i], t->paths[i], &t->groups[i]);

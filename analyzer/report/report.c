@@ -8,6 +8,7 @@
 #include "analyzer/report/across.h"
 #include "analyzer/report/ranks.h"
 #include "analyzer/report/step.h"
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/numtext.h"
 #include "plots/labels.h"
@@ -414,7 +415,7 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
     memset(r, 0, sizeof *r);
     r->source = g->sum;
     r->other_gpu = g->sum.gpu_name[0] && !names_gpu(c, g->sum.gpu_name);
-    r->rows = calloc(g->n ? g->n : 1, sizeof *r->rows);
+    r->rows = rl_calloc(g->n ? g->n : 1, sizeof *r->rows);
     if (!r->rows)
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
     for (size_t i = 0; i < g->n; i++) {
@@ -424,11 +425,10 @@ int rl_report_build(struct rl_report *r, struct rl_ceilings *c, const struct rl_
     }
     for (size_t i = 0; i < g->n; i++) {
         const struct rl_trace_group *t = &g->v[i];
-        struct rl_report_row *w = &r->rows[r->n];
-        if (!(w->name = strdup(t->name)) || (t->op && !(w->op = strdup(t->op))) ||
-            (t->shapes && !(w->shapes = strdup(t->shapes))))
+        struct rl_report_row *w = &r->rows[r->n++]; /* counted first: released on failure */
+        if (!(w->name = rl_strdup(t->name)) || (t->op && !(w->op = rl_strdup(t->op))) ||
+            (t->shapes && !(w->shapes = rl_strdup(t->shapes))))
             return rl_fail(errmsg, RL_ENOMEM, "out of memory");
-        r->n++;
         memcpy(w->dtype, t->dtype, sizeof w->dtype);
         w->comm_group_size = t->comm_group_size;
         w->comm_busbw_gbs = w->pct_of_link = w->roof_time_ns = w->judged_ns = w->lost_ns = NAN;
@@ -647,7 +647,7 @@ void rl_report_table(FILE *f, const struct rl_report *r, const struct rl_ceiling
                      size_t rows)
 {
     size_t n = rows && rows < r->n ? rows : r->n;
-    struct cells *k = n ? calloc(n, sizeof *k) : NULL;
+    struct cells *k = n ? rl_calloc(n, sizeof *k) : NULL;
     if (n && !k) {
         fputs("(out of memory for the table: report.csv has every row)\n", f);
         return;
@@ -1066,8 +1066,8 @@ int rl_report_chart_series(const struct rl_report *r, const struct rl_ceilings *
                            const struct rl_chart_series *series, size_t n_series,
                            char *errmsg)
 {
-    struct rl_chart_point *p = calloc(r->n ? r->n : 1, sizeof *p);
-    char (*names)[160] = calloc(r->n ? r->n : 1, sizeof *names);
+    struct rl_chart_point *p = rl_calloc(r->n ? r->n : 1, sizeof *p);
+    char (*names)[160] = rl_calloc(r->n ? r->n : 1, sizeof *names);
     if (!p || !names) {
         free(p);
         free(names);

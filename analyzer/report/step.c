@@ -19,6 +19,7 @@
 
 #include "analyzer/comm/collective.h"
 #include "analyzer/report/report.h"
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/numtext.h"
 #include "analyzer/util/strbuf.h"
@@ -140,7 +141,7 @@ static struct rl_report_op *op_of(struct rl_report_step *s, const struct rl_repo
             return &s->ops[i];
     if (s->n_ops == *cap) {
         size_t n = *cap ? 2 * *cap : 64;
-        struct rl_report_op *v = realloc(s->ops, n * sizeof *v);
+        struct rl_report_op *v = rl_realloc(s->ops, n * sizeof *v);
         if (!v)
             return NULL;
         s->ops = v;
@@ -261,7 +262,7 @@ static void step_headline(struct rl_report_step *s)
 int rl_report_step_build(struct rl_report *r, const struct rl_ceilings *c, double busy_ns,
                          double span_ns, char *errmsg)
 {
-    struct rl_report_step *s = calloc(1, sizeof *s);
+    struct rl_report_step *s = rl_calloc(1, sizeof *s);
     if (!s)
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
     rl__report_step_free(r->step);
@@ -290,7 +291,7 @@ int rl_report_step_build(struct rl_report *r, const struct rl_ceilings *c, doubl
             size_t n = biggest_cap ? 2 * biggest_cap : 64;
             while (n <= k)
                 n *= 2;
-            double *v = realloc(biggest, n * sizeof *v);
+            double *v = rl_realloc(biggest, n * sizeof *v);
             if (!v) {
                 free(biggest);
                 return rl_fail(errmsg, RL_ENOMEM, "out of memory");

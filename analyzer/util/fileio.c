@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* fopencookie */
 #include "analyzer/util/fileio.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 
 #include <errno.h>
@@ -249,7 +250,7 @@ static int cookie_close(void *cookie)
 /* A FILE over fd through the layer; NULL with errno (fd left open). */
 static FILE *io_fdopen(int fd, bool own, const char *mode)
 {
-    struct io_file *c = calloc(1, sizeof *c);
+    struct io_file *c = rl_calloc(1, sizeof *c);
     if (!c) {
         errno = ENOMEM;
         return NULL;
@@ -338,14 +339,14 @@ int rl_file_read(const char *path, char **out, size_t *len_out, char *errmsg)
      * /proc files (size 0) to their end. */
     size_t size = S_ISREG(st.st_mode) ? (size_t)st.st_size : 0;
     size_t cap = size > 0 ? size + 1 : 4096, len = 0;
-    char *buf = malloc(cap);
+    char *buf = rl_malloc(cap);
     if (!buf) {
         close(fd);
         return rl_fail(errmsg, RL_ENOMEM, "out of memory reading '%s'", path);
     }
     while (size == 0 || len < size) {
         if (len + 1 >= cap) {
-            char *bigger = realloc(buf, cap * 2);
+            char *bigger = rl_realloc(buf, cap * 2);
             if (!bigger) {
                 free(buf);
                 close(fd);
@@ -404,8 +405,8 @@ int rl_atomic_open(struct rl_atomic_file *f, const char *path, char *errmsg)
     memset(f, 0, sizeof *f);
     f->fd = -1;
     size_t n = strlen(path);
-    f->path = malloc(n + 1);
-    f->tmp_path = malloc(n + 16);
+    f->path = rl_malloc(n + 1);
+    f->tmp_path = rl_malloc(n + 16);
     if (!f->path || !f->tmp_path) {
         rl_atomic_abort(f);
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");

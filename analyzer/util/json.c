@@ -1,6 +1,7 @@
 /* json.c - cJSON helpers: parse files with line numbers, typed getters, output. */
 #include "analyzer/util/json.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 
@@ -8,6 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* cJSON allocates through analyzer/util/alloc.h too, so that its
+ * allocations are counted and can be failed (tests/faults). Set before
+ * main; free() releases what rl_malloc gives. */
+__attribute__((constructor)) static void json_hooks(void)
+{
+    cJSON_Hooks hooks = {rl_malloc, free};
+    cJSON_InitHooks(&hooks);
+}
 
 void rl_json_position(const char *text, size_t offset, int *line, int *col)
 {
@@ -50,7 +60,10 @@ int rl_json_parse(const char *text, size_t len, const char *what,
                   cJSON **out, char *errmsg)
 {
     const char *end = NULL;
+    unsigned long failed = rl_alloc_failures();
     *out = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!*out && rl_alloc_failures() != failed) /* cJSON says "malformed" then too */
+        return rl_fail(errmsg, RL_ENOMEM, "out of memory reading '%s'", what);
     if (*out) {
         /* Only blanks may follow the document. */
         size_t off = (size_t)(end - text);

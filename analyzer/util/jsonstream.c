@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "analyzer/util/jsonstream.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 
@@ -81,7 +82,7 @@ static int str_push(struct rl_jsr *r, const char *p, size_t n)
         size_t cap = r->str_cap ? r->str_cap : 256;
         while (cap < r->str_len + n + 1)
             cap *= 2;
-        char *s = realloc(r->str, cap);
+        char *s = rl_realloc(r->str, cap);
         if (!s)
             return rl_jsr_fail(r, RL_ENOMEM, "out of memory");
         r->str = s;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "analyzer/util/outset.h"
 
+#include "analyzer/util/alloc.h"
 #include "analyzer/util/error.h"
 #include "analyzer/util/fileio.h"
 
@@ -104,7 +105,7 @@ int rl_outset_folder(struct rl_outset *s, const char *dir, const char *what,
     struct rl_outset_part *p = &s->part[s->n];
     memset(p, 0, sizeof *p);
     p->folder = true;
-    if (!(p->target = strndup(dir, len)))
+    if (!(p->target = rl_strndup(dir, len)))
         return oom(errmsg);
     const char *base = strrchr(p->target, '/');
     base = base ? base + 1 : p->target;
@@ -134,7 +135,7 @@ int rl_outset_folder(struct rl_outset *s, const char *dir, const char *what,
     } else if (errno != ENOENT) {
         rc = rl_fail(errmsg, RL_EIO, "cannot use '%s': %s", dir, strerror(errno));
     }
-    if (rc == RL_OK && asprintf(&p->stage, "%s.tmp.%ld.XXXXXX", p->target, (long)getpid()) < 0) {
+    if (rc == RL_OK && rl_asprintf(&p->stage, "%s.tmp.%ld.XXXXXX", p->target, (long)getpid()) < 0) {
         p->stage = NULL;
         rc = oom(errmsg);
     }
@@ -183,8 +184,8 @@ int rl_outset_file(struct rl_outset *s, const char *path, char *staged, size_t s
             return rl_fail(errmsg, RL_EINVAL, "outputs in more than %d folders", RL_OUTSET_MAX);
         p = &s->part[s->n];
         memset(p, 0, sizeof *p);
-        if (!(p->target = strdup(dir)) || !(p->shown = strdup(shown)) ||
-            asprintf(&p->stage, "%s/.roofline.tmp.%ld.XXXXXX", dir, (long)getpid()) < 0) {
+        if (!(p->target = rl_strdup(dir)) || !(p->shown = rl_strdup(shown)) ||
+            rl_asprintf(&p->stage, "%s/.roofline.tmp.%ld.XXXXXX", dir, (long)getpid()) < 0) {
             p->stage = NULL;
             part_release(p);
             return oom(errmsg);
@@ -201,11 +202,11 @@ int rl_outset_file(struct rl_outset *s, const char *path, char *staged, size_t s
     for (size_t i = 0; i < p->n_names && !known; i++)
         known = strcmp(p->names[i], name) == 0;
     if (!known) {
-        char **names = realloc(p->names, (p->n_names + 1) * sizeof *names);
+        char **names = rl_realloc(p->names, (p->n_names + 1) * sizeof *names);
         if (!names)
             return oom(errmsg);
         p->names = names;
-        if (!(p->names[p->n_names] = strdup(name)))
+        if (!(p->names[p->n_names] = rl_strdup(name)))
             return oom(errmsg);
         p->n_names++;
     }
@@ -219,7 +220,7 @@ int rl_outset_file(struct rl_outset *s, const char *path, char *staged, size_t s
 static char *join(const char *a, const char *b)
 {
     char *s;
-    return asprintf(&s, "%s/%s", a, b) < 0 ? NULL : s;
+    return rl_asprintf(&s, "%s/%s", a, b) < 0 ? NULL : s;
 }
 
 /* A loose part's members: what its stage holds and what was declared. */
@@ -239,8 +240,8 @@ static int list_members(struct rl_outset_part *p, char *errmsg)
             known = strcmp(p->names[i], e->d_name) == 0;
         if (known)
             continue;
-        char **names = realloc(p->names, (p->n_names + 1) * sizeof *names);
-        if (!names || !(names[p->n_names] = strdup(e->d_name))) {
+        char **names = rl_realloc(p->names, (p->n_names + 1) * sizeof *names);
+        if (!names || !(names[p->n_names] = rl_strdup(e->d_name))) {
             if (names)
                 p->names = names;
             rc = oom(errmsg);
@@ -250,7 +251,7 @@ static int list_members(struct rl_outset_part *p, char *errmsg)
         p->n_names++;
     }
     closedir(d);
-    if (rc == RL_OK && !(p->had_old = calloc(p->n_names ? p->n_names : 1, sizeof *p->had_old)))
+    if (rc == RL_OK && !(p->had_old = rl_calloc(p->n_names ? p->n_names : 1, sizeof *p->had_old)))
         rc = oom(errmsg);
     return rc;
 }
@@ -354,7 +355,7 @@ static int folder_swap(struct rl_outset_part *p, char *errmsg)
     if (!no_exchange(errno))
         return rl_fail(errmsg, RL_EIO, "cannot replace '%s': %s", p->target, strerror(errno));
 #endif
-    if (asprintf(&p->aside, "%s.old", p->stage) < 0) {
+    if (rl_asprintf(&p->aside, "%s.old", p->stage) < 0) {
         p->aside = NULL;
         return oom(errmsg);
     }
@@ -394,11 +395,11 @@ static void folder_undo(struct rl_outset_part *p)
 static char *lock_dir(const struct rl_outset_part *p)
 {
     if (!p->folder)
-        return strdup(p->target);
+        return rl_strdup(p->target);
     const char *slash = strrchr(p->target, '/');
     if (!slash)
-        return strdup(".");
-    return slash == p->target ? strdup("/") : strndup(p->target, (size_t)(slash - p->target));
+        return rl_strdup(".");
+    return slash == p->target ? rl_strdup("/") : rl_strndup(p->target, (size_t)(slash - p->target));
 }
 
 struct lock {

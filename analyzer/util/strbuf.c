@@ -1,5 +1,6 @@
 /* strbuf.c - growable strings for building scripts, tables and reports; string helpers. */
 #include "analyzer/util/strbuf.h"
+#include "analyzer/util/alloc.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -17,7 +18,7 @@ static bool reserve(struct rl_strbuf *b, size_t extra)
     size_t cap = b->cap ? b->cap : 256;
     while (cap < b->len + extra + 1)
         cap *= 2;
-    char *s = realloc(b->s, cap);
+    char *s = rl_realloc(b->s, cap);
     if (!s) {
         b->oom = true;
         return false;
