@@ -1419,6 +1419,19 @@ START_TEST(intensity_without_a_roof)
     ck_assert_int_eq(z->bound, RL_BOUND_UNKNOWN);
     ck_assert(isnan(z->v.attainable_tflops));
     ck_assert_str_eq(z->sentence, "nothing: not judged: no intensity (no FLOPs and no bytes)");
+    /* The roof in words needs both a roof and a bound: a row with a
+     * compute roof but no verdict names none, and neither does one with a
+     * verdict but no roof. */
+    char rt[96];
+    ck_assert_int_ge(z->roof, 0);
+    rl_report_roof_text(rt, sizeof rt, z, &c);
+    ck_assert_str_eq(rt, "");
+    struct rl_report_row judged = *row(&r, "one byte");
+    rl_report_roof_text(rt, sizeof rt, &judged, &c);
+    ck_assert_str_ne(rt, "");
+    judged.roof = -1;
+    rl_report_roof_text(rt, sizeof rt, &judged, &c);
+    ck_assert_str_eq(rt, "");
     rl_report_release(&r);
     rl_trace_groups_release(&g);
 }
