@@ -427,6 +427,9 @@ START_TEST(bad_fabrics_are_refused)
     ck_assert_int_eq(rl_comm_predict(&one, RL_COLL_ALLREDUCE, 8, &q, err), 0);
     ck_assert_double_eq(q.time_us, 0);
     ck_assert(isnan(q.busbw_gbs));
+    ck_assert(isnan(q.link_gbs) && isnan(q.algbw_gbs));
+    ck_assert_str_eq(q.link, "none (one GPU)");
+    ck_assert_str_eq(q.protocol, "none");
 }
 END_TEST
 

@@ -524,10 +524,17 @@ END_TEST
 
 START_TEST(number_formats)
 {
-    static const char *const names[] = {"bf16", "fp16", "fp8", "w8a8", "w4a16"};
-    static const double wb[] = {2, 2, 1, 1, 0.515625}, ab[] = {2, 2, 1, 1, 2};
-    static const char *const roofs[] = {"bf16", "fp16", "fp8", "int8", "bf16"};
-    for (int i = 0; i < 5; i++) {
+    /* Every format: fp8-block's FP32 scale per 128 x 128 block is 1 +
+     * 4/16384 B a weight; MXFP4's 8-bit scale per 32, 0.5 + 1/32; NVFP4's
+     * FP8 scale per 16, 0.5 + 1/16 (weights and activations). */
+    static const char *const names[] = {"bf16", "fp16", "fp8", "w8a8", "w4a16",
+                                        "fp8-block", "mxfp4", "nvfp4"};
+    static const double wb[] = {2, 2, 1, 1, 0.515625, 1.000244140625, 0.53125, 0.5625},
+                        ab[] = {2, 2, 1, 1, 2, 1, 2, 0.5625};
+    static const char *const roofs[] = {"bf16", "fp16", "fp8", "int8", "bf16",
+                                        "fp8", "bf16", "fp4"};
+    ck_assert_int_eq(RL_LLM_N_PRECISIONS, 8);
+    for (int i = 0; i < RL_LLM_N_PRECISIONS; i++) {
         ck_assert_int_eq(rl_llm_precision_parse(names[i]), i);
         ck_assert_str_eq(rl_llm_precision_name(i), names[i]);
         ck_assert_double_eq(rl_llm_weight_bytes(i), wb[i]);

@@ -251,6 +251,19 @@ START_TEST(broken_csv_is_refused)
     ck_assert_int_eq(parse(LONG_HEADER "\"0\",\"k\"x,\"\",\"\",\"a\",\"\",\"1\"\n", NAN),
                      RL_EPARSE);
     ck_assert_str_eq(err, "'k.csv': line 2: text after a closing quote");
+    /* The same lines counted when read from a stream (rl_ncu_read), in
+     * chunks smaller than a line and in one. */
+    static const char bad[] = LONG_HEADER "\"0\",\"k\"x,\"\",\"\",\"a\",\"\",\"1\"\n";
+    for (size_t chunk = 0; chunk <= 16; chunk += 16) {
+        rl_ncu_set_chunk_bytes(chunk);
+        FILE *f = fmemopen((void *)bad, sizeof bad - 1, "r");
+        ck_assert_ptr_nonnull(f);
+        rl_trace_groups_release(&g);
+        ck_assert_int_eq(rl_ncu_read(&g, f, "k.csv", NAN, &st, err), RL_EPARSE);
+        fclose(f);
+        ck_assert_str_eq(err, "'k.csv': line 2: text after a closing quote");
+    }
+    rl_ncu_set_chunk_bytes(0);
     ck_assert_int_eq(parse(LONG_HEADER "\"0\",\"k", NAN), RL_EPARSE);
     ck_assert_str_eq(err, "'k.csv': line 2: a quoted field never ends");
     /* Wide form without a metric column. */

@@ -1004,14 +1004,15 @@ START_TEST(number_formats)
     c.compute[3].peak_tflops = 2;
     c.compute[3].origin = RL_ORIGIN_MEASURED;
     c.n_compute = 4;
-    static const double gbs[] = {1000, 1, 0.999, 0.5};
-    for (size_t i = 0; i < 4; i++) {
+    /* m4: three significant digits between 1 and 1000 GB/s */
+    static const double gbs[] = {1000, 1, 0.999, 0.5, 123.4};
+    for (size_t i = 0; i < 5; i++) {
         c.memory[i] = c.memory[0];
         c.memory[i].level = (enum rl_mem_level)(i % RL_MEM_COUNT);
         snprintf(c.memory[i].label, sizeof c.memory[i].label, "m%zu", i);
         c.memory[i].bandwidth_gbs = gbs[i];
     }
-    c.n_memory = 4;
+    c.n_memory = 5;
     struct rl_trace_groups g = {0};
     struct rl_report r;
     char err[RL_ERRMSG_SIZE];
@@ -1025,7 +1026,8 @@ START_TEST(number_formats)
                             "| m0 | 1 TB/s | datasheet |\n"
                             "| m1 | 1 GB/s | datasheet |\n"
                             "| m2 | 999 MB/s | datasheet |\n"
-                            "| m3 | 500 MB/s | datasheet |\n\n"),
+                            "| m3 | 500 MB/s | datasheet |\n"
+                            "| m4 | 123 GB/s | datasheet |\n\n"),
                   "%s", m);
     /* No kernel and no time: no "ms of GPU time", no "first 100". */
     ck_assert_ptr_nonnull(strstr(m, "Kernels from `` (): 0 launches in 0 kernel groups. Ceilings: "
@@ -1036,7 +1038,7 @@ START_TEST(number_formats)
     cJSON *doc = cJSON_Parse(json);
     ck_assert_msg(doc, "%s", json);
     const cJSON *ceil = cJSON_GetObjectItem(doc, "ceilings");
-    ck_assert_int_eq(cJSON_GetArraySize(ceil), 8);
+    ck_assert_int_eq(cJSON_GetArraySize(ceil), 9);
     json_str_is(cJSON_GetArrayItem(ceil, 0), "label", "c0");
     json_str_is(cJSON_GetArrayItem(ceil, 3), "name", "int8");
     json_str_is(cJSON_GetArrayItem(ceil, 3), "origin", "measured");
@@ -1419,6 +1421,19 @@ START_TEST(intensity_without_a_roof)
     ck_assert_int_eq(z->bound, RL_BOUND_UNKNOWN);
     ck_assert(isnan(z->v.attainable_tflops));
     ck_assert_str_eq(z->sentence, "nothing: not judged: no intensity (no FLOPs and no bytes)");
+    /* The roof in words needs both a roof and a bound: a row with a
+     * compute roof but no verdict names none, and neither does one with a
+     * verdict but no roof. */
+    char rt[96];
+    ck_assert_int_ge(z->roof, 0);
+    rl_report_roof_text(rt, sizeof rt, z, &c);
+    ck_assert_str_eq(rt, "");
+    struct rl_report_row judged = *row(&r, "one byte");
+    rl_report_roof_text(rt, sizeof rt, &judged, &c);
+    ck_assert_str_ne(rt, "");
+    judged.roof = -1;
+    rl_report_roof_text(rt, sizeof rt, &judged, &c);
+    ck_assert_str_eq(rt, "");
     rl_report_release(&r);
     rl_trace_groups_release(&g);
 }

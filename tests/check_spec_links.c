@@ -126,6 +126,11 @@ START_TEST(lint_checks_the_links)
     s.links.name[0] = '\0';
     ck_assert_int_eq(rl_gpu_spec_lint(&s, err), RL_ESCHEMA);
     ck_assert_ptr_nonnull(strstr(err, "all set or all null"));
+    /* One character is a name and a reach (set, not empty). */
+    s = *gpu("h100-sxm");
+    strcpy(s.links.name, "X");
+    strcpy(s.links.reach, "Y");
+    ck_assert_msg(rl_gpu_spec_lint(&s, err) == RL_OK, "%s", err);
     /* Links but no datasheet figure to agree with. */
     s = *gpu("h100-sxm");
     s.gpu_link_bandwidth_gbs = NAN;
