@@ -315,16 +315,16 @@ static int read_traces(struct rl_rank_traces *t, int jobs, char *errmsg)
     return rc;
 }
 
-/* The memory bound (docs/ranks.md, "Memory") holds only if a rank's read
- * gives back what it does not keep. glibc's malloc raises its mmap
+/* A rank read should cost the process only what the rank keeps (H of the
+ * memory bound, docs/ranks.md "Memory"). glibc's malloc raises its mmap
  * threshold to the largest block freed (up to 32 MB): after the first
  * rank, the next ones' activity arrays and read buffers (MBs) come from
  * the heap, where the kept collectives and steps of every rank land between
- * them and freed memory stays resident - the resident set grew by 0.9 to
- * 1.2 MB per rank of 41 MB, not the 0.84 MB it keeps (bench_ranks, 8
- * ranks). A fixed threshold keeps each block of 128 KiB or more in its own
- * mapping, unmapped when freed. The process's setting from then on: the
- * report is written right after. */
+ * them and freed memory stays resident: a rank of 41 MB cost 1.2 MiB of
+ * resident set from 2 to 4 ranks, not the 0.86 MiB it keeps (bench_ranks).
+ * A fixed threshold (glibc's default one) keeps each block of 128 KiB or
+ * more in its own mapping, unmapped when freed. It is the process's
+ * setting from then on: the report is written right after. */
 static void keep_heap_bounded(void)
 {
 #ifdef __GLIBC__
