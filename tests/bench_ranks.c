@@ -1,28 +1,41 @@
-/* bench_ranks.c - benchmark (not a test): a generated job of 64 ranks' PyTorch profiler traces (a few GB) read by `roofline report --torch DIR` with -j 2 and under mpirun -np 2, against a memory bound derived from one rank's read.
+/* bench_ranks.c - benchmark (not a test): a generated job of PyTorch profiler traces, one per rank (64 x 40 MB by default, a few GB), read by `roofline report --torch DIR` at several -j and under mpirun -np 2, each run's peak resident set against a memory bound calibrated on small reads.
  *
- * Usage: bench_ranks [ROOFLINE_BIN] [RANKS [MB_PER_RANK]]   (default 64 40)
+ * Usage: bench_ranks [ROOFLINE_BIN] [RANKS [MB_PER_RANK [JOBS]]]
+ *        (default 64 40 1,2,4,8; JOBS: the -j values, comma-separated)
  * Writes RANKS synthetic Kineto traces (labelled synthetic in traceName) of
- * about MB_PER_RANK MB each into a folder under $TMPDIR (deleted after):
- * per ProfilerStep, COMPUTE kernels (cpu_op, cudaLaunchKernel, kernel) and
- * COLLS all-reduces (record_param_comms with Seq, process group, message
- * size, and the NCCL kernel), each rank's clock a little skewed. Then runs,
- * each under /usr/bin/time -v (peak resident set, wall time):
- *   1. one rank's file alone (-j 1)                      -> r1, its peak
- *   2. a 3-event trace alone                             -> r0, start-up
- *   2b. two ranks' files, -j 2                           -> r2, two readers
- *   3. the folder, -j 2                                  -> the job
- *   4. the folder, mpirun -np 2 ... -j 1 (each process)  -> the split job
- * The bound (docs/ranks.md, "Memory"): a reader holds one rank at a time,
- * so a process of J threads needs at most r0 + J x (one reader) for its
- * readers - one reader: r1 - r0 - h alone, (r2 - r0 - 2 h) / 2 of two
- * threads (each its own malloc arena) - plus N x h, what every rank keeps after its read - its kernel groups
- * and its collectives and steps (analytic: COLLS x steps x the size of a
- * timeline activity, steps x a step's, plus the groups' few KB) - which
- * process 0 gathers whole (h: one rank's). Exit 1 when a peak passes its bound or a read
- * fails or the reports differ.
+ * about MB_PER_RANK MB each into a folder under $TMPDIR (deleted after, kept
+ * with BENCH_RANKS_KEEP set): per ProfilerStep, COMPUTE kernels (cpu_op,
+ * cudaLaunchKernel, kernel) and COLLS all-reduces (record_param_comms with
+ * Seq, process group, message size, and the NCCL kernel), each rank's clock
+ * a little skewed.
+ *
+ * The bound (docs/ranks.md, "Memory"): one process of J reading threads
+ * (J' = min(J, RANKS)) peaks at most at
+ *     F + J' x R + (J' - 1) x T + RANKS x H
+ *   F  fixed: start-up, the GPU database, the report of a job of nothing -
+ *      measured: two 1-step ranks read with -j 1;
+ *   T  one more thread: its stack, its malloc arena, its buffers -
+ *      measured: the same two with -j 2, minus F;
+ *   R  one reader at its worst: its parse state and its rank's whole GPU
+ *      timeline before the cut - measured: two of the job's ranks with -j 1
+ *      (one held while the other is read: minus F and H) and with -j 2
+ *      (both at once: half of what is left after F and T); the larger;
+ *   H  what every rank keeps once read (analytic): its collectives (an
+ *      array cut to size), its step spans (an array grown by doubling), its
+ *      kernel groups, stats and sums (sizeof, KB).
+ * Each calibration is run REPS times, its largest peak taken (two threads'
+ * peaks meet or not as they are scheduled). RANKS x H also counts the J'
+ * ranks being read, whose timelines are in R: J' x H of slack. Under
+ * mpirun -np P (-j 1 each), process 0 reads its share and gathers every
+ * rank's summary: its bound is one process's with -j 1 over all RANKS; the
+ * others keep their own share. Exit 1 when a peak passes its bound, a read
+ * fails, or a report.json differs from the first -j's.
  */
 #define _GNU_SOURCE
 #include "analyzer/readers/timeline.h"
+#include "analyzer/readers/torch.h"
+#include "analyzer/report/across.h"
+#include "analyzer/report/ranks.h"
 #include "bench_util.h"
 
 #include <limits.h>
@@ -34,6 +47,8 @@
 
 #define COMPUTE 10   /* compute kernels per step */
 #define COLLS 2      /* all-reduces per step */
+#define REPS 3       /* runs of each calibration */
+#define MAX_JOBS 16  /* -j values in one sweep */
 
 static const char *const kernels[COMPUTE] = {
     "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float> >",
@@ -105,52 +120,82 @@ static bool write_rank(const char *path, int rank, int ranks, long steps)
     return fclose(f) == 0;
 }
 
-/* Run cmd (a shell line) under /usr/bin/time -v into tfile; wall s and the
- * peak resident MB of the largest line found (each process's for mpirun). */
-static bool timed(const char *cmd, double *wall_s, double *peak_mb, double *peak0_mb)
+static const char *bin;
+static const char *const gpu_args[] = {"--gpu", "h100-sxm", "--no-chart"};
+
+/* One `report --torch src -j jobs -o out`: wall s and peak MiB (rusage),
+ * false when it could not run or failed. */
+static bool report(const char *src, int jobs, const char *out, struct bench_run *r)
 {
-    double t0 = bench_now_s();
-    int rc = system(cmd);
-    *wall_s = bench_now_s() - t0;
-    if (rc != 0) {
-        fprintf(stderr, "bench_ranks: failed (%d): %s\n", rc, cmd);
+    char j[16];
+    snprintf(j, sizeof j, "%d", jobs);
+    char *argv[] = {(char *)bin, "report", "--torch", (char *)src, "-j", j, "-o", (char *)out,
+                    (char *)gpu_args[0], (char *)gpu_args[1], (char *)gpu_args[2], NULL};
+    if (!bench_run(argv, r) || r->exit_code != 0) {
+        fprintf(stderr, "bench_ranks: report --torch %s -j %d failed\n", src, jobs);
         return false;
     }
-    *peak_mb = *peak0_mb = 0;
-    FILE *f = fopen("bench_ranks.time", "r");
-    char line[512];
-    while (f && fgets(line, sizeof line, f)) {
-        long kb;
-        if (sscanf(line, " Maximum resident set size (kbytes): %ld", &kb) == 1) {
-            if (kb / 1024.0 > *peak_mb)
-                *peak_mb = kb / 1024.0;
-        }
+    return true;
+}
+
+/* The largest peak of REPS runs (MiB); -1 when one fails. */
+static double peak_of(const char *src, int jobs)
+{
+    double peak = 0;
+    for (int i = 0; i < REPS; i++) {
+        struct bench_run r;
+        if (!report(src, jobs, "cal", &r))
+            return -1;
+        if (r.peak_mb > peak)
+            peak = r.peak_mb;
     }
-    if (f)
-        fclose(f);
-    /* process 0's (mpirun: one file per process) */
-    f = fopen("bench_ranks.time.0", "r");
+    return peak;
+}
+
+/* The peak resident set (MiB) /usr/bin/time -v wrote into path; -1 none. */
+static double time_v_peak(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    double peak = -1;
     while (f && fgets(line, sizeof line, f)) {
         long kb;
         if (sscanf(line, " Maximum resident set size (kbytes): %ld", &kb) == 1)
-            *peak0_mb = kb / 1024.0;
+            peak = kb / 1024.0;
     }
     if (f)
         fclose(f);
-    return true;
+    return peak;
+}
+
+static bool same_report(const char *a, const char *b)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "cmp -s %s/report.json %s/report.json", a, b);
+    if (system(cmd) == 0)
+        return true;
+    printf("bench_ranks: %s/report.json differs from %s/report.json\n", b, a);
+    return false;
 }
 
 int main(int argc, char **argv)
 {
-    char bin[4096];
-    if (!realpath(argc > 1 ? argv[1] : ROOFLINE_BIN, bin)) {
+    char binbuf[4096];
+    if (!realpath(argc > 1 ? argv[1] : ROOFLINE_BIN, binbuf)) {
         perror(argc > 1 ? argv[1] : ROOFLINE_BIN);
         return 1;
     }
+    bin = binbuf;
     int ranks = argc > 2 ? atoi(argv[2]) : 64;
     double mb = argc > 3 ? atof(argv[3]) : 40;
-    if (ranks < 2 || mb <= 0) {
-        fprintf(stderr, "usage: bench_ranks [ROOFLINE_BIN] [RANKS>=2 [MB_PER_RANK]]\n");
+    int jobs[MAX_JOBS], n_jobs = 0;
+    char jlist[256];
+    snprintf(jlist, sizeof jlist, "%s", argc > 4 ? argv[4] : "1,2,4,8");
+    for (char *tok = strtok(jlist, ","); tok && n_jobs < MAX_JOBS; tok = strtok(NULL, ","))
+        if ((jobs[n_jobs] = atoi(tok)) >= 1)
+            n_jobs++;
+    if (ranks < 2 || mb <= 0 || n_jobs == 0) {
+        fprintf(stderr, "usage: bench_ranks [ROOFLINE_BIN] [RANKS>=2 [MB_PER_RANK [J,J,...]]]\n");
         return 2;
     }
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -160,7 +205,8 @@ int main(int argc, char **argv)
         perror("mkdtemp");
         return 1;
     }
-    if (chdir(dir) != 0 || mkdir("job", 0777) != 0 || mkdir("one", 0777) != 0) {
+    if (chdir(dir) != 0 || mkdir("job", 0777) != 0 || mkdir("tiny", 0777) != 0 ||
+        mkdir("two", 0777) != 0) {
         perror(dir);
         return 1;
     }
@@ -175,71 +221,92 @@ int main(int argc, char **argv)
         if (ok && stat(one, &st) == 0)
             bytes += (double)st.st_size;
     }
-    ok = ok && write_rank("one/tiny.json", 0, 1, 1);
-    ok = ok && mkdir("two", 0777) == 0 && symlink("../job/rank-00.json", "two/rank-00.json") == 0 &&
+    ok = ok && write_rank("tiny/rank-00.json", 0, 2, 1) && write_rank("tiny/rank-01.json", 1, 2, 1);
+    ok = ok && symlink("../job/rank-00.json", "two/rank-00.json") == 0 &&
          symlink("../job/rank-01.json", "two/rank-01.json") == 0;
     printf("generated %d ranks x %ld steps (%d kernels, %d all-reduces each), %.0f MB in %.1f s "
            "into %s\n",
            ranks, steps, COMPUTE, COLLS, bytes / 1e6, bench_now_s() - t0, dir);
-    const char *gpu = "--gpu h100-sxm --no-chart";
-    double w1, p1, w0, p0, w2, p2, wj, pj, wm, pm, pm0, unused;
-    snprintf(cmd, sizeof cmd,
-             "/usr/bin/time -v -o bench_ranks.time %s report --torch job/rank-00.json -j 1 -o r1 %s "
-             ">/dev/null",
-             bin, gpu);
-    ok = ok && timed(cmd, &w1, &p1, &unused);
-    snprintf(cmd, sizeof cmd,
-             "/usr/bin/time -v -o bench_ranks.time %s report --torch one/tiny.json -o r0 %s >/dev/null",
-             bin, gpu);
-    ok = ok && timed(cmd, &w0, &p0, &unused);
-    snprintf(cmd, sizeof cmd,
-             "/usr/bin/time -v -o bench_ranks.time %s report --torch two -j 2 -o r2 %s >/dev/null",
-             bin, gpu);
-    ok = ok && timed(cmd, &w2, &p2, &unused);
-    snprintf(cmd, sizeof cmd,
-             "/usr/bin/time -v -o bench_ranks.time %s report --torch job -j 2 -o rj %s >/dev/null",
-             bin, gpu);
-    ok = ok && timed(cmd, &wj, &pj, &unused);
-    printf("one rank (%.1f MB): %.2f s, peak %.1f MB; start-up (3 events): peak %.1f MB\n",
-           bytes / ranks / 1e6, w1, p1, p0);
-    /* Each process's /usr/bin/time into its own file; -j 1 per process:
-     * two processes on this machine's two cores */
-    snprintf(cmd, sizeof cmd,
-             "rm -f bench_ranks.time.*; mpirun %s --oversubscribe -np 2 sh -c "
-             "'exec /usr/bin/time -v -o bench_ranks.time.$OMPI_COMM_WORLD_RANK %s report --torch "
-             "job -j 1 -o rm %s' >/dev/null && cat bench_ranks.time.* > bench_ranks.time",
-             getuid() == 0 ? "--allow-run-as-root" : "", bin, gpu);
-    ok = ok && timed(cmd, &wm, &pm, &pm0);
-    /* what every rank keeps: its collectives (their array cut to size) and
-     * steps (an array grown by doubling: up to twice); its groups, stats
-     * and sums are KB */
+
+    /* H: what every rank keeps (analytic), MiB */
     size_t step_cap = 1;
     while (step_cap < (size_t)steps)
         step_cap *= 2;
-    double held_rank_mb = (steps * COLLS * (double)sizeof(struct rl_timeline_act) +
-                           (double)step_cap * sizeof(struct rl_timeline_step)) / 1048576.0;
-    double held_mb = ranks * held_rank_mb;
-    /* one reader: a rank read alone on one thread (p1), or two at once on
-     * two threads (p2, each thread its own malloc arena): its share */
-    double reader1_mb = p1 - p0 - held_rank_mb;
-    double reader2_mb = (p2 - p0 - 2 * held_rank_mb) / 2;
-    double bound_j2 = p0 + 2 * reader2_mb + held_mb, bound_j1 = p0 + reader1_mb + held_mb;
-    if (ok) {
-        printf("held after reading, all ranks (analytic): %.1f MB; one reader: %.1f MB alone, "
-               "%.1f MB of two on two threads (measured: %.1f MB peak)\n",
-               held_mb, reader1_mb, reader2_mb, p2);
-        printf("-j 2:           %.2f s, %.0f MB/s, peak %.1f MB (bound %.1f MB)\n", wj,
-               bytes / 1e6 / wj, pj, bound_j2);
-        printf("mpirun -np 2:   %.2f s, %.0f MB/s, peak %.1f MB process 0, %.1f MB the largest "
-               "(bound %.1f MB each)\n",
-               wm, bytes / 1e6 / wm, pm0, pm, bound_j1);
-        ok = pj <= bound_j2 && pm <= bound_j1;
-        if (system("cmp -s rj/report.json rm/report.json") != 0) {
-            printf("bench_ranks: the -j 2 and mpirun reports differ\n");
-            ok = false;
+    double slots = sizeof(struct rl_trace_groups) + 2.0 * (COMPUTE + COLLS) *
+                   sizeof(struct rl_trace_group) + sizeof(struct rl_timeline) +
+                   sizeof(struct rl_across_rank) + sizeof(struct rl_torch_stats) +
+                   sizeof(struct rl_report_rank) + 4096 /* names, path */;
+    double h = (steps * COLLS * (double)sizeof(struct rl_timeline_act) +
+                (double)step_cap * sizeof(struct rl_timeline_step) + slots) / 1048576.0;
+
+    /* the calibration */
+    double f = ok ? peak_of("tiny", 1) : -1, f2 = f >= 0 ? peak_of("tiny", 2) : -1;
+    double p12 = f2 >= 0 ? peak_of("two", 1) : -1, p22 = p12 >= 0 ? peak_of("two", 2) : -1;
+    ok = ok && p22 >= 0;
+    double t = f2 > f ? f2 - f : 0, r1 = p12 - f - h, r2 = (p22 - f - t) / 2;
+    double rd = r1 > r2 ? r1 : r2;
+    if (ok)
+        printf("calibration (largest of %d runs each), MiB: F %.1f (fixed), T %.2f (a thread), "
+               "R %.1f (a reader: %.1f on one thread, %.1f each of two), H %.3f (a rank kept, "
+               "analytic)\n",
+               REPS, f, t, rd, r1, r2, h);
+
+    /* the sweep */
+    char first[32] = "";
+    double j1_peak = -1;
+    for (int i = 0; i < n_jobs && ok; i++) {
+        int jn = jobs[i] < ranks ? jobs[i] : ranks;
+        double bound = f + jn * rd + (jn - 1) * t + ranks * h;
+        char out[32];
+        snprintf(out, sizeof out, "rj%d", jobs[i]);
+        struct bench_run r;
+        ok = report("job", jobs[i], out, &r);
+        if (!ok)
+            break;
+        if (jobs[i] == 1)
+            j1_peak = r.peak_mb;
+        bool in = r.peak_mb <= bound;
+        printf("-j %-2d %6.2f s %5.0f MB/s  peak %6.1f MiB  bound %6.1f MiB  %s\n", jobs[i],
+               r.wall_s, bytes / 1e6 / r.wall_s, r.peak_mb, bound, in ? "ok" : "PAST THE BOUND");
+        ok = in && (first[0] ? same_report(first, out) : true);
+        if (!first[0])
+            snprintf(first, sizeof first, "%s", out);
+    }
+    /* mpirun -np 2, -j 1 each: each process's /usr/bin/time into its own
+     * file (two processes on this machine's two cores) */
+    if (ok && system("command -v mpirun >/dev/null 2>&1") != 0) {
+        printf("mpirun -np 2: skipped (no mpirun)\n");
+    } else if (ok) {
+        snprintf(cmd, sizeof cmd,
+                 "mpirun %s --oversubscribe -np 2 sh -c 'exec /usr/bin/time -v -o "
+                 "time.$OMPI_COMM_WORLD_RANK %s report --torch job -j 1 -o rm %s %s %s' "
+                 ">/dev/null",
+                 getuid() == 0 ? "--allow-run-as-root" : "", bin, gpu_args[0], gpu_args[1],
+                 gpu_args[2]);
+        double w0 = bench_now_s();
+        ok = system(cmd) == 0;
+        double wall = bench_now_s() - w0;
+        double p0 = time_v_peak("time.0"), p1 = time_v_peak("time.1");
+        double bound0 = f + rd + ranks * h, bound1 = f + rd + (ranks + 1) / 2 * h;
+        ok = ok && p0 > 0 && p1 > 0;
+        if (ok) {
+            bool in = p0 <= bound0 && p1 <= bound1;
+            printf("mpirun -np 2, -j 1 each: %.2f s %5.0f MB/s  peak %.1f MiB process 0 (bound "
+                   "%.1f), %.1f MiB process 1 (bound %.1f)  %s\n",
+                   wall, bytes / 1e6 / wall, p0, bound0, p1, bound1,
+                   in ? "ok" : "PAST THE BOUND");
+            if (j1_peak > 0)
+                printf("process 0 under mpirun: %.1f MiB; one process -j 1: %.1f MiB (it gathers "
+                       "every rank's summary)\n",
+                       p0, j1_peak);
+            ok = in && (first[0] ? same_report(first, "rm") : true);
+        } else {
+            fprintf(stderr, "bench_ranks: failed: %s\n", cmd);
         }
     }
-    if (chdir("/") == 0) {
+    if (getenv("BENCH_RANKS_KEEP"))
+        printf("kept %s (BENCH_RANKS_KEEP)\n", dir);
+    else if (chdir("/") == 0) {
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
         if (system(cmd) != 0)
             fprintf(stderr, "bench_ranks: could not remove %s\n", dir);

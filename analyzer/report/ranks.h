@@ -1,4 +1,4 @@
-/* ranks.h - traces of a parallel job, one per rank: loaded from files and folders, reported per rank and merged; NCCL kernels as communication. */
+/* ranks.h - traces of a parallel job, one per rank: loaded from files and folders (ranks-read.c), reported per rank and merged; NCCL kernels as communication (ranks.c). */
 #ifndef RL_REPORT_RANKS_H
 #define RL_REPORT_RANKS_H
 
