@@ -2,6 +2,7 @@
 #include "plots/labels.h"
 
 #include "analyzer/util/alloc.h"
+#include "analyzer/util/error.h"
 #include "analyzer/util/strbuf.h"
 
 #include <ctype.h>
@@ -33,16 +34,15 @@ static long params_start(const char *s, size_t n)
     return -1;
 }
 
-void rl_chart_short_name(char *out, size_t size, const char *name, size_t max_chars)
+int rl_chart_short_name(char *out, size_t size, const char *name, size_t max_chars)
 {
     if (size == 0)
-        return;
+        return RL_OK;
+    out[0] = '\0';
     size_t n = strlen(name);
     char *work = rl_malloc(n + 1);
-    if (!work) {
-        rl_str_shorten(out, size, name);
-        return;
-    }
+    if (!work)
+        return RL_ENOMEM;
     memcpy(work, name, n + 1);
     /* 1. The parameter list (and a trailing " const"), when it is C++'s. */
     while (n > 6 && strcmp(work + n - 6, " const") == 0)
@@ -67,8 +67,7 @@ void rl_chart_short_name(char *out, size_t size, const char *name, size_t max_ch
     char *t = rl_malloc(n - start + 8);
     if (!t) {
         free(work);
-        rl_str_shorten(out, size, name);
-        return;
+        return RL_ENOMEM;
     }
     size_t k = 0;
     int depth = 0;
@@ -110,18 +109,21 @@ void rl_chart_short_name(char *out, size_t size, const char *name, size_t max_ch
             a0++;
         while (a1 > a0 && work[a1 - 1] == ' ')
             a1--;
-        char *arg = rl_malloc(a1 - a0 + 3);
-        if (!arg || a1 == a0) {
-            free(arg);
+        if (a1 == a0)
             break;
+        char *arg = rl_malloc(a1 - a0 + 3);
+        if (!arg) {
+            free(work);
+            free(t);
+            return RL_ENOMEM;
         }
         memcpy(arg, work + a0, a1 - a0);
         memcpy(arg + (a1 - a0), "()", 3); /* parsed as a C++ name */
         free(work);
         free(t);
-        rl_chart_short_name(out, size, arg, max_chars);
+        int rc = rl_chart_short_name(out, size, arg, max_chars);
         free(arg);
-        return;
+        return rc;
     }
     free(work);
     /* 4. At most max_chars, cut at a word (a space, '_' or '<', or a
@@ -148,4 +150,5 @@ void rl_chart_short_name(char *out, size_t size, const char *name, size_t max_ch
     }
     rl_utf8_clean(out, size, t);
     free(t);
+    return RL_OK;
 }

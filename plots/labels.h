@@ -13,7 +13,8 @@
  * ("gemm<...>"); any name longer than max_chars (0: RL_CHART_LABEL_MAX)
  * is cut at a word, "..." marking the cut. Names that are not C++
  * signatures ("decode qkv GEMV (built-in)") are only cut. The full name stays
- * in the chart's data file and the report. Valid UTF-8 always. */
-void rl_chart_short_name(char *out, size_t size, const char *name, size_t max_chars);
+ * in the chart's data file and the report. Valid UTF-8 always. Returns 0,
+ * or RL_ENOMEM (out unspecified): out of memory, never a different name. */
+int rl_chart_short_name(char *out, size_t size, const char *name, size_t max_chars);
 
 #endif

@@ -1065,7 +1065,9 @@ static int place_kernel_labels(const struct rl_chart *c, struct rl_chart_layout 
                  * first words, else cut at 20 characters
                  * ("cutlass_80_tensoro..."). */
                 char cut[sizeof l->text[i]];
-                rl_chart_short_name(cut, sizeof cut, c->points[i].label, 20);
+                rc = rl_chart_short_name(cut, sizeof cut, c->points[i].label, 20);
+                if (rc)
+                    break;
                 if (!shorter)
                     snprintf(words, sizeof words, "%s", cut);
                 bool cut_differs = shorter && strcmp(cut, words) != 0 &&

@@ -63,7 +63,7 @@ static char *render_html(const struct rl_report *r, const struct rl_ceilings *c,
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(rl_report_html(f, r, c, title, facts, n_facts), 0);
+    ck_assert_int_eq(rl_report_html(f, r, c, title, facts, n_facts, NULL), 0);
     fclose(f);
     ck_assert_uint_eq(strlen(buf), len); /* no NUL inside */
     return buf;
@@ -293,7 +293,9 @@ START_TEST(html_write_errors)
     build(&r, &c);
     FILE *f = fopen("/dev/null", "r");
     ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(rl_report_html(f, &r, &c, NULL, NULL, 0), -1);
+    char err[RL_ERRMSG_SIZE] = "";
+    ck_assert_int_eq(rl_report_html(f, &r, &c, NULL, NULL, 0, err), RL_EIO);
+    ck_assert_str_eq(err, "write failed");
     fclose(f);
     rl_report_release(&r);
 }

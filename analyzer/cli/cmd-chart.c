@@ -155,8 +155,9 @@ struct roofline_draw {
 /* One warning line for the kernel groups not drawn (undrawn) or drawn
  * without a time: the one by name, else how many and the first three by
  * their short names ("Memcpy HtoD (Pinned -> Device), ncclKernel_...,
- * ..."), never a line each (a PyTorch trace has hundreds). */
-static void warn_kernels(const struct rl_report *rep, bool undrawn)
+ * ..."), never a line each (a PyTorch trace has hundreds). RL_OK, or
+ * RL_ENOMEM (nothing said): a short name could not be made. */
+static int warn_kernels(const struct rl_report *rep, bool undrawn)
 {
     size_t n = 0, listed = 0;
     char names[200] = "", one[64];
@@ -170,7 +171,8 @@ static void warn_kernels(const struct rl_report *rep, bool undrawn)
             continue;
         if (n++ == 0)
             first = w->name;
-        rl_chart_short_name(one, sizeof one, w->name, 40);
+        if (rl_chart_short_name(one, sizeof one, w->name, 40))
+            return RL_ENOMEM;
         if (listed < 3 && !strstr(names, one)) { /* each name once */
             size_t u = strlen(names);
             snprintf(names + u, sizeof names - u, "%s%s", listed++ ? ", " : "", one);
@@ -186,6 +188,7 @@ static void warn_kernels(const struct rl_report *rep, bool undrawn)
     else if (n > 1)
         cli_warn("%zu kernel groups have no time: drawn at their attainable rates (analytic; "
                  "%s%s)", n, names, n > listed ? ", ..." : "");
+    return RL_OK;
 }
 
 static int draw_roofline(void *ctx, const char *path, char *errmsg)
@@ -436,8 +439,11 @@ int cmd_chart(int argc, char **argv)
         cli_warn("%.*s", (int)len, n);
         n += len + (n[len] == '\n');
     }
-    warn_kernels(&rep, true);
-    warn_kernels(&rep, false);
+    if (warn_kernels(&rep, true) || warn_kernels(&rep, false)) {
+        cli_error("out of memory");
+        rl_report_release(&rep);
+        return CLI_FAIL;
+    }
 
     /* Draw. */
     char default_title[200], origins[64];

@@ -102,9 +102,12 @@ static const char usage_text[] =
     "                    own share (default 600 s); then one error, no files\n"
     "  --no-split        every process reads every file (and writes the report)\n";
 
-/* Write f's content through an atomic file at dir/name. */
+/* Write f's content through an atomic file at dir/name. fn returns 0;
+ * RL_ENOMEM with err set (out of memory: said as it is); any other nonzero
+ * when a write failed (rl_atomic_fail says which file and why). */
 static int write_file(const char *dir, const char *name,
-                      int (*fn)(FILE *, const struct rl_report *, const struct rl_ceilings *),
+                      int (*fn)(FILE *, const struct rl_report *, const struct rl_ceilings *,
+                                char *),
                       const struct rl_report *r, const struct rl_ceilings *c, char *err)
 {
     char path[4096];
@@ -113,16 +116,34 @@ static int write_file(const char *dir, const char *name,
     int rc = rl_atomic_open(&f, path, err);
     if (rc)
         return rc;
-    if (fn(f.fp, r, c))
+    rc = fn(f.fp, r, c, err);
+    if (rc == RL_ENOMEM) {
+        rl_atomic_abort(&f);
+        return rc;
+    }
+    if (rc)
         return rl_atomic_fail(&f, err);
     return rl_atomic_commit(&f, err);
 }
 
 static const char *md_chart;
 
-static int write_md(FILE *f, const struct rl_report *r, const struct rl_ceilings *c)
+static int write_md(FILE *f, const struct rl_report *r, const struct rl_ceilings *c, char *err)
 {
+    (void)err;
     return rl_report_markdown(f, r, c, md_chart);
+}
+
+static int write_json(FILE *f, const struct rl_report *r, const struct rl_ceilings *c, char *err)
+{
+    (void)err;
+    return rl_report_json(f, r, c);
+}
+
+static int write_csv(FILE *f, const struct rl_report *r, const struct rl_ceilings *c, char *err)
+{
+    (void)err;
+    return rl_report_csv(f, r, c);
 }
 
 /* report.html's title and conditions: the caller's facts and the bench file. */
@@ -130,9 +151,9 @@ static const char *html_title;
 static struct rl_html_fact html_facts[48];
 static size_t n_html_facts;
 
-static int write_html(FILE *f, const struct rl_report *r, const struct rl_ceilings *c)
+static int write_html(FILE *f, const struct rl_report *r, const struct rl_ceilings *c, char *err)
 {
-    return rl_report_html(f, r, c, html_title, html_facts, n_html_facts);
+    return rl_report_html(f, r, c, html_title, html_facts, n_html_facts, err);
 }
 
 /* The files of a report into dir (a stage of set): the charts, report.md,
@@ -173,9 +194,9 @@ static int write_report(const struct cli_report_opts *o, const char *dir,
     if (status == CLI_OK)
         rc = write_file(dir, "report.md", write_md, r, c, err);
     if (status == CLI_OK && rc == RL_OK)
-        rc = write_file(dir, "report.json", rl_report_json, r, c, err);
+        rc = write_file(dir, "report.json", write_json, r, c, err);
     if (status == CLI_OK && rc == RL_OK)
-        rc = write_file(dir, "report.csv", rl_report_csv, r, c, err);
+        rc = write_file(dir, "report.csv", write_csv, r, c, err);
     char bench[1024] = "";
     if (o->bench) {
         snprintf(bench, sizeof bench, "%s", o->bench);

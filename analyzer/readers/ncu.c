@@ -1377,6 +1377,9 @@ int rl_ncu_load(struct rl_trace_groups *g, const char *path, double tensor_flops
 {
     bool std_in = strcmp(path, "-") == 0;
     FILE *f = rl_io_open_read(path);
+    if (!f && errno == ENOMEM)
+        return rl_fail(errmsg, RL_ENOMEM, "out of memory opening '%s'",
+                       std_in ? "<stdin>" : path);
     if (!f)
         return rl_fail(errmsg, RL_EIO, "cannot open '%s': %s", std_in ? "<stdin>" : path,
                        strerror(errno));

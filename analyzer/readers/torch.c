@@ -1068,6 +1068,8 @@ static int torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
     /* gzip or plain, through one FILE */
     struct rl_gzin_fault fault;
     FILE *z = rl_gzin_open(f, &fault);
+    if (!z && errno == ENOMEM)
+        return rl_fail(errmsg, RL_ENOMEM, "'%s': out of memory", what);
     if (!z)
         return rl_fail(errmsg, RL_EIO, "'%s': cannot read: %s", what, strerror(errno));
     struct rl_jsr r = {.f = z, .what = what, .errmsg = errmsg, .line = 1};
@@ -1163,6 +1165,8 @@ int rl_torch_load_timeline(struct rl_trace_groups *g, const char *path,
 {
     bool in = strcmp(path, "-") == 0;
     FILE *f = rl_io_open_read(path);
+    if (!f && errno == ENOMEM)
+        return rl_fail(errmsg, RL_ENOMEM, "out of memory opening '%s'", in ? "<stdin>" : path);
     if (!f)
         return rl_fail(errmsg, RL_EIO, "cannot open '%s': %s", in ? "<stdin>" : path,
                        strerror(errno));

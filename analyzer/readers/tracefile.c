@@ -1200,6 +1200,8 @@ int rl_trace_groups_load(struct rl_trace_groups *g, const char *path, char *errm
 {
     bool in = strcmp(path, "-") == 0;
     FILE *f = rl_io_open_read(path);
+    if (!f && errno == ENOMEM)
+        return rl_fail(errmsg, RL_ENOMEM, "out of memory opening '%s'", in ? "<stdin>" : path);
     if (!f)
         return rl_fail(errmsg, RL_EIO, "'%s': %s", in ? "<stdin>" : path, strerror(errno));
     int rc = rl_trace_groups_read(g, f, in ? "<stdin>" : path, errmsg);

@@ -3,6 +3,7 @@
 #include "analyzer/report/html.h"
 
 #include "analyzer/util/alloc.h"
+#include "analyzer/util/error.h"
 #include "analyzer/util/strbuf.h"
 
 #include <stdbool.h>
@@ -111,8 +112,12 @@ static void write_facts(FILE *m, const struct rl_report *r, const struct rl_html
 }
 
 int rl_report_html(FILE *f, const struct rl_report *r, const struct rl_ceilings *c,
-                   const char *title, const struct rl_html_fact *facts, size_t n_facts)
+                   const char *title, const struct rl_html_fact *facts, size_t n_facts,
+                   char *errmsg)
 {
+    /* The report's JSON and the facts are built in memory first: a failure
+     * there (an allocation, or a memory stream that could not grow) is out
+     * of memory, and nothing has been written to f yet. */
     char *report = NULL, *extra = NULL;
     size_t report_len = 0, extra_len = 0;
     FILE *m = rl_open_memstream(&report, &report_len);
@@ -129,15 +134,15 @@ int rl_report_html(FILE *f, const struct rl_report *r, const struct rl_ceilings 
     } else {
         rc = -1;
     }
+    if (rc) {
+        free(report);
+        free(extra);
+        return rl_fail(errmsg, RL_ENOMEM, "out of memory");
+    }
     char own_title[160];
     if (!title) {
         snprintf(own_title, sizeof own_title, "Roofline report: %s", c->gpu_name);
         title = own_title;
-    }
-    if (rc) {
-        free(report);
-        free(extra);
-        return -1;
     }
     /* to the template's end: there strstr finds no marker */
     for (const char *t = rl__html_template;;) {
@@ -160,5 +165,5 @@ int rl_report_html(FILE *f, const struct rl_report *r, const struct rl_ceilings 
     }
     free(report);
     free(extra);
-    return ferror(f) ? -1 : 0;
+    return ferror(f) ? rl_fail(errmsg, RL_EIO, "write failed") : RL_OK;
 }

@@ -21,9 +21,12 @@ struct rl_html_fact {
  * "</" written "<\/", "<!--" as "\u003c!--", so no name closes the element),
  * with the source's own facts (trace chip, counters, ...) and the caller's
  * `facts` (n_facts, may be 0) under "Conditions". title: the page's title
- * (NULL: "Roofline report: <GPU>"). Returns 0, or -1 when a write or an
- * allocation failed (f then holds part of the page). */
+ * (NULL: "Roofline report: <GPU>"). Returns 0; RL_ENOMEM ("out of memory"
+ * in errmsg, may be NULL) when the page could not be built in memory
+ * (nothing written to f); RL_EIO when a write to f failed (f then holds
+ * part of the page; the caller knows the file and says why). */
 int rl_report_html(FILE *f, const struct rl_report *r, const struct rl_ceilings *c,
-                   const char *title, const struct rl_html_fact *facts, size_t n_facts);
+                   const char *title, const struct rl_html_fact *facts, size_t n_facts,
+                   char *errmsg);
 
 #endif

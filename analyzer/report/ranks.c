@@ -185,12 +185,12 @@ static void fill_rank(struct rl_report_rank *k, const char *path, const struct r
         k->comm_bytes = NAN;
 }
 
-/* The top kernels of g by time into k (NULL order: no memory, none). */
-static void fill_top(struct rl_report_rank *k, const struct rl_trace_groups *g)
+/* The top kernels of g by time into k. RL_OK, or RL_ENOMEM (none). */
+static int fill_top(struct rl_report_rank *k, const struct rl_trace_groups *g)
 {
     size_t *order = rl_malloc((g->n ? g->n : 1) * sizeof *order);
     if (!order)
-        return;
+        return RL_ENOMEM;
     for (size_t i = 0; i < g->n; i++)
         order[i] = i;
     top_of = g;
@@ -203,6 +203,7 @@ static void fill_top(struct rl_report_rank *k, const struct rl_trace_groups *g)
         k->n_top++;
     }
     free(order);
+    return RL_OK;
 }
 
 static void rank_word(char *b, size_t n, const struct rl_report_rank *k, size_t index)
@@ -282,7 +283,8 @@ int rl_report_ranks(struct rl_report *r, const struct rl_rank_traces *t, char *e
         return rl_fail(errmsg, RL_ENOMEM, "out of memory");
     for (size_t i = 0; i < t->n; i++) {
         fill_rank(&r->ranks[i], t->paths[i], &t->groups[i]);
-        fill_top(&r->ranks[i], &t->groups[i]);
+        if (fill_top(&r->ranks[i], &t->groups[i]))
+            return rl_fail(errmsg, RL_ENOMEM, "out of memory"); /* r->ranks: the report's */
     }
     r->n_ranks = t->n;
     rank_notes(r, t);

@@ -1079,6 +1079,7 @@ int rl_report_chart_series(const struct rl_report *r, const struct rl_ceilings *
         if (r->rows[i].time_share > max_share)
             max_share = r->rows[i].time_share;
     size_t n = 0;
+    int short_rc = RL_OK;
     for (size_t i = 0; i < r->n; i++) {
         const struct rl_report_row *w = &r->rows[i];
         /* A bound is set only after judge() gave the row a roof (>= 0):
@@ -1095,13 +1096,18 @@ int rl_report_chart_series(const struct rl_report *r, const struct rl_ceilings *
             size_t op_len = strlen(op);
             char k[96];
             if (op_len + 2 + 8 <= max) {
-                rl_chart_short_name(k, sizeof k, w->name, max - op_len - 2);
+                short_rc = rl_chart_short_name(k, sizeof k, w->name, max - op_len - 2);
                 snprintf(names[n], sizeof names[n], "%s: %s", op, k);
             } else {
-                rl_chart_short_name(names[n], sizeof names[n], op, max);
+                short_rc = rl_chart_short_name(names[n], sizeof names[n], op, max);
             }
         } else {
-            rl_chart_short_name(names[n], sizeof names[n], w->name, r->label_max);
+            short_rc = rl_chart_short_name(names[n], sizeof names[n], w->name, r->label_max);
+        }
+        if (short_rc) {
+            free(p);
+            free(names);
+            return rl_fail(errmsg, RL_ENOMEM, "out of memory");
         }
         q->label = names[n];
         q->name = w->name;

@@ -430,6 +430,8 @@ int rl_atomic_open(struct rl_atomic_file *f, const char *path, char *errmsg)
         int e = errno;
         close(fd);
         rl_atomic_abort(f);
+        if (e == ENOMEM)
+            return rl_fail(errmsg, RL_ENOMEM, "out of memory");
         return rl_fail(errmsg, RL_EIO, "cannot write '%s': %s", path, strerror(e));
     }
     f->fd = fd;

@@ -97,7 +97,8 @@ int rl_io_fsync(int fd);
 int rl_io_rename(const char *from, const char *to);
 
 /* A FILE reading path ("-": standard input, left open by fclose) through
- * rl_io_read(); NULL with errno. Close with fclose(). */
+ * rl_io_read(); NULL with errno (ENOMEM: out of memory, to be said so).
+ * Close with fclose(). */
 FILE *rl_io_open_read(const char *path);
 
 /* A FILE writing standard output through rl_io_write() (line-buffered on
