@@ -1060,17 +1060,20 @@ static int doc_field(struct rl_jsr *r, void *ctx, const char *key)
     return rl_jsr_skip_fast(r);
 }
 
-static int torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
+/* Read the trace in f, or in fd when fd >= 0 (f unread: the file layer's
+ * reads go straight into the tokenizer's buffer). */
+static int torch_read(struct rl_trace_groups *g, FILE *f, int fd, const char *what,
                       struct rl_torch_stats *st, struct rl_timeline *tl, char *errmsg)
 {
     memset(st, 0, sizeof *st);
     st->rank = st->world_size = -1;
-    /* gzip or plain, through one FILE */
+    /* gzip or plain, through one reader */
     struct rl_gzin_fault fault;
-    FILE *z = rl_gzin_open(f, &fault);
+    struct rl_gzin *z = rl_gzin_new(f, fd, &fault);
     if (!z)
         return rl_fail(errmsg, RL_EIO, "'%s': cannot read: %s", what, strerror(errno));
-    struct rl_jsr r = {.f = z, .what = what, .errmsg = errmsg, .line = 1};
+    struct rl_jsr r = {.read = rl_gzin_read, .read_ctx = z, .what = what, .errmsg = errmsg,
+                       .line = 1};
     static struct tr_state zero;
     struct tr_state *s = rl_calloc(1, sizeof *s);
     struct ev *e = rl_calloc(1, sizeof *e);
@@ -1122,7 +1125,7 @@ static int torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
      * error but a missing trailer (taken as the end) fails that read, so
      * this is the one test of the stream. It says why the parse failed, if
      * it did. */
-    if ((rc == RL_OK || rc == RL_EIO || rc == RL_EPARSE) && ferror(z)) {
+    if ((rc == RL_OK || rc == RL_EIO || rc == RL_EPARSE) && rl_gzin_failed(z)) {
         if (fault.zmsg[0])
             rc = rl_fail(errmsg, RL_EPARSE, "'%s': corrupt or truncated gzip stream: %s", what,
                          fault.zmsg);
@@ -1148,14 +1151,14 @@ out:
     free(e);
     free(r.buf);
     free(r.str);
-    fclose(z);
+    rl_gzin_free(z);
     return rc;
 }
 
 int rl_torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
                   struct rl_torch_stats *st, char *errmsg)
 {
-    return torch_read(g, f, what, st, NULL, errmsg);
+    return torch_read(g, f, -1, what, st, NULL, errmsg);
 }
 
 int rl_torch_load_timeline(struct rl_trace_groups *g, const char *path,
@@ -1166,7 +1169,8 @@ int rl_torch_load_timeline(struct rl_trace_groups *g, const char *path,
     if (!f)
         return rl_fail(errmsg, RL_EIO, "cannot open '%s': %s", in ? "<stdin>" : path,
                        strerror(errno));
-    int rc = torch_read(g, f, in ? "<stdin>" : path, st, tl, errmsg);
+    /* a FILE of the file layer, never read: its descriptor is read */
+    int rc = torch_read(g, f, rl_io_fileno(f), in ? "<stdin>" : path, st, tl, errmsg);
     fclose(f);
     return rc;
 }

@@ -47,7 +47,9 @@ int rl__jsr_refill(struct rl_jsr *r)
     /* Both fill the buffer unless at the end or on an error (the file
      * layer continues short reads): a short buffer is the end. */
     int io_err = 0;
-    if (r->f) {
+    if (r->read) {
+        r->len = r->read(r->read_ctx, r->buf, RL_JSR_BUF_BYTES, &io_err);
+    } else if (r->f) {
         r->len = fread(r->buf, 1, RL_JSR_BUF_BYTES, r->f);
         if (r->len < RL_JSR_BUF_BYTES && ferror(r->f))
             io_err = rl_io_errno(r->f);

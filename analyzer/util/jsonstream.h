@@ -16,10 +16,18 @@ enum rl_jsr_tok { RL_TOK_EOF, RL_TOK_LBRACE, RL_TOK_RBRACE, RL_TOK_LBRACKET, RL_
                   RL_TOK_COLON, RL_TOK_COMMA, RL_TOK_STRING, RL_TOK_NUMBER, RL_TOK_TRUE,
                   RL_TOK_FALSE, RL_TOK_NULL };
 
-/* A reader over a FILE (f), or over fd read with pread from off (f NULL).
- * The caller sets f or fd/off/base, what, errmsg and buf (RL_JSR_BUF_BYTES,
- * owned by the caller), zeroes the rest, and frees str when done. */
+/* Reads up to size bytes into buf: size of them unless at the end or on an
+ * error, when *err gets its errno (0 otherwise); the bytes read (before the
+ * error, if any). */
+typedef size_t (*rl_jsr_read_fn)(void *ctx, char *buf, size_t size, int *err);
+
+/* A reader over read(read_ctx, ...), or a FILE (f), or fd read with pread
+ * from off (both NULL). The caller sets read/read_ctx, f or fd/off/base,
+ * what, errmsg and buf (RL_JSR_BUF_BYTES, owned by the caller), zeroes the
+ * rest, and frees str when done. */
 struct rl_jsr {
+    rl_jsr_read_fn read; /* the buffer is read straight into: no FILE copy */
+    void *read_ctx;
     FILE *f;            /* or, when NULL, fd read with pread from off */
     int fd;
     off_t off;
