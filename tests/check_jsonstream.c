@@ -307,6 +307,60 @@ START_TEST(numbers_as_strtod)
 }
 END_TEST
 
+/* A number's text taken apart as strtoll and strtod take it: the edge
+ * cases (signs, 18 / 19 / 20+ digits and the clamping past int64, leading
+ * zeros, exponents, no digits, leading blanks), then random texts. */
+START_TEST(whole_and_fraction_as_libc)
+{
+    static const char *const texts[] = {
+        "0", "-0", "+7", "1661203462598738", "1661203462598738.25", "-1661203462598738",
+        "000000000000000000123", "-000000000000000000000000000009", "999999999999999999",
+        "-999999999999999999", "1000000000000000000", "9223372036854775807",
+        "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+        "123456789012345678901234567890", "-123456789012345678901234567890", "1e5", "1.5e3",
+        "-1.5E-3", "-", "+", "-.5", ".5", "", "e5", "+-5", "-+5", " 12", "\t-3", "12 ", "1.",
+        "5.", "--1", "18446744073709551616", "0x1f", "1.2.3"};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        char *we;
+        const char *ge;
+        long long want = strtoll(texts[i], &we, 10), got = rl_jsr_parse_whole(texts[i], &ge);
+        ck_assert_msg(got == want && ge == we, "'%s': %lld end +%td, strtoll %lld end +%td",
+                      texts[i], got, ge - texts[i], want, we - texts[i]);
+    }
+    static const char *const fracs[] = {
+        ".", ".0", ".5", ".028", ".1", ".3", ".675", ".123456789", ".9999999999999999999",
+        ".99999999999999999999", ".0000000000000000001", ".00000000000000000001",
+        ".0000000000000000000000000001", ".9007199254740993", ".18014398509481985", ".5e3",
+        ".25E-1", ".5 ", ".5.5", ".000000000000000000009007199254740993"};
+    for (size_t i = 0; i < sizeof fracs / sizeof *fracs; i++) {
+        double want = strtod(fracs[i], NULL), got = rl_jsr_parse_frac(fracs[i]);
+        ck_assert_msg(memcmp(&got, &want, sizeof got) == 0, "'%s': %.17g, strtod %.17g",
+                      fracs[i], got, want);
+    }
+    /* random texts of digits, signs, points and exponents */
+    static const char alphabet[] = "0123456789000000000-+.eE";
+    unsigned long long x = 88172645463325252ull;
+    for (int n = 0; n < 200000; n++) {
+        char t[32];
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t len = 1 + x % 26;
+        for (size_t k = 0; k < len; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            /* mostly digits: long runs reach the 18 / 19 digit limits */
+            t[k] = x % 8 ? (char)('0' + (x >> 8) % 10) : alphabet[(x >> 8) % (sizeof alphabet - 1)];
+        }
+        t[len] = 0;
+        char *we;
+        const char *ge;
+        long long want = strtoll(t, &we, 10), got = rl_jsr_parse_whole(t, &ge);
+        ck_assert_msg(got == want && ge == we, "'%s': %lld, strtoll %lld", t, got, want);
+        t[0] = '.';
+        double fw = strtod(t, NULL), fg = rl_jsr_parse_frac(t);
+        ck_assert_msg(memcmp(&fg, &fw, sizeof fg) == 0, "'%s': %.17g, strtod %.17g", t, fg, fw);
+    }
+}
+END_TEST
+
 START_TEST(number_errors_and_length)
 {
     open_text("-");
@@ -589,6 +643,7 @@ static Suite *jsonstream_suite(void)
     tcase_add_test(core, string_escapes);
     tcase_add_test(core, numbers);
     tcase_add_test(core, numbers_as_strtod);
+    tcase_add_test(core, whole_and_fraction_as_libc);
     tcase_add_test(core, skipping_values);
     tcase_add_test(core, keys);
     tcase_add_test(core, objects);

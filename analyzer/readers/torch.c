@@ -248,9 +248,9 @@ static int ts_into(struct rl_jsr *r, enum rl_jsr_tok t, struct ev *e)
 {
     if (t != RL_TOK_NUMBER)
         return number_into(r, t, &e->ts);
-    char *end;
-    long long whole = strtoll(r->num_text, &end, 10);
-    double frac = *end == '.' ? strtod(end, NULL) : 0;
+    const char *end;
+    long long whole = rl_jsr_parse_whole(r->num_text, &end);
+    double frac = *end == '.' ? rl_jsr_parse_frac(end) : 0;
     if (strpbrk(end, "eE") || (*end && *end != '.')) { /* an exponent ("1.1e2" too): as a double */
         e->ts = r->num;
         e->ts_whole = 0;

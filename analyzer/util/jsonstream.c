@@ -239,6 +239,49 @@ static int read_number(struct rl_jsr *r, int first)
     return 0;
 }
 
+/* strtoll(s, end, 10) of a number's text (up to 18 digits without it: a
+ * long long holds them; more, and strtoll's clamping, by strtoll). */
+long long rl_jsr_parse_whole(const char *s, const char **end)
+{
+    if (*s == ' ' || (*s >= '\t' && *s <= '\r')) { /* strtoll's leading blanks */
+        char *e;
+        long long x = strtoll(s, &e, 10);
+        *end = e;
+        return x;
+    }
+    const char *p = s + (*s == '-' || *s == '+');
+    const char *d = p;
+    unsigned long long v = 0;
+    while (*p >= '0' && *p <= '9' && p - d < 19)
+        v = v * 10 + (unsigned long long)(*p++ - '0');
+    if (p - d > 18) { /* 19 digits or more: strtoll's range and clamping */
+        char *e;
+        long long x = strtoll(s, &e, 10);
+        *end = e;
+        return x;
+    }
+    if (p == d) { /* no digits: no conversion */
+        *end = s;
+        return 0;
+    }
+    *end = p;
+    return *s == '-' ? -(long long)v : (long long)v;
+}
+
+/* strtod(s, NULL) of a fraction's text ".ddd" (s[0] == '.'): up to 19
+ * digits and 22 after the point, with nothing after them, by one correctly
+ * rounded division, as strtod rounds; anything else by strtod. */
+double rl_jsr_parse_frac(const char *s)
+{
+    const char *p = s + 1;
+    unsigned long long v = 0;
+    while (*p >= '0' && *p <= '9' && p - s <= 19)
+        v = v * 10 + (unsigned long long)(*p++ - '0');
+    if (*p || p - s > 19 || v > (1ull << 53))
+        return strtod(s, NULL);
+    return (double)v / exact_pow10[p - s - 1];
+}
+
 size_t rl_jsr_num_g17(const struct rl_jsr *r, char *buf, size_t size)
 {
     double x = r->num;

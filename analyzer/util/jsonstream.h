@@ -101,6 +101,11 @@ int rl_jsr_skip_fast(struct rl_jsr *r);
 /* The last number token as printf's "%.17g" writes it, into buf (size
  * bytes, cut; integers without printf); its length. */
 size_t rl_jsr_num_g17(const struct rl_jsr *r, char *buf, size_t size);
+/* A number's text taken apart without libc's parsers (the Kineto reader's
+ * timestamps): strtoll(s, end, 10), and strtod(s, NULL) of a fraction's
+ * text ".ddd" (s[0] == '.'), exactly as they give. */
+long long rl_jsr_parse_whole(const char *s, const char **end);
+double rl_jsr_parse_frac(const char *s);
 /* The next token when it is a key, copied into key (size bytes, cut). */
 enum rl_jsr_tok rl_jsr_next_key(struct rl_jsr *r, char *key, size_t size);
 
