@@ -361,6 +361,115 @@ START_TEST(whole_and_fraction_as_libc)
 }
 END_TEST
 
+/* Keys read into a 64-byte key (the word-at-a-time path): every length
+ * around the words and the cut, an escape or a control byte anywhere. */
+START_TEST(long_keys)
+{
+    char key[64], text[320], want[128];
+    for (size_t len = 0; len < 80; len++) {
+        for (int kind = 0; kind < 3; kind++) { /* plain, an escape, a control byte */
+            for (size_t at = 0; at < (kind ? len : 1); at++) {
+                size_t w = 0, k = 0;
+                text[w++] = '{'; /* read first: the buffer is filled */
+                text[w++] = '"';
+                for (size_t i = 0; i < len; i++) {
+                    char c = (char)('a' + (i + len) % 26); /* unlike the last key */
+                    if (kind == 1 && i == at)
+                        text[w++] = '\\', c = '"';
+                    else if (kind == 2 && i == at)
+                        c = '\x01';
+                    text[w++] = c;
+                    want[k++] = c;
+                }
+                /* blanks after: the buffer holds a whole key past the quote */
+                snprintf(text + w, sizeof text - w, "\": 1%80s", "");
+                want[k < 63 ? k : 63] = 0;
+                open_text(text);
+                ck_assert_int_eq(rl_jsr_next(&r), RL_TOK_LBRACE);
+                enum rl_jsr_tok t = rl_jsr_next_key(&r, key, sizeof key);
+                if (kind == 2) {
+                    ck_assert_int_eq(t, RL_TOK_EOF);
+                    ck_assert_str_eq(err, "'t': line 1: control character in a string");
+                    continue;
+                }
+                ck_assert_msg(t == RL_TOK_STRING, "len %zu kind %d at %zu", len, kind, at);
+                ck_assert_str_eq(key, want);
+                ck_assert_int_eq(rl_jsr_next(&r), RL_TOK_COLON);
+                ck_number(1, "1");
+            }
+        }
+    }
+}
+END_TEST
+
+static int skip_field(struct rl_jsr *rd, void *ctx, const char *key)
+{
+    (void)ctx, (void)key;
+    return rl_jsr_skip_fast(rd);
+}
+
+/* Lines counted over random runs of blanks between every token (runs of
+ * spaces passed eight bytes at a time), in objects and arrays, and across
+ * the buffer's refills: the error after them names the line. */
+START_TEST(lines_over_blanks)
+{
+    static const char *const toks[] = {"{", "\"a\"", ":", "1", ",", "\"bc\"", ":", "[", "2",
+                                       ",", "\"x\"", ",", "{", "}", "]", "}"};
+    size_t cap = 4 * RL_JSR_BUF_BYTES;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    unsigned long long x = 88172645463325252ull;
+    for (int doc = 0; doc < 400; doc++) {
+        size_t w = 0;
+        int lines = 1;
+        /* the last docs are longer than the buffer: the blanks cross refills */
+        size_t reps = doc < 395 ? 1 + doc % 7 : 12000;
+        text[w++] = '[';
+        for (size_t rep = 0; rep < reps; rep++) {
+            if (rep)
+                text[w++] = ',';
+            for (size_t i = 0; i < sizeof toks / sizeof *toks; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                size_t blanks = x % 4 ? x % 11 : x % 29;
+                for (size_t b = 0; b < blanks; b++) {
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    char c = " \n \t \r    "[x % 10];
+                    lines += c == '\n';
+                    text[w++] = c;
+                }
+                size_t n = strlen(toks[i]);
+                memcpy(text + w, toks[i], n);
+                w += n;
+            }
+        }
+        text[w++] = ']';
+        for (int b = 0; b < doc % 19; b++) {
+            text[w++] = b % 5 == 2 ? '\n' : ' ';
+            lines += b % 5 == 2;
+        }
+        text[w++] = '@';
+        text[w] = 0;
+        ck_assert_uint_lt(w, cap);
+        if (doc >= 395)
+            ck_assert_uint_gt(w, RL_JSR_BUF_BYTES);
+        open_text(text);
+        ck_assert_int_eq(rl_jsr_next(&r), RL_TOK_LBRACKET);
+        for (size_t rep = 0; rep < reps; rep++) {
+            if (rep)
+                ck_assert_int_eq(rl_jsr_next(&r), RL_TOK_COMMA);
+            ck_assert_int_eq(rl_jsr_next(&r), RL_TOK_LBRACE);
+            ck_assert_int_eq(rl_jsr_read_object(&r, NULL, skip_field), 0);
+        }
+        ck_assert_int_eq(rl_jsr_next(&r), RL_TOK_RBRACKET);
+        ck_assert_int_eq(rl_jsr_next(&r), RL_TOK_EOF);
+        char want[64];
+        snprintf(want, sizeof want, "'t': line %d: malformed JSON near '@'", lines);
+        ck_assert_str_eq(err, want);
+    }
+    free(text);
+}
+END_TEST
+
 START_TEST(number_errors_and_length)
 {
     open_text("-");
@@ -609,6 +718,11 @@ START_TEST(objects)
     ck_assert_double_eq(s.nums[0], 3);
     ck_assert_int_eq(read_obj("{\"a\": 1 \"b\": 2}", &s, -1), RL_EPARSE);
     ck_assert_str_eq(err, "'t': line 1: expected ',' or '}'");
+    /* closed by a ']' (the ',' / '}' fast path takes neither) */
+    ck_assert_int_eq(read_obj("{\"a\": 1]", &s, -1), RL_EPARSE);
+    ck_assert_str_eq(err, "'t': line 1: expected ',' or '}'");
+    ck_assert_int_eq(read_obj("{\"a\": 1 ]", &s, -1), RL_EPARSE);
+    ck_assert_str_eq(err, "'t': line 1: expected ',' or '}'");
     ck_assert_int_eq(read_obj("{\"a\": 1,", &s, -1), RL_EPARSE);
     ck_assert_str_eq(err, "'t': line 1: truncated object");
     ck_assert_int_eq(read_obj("{\"a\": 1", &s, -1), RL_EPARSE);
@@ -646,6 +760,8 @@ static Suite *jsonstream_suite(void)
     tcase_add_test(core, whole_and_fraction_as_libc);
     tcase_add_test(core, skipping_values);
     tcase_add_test(core, keys);
+    tcase_add_test(core, long_keys);
+    tcase_add_test(core, lines_over_blanks);
     tcase_add_test(core, objects);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");

@@ -308,17 +308,43 @@ size_t rl_jsr_num_g17(const struct rl_jsr *r, char *buf, size_t size)
     return w < 0 ? 0 : (size_t)w < size ? (size_t)w : size - 1;
 }
 
+/* The first byte from p on that is not a blank (end when there is none),
+ * adding the newlines passed to *line. A pretty-printed trace is a third
+ * blanks, most in runs of spaces: those are passed eight bytes at a time,
+ * the length of a run read off the first byte that is not a space. */
+static inline const char *blanks_end(const char *p, const char *end, int *line)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t x = w ^ 0x2020202020202020ull; /* zero bytes: spaces */
+        if (x == 0) {
+            p += 8;
+            continue;
+        }
+        p += __builtin_ctzll(x) >> 3; /* the spaces before the first other byte */
+        if (*p == '\n')
+            ++*line;
+        else if (*p != '\t' && *p != '\r')
+            return p;
+        p++;
+    }
+#endif
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
+        *line += *p++ == '\n';
+    return p;
+}
+
 /* Skip blanks, counting lines; the next byte after them (-1 at the end). */
 int rl_jsr_skip_ws(struct rl_jsr *r)
 {
     for (;;) {
         if (rl_jsr_peek(r) < 0)
             return -1;
-        const char *p = r->buf + r->pos, *end = r->buf + r->len;
-        while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
-            r->line += *p++ == '\n';
+        const char *p = blanks_end(r->buf + r->pos, r->buf + r->len, &r->line);
         r->pos = (size_t)(p - r->buf);
-        if (p < end)
+        if (r->pos < r->len)
             return (unsigned char)*p;
     }
 }
@@ -456,21 +482,33 @@ int rl_jsr_skip_fast(struct rl_jsr *r)
     return n ? 0 : rl_jsr_fail(r, RL_EPARSE, c < 0 ? "truncated: expected a value" : "expected a value");
 }
 
+/* Skip blanks in the buffer only (counting lines): the next byte, or -1
+ * when the buffer ends first (the caller takes the general path). */
+static inline int blanks_in_buffer(struct rl_jsr *r)
+{
+    const char *p = blanks_end(r->buf + r->pos, r->buf + r->len, &r->line);
+    r->pos = (size_t)(p - r->buf);
+    return r->pos < r->len ? (unsigned char)*p : -1;
+}
+
 /* The next token when it is a key: copied straight into key (keys are
  * short and plain; one with escapes takes the general path). */
 enum rl_jsr_tok rl_jsr_next_key(struct rl_jsr *r, char *key, size_t size)
 {
-    int c;
-    while ((c = rl_jsr_peek(r)) == ' ' || c == '\n' || c == '\t' || c == '\r') {
-        r->line += c == '\n';
-        r->pos++;
-    }
-    if (c != '"' || r->len - r->pos < size + 2)
+    if (blanks_in_buffer(r) != '"' || r->len - r->pos < size + 2)
         goto general;
     const char *p = r->buf + r->pos + 1;
-    for (size_t n = 0; n + 1 < size; n++) {
+    /* eight bytes at a time while none ends the key (the buffer holds
+     * size + 1 bytes after the quote: every read here is inside it) */
+    size_t n = 0;
+    while (n + 8 < size && rl_jsr_word_plain(p + n))
+        n += 8;
+    for (; n + 1 < size; n++) {
         if (p[n] == '"') {
-            memcpy(key, p, n);
+            if (size == 64)
+                memcpy(key, p, 64); /* a fixed size: no call */
+            else
+                memcpy(key, p, n);
             key[n] = 0;
             r->pos += n + 2;
             return RL_TOK_STRING;
@@ -504,6 +542,17 @@ int rl_jsr_read_object(struct rl_jsr *r, void *ctx, rl_jsr_field_fn field)
             return r->err;
         if (field(r, ctx, key))
             return r->err;
+        /* the usual ',' or '}' right after blanks: no token call */
+        int c = blanks_in_buffer(r);
+        if (c == ',') {
+            r->pos++;
+            t = rl_jsr_next_key(r, key, sizeof key);
+            continue;
+        }
+        if (c == '}') {
+            r->pos++;
+            return 0;
+        }
         t = rl_jsr_next(r);
         if (t == RL_TOK_RBRACE)
             return 0;
