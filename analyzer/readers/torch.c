@@ -439,15 +439,19 @@ static int read_strings(struct rl_jsr *r, struct ev *e, enum rl_jsr_tok t, bool 
             if (rl_jsr_skip_value(r, t))
                 return r->err;
         }
-        rl_strbuf_append(&e->sig, text, strlen(text));
-        rl_strbuf_append(&e->sig, "\x1e", 1);
+        size_t tl = strlen(text);
+        text[tl] = '\x1e'; /* the separator after it, in one append */
+        rl_strbuf_append(&e->sig, text, tl + 1);
+        text[tl] = 0;
         size_t *n = types ? &e->n_types : &e->n_concrete;
         if (*n < MAX_ARGS) {
-            if (types) {
-                snprintf(e->types[*n], sizeof e->types[*n], "%s", text);
+            if (types) { /* as snprintf "%s" would, cut to the field */
+                size_t k = tl < sizeof e->types[*n] - 1 ? tl : sizeof e->types[*n] - 1;
+                memcpy(e->types[*n], text, k);
+                e->types[*n][k] = 0;
             } else {
                 e->concrete_at[*n] = e->concrete.len;
-                rl_strbuf_append(&e->concrete, text, strlen(text) + 1);
+                rl_strbuf_append(&e->concrete, text, tl + 1);
             }
         }
         (*n)++;
@@ -469,6 +473,10 @@ static bool wanted_key(const char *key)
     return false;
 }
 
+/* key (a field's key: a 64-byte buffer, rl_jsr_read_object) is lit: its
+ * bytes and NUL compared at once, inline (lit a string literal). */
+#define KEY_IS(key, lit) (memcmp((key), "" lit, sizeof lit) == 0)
+
 static int args_field(struct rl_jsr *r, void *ctx, const char *key)
 {
     struct ev *e = ctx;
@@ -483,11 +491,11 @@ static int args_field(struct rl_jsr *r, void *ctx, const char *key)
             return id_into(r, rl_jsr_next(r), &e->ext);
         break;
     case 'c':
-        if (strcmp(key, "correlation") == 0)
+        if (KEY_IS(key, "correlation"))
             return id_into(r, rl_jsr_next(r), &e->corr);
-        if (strcmp(key, "Concrete Inputs") == 0)
+        if (KEY_IS(key, "Concrete Inputs"))
             return read_strings(r, e, rl_jsr_next(r), false);
-        if (strcmp(key, "Collective name") == 0)
+        if (KEY_IS(key, "Collective name"))
             return text_into(r, rl_jsr_next(r), e->coll, sizeof e->coll);
         break;
     case 'i':
@@ -495,13 +503,13 @@ static int args_field(struct rl_jsr *r, void *ctx, const char *key)
             return read_dims(r, e, rl_jsr_next(r));
         if (strcasecmp(key, "Input type") == 0)
             return read_strings(r, e, rl_jsr_next(r), true);
-        if (strcmp(key, "In msg nelems") == 0 || strcmp(key, "In msg size") == 0)
+        if (KEY_IS(key, "In msg nelems") || KEY_IS(key, "In msg size"))
             return number_into(r, rl_jsr_next(r), &e->in_nelems);
         break;
     case 'g':
-        if (strcmp(key, "grid") == 0)
+        if (KEY_IS(key, "grid"))
             return dim3_into(r, rl_jsr_next(r), e->grid);
-        if (strcmp(key, "Group size") == 0) {
+        if (KEY_IS(key, "Group size")) {
             double v = NAN;
             if (number_into(r, rl_jsr_next(r), &v))
                 return r->err;
@@ -511,13 +519,13 @@ static int args_field(struct rl_jsr *r, void *ctx, const char *key)
         }
         break;
     case 'b':
-        if (strcmp(key, "block") == 0)
+        if (KEY_IS(key, "block"))
             return dim3_into(r, rl_jsr_next(r), e->block);
-        if (strcmp(key, "bytes") == 0)
+        if (KEY_IS(key, "bytes"))
             return number_into(r, rl_jsr_next(r), &e->bytes);
         break;
     case 'd':
-        if (strcmp(key, "device") == 0) {
+        if (KEY_IS(key, "device")) {
             double v = NAN;
             if (number_into(r, rl_jsr_next(r), &v))
                 return r->err;
@@ -525,11 +533,11 @@ static int args_field(struct rl_jsr *r, void *ctx, const char *key)
                 e->device = (int)v;
             return 0;
         }
-        if (strcmp(key, "dtype") == 0)
+        if (KEY_IS(key, "dtype"))
             return text_into(r, rl_jsr_next(r), e->comm_dtype, sizeof e->comm_dtype);
         break;
     case 's':
-        if (strcmp(key, "stream") == 0) {
+        if (KEY_IS(key, "stream")) {
             double v = NAN;
             if (number_into(r, rl_jsr_next(r), &v))
                 return r->err;
@@ -537,7 +545,7 @@ static int args_field(struct rl_jsr *r, void *ctx, const char *key)
                 e->stream = (int)v;
             return 0;
         }
-        if (strcmp(key, "Seq") == 0 || strcmp(key, "seq") == 0) {
+        if (KEY_IS(key, "Seq") || KEY_IS(key, "seq")) {
             int64_t v = -1;
             if (id_into(r, rl_jsr_next(r), &v))
                 return r->err;
@@ -546,19 +554,19 @@ static int args_field(struct rl_jsr *r, void *ctx, const char *key)
         }
         break;
     case 'f':
-        if (strcmp(key, "flops") == 0)
+        if (KEY_IS(key, "flops"))
             return number_into(r, rl_jsr_next(r), &e->flops);
         break;
     case 'k':
-        if (strcmp(key, "kind") == 0)
+        if (KEY_IS(key, "kind"))
             return text_into(r, rl_jsr_next(r), e->memcpy_kind, sizeof e->memcpy_kind);
         break;
     case 'o':
-        if (strcmp(key, "Out msg nelems") == 0 || strcmp(key, "Out msg size") == 0)
+        if (KEY_IS(key, "Out msg nelems") || KEY_IS(key, "Out msg size"))
             return number_into(r, rl_jsr_next(r), &e->out_nelems);
         break;
     case 'p':
-        if (strcmp(key, "Process Group Name") == 0 || strcmp(key, "pg_name") == 0)
+        if (KEY_IS(key, "Process Group Name") || KEY_IS(key, "pg_name"))
             return text_into(r, rl_jsr_next(r), e->pg, sizeof e->pg);
         break;
     default: break;
@@ -572,23 +580,23 @@ static int event_field(struct rl_jsr *r, void *ctx, const char *key)
     enum rl_jsr_tok t;
     switch (key[0]) {
     case 'p':
-        if (strcmp(key, "ph") == 0)
+        if (KEY_IS(key, "ph"))
             return text_into(r, rl_jsr_next(r), e->ph, sizeof e->ph);
-        if (strcmp(key, "pid") == 0)
+        if (KEY_IS(key, "pid"))
             return text_into(r, rl_jsr_next(r), e->pid, sizeof e->pid);
         break;
     case 't':
-        if (strcmp(key, "tid") == 0)
+        if (KEY_IS(key, "tid"))
             return text_into(r, rl_jsr_next(r), e->tid, sizeof e->tid);
-        if (strcmp(key, "ts") == 0)
+        if (KEY_IS(key, "ts"))
             return ts_into(r, rl_jsr_next(r), e);
         break;
     case 'c':
-        if (strcmp(key, "cat") == 0)
+        if (KEY_IS(key, "cat"))
             return text_into(r, rl_jsr_next(r), e->cat, sizeof e->cat);
         break;
     case 'n':
-        if (strcmp(key, "name") == 0) {
+        if (KEY_IS(key, "name")) {
             t = rl_jsr_next(r);
             if (t != RL_TOK_STRING)
                 return rl_jsr_skip_value(r, t);
@@ -600,11 +608,11 @@ static int event_field(struct rl_jsr *r, void *ctx, const char *key)
         }
         break;
     case 'd':
-        if (strcmp(key, "dur") == 0)
+        if (KEY_IS(key, "dur"))
             return number_into(r, rl_jsr_next(r), &e->dur);
         break;
     case 'a':
-        if (strcmp(key, "args") == 0) {
+        if (KEY_IS(key, "args")) {
             t = rl_jsr_next(r);
             if (t != RL_TOK_LBRACE)
                 return rl_jsr_skip_value(r, t);
