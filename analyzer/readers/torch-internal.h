@@ -149,6 +149,9 @@ struct tr_state {
     struct tr_intern sigs, opnames, strings, threads, knames;
     struct tr_comm_memo *comm_memo; /* rl_comm_recognize by (kernel, operator) name ids;
                                      * NULL until the first look (torch-link.c) */
+    uint8_t *kname_role;        /* per knames id: rl_torch_kernel_role + 1, 0 unseen
+                                 * (torch-link.c) */
+    size_t kname_role_cap;
     struct tr_sig *sig;
     size_t sig_cap;
     struct tr_chunks ops;       /* struct tr_op, every call: needed until the end */
