@@ -94,6 +94,7 @@ void tr_state_release(struct tr_state *s)
 {
     free(s->comm_memo);
     free(s->kname_role);
+    rl_strbuf_release(&s->sig_key);
     tr_intern_release(&s->sigs);
     tr_intern_release(&s->opnames);
     tr_intern_release(&s->strings);

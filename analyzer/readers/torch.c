@@ -38,11 +38,22 @@
 
 /* ---- interned strings ------------------------------------------------------ */
 
+/* A hash of n bytes, eight at a time (a kernel's name runs to hundreds);
+ * only the tables use it: ids are given in order, whatever it is. */
 static uint64_t hash_bytes(const char *p, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    for (; n >= 8; p += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    uint64_t w = 0;
     for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+        w |= (uint64_t)(unsigned char)p[i] << (8 * i);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 29;
     return h ? h : 1;
 }
 
@@ -749,20 +760,20 @@ static double dtype_bytes_comm(const char *d)
 /* The signature of the operator event e: interned, and costed when new. */
 static long op_signature(struct tr_state *s, struct ev *e)
 {
-    /* name \x1f dims \x1f types \x1f concrete [\x1f comms] */
-    struct rl_strbuf key = {0};
-    rl_strbuf_append(&key, e->name.s ? e->name.s : "", e->name.len);
-    rl_strbuf_append(&key, e->sig.s ? e->sig.s : "", e->sig.len);
+    /* name \x1f dims \x1f types \x1f concrete [\x1f comms], in a buffer
+     * reused op to op */
+    struct rl_strbuf *key = &s->sig_key;
+    key->len = 0;
+    key->oom = false;
+    rl_strbuf_append(key, e->name.s ? e->name.s : "", e->name.len);
+    rl_strbuf_append(key, e->sig.s ? e->sig.s : "", e->sig.len);
     if (e->coll[0])
-        rl_strbuf_printf(&key, "\x1f%s|%s|%.17g|%.17g|%d|%s", e->coll, e->comm_dtype,
+        rl_strbuf_printf(key, "\x1f%s|%s|%.17g|%.17g|%d|%s", e->coll, e->comm_dtype,
                          e->in_nelems, e->out_nelems, e->group_size, e->pg);
-    if (key.oom) {
-        rl_strbuf_release(&key);
+    if (key->oom)
         return -1;
-    }
     bool added;
-    long id = tr_intern(&s->sigs, key.s, key.len, &added);
-    rl_strbuf_release(&key);
+    long id = tr_intern(&s->sigs, key->s ? key->s : "", key->len, &added);
     if (id < 0 || !added)
         return id;
     if (tr_reserve((void **)&s->sig, &s->sig_cap, (size_t)id, sizeof *s->sig))
@@ -814,15 +825,25 @@ static long op_signature(struct tr_state *s, struct ev *e)
 
 static uint32_t thread_of(struct tr_state *s, const struct ev *e, int *err)
 {
+    /* the last one asked again (a thread's events come in runs) */
+    if (s->thread_last_ok && strcmp(e->pid, s->thread_last_pid) == 0 &&
+        strcmp(e->tid, s->thread_last_tid) == 0)
+        return s->thread_last;
     char key[100]; /* "pid/tid" (each under 48 bytes: no cut) */
     size_t p = strlen(e->pid), t = strlen(e->tid);
     memcpy(key, e->pid, p);
     key[p] = '/';
     memcpy(key + p + 1, e->tid, t + 1);
     long id = tr_intern(&s->threads, key, p + 1 + t, NULL);
-    if (id < 0)
+    if (id < 0) {
         *err = RL_ENOMEM;
-    return id < 0 ? 0 : (uint32_t)id;
+        return 0;
+    }
+    memcpy(s->thread_last_pid, e->pid, p + 1);
+    memcpy(s->thread_last_tid, e->tid, t + 1);
+    s->thread_last = (uint32_t)id;
+    s->thread_last_ok = true;
+    return (uint32_t)id;
 }
 
 static int take_event(struct rl_jsr *r, struct tr_state *s, struct ev *e)
