@@ -113,6 +113,10 @@ uint32_t tr_ids_get(const struct tr_ids *m, int64_t id)
 {
     if (m->pairs.n && id <= m->last) {
         size_t lo = 0, hi = m->pairs.n;
+        /* most ids asked for are recent ones (a kernel's runtime call, its
+         * operator): the last keys first, the keys rising */
+        if (hi > 64 && pair_key(m, hi - 64) <= id)
+            lo = hi - 64;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
             if (pair_key(m, mid) < id)
