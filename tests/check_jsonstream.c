@@ -470,6 +470,53 @@ START_TEST(lines_over_blanks)
 }
 END_TEST
 
+/* Strings of every length with an escape or a control byte at every
+ * place around the eight-byte words of the plain-run scan. */
+START_TEST(strings_word_by_word)
+{
+    char text[128], want[64];
+    for (size_t len = 0; len < 40; len++) {
+        for (size_t at = 0; at <= len; at++) {
+            for (int kind = 0; kind < 4; kind++) { /* plain, \", \n (escaped), a raw control */
+                size_t w = 0, k = 0;
+                text[w++] = '[';
+                text[w++] = '"';
+                for (size_t i = 0; i < len; i++) {
+                    char c = (char)('A' + (i * 7 + len) % 50); /* letters and [\]^_` */
+                    if (c == '\\')
+                        c = '.';
+                    if (i == at && kind == 1)
+                        text[w++] = '\\', c = '"';
+                    else if (i == at && kind == 2)
+                        text[w++] = '\\', text[w++] = 'n', c = 0;
+                    else if (i == at && kind == 3)
+                        c = '\x1f';
+                    if (c)
+                        text[w++] = c;
+                    want[k++] = c ? c : '\n';
+                }
+                text[w++] = '"';
+                strcpy(text + w, ", 1]");
+                want[k] = 0;
+                open_text(text);
+                ck_assert_int_eq(rl_jsr_next(&r), RL_TOK_LBRACKET);
+                enum rl_jsr_tok t = rl_jsr_next(&r);
+                if (kind == 3 && at < len) {
+                    ck_assert_int_eq(t, RL_TOK_EOF);
+                    ck_assert_str_eq(err, "'t': line 1: control character in a string");
+                    continue;
+                }
+                ck_assert_int_eq(t, RL_TOK_STRING);
+                ck_assert_uint_eq(r.str_len, k);
+                ck_assert_str_eq(r.str, want);
+                ck_assert_int_eq(rl_jsr_next(&r), RL_TOK_COMMA);
+                ck_number(1, "1");
+            }
+        }
+    }
+}
+END_TEST
+
 START_TEST(number_errors_and_length)
 {
     open_text("-");
@@ -755,6 +802,7 @@ static Suite *jsonstream_suite(void)
     tcase_add_checked_fixture(core, NULL, teardown);
     tcase_add_test(core, tokens_in_order);
     tcase_add_test(core, string_escapes);
+    tcase_add_test(core, strings_word_by_word);
     tcase_add_test(core, numbers);
     tcase_add_test(core, numbers_as_strtod);
     tcase_add_test(core, whole_and_fraction_as_libc);

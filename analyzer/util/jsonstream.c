@@ -111,20 +111,51 @@ static int hex4(struct rl_jsr *r, unsigned *out)
     return 0;
 }
 
+/* The length of the plain run at p (no quote, backslash or control byte),
+ * up to end. */
+static inline size_t plain_run(const char *p, const char *end)
+{
+    const char *q = p;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    while (end - q >= 8) {
+        uint64_t w;
+        memcpy(&w, q, 8);
+        uint64_t a = w ^ (ones * '"'), b = w ^ (ones * '\\');
+        uint64_t hits = (((a - ones) & ~a) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w)) & highs;
+        if (hits) /* the lowest flag is exact (a borrow only runs upward) */
+            return (size_t)(q - p) + (size_t)(__builtin_ctzll(hits) >> 3);
+        q += 8;
+    }
+#else
+    while (end - q >= 8 && rl_jsr_word_plain(q))
+        q += 8;
+#endif
+    while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
+        q++;
+    return (size_t)(q - p);
+}
+
 static int read_string(struct rl_jsr *r)
 {
     r->str_len = 0;
+    /* the usual string: whole in the buffer, no escape - one copy */
+    const char *p = r->buf + r->pos, *end = r->buf + r->len;
+    size_t n = plain_run(p, end);
+    if (p + n < end && p[n] == '"') {
+        if (str_push(r, p, n))
+            return r->err;
+        r->pos += n + 1;
+        return 0;
+    }
     if (str_push(r, "", 0))
         return r->err;
     for (;;) {
         /* Copy the plain run up to the next quote or backslash at once. */
         if (rl_jsr_peek(r) < 0)
             return rl_jsr_fail(r, RL_EPARSE, "truncated: a string never ends");
-        const char *p = r->buf + r->pos, *end = r->buf + r->len, *q = p;
-        while (end - q >= 8 && rl_jsr_word_plain(q))
-            q += 8;
-        while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
-            q++;
+        p = r->buf + r->pos, end = r->buf + r->len;
+        const char *q = p + plain_run(p, end);
         if (q > p && str_push(r, p, (size_t)(q - p)))
             return r->err;
         r->pos += (size_t)(q - p);
