@@ -315,6 +315,18 @@ double rl_jsr_parse_frac(const char *s)
 
 size_t rl_jsr_num_g17(const struct rl_jsr *r, char *buf, size_t size)
 {
+    /* an integer written plainly, up to 15 digits (under 2^53), without a
+     * leading zero: "%.17g" writes it as it was written */
+    const char *t = r->num_text;
+    size_t sign = t[0] == '-', k = sign;
+    while (t[k] >= '0' && t[k] <= '9' && k - sign < 16)
+        k++;
+    if (t[k] == 0 && k > sign && k - sign <= 15 && (t[sign] != '0' || k == sign + 1) && size) {
+        size_t n = k < size ? k : size - 1; /* cut as snprintf cuts */
+        memcpy(buf, t, n);
+        buf[n] = 0;
+        return n;
+    }
     double x = r->num;
     /* an integer a double holds exactly: its digits are what %.17g writes */
     /* the range first: converting a double outside int64's range (or a
