@@ -407,6 +407,10 @@ enum rl_jsr_tok rl_jsr_next(struct rl_jsr *r)
         /* a token right here (most are): no call to skip blanks */
         if (r->pos < r->len && (c = (unsigned char)r->buf[r->pos]) > ' ') {
             r->pos++;
+        } else if (r->pos + 1 < r->len && r->buf[r->pos] == ' ' &&
+                   (unsigned char)r->buf[r->pos + 1] > ' ') {
+            c = (unsigned char)r->buf[r->pos + 1]; /* ": value": one space */
+            r->pos += 2;
         } else {
             rl_jsr_skip_ws(r);
             c = rl_jsr_get(r);
