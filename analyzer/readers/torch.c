@@ -217,9 +217,11 @@ static void ev_reset(struct ev *e)
 
 static int text_into(struct rl_jsr *r, enum rl_jsr_tok t, char *buf, size_t size)
 {
-    if (t == RL_TOK_STRING) { /* as snprintf "%s" would, without printf */
-        size_t len = strlen(r->str);
-        len = len < size ? len : size - 1;
+    if (t == RL_TOK_STRING) { /* as snprintf "%s" would, without printf: to
+                                 * the first NUL ("\u0000" makes one), cut */
+        size_t len = 0;
+        while (len + 1 < size && r->str[len])
+            len++;
         memcpy(buf, r->str, len);
         buf[len] = 0;
         return 0;
