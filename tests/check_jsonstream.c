@@ -278,7 +278,10 @@ START_TEST(numbers_as_strtod)
         "1234567890123456789", "12345678901234567890", "-17.25", "5e-324", "1.7976931348623157e308",
         "4503599627370497.5", "1.", "7.000000000000001",
         /* beyond int64: its conversion was undefined (found by fuzz_torch) */
-        "1e300", "-1e300", "9.3e18"};
+        "1e300", "-1e300", "9.3e18",
+        /* integers as written, or not (leading zeros, 16 digits and more) */
+        "0", "7", "-7", "10", "123456789012345", "-123456789012345", "999999999999999",
+        "1234567890123456", "007", "-007", "00", "-0000000000000001"};
     char text[2048] = "[";
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
         snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", i ? ", " : "",
@@ -554,6 +557,11 @@ START_TEST(objects)
     ck_assert_str_eq(s.keys[0], want);
     ck_assert_double_eq(s.nums[0], 3);
     ck_assert_int_eq(read_obj("{\"a\": 1 \"b\": 2}", &s, -1), RL_EPARSE);
+    ck_assert_str_eq(err, "'t': line 1: expected ',' or '}'");
+    /* closed by a ']' (the ',' / '}' fast path takes neither) */
+    ck_assert_int_eq(read_obj("{\"a\": 1]", &s, -1), RL_EPARSE);
+    ck_assert_str_eq(err, "'t': line 1: expected ',' or '}'");
+    ck_assert_int_eq(read_obj("{\"a\": 1 ]", &s, -1), RL_EPARSE);
     ck_assert_str_eq(err, "'t': line 1: expected ',' or '}'");
     ck_assert_int_eq(read_obj("{\"a\": 1,", &s, -1), RL_EPARSE);
     ck_assert_str_eq(err, "'t': line 1: truncated object");

@@ -302,6 +302,42 @@ START_TEST(json_strings_escape)
      * one by one. */
     ck_json_string("\xc3\xa9\xe2\x82\xac", "\"\xc3\xa9\xe2\x82\xac\"");
     ck_json_string("a\xff\x80z", "\"a" RL_UTF8_REPLACEMENT RL_UTF8_REPLACEMENT "z\"");
+    /* escapes between runs written as they are, a character cut by the end */
+    ck_json_string("ab\"cd\\\x01" "ef\xc3\xa9gh\xc3", "\"ab\\\"cd\\\\\\u0001ef\xc3\xa9gh" RL_UTF8_REPLACEMENT "\"");
+    /* random bytes: what a byte-at-a-time writer writes */
+    unsigned long long x = 88172645463325252ull;
+    for (int n = 0; n < 20000; n++) {
+        char in[24], want[24 * 8 + 3];
+        size_t len = 0, w = 0;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        len = x % 23;
+        for (size_t k = 0; k < len; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            static const char some[] = "a\"\\\x01\x1f\x7f\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xff\xed\xa0";
+            in[k] = x % 3 ? some[(x >> 8) % (sizeof some - 1)] : (char)(1 + (x >> 16) % 255);
+        }
+        in[len] = 0;
+        want[w++] = '"';
+        for (const char *p = in; *p;) {
+            unsigned char c = (unsigned char)*p;
+            size_t cl = rl_utf8_char(p);
+            if (cl == 0) {
+                w += (size_t)sprintf(want + w, "%s", RL_UTF8_REPLACEMENT);
+                cl = 1;
+            } else if (c == '"' || c == '\\') {
+                w += (size_t)sprintf(want + w, "\\%c", c);
+            } else if (c < 0x20) {
+                w += (size_t)sprintf(want + w, "\\u%04x", c);
+            } else {
+                memcpy(want + w, p, cl);
+                w += cl;
+            }
+            p += cl;
+        }
+        want[w++] = '"';
+        want[w] = 0;
+        ck_json_string(in, want);
+    }
 }
 END_TEST
 
@@ -310,6 +346,9 @@ START_TEST(json_numbers)
     ck_json_number(0.0, "0");
     ck_json_number(3.0, "3");
     ck_json_number(-3.0, "-3");
+    ck_json_number(-0.0, "-0"); /* as printf's "%.0f" */
+    ck_json_number(10.0, "10");
+    ck_json_number(-1234567890.0, "-1234567890");
     ck_json_number(240518169000.0, "240518169000");
     /* 2^53 exactly, either sign, still digit for digit. */
     ck_json_number(9007199254740992.0, "9007199254740992");

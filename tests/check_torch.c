@@ -356,6 +356,15 @@ START_TEST(bad_input)
         }
         rl_trace_groups_release(&g);
     }
+    /* a text field ends at its first NUL ("\u0000"), as printf's "%s" ends:
+     * a kernel's cat "kernel\u0000x" is "kernel" */
+    ck_assert_int_eq(read_text("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\\u0000x\", "
+                               "\"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 100, "
+                               "\"dur\": 5, \"args\": {\"device\": 0}}]}",
+                               &g, &st, err),
+                     RL_OK);
+    ck_assert_uint_eq(st.kernels, 1);
+    rl_trace_groups_release(&g);
     memset(&g, 0, sizeof g);
     ck_assert_int_eq(rl_torch_load(&g, "/nonexistent/trace.json", &st, err), RL_EIO);
     /* sniffing: a roofline trace and a CSV are not profiler traces */

@@ -7,6 +7,7 @@
 #include "analyzer/readers/torch-split.h"
 #include "analyzer/readers/torchops.h"
 #include "analyzer/readers/torchops-llm.h"
+#include "analyzer/util/strbuf.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -149,6 +150,13 @@ struct tr_state {
     struct tr_intern sigs, opnames, strings, threads, knames;
     struct tr_comm_memo *comm_memo; /* rl_comm_recognize by (kernel, operator) name ids;
                                      * NULL until the first look (torch-link.c) */
+    struct rl_strbuf sig_key;   /* an op's signature text, reused (torch.c) */
+    uint32_t thread_last;       /* thread_of's last answer, for thread_last_pid/tid */
+    bool thread_last_ok;
+    char thread_last_pid[48], thread_last_tid[48];
+    uint8_t *kname_role;        /* per knames id: rl_torch_kernel_role + 1, 0 unseen
+                                 * (torch-link.c) */
+    size_t kname_role_cap;
     struct tr_sig *sig;
     size_t sig_cap;
     struct tr_chunks ops;       /* struct tr_op, every call: needed until the end */

@@ -93,6 +93,8 @@ static bool comm_of(struct tr_state *s, uint32_t kname_id, const char *kname, ui
 void tr_state_release(struct tr_state *s)
 {
     free(s->comm_memo);
+    free(s->kname_role);
+    rl_strbuf_release(&s->sig_key);
     tr_intern_release(&s->sigs);
     tr_intern_release(&s->opnames);
     tr_intern_release(&s->strings);
@@ -504,17 +506,37 @@ static int cmp_seq(const void *pa, const void *pb)
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-static enum rl_torch_role role_of(const struct tr_state *s, const struct tr_gpu *k)
+static enum rl_torch_role role_of(struct tr_state *s, const struct tr_gpu *k)
 {
     if (k->kind != TR_KERNEL)
         return RL_TORCH_ROLE_COPY;
+    /* one look per kernel name (its substring searches were a twentieth
+     * of a trace's time): kname_role holds role + 1, 0 not looked at; no
+     * memory for it only means looking again */
+    if (k->kname >= s->kname_role_cap) {
+        size_t cap = s->kname_role_cap ? 2 * s->kname_role_cap : 1024;
+        while (cap <= k->kname)
+            cap *= 2;
+        uint8_t *m = rl_realloc(s->kname_role, cap);
+        if (m) {
+            memset(m + s->kname_role_cap, 0, cap - s->kname_role_cap);
+            s->kname_role = m;
+            s->kname_role_cap = cap;
+        }
+    }
+    bool memo = k->kname < s->kname_role_cap;
+    if (memo && s->kname_role[k->kname])
+        return (enum rl_torch_role)(s->kname_role[k->kname] - 1);
     /* the interned name is NUL-terminated after its grid and block: copy
      * the name alone */
     char name[4097];
     size_t n = s->knames.len[k->kname] - 6 * sizeof(uint32_t);
     memcpy(name, tr_text(&s->knames, k->kname), n);
     name[n] = 0;
-    return rl_torch_kernel_role(name, false);
+    enum rl_torch_role role = rl_torch_kernel_role(name, false);
+    if (memo)
+        s->kname_role[k->kname] = (uint8_t)(role + 1);
+    return role;
 }
 
 /* A fused MoE's kernels each carry their part (rl_torch_llm_kernel_part:

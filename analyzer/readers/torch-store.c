@@ -113,6 +113,19 @@ uint32_t tr_ids_get(const struct tr_ids *m, int64_t id)
 {
     if (m->pairs.n && id <= m->last) {
         size_t lo = 0, hi = m->pairs.n;
+        /* most ids asked for are recent ones (a kernel's runtime call, its
+         * operator): the last keys first; else where the keys (rising, and
+         * dense in a trace) put id, when they bracket it there */
+        if (hi > 64 && pair_key(m, hi - 64) <= id) {
+            lo = hi - 64;
+        } else if (hi > 64 && id > pair_key(m, 0)) {
+            uint64_t first = (uint64_t)pair_key(m, 0);
+            double at = (double)((uint64_t)id - first) / (double)((uint64_t)m->last - first);
+            size_t guess = (size_t)(at * (double)(hi - 1));
+            size_t a = guess > 32 ? guess - 32 : 0, b = guess + 32 < hi ? guess + 32 : hi - 1;
+            if (pair_key(m, a) <= id && id <= pair_key(m, b))
+                lo = a, hi = b + 1;
+        }
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
             if (pair_key(m, mid) < id)

@@ -38,11 +38,22 @@
 
 /* ---- interned strings ------------------------------------------------------ */
 
+/* A hash of n bytes, eight at a time (a kernel's name runs to hundreds);
+ * only the tables use it: ids are given in order, whatever it is. */
 static uint64_t hash_bytes(const char *p, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    for (; n >= 8; p += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    uint64_t w = 0;
     for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+        w |= (uint64_t)(unsigned char)p[i] << (8 * i);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 29;
     return h ? h : 1;
 }
 
@@ -206,9 +217,11 @@ static void ev_reset(struct ev *e)
 
 static int text_into(struct rl_jsr *r, enum rl_jsr_tok t, char *buf, size_t size)
 {
-    if (t == RL_TOK_STRING) { /* as snprintf "%s" would, without printf */
-        size_t len = strlen(r->str);
-        len = len < size ? len : size - 1;
+    if (t == RL_TOK_STRING) { /* as snprintf "%s" would, without printf: to
+                                 * the first NUL ("\u0000" makes one), cut */
+        size_t len = 0;
+        while (len + 1 < size && r->str[len])
+            len++;
         memcpy(buf, r->str, len);
         buf[len] = 0;
         return 0;
@@ -248,9 +261,9 @@ static int ts_into(struct rl_jsr *r, enum rl_jsr_tok t, struct ev *e)
 {
     if (t != RL_TOK_NUMBER)
         return number_into(r, t, &e->ts);
-    char *end;
-    long long whole = strtoll(r->num_text, &end, 10);
-    double frac = *end == '.' ? strtod(end, NULL) : 0;
+    const char *end;
+    long long whole = rl_jsr_parse_whole(r->num_text, &end);
+    double frac = *end == '.' ? rl_jsr_parse_frac(end) : 0;
     if (strpbrk(end, "eE") || (*end && *end != '.')) { /* an exponent ("1.1e2" too): as a double */
         e->ts = r->num;
         e->ts_whole = 0;
@@ -439,15 +452,19 @@ static int read_strings(struct rl_jsr *r, struct ev *e, enum rl_jsr_tok t, bool 
             if (rl_jsr_skip_value(r, t))
                 return r->err;
         }
-        rl_strbuf_append(&e->sig, text, strlen(text));
-        rl_strbuf_append(&e->sig, "\x1e", 1);
+        size_t tl = strlen(text);
+        text[tl] = '\x1e'; /* the separator after it, in one append */
+        rl_strbuf_append(&e->sig, text, tl + 1);
+        text[tl] = 0;
         size_t *n = types ? &e->n_types : &e->n_concrete;
         if (*n < MAX_ARGS) {
-            if (types) {
-                snprintf(e->types[*n], sizeof e->types[*n], "%s", text);
+            if (types) { /* as snprintf "%s" would, cut to the field */
+                size_t k = tl < sizeof e->types[*n] - 1 ? tl : sizeof e->types[*n] - 1;
+                memcpy(e->types[*n], text, k);
+                e->types[*n][k] = 0;
             } else {
                 e->concrete_at[*n] = e->concrete.len;
-                rl_strbuf_append(&e->concrete, text, strlen(text) + 1);
+                rl_strbuf_append(&e->concrete, text, tl + 1);
             }
         }
         (*n)++;
@@ -469,6 +486,11 @@ static bool wanted_key(const char *key)
     return false;
 }
 
+/* key (a field's key: a 64-byte buffer, rl_jsr_read_object; or a buffer
+ * of struct ev at least as long as lit) is lit: its bytes and NUL compared
+ * at once, inline (lit a string literal). */
+#define KEY_IS(key, lit) (memcmp((key), "" lit, sizeof lit) == 0)
+
 static int args_field(struct rl_jsr *r, void *ctx, const char *key)
 {
     struct ev *e = ctx;
@@ -483,11 +505,11 @@ static int args_field(struct rl_jsr *r, void *ctx, const char *key)
             return id_into(r, rl_jsr_next(r), &e->ext);
         break;
     case 'c':
-        if (strcmp(key, "correlation") == 0)
+        if (KEY_IS(key, "correlation"))
             return id_into(r, rl_jsr_next(r), &e->corr);
-        if (strcmp(key, "Concrete Inputs") == 0)
+        if (KEY_IS(key, "Concrete Inputs"))
             return read_strings(r, e, rl_jsr_next(r), false);
-        if (strcmp(key, "Collective name") == 0)
+        if (KEY_IS(key, "Collective name"))
             return text_into(r, rl_jsr_next(r), e->coll, sizeof e->coll);
         break;
     case 'i':
@@ -495,13 +517,13 @@ static int args_field(struct rl_jsr *r, void *ctx, const char *key)
             return read_dims(r, e, rl_jsr_next(r));
         if (strcasecmp(key, "Input type") == 0)
             return read_strings(r, e, rl_jsr_next(r), true);
-        if (strcmp(key, "In msg nelems") == 0 || strcmp(key, "In msg size") == 0)
+        if (KEY_IS(key, "In msg nelems") || KEY_IS(key, "In msg size"))
             return number_into(r, rl_jsr_next(r), &e->in_nelems);
         break;
     case 'g':
-        if (strcmp(key, "grid") == 0)
+        if (KEY_IS(key, "grid"))
             return dim3_into(r, rl_jsr_next(r), e->grid);
-        if (strcmp(key, "Group size") == 0) {
+        if (KEY_IS(key, "Group size")) {
             double v = NAN;
             if (number_into(r, rl_jsr_next(r), &v))
                 return r->err;
@@ -511,13 +533,13 @@ static int args_field(struct rl_jsr *r, void *ctx, const char *key)
         }
         break;
     case 'b':
-        if (strcmp(key, "block") == 0)
+        if (KEY_IS(key, "block"))
             return dim3_into(r, rl_jsr_next(r), e->block);
-        if (strcmp(key, "bytes") == 0)
+        if (KEY_IS(key, "bytes"))
             return number_into(r, rl_jsr_next(r), &e->bytes);
         break;
     case 'd':
-        if (strcmp(key, "device") == 0) {
+        if (KEY_IS(key, "device")) {
             double v = NAN;
             if (number_into(r, rl_jsr_next(r), &v))
                 return r->err;
@@ -525,11 +547,11 @@ static int args_field(struct rl_jsr *r, void *ctx, const char *key)
                 e->device = (int)v;
             return 0;
         }
-        if (strcmp(key, "dtype") == 0)
+        if (KEY_IS(key, "dtype"))
             return text_into(r, rl_jsr_next(r), e->comm_dtype, sizeof e->comm_dtype);
         break;
     case 's':
-        if (strcmp(key, "stream") == 0) {
+        if (KEY_IS(key, "stream")) {
             double v = NAN;
             if (number_into(r, rl_jsr_next(r), &v))
                 return r->err;
@@ -537,7 +559,7 @@ static int args_field(struct rl_jsr *r, void *ctx, const char *key)
                 e->stream = (int)v;
             return 0;
         }
-        if (strcmp(key, "Seq") == 0 || strcmp(key, "seq") == 0) {
+        if (KEY_IS(key, "Seq") || KEY_IS(key, "seq")) {
             int64_t v = -1;
             if (id_into(r, rl_jsr_next(r), &v))
                 return r->err;
@@ -546,19 +568,19 @@ static int args_field(struct rl_jsr *r, void *ctx, const char *key)
         }
         break;
     case 'f':
-        if (strcmp(key, "flops") == 0)
+        if (KEY_IS(key, "flops"))
             return number_into(r, rl_jsr_next(r), &e->flops);
         break;
     case 'k':
-        if (strcmp(key, "kind") == 0)
+        if (KEY_IS(key, "kind"))
             return text_into(r, rl_jsr_next(r), e->memcpy_kind, sizeof e->memcpy_kind);
         break;
     case 'o':
-        if (strcmp(key, "Out msg nelems") == 0 || strcmp(key, "Out msg size") == 0)
+        if (KEY_IS(key, "Out msg nelems") || KEY_IS(key, "Out msg size"))
             return number_into(r, rl_jsr_next(r), &e->out_nelems);
         break;
     case 'p':
-        if (strcmp(key, "Process Group Name") == 0 || strcmp(key, "pg_name") == 0)
+        if (KEY_IS(key, "Process Group Name") || KEY_IS(key, "pg_name"))
             return text_into(r, rl_jsr_next(r), e->pg, sizeof e->pg);
         break;
     default: break;
@@ -572,23 +594,23 @@ static int event_field(struct rl_jsr *r, void *ctx, const char *key)
     enum rl_jsr_tok t;
     switch (key[0]) {
     case 'p':
-        if (strcmp(key, "ph") == 0)
+        if (KEY_IS(key, "ph"))
             return text_into(r, rl_jsr_next(r), e->ph, sizeof e->ph);
-        if (strcmp(key, "pid") == 0)
+        if (KEY_IS(key, "pid"))
             return text_into(r, rl_jsr_next(r), e->pid, sizeof e->pid);
         break;
     case 't':
-        if (strcmp(key, "tid") == 0)
+        if (KEY_IS(key, "tid"))
             return text_into(r, rl_jsr_next(r), e->tid, sizeof e->tid);
-        if (strcmp(key, "ts") == 0)
+        if (KEY_IS(key, "ts"))
             return ts_into(r, rl_jsr_next(r), e);
         break;
     case 'c':
-        if (strcmp(key, "cat") == 0)
+        if (KEY_IS(key, "cat"))
             return text_into(r, rl_jsr_next(r), e->cat, sizeof e->cat);
         break;
     case 'n':
-        if (strcmp(key, "name") == 0) {
+        if (KEY_IS(key, "name")) {
             t = rl_jsr_next(r);
             if (t != RL_TOK_STRING)
                 return rl_jsr_skip_value(r, t);
@@ -600,11 +622,11 @@ static int event_field(struct rl_jsr *r, void *ctx, const char *key)
         }
         break;
     case 'd':
-        if (strcmp(key, "dur") == 0)
+        if (KEY_IS(key, "dur"))
             return number_into(r, rl_jsr_next(r), &e->dur);
         break;
     case 'a':
-        if (strcmp(key, "args") == 0) {
+        if (KEY_IS(key, "args")) {
             t = rl_jsr_next(r);
             if (t != RL_TOK_LBRACE)
                 return rl_jsr_skip_value(r, t);
@@ -618,9 +640,17 @@ static int event_field(struct rl_jsr *r, void *ctx, const char *key)
 
 static enum ev_kind classify(const struct ev *e)
 {
-    if (e->ph[0] && strcmp(e->ph, "X") != 0)
+    if (e->ph[0] && !KEY_IS(e->ph, "X"))
         return EV_SKIP;
     const char *c = e->cat;
+    /* Kineto's own three first, inline (cat is a 32-byte buffer): each is
+     * what the tests below make of it */
+    if (KEY_IS(c, "cuda_runtime"))
+        return EV_RUNTIME;
+    if (KEY_IS(c, "cpu_op"))
+        return EV_OP;
+    if (KEY_IS(c, "kernel"))
+        return EV_KERNEL;
     if (strcasecmp(c, "kernel") == 0)
         return EV_KERNEL;
     if (strcmp(c, "gpu_memcpy") == 0 || strcmp(c, "Memcpy") == 0)
@@ -741,20 +771,20 @@ static double dtype_bytes_comm(const char *d)
 /* The signature of the operator event e: interned, and costed when new. */
 static long op_signature(struct tr_state *s, struct ev *e)
 {
-    /* name \x1f dims \x1f types \x1f concrete [\x1f comms] */
-    struct rl_strbuf key = {0};
-    rl_strbuf_append(&key, e->name.s ? e->name.s : "", e->name.len);
-    rl_strbuf_append(&key, e->sig.s ? e->sig.s : "", e->sig.len);
+    /* name \x1f dims \x1f types \x1f concrete [\x1f comms], in a buffer
+     * reused op to op */
+    struct rl_strbuf *key = &s->sig_key;
+    key->len = 0;
+    key->oom = false;
+    rl_strbuf_append(key, e->name.s ? e->name.s : "", e->name.len);
+    rl_strbuf_append(key, e->sig.s ? e->sig.s : "", e->sig.len);
     if (e->coll[0])
-        rl_strbuf_printf(&key, "\x1f%s|%s|%.17g|%.17g|%d|%s", e->coll, e->comm_dtype,
+        rl_strbuf_printf(key, "\x1f%s|%s|%.17g|%.17g|%d|%s", e->coll, e->comm_dtype,
                          e->in_nelems, e->out_nelems, e->group_size, e->pg);
-    if (key.oom) {
-        rl_strbuf_release(&key);
+    if (key->oom)
         return -1;
-    }
     bool added;
-    long id = tr_intern(&s->sigs, key.s, key.len, &added);
-    rl_strbuf_release(&key);
+    long id = tr_intern(&s->sigs, key->s ? key->s : "", key->len, &added);
     if (id < 0 || !added)
         return id;
     if (tr_reserve((void **)&s->sig, &s->sig_cap, (size_t)id, sizeof *s->sig))
@@ -806,15 +836,25 @@ static long op_signature(struct tr_state *s, struct ev *e)
 
 static uint32_t thread_of(struct tr_state *s, const struct ev *e, int *err)
 {
+    /* the last one asked again (a thread's events come in runs) */
+    if (s->thread_last_ok && strcmp(e->pid, s->thread_last_pid) == 0 &&
+        strcmp(e->tid, s->thread_last_tid) == 0)
+        return s->thread_last;
     char key[100]; /* "pid/tid" (each under 48 bytes: no cut) */
     size_t p = strlen(e->pid), t = strlen(e->tid);
     memcpy(key, e->pid, p);
     key[p] = '/';
     memcpy(key + p + 1, e->tid, t + 1);
     long id = tr_intern(&s->threads, key, p + 1 + t, NULL);
-    if (id < 0)
+    if (id < 0) {
         *err = RL_ENOMEM;
-    return id < 0 ? 0 : (uint32_t)id;
+        return 0;
+    }
+    memcpy(s->thread_last_pid, e->pid, p + 1);
+    memcpy(s->thread_last_tid, e->tid, t + 1);
+    s->thread_last = (uint32_t)id;
+    s->thread_last_ok = true;
+    return (uint32_t)id;
 }
 
 static int take_event(struct rl_jsr *r, struct tr_state *s, struct ev *e)
@@ -1060,19 +1100,22 @@ static int doc_field(struct rl_jsr *r, void *ctx, const char *key)
     return rl_jsr_skip_fast(r);
 }
 
-static int torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
+/* Read the trace in f, or in fd when fd >= 0 (f unread: the file layer's
+ * reads go straight into the tokenizer's buffer). */
+static int torch_read(struct rl_trace_groups *g, FILE *f, int fd, const char *what,
                       struct rl_torch_stats *st, struct rl_timeline *tl, char *errmsg)
 {
     memset(st, 0, sizeof *st);
     st->rank = st->world_size = -1;
-    /* gzip or plain, through one FILE */
+    /* gzip or plain, through one reader */
     struct rl_gzin_fault fault;
-    FILE *z = rl_gzin_open(f, &fault);
+    struct rl_gzin *z = rl_gzin_new(f, fd, &fault);
     if (!z && errno == ENOMEM)
         return rl_fail(errmsg, RL_ENOMEM, "'%s': out of memory", what);
     if (!z)
         return rl_fail(errmsg, RL_EIO, "'%s': cannot read: %s", what, strerror(errno));
-    struct rl_jsr r = {.f = z, .what = what, .errmsg = errmsg, .line = 1};
+    struct rl_jsr r = {.read = rl_gzin_read, .read_ctx = z, .what = what, .errmsg = errmsg,
+                       .line = 1};
     static struct tr_state zero;
     struct tr_state *s = rl_calloc(1, sizeof *s);
     struct ev *e = rl_calloc(1, sizeof *e);
@@ -1124,7 +1167,7 @@ static int torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
      * error but a missing trailer (taken as the end) fails that read, so
      * this is the one test of the stream. It says why the parse failed, if
      * it did. */
-    if ((rc == RL_OK || rc == RL_EIO || rc == RL_EPARSE) && ferror(z)) {
+    if ((rc == RL_OK || rc == RL_EIO || rc == RL_EPARSE) && rl_gzin_failed(z)) {
         if (fault.zmsg[0])
             rc = rl_fail(errmsg, RL_EPARSE, "'%s': corrupt or truncated gzip stream: %s", what,
                          fault.zmsg);
@@ -1150,14 +1193,14 @@ out:
     free(e);
     free(r.buf);
     free(r.str);
-    fclose(z);
+    rl_gzin_free(z);
     return rc;
 }
 
 int rl_torch_read(struct rl_trace_groups *g, FILE *f, const char *what,
                   struct rl_torch_stats *st, char *errmsg)
 {
-    return torch_read(g, f, what, st, NULL, errmsg);
+    return torch_read(g, f, -1, what, st, NULL, errmsg);
 }
 
 int rl_torch_load_timeline(struct rl_trace_groups *g, const char *path,
@@ -1170,7 +1213,8 @@ int rl_torch_load_timeline(struct rl_trace_groups *g, const char *path,
     if (!f)
         return rl_fail(errmsg, RL_EIO, "cannot open '%s': %s", in ? "<stdin>" : path,
                        strerror(errno));
-    int rc = torch_read(g, f, in ? "<stdin>" : path, st, tl, errmsg);
+    /* a FILE of the file layer, never read: its descriptor is read */
+    int rc = torch_read(g, f, rl_io_fileno(f), in ? "<stdin>" : path, st, tl, errmsg);
     fclose(f);
     return rc;
 }

@@ -144,11 +144,6 @@ const char *rl_torch_kernel_roof(const char *kernel, const char *dtype, bool mat
 {
     static const char *const from_dtype =
         "the kernel name does not say: the dtype's most generous roof";
-    char n[512];
-    size_t k = 0;
-    for (; kernel && kernel[k] && k + 1 < sizeof n; k++)
-        n[k] = (char)tolower((unsigned char)kernel[k]);
-    n[k] = 0;
     dtype = dtype ? dtype : "";
     *noted = "";
     const char *vec = vector_roof(dtype);
@@ -157,6 +152,13 @@ const char *rl_torch_kernel_roof(const char *kernel, const char *dtype, bool mat
      * would be a guess the report would then call a loss: none */
     if (!matmul)
         return vec ? vec : dtype[0] ? "fp32" : "";
+    /* the name, lowered, only for what it says (matmuls: most kernels are
+     * not, and lowering every name was a fortieth of a trace's time) */
+    char n[512];
+    size_t k = 0;
+    for (; kernel && kernel[k] && k + 1 < sizeof n; k++)
+        n[k] = (char)tolower((unsigned char)kernel[k]);
+    n[k] = 0;
     const char *r = name_roof(n);
     if (r)
         return r;

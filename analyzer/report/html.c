@@ -54,16 +54,21 @@ static void put_html_text(FILE *f, const char *s)
  * the same. */
 static void put_script_json(FILE *f, const char *s, size_t n)
 {
+    size_t run = 0; /* the bytes from run to i are written as they are */
     for (size_t i = 0; i < n; i++) {
-        if (s[i] == '<' && i + 1 < n && s[i + 1] == '/') {
+        if (s[i] != '<')
+            continue;
+        if (i + 1 < n && s[i + 1] == '/') {
+            fwrite(s + run, 1, i - run, f);
             fputs("<\\/", f);
-            i++;
-        } else if (s[i] == '<' && n - i >= 4 && memcmp(s + i, "<!--", 4) == 0) {
+            run = ++i + 1;
+        } else if (n - i >= 4 && memcmp(s + i, "<!--", 4) == 0) {
+            fwrite(s + run, 1, i - run, f);
             fputs("\\u003c", f);
-        } else {
-            fputc(s[i], f);
+            run = i + 1;
         }
     }
+    fwrite(s + run, 1, n - run, f);
 }
 
 static void put_fact(FILE *m, bool *first, const char *key, const char *value)

@@ -47,7 +47,9 @@ int rl__jsr_refill(struct rl_jsr *r)
     /* Both fill the buffer unless at the end or on an error (the file
      * layer continues short reads): a short buffer is the end. */
     int io_err = 0;
-    if (r->f) {
+    if (r->read) {
+        r->len = r->read(r->read_ctx, r->buf, RL_JSR_BUF_BYTES, &io_err);
+    } else if (r->f) {
         r->len = fread(r->buf, 1, RL_JSR_BUF_BYTES, r->f);
         if (r->len < RL_JSR_BUF_BYTES && ferror(r->f))
             io_err = rl_io_errno(r->f);
@@ -109,20 +111,51 @@ static int hex4(struct rl_jsr *r, unsigned *out)
     return 0;
 }
 
+/* The length of the plain run at p (no quote, backslash or control byte),
+ * up to end. */
+static inline size_t plain_run(const char *p, const char *end)
+{
+    const char *q = p;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    while (end - q >= 8) {
+        uint64_t w;
+        memcpy(&w, q, 8);
+        uint64_t a = w ^ (ones * '"'), b = w ^ (ones * '\\');
+        uint64_t hits = (((a - ones) & ~a) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w)) & highs;
+        if (hits) /* the lowest flag is exact (a borrow only runs upward) */
+            return (size_t)(q - p) + (size_t)(__builtin_ctzll(hits) >> 3);
+        q += 8;
+    }
+#else
+    while (end - q >= 8 && rl_jsr_word_plain(q))
+        q += 8;
+#endif
+    while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
+        q++;
+    return (size_t)(q - p);
+}
+
 static int read_string(struct rl_jsr *r)
 {
     r->str_len = 0;
+    /* the usual string: whole in the buffer, no escape - one copy */
+    const char *p = r->buf + r->pos, *end = r->buf + r->len;
+    size_t n = plain_run(p, end);
+    if (p + n < end && p[n] == '"') {
+        if (str_push(r, p, n))
+            return r->err;
+        r->pos += n + 1;
+        return 0;
+    }
     if (str_push(r, "", 0))
         return r->err;
     for (;;) {
         /* Copy the plain run up to the next quote or backslash at once. */
         if (rl_jsr_peek(r) < 0)
             return rl_jsr_fail(r, RL_EPARSE, "truncated: a string never ends");
-        const char *p = r->buf + r->pos, *end = r->buf + r->len, *q = p;
-        while (end - q >= 8 && rl_jsr_word_plain(q))
-            q += 8;
-        while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
-            q++;
+        p = r->buf + r->pos, end = r->buf + r->len;
+        const char *q = p + plain_run(p, end);
         if (q > p && str_push(r, p, (size_t)(q - p)))
             return r->err;
         r->pos += (size_t)(q - p);
@@ -237,8 +270,63 @@ static int read_number(struct rl_jsr *r, int first)
     return 0;
 }
 
+/* strtoll(s, end, 10) of a number's text (up to 18 digits without it: a
+ * long long holds them; more, and strtoll's clamping, by strtoll). */
+long long rl_jsr_parse_whole(const char *s, const char **end)
+{
+    if (*s == ' ' || (*s >= '\t' && *s <= '\r')) { /* strtoll's leading blanks */
+        char *e;
+        long long x = strtoll(s, &e, 10);
+        *end = e;
+        return x;
+    }
+    const char *p = s + (*s == '-' || *s == '+');
+    const char *d = p;
+    unsigned long long v = 0;
+    while (*p >= '0' && *p <= '9' && p - d < 19)
+        v = v * 10 + (unsigned long long)(*p++ - '0');
+    if (p - d > 18) { /* 19 digits or more: strtoll's range and clamping */
+        char *e;
+        long long x = strtoll(s, &e, 10);
+        *end = e;
+        return x;
+    }
+    if (p == d) { /* no digits: no conversion */
+        *end = s;
+        return 0;
+    }
+    *end = p;
+    return *s == '-' ? -(long long)v : (long long)v;
+}
+
+/* strtod(s, NULL) of a fraction's text ".ddd" (s[0] == '.'): up to 19
+ * digits and 22 after the point, with nothing after them, by one correctly
+ * rounded division, as strtod rounds; anything else by strtod. */
+double rl_jsr_parse_frac(const char *s)
+{
+    const char *p = s + 1;
+    unsigned long long v = 0;
+    while (*p >= '0' && *p <= '9' && p - s <= 19)
+        v = v * 10 + (unsigned long long)(*p++ - '0');
+    if (*p || p - s > 19 || v > (1ull << 53))
+        return strtod(s, NULL);
+    return (double)v / exact_pow10[p - s - 1];
+}
+
 size_t rl_jsr_num_g17(const struct rl_jsr *r, char *buf, size_t size)
 {
+    /* an integer written plainly, up to 15 digits (under 2^53), without a
+     * leading zero: "%.17g" writes it as it was written */
+    const char *t = r->num_text;
+    size_t sign = t[0] == '-', k = sign;
+    while (t[k] >= '0' && t[k] <= '9' && k - sign < 16)
+        k++;
+    if (t[k] == 0 && k > sign && k - sign <= 15 && (t[sign] != '0' || k == sign + 1) && size) {
+        size_t n = k < size ? k : size - 1; /* cut as snprintf cuts */
+        memcpy(buf, t, n);
+        buf[n] = 0;
+        return n;
+    }
     double x = r->num;
     /* an integer a double holds exactly: its digits are what %.17g writes */
     /* the range first: converting a double outside int64's range (or a
@@ -263,17 +351,43 @@ size_t rl_jsr_num_g17(const struct rl_jsr *r, char *buf, size_t size)
     return w < 0 ? 0 : (size_t)w < size ? (size_t)w : size - 1;
 }
 
+/* The first byte from p on that is not a blank (end when there is none),
+ * adding the newlines passed to *line. A pretty-printed trace is a third
+ * blanks, most in runs of spaces: those are passed eight bytes at a time,
+ * the length of a run read off the first byte that is not a space. */
+static inline const char *blanks_end(const char *p, const char *end, int *line)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t x = w ^ 0x2020202020202020ull; /* zero bytes: spaces */
+        if (x == 0) {
+            p += 8;
+            continue;
+        }
+        p += __builtin_ctzll(x) >> 3; /* the spaces before the first other byte */
+        if (*p == '\n')
+            ++*line;
+        else if (*p != '\t' && *p != '\r')
+            return p;
+        p++;
+    }
+#endif
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
+        *line += *p++ == '\n';
+    return p;
+}
+
 /* Skip blanks, counting lines; the next byte after them (-1 at the end). */
 int rl_jsr_skip_ws(struct rl_jsr *r)
 {
     for (;;) {
         if (rl_jsr_peek(r) < 0)
             return -1;
-        const char *p = r->buf + r->pos, *end = r->buf + r->len;
-        while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
-            r->line += *p++ == '\n';
+        const char *p = blanks_end(r->buf + r->pos, r->buf + r->len, &r->line);
         r->pos = (size_t)(p - r->buf);
-        if (p < end)
+        if (r->pos < r->len)
             return (unsigned char)*p;
     }
 }
@@ -293,6 +407,10 @@ enum rl_jsr_tok rl_jsr_next(struct rl_jsr *r)
         /* a token right here (most are): no call to skip blanks */
         if (r->pos < r->len && (c = (unsigned char)r->buf[r->pos]) > ' ') {
             r->pos++;
+        } else if (r->pos + 1 < r->len && r->buf[r->pos] == ' ' &&
+                   (unsigned char)r->buf[r->pos + 1] > ' ') {
+            c = (unsigned char)r->buf[r->pos + 1]; /* ": value": one space */
+            r->pos += 2;
         } else {
             rl_jsr_skip_ws(r);
             c = rl_jsr_get(r);
@@ -411,21 +529,35 @@ int rl_jsr_skip_fast(struct rl_jsr *r)
     return n ? 0 : rl_jsr_fail(r, RL_EPARSE, c < 0 ? "truncated: expected a value" : "expected a value");
 }
 
-/* The next token when it is a key: copied straight into key (keys are
- * short and plain; one with escapes takes the general path). */
-enum rl_jsr_tok rl_jsr_next_key(struct rl_jsr *r, char *key, size_t size)
+/* Skip blanks in the buffer only (counting lines): the next byte, or -1
+ * when the buffer ends first (the caller takes the general path). */
+static inline int blanks_in_buffer(struct rl_jsr *r)
 {
-    int c;
-    while ((c = rl_jsr_peek(r)) == ' ' || c == '\n' || c == '\t' || c == '\r') {
-        r->line += c == '\n';
-        r->pos++;
-    }
-    if (c != '"' || r->len - r->pos < size + 2)
+    const char *p = blanks_end(r->buf + r->pos, r->buf + r->len, &r->line);
+    r->pos = (size_t)(p - r->buf);
+    return r->pos < r->len ? (unsigned char)*p : -1;
+}
+
+/* The next token when it is a key: copied straight into key (keys are
+ * short and plain; one with escapes takes the general path). Inlined into
+ * rl_jsr_read_object, a call per key being a tenth of the tokenizer. */
+static inline __attribute__((always_inline)) enum rl_jsr_tok next_key(struct rl_jsr *r, char *key,
+                                                                      size_t size)
+{
+    if (blanks_in_buffer(r) != '"' || r->len - r->pos < size + 2)
         goto general;
     const char *p = r->buf + r->pos + 1;
-    for (size_t n = 0; n + 1 < size; n++) {
+    /* eight bytes at a time while none ends the key (the buffer holds
+     * size + 1 bytes after the quote: every read here is inside it) */
+    size_t n = 0;
+    while (n + 8 < size && rl_jsr_word_plain(p + n))
+        n += 8;
+    for (; n + 1 < size; n++) {
         if (p[n] == '"') {
-            memcpy(key, p, n);
+            if (size == 64)
+                memcpy(key, p, 64); /* a fixed size: no call */
+            else
+                memcpy(key, p, n);
             key[n] = 0;
             r->pos += n + 2;
             return RL_TOK_STRING;
@@ -443,10 +575,15 @@ general:;
     return t;
 }
 
+enum rl_jsr_tok rl_jsr_next_key(struct rl_jsr *r, char *key, size_t size)
+{
+    return next_key(r, key, size);
+}
+
 int rl_jsr_read_object(struct rl_jsr *r, void *ctx, rl_jsr_field_fn field)
 {
     char key[64];
-    enum rl_jsr_tok t = rl_jsr_next_key(r, key, sizeof key);
+    enum rl_jsr_tok t = next_key(r, key, sizeof key);
     if (t == RL_TOK_RBRACE)
         return 0;
     for (;;) {
@@ -459,13 +596,24 @@ int rl_jsr_read_object(struct rl_jsr *r, void *ctx, rl_jsr_field_fn field)
             return r->err;
         if (field(r, ctx, key))
             return r->err;
+        /* the usual ',' or '}' right after blanks: no token call */
+        int c = blanks_in_buffer(r);
+        if (c == ',') {
+            r->pos++;
+            t = next_key(r, key, sizeof key);
+            continue;
+        }
+        if (c == '}') {
+            r->pos++;
+            return 0;
+        }
         t = rl_jsr_next(r);
         if (t == RL_TOK_RBRACE)
             return 0;
         if (t != RL_TOK_COMMA)
             return r->err ? r->err
                           : rl_jsr_fail(r, RL_EPARSE, t == RL_TOK_EOF ? "truncated object" : "expected ',' or '}'");
-        t = rl_jsr_next_key(r, key, sizeof key);
+        t = next_key(r, key, sizeof key);
     }
 }
 

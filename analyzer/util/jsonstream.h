@@ -16,10 +16,18 @@ enum rl_jsr_tok { RL_TOK_EOF, RL_TOK_LBRACE, RL_TOK_RBRACE, RL_TOK_LBRACKET, RL_
                   RL_TOK_COLON, RL_TOK_COMMA, RL_TOK_STRING, RL_TOK_NUMBER, RL_TOK_TRUE,
                   RL_TOK_FALSE, RL_TOK_NULL };
 
-/* A reader over a FILE (f), or over fd read with pread from off (f NULL).
- * The caller sets f or fd/off/base, what, errmsg and buf (RL_JSR_BUF_BYTES,
- * owned by the caller), zeroes the rest, and frees str when done. */
+/* Reads up to size bytes into buf: size of them unless at the end or on an
+ * error, when *err gets its errno (0 otherwise); the bytes read (before the
+ * error, if any). */
+typedef size_t (*rl_jsr_read_fn)(void *ctx, char *buf, size_t size, int *err);
+
+/* A reader over read(read_ctx, ...), or a FILE (f), or fd read with pread
+ * from off (both NULL). The caller sets read/read_ctx, f or fd/off/base,
+ * what, errmsg and buf (RL_JSR_BUF_BYTES, owned by the caller), zeroes the
+ * rest, and frees str when done. */
 struct rl_jsr {
+    rl_jsr_read_fn read; /* the buffer is read straight into: no FILE copy */
+    void *read_ctx;
     FILE *f;            /* or, when NULL, fd read with pread from off */
     int fd;
     off_t off;
@@ -93,6 +101,11 @@ int rl_jsr_skip_fast(struct rl_jsr *r);
 /* The last number token as printf's "%.17g" writes it, into buf (size
  * bytes, cut; integers without printf); its length. */
 size_t rl_jsr_num_g17(const struct rl_jsr *r, char *buf, size_t size);
+/* A number's text taken apart without libc's parsers (the Kineto reader's
+ * timestamps): strtoll(s, end, 10), and strtod(s, NULL) of a fraction's
+ * text ".ddd" (s[0] == '.'), exactly as they give. */
+long long rl_jsr_parse_whole(const char *s, const char **end);
+double rl_jsr_parse_frac(const char *s);
 /* The next token when it is a key, copied into key (size bytes, cut). */
 enum rl_jsr_tok rl_jsr_next_key(struct rl_jsr *r, char *key, size_t size);
 

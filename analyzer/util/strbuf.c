@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,33 +166,55 @@ void rl_str_shorten(char *buf, size_t n, const char *s)
 void rl_fput_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const char *p = s ? s : ""; *p;) {
+    const char *p = s ? s : "", *run = p; /* run: the bytes written as they are, up to p */
+    while (*p) {
         unsigned char c = (unsigned char)*p;
-        size_t len = rl_utf8_char(p);
-        if (len == 0) {
-            fputs(RL_UTF8_REPLACEMENT, f);
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
             p++;
             continue;
         }
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
+        size_t len = rl_utf8_char(p);
+        if (c >= 0x80 && len) { /* a whole UTF-8 character: written as it is */
+            p += len;
+            continue;
+        }
+        fwrite(run, 1, (size_t)(p - run), f);
+        if (len == 0) {
+            fputs(RL_UTF8_REPLACEMENT, f);
+            p++;
+        } else if (c == '"' || c == '\\') {
+            fputc('\\', f);
+            fputc(c, f);
+            p++;
+        } else { /* a control byte */
             fprintf(f, "\\u%04x", c);
-        else
-            fwrite(p, 1, len, f);
-        p += len;
+            p++;
+        }
+        run = p;
     }
+    fwrite(run, 1, (size_t)(p - run), f);
     fputc('"', f);
 }
 
 void rl_fput_json_number(FILE *f, double v)
 {
-    if (!isfinite(v))
+    if (!isfinite(v)) {
         fputs("null", f);
-    else if (v == floor(v) && fabs(v) <= 9007199254740992.0)
-        fprintf(f, "%.0f", v);
-    else
+    } else if (v == floor(v) && fabs(v) <= 9007199254740992.0) {
+        /* "%.0f" of an integer a double holds exactly: its digits (and
+         * "-0" for negative zero), without printf */
+        char d[24];
+        size_t k = sizeof d;
+        uint64_t u = (uint64_t)fabs(v);
+        do
+            d[--k] = (char)('0' + u % 10);
+        while (u /= 10);
+        if (signbit(v))
+            d[--k] = '-';
+        fwrite(d + k, 1, sizeof d - k, f);
+    } else {
         fprintf(f, "%.9g", v);
+    }
 }
 
 size_t rl_utf8_width(const char *s)
