@@ -75,6 +75,24 @@ START_TEST(abort_keeps_the_old_file)
 }
 END_TEST
 
+/* A read that succeeds records no error, whatever errno held before it:
+ * rl_io_errno() then gives its default, EIO. */
+START_TEST(clean_reads_keep_no_errno)
+{
+    char path[512], err[RL_ERRMSG_SIZE];
+    snprintf(path, sizeof path, "%s/clean.txt", rl_test_tmpdir());
+    ck_assert_int_eq(rl_file_write_atomic(path, "abc", 3, err), 0);
+    FILE *f = rl_io_open_read(path);
+    ck_assert_ptr_nonnull(f);
+    char buf[8];
+    errno = ENOSPC;
+    ck_assert_uint_eq(fread(buf, 1, sizeof buf, f), 3);
+    ck_assert(!ferror(f));
+    ck_assert_int_eq(rl_io_errno(f), EIO);
+    fclose(f);
+}
+END_TEST
+
 START_TEST(unwritable_folder_fails_cleanly)
 {
     char err[RL_ERRMSG_SIZE];
@@ -361,6 +379,7 @@ static Suite *fileio_suite(void)
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, unwritable_folder_fails_cleanly);
     tcase_add_test(limits, read_errors);
+    tcase_add_test(limits, clean_reads_keep_no_errno);
     tcase_add_test(limits, read_sizes);
     tcase_add_test(limits, write_with_a_callback);
     tcase_add_test(limits, write_with_no_standard_input);
