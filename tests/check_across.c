@@ -176,6 +176,31 @@ START_TEST(process_groups_and_seq)
 }
 END_TEST
 
+/* Sequence numbers from 0: rank 0 has 0 and 1, rank 1 only 1 (at 120):
+ * 1 is the one call (skew 20, rank 1 last), 0 unmatched. */
+START_TEST(seq_from_zero)
+{
+    struct rl_timeline t[2] = {{0}, {0}};
+    pg_act(&t[0], 0, "0", 0);
+    pg_act(&t[0], 100, "0", 1);
+    pg_act(&t[1], 120, "0", 1);
+    struct rl_across_rank sums[2];
+    ck_assert_int_eq(rl_across_rank_sum(&sums[0], 0, &t[0]), RL_OK);
+    ck_assert_int_eq(rl_across_rank_sum(&sums[1], 1, &t[1]), RL_OK);
+    struct rl_across a;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_across_build(&a, sums, t, 2, NAN, NULL, err), RL_OK);
+    ck_assert_uint_eq(a.n_calls, 1);
+    ck_assert_uint_eq(a.unmatched, 1);
+    ck_assert_int_eq((int)a.calls[0].seq, 1);
+    near(a.calls[0].skew_ns, 20e3);
+    ck_assert_int_eq(a.calls[0].last_rank, 1);
+    free(a.ranks), free(a.calls), free(a.sizes);
+    rl_timeline_release(&t[0]);
+    rl_timeline_release(&t[1]);
+}
+END_TEST
+
 struct job {
     struct rl_rank_traces t;
     struct rl_trace_groups g;
@@ -341,6 +366,8 @@ START_TEST(real_sampled_ranks)
     near(a->step_spread_ns, 630639000 - 622928000.0); /* step 552: rank 1's - rank 0's */
     ck_assert_uint_eq(a->n_sizes, 0);
     ck_assert_ptr_nonnull(strstr(a->headline, "rank 1 arrives last at 80% of the 10"));
+    /* its wait over the 2 common steps: 381.329 / 2 = 190.66 ms */
+    ck_assert_ptr_nonnull(strstr(a->headline, ", 191 ms per step over 2 steps"));
     unload(&j);
 }
 END_TEST
@@ -457,6 +484,8 @@ START_TEST(sixty_four_ranks)
     ck_assert_double_eq(rl_json_number(a, "straggler_calls"), 2);
     ck_assert_double_eq(rl_json_number(a, "skew_max_ns"), 63000);
     ck_assert_double_eq(rl_json_number(a, "straggler_wait_ns"), 126000);
+    ck_assert_double_eq(rl_json_number(a, "common_steps"), 0); /* no ProfilerStep here */
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(a, "step_spread_ns")));
     const cJSON *ranks = cJSON_GetObjectItem(a, "ranks");
     ck_assert_int_eq(cJSON_GetArraySize(ranks), 64);
     for (int r = 0; r < 64; r += 21) {
@@ -603,6 +632,7 @@ static Suite *across_suite(void)
     tcase_add_test(core, interval_sums_by_hand);
     tcase_add_test(core, two_ranks_ties_and_bases);
     tcase_add_test(core, process_groups_and_seq);
+    tcase_add_test(core, seq_from_zero);
     tcase_add_test(core, kineto3_by_hand);
     tcase_add_test(core, real_sampled_ranks);
     tcase_add_test(core, parallel_read_is_serial_read);

@@ -47,7 +47,7 @@ static size_t merge(struct iv *v, size_t n)
 static double length(const struct iv *v, size_t n)
 {
     double s = 0;
-    for (size_t i = 0; i >= n; i++)
+    for (size_t i = 0; i < n; i++)
         s += v[i].b - v[i].a;
     return s;
 }
