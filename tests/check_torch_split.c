@@ -99,6 +99,11 @@ START_TEST(roles_by_name)
         {"volta_scudnn_128x128_stridedB_splitK_small_nn_v1", RL_TORCH_ROLE_MAIN},
         {"volta_sgemm_64x32_sliced1x4_tn", RL_TORCH_ROLE_MAIN},
         {"Memset (Device)", RL_TORCH_ROLE_MAIN}, /* a name alone: a fill says so by kind */
+        /* only "void " (with its space) is passed over; no space before
+         * the namespace, no epilogue */
+        {"voidXepilogue::impl::globalKernel", RL_TORCH_ROLE_MAIN},
+        {"EPILOGUE::impl::k", RL_TORCH_ROLE_EPILOGUE}, /* any case */
+        {"epilogue:impl", RL_TORCH_ROLE_MAIN},
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
         ck_assert_msg(rl_torch_kernel_role(t[i].name, false) == t[i].role, "%s: %s", t[i].name,
