@@ -590,6 +590,47 @@ START_TEST(graph_small_kernels)
 }
 END_TEST
 
+/* The graph replays' note among the others: 3 kernels of 2 ms (25% of
+ * the 8 ms of kernels), 1 costed from an eager twin and 1 from the model:
+ * the one left gets the advice; the notes after it (communication) follow
+ * whole. */
+START_TEST(graph_note_among_the_notes)
+{
+    struct rl_torch_stats st;
+    memset(&st, 0, sizeof st);
+    st.graph_kernels = 3;
+    st.graph_time_ns = 2e6;
+    st.kernel_time_ns = 8e6;
+    st.graph_costed = 1;
+    st.graph_model = 1;
+    st.comm_kernels = 2;
+    st.comm_with_bytes = 1;
+    char notes[8192];
+    rl_torch_notes(&st, notes, sizeof notes);
+    ck_assert_msg(strstr(notes, "3 kernels (2 ms, 25% of GPU time) were replayed from a CUDA/HIP "
+                                "graph, with no operator: 1 of them costed from the same kernel"),
+                  "%s", notes);
+    ck_assert_msg(strstr(notes, ", 1 from the model (--model) by their names and the step's "
+                                "tokens (its annotation); for the others profile an eager step"),
+                  "%s", notes);
+    ck_assert_msg(strstr(notes, "\n2 communication kernels (NCCL/RCCL"), "%s", notes);
+    ck_assert_msg(strstr(notes, "; 1 with their message bytes"), "%s", notes);
+    size_t n = strlen(notes);
+    ck_assert(n > 3 && strcmp(notes + n - 3, "..\n") != 0); /* not cut */
+    /* every one costed (2 + 1 of 3): no advice; no kernel time: 0% */
+    st.graph_costed = 2;
+    st.kernel_time_ns = 0;
+    rl_torch_notes(&st, notes, sizeof notes);
+    ck_assert_msg(strstr(notes, "3 kernels (2 ms, 0% of GPU time) were replayed"), "%s", notes);
+    ck_assert_msg(strstr(notes, "tokens (its annotation)\n2 communication kernels"), "%s", notes);
+    /* 1 ns of kernels, half of it replayed */
+    st.kernel_time_ns = 1;
+    st.graph_time_ns = 0.5;
+    rl_torch_notes(&st, notes, sizeof notes);
+    ck_assert_msg(strstr(notes, "ms, 50% of GPU time) were replayed"), "%s", notes);
+}
+END_TEST
+
 /* The CLI: the headline says what bounds the step. */
 START_TEST(cli_headline)
 {
@@ -719,6 +760,7 @@ static Suite *torch_llm_suite(void)
     tcase_add_test(core, graph_replay_costed_from_model);
     tcase_add_test(core, step_annotations);
     tcase_add_test(core, graph_small_kernels);
+    tcase_add_test(core, graph_note_among_the_notes);
     tcase_add_test(core, cli_headline);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
