@@ -309,6 +309,36 @@ START_TEST(kineto3_by_hand)
     ck_assert_ptr_nonnull(strstr(a->headline, "rank 2 arrives last at 66.7% of the 3 "
                                               "collectives matched across 3 ranks: 0.3 ms"));
     ck_assert_ptr_nonnull(strstr(j.r.notes, "across ranks: rank 2 arrives last"));
+    /* the terminal table: the headline, the columns, one line a rank, the
+     * calls (skew mean 200 us, max 300; spread 50 us over 1 step) and the
+     * message sizes (3 x 16,777,216 / 3 bus bytes over 550 us: 30.5 GB/s) */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    rl_across_table(f, a);
+    rl_across_table(f, NULL); /* nothing */
+    fclose(f);
+    char want[1024];
+    snprintf(want, sizeof want, "\nacross ranks: %s\n%-6s %9s %9s %9s %9s %9s %9s %9s\n",
+             a->headline, "RANK", "STEP ms", "IDLE ms", "COMM ms", "EXPOSED", "HIDDEN",
+             "LAST AT", "WAITED");
+    ck_assert_int_eq(strncmp(text, want, strlen(want)), 0);
+    ck_assert_msg(strstr(text, "\n3 collective calls matched (1 launch not on every rank); skew "
+                               "mean 0.2 ms, max 0.3 ms; step time spread 0.05 ms over 1 common "
+                               "step\n  messages 4.194..8.389 MB: 3 calls at 30.5 GB/s bus "
+                               "bandwidth"),
+                  "%s", text);
+    /* and its share of the link, which the report named */
+    ck_assert(a->link_label[0]);
+    snprintf(want, sizeof want, "30.5 GB/s bus bandwidth, %.3g%% of %s (%.4g GB/s)\n",
+             a->sizes[0].pct_of_link, a->link_label, a->link_gbs);
+    ck_assert_msg(strstr(text, want), "%s", text);
+    size_t lines = 0;
+    for (const char *p = text; *p; p++)
+        lines += *p == '\n';
+    ck_assert_uint_eq(lines, 1 + 1 + 1 + 3 + 1 + 1); /* blank, headline, columns, ranks, calls, size */
+    free(text);
     /* the memory bound: each rank kept its collectives only */
     ck_assert_uint_eq(j.t.timelines[0].n_act, 4);
     ck_assert_uint_eq(j.t.timelines[1].n_act, 3);
