@@ -176,6 +176,31 @@ START_TEST(process_groups_and_seq)
 }
 END_TEST
 
+/* Sequence numbers from 0: rank 0 has 0 and 1, rank 1 only 1 (at 120):
+ * 1 is the one call (skew 20, rank 1 last), 0 unmatched. */
+START_TEST(seq_from_zero)
+{
+    struct rl_timeline t[2] = {{0}, {0}};
+    pg_act(&t[0], 0, "0", 0);
+    pg_act(&t[0], 100, "0", 1);
+    pg_act(&t[1], 120, "0", 1);
+    struct rl_across_rank sums[2];
+    ck_assert_int_eq(rl_across_rank_sum(&sums[0], 0, &t[0]), RL_OK);
+    ck_assert_int_eq(rl_across_rank_sum(&sums[1], 1, &t[1]), RL_OK);
+    struct rl_across a;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_across_build(&a, sums, t, 2, NAN, NULL, err), RL_OK);
+    ck_assert_uint_eq(a.n_calls, 1);
+    ck_assert_uint_eq(a.unmatched, 1);
+    ck_assert_int_eq((int)a.calls[0].seq, 1);
+    near(a.calls[0].skew_ns, 20e3);
+    ck_assert_int_eq(a.calls[0].last_rank, 1);
+    free(a.ranks), free(a.calls), free(a.sizes);
+    rl_timeline_release(&t[0]);
+    rl_timeline_release(&t[1]);
+}
+END_TEST
+
 struct job {
     struct rl_rank_traces t;
     struct rl_trace_groups g;
@@ -284,6 +309,36 @@ START_TEST(kineto3_by_hand)
     ck_assert_ptr_nonnull(strstr(a->headline, "rank 2 arrives last at 66.7% of the 3 "
                                               "collectives matched across 3 ranks: 0.3 ms"));
     ck_assert_ptr_nonnull(strstr(j.r.notes, "across ranks: rank 2 arrives last"));
+    /* the terminal table: the headline, the columns, one line a rank, the
+     * calls (skew mean 200 us, max 300; spread 50 us over 1 step) and the
+     * message sizes (3 x 16,777,216 / 3 bus bytes over 550 us: 30.5 GB/s) */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    rl_across_table(f, a);
+    rl_across_table(f, NULL); /* nothing */
+    fclose(f);
+    char want[1024];
+    snprintf(want, sizeof want, "\nacross ranks: %s\n%-6s %9s %9s %9s %9s %9s %9s %9s\n",
+             a->headline, "RANK", "STEP ms", "IDLE ms", "COMM ms", "EXPOSED", "HIDDEN",
+             "LAST AT", "WAITED");
+    ck_assert_int_eq(strncmp(text, want, strlen(want)), 0);
+    ck_assert_msg(strstr(text, "\n3 collective calls matched (1 launch not on every rank); skew "
+                               "mean 0.2 ms, max 0.3 ms; step time spread 0.05 ms over 1 common "
+                               "step\n  messages 4.194..8.389 MB: 3 calls at 30.5 GB/s bus "
+                               "bandwidth"),
+                  "%s", text);
+    /* and its share of the link, which the report named */
+    ck_assert(a->link_label[0]);
+    snprintf(want, sizeof want, "30.5 GB/s bus bandwidth, %.3g%% of %s (%.4g GB/s)\n",
+             a->sizes[0].pct_of_link, a->link_label, a->link_gbs);
+    ck_assert_msg(strstr(text, want), "%s", text);
+    size_t lines = 0;
+    for (const char *p = text; *p; p++)
+        lines += *p == '\n';
+    ck_assert_uint_eq(lines, 1 + 1 + 1 + 3 + 1 + 1); /* blank, headline, columns, ranks, calls, size */
+    free(text);
     /* the memory bound: each rank kept its collectives only */
     ck_assert_uint_eq(j.t.timelines[0].n_act, 4);
     ck_assert_uint_eq(j.t.timelines[1].n_act, 3);
@@ -341,6 +396,8 @@ START_TEST(real_sampled_ranks)
     near(a->step_spread_ns, 630639000 - 622928000.0); /* step 552: rank 1's - rank 0's */
     ck_assert_uint_eq(a->n_sizes, 0);
     ck_assert_ptr_nonnull(strstr(a->headline, "rank 1 arrives last at 80% of the 10"));
+    /* its wait over the 2 common steps: 381.329 / 2 = 190.66 ms */
+    ck_assert_ptr_nonnull(strstr(a->headline, ", 191 ms per step over 2 steps"));
     unload(&j);
 }
 END_TEST
@@ -457,6 +514,8 @@ START_TEST(sixty_four_ranks)
     ck_assert_double_eq(rl_json_number(a, "straggler_calls"), 2);
     ck_assert_double_eq(rl_json_number(a, "skew_max_ns"), 63000);
     ck_assert_double_eq(rl_json_number(a, "straggler_wait_ns"), 126000);
+    ck_assert_double_eq(rl_json_number(a, "common_steps"), 0); /* no ProfilerStep here */
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(a, "step_spread_ns")));
     const cJSON *ranks = cJSON_GetObjectItem(a, "ranks");
     ck_assert_int_eq(cJSON_GetArraySize(ranks), 64);
     for (int r = 0; r < 64; r += 21) {
@@ -603,6 +662,7 @@ static Suite *across_suite(void)
     tcase_add_test(core, interval_sums_by_hand);
     tcase_add_test(core, two_ranks_ties_and_bases);
     tcase_add_test(core, process_groups_and_seq);
+    tcase_add_test(core, seq_from_zero);
     tcase_add_test(core, kineto3_by_hand);
     tcase_add_test(core, real_sampled_ranks);
     tcase_add_test(core, parallel_read_is_serial_read);

@@ -391,6 +391,30 @@ START_TEST(mesh_subsets_and_one_peer)
 }
 END_TEST
 
+/* A switch reached over a single link is still a switch: 8 GPUs in its
+ * domain at that link's 25 GB/s. A system's names are copied as they are,
+ * a '%' included (never read as a format). */
+START_TEST(one_link_switch_and_names_as_given)
+{
+    struct rl_gpu_spec one = gpu("x1", "NVLink 4", 1, 25, "switch", 0, 5, 64);
+    struct rl_fabric f = fabric(&one, NULL, 8, 1);
+    ck_assert_int_eq(f.domain_gpus, 8);
+    ck_assert_double_eq(f.intra_gbs, 25);
+    ck_assert_str_eq(f.intra_link, "NVLink 4 (switch)");
+    struct rl_gpu_spec h = h100();
+    struct rl_system sys = dgx_h100();
+    strcpy(sys.id, "dgx-%%d");
+    strcpy(sys.intra_link, "NVLink 4 at 100%% %s");
+    strcpy(sys.pcie_link, "PCIe %%s");
+    strcpy(sys.nic, "8 x 400 Gb/s %%");
+    f = fabric(&h, &sys, 8, 1);
+    ck_assert_str_eq(f.system, "dgx-%%d");
+    ck_assert_str_eq(f.intra_link, "NVLink 4 at 100%% %s");
+    ck_assert_str_eq(f.pcie_link, "PCIe %%s");
+    ck_assert_str_eq(f.inter_link, "8 x 400 Gb/s %%");
+}
+END_TEST
+
 START_TEST(bad_fabrics_are_refused)
 {
     struct rl_gpu_spec s = h100();
@@ -764,6 +788,7 @@ int main(void)
     tcase_add_test(tc, bridged_pairs);
     tcase_add_test(tc, mesh_uses_the_links_it_has);
     tcase_add_test(tc, bad_fabrics_are_refused);
+    tcase_add_test(tc, one_link_switch_and_names_as_given);
     tcase_add_test(tc, partial_nodes_and_spanning_domains);
     tcase_add_test(tc, uneven_domains_bind_at_the_smallest);
     tcase_add_test(tc, mesh_subsets_and_one_peer);

@@ -200,6 +200,15 @@ START_TEST(one_process_drives_every_gpu)
     q.copies = false;
     ck_assert_int_eq(measure(q), 0);
     ck_assert_str_eq(calls, "srt");
+    /* the output starts clean whatever it held: a run into a struct of
+     * junk counts the same collectives, copies and notes */
+    int colls = raw.n_colls, copies = raw.n_copies, notes = raw.n_notes;
+    memset(&raw, 0x5a, sizeof raw);
+    ck_assert_int_eq(measure(q), 0);
+    ck_assert_int_eq(raw.n_colls, colls);
+    ck_assert_int_eq(raw.n_copies, copies);
+    ck_assert_int_eq(raw.n_notes, notes);
+    ck_assert_int_eq(raw.n_devices, 3);
 }
 END_TEST
 

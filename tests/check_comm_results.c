@@ -336,12 +336,20 @@ START_TEST(rates_from_raw_times)
     ck_assert_double_eq(h2d->matrix_gbs[7], 57);
     ck_assert(back.check_failed);
     rl_comm_results_release(&back);
-    /* no default used (fewer_above_bytes 0): the key is left out */
+    /* no default used (fewer_above_bytes 0): the key is left out; a point
+     * not checked (wrong -1) says null, a checked one its count */
     r.fewer_above_bytes = 0;
+    r.series[0].points[0].wrong = -1;
     cJSON *plain = rl_comm_results_json(&r);
     ck_assert_ptr_null(
         cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(plain, "conditions"),
                                          "fewer_above_bytes"));
+    const cJSON *pts = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(plain, "collectives"), 0), "results");
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(pts, 0), "wrong")));
+    const cJSON *two = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(pts, 1), "wrong");
+    ck_assert(cJSON_IsNumber(two));
+    ck_assert_double_eq(two->valuedouble, 2);
     ck_assert_msg(rl_schema_validate(schema, plain, NULL, err) == 0, "%s", err);
     cJSON_Delete(plain);
     cJSON_Delete(schema);

@@ -54,6 +54,17 @@ START_TEST(write_then_read)
     ck_assert_str_eq(text, "x");
     free(text);
     ck_assert_uint_eq(count_entries(rl_test_tmpdir()), 1);
+    /* by hand: commit, then abort (safe on a closed f) keeps the file */
+    struct rl_atomic_file f;
+    ck_assert_int_eq(rl_atomic_open(&f, path, err), 0);
+    fputs("yz", f.fp);
+    ck_assert_int_eq(rl_atomic_commit(&f, err), 0);
+    ck_assert(!f.fp && !f.path && !f.tmp_path && f.fd == -1);
+    rl_atomic_abort(&f);
+    ck_assert_int_eq(rl_file_read(path, &text, NULL, err), 0);
+    ck_assert_str_eq(text, "yz");
+    free(text);
+    ck_assert_uint_eq(count_entries(rl_test_tmpdir()), 1);
 }
 END_TEST
 
@@ -63,15 +74,36 @@ START_TEST(abort_keeps_the_old_file)
     snprintf(path, sizeof path, "%s/b.txt", rl_test_tmpdir());
     ck_assert_int_eq(rl_file_write_atomic(path, "old", 3, err), 0);
     struct rl_atomic_file f;
+    size_t fds = count_entries("/proc/self/fd");
     ck_assert_int_eq(rl_atomic_open(&f, path, err), 0);
+    ck_assert_uint_eq(count_entries("/proc/self/fd"), fds + 1);
     fputs("new but unfinished", f.fp);
     rl_atomic_abort(&f);
+    ck_assert_uint_eq(count_entries("/proc/self/fd"), fds); /* the temporary file closed */
     char *text;
     ck_assert_int_eq(rl_file_read(path, &text, NULL, err), 0);
     ck_assert_str_eq(text, "old");
     free(text);
     ck_assert_uint_eq(count_entries(rl_test_tmpdir()), 1);
     rl_atomic_abort(&f); /* safe twice */
+}
+END_TEST
+
+/* A read that succeeds records no error, whatever errno held before it:
+ * rl_io_errno() then gives its default, EIO. */
+START_TEST(clean_reads_keep_no_errno)
+{
+    char path[512], err[RL_ERRMSG_SIZE];
+    snprintf(path, sizeof path, "%s/clean.txt", rl_test_tmpdir());
+    ck_assert_int_eq(rl_file_write_atomic(path, "abc", 3, err), 0);
+    FILE *f = rl_io_open_read(path);
+    ck_assert_ptr_nonnull(f);
+    char buf[8];
+    errno = ENOSPC;
+    ck_assert_uint_eq(fread(buf, 1, sizeof buf, f), 3);
+    ck_assert(!ferror(f));
+    ck_assert_int_eq(rl_io_errno(f), EIO);
+    fclose(f);
 }
 END_TEST
 
@@ -308,6 +340,17 @@ static int read_eio_by_file(void)
     return 0;
 }
 
+/* A failing commit names the file as it is, a '%' included. */
+static int write_percent_name(void)
+{
+    char path[700], err[RL_ERRMSG_SIZE], want[800];
+    snprintf(path, sizeof path, "%s/100%%%%d.txt", fault_dir);
+    FAULT_CHECK(rl_file_write_atomic(path, "x", 1, err) == RL_EIO);
+    snprintf(want, sizeof want, "cannot write '%s': No space left on device", path);
+    FAULT_CHECK(strcmp(err, want) == 0);
+    return 0;
+}
+
 static int not_armed(void)
 {
     FAULT_CHECK(write_whole() == 0);
@@ -332,6 +375,7 @@ START_TEST(faults_injected)
     ck_assert_int_eq(with_fault("fsync:eio:1", write_eio), 0);
     ck_assert_int_eq(with_fault("fsync:eintr:1", write_whole), 0);
     ck_assert_int_eq(with_fault("rename:enospc:1", write_enospc), 0);
+    ck_assert_int_eq(with_fault("rename:enospc:1", write_percent_name), 0);
     /* reads */
     ck_assert_int_eq(with_fault("read:eio:1", read_eio), 0);
     ck_assert_int_eq(with_fault("read:eintr:1", read_short_twice), 0);
@@ -351,6 +395,47 @@ START_TEST(faults_injected)
 }
 END_TEST
 
+/* rl_atomic_open out of memory at each of its allocations (in a child
+ * whose first allocation arms the hook: 1 the path, 2 the temporary
+ * path, 3 the FILE's cookie): RL_ENOMEM "out of memory" for the first
+ * two, RL_EIO naming the file for the third (the temporary file made,
+ * then closed and removed); no descriptor or file left either way. */
+static int open_out_of_memory(const char *dir, int k)
+{
+    char n[16], path[600], err[RL_ERRMSG_SIZE] = "";
+    snprintf(n, sizeof n, "%d", k);
+    snprintf(path, sizeof path, "%s/oom.txt", dir);
+    setenv("ROOFLINE_FAULT_ALLOC", n, 1);
+    size_t fds = count_entries("/proc/self/fd"), files = count_entries(dir);
+    struct rl_atomic_file f;
+    int rc = rl_atomic_open(&f, path, err);
+    char want[700];
+    snprintf(want, sizeof want, "cannot write '%s': Cannot allocate memory", path);
+    FAULT_CHECK(k < 3 ? rc == RL_ENOMEM && strcmp(err, "out of memory") == 0
+                      : rc == RL_EIO && strcmp(err, want) == 0);
+    FAULT_CHECK(!f.fp && !f.path && !f.tmp_path && f.fd == -1);
+    FAULT_CHECK(count_entries("/proc/self/fd") == fds && count_entries(dir) == files);
+    return 0;
+}
+
+START_TEST(open_out_of_memory_cleans_up)
+{
+    const char *dir = rl_test_tmpdir();
+    for (int k = 1; k <= 3; k++) {
+        fflush(NULL);
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0)
+            _exit(open_out_of_memory(dir, k));
+        int status;
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        ck_assert(WIFEXITED(status));
+        ck_assert_msg(WEXITSTATUS(status) == 0, "allocation %d: exit %d (its reason above)", k,
+                      WEXITSTATUS(status));
+    }
+}
+END_TEST
+
 static Suite *fileio_suite(void)
 {
     Suite *s = suite_create("fileio");
@@ -361,10 +446,12 @@ static Suite *fileio_suite(void)
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, unwritable_folder_fails_cleanly);
     tcase_add_test(limits, read_errors);
+    tcase_add_test(limits, clean_reads_keep_no_errno);
     tcase_add_test(limits, read_sizes);
     tcase_add_test(limits, write_with_a_callback);
     tcase_add_test(limits, write_with_no_standard_input);
     tcase_add_test(limits, faults_injected);
+    tcase_add_test(limits, open_out_of_memory_cleans_up);
     suite_add_tcase(s, limits);
     return s;
 }

@@ -301,6 +301,18 @@ START_TEST(numbers_as_strtod)
         ck_assert_uint_eq(rl_jsr_num_g17(&r, fast, sizeof fast), strlen(g));
         ck_assert_str_eq(fast, g);
     }
+    /* every count of fraction digits, 1 to 22 (each divides by its own
+     * exact power of ten), as strtod reads them */
+    const char *digits = "9876543210987654321098";
+    for (int k = 1; k <= 22; k++) {
+        char one[40];
+        snprintf(one, sizeof one, "0.%.*s", k, digits);
+        open_text(one);
+        ck_assert_int_eq(rl_jsr_next(&r), RL_TOK_NUMBER);
+        double want = strtod(one, NULL);
+        ck_assert_msg(memcmp(&r.num, &want, sizeof want) == 0, "%s: %.17g, strtod %.17g", one,
+                      r.num, want);
+    }
     /* cut to size as snprintf cuts */
     open_text("123456789");
     ck_assert_int_eq(rl_jsr_next(&r), RL_TOK_NUMBER);

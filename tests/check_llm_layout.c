@@ -942,6 +942,42 @@ START_TEST(prefill_rows_sum_to_its_time)
 }
 END_TEST
 
+/* The roof that names a compute bound: the compute-bound operator with
+ * the most time over the step (count x time_ns), the first on a tie;
+ * memory-bound ones and those without a roof never. */
+START_TEST(step_roof_is_the_largest)
+{
+    static struct rl_llm_step s;
+    memset(&s, 0, sizeof s);
+    static const struct {
+        const char *roof;
+        int count;
+        double time_ns;
+        bool memory_bound;
+    } ops[] = {
+        {"bf16", 32, 10, false},   /* 320 */
+        {"fp32", 1, 100, false},   /* 100: smaller, after it */
+        {"fp8", 1, 1000, true},    /* memory-bound: not a compute roof */
+        {NULL, 1, 5000, false},    /* no roof */
+        {"tf32", 2, 160, false},   /* 320: a tie, later */
+        {"fp16", 0, 900, false},   /* never run */
+    };
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        struct rl_llm_op *o = &s.micro.ops[s.micro.n_ops++];
+        o->roof = ops[i].roof;
+        o->count = ops[i].count;
+        o->time_ns = ops[i].time_ns;
+        o->memory_bound = ops[i].memory_bound;
+    }
+    ck_assert_str_eq(rl_llm_step_roof(&s), "bf16");
+    s.micro.ops[1].time_ns = 330; /* 330 > 320 */
+    ck_assert_str_eq(rl_llm_step_roof(&s), "fp32");
+    s.micro.n_ops = 1;
+    s.micro.ops[0].time_ns = 0;
+    ck_assert_ptr_null(rl_llm_step_roof(&s));
+}
+END_TEST
+
 static Suite *llm_layout_suite(void)
 {
     Suite *s = suite_create("llm_layout");
@@ -964,6 +1000,7 @@ static Suite *llm_layout_suite(void)
     tcase_add_test(core, measured_collectives);
     tcase_add_test(core, nics_lent_by_a_system);
     tcase_add_test(core, prefill_rows_sum_to_its_time);
+    tcase_add_test(core, step_roof_is_the_largest);
     suite_add_tcase(s, core);
     return s;
 }

@@ -288,6 +288,26 @@ START_TEST(mla_decode_in_absorbed_form)
     ck_assert_double_eq(find_op(&p, "kv_b_proj")->flops, 2 * 16 * 512 * 128 * 256.0);
     ck_assert_double_eq(find_op(&p, "attn_scores")->flops,
                         2 * 136 * 128 * 192.0 + 6 * 136 * 128.0); /* 136 = 16 x 17 / 2 pairs */
+    /* Expanded, every head its own K and V: q and k of 16 tokens x 128
+     * heads x (128 + 64) x 2 bytes each, 786,432 + 786,432; AV reads V and
+     * writes out, 16 x 128 x 128 x 2 each: 524,288 + 524,288, and its
+     * FLOPs 2 x 136 x 128 x 128. */
+    s = find_op(&p, "attn_scores");
+    ck_assert_double_eq(s->act_bytes, 786432.0 + 786432.0);
+    ck_assert_double_eq(s->kv_heads, 128);
+    const struct rl_llm_op *v = find_op(&p, "attn_av");
+    ck_assert_double_eq(v->act_bytes, 524288.0 + 524288.0);
+    ck_assert_double_eq(v->flops, 2 * 136 * 128 * 128.0);
+    ck_assert_double_eq(v->kv_heads, 128);
+    /* Decode, absorbed: one token's q in the latent space with its rope
+     * part, 128 x 576 x 2 = 147,456 bytes; out in the latent space, 128 x
+     * 512 x 2 = 131,072; one latent "KV head". */
+    rl_llm_phase(&m, &bf16, RL_LLM_DECODE, 1, 2048, &p);
+    s = find_op(&p, "attn_scores");
+    ck_assert_double_eq(s->act_bytes, 147456);
+    ck_assert_double_eq(s->kv_heads, 1);
+    ck_assert_double_eq(find_op(&p, "attn_av")->act_bytes, 131072);
+    ck_assert_double_eq(find_op(&p, "attn_av")->kv_heads, 1);
 }
 END_TEST
 

@@ -1368,6 +1368,14 @@ START_TEST(link_needs_every_launch_and_a_link)
     w = row(&r, "whole");
     ck_assert_double_eq(w->comm_bytes, 1e6);
     ck_assert_int_eq(w->bound, RL_BOUND_LINK);
+    /* 1e9 FLOPs over 1e6 bytes sent: 1000 FLOP/B, left of the BF16 ridge
+     * against the link (1000 TFLOP/s / 450 GB/s = 2222 FLOP/B, 2.22x); in
+     * 1e4 ns: 100 TFLOP/s of the 1000 x 450 GB/s = 450 TFLOP/s the link
+     * allows, 22.2% (three digits) */
+    ck_assert_str_eq(w->sentence, "whole: 1k FLOP per byte communicated, 2.22x left of the BF16 "
+                                  "ridge against the link (2.22k FLOP/B): bound by NVLink 4 (450 "
+                                  "GB/s per direction, datasheet), not by DRAM; 100 TFLOP/s = "
+                                  "22.2% of that roof");
     rl_report_release(&r);
     rl_trace_groups_release(&g);
 }

@@ -589,6 +589,33 @@ START_TEST(collective_limits)
     ck_assert_double_eq(r.step->idle_ns, 0);
     rl_report_release(&r);
 
+    /* the link's rate in four digits: 1234.4 GB/s is "1234"; 1000 GB/s of
+     * bus bandwidth is 81.01% of it, "81" in three */
+    c.link.bandwidth_gbs = 1234.4;
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    ck_assert_int_eq(rl_report_step_build(&r, &c, 3000, 3000, err), RL_OK);
+    w = find_row(&r, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(pair)");
+    ck_assert_str_eq(w->sentence, "allreduce over 2 GPUs at 1000 GB/s bus bandwidth (algbw x "
+                                  "nccl-tests' factor), 81% of the NVLink roof (1234 GB/s per "
+                                  "direction, datasheet): "
+                                  "ncclDevKernel_AllReduce_Sum_f32_RING_LL(pair)");
+    rl_report_release(&r);
+    /* 1.2344 MB in 1000 ns between 2 GPUs: 1234.4 GB/s of bus bandwidth,
+     * "1230" in three digits; of a 1500 GB/s link 82.29%, "82.3" */
+    struct rl_trace_groups g2 = {0};
+    coll_launch(&g2, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(odd)", "allreduce", 1.2344e6, 2,
+                1000);
+    c.link.bandwidth_gbs = 1500;
+    ck_assert_int_eq(rl_report_build(&r, &c, &g2, err), 0);
+    ck_assert_int_eq(rl_report_step_build(&r, &c, 1000, 1000, err), RL_OK);
+    w = find_row(&r, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(odd)");
+    ck_assert_str_eq(w->sentence, "allreduce over 2 GPUs at 1230 GB/s bus bandwidth (algbw x "
+                                  "nccl-tests' factor), 82.3% of the NVLink roof (1500 GB/s per "
+                                  "direction, datasheet): "
+                                  "ncclDevKernel_AllReduce_Sum_f32_RING_LL(odd)");
+    rl_report_release(&r);
+    rl_trace_groups_release(&g2);
+
     c.link.bandwidth_gbs = 0;
     ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
     ck_assert_int_eq(rl_report_step_build(&r, &c, NAN, NAN, err), RL_OK);

@@ -586,7 +586,8 @@ END_TEST
  * a tensor "4x4"; [] with a dtype a 0-d tensor "scalar"; [] with "Scalar"
  * and a bare number left out; a list "[2 tensors]"; 12 dims (the most
  * kept) written out, 13 unreadable (nothing written, no separator). A grid of four
- * numbers keeps three and leaves the block alone. */
+ * numbers keeps three and leaves the block alone. An empty TensorList
+ * "[0 tensors]"; types past the dims are arguments without dims. */
 START_TEST(shapes_and_dims)
 {
     static const char text[] =
@@ -596,10 +597,13 @@ START_TEST(shapes_and_dims)
            "'c10::BFloat16', 'Scalar', 'TensorList', 'int', 'float']")
         OP("aten::bar", 200, 50, "'External id': 2, 'Input Dims': [[1, 2, 3, 4, 5, 6, 7, 8, 9, "
            "10, 11, 12, 13], [3]], 'Input type': ['float', 'float']")
+        OP("aten::cat", 300, 50, "'External id': 3, 'Input Dims': [[]], 'Input type': "
+           "['TensorList', 'int']")
         GPU("kernel", "foo_k", 0, 1000, 1, ", 'External id': 1, 'block': [128, 2, 1], "
             "'grid': [2, 3, 4, 9]")
         GPU("kernel", "bar_k", 0, 1010, 1, ", 'External id': 2, 'grid': [1, 1, -1], "
             "'block': [4294967296, 5, 6]")
+        GPU("kernel", "cat_k", 0, 1020, 1, ", 'External id': 3")
         "]}\n";
     struct rl_trace_groups g;
     struct rl_torch_stats st;
@@ -619,6 +623,12 @@ START_TEST(shapes_and_dims)
     ck_assert_uint_eq(x->grid[2], 0);
     ck_assert_uint_eq(x->block[0], 0);
     ck_assert_uint_eq(x->block[1], 5);
+    /* a TensorList typed [] (empty) is still a list, "[0 tensors]"; a
+     * second type past the one dims entry is an argument without dims (the
+     * int, a scalar, left out), whatever the event before had there
+     * (aten::bar's second argument is a tensor) */
+    x = group(&g, "cat_k");
+    ck_assert_str_eq(x->shapes, "[0 tensors]");
     rl_trace_groups_release(&g);
 }
 END_TEST

@@ -508,6 +508,129 @@ START_TEST(step_annotations)
 }
 END_TEST
 
+/* Graph-replayed small kernels from the model alone: 16 tokens of a dense
+ * model (H 4096, 32 query heads, 8 KV heads of 128), BF16 activations.
+ *   rms_norm: x read, y written (2 x 16 x 4096 x 2 = 262,144) and the
+ *     weight (4096 x 2 = 8192): 270,336 bytes; 4 x 16 x 4096 = 262,144 FLOPs;
+ *   rotary, one GPU: q and k, 16 x (32 + 8) x 128 = 81,920 elements, read
+ *     and written: 327,680 bytes, 3 FLOPs each: 245,760; on 4 (tp 4:
+ *     8 + 2 heads): 20,480 elements, 81,920 bytes, 61,440 FLOPs;
+ *   the KV-cache write, one GPU: k and v, 2 x 2 x 16 x 8 x 128 x 2 =
+ *     131,072 bytes, no FLOPs; on 16 GPUs (tp 16 > 8 KV heads) one KV head
+ *     each: 16,384 bytes, and the rotary 16 x (2 + 1) x 128 = 6144. */
+START_TEST(graph_small_kernels)
+{
+    static struct rl_torch_llm x;
+    memset(&x, 0, sizeof x);
+    snprintf(x.model.id, sizeof x.model.id, "dense");
+    x.model.hidden = 4096;
+    x.model.heads = 32;
+    x.model.kv_heads = 8;
+    x.model.head_dim = 128;
+    rl_torch_llm_use(&x);
+    struct rl_torch_llm_step s = {.tokens = 16, .seqs = 16, .keys = NAN};
+    double f, b;
+    const char *what;
+    static const char *const norms[] = {"rms_norm_kernel", "triton_fused_msnorm_x",
+                                        "RmsNormKernel", "gemmaRmsnorm_k"};
+    for (size_t i = 0; i < sizeof norms / sizeof norms[0]; i++) {
+        ck_assert_msg(rl_torch_llm_graph_cost(norms[i], &s, 1, &f, &b, &what), "%s", norms[i]);
+        ck_assert_double_eq(b, 270336);
+        ck_assert_double_eq(f, 262144);
+        ck_assert_str_eq(what, "rms_norm");
+    }
+    ck_assert(rl_torch_llm_graph_cost("rotary_embedding_kernel", &s, 1, &f, &b, &what));
+    ck_assert_double_eq(b, 327680);
+    ck_assert_double_eq(f, 245760);
+    ck_assert_str_eq(what, "rotary_embedding");
+    ck_assert(rl_torch_llm_graph_cost("rotary_embedding_kernel", &s, 4, &f, &b, &what));
+    ck_assert_double_eq(b, 81920);
+    ck_assert_double_eq(f, 61440);
+    ck_assert(rl_torch_llm_graph_cost("rotary_embedding_kernel", &s, 16, &f, &b, &what));
+    ck_assert_double_eq(f, 3 * 6144);
+    ck_assert(rl_torch_llm_graph_cost("reshape_and_cache_flash_kernel", &s, 1, &f, &b, &what));
+    ck_assert_double_eq(b, 131072);
+    ck_assert(isnan(f));
+    ck_assert_str_eq(what, "reshape_and_cache");
+    ck_assert(rl_torch_llm_graph_cost("store_kvcache_kernel", &s, 16, &f, &b, &what));
+    ck_assert_double_eq(b, 16384);
+    /* not one of them, and no tokens: nothing */
+    ck_assert(!rl_torch_llm_graph_cost("vectorized_elementwise_kernel", &s, 1, &f, &b, &what));
+    ck_assert(isnan(f) && isnan(b));
+    ck_assert_str_eq(what, "");
+    /* a name that is only part of a pattern is not the kernel */
+    static const char *const parts[] = {"norm", "Norm", "tary", "cache"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        ck_assert_msg(!rl_torch_llm_graph_cost(parts[i], &s, 1, &f, &b, &what), "%s", parts[i]);
+    /* a model too small to cost: no hidden size, no head size; the
+     * smallest that is (1 token, hidden 1: 2 x 1 x 1 x 2 + 2 = 6 bytes; no
+     * query heads and one KV head (0 < tp) of 1: 1 element, 4 bytes;
+     * 2 x 2 x 1 x 1 x 1 x 2 = 8 cache bytes, 1 at 1/8 token) */
+    x.model.hidden = 0;
+    ck_assert(!rl_torch_llm_graph_cost("rms_norm_kernel", &s, 1, &f, &b, &what));
+    x.model.head_dim = 0;
+    ck_assert(!rl_torch_llm_graph_cost("rotary_embedding_kernel", &s, 1, &f, &b, &what));
+    ck_assert(!rl_torch_llm_graph_cost("reshape_and_cache_flash_kernel", &s, 1, &f, &b, &what));
+    x.model.hidden = 1;
+    x.model.heads = x.model.kv_heads = 0;
+    x.model.head_dim = 1;
+    s.tokens = 1;
+    ck_assert(rl_torch_llm_graph_cost("rms_norm_kernel", &s, 1, &f, &b, &what));
+    ck_assert_double_eq(b, 6);
+    ck_assert(rl_torch_llm_graph_cost("rotary_embedding_kernel", &s, 1, &f, &b, &what));
+    ck_assert_double_eq(b, 4);
+    ck_assert(rl_torch_llm_graph_cost("reshape_and_cache_flash_kernel", &s, 1, &f, &b, &what));
+    ck_assert_double_eq(b, 8);
+    s.tokens = 0.125;
+    ck_assert(rl_torch_llm_graph_cost("reshape_and_cache_flash_kernel", &s, 1, &f, &b, &what));
+    ck_assert_double_eq(b, 1);
+    s.tokens = 0;
+    ck_assert(!rl_torch_llm_graph_cost("rms_norm_kernel", &s, 1, &f, &b, &what));
+    rl_torch_llm_use(NULL);
+}
+END_TEST
+
+/* The graph replays' note among the others: 3 kernels of 2 ms (25% of
+ * the 8 ms of kernels), 1 costed from an eager twin and 1 from the model:
+ * the one left gets the advice; the notes after it (communication) follow
+ * whole. */
+START_TEST(graph_note_among_the_notes)
+{
+    struct rl_torch_stats st;
+    memset(&st, 0, sizeof st);
+    st.graph_kernels = 3;
+    st.graph_time_ns = 2e6;
+    st.kernel_time_ns = 8e6;
+    st.graph_costed = 1;
+    st.graph_model = 1;
+    st.comm_kernels = 2;
+    st.comm_with_bytes = 1;
+    char notes[8192];
+    rl_torch_notes(&st, notes, sizeof notes);
+    ck_assert_msg(strstr(notes, "3 kernels (2 ms, 25% of GPU time) were replayed from a CUDA/HIP "
+                                "graph, with no operator: 1 of them costed from the same kernel"),
+                  "%s", notes);
+    ck_assert_msg(strstr(notes, ", 1 from the model (--model) by their names and the step's "
+                                "tokens (its annotation); for the others profile an eager step"),
+                  "%s", notes);
+    ck_assert_msg(strstr(notes, "\n2 communication kernels (NCCL/RCCL"), "%s", notes);
+    ck_assert_msg(strstr(notes, "; 1 with their message bytes"), "%s", notes);
+    size_t n = strlen(notes);
+    ck_assert(n > 3 && strcmp(notes + n - 3, "..\n") != 0); /* not cut */
+    /* every one costed (2 + 1 of 3): no advice; no kernel time: 0% */
+    st.graph_costed = 2;
+    st.kernel_time_ns = 0;
+    rl_torch_notes(&st, notes, sizeof notes);
+    ck_assert_msg(strstr(notes, "3 kernels (2 ms, 0% of GPU time) were replayed"), "%s", notes);
+    ck_assert_msg(strstr(notes, "tokens (its annotation)\n2 communication kernels"), "%s", notes);
+    /* 1 ns of kernels, half of it replayed */
+    st.kernel_time_ns = 1;
+    st.graph_time_ns = 0.5;
+    rl_torch_notes(&st, notes, sizeof notes);
+    ck_assert_msg(strstr(notes, "ms, 50% of GPU time) were replayed"), "%s", notes);
+}
+END_TEST
+
 /* The CLI: the headline says what bounds the step. */
 START_TEST(cli_headline)
 {
@@ -636,6 +759,8 @@ static Suite *torch_llm_suite(void)
     tcase_add_test(core, graph_replay_costed_from_eager_twin);
     tcase_add_test(core, graph_replay_costed_from_model);
     tcase_add_test(core, step_annotations);
+    tcase_add_test(core, graph_small_kernels);
+    tcase_add_test(core, graph_note_among_the_notes);
     tcase_add_test(core, cli_headline);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");

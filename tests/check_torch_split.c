@@ -99,6 +99,11 @@ START_TEST(roles_by_name)
         {"volta_scudnn_128x128_stridedB_splitK_small_nn_v1", RL_TORCH_ROLE_MAIN},
         {"volta_sgemm_64x32_sliced1x4_tn", RL_TORCH_ROLE_MAIN},
         {"Memset (Device)", RL_TORCH_ROLE_MAIN}, /* a name alone: a fill says so by kind */
+        /* only "void " (with its space) is passed over; no space before
+         * the namespace, no epilogue */
+        {"voidXepilogue::impl::globalKernel", RL_TORCH_ROLE_MAIN},
+        {"EPILOGUE::impl::k", RL_TORCH_ROLE_EPILOGUE}, /* any case */
+        {"epilogue:impl", RL_TORCH_ROLE_MAIN},
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
         ck_assert_msg(rl_torch_kernel_role(t[i].name, false) == t[i].role, "%s: %s", t[i].name,
@@ -325,6 +330,41 @@ START_TEST(one_point_when_not_told_apart)
 }
 END_TEST
 
+/* An aten::mm ([8, 4] x [4, 2] float: 2 x 8 x 4 x 2 = 128 FLOPs, (32 + 8
+ * + 16) x 4 = 224 bytes) whose three kernels are a main one, a dgrad and
+ * a wgrad by name (1, 1 and 2 us): not one kernel doing the arithmetic
+ * (three candidates) and not a convolution backward, so one point split
+ * by time: 1/4, 1/4, 1/2 of the FLOPs and bytes. */
+START_TEST(one_point_of_mixed_roles)
+{
+    static const char text[] =
+        "{'traceEvents': [\n"
+        OP("aten::mm", 100, 50,
+           "'External id': 3, 'Input Dims': [[8, 4], [4, 2]], 'Input type': ['float', "
+           "'float']")
+        GPU("kernel", "gemm_main", 1000, 1, ", 'External id': 3")
+        GPU("kernel", "conv_dgrad_k", 1001, 1, ", 'External id': 3")
+        GPU("kernel", "conv_wgrad_k", 1002, 2, ", 'External id': 3")
+        "]}\n";
+    struct rl_trace_groups g;
+    struct rl_torch_stats st;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_msg(read_trace(text, &g, &st, err) == RL_OK, "%s", err);
+    ck_assert_uint_eq(st.one_point_calls, 1);
+    ck_assert_uint_eq(st.split_calls, 0);
+    const struct rl_trace_group *x = group(&g, "gemm_main");
+    ck_assert_double_eq(x->flops, 32);
+    ck_assert_double_eq(x->bytes[0], 56);
+    x = group(&g, "conv_dgrad_k");
+    ck_assert_double_eq(x->flops, 32);
+    ck_assert_double_eq(x->bytes[0], 56);
+    x = group(&g, "conv_wgrad_k");
+    ck_assert_double_eq(x->flops, 64);
+    ck_assert_double_eq(x->bytes[0], 112);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 /* ---- External ids that collide ---------------------------------------------- */
 
 /* Older Kineto writes a GPU activity's own correlation id as its External
@@ -514,6 +554,7 @@ static Suite *torch_split_suite(void)
     tcase_add_test(core, addmm_gemm_and_bias);
     tcase_add_test(core, layout_casts_carry_nothing);
     tcase_add_test(core, one_point_when_not_told_apart);
+    tcase_add_test(core, one_point_of_mixed_roles);
     tcase_add_test(core, colliding_ids_relinked);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");

@@ -659,6 +659,26 @@ START_TEST(two_cores_read_alike)
 }
 END_TEST
 
+/* The helper's smallest take: of three records one a line (about 110
+ * bytes each), the second half of the file after the kernels' '[' starts
+ * inside the second record, so the helper reads from the third: one
+ * record, taken (read by the helper: 1); the groups are the one core's. */
+START_TEST(helper_takes_a_single_record)
+{
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        return; /* one core: no helper */
+    char *text = records_doc(3, 0, -1);
+    rl_trace_set_parallel_min_bytes(16);
+    ck_assert_int_eq(read_doc(text), 0);
+    ck_assert_uint_eq(g.sum.read_by_helper, 1);
+    ck_assert_uint_eq(g.sum.kernels, 3);
+    ck_assert_uint_eq(g.n, 3);
+    ck_assert_double_eq(g.v[0].flops + g.v[1].flops + g.v[2].flops, 0 + 2 + 4);
+    rl_trace_set_parallel_min_bytes(0);
+    free(text);
+}
+END_TEST
+
 /* Every field of two groups alike (sums of whole numbers: exact). */
 static void same_group_fields(const struct rl_trace_group *x, const struct rl_trace_group *y)
 {
@@ -2330,6 +2350,7 @@ static Suite *tracefile_suite(void)
     tcase_add_test(limits, long_strings);
     tcase_add_test(limits, fast_and_general_paths_agree);
     tcase_add_test(limits, two_cores_read_alike);
+    tcase_add_test(limits, helper_takes_a_single_record);
     tcase_add_test(limits, keys);
     tcase_add_test(limits, numbers_at_their_limits);
     tcase_add_test(limits, words);
