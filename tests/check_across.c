@@ -116,6 +116,17 @@ START_TEST(two_ranks_ties_and_bases)
     ck_assert(isnan(a.step_spread_ns));
     ck_assert_uint_eq(a.common_steps, 0);
     ck_assert_ptr_nonnull(strstr(a.headline, "rank 0 arrives last at 50%"));
+    /* no step common to every rank: the table says so (no "nan ms over 0") */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    rl_across_table(f, &a);
+    fclose(f);
+    ck_assert_msg(strstr(text, "\n2 collective calls matched (0 launches not on every rank); skew "
+                               "mean 0.025 ms, max 0.05 ms; no step common to every rank\n"),
+                  "%s", text);
+    free(text);
     free(a.ranks), free(a.calls), free(a.sizes);
     rl_timeline_release(&t[0]);
     rl_timeline_release(&t[1]);

@@ -200,6 +200,29 @@ START_TEST(tokens_and_ties)
 }
 END_TEST
 
+/* Whole shares: a bucket holding all the GPU time reads "100%" (not
+ * %.2g's "1e+02%"), 99.6% keeps its third digit, 99.4% rounds to two. */
+START_TEST(whole_shares)
+{
+    struct fixture f;
+    setup(&f, 2000);
+    f.step.bucket_ns[RL_STEP_LINK] = 2000;
+    headline(&f, &world8);
+    ck_assert_str_eq(f.step.headline, "toy-moe step: link-bound: 100% of GPU time\n");
+
+    setup(&f, 10000);
+    f.step.bucket_ns[RL_STEP_NEITHER] = 9960; /* 99.6% */
+    f.step.bucket_ns[RL_STEP_UNKNOWN] = 40;   /* 0.4%: under the tail's 0.5 */
+    headline(&f, &world8);
+    ck_assert_str_eq(f.step.headline, "toy-moe step: neither-bound: 99.6% of GPU time\n");
+
+    setup(&f, 10000);
+    f.step.bucket_ns[RL_STEP_NEITHER] = 9940; /* 99.4%: two digits, 99 */
+    headline(&f, &world8);
+    ck_assert_str_eq(f.step.headline, "toy-moe step: neither-bound: 99% of GPU time\n");
+}
+END_TEST
+
 /* The other sentences: unknown above every bound; link and neither on
  * top; memory or compute on top with no row of theirs to describe. */
 START_TEST(other_bounds)
@@ -384,6 +407,7 @@ static Suite *llm_step_suite(void)
     tcase_add_test(core, memory_bound_step);
     tcase_add_test(core, compute_bound_step);
     tcase_add_test(core, tokens_and_ties);
+    tcase_add_test(core, whole_shares);
     tcase_add_test(core, other_bounds);
     tcase_add_test(core, what_a_row_moves);
     suite_add_tcase(s, core);

@@ -499,10 +499,14 @@ void rl_across_table(FILE *f, const struct rl_across *a)
     }
     fprintf(f,
             "%zu collective calls matched (%zu launch%s not on every rank); skew mean %.4g ms, "
-            "max %.4g ms; step time spread %.4g ms over %zu common step%s\n",
+            "max %.4g ms; ",
             a->n_calls, a->unmatched, a->unmatched == 1 ? "" : "es", ms(a->skew_mean_ns),
-            ms(a->skew_max_ns), ms(a->step_spread_ns), a->common_steps,
-            a->common_steps == 1 ? "" : "s");
+            ms(a->skew_max_ns));
+    if (a->common_steps)
+        fprintf(f, "step time spread %.4g ms over %zu common step%s\n", ms(a->step_spread_ns),
+                a->common_steps, a->common_steps == 1 ? "" : "s");
+    else
+        fprintf(f, "no step common to every rank\n");
     for (size_t i = 0; i < a->n_sizes; i++) {
         const struct rl_across_size *s = &a->sizes[i];
         fprintf(f, "  messages %.4g..%.4g MB: %zu calls at %.4g GB/s bus bandwidth", s->bytes_lo / 1e6,

@@ -18,6 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A share in percent, for "%.*g%%": two significant digits, three from
+ * 99.5 up so that a whole share reads "100", not "1e+02". */
+#define PCT(p) (fabs(p) >= 99.5 ? 3 : 2), (p)
+
 enum part { P_MOE, P_KV, P_LINEAR, P_OTHER, P_PARTS };
 
 static const char *const part_words[P_PARTS] = {"expert weights", "the KV cache",
@@ -38,8 +42,8 @@ static void parts_text(char *what, size_t size, double *ns, const char *const *w
                 best = q;
         if (best < 0)
             break;
-        int n = snprintf(what + at, size - at, "%s%s (%.2g%%)", at ? ", " : "", words[best],
-                         100 * ns[best] / total);
+        int n = snprintf(what + at, size - at, "%s%s (%.*g%%)", at ? ", " : "", words[best],
+                         PCT(100 * ns[best] / total));
         at = n < 0 ? size : at + (size_t)n;
         ns[best] = 0;
     }
@@ -164,30 +168,30 @@ int rl_report_llm_headline(struct rl_report *r, const struct rl_ceilings *c,
         snprintf(who, sizeof who, "%s step", m->id);
     double unknown = 100 * s->bucket_ns[RL_STEP_UNKNOWN] / total;
     if (s->bucket_ns[RL_STEP_UNKNOWN] > s->bucket_ns[top]) {
-        snprintf(head, sizeof head, "%s: %.2g%% of the GPU time has no FLOPs or bytes known, "
+        snprintf(head, sizeof head, "%s: %.*g%% of the GPU time has no FLOPs or bytes known, "
                                     "more than any bound holds",
-                 who, unknown);
+                 who, PCT(unknown));
     } else if (top == RL_STEP_MEMORY && mem_ns > 0) {
         double gbs = mem_bytes / mem_ns; /* bytes per ns = GB/s */
         snprintf(head, sizeof head,
-                 "%s: memory-bound: %.2g%% of GPU time moves %s at %.2g%% of the %s roof "
+                 "%s: memory-bound: %.*g%% of GPU time moves %s at %.*g%% of the %s roof "
                  "(%.3g of %.3g TB/s)",
-                 who, 100 * mem_ns / total, what, 100 * gbs / dram_gbs, dram, gbs / 1e3,
+                 who, PCT(100 * mem_ns / total), what, PCT(100 * gbs / dram_gbs), dram, gbs / 1e3,
                  dram_gbs / 1e3);
     } else if (top == RL_STEP_COMPUTE && comp_ns > 0) {
         /* each row's FLOPs at its own roof: the time they would take there
          * over the time they took */
         parts_text(what, sizeof what, cpart_ns, compute_words, total);
         snprintf(head, sizeof head,
-                 "%s: compute-bound: %.2g%% of GPU time in %s, at %.2g%% of their roofs", who,
-                 100 * comp_ns / total, what, 100 * comp_roof_ns / comp_ns);
+                 "%s: compute-bound: %.*g%% of GPU time in %s, at %.*g%% of their roofs", who,
+                 PCT(100 * comp_ns / total), what, PCT(100 * comp_roof_ns / comp_ns));
     } else {
-        snprintf(head, sizeof head, "%s: %s-bound: %.2g%% of GPU time", who,
-                 rl_step_bucket_name(top), 100 * s->bucket_ns[top] / total);
+        snprintf(head, sizeof head, "%s: %s-bound: %.*g%% of GPU time", who,
+                 rl_step_bucket_name(top), PCT(100 * s->bucket_ns[top] / total));
     }
     char tail[160] = "";
     if (unknown >= 0.5 && s->bucket_ns[RL_STEP_UNKNOWN] <= s->bucket_ns[top])
-        snprintf(tail, sizeof tail, "; %.2g%% unknown", unknown);
+        snprintf(tail, sizeof tail, "; %.*g%% unknown", PCT(unknown));
     char old[sizeof s->headline];
     snprintf(old, sizeof old, "%s", s->headline);
     int n = snprintf(s->headline, sizeof s->headline, "%.450s%.100s\n%s", head, tail, old);
