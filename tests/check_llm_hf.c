@@ -337,6 +337,10 @@ START_TEST(configs_it_cannot_model)
     REFUSED("{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
             "\"num_attention_heads\": 4, \"vocab_size\": -10, \"intermediate_size\": 8}",
             RL_ESCHEMA, "vocab_size is not a whole number");
+    /* every other key there: a missing vocab_size is refused, not taken as 1 */
+    REFUSED("{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
+            "\"num_attention_heads\": 4, \"intermediate_size\": 8}",
+            RL_ESCHEMA, "'c.json': vocab_size is missing or below 1");
     REFUSED("{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
             "\"num_attention_heads\": 4, \"num_key_value_heads\": 3, \"vocab_size\": 10, "
             "\"intermediate_size\": 8}",
@@ -481,6 +485,14 @@ START_TEST(more_weight_formats)
                            "their own bytes");
     cfg = (struct rl_llm_config){.precision = RL_LLM_FP8_BLOCK, .kv = RL_LLM_KV_BF16};
     ck_assert(!rl_llm_config_fit_roofs(&cfg, &c, note, sizeof note));
+    ck_assert_int_eq(cfg.precision, RL_LLM_FP8_BLOCK);
+    /* the same where FP8's is the first roof (`--precisions fp8`): its
+     * index 0 is a roof found, not a failure */
+    static struct rl_ceilings fresh;
+    ck_assert_int_eq(
+        rl_ceilings_init(&fresh, rl_test_gpu("h100-sxm"), NULL, "fp8", false, false, NULL, err), 0);
+    cfg = (struct rl_llm_config){.precision = RL_LLM_FP8_BLOCK, .kv = RL_LLM_KV_BF16};
+    ck_assert(!rl_llm_config_fit_roofs(&cfg, &fresh, note, sizeof note));
     ck_assert_int_eq(cfg.precision, RL_LLM_FP8_BLOCK);
     /* Experts-only storage means nothing for a dense model. */
     m = small("llama", "\"quantization_config\": {\"quant_method\": \"mxfp4\", "
