@@ -1054,6 +1054,31 @@ START_TEST(number_formats)
 }
 END_TEST
 
+/* A name (69 characters) longer than the KERNEL column's 56 characters is cut to fit it:
+ * its first 53 characters and "...", then the next column. */
+START_TEST(long_name_cut_to_the_column)
+{
+    static struct rl_ceilings c;
+    toy_ceilings(&c);
+    struct rl_trace_groups g = {0};
+    const uint32_t one[3] = {1, 1, 1};
+    const double bytes[3] = {1e9, NAN, NAN};
+    const char *name = "a_kernel_name_of_sixty_eight_characters_which_the_table_must_cut_0123";
+    ck_assert_uint_eq(strlen(name), 69);
+    add_full(&g, name, one, one, "", RL_ORIGIN_MEASURED, 1, 2e12, bytes, 2e6);
+    struct rl_report r;
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_report_build(&r, &c, &g, err), 0);
+    char *t = table_text(&r, &c, 0);
+    char want[64]; /* the first row, after the header's newline */
+    snprintf(want, sizeof want, "\n%.53s... ", name);
+    ck_assert_msg(strstr(t, want) != NULL, "%s", t);
+    free(t);
+    rl_report_release(&r);
+    rl_trace_groups_release(&g);
+}
+END_TEST
+
 START_TEST(integer_roof_in_ops)
 {
     /* An INT8 roof (TOP/s, 2000) as the first roof: the rates say OP/s. 2e12
@@ -2014,6 +2039,7 @@ static Suite *report_suite(void)
     tcase_add_test(limits, uncounted_launches_keep_one_basis);
     tcase_add_test(limits, number_formats);
     tcase_add_test(limits, integer_roof_in_ops);
+    tcase_add_test(limits, long_name_cut_to_the_column);
     tcase_add_test(limits, intensity_without_a_roof);
     tcase_add_test(limits, number_and_verdict_edges);
     tcase_add_test(limits, link_roof_only_when_communicating);
