@@ -255,22 +255,10 @@ int rl_records_parse(struct rl_record_list *l, const char *text, size_t len,
     return rc;
 }
 
-/* Does the file at path start like a roofline trace? 1 or 0 (unopenable:
- * 0, the reader that follows says why), or RL_EIO when its read fails. */
-static int is_trace_file(const char *path, char *errmsg)
-{
-    char head[4096];
-    size_t n;
-    int rc = rl_file_head(path, head, sizeof head, &n, errmsg);
-    if (rc == RL_EIO)
-        return rc;
-    return rc == RL_OK && rl_trace_sniff(head, n);
-}
-
 int rl_records_load(struct rl_record_list *l, const char *path, char *errmsg)
 {
     /* A trace may be far larger than memory allows as a DOM: stream it. */
-    int trace = is_trace_file(path, errmsg);
+    int trace = rl_trace_file_sniff(path, errmsg);
     if (trace < 0)
         return trace;
     if (trace)
@@ -288,7 +276,7 @@ int rl_records_load(struct rl_record_list *l, const char *path, char *errmsg)
 int rl_records_load_groups(struct rl_trace_groups *g, const char *path, char *errmsg)
 {
     /* A trace: the trace reader, every group (timing-only ones too). */
-    int trace = is_trace_file(path, errmsg);
+    int trace = rl_trace_file_sniff(path, errmsg);
     if (trace < 0)
         return trace;
     if (trace)

@@ -1250,3 +1250,13 @@ bool rl_trace_sniff(const char *text, size_t len)
             return true;
     return false;
 }
+
+int rl_trace_file_sniff(const char *path, char *errmsg)
+{
+    char head[4096];
+    size_t n;
+    int rc = rl_file_head(path, head, sizeof head, &n, errmsg);
+    if (rc == RL_EIO)
+        return rc;
+    return rc == RL_OK && rl_trace_sniff(head, n);
+}

@@ -160,4 +160,9 @@ void rl_trace_set_parallel_min_bytes(long long bytes);
 /* Is this text (its first bytes) a roofline trace? */
 bool rl_trace_sniff(const char *text, size_t len);
 
+/* Does the file at path start like a roofline trace? 1 or 0 (unopenable:
+ * 0, the reader that follows says why), or RL_EIO when its read fails
+ * (errmsg says why). */
+int rl_trace_file_sniff(const char *path, char *errmsg);
+
 #endif

@@ -44,18 +44,6 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Is the file at path a roofline trace (its first bytes say so)? 1 or 0,
- * or RL_EIO when its read fails (errmsg says why). */
-static int is_trace(const char *path, char *errmsg)
-{
-    char head[4096];
-    size_t n;
-    int rc = rl_file_head(path, head, sizeof head, &n, errmsg);
-    if (rc == RL_EIO)
-        return rc;
-    return rc == RL_OK && rl_trace_sniff(head, n);
-}
-
 /* Every trace in folder dir, by name. */
 static int add_folder(struct rl_rank_traces *t, size_t *cap, const char *dir, char *errmsg)
 {
@@ -74,7 +62,7 @@ static int add_folder(struct rl_rank_traces *t, size_t *cap, const char *dir, ch
         /* dl >= 1: opendir("") fails above; "/" gives "/x.json" */
         snprintf(path, sizeof path, "%.*s/%s", (int)(dir[dl - 1] == '/' ? dl - 1 : dl), dir,
                  de->d_name);
-        int trace = is_trace(path, errmsg);
+        int trace = rl_trace_file_sniff(path, errmsg);
         if (trace < 0)
             rc = trace;
         else if (trace)
