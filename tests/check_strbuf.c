@@ -57,6 +57,21 @@ static void ck_fits(const struct rl_strbuf *b, size_t want_len)
     ck_assert_uint_eq(strlen(b->s), want_len);
 }
 
+/* Once out of memory, a buffer takes nothing more, not even what would
+ * fit in what it holds: the text and its length stay as they were. */
+START_TEST(strbuf_out_of_memory_takes_nothing)
+{
+    struct rl_strbuf b = {0};
+    rl_strbuf_append(&b, "abc", 3);
+    ck_fits(&b, 3);
+    b.oom = true; /* as a failed growth leaves it */
+    rl_strbuf_append(&b, "de", 2);
+    ck_assert_uint_eq(b.len, 3);
+    ck_assert_str_eq(b.s, "abc");
+    free(b.s);
+}
+END_TEST
+
 START_TEST(strbuf_appends_and_grows)
 {
     struct rl_strbuf b = {0};
@@ -500,6 +515,7 @@ static Suite *strbuf_suite(void)
     Suite *s = suite_create("strbuf");
     TCase *core = tcase_create("core");
     tcase_add_test(core, strbuf_appends_and_grows);
+    tcase_add_test(core, strbuf_out_of_memory_takes_nothing);
     tcase_add_test(core, strbuf_printf_formats_and_grows);
     tcase_add_test(core, edit_distance_by_hand);
     tcase_add_test(core, utf8_char_lengths);
