@@ -11,41 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-static struct rl_jsr r;
-static char err[RL_ERRMSG_SIZE];
-static FILE *in;
+#include "jsr_fixture.h"
 
-/* A reader over text (len > 0 bytes) at line 1. */
-static void open_text(const char *text)
-{
-    static char *buf;
-    if (!buf)
-        buf = malloc(RL_JSR_BUF_BYTES);
-    ck_assert_ptr_nonnull(buf);
-    if (in)
-        fclose(in);
-    free(r.str);
-    memset(&r, 0, sizeof r);
-    in = fmemopen((void *)text, strlen(text), "r");
-    ck_assert_ptr_nonnull(in);
-    r.f = in;
-    r.what = "t";
-    r.errmsg = err;
-    r.buf = buf;
-    r.line = 1;
-    err[0] = 0;
-}
-
-static void teardown(void)
-{
-    if (in)
-        fclose(in);
-    in = NULL;
-    free(r.str);
-    r.str = NULL;
-}
-
-/* The next token must be a string with these bytes (n of them). */
+/* The next token must be this number, read from this text. */
 static void ck_number(double want, const char *text)
 {
     ck_assert_int_eq(rl_jsr_next(&r), RL_TOK_NUMBER);
