@@ -80,6 +80,18 @@ END_TEST
  * base is added. Rank 0 starts allreduce at 100 and 300 us, rank 1 (its
  * base 50 us later) at 50 + 50 = 100 (tie: rank 0 last) and 50 + 300 =
  * 350: skews 0 and 50 us, one call each last. */
+/* Ranks 0 and 1's sums of t, then the across-ranks analysis of both
+ * against a link of link_gbs (NAN: none) named label. */
+static void across_of_two(struct rl_across *a, struct rl_timeline t[2], double link_gbs,
+                          const char *label)
+{
+    struct rl_across_rank sums[2];
+    ck_assert_int_eq(rl_across_rank_sum(&sums[0], 0, &t[0]), RL_OK);
+    ck_assert_int_eq(rl_across_rank_sum(&sums[1], 1, &t[1]), RL_OK);
+    char err[RL_ERRMSG_SIZE];
+    ck_assert_int_eq(rl_across_build(a, sums, t, 2, link_gbs, label, err), RL_OK);
+}
+
 START_TEST(two_ranks_ties_and_bases)
 {
     struct rl_timeline t[2] = {{0}, {0}};
@@ -92,12 +104,8 @@ START_TEST(two_ranks_ties_and_bases)
     t[1].act[0] = t[1].act[1], t[1].act[1] = t[1].act[2], t[1].n_act = 2;
     rl_timeline_set_comm(&t[1], 1, NULL, NULL, -1, 1e6, 2);
     rl_timeline_set_comm(&t[1], 99, NULL, NULL, -1, 1e6, 2); /* past the end: ignored */
-    struct rl_across_rank sums[2];
-    ck_assert_int_eq(rl_across_rank_sum(&sums[0], 0, &t[0]), RL_OK);
-    ck_assert_int_eq(rl_across_rank_sum(&sums[1], 1, &t[1]), RL_OK);
     struct rl_across a;
-    char err[RL_ERRMSG_SIZE];
-    ck_assert_int_eq(rl_across_build(&a, sums, t, 2, 100, "test link", err), RL_OK);
+    across_of_two(&a, t, 100, "test link");
     ck_assert_uint_eq(a.n_calls, 2);
     ck_assert_uint_eq(a.unmatched, 0);
     near(a.calls[0].skew_ns, 0);
@@ -154,12 +162,8 @@ START_TEST(process_groups_and_seq)
     pg_act(&t[1], 130, "0", 6);  /* skew 30, rank 1 last */
     pg_act(&t[1], 190, "0", 7);  /* skew 10, rank 0 last */
     pg_act(&t[1], 300, "0", 9);
-    struct rl_across_rank sums[2];
-    ck_assert_int_eq(rl_across_rank_sum(&sums[0], 0, &t[0]), RL_OK);
-    ck_assert_int_eq(rl_across_rank_sum(&sums[1], 1, &t[1]), RL_OK);
     struct rl_across a;
-    char err[RL_ERRMSG_SIZE];
-    ck_assert_int_eq(rl_across_build(&a, sums, t, 2, NAN, NULL, err), RL_OK);
+    across_of_two(&a, t, NAN, NULL);
     ck_assert_uint_eq(a.n_calls, 3);
     ck_assert_uint_eq(a.unmatched, 2);
     ck_assert_str_eq(a.calls[0].pg, "0");
@@ -195,12 +199,8 @@ START_TEST(seq_from_zero)
     pg_act(&t[0], 0, "0", 0);
     pg_act(&t[0], 100, "0", 1);
     pg_act(&t[1], 120, "0", 1);
-    struct rl_across_rank sums[2];
-    ck_assert_int_eq(rl_across_rank_sum(&sums[0], 0, &t[0]), RL_OK);
-    ck_assert_int_eq(rl_across_rank_sum(&sums[1], 1, &t[1]), RL_OK);
     struct rl_across a;
-    char err[RL_ERRMSG_SIZE];
-    ck_assert_int_eq(rl_across_build(&a, sums, t, 2, NAN, NULL, err), RL_OK);
+    across_of_two(&a, t, NAN, NULL);
     ck_assert_uint_eq(a.n_calls, 1);
     ck_assert_uint_eq(a.unmatched, 1);
     ck_assert_int_eq((int)a.calls[0].seq, 1);
